@@ -1,0 +1,10 @@
+//! podbay: a terminal console for debugging live Kubernetes pods.
+//!
+//! The crate is split by job: `app` is the pure state machine, `ui` draws it,
+//! `cluster` talks to a Kubernetes API server, `term` emulates terminals,
+//! `sim` is the embedded cluster, and `model` holds the compact projections
+//! of Kubernetes objects that the rest share.
+
+pub mod model;
+pub mod pty;
+pub mod sim;
