@@ -1,1 +1,4 @@
-//! The embedded Kubernetes cluster.
+//! The embedded Kubernetes cluster: a real HTTP/WebSocket API server on
+//! loopback, backed by local processes on PTYs.
+
+pub mod status;
