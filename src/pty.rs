@@ -101,9 +101,10 @@ impl PtyMaster {
         let flags = fcntl(fd.as_fd(), FcntlArg::F_GETFL).map_err(io::Error::from)?;
         let flags = OFlag::from_bits_truncate(flags) | OFlag::O_NONBLOCK;
         fcntl(fd.as_fd(), FcntlArg::F_SETFL(flags)).map_err(io::Error::from)?;
-        Ok(PtyMaster {
-            fd: Arc::new(AsyncFd::new(fd)?),
-        })
+        // SAFETY: an `OwnedFd` is a valid descriptor that stays open, and
+        // refers to the same file, for as long as the `AsyncFd` owns it.
+        let fd = unsafe { AsyncFd::register(fd) }.map_err(io::Error::from)?;
+        Ok(PtyMaster { fd: Arc::new(fd) })
     }
 
     /// Sets the terminal size; the kernel sends SIGWINCH to the foreground
@@ -161,7 +162,8 @@ impl PtyMaster {
     pub async fn write_all(&self, mut data: &[u8]) -> io::Result<()> {
         while !data.is_empty() {
             let mut guard = self.fd.writable().await?;
-            match guard.try_io(|fd| nix::unistd::write(fd.get_ref(), data).map_err(io::Error::from)) {
+            match guard.try_io(|fd| nix::unistd::write(fd.get_ref(), data).map_err(io::Error::from))
+            {
                 Ok(Ok(n)) => data = &data[n..],
                 Ok(Err(e)) => return Err(e),
                 Err(_would_block) => continue,
@@ -174,12 +176,16 @@ impl PtyMaster {
         loop {
             let mut guard = ready!(self.fd.poll_read_ready(cx))?;
             let unfilled = buf.initialize_unfilled();
-            match guard.try_io(|fd| nix::unistd::read(fd.get_ref(), unfilled).map_err(io::Error::from)) {
+            match guard
+                .try_io(|fd| nix::unistd::read(fd.get_ref(), unfilled).map_err(io::Error::from))
+            {
                 Ok(Ok(n)) => {
                     buf.advance(n);
                     return Poll::Ready(Ok(()));
                 }
-                Ok(Err(e)) if e.raw_os_error() == Some(nix::libc::EIO) => return Poll::Ready(Ok(())),
+                Ok(Err(e)) if e.raw_os_error() == Some(nix::libc::EIO) => {
+                    return Poll::Ready(Ok(()));
+                }
                 Ok(Err(e)) => return Poll::Ready(Err(e)),
                 Err(_would_block) => continue,
             }
@@ -189,7 +195,8 @@ impl PtyMaster {
     fn poll_write_priv(&self, cx: &mut Context<'_>, data: &[u8]) -> Poll<io::Result<usize>> {
         loop {
             let mut guard = ready!(self.fd.poll_write_ready(cx))?;
-            match guard.try_io(|fd| nix::unistd::write(fd.get_ref(), data).map_err(io::Error::from)) {
+            match guard.try_io(|fd| nix::unistd::write(fd.get_ref(), data).map_err(io::Error::from))
+            {
                 Ok(result) => return Poll::Ready(result),
                 Err(_would_block) => continue,
             }
@@ -198,13 +205,21 @@ impl PtyMaster {
 }
 
 impl AsyncRead for PtyMaster {
-    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
         self.poll_read_priv(cx, buf)
     }
 }
 
 impl AsyncWrite for PtyMaster {
-    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, data: &[u8]) -> Poll<io::Result<usize>> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        data: &[u8],
+    ) -> Poll<io::Result<usize>> {
         self.poll_write_priv(cx, data)
     }
 
@@ -222,7 +237,10 @@ mod tests {
     use super::*;
 
     fn sh(script: &str) -> (Vec<String>, &'static OsStr) {
-        (vec!["-c".to_string(), script.to_string()], OsStr::new("/bin/sh"))
+        (
+            vec!["-c".to_string(), script.to_string()],
+            OsStr::new("/bin/sh"),
+        )
     }
 
     async fn read_until(master: &PtyMaster, needle: &str) -> String {
@@ -250,7 +268,10 @@ mod tests {
             args: &args,
             env: &[],
             cwd: None,
-            size: Size { cols: 132, rows: 43 },
+            size: Size {
+                cols: 132,
+                rows: 43,
+            },
         };
         let mut pty = spawn(&spec).unwrap();
         let out = read_until(&pty.master, "has-tty").await;
@@ -269,8 +290,19 @@ mod tests {
             size: Size::DEFAULT,
         };
         let mut pty = spawn(&spec).unwrap();
-        pty.master.resize(Size { cols: 100, rows: 30 }).unwrap();
-        assert_eq!(pty.master.size().unwrap(), Size { cols: 100, rows: 30 });
+        pty.master
+            .resize(Size {
+                cols: 100,
+                rows: 30,
+            })
+            .unwrap();
+        assert_eq!(
+            pty.master.size().unwrap(),
+            Size {
+                cols: 100,
+                rows: 30
+            }
+        );
         pty.master.write_all(b"hello\r").await.unwrap();
         let out = read_until(&pty.master, "got:hello").await;
         assert!(out.contains("30 100"), "got {out:?}");

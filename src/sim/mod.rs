@@ -1,4 +1,319 @@
 //! The embedded Kubernetes cluster: a real HTTP/WebSocket API server on
 //! loopback, backed by local processes on PTYs.
+//!
+//! `Sim::start` binds, loads a scenario, writes nothing; `SimHandle` gives
+//! the URL, the users' tokens, a kubeconfig, and fault knobs for tests.
 
+pub mod api;
+pub mod ephemeral;
+pub mod filter;
+pub mod http;
+pub mod kubeconfig;
+pub mod kubelet;
+pub mod logs;
+pub mod rbac;
+pub mod runtime;
+pub mod scenario;
+pub mod selectors;
+pub mod smp;
 pub mod status;
+pub mod store;
+pub mod streams;
+pub mod table;
+pub mod tls;
+pub mod validation;
+pub mod watch;
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::TokioIo;
+use tokio::net::TcpListener;
+use tokio::sync::watch as signal;
+
+use kubelet::{Kubelet, KubeletConfig};
+use rbac::Users;
+use store::{Key, Kind, Store};
+
+/// What to simulate.
+#[derive(Debug, Clone)]
+pub struct SimOptions {
+    pub listen: SocketAddr,
+    /// `None`: the demo scenario. `Some(n)`: `n` generated pods.
+    pub pods: Option<usize>,
+    pub pull_delay: Duration,
+    pub pull_backoff: Duration,
+    pub bookmark_interval: Duration,
+}
+
+impl Default for SimOptions {
+    fn default() -> Self {
+        SimOptions {
+            listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+            pods: None,
+            pull_delay: Duration::from_millis(1500),
+            pull_backoff: Duration::from_secs(10),
+            bookmark_interval: Duration::from_secs(30),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    #[error(
+        "the simulator only listens on loopback addresses; {0} is not one (use 127.0.0.1 or ::1)"
+    )]
+    NotLoopback(SocketAddr),
+    #[error("{0}")]
+    Tls(String),
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+}
+
+/// Fault knobs, for reliability tests.
+#[derive(Default)]
+pub struct Faults {
+    latency_ms: AtomicU64,
+    watch_drops: signal::Sender<u64>,
+    stream_kills: signal::Sender<u64>,
+}
+
+impl Faults {
+    pub fn latency(&self) -> Duration {
+        Duration::from_millis(self.latency_ms.load(Ordering::Relaxed))
+    }
+
+    pub fn watch_drops(&self) -> signal::Receiver<u64> {
+        self.watch_drops.subscribe()
+    }
+
+    pub fn stream_kills(&self) -> signal::Receiver<u64> {
+        self.stream_kills.subscribe()
+    }
+}
+
+/// Everything a request handler needs.
+pub struct SimState {
+    pub store: Arc<Store>,
+    pub kubelet: Arc<Kubelet>,
+    pub users: Users,
+    pub faults: Faults,
+    pub options: SimOptions,
+    pub addr: SocketAddr,
+    pub ca_pem: String,
+}
+
+/// A running simulator. Dropping it stops the server and kills its processes.
+pub struct SimHandle {
+    state: Arc<SimState>,
+    shutdown: signal::Sender<bool>,
+}
+
+pub struct Sim;
+
+impl Sim {
+    /// Binds the listener, loads the scenario and serves in the background.
+    pub async fn start(options: SimOptions) -> Result<SimHandle, SimError> {
+        if !options.listen.ip().is_loopback() {
+            return Err(SimError::NotLoopback(options.listen));
+        }
+        let listener =
+            TcpListener::bind(options.listen)
+                .await
+                .map_err(|source| SimError::Bind {
+                    addr: options.listen,
+                    source,
+                })?;
+        let addr = listener.local_addr().map_err(|source| SimError::Bind {
+            addr: options.listen,
+            source,
+        })?;
+        let tls = tls::generate().map_err(SimError::Tls)?;
+        let store = Arc::new(Store::new());
+        let kubelet = Kubelet::new(
+            store.clone(),
+            KubeletConfig {
+                pull_delay: options.pull_delay,
+                pull_backoff: options.pull_backoff,
+            },
+        );
+        let state = Arc::new(SimState {
+            store,
+            kubelet,
+            users: Users::generate(),
+            faults: Faults::default(),
+            options,
+            addr,
+            ca_pem: tls.ca_pem,
+        });
+        load_scenario(&state);
+        let (shutdown, stop) = signal::channel(false);
+        tokio::spawn(serve(listener, tls.acceptor, state.clone(), stop));
+        Ok(SimHandle { state, shutdown })
+    }
+}
+
+fn load_scenario(state: &SimState) {
+    let now = jiff::Timestamp::now();
+    let pods = match state.options.pods {
+        Some(n) => scenario::generated(n, now),
+        None => scenario::demo(now),
+    };
+    let mut namespaces: Vec<String> = pods
+        .iter()
+        .filter_map(|p| {
+            p.pointer("/metadata/namespace")
+                .and_then(|v| v.as_str())
+                .map(String::from)
+        })
+        .collect();
+    namespaces.extend(
+        scenario::NAMESPACES
+            .iter()
+            .map(|s| s.to_string())
+            .filter(|_| state.options.pods.is_none()),
+    );
+    namespaces.sort();
+    namespaces.dedup();
+    let created = now - jiff::SignedDuration::from_hours(1000);
+    for ns in &namespaces {
+        let _ = state.store.create(
+            Kind::Namespace,
+            Key::new("", ns),
+            scenario::namespace_object(ns, created),
+        );
+    }
+    let eager = state.options.pods.is_none();
+    for pod in pods {
+        let key = Key::new(
+            pod["metadata"]["namespace"].as_str().unwrap_or_default(),
+            pod["metadata"]["name"].as_str().unwrap_or_default(),
+        );
+        let running = pod["status"]["phase"] == "Running";
+        if let Ok(entry) = state.store.create(Kind::Pod, key, pod)
+            && eager
+            && running
+        {
+            state.kubelet.start_pod(&entry.value());
+        }
+    }
+}
+
+async fn serve(
+    listener: TcpListener,
+    acceptor: tokio_rustls::TlsAcceptor,
+    state: Arc<SimState>,
+    mut stop: signal::Receiver<bool>,
+) {
+    loop {
+        let (socket, _) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(a) => a,
+                Err(e) => {
+                    tracing::warn!("accept failed: {e}");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            _ = stop.changed() => return,
+        };
+        let _ = socket.set_nodelay(true);
+        let state = state.clone();
+        let mut stop = stop.clone();
+        let acceptor = acceptor.clone();
+        tokio::spawn(async move {
+            let Ok(Ok(socket)) =
+                tokio::time::timeout(Duration::from_secs(10), acceptor.accept(socket)).await
+            else {
+                return;
+            };
+            let service = service_fn(move |request| {
+                let state = state.clone();
+                async move { Ok::<_, std::convert::Infallible>(api::handle(state, request).await) }
+            });
+            let connection = http1::Builder::new()
+                .serve_connection(TokioIo::new(socket), service)
+                .with_upgrades();
+            tokio::pin!(connection);
+            tokio::select! {
+                _ = connection.as_mut() => {}
+                _ = stop.changed() => {}
+            }
+        });
+    }
+}
+
+impl SimHandle {
+    pub fn addr(&self) -> SocketAddr {
+        self.state.addr
+    }
+
+    pub fn url(&self) -> String {
+        format!("https://{}", self.state.addr)
+    }
+
+    pub fn users(&self) -> &Users {
+        &self.state.users
+    }
+
+    pub fn store(&self) -> &Arc<Store> {
+        &self.state.store
+    }
+
+    /// The kubeconfig document (contexts `sim`, `sim-viewer`, `sim-dev`).
+    pub fn kubeconfig(&self) -> serde_json::Value {
+        kubeconfig::render(&self.url(), &self.state.ca_pem, &self.state.users)
+    }
+
+    /// Writes the kubeconfig with mode 0600.
+    pub fn write_kubeconfig(&self, path: &Path) -> std::io::Result<()> {
+        kubeconfig::write(path, &self.url(), &self.state.ca_pem, &self.state.users)
+    }
+
+    /// The CA certificate (PEM) that signed the serving certificate.
+    pub fn ca_pem(&self) -> &str {
+        &self.state.ca_pem
+    }
+
+    /// Fault: add this much latency to every response.
+    pub fn set_latency(&self, latency: Duration) {
+        self.state
+            .faults
+            .latency_ms
+            .store(latency.as_millis() as u64, Ordering::Relaxed);
+    }
+
+    /// Fault: end every open watch (clients re-watch from their last RV).
+    pub fn drop_watches(&self) {
+        self.state.faults.watch_drops.send_modify(|n| *n += 1);
+    }
+
+    /// Fault: compact history so the next watch from an old RV gets 410 Gone.
+    pub fn expire_resource_versions(&self) {
+        self.state.store.compact();
+    }
+
+    /// Fault: cut every open attach/exec stream without a close frame.
+    pub fn kill_streams(&self) {
+        self.state.faults.stream_kills.send_modify(|n| *n += 1);
+    }
+
+    /// Stops accepting and closes open connections; processes keep running.
+    pub fn stop_server(&self) {
+        self.shutdown.send_replace(true);
+    }
+}
+
+impl Drop for SimHandle {
+    fn drop(&mut self) {
+        self.shutdown.send_replace(true);
+    }
+}

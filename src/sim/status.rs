@@ -25,7 +25,12 @@ pub enum FieldErrorKind {
 }
 
 impl FieldError {
-    pub fn new(kind: FieldErrorKind, field: impl Into<String>, value: Option<String>, detail: impl Into<String>) -> Self {
+    pub fn new(
+        kind: FieldErrorKind,
+        field: impl Into<String>,
+        value: Option<String>,
+        detail: impl Into<String>,
+    ) -> Self {
         FieldError {
             kind,
             field: field.into(),
@@ -51,7 +56,12 @@ impl FieldError {
     }
 
     pub fn invalid(field: impl Into<String>, value: &str, detail: impl Into<String>) -> Self {
-        Self::new(FieldErrorKind::Invalid, field, Some(go_quote(value)), detail)
+        Self::new(
+            FieldErrorKind::Invalid,
+            field,
+            Some(go_quote(value)),
+            detail,
+        )
     }
 
     pub fn not_supported(field: impl Into<String>, value: &str, valid: &[&str]) -> Self {
@@ -146,8 +156,12 @@ impl ApiError {
 
     /// 404 for a path the server does not serve at all.
     pub fn path_not_found() -> Self {
-        Self::new(404, "NotFound", "the server could not find the requested resource")
-            .with_details(json!({}))
+        Self::new(
+            404,
+            "NotFound",
+            "the server could not find the requested resource",
+        )
+        .with_details(json!({}))
     }
 
     pub fn bad_request(message: impl Into<String>) -> Self {
@@ -160,16 +174,25 @@ impl ApiError {
 
     /// RBAC denial, worded as the apiserver's authorizer does. `name` is empty
     /// for collection requests (list, watch, create).
-    pub fn forbidden(user: &str, verb: &str, resource: &str, subresource: &str, name: &str, namespace: &str) -> Self {
+    pub fn forbidden(
+        user: &str,
+        verb: &str,
+        resource: &str,
+        subresource: &str,
+        name: &str,
+        namespace: &str,
+    ) -> Self {
         let full = if subresource.is_empty() {
             resource.to_string()
         } else {
             format!("{resource}/{subresource}")
         };
+        // The subject names the resource without its subresource, as
+        // `responsewriters.Forbidden` builds it.
         let subject = if name.is_empty() {
-            format!("{full} is forbidden")
+            format!("{resource} is forbidden")
         } else {
-            format!("{full} \"{name}\" is forbidden")
+            format!("{resource} \"{name}\" is forbidden")
         };
         let scope = if namespace.is_empty() {
             " at the cluster scope".to_string()
@@ -207,27 +230,51 @@ impl ApiError {
     pub fn invalid(kind: &str, name: &str, errors: &[FieldError]) -> Self {
         let joined = match errors {
             [one] => one.message(),
-            many => format!("[{}]", many.iter().map(FieldError::message).collect::<Vec<_>>().join(", ")),
+            many => format!(
+                "[{}]",
+                many.iter()
+                    .map(FieldError::message)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
         };
         let causes: Vec<Value> = errors
             .iter()
             .map(|e| json!({"reason": e.reason(), "message": e.body(), "field": e.field}))
             .collect();
-        Self::new(422, "Invalid", format!("{kind} \"{name}\" is invalid: {joined}"))
-            .with_details(json!({"name": name, "kind": kind, "causes": causes}))
+        Self::new(
+            422,
+            "Invalid",
+            format!("{kind} \"{name}\" is invalid: {joined}"),
+        )
+        .with_details(json!({"name": name, "kind": kind, "causes": causes}))
     }
 
     pub fn method_not_allowed() -> Self {
-        Self::new(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
-            .with_details(json!({}))
+        Self::new(
+            405,
+            "MethodNotAllowed",
+            "the server does not allow this method on the requested resource",
+        )
+        .with_details(json!({}))
     }
 
     pub fn unsupported_media_type(content_type: &str) -> Self {
-        Self::new(415, "UnsupportedMediaType", format!("the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json; got {content_type:?}"))
+        Self::new(
+            415,
+            "UnsupportedMediaType",
+            format!(
+                "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json; got {content_type:?}"
+            ),
+        )
     }
 
     pub fn internal(message: impl Into<String>) -> Self {
-        Self::new(500, "InternalError", format!("Internal error occurred: {}", message.into()))
+        Self::new(
+            500,
+            "InternalError",
+            format!("Internal error occurred: {}", message.into()),
+        )
     }
 
     /// The `Status` object.
@@ -262,7 +309,14 @@ mod tests {
 
     #[test]
     fn forbidden_message_matches_the_apiserver() {
-        let e = ApiError::forbidden("sim-viewer", "patch", "pods", "ephemeralcontainers", "web-1", "shop");
+        let e = ApiError::forbidden(
+            "sim-viewer",
+            "patch",
+            "pods",
+            "ephemeralcontainers",
+            "web-1",
+            "shop",
+        );
         assert_eq!(
             e.message,
             "pods \"web-1\" is forbidden: User \"sim-viewer\" cannot patch resource \"pods/ephemeralcontainers\" in API group \"\" in the namespace \"shop\""
@@ -287,7 +341,10 @@ mod tests {
         let one = ApiError::invalid(
             "Pod",
             "x",
-            &[FieldError::forbidden("spec.ephemeralContainers[0].ports", "cannot be set for an Ephemeral Container")],
+            &[FieldError::forbidden(
+                "spec.ephemeralContainers[0].ports",
+                "cannot be set for an Ephemeral Container",
+            )],
         );
         assert_eq!(
             one.message,
@@ -295,8 +352,14 @@ mod tests {
         );
         let s = one.to_status();
         assert_eq!(s["details"]["causes"][0]["reason"], "FieldValueForbidden");
-        assert_eq!(s["details"]["causes"][0]["field"], "spec.ephemeralContainers[0].ports");
-        assert_eq!(s["details"]["causes"][0]["message"], "Forbidden: cannot be set for an Ephemeral Container");
+        assert_eq!(
+            s["details"]["causes"][0]["field"],
+            "spec.ephemeralContainers[0].ports"
+        );
+        assert_eq!(
+            s["details"]["causes"][0]["message"],
+            "Forbidden: cannot be set for an Ephemeral Container"
+        );
 
         let many = ApiError::invalid(
             "Pod",

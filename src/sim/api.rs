@@ -1,0 +1,440 @@
+//! Request handlers: authentication and authorization first (as the
+//! apiserver's filter chain does), then discovery, reads, and the pod
+//! subresources.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::{BufMut, Bytes, BytesMut};
+use hyper::body::Incoming;
+use hyper::header::{ACCEPT, AUTHORIZATION};
+use hyper::{Method, Request, Response};
+use serde_json::{Value, json};
+
+use super::filter::Filter;
+use super::http::{Body, Query, Route, Subresource, error_response, ok_bytes, ok_json, route};
+use super::rbac::{Attributes, User};
+use super::status::ApiError;
+use super::store::{Key, Kind};
+use super::{SimState, ephemeral, logs, streams, table, watch};
+
+pub async fn handle(state: Arc<SimState>, request: Request<Incoming>) -> Response<Body> {
+    let latency = state.faults.latency();
+    if !latency.is_zero() {
+        tokio::time::sleep(latency).await;
+    }
+    let authorization = request
+        .headers()
+        .get(AUTHORIZATION)
+        .and_then(|v| v.to_str().ok());
+    let Some(user) = state.users.authenticate(authorization).cloned() else {
+        return error_response(&ApiError::unauthorized());
+    };
+    let path = request.uri().path().to_string();
+    let query = Query::parse(request.uri().query());
+    let Some(route) = route(&path) else {
+        return error_response(&ApiError::path_not_found());
+    };
+    match dispatch(&state, &user, route, query, request).await {
+        Ok(response) => response,
+        Err(error) => error_response(&error),
+    }
+}
+
+async fn dispatch(
+    state: &Arc<SimState>,
+    user: &User,
+    route: Route,
+    query: Query,
+    request: Request<Incoming>,
+) -> Result<Response<Body>, ApiError> {
+    let method = request.method().clone();
+    match (&method, route) {
+        (&Method::GET, Route::Version) => Ok(ok_json(&version())),
+        (&Method::GET, Route::Health) => Ok(Response::new(super::http::full("ok"))),
+        (&Method::GET, Route::ApiVersions) => Ok(ok_json(&api_versions(state))),
+        (&Method::GET, Route::ApiGroups) => Ok(ok_json(
+            &json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": []}),
+        )),
+        (&Method::GET, Route::CoreResources) => Ok(ok_json(&core_resources())),
+        (&Method::GET, Route::Collection { kind, namespace }) => {
+            let watching = query.flag("watch")?;
+            let verb = if watching { "watch" } else { "list" };
+            authorize(
+                user,
+                verb,
+                kind.plural(),
+                "",
+                namespace.as_deref().unwrap_or_default(),
+                "",
+            )?;
+            let filter = Filter::from_query(kind, namespace, &query)?;
+            if watching {
+                watch::serve(state, filter, &query)
+            } else {
+                let as_table = wants_table(&request);
+                list(state, &filter, &query, as_table)
+            }
+        }
+        (
+            &Method::GET,
+            Route::Object {
+                kind,
+                namespace,
+                name,
+            },
+        ) => {
+            let ns = namespace.unwrap_or_default();
+            authorize(user, "get", kind.plural(), "", &ns, &name)?;
+            let entry = state
+                .store
+                .get(kind, &Key::new(&ns, &name))
+                .ok_or_else(|| ApiError::not_found(kind.plural(), &name))?;
+            if wants_table(&request) && kind == Kind::Pod {
+                return Ok(ok_json(&table::pods(
+                    &[entry.value()],
+                    entry.resource_version,
+                    "",
+                )));
+            }
+            Ok(ok_bytes(entry.json.clone()))
+        }
+        (
+            &Method::DELETE,
+            Route::Object {
+                kind: Kind::Pod,
+                namespace,
+                name,
+            },
+        ) => {
+            let ns = namespace.unwrap_or_default();
+            authorize(user, "delete", "pods", "", &ns, &name)?;
+            let body = read_body(request).await?;
+            delete_pod(state, &Key::new(&ns, &name), &query, &body)
+        }
+        (
+            _,
+            Route::PodSubresource {
+                namespace,
+                name,
+                subresource,
+            },
+        ) => {
+            let key = Key::new(&namespace, &name);
+            match (method.clone(), subresource) {
+                (Method::GET, Subresource::EphemeralContainers) => {
+                    authorize(
+                        user,
+                        "get",
+                        "pods",
+                        "ephemeralcontainers",
+                        &namespace,
+                        &name,
+                    )?;
+                    let entry = state
+                        .store
+                        .get(Kind::Pod, &key)
+                        .ok_or_else(|| ApiError::not_found("pods", &name))?;
+                    Ok(ok_bytes(entry.json.clone()))
+                }
+                (Method::PATCH | Method::PUT, Subresource::EphemeralContainers) => {
+                    let verb = if method == Method::PATCH {
+                        "patch"
+                    } else {
+                        "update"
+                    };
+                    authorize(user, verb, "pods", "ephemeralcontainers", &namespace, &name)?;
+                    let content_type = request
+                        .headers()
+                        .get(hyper::header::CONTENT_TYPE)
+                        .and_then(|v| v.to_str().ok())
+                        .unwrap_or_default()
+                        .to_string();
+                    let body = read_body(request).await?;
+                    let pod = ephemeral::update(
+                        state,
+                        &key,
+                        method == Method::PATCH,
+                        &content_type,
+                        &body,
+                    )?;
+                    Ok(ok_bytes(pod))
+                }
+                (Method::GET, Subresource::Log) => {
+                    authorize(user, "get", "pods", "log", &namespace, &name)?;
+                    logs::serve(state, &key, &query)
+                }
+                (Method::GET | Method::POST, Subresource::Attach | Subresource::Exec) => {
+                    // Kubernetes 1.35+ authorizes WebSocket streams as `create`.
+                    authorize(
+                        user,
+                        "create",
+                        "pods",
+                        subresource.as_str(),
+                        &namespace,
+                        &name,
+                    )?;
+                    streams::upgrade(
+                        state,
+                        &key,
+                        subresource == Subresource::Exec,
+                        &query,
+                        request,
+                    )
+                }
+                _ => Err(ApiError::method_not_allowed()),
+            }
+        }
+        _ => Err(ApiError::method_not_allowed()),
+    }
+}
+
+fn authorize(
+    user: &User,
+    verb: &str,
+    resource: &str,
+    subresource: &str,
+    namespace: &str,
+    name: &str,
+) -> Result<(), ApiError> {
+    let attributes = Attributes {
+        verb,
+        resource,
+        subresource,
+        namespace,
+    };
+    if user.role.allows(&attributes) {
+        Ok(())
+    } else {
+        Err(ApiError::forbidden(
+            user.name,
+            verb,
+            resource,
+            subresource,
+            name,
+            namespace,
+        ))
+    }
+}
+
+/// kubectl asks for server-side printing with `Accept: application/json;as=Table;…`.
+fn wants_table(request: &Request<Incoming>) -> bool {
+    request
+        .headers()
+        .get(ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|accept| accept.contains("as=Table"))
+}
+
+const MAX_BODY: usize = 4 << 20;
+
+pub async fn read_body(request: Request<Incoming>) -> Result<Bytes, ApiError> {
+    use http_body_util::BodyExt;
+    let limited = http_body_util::Limited::new(request.into_body(), MAX_BODY);
+    limited
+        .collect()
+        .await
+        .map(|c| c.to_bytes())
+        .map_err(|_| ApiError::bad_request("request body too large or unreadable"))
+}
+
+/// A continue token: the list's resourceVersion and the last key returned.
+fn encode_continue(resource_version: u64, last: &Key) -> String {
+    use base64::Engine;
+    let raw =
+        json!({"rv": resource_version, "ns": &*last.namespace, "name": &*last.name}).to_string();
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(raw)
+}
+
+fn decode_continue(token: &str) -> Result<(u64, Key), ApiError> {
+    use base64::Engine;
+    let invalid = || {
+        ApiError::bad_request("continue key is not valid: illegal base64 data or malformed token")
+    };
+    let raw = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(token)
+        .map_err(|_| invalid())?;
+    let value: Value = serde_json::from_slice(&raw).map_err(|_| invalid())?;
+    let rv = value["rv"].as_u64().ok_or_else(invalid)?;
+    let ns = value["ns"].as_str().ok_or_else(invalid)?;
+    let name = value["name"].as_str().ok_or_else(invalid)?;
+    Ok((rv, Key::new(ns, name)))
+}
+
+fn list(
+    state: &SimState,
+    filter: &Filter,
+    query: &Query,
+    as_table: bool,
+) -> Result<Response<Body>, ApiError> {
+    let limit = query
+        .number("limit")?
+        .filter(|l| *l > 0)
+        .map(|l| l as usize);
+    let continued = query
+        .get("continue")
+        .filter(|c| !c.is_empty())
+        .map(decode_continue)
+        .transpose()?;
+    let (after, pinned_rv) = match &continued {
+        Some((rv, key)) => (Some(key), Some(*rv)),
+        None => (None, None),
+    };
+    let (items, current_rv, more) = state.store.list(
+        filter.kind,
+        filter.namespace.as_deref(),
+        after,
+        limit,
+        &|e| filter.matches(e),
+    );
+    // Later pages report the first page's resourceVersion, so a watch started
+    // from it sees every change made while paging.
+    let list_rv = pinned_rv.unwrap_or(current_rv);
+    let continue_token = match (more, items.last()) {
+        (true, Some(last)) => encode_continue(list_rv, &last.key),
+        _ => String::new(),
+    };
+    if as_table && filter.kind == Kind::Pod {
+        let pods: Vec<Value> = items.iter().map(|e| e.value()).collect();
+        return Ok(ok_json(&table::pods(&pods, list_rv, &continue_token)));
+    }
+    let mut body =
+        BytesMut::with_capacity(64 + items.iter().map(|e| e.json.len() + 1).sum::<usize>());
+    let mut metadata = json!({"resourceVersion": list_rv.to_string()});
+    if !continue_token.is_empty() {
+        metadata["continue"] = json!(continue_token);
+    }
+    body.put_slice(
+        format!(
+            r#"{{"kind":"{}List","apiVersion":"v1","metadata":{},"items":["#,
+            filter.kind.name(),
+            metadata
+        )
+        .as_bytes(),
+    );
+    for (i, entry) in items.iter().enumerate() {
+        if i > 0 {
+            body.put_u8(b',');
+        }
+        body.put_slice(&entry.json);
+    }
+    body.put_slice(b"]}");
+    Ok(ok_bytes(body.freeze()))
+}
+
+/// DELETE a pod: with a grace period it turns Terminating first, as a real
+/// kubelet would stop its containers, then disappears.
+fn delete_pod(
+    state: &Arc<SimState>,
+    key: &Key,
+    query: &Query,
+    body: &[u8],
+) -> Result<Response<Body>, ApiError> {
+    let options: Value = if body.is_empty() {
+        json!({})
+    } else {
+        serde_json::from_slice(body)
+            .map_err(|e| ApiError::bad_request(format!("invalid DeleteOptions: {e}")))?
+    };
+    let current = state
+        .store
+        .get(Kind::Pod, key)
+        .ok_or_else(|| ApiError::not_found("pods", &key.name))?;
+    let grace = query
+        .number("gracePeriodSeconds")?
+        .or_else(|| options["gracePeriodSeconds"].as_i64())
+        .or_else(|| {
+            current
+                .value()
+                .pointer("/spec/terminationGracePeriodSeconds")
+                .and_then(Value::as_i64)
+        })
+        .unwrap_or(30)
+        .max(0);
+    state.kubelet.stop_pod(key);
+    if grace == 0 || current.value()["spec"]["nodeName"].is_null() {
+        let gone = state
+            .store
+            .delete(Kind::Pod, key)
+            .map_err(|_| ApiError::not_found("pods", &key.name))?;
+        return Ok(ok_bytes(gone.json.clone()));
+    }
+    let now = jiff::Timestamp::now();
+    let updated = state
+        .store
+        .update::<ApiError>(Kind::Pod, key, None, |mut pod| {
+            pod["metadata"]["deletionTimestamp"] =
+                json!((now + jiff::SignedDuration::from_secs(grace)).to_string());
+            pod["metadata"]["deletionGracePeriodSeconds"] = json!(grace);
+            Ok(pod)
+        })
+        .map_err(|_| ApiError::not_found("pods", &key.name))??;
+    // The simulated kubelet finishes well within the grace period.
+    let store = state.store.clone();
+    let key = key.clone();
+    let wait = Duration::from_secs(grace.min(2) as u64);
+    tokio::spawn(async move {
+        tokio::time::sleep(wait).await;
+        let _ = store.delete(Kind::Pod, &key);
+    });
+    Ok(ok_bytes(updated.json.clone()))
+}
+
+fn version() -> Value {
+    json!({
+        "major": "1",
+        "minor": "33",
+        "gitVersion": "v1.33.0-podbay-sim",
+        "gitCommit": "0000000000000000000000000000000000000000",
+        "gitTreeState": "clean",
+        "buildDate": "2026-11-01T00:00:00Z",
+        "goVersion": "go1.24.0",
+        "compiler": "gc",
+        "platform": "linux/amd64",
+    })
+}
+
+fn api_versions(state: &SimState) -> Value {
+    json!({
+        "kind": "APIVersions",
+        "versions": ["v1"],
+        "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": state.addr.to_string()}],
+    })
+}
+
+fn core_resources() -> Value {
+    let resource = |name: &str, kind: &str, namespaced: bool, verbs: &[&str], short: &[&str]| {
+        let mut r = json!({
+            "name": name, "singularName": "", "namespaced": namespaced, "kind": kind, "verbs": verbs,
+        });
+        if !short.is_empty() {
+            r["shortNames"] = json!(short);
+        }
+        if !name.contains('/') {
+            r["singularName"] = json!(kind.to_lowercase());
+            r["storageVersionHash"] = json!("");
+        }
+        r
+    };
+    let mut pods = resource(
+        "pods",
+        "Pod",
+        true,
+        &["delete", "get", "list", "watch"],
+        &["po"],
+    );
+    pods["categories"] = json!(["all"]);
+    json!({
+        "kind": "APIResourceList",
+        "groupVersion": "v1",
+        "resources": [
+            resource("events", "Event", true, &["get", "list", "watch"], &["ev"]),
+            resource("namespaces", "Namespace", false, &["get", "list", "watch"], &["ns"]),
+            pods,
+            resource("pods/attach", "PodAttachOptions", true, &["create", "get"], &[]),
+            resource("pods/ephemeralcontainers", "Pod", true, &["get", "patch", "update"], &[]),
+            resource("pods/exec", "PodExecOptions", true, &["create", "get"], &[]),
+            resource("pods/log", "Pod", true, &["get"], &[]),
+        ],
+    })
+}

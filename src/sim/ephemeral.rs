@@ -1,0 +1,153 @@
+//! The `pods/{name}/ephemeralcontainers` subresource: PUT and PATCH as the
+//! apiserver's `EphemeralContainersREST` handles them. Only
+//! `spec.ephemeralContainers` of the submitted pod is kept; everything else
+//! (labels, annotations, other spec fields) is silently left as it was.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use serde_json::Value;
+
+use super::SimState;
+use super::smp;
+use super::status::ApiError;
+use super::store::{Key, Kind, StoreError};
+use super::validation;
+
+/// Applies a PUT (`is_patch == false`) or PATCH to the subresource and returns
+/// the updated pod as JSON. New ephemeral containers are handed to the kubelet.
+pub fn update(
+    state: &Arc<SimState>,
+    key: &Key,
+    is_patch: bool,
+    content_type: &str,
+    body: &[u8],
+) -> Result<Bytes, ApiError> {
+    let request: Value = serde_json::from_slice(body)
+        .map_err(|e| ApiError::bad_request(format!("error decoding request body: {e}")))?;
+    let mut added = Vec::new();
+    let result = state.store.update(Kind::Pod, key, None, |old| {
+        let submitted = if is_patch {
+            apply_patch(content_type, &old, &request)?
+        } else {
+            request.clone()
+        };
+        check_identity(key, &old, &submitted)?;
+        let mut new = old.clone();
+        let mut containers = submitted
+            .pointer("/spec/ephemeralContainers")
+            .cloned()
+            .unwrap_or(Value::Array(Vec::new()));
+        if !containers.is_array() && !containers.is_null() {
+            return Err(ApiError::bad_request(
+                "spec.ephemeralContainers: expected an array of EphemeralContainer objects",
+            ));
+        }
+        let existing = names(&old);
+        for c in containers.as_array_mut().into_iter().flatten() {
+            let is_new = c
+                .get("name")
+                .and_then(Value::as_str)
+                .is_none_or(|n| !existing.contains(&n.to_string()));
+            if is_new && c.is_object() {
+                validation::default_ephemeral_container(c);
+            }
+        }
+        new["spec"]["ephemeralContainers"] = containers;
+        let errors = validation::validate_ephemeral_containers_update(&new, &old);
+        if !errors.is_empty() {
+            return Err(ApiError::invalid("Pod", &key.name, &errors));
+        }
+        added = new["spec"]["ephemeralContainers"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|c| {
+                c.get("name")
+                    .and_then(Value::as_str)
+                    .is_some_and(|n| !existing.contains(&n.to_string()))
+            })
+            .cloned()
+            .collect();
+        Ok(new)
+    });
+    let entry = match result {
+        Ok(Ok(entry)) => entry,
+        Ok(Err(error)) => return Err(error),
+        Err(StoreError::NotFound) => return Err(ApiError::not_found("pods", &key.name)),
+        Err(StoreError::Conflict) => return Err(ApiError::conflict("pods", &key.name)),
+        Err(other) => return Err(ApiError::internal(other.to_string())),
+    };
+    for container in added {
+        state
+            .kubelet
+            .ephemeral_container_added(key.clone(), container);
+    }
+    Ok(entry.json.clone())
+}
+
+fn apply_patch(content_type: &str, old: &Value, patch: &Value) -> Result<Value, ApiError> {
+    let media_type = content_type.split(';').next().unwrap_or_default().trim();
+    match media_type {
+        "application/strategic-merge-patch+json" => {
+            smp::apply_strategic_merge_patch(old, patch).map_err(ApiError::from)
+        }
+        "application/merge-patch+json" => Ok(smp::apply_merge_patch(old, patch)),
+        "application/json-patch+json" => smp::apply_json_patch(old, patch).map_err(ApiError::from),
+        "application/apply-patch+yaml" => Err(ApiError::unsupported_media_type(media_type)),
+        other => Err(ApiError::unsupported_media_type(other)),
+    }
+}
+
+/// Name, namespace, UID and resourceVersion preconditions of an update.
+fn check_identity(key: &Key, old: &Value, new: &Value) -> Result<(), ApiError> {
+    let meta = |v: &Value, f: &str| {
+        v.pointer(&format!("/metadata/{f}"))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    };
+    if let Some(name) = meta(new, "name")
+        && name != *key.name
+    {
+        return Err(ApiError::bad_request(format!(
+            "the name of the object ({name}) does not match the name on the URL ({})",
+            key.name
+        )));
+    }
+    if let Some(ns) = meta(new, "namespace")
+        && ns != *key.namespace
+    {
+        return Err(ApiError::bad_request(
+            "the namespace of the provided object does not match the namespace sent on the request",
+        ));
+    }
+    if let (Some(uid), Some(current)) = (meta(new, "uid"), meta(old, "uid"))
+        && uid != current
+    {
+        return Err(ApiError {
+            code: 409,
+            reason: "Conflict",
+            message: format!(
+                "Operation cannot be fulfilled on pods \"{}\": Precondition failed: UID in precondition: {uid}, UID in object meta: {current}",
+                key.name
+            ),
+            details: Some(serde_json::json!({"name": &*key.name, "kind": "pods"})),
+        });
+    }
+    if let (Some(rv), Some(current)) = (meta(new, "resourceVersion"), meta(old, "resourceVersion"))
+        && !rv.is_empty()
+        && rv != current
+    {
+        return Err(ApiError::conflict("pods", &key.name));
+    }
+    Ok(())
+}
+
+fn names(pod: &Value) -> Vec<String> {
+    pod.pointer("/spec/ephemeralContainers")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c.get("name").and_then(Value::as_str).map(String::from))
+        .collect()
+}

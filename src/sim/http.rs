@@ -1,0 +1,258 @@
+//! HTTP plumbing of the simulator: request parsing, routing, authentication
+//! and response bodies (whole, streamed). The handlers live in `api`.
+
+use std::collections::BTreeMap;
+use std::convert::Infallible;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, StreamBody, combinators::BoxBody};
+use hyper::body::Frame;
+use hyper::header::{CONTENT_TYPE, HeaderValue};
+use hyper::{Response, StatusCode};
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use super::status::ApiError;
+use super::store::Kind;
+
+pub type Body = BoxBody<Bytes, Infallible>;
+
+/// Where a request goes, decoded from its path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Route {
+    Version,
+    Health,
+    ApiVersions,
+    ApiGroups,
+    CoreResources,
+    /// `GET` list/watch, across namespaces when `namespace` is `None`.
+    Collection {
+        kind: Kind,
+        namespace: Option<String>,
+    },
+    Object {
+        kind: Kind,
+        namespace: Option<String>,
+        name: String,
+    },
+    PodSubresource {
+        namespace: String,
+        name: String,
+        subresource: Subresource,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Subresource {
+    EphemeralContainers,
+    Log,
+    Attach,
+    Exec,
+}
+
+impl Subresource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Subresource::EphemeralContainers => "ephemeralcontainers",
+            Subresource::Log => "log",
+            Subresource::Attach => "attach",
+            Subresource::Exec => "exec",
+        }
+    }
+}
+
+fn kind_of(plural: &str) -> Option<Kind> {
+    Kind::ALL.into_iter().find(|k| k.plural() == plural)
+}
+
+/// Decodes a request path into a route; `None` means 404.
+pub fn route(path: &str) -> Option<Route> {
+    let segments: Vec<&str> = path.trim_end_matches('/').split('/').skip(1).collect();
+    Some(match segments.as_slice() {
+        ["version"] => Route::Version,
+        ["healthz" | "livez" | "readyz"] => Route::Health,
+        ["api"] => Route::ApiVersions,
+        ["apis"] => Route::ApiGroups,
+        ["api", "v1"] => Route::CoreResources,
+        ["api", "v1", plural] => Route::Collection {
+            kind: kind_of(plural)?,
+            namespace: None,
+        },
+        ["api", "v1", "namespaces", name] => Route::Object {
+            kind: Kind::Namespace,
+            namespace: None,
+            name: name.to_string(),
+        },
+        ["api", "v1", "namespaces", ns, plural] => {
+            let kind = kind_of(plural).filter(|k| k.namespaced())?;
+            Route::Collection {
+                kind,
+                namespace: Some(ns.to_string()),
+            }
+        }
+        ["api", "v1", "namespaces", ns, plural, name] => {
+            let kind = kind_of(plural).filter(|k| k.namespaced())?;
+            Route::Object {
+                kind,
+                namespace: Some(ns.to_string()),
+                name: name.to_string(),
+            }
+        }
+        ["api", "v1", "namespaces", ns, "pods", name, sub] => Route::PodSubresource {
+            namespace: ns.to_string(),
+            name: name.to_string(),
+            subresource: match *sub {
+                "ephemeralcontainers" => Subresource::EphemeralContainers,
+                "log" => Subresource::Log,
+                "attach" => Subresource::Attach,
+                "exec" => Subresource::Exec,
+                _ => return None,
+            },
+        },
+        _ => return None,
+    })
+}
+
+/// Query parameters; repeated keys (`command=a&command=b`) keep every value.
+#[derive(Debug, Default, Clone)]
+pub struct Query(BTreeMap<String, Vec<String>>);
+
+impl Query {
+    pub fn parse(query: Option<&str>) -> Self {
+        let mut map: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for (k, v) in form_urlencoded::parse(query.unwrap_or_default().as_bytes()) {
+            map.entry(k.into_owned()).or_default().push(v.into_owned());
+        }
+        Query(map)
+    }
+
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.0.get(key).and_then(|v| v.first()).map(String::as_str)
+    }
+
+    pub fn all(&self, key: &str) -> &[String] {
+        self.0.get(key).map(Vec::as_slice).unwrap_or_default()
+    }
+
+    /// Kubernetes booleans: `true`/`1` (and `false`/`0`); absent is `false`.
+    pub fn flag(&self, key: &str) -> Result<bool, ApiError> {
+        match self.get(key) {
+            None | Some("") => Ok(false),
+            Some("true" | "1" | "True") => Ok(true),
+            Some("false" | "0" | "False") => Ok(false),
+            Some(other) => Err(ApiError::bad_request(format!(
+                "strconv.ParseBool: parsing {other:?}: invalid syntax"
+            ))),
+        }
+    }
+
+    pub fn number(&self, key: &str) -> Result<Option<i64>, ApiError> {
+        self.get(key)
+            .filter(|v| !v.is_empty())
+            .map(|v| {
+                v.parse::<i64>().map_err(|_| {
+                    ApiError::bad_request(format!(
+                        "strconv.ParseInt: parsing {v:?}: invalid syntax"
+                    ))
+                })
+            })
+            .transpose()
+    }
+}
+
+pub fn full(bytes: impl Into<Bytes>) -> Body {
+    Full::new(bytes.into()).boxed()
+}
+
+/// A body fed chunk by chunk from a channel; dropping the sender ends it.
+pub fn streaming(rx: mpsc::Receiver<Bytes>) -> Body {
+    let stream = futures::stream::unfold(rx, |mut rx| async move {
+        rx.recv()
+            .await
+            .map(|chunk| (Ok::<_, Infallible>(Frame::data(chunk)), rx))
+    });
+    StreamBody::new(stream).boxed()
+}
+
+pub fn respond(status: StatusCode, content_type: &'static str, body: Body) -> Response<Body> {
+    let mut response = Response::new(body);
+    *response.status_mut() = status;
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+    response
+}
+
+pub fn json_response(status: StatusCode, value: &Value) -> Response<Body> {
+    respond(
+        status,
+        "application/json",
+        full(serde_json::to_vec(value).unwrap_or_default()),
+    )
+}
+
+pub fn ok_json(value: &Value) -> Response<Body> {
+    json_response(StatusCode::OK, value)
+}
+
+pub fn ok_bytes(bytes: impl Into<Bytes>) -> Response<Body> {
+    respond(StatusCode::OK, "application/json", full(bytes))
+}
+
+pub fn error_response(error: &ApiError) -> Response<Body> {
+    let status = StatusCode::from_u16(error.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    json_response(status, &error.to_status())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn routes_cover_the_core_api() {
+        assert_eq!(route("/version"), Some(Route::Version));
+        assert_eq!(route("/api/v1/"), Some(Route::CoreResources));
+        assert_eq!(
+            route("/api/v1/pods"),
+            Some(Route::Collection {
+                kind: Kind::Pod,
+                namespace: None
+            })
+        );
+        assert_eq!(
+            route("/api/v1/namespaces/shop/pods/web-1/ephemeralcontainers"),
+            Some(Route::PodSubresource {
+                namespace: "shop".into(),
+                name: "web-1".into(),
+                subresource: Subresource::EphemeralContainers
+            })
+        );
+        assert_eq!(
+            route("/api/v1/namespaces/shop"),
+            Some(Route::Object {
+                kind: Kind::Namespace,
+                namespace: None,
+                name: "shop".into()
+            })
+        );
+        assert_eq!(route("/api/v1/namespaces/shop/namespaces"), None);
+        assert_eq!(
+            route("/api/v1/namespaces/shop/pods/web-1/portforward"),
+            None
+        );
+        assert_eq!(route("/apis/apps/v1/deployments"), None);
+    }
+
+    #[test]
+    fn query_keeps_repeated_keys_and_decodes() {
+        let q = Query::parse(Some(
+            "command=sh&command=-c&command=echo%20hi&tty=true&limit=5",
+        ));
+        assert_eq!(q.all("command"), ["sh", "-c", "echo hi"]);
+        assert!(q.flag("tty").unwrap());
+        assert!(!q.flag("stdin").unwrap());
+        assert_eq!(q.number("limit").unwrap(), Some(5));
+        assert!(Query::parse(Some("limit=x")).number("limit").is_err());
+        assert!(Query::parse(Some("watch=maybe")).flag("watch").is_err());
+    }
+}

@@ -1,0 +1,775 @@
+//! The kubelet stand-in: pulls (pretends to), creates and starts containers
+//! as local processes, reports their state in the pod status through the
+//! store (so watches see every transition), and records Events.
+//!
+//! Image rules (documented in README): a name containing `doesnotexist`
+//! cannot be pulled (ErrImagePull, then ImagePullBackOff, retried with
+//! back-off, never runs); a name that is not a valid reference (upper-case
+//! letters, spaces, `@@`) is `InvalidImageName`. A command that is not on
+//! PATH ends as Terminated/StartError with exit code 128.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use jiff::Timestamp;
+use serde_json::{Value, json};
+
+use super::runtime::{ContainerProcess, Exit};
+use super::status::ApiError;
+use super::store::{Key, Kind, Store};
+use crate::pty::Size;
+
+/// Which list of the pod spec a container is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ContainerKind {
+    Init,
+    Regular,
+    Ephemeral,
+}
+
+impl ContainerKind {
+    fn spec_field(self) -> &'static str {
+        match self {
+            ContainerKind::Init => "initContainers",
+            ContainerKind::Regular => "containers",
+            ContainerKind::Ephemeral => "ephemeralContainers",
+        }
+    }
+
+    fn status_field(self) -> &'static str {
+        match self {
+            ContainerKind::Init => "initContainerStatuses",
+            ContainerKind::Regular => "containerStatuses",
+            ContainerKind::Ephemeral => "ephemeralContainerStatuses",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct ContainerRef {
+    pod: Key,
+    container: String,
+}
+
+pub struct KubeletConfig {
+    pub pull_delay: Duration,
+    /// First image-pull back-off; doubles up to five minutes, as the kubelet's.
+    pub pull_backoff: Duration,
+}
+
+pub struct Kubelet {
+    store: Arc<Store>,
+    config: KubeletConfig,
+    processes: Mutex<HashMap<ContainerRef, Arc<ContainerProcess>>>,
+    /// Event name by (pod, fieldPath, reason, message), for the count/lastTimestamp
+    /// aggregation the kubelet's event correlator does.
+    events: Mutex<HashMap<(Key, String, String, String), Key>>,
+    sandbox: PathBuf,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Kubelet {
+    pub fn new(store: Arc<Store>, config: KubeletConfig) -> Arc<Self> {
+        let sandbox = std::env::temp_dir().join(format!("podbay-sim-{}", std::process::id()));
+        Arc::new(Kubelet {
+            store,
+            config,
+            processes: Mutex::new(HashMap::new()),
+            events: Mutex::new(HashMap::new()),
+            sandbox,
+        })
+    }
+
+    /// The running process of a container, started on first use for regular
+    /// containers of running pods (so 100 000 simulated pods cost no processes
+    /// until someone looks at one).
+    pub fn process(&self, pod: &Value, container: &str) -> Result<Arc<ContainerProcess>, ApiError> {
+        let key = pod_key(pod);
+        let cref = ContainerRef {
+            pod: key.clone(),
+            container: container.to_string(),
+        };
+        if let Some(p) = lock(&self.processes).get(&cref)
+            && p.exit().is_none()
+        {
+            return Ok(p.clone());
+        }
+        let (kind, spec) = find_container(pod, container).ok_or_else(|| {
+            ApiError::bad_request(format!(
+                "container {container} is not valid for pod {}",
+                key.name
+            ))
+        })?;
+        let state = container_state(pod, kind, container);
+        let running = state.as_ref().is_some_and(|s| s.get("running").is_some());
+        if !running {
+            return Err(not_running_error(&key.name, container, state.as_ref()));
+        }
+        if kind == ContainerKind::Ephemeral {
+            // Ephemeral processes are started by their lifecycle task only.
+            return Err(ApiError::bad_request(format!(
+                "container {container} in pod {} is not running",
+                key.name
+            )));
+        }
+        let process = self
+            .spawn(pod, container, &spec, false)
+            .map_err(|e| ApiError::internal(format!("cannot start container {container}: {e}")))?;
+        lock(&self.processes).insert(cref, process.clone());
+        Ok(process)
+    }
+
+    /// The process whose output a log request reads: the current one, or the
+    /// last one of a container that has exited.
+    pub fn log_source(
+        &self,
+        pod: &Value,
+        container: &str,
+    ) -> Result<Arc<ContainerProcess>, ApiError> {
+        let cref = ContainerRef {
+            pod: pod_key(pod),
+            container: container.to_string(),
+        };
+        if let Some(p) = lock(&self.processes).get(&cref) {
+            return Ok(p.clone());
+        }
+        self.process(pod, container)
+    }
+
+    /// The working directory of a pod's processes.
+    pub fn sandbox_dir(&self, key: &Key) -> PathBuf {
+        self.sandbox.join(&*key.namespace).join(&*key.name)
+    }
+
+    /// Starts the processes of a running pod's regular containers now.
+    pub fn start_pod(&self, pod: &Value) {
+        for c in pod
+            .pointer("/spec/containers")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(name) = c.get("name").and_then(Value::as_str) {
+                let _ = self.process(pod, name);
+            }
+        }
+    }
+
+    /// Kills every process of a pod (it was deleted).
+    pub fn stop_pod(&self, key: &Key) {
+        let mut processes = lock(&self.processes);
+        processes.retain(|cref, p| {
+            if &cref.pod == key {
+                p.kill();
+                false
+            } else {
+                true
+            }
+        });
+    }
+
+    /// Runs the lifecycle of a newly added ephemeral container in the background.
+    pub fn ephemeral_container_added(self: &Arc<Self>, key: Key, container: Value) {
+        let kubelet = self.clone();
+        tokio::spawn(async move {
+            if let Err(e) = kubelet.run_ephemeral(&key, &container).await {
+                tracing::debug!(pod = %key.name, "ephemeral container lifecycle ended early: {e}");
+            }
+        });
+    }
+
+    async fn run_ephemeral(&self, key: &Key, spec: &Value) -> Result<(), ApiError> {
+        let name = spec
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let image = spec
+            .get("image")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let field_path = format!("spec.ephemeralContainers{{{name}}}");
+        let pod = self.current_pod(key)?;
+        let phase = pod
+            .pointer("/status/phase")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let waiting_reason = if has_pending_init_containers(&pod) {
+            "PodInitializing"
+        } else {
+            "ContainerCreating"
+        };
+        self.set_state(
+            key,
+            &name,
+            &image,
+            json!({"waiting": {"reason": waiting_reason}}),
+            None,
+        )?;
+        if phase != "Running" {
+            // The kubelet only starts ephemeral containers in running pods.
+            return Ok(());
+        }
+
+        if !is_valid_image_reference(&image) {
+            let message = format!(
+                "Failed to apply default image tag {image:?}: couldn't parse image name {image:?}: invalid reference format"
+            );
+            self.event(key, &field_path, "Warning", "InspectFailed", &message);
+            self.event(
+                key,
+                &field_path,
+                "Warning",
+                "Failed",
+                "Error: InvalidImageName",
+            );
+            self.set_state(
+                key,
+                &name,
+                &image,
+                json!({"waiting": {"reason": "InvalidImageName", "message": message}}),
+                None,
+            )?;
+            return Ok(());
+        }
+
+        let mut backoff = self.config.pull_backoff;
+        loop {
+            self.event(
+                key,
+                &field_path,
+                "Normal",
+                "Pulling",
+                &format!("Pulling image {image:?}"),
+            );
+            tokio::time::sleep(self.config.pull_delay).await;
+            if !image.contains("doesnotexist") {
+                break;
+            }
+            let reference = full_reference(&image);
+            let message = format!(
+                "failed to pull and unpack image {reference:?}: failed to resolve reference {reference:?}: pull access denied, repository does not exist or may require authorization: server message: insufficient_scope: authorization failed"
+            );
+            self.event(
+                key,
+                &field_path,
+                "Warning",
+                "Failed",
+                &format!("Failed to pull image {image:?}: {message}"),
+            );
+            self.event(key, &field_path, "Warning", "Failed", "Error: ErrImagePull");
+            self.set_state(
+                key,
+                &name,
+                &image,
+                json!({"waiting": {"reason": "ErrImagePull", "message": message}}),
+                None,
+            )?;
+            tokio::time::sleep(self.config.pull_delay.min(Duration::from_secs(1))).await;
+            let message = format!("Back-off pulling image {image:?}");
+            self.event(key, &field_path, "Normal", "BackOff", &message);
+            self.event(
+                key,
+                &field_path,
+                "Warning",
+                "Failed",
+                "Error: ImagePullBackOff",
+            );
+            self.set_state(
+                key,
+                &name,
+                &image,
+                json!({"waiting": {"reason": "ImagePullBackOff", "message": message}}),
+                None,
+            )?;
+            tokio::time::sleep(backoff).await;
+            backoff = (backoff * 2).min(Duration::from_secs(300));
+        }
+
+        let pulled = self.config.pull_delay.as_secs_f64();
+        self.event(
+            key,
+            &field_path,
+            "Normal",
+            "Pulled",
+            &format!("Successfully pulled image {image:?} in {pulled:.3}s ({pulled:.3}s including waiting). Image size: 2167176 bytes."),
+        );
+        let container_id = format!("containerd://{}", super::rbac::random_token());
+        self.event(
+            key,
+            &field_path,
+            "Normal",
+            "Created",
+            &format!("Created container: {name}"),
+        );
+        let pod = self.current_pod(key)?;
+        let process = match self.spawn(&pod, &name, spec, true) {
+            Ok(p) => p,
+            Err(e) => {
+                let program = command_line(spec).first().cloned().unwrap_or_default();
+                let message = if e.kind() == std::io::ErrorKind::NotFound {
+                    format!(
+                        "failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: error during container init: exec: {program:?}: executable file not found in $PATH: unknown"
+                    )
+                } else {
+                    format!(
+                        "failed to create containerd task: failed to start {program:?}: {e}: unknown"
+                    )
+                };
+                self.event(
+                    key,
+                    &field_path,
+                    "Warning",
+                    "Failed",
+                    &format!("Error: {message}"),
+                );
+                let now = Timestamp::now().to_string();
+                let state = json!({"terminated": {
+                    "exitCode": 128, "reason": "StartError", "message": message,
+                    "startedAt": "1970-01-01T00:00:00Z", "finishedAt": now, "containerID": container_id,
+                }});
+                self.set_state(key, &name, &image, state, Some(&container_id))?;
+                return Ok(());
+            }
+        };
+        lock(&self.processes).insert(
+            ContainerRef {
+                pod: key.clone(),
+                container: name.clone(),
+            },
+            process.clone(),
+        );
+        let started = process.started.to_string();
+        self.set_state(
+            key,
+            &name,
+            &image,
+            json!({"running": {"startedAt": started}}),
+            Some(&container_id),
+        )?;
+        self.event(
+            key,
+            &field_path,
+            "Normal",
+            "Started",
+            &format!("Started container {name}"),
+        );
+
+        let Exit { code, finished } = process.wait().await;
+        let reason = if code == 0 { "Completed" } else { "Error" };
+        let state = json!({"terminated": {
+            "exitCode": code, "reason": reason, "startedAt": started,
+            "finishedAt": finished.to_string(), "containerID": container_id,
+        }});
+        self.set_state(key, &name, &image, state, Some(&container_id))?;
+        Ok(())
+    }
+
+    fn current_pod(&self, key: &Key) -> Result<Value, ApiError> {
+        self.store
+            .get(Kind::Pod, key)
+            .map(|e| e.value())
+            .ok_or_else(|| ApiError::not_found("pods", &key.name))
+    }
+
+    fn spawn(
+        &self,
+        pod: &Value,
+        name: &str,
+        spec: &Value,
+        ephemeral: bool,
+    ) -> std::io::Result<Arc<ContainerProcess>> {
+        let argv = command_line(spec);
+        let (program, args) = argv.split_first().ok_or(std::io::ErrorKind::NotFound)?;
+        let pod_name = pod
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or("pod");
+        let namespace = pod
+            .pointer("/metadata/namespace")
+            .and_then(Value::as_str)
+            .unwrap_or("default");
+        let dir = self.sandbox_dir(&Key::new(namespace, pod_name));
+        std::fs::create_dir_all(&dir)?;
+        let mut env: Vec<(String, String)> = vec![
+            ("HOSTNAME".into(), pod_name.into()),
+            ("HOME".into(), dir.display().to_string()),
+            ("PS1".into(), format!("{name}@{pod_name}# ")),
+            (
+                "PATH".into(),
+                std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into()),
+            ),
+            ("POD_NAMESPACE".into(), namespace.into()),
+        ];
+        if ephemeral {
+            env.push(("PODBAY_EPHEMERAL".into(), "1".into()));
+        }
+        for var in spec
+            .get("env")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if let (Some(k), Some(v)) = (
+                var.get("name").and_then(Value::as_str),
+                var.get("value").and_then(Value::as_str),
+            ) {
+                env.push((k.into(), v.into()));
+            }
+        }
+        if !program.contains('/') && which(program).is_none() {
+            return Err(std::io::ErrorKind::NotFound.into());
+        }
+        ContainerProcess::start(program, args, &env, Some(&dir), Size::DEFAULT)
+    }
+
+    /// Sets one ephemeral container's status entry (creating it if needed).
+    fn set_state(
+        &self,
+        key: &Key,
+        name: &str,
+        image: &str,
+        state: Value,
+        container_id: Option<&str>,
+    ) -> Result<(), ApiError> {
+        let updated = self.store.update(Kind::Pod, key, None, |mut pod| {
+            let statuses = pod["status"]
+                .as_object_mut()
+                .ok_or_else(|| ApiError::internal("pod has no status"))?
+                .entry("ephemeralContainerStatuses")
+                .or_insert_with(|| json!([]));
+            let list = statuses.as_array_mut().ok_or_else(|| ApiError::internal("bad status list"))?;
+            let index = match list.iter().position(|s| s["name"] == name) {
+                Some(i) => i,
+                None => {
+                    list.push(json!({"name": name, "image": image, "imageID": "", "ready": false, "restartCount": 0, "lastState": {}}));
+                    list.len() - 1
+                }
+            };
+            let entry = &mut list[index];
+            entry["state"] = state;
+            if let Some(id) = container_id {
+                entry["containerID"] = json!(id);
+                entry["imageID"] = json!(format!("{}@sha256:{}", full_reference(image).split(':').next().unwrap_or(image), id.get(13..).unwrap_or_default()));
+            }
+            Ok::<_, ApiError>(pod)
+        });
+        match updated {
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(e)) => Err(e),
+            Err(_) => Err(ApiError::not_found("pods", &key.name)),
+        }
+    }
+
+    /// Records an Event about a pod, aggregating repeats into `count`.
+    pub fn event(
+        &self,
+        pod_key: &Key,
+        field_path: &str,
+        event_type: &str,
+        reason: &str,
+        message: &str,
+    ) {
+        let Some(pod) = self.store.get(Kind::Pod, pod_key).map(|e| e.value()) else {
+            return;
+        };
+        let now = Timestamp::now().to_string();
+        let dedup = (
+            pod_key.clone(),
+            field_path.to_string(),
+            reason.to_string(),
+            message.to_string(),
+        );
+        let existing = lock(&self.events).get(&dedup).cloned();
+        if let Some(event_key) = existing {
+            let bumped = self
+                .store
+                .update::<()>(Kind::Event, &event_key, None, |mut e| {
+                    let count = e["count"].as_u64().unwrap_or(1) + 1;
+                    e["count"] = json!(count);
+                    e["lastTimestamp"] = json!(now);
+                    Ok(e)
+                });
+            if bumped.is_ok() {
+                return;
+            }
+        }
+        let nanos = Timestamp::now().as_nanosecond();
+        let name = format!("{}.{:x}", pod_key.name, nanos);
+        let node = pod
+            .pointer("/spec/nodeName")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let event = json!({
+            "apiVersion": "v1",
+            "kind": "Event",
+            "metadata": {"name": name, "namespace": &*pod_key.namespace, "uid": uuid_like(), "creationTimestamp": now},
+            "involvedObject": {
+                "kind": "Pod", "namespace": &*pod_key.namespace, "name": &*pod_key.name,
+                "uid": pod.pointer("/metadata/uid").cloned().unwrap_or(Value::Null),
+                "apiVersion": "v1",
+                "resourceVersion": pod.pointer("/metadata/resourceVersion").cloned().unwrap_or(Value::Null),
+                "fieldPath": field_path,
+            },
+            "reason": reason,
+            "message": message,
+            "source": {"component": "kubelet", "host": node},
+            "firstTimestamp": now,
+            "lastTimestamp": now,
+            "count": 1,
+            "type": event_type,
+            "eventTime": null,
+            "reportingComponent": "kubelet",
+            "reportingInstance": node,
+        });
+        let event_key = Key::new(&pod_key.namespace, &name);
+        if self
+            .store
+            .create(Kind::Event, event_key.clone(), event)
+            .is_ok()
+        {
+            lock(&self.events).insert(dedup, event_key);
+        }
+    }
+}
+
+impl Drop for Kubelet {
+    fn drop(&mut self) {
+        for p in lock(&self.processes).values() {
+            p.kill();
+        }
+        let _ = std::fs::remove_dir_all(&self.sandbox);
+    }
+}
+
+fn pod_key(pod: &Value) -> Key {
+    Key::new(
+        pod.pointer("/metadata/namespace")
+            .and_then(Value::as_str)
+            .unwrap_or_default(),
+        pod.pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or_default(),
+    )
+}
+
+/// The container spec of `name` in any of the pod's container lists.
+pub fn find_container(pod: &Value, name: &str) -> Option<(ContainerKind, Value)> {
+    [
+        ContainerKind::Regular,
+        ContainerKind::Init,
+        ContainerKind::Ephemeral,
+    ]
+    .into_iter()
+    .find_map(|kind| {
+        pod.pointer(&format!("/spec/{}", kind.spec_field()))?
+            .as_array()?
+            .iter()
+            .find(|c| c["name"] == name)
+            .map(|c| (kind, c.clone()))
+    })
+}
+
+/// The `state` object of a container's status, if the kubelet reported one.
+pub fn container_state(pod: &Value, kind: ContainerKind, name: &str) -> Option<Value> {
+    pod.pointer(&format!("/status/{}", kind.status_field()))?
+        .as_array()?
+        .iter()
+        .find(|s| s["name"] == name)?
+        .get("state")
+        .cloned()
+}
+
+fn not_running_error(pod: &str, container: &str, state: Option<&Value>) -> ApiError {
+    let waiting = state
+        .and_then(|s| s.pointer("/waiting/reason"))
+        .and_then(Value::as_str);
+    match (waiting, state.and_then(|s| s.get("terminated"))) {
+        (Some(reason), _) => ApiError::bad_request(format!(
+            "container {container:?} in pod {pod:?} is waiting to start: {reason}"
+        )),
+        (None, Some(_)) => ApiError::bad_request(format!(
+            "container {container:?} in pod {pod:?} is terminated"
+        )),
+        _ => ApiError::bad_request(format!(
+            "container {container:?} in pod {pod:?} is waiting to start: ContainerCreating"
+        )),
+    }
+}
+
+fn has_pending_init_containers(pod: &Value) -> bool {
+    let inits = pod
+        .pointer("/spec/initContainers")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    let done = pod
+        .pointer("/status/initContainerStatuses")
+        .and_then(Value::as_array)
+        .map_or(0, |s| {
+            s.iter()
+                .filter(|s| s.pointer("/state/terminated/exitCode") == Some(&json!(0)))
+                .count()
+        });
+    done < inits
+}
+
+/// argv as a container runtime computes it; images without an entrypoint
+/// the simulator knows default to a shell, as busybox does.
+pub fn command_line(spec: &Value) -> Vec<String> {
+    let strings = |field: &str| -> Vec<String> {
+        spec.get(field)
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let command = strings("command");
+    let args = strings("args");
+    match (command.is_empty(), args.is_empty()) {
+        (false, _) => command.into_iter().chain(args).collect(),
+        (true, false) => args,
+        (true, true) => vec!["sh".to_string()],
+    }
+}
+
+fn which(program: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|p| p.is_file())
+}
+
+/// A loose check of the image reference grammar: what `docker.io/distribution/reference` rejects most often.
+pub fn is_valid_image_reference(image: &str) -> bool {
+    let (name, _) = image.split_once('@').unwrap_or((image, ""));
+    let repo = match name.rsplit_once(':') {
+        Some((repo, tag)) if !tag.contains('/') => {
+            if tag.is_empty()
+                || tag.len() > 128
+                || !tag
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
+            {
+                return false;
+            }
+            repo
+        }
+        _ => name,
+    };
+    let mut parts = repo.split('/');
+    let first = parts.next().unwrap_or_default();
+    let domain_like = first.contains('.') || first.contains(':') || first == "localhost";
+    let path_ok = |s: &str| {
+        !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "._-".contains(c))
+            && s.starts_with(|c: char| c.is_ascii_alphanumeric())
+    };
+    !repo.is_empty()
+        && (domain_like || path_ok(first))
+        && repo.split('/').skip(1).all(path_ok)
+        && !image.contains("@@")
+}
+
+/// `busybox` → `docker.io/library/busybox:latest`, as containerd names it.
+pub fn full_reference(image: &str) -> String {
+    let with_tag = if image
+        .rsplit('/')
+        .next()
+        .is_some_and(|last| last.contains(':') || last.contains('@'))
+    {
+        image.to_string()
+    } else {
+        format!("{image}:latest")
+    };
+    let first = with_tag.split('/').next().unwrap_or_default();
+    if !with_tag.contains('/') {
+        format!("docker.io/library/{with_tag}")
+    } else if first.contains('.') || first.contains(':') || first == "localhost" {
+        with_tag
+    } else {
+        format!("docker.io/{with_tag}")
+    }
+}
+
+/// A random RFC 4122-shaped id for object UIDs.
+pub fn uuid_like() -> String {
+    let hex = super::rbac::random_token();
+    format!(
+        "{}-{}-4{}-a{}-{}",
+        &hex[0..8],
+        &hex[8..12],
+        &hex[13..16],
+        &hex[17..20],
+        &hex[20..32]
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn command_line_follows_runtime_rules() {
+        assert_eq!(command_line(&json!({})), ["sh"]);
+        assert_eq!(
+            command_line(&json!({"args": ["echo", "hi"]})),
+            ["echo", "hi"]
+        );
+        assert_eq!(
+            command_line(&json!({"command": ["sh", "-c"], "args": ["exit 3"]})),
+            ["sh", "-c", "exit 3"]
+        );
+    }
+
+    #[test]
+    fn image_references() {
+        for ok in [
+            "busybox",
+            "busybox:1.36",
+            "nicolaka/netshoot:v0.13",
+            "ghcr.io/a/b:c",
+            "localhost:5000/x",
+            "x@sha256:abc",
+        ] {
+            assert!(is_valid_image_reference(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "BusyBox",
+            "busy box",
+            "x:",
+            "a//b",
+            "x:tag/with/slash/Upper",
+            "x@@y",
+        ] {
+            assert!(!is_valid_image_reference(bad), "{bad}");
+        }
+        assert_eq!(
+            full_reference("busybox"),
+            "docker.io/library/busybox:latest"
+        );
+        assert_eq!(
+            full_reference("nicolaka/netshoot:v1"),
+            "docker.io/nicolaka/netshoot:v1"
+        );
+        assert_eq!(full_reference("ghcr.io/a/b"), "ghcr.io/a/b:latest");
+    }
+
+    #[test]
+    fn pending_init_containers_are_detected() {
+        let pod = json!({"spec": {"initContainers": [{"name": "i"}]}, "status": {"initContainerStatuses": [{"name": "i", "state": {"running": {}}}]}});
+        assert!(has_pending_init_containers(&pod));
+        let pod = json!({"spec": {"initContainers": [{"name": "i"}]}, "status": {"initContainerStatuses": [{"name": "i", "state": {"terminated": {"exitCode": 0}}}]}});
+        assert!(!has_pending_init_containers(&pod));
+    }
+}

@@ -1,0 +1,206 @@
+//! `GET pods/{name}/log`: container output with `container`, `follow`,
+//! `tailLines`, `timestamps`, `limitBytes` and `sinceSeconds`.
+
+use std::sync::Arc;
+
+use bytes::{BufMut, Bytes, BytesMut};
+use hyper::{Response, StatusCode};
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use super::SimState;
+use super::http::{Body, Query, full, respond, streaming};
+use super::runtime::{ContainerProcess, LogRecord};
+use super::status::ApiError;
+use super::store::{Key, Kind};
+
+pub fn serve(state: &Arc<SimState>, key: &Key, query: &Query) -> Result<Response<Body>, ApiError> {
+    let pod = state
+        .store
+        .get(Kind::Pod, key)
+        .ok_or_else(|| ApiError::not_found("pods", &key.name))?
+        .value();
+    let container = pick_container(&pod, query.get("container"))?;
+    if query.flag("previous")? {
+        return Err(ApiError::bad_request(format!(
+            "previous terminated container {container:?} in pod {:?} not found",
+            key.name
+        )));
+    }
+    let process = state.kubelet.log_source(&pod, &container)?;
+    let options = LogOptions {
+        timestamps: query.flag("timestamps")?,
+        tail_lines: query.number("tailLines")?.map(|n| n.max(0) as usize),
+        limit_bytes: query
+            .number("limitBytes")?
+            .filter(|n| *n > 0)
+            .map(|n| n as usize),
+        since: query
+            .number("sinceSeconds")?
+            .map(|s| jiff::Timestamp::now() - jiff::SignedDuration::from_secs(s.max(0))),
+    };
+    let (records, next) = process.log_since(0);
+    let first = select_records(&records, &options);
+    let initial = render(first, options.timestamps);
+    if !query.flag("follow")? {
+        let body = truncate(initial, options.limit_bytes);
+        return Ok(respond(StatusCode::OK, "text/plain", full(body)));
+    }
+    let (tx, rx) = mpsc::channel(64);
+    tokio::spawn(follow(process, tx, initial, next, options));
+    Ok(respond(StatusCode::OK, "text/plain", streaming(rx)))
+}
+
+struct LogOptions {
+    timestamps: bool,
+    tail_lines: Option<usize>,
+    limit_bytes: Option<usize>,
+    since: Option<jiff::Timestamp>,
+}
+
+/// The container a log request is for: named, or the only one.
+pub fn pick_container(pod: &Value, requested: Option<&str>) -> Result<String, ApiError> {
+    let names = |field: &str| -> Vec<String> {
+        pod.pointer(&format!("/spec/{field}"))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|c| c.get("name").and_then(Value::as_str).map(String::from))
+            .collect()
+    };
+    let pod_name = pod
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let containers = names("containers");
+    let init = names("initContainers");
+    let ephemeral = names("ephemeralContainers");
+    match requested.filter(|c| !c.is_empty()) {
+        Some(c)
+            if containers
+                .iter()
+                .chain(&init)
+                .chain(&ephemeral)
+                .any(|n| n == c) =>
+        {
+            Ok(c.to_string())
+        }
+        Some(c) => Err(ApiError::bad_request(format!(
+            "container {c} is not valid for pod {pod_name}"
+        ))),
+        None if containers.len() == 1 => Ok(containers[0].clone()),
+        None => {
+            let mut message = format!(
+                "a container name must be specified for pod {pod_name}, choose one of: [{}]",
+                containers.join(" ")
+            );
+            if !init.is_empty() {
+                message.push_str(&format!(
+                    " or one of the init containers: [{}]",
+                    init.join(" ")
+                ));
+            }
+            if !ephemeral.is_empty() {
+                message.push_str(&format!(
+                    " or one of the ephemeral containers: [{}]",
+                    ephemeral.join(" ")
+                ));
+            }
+            Err(ApiError::bad_request(message))
+        }
+    }
+}
+
+fn select_records<'a>(records: &'a [LogRecord], options: &LogOptions) -> &'a [LogRecord] {
+    let mut start = 0;
+    if let Some(since) = options.since {
+        start = records
+            .iter()
+            .position(|r| r.at >= since)
+            .unwrap_or(records.len());
+    }
+    if let Some(tail) = options.tail_lines {
+        let line_starts: Vec<usize> = records
+            .iter()
+            .enumerate()
+            .skip(start)
+            .filter(|(_, r)| r.starts_line)
+            .map(|(i, _)| i)
+            .collect();
+        // A trailing partial line counts as a line, as in kubelet's tail.
+        start = match line_starts.len().checked_sub(tail) {
+            Some(i) if tail > 0 => line_starts[i],
+            Some(_) => records.len(),
+            None => start,
+        };
+    }
+    &records[start..]
+}
+
+fn render(records: &[LogRecord], timestamps: bool) -> Bytes {
+    let mut out = BytesMut::new();
+    for r in records {
+        if timestamps && r.starts_line {
+            out.put_slice(format!("{} ", r.at.strftime("%Y-%m-%dT%H:%M:%S.%fZ")).as_bytes());
+        }
+        out.put_slice(&r.data);
+    }
+    out.freeze()
+}
+
+fn truncate(bytes: Bytes, limit: Option<usize>) -> Bytes {
+    match limit {
+        Some(n) if n < bytes.len() => bytes.slice(..n),
+        _ => bytes,
+    }
+}
+
+async fn follow(
+    process: Arc<ContainerProcess>,
+    tx: mpsc::Sender<Bytes>,
+    initial: Bytes,
+    mut next: u64,
+    options: LogOptions,
+) {
+    let mut budget = options.limit_bytes.unwrap_or(usize::MAX);
+    let send = |chunk: Bytes, budget: &mut usize| {
+        let chunk = truncate(chunk, Some(*budget));
+        *budget -= chunk.len();
+        chunk
+    };
+    if !initial.is_empty() && tx.send(send(initial, &mut budget)).await.is_err() {
+        return;
+    }
+    let mut updates = process.log_updates();
+    let mut exits = process.exit_updates();
+    loop {
+        if budget == 0 {
+            return;
+        }
+        let (records, after) = process.log_since(next);
+        next = after;
+        if !records.is_empty()
+            && tx
+                .send(send(render(&records, options.timestamps), &mut budget))
+                .await
+                .is_err()
+        {
+            return;
+        }
+        if exits.borrow_and_update().is_some() {
+            // Drain anything written between the last read and the exit.
+            let (records, _) = process.log_since(next);
+            if !records.is_empty() {
+                let _ = tx
+                    .send(send(render(&records, options.timestamps), &mut budget))
+                    .await;
+            }
+            return;
+        }
+        tokio::select! {
+            changed = updates.changed() => if changed.is_err() { return },
+            _ = exits.changed() => {}
+            _ = tx.closed() => return,
+        }
+    }
+}

@@ -1,0 +1,349 @@
+//! A running container: one local process on a PTY, its log, and the
+//! attached streams that share its terminal.
+//!
+//! Every attacher sees the same output from the moment it attaches (no
+//! replay; earlier output is only in the log), any of them may type, and
+//! detaching never closes the process's input.
+
+use std::collections::VecDeque;
+use std::ffi::OsStr;
+use std::path::Path;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use bytes::Bytes;
+use jiff::Timestamp;
+use tokio::sync::{mpsc, watch};
+
+use crate::pty::{self, PtyMaster, Size};
+
+/// How a container process ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Exit {
+    pub code: i32,
+    pub finished: Timestamp,
+}
+
+/// One record of the container log: a line (ending in `\n`) or the partial
+/// tail of one, stamped when it was read.
+#[derive(Debug, Clone)]
+pub struct LogRecord {
+    pub seq: u64,
+    pub at: Timestamp,
+    pub data: Bytes,
+    /// Whether this record starts a new line (the previous one ended in `\n`).
+    pub starts_line: bool,
+}
+
+const LOG_CAPACITY_BYTES: usize = 4 << 20;
+const ATTACH_QUEUE: usize = 256;
+
+#[derive(Default)]
+struct Log {
+    records: VecDeque<LogRecord>,
+    bytes: usize,
+    next_seq: u64,
+    at_line_start: bool,
+}
+
+pub struct ContainerProcess {
+    master: PtyMaster,
+    pid: Option<u32>,
+    pub started: Timestamp,
+    attachers: Mutex<Vec<mpsc::Sender<Bytes>>>,
+    log: Mutex<Log>,
+    log_seq: watch::Sender<u64>,
+    exit: watch::Sender<Option<Exit>>,
+}
+
+impl ContainerProcess {
+    /// Starts `program args` on a PTY and the tasks that pump its output and
+    /// wait for its exit.
+    pub fn start(
+        program: &str,
+        args: &[String],
+        env: &[(String, String)],
+        cwd: Option<&Path>,
+        size: Size,
+    ) -> std::io::Result<Arc<Self>> {
+        let spawned = pty::spawn(&pty::Spawn {
+            program: OsStr::new(program),
+            args,
+            env,
+            cwd,
+            size,
+        })?;
+        let process = Arc::new(ContainerProcess {
+            master: spawned.master.clone(),
+            pid: spawned.child.id(),
+            started: Timestamp::now(),
+            attachers: Mutex::new(Vec::new()),
+            log: Mutex::new(Log {
+                at_line_start: true,
+                ..Log::default()
+            }),
+            log_seq: watch::channel(0).0,
+            exit: watch::channel(None).0,
+        });
+        let (eof_tx, eof_rx) = tokio::sync::oneshot::channel();
+        tokio::spawn(pump_output(process.clone(), eof_tx));
+        tokio::spawn(wait_for_exit(process.clone(), spawned.child, eof_rx));
+        Ok(process)
+    }
+
+    /// Adds an attacher: it receives output from now on until the process ends.
+    pub fn attach(&self) -> mpsc::Receiver<Bytes> {
+        let (tx, rx) = mpsc::channel(ATTACH_QUEUE);
+        if self.exit.borrow().is_none() {
+            lock(&self.attachers).push(tx);
+        }
+        rx
+    }
+
+    pub fn attached(&self) -> usize {
+        lock(&self.attachers)
+            .iter()
+            .filter(|tx| !tx.is_closed())
+            .count()
+    }
+
+    pub async fn write_input(&self, data: &[u8]) -> std::io::Result<()> {
+        self.master.write_all(data).await
+    }
+
+    pub fn resize(&self, size: Size) -> std::io::Result<()> {
+        self.master.resize(size)
+    }
+
+    pub fn size(&self) -> std::io::Result<Size> {
+        self.master.size()
+    }
+
+    pub fn pid(&self) -> Option<u32> {
+        self.pid
+    }
+
+    pub fn exit(&self) -> Option<Exit> {
+        *self.exit.borrow()
+    }
+
+    /// Resolves when the process has ended and its output is drained.
+    pub async fn wait(&self) -> Exit {
+        let mut rx = self.exit.subscribe();
+        loop {
+            if let Some(exit) = *rx.borrow_and_update() {
+                return exit;
+            }
+            if rx.changed().await.is_err() {
+                return Exit {
+                    code: 137,
+                    finished: Timestamp::now(),
+                };
+            }
+        }
+    }
+
+    /// Kills the whole process group (the process is a session leader).
+    pub fn kill(&self) {
+        if let Some(pid) = self.pid.and_then(|p| i32::try_from(p).ok()) {
+            let _ = nix::sys::signal::killpg(
+                nix::unistd::Pid::from_raw(pid),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+        }
+    }
+
+    /// Log records with `seq >= from`, and the sequence number to ask for next.
+    pub fn log_since(&self, from: u64) -> (Vec<LogRecord>, u64) {
+        let log = lock(&self.log);
+        let records = log
+            .records
+            .iter()
+            .filter(|r| r.seq >= from)
+            .cloned()
+            .collect();
+        (records, log.next_seq)
+    }
+
+    /// A receiver that changes whenever the log grows.
+    pub fn log_updates(&self) -> watch::Receiver<u64> {
+        self.log_seq.subscribe()
+    }
+
+    pub fn exit_updates(&self) -> watch::Receiver<Option<Exit>> {
+        self.exit.subscribe()
+    }
+
+    fn record_output(&self, data: &[u8]) {
+        let now = Timestamp::now();
+        let mut log = lock(&self.log);
+        for piece in data.split_inclusive(|b| *b == b'\n') {
+            let seq = log.next_seq;
+            log.next_seq += 1;
+            let starts_line = log.at_line_start;
+            log.at_line_start = piece.ends_with(b"\n");
+            log.bytes += piece.len();
+            log.records.push_back(LogRecord {
+                seq,
+                at: now,
+                data: Bytes::copy_from_slice(piece),
+                starts_line,
+            });
+        }
+        while log.bytes > LOG_CAPACITY_BYTES {
+            match log.records.pop_front() {
+                Some(old) => log.bytes -= old.data.len(),
+                None => break,
+            }
+        }
+        let next = log.next_seq;
+        drop(log);
+        self.log_seq.send_replace(next);
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Copies PTY output to the log and every attacher. A slow attacher slows
+/// the process down (as a real terminal would) rather than losing bytes.
+async fn pump_output(process: Arc<ContainerProcess>, eof: tokio::sync::oneshot::Sender<()>) {
+    let mut buf = vec![0u8; 16 * 1024];
+    loop {
+        let n = match process.master.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        let chunk = Bytes::copy_from_slice(&buf[..n]);
+        process.record_output(&chunk);
+        let senders: Vec<_> = lock(&process.attachers).clone();
+        let mut closed = false;
+        for tx in &senders {
+            closed |= tx.send(chunk.clone()).await.is_err();
+        }
+        if closed {
+            lock(&process.attachers).retain(|tx| !tx.is_closed());
+        }
+    }
+    let _ = eof.send(());
+}
+
+async fn wait_for_exit(
+    process: Arc<ContainerProcess>,
+    mut child: tokio::process::Child,
+    eof: tokio::sync::oneshot::Receiver<()>,
+) {
+    let code = match child.wait().await {
+        Ok(status) => exit_code(status),
+        Err(_) => 128,
+    };
+    // Let the pump drain what the process wrote last; a grandchild that
+    // keeps the PTY open must not keep the container "running".
+    let _ = tokio::time::timeout(Duration::from_millis(300), eof).await;
+    process.kill();
+    lock(&process.attachers).clear();
+    process.exit.send_replace(Some(Exit {
+        code,
+        finished: Timestamp::now(),
+    }));
+}
+
+/// Exit code as a container runtime reports it: 128 + signal when killed.
+pub fn exit_code(status: std::process::ExitStatus) -> i32 {
+    use std::os::unix::process::ExitStatusExt;
+    status
+        .code()
+        .or_else(|| status.signal().map(|s| 128 + s))
+        .unwrap_or(128)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn collect_until(rx: &mut mpsc::Receiver<Bytes>, needle: &str) -> String {
+        let mut out = Vec::new();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        while !String::from_utf8_lossy(&out).contains(needle) {
+            match tokio::time::timeout_at(deadline, rx.recv()).await {
+                Ok(Some(chunk)) => out.extend_from_slice(&chunk),
+                _ => break,
+            }
+        }
+        String::from_utf8_lossy(&out).into_owned()
+    }
+
+    #[tokio::test]
+    async fn attachers_share_one_terminal_without_replay() {
+        let args = vec![
+            "-c".into(),
+            "echo before; read x; echo got-$x; read y".into(),
+        ];
+        let p = ContainerProcess::start("/bin/sh", &args, &[], None, Size::DEFAULT).unwrap();
+        // Wait for the early output to land in the log before anyone attaches.
+        let mut updates = p.log_updates();
+        while !p
+            .log_since(0)
+            .0
+            .iter()
+            .any(|r| r.data.starts_with(b"before"))
+        {
+            updates.changed().await.unwrap();
+        }
+        let mut a = p.attach();
+        let mut b = p.attach();
+        assert_eq!(p.attached(), 2);
+        p.write_input(b"shared\r").await.unwrap();
+        let seen_a = collect_until(&mut a, "got-shared").await;
+        let seen_b = collect_until(&mut b, "got-shared").await;
+        assert!(seen_a.contains("got-shared") && seen_b.contains("got-shared"));
+        assert!(
+            !seen_a.contains("before"),
+            "attach must not replay: {seen_a:?}"
+        );
+        drop(a);
+        p.write_input(b"bye\r").await.unwrap();
+        assert_eq!(p.wait().await.code, 0);
+        let log: Vec<u8> = p
+            .log_since(0)
+            .0
+            .iter()
+            .flat_map(|r| r.data.to_vec())
+            .collect();
+        let log = String::from_utf8_lossy(&log);
+        assert!(
+            log.contains("before") && log.contains("got-shared"),
+            "{log:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn exit_code_and_signals_are_reported_like_a_runtime() {
+        let args = vec!["-c".into(), "exit 3".into()];
+        let p = ContainerProcess::start("/bin/sh", &args, &[], None, Size::DEFAULT).unwrap();
+        assert_eq!(p.wait().await.code, 3);
+
+        let args = vec!["-c".into(), "sleep 30".into()];
+        let p = ContainerProcess::start("/bin/sh", &args, &[], None, Size::DEFAULT).unwrap();
+        p.kill();
+        assert_eq!(p.wait().await.code, 128 + 9);
+    }
+
+    #[tokio::test]
+    async fn log_records_split_at_line_ends() {
+        let args = vec!["-c".into(), "printf 'a\\nb\\npartial'".into()];
+        let p = ContainerProcess::start("/bin/sh", &args, &[], None, Size::DEFAULT).unwrap();
+        p.wait().await;
+        let (records, next) = p.log_since(0);
+        let texts: Vec<_> = records
+            .iter()
+            .map(|r| String::from_utf8_lossy(&r.data).into_owned())
+            .collect();
+        let joined = texts.concat();
+        assert_eq!(joined, "a\r\nb\r\npartial");
+        assert!(records[0].starts_line);
+        assert_eq!(next, records.len() as u64);
+        assert!(records.iter().filter(|r| r.starts_line).count() >= 3);
+    }
+}

@@ -1,0 +1,534 @@
+//! The pods the simulator starts with: a hand-made demo cluster, or `N`
+//! generated pods for scale tests. Both are deterministic.
+
+use jiff::{SignedDuration, Timestamp};
+use serde_json::{Value, json};
+
+/// Namespaces of the demo, and the node names pods are spread over.
+pub const NAMESPACES: [&str; 7] = [
+    "default",
+    "shop",
+    "payments",
+    "search",
+    "monitoring",
+    "batch",
+    "kube-system",
+];
+const NODES: [&str; 4] = ["node-a1", "node-a2", "node-b1", "node-b2"];
+
+/// What a demo pod is doing.
+#[derive(Clone, Copy)]
+enum Shape {
+    Running,
+    CrashLoop,
+    Pending,
+    Completed,
+    InitRunning,
+    ImagePullBackOff,
+}
+
+struct PodSpec<'a> {
+    namespace: &'a str,
+    name: String,
+    app: &'a str,
+    containers: Vec<(&'a str, &'a str)>,
+    init: Vec<(&'a str, &'a str)>,
+    shape: Shape,
+    node: Option<&'a str>,
+    age: SignedDuration,
+    static_pod: bool,
+    windows: bool,
+}
+
+/// The demo scenario: several namespaces, deployment-style names, 1–3
+/// containers, init containers, and a few pods in trouble.
+pub fn demo(now: Timestamp) -> Vec<Value> {
+    let mut pods = Vec::new();
+    let mut push = |spec: PodSpec<'_>| pods.push(build(&spec, now));
+    let hours = |h: i64| SignedDuration::from_hours(h);
+    let deployment = |namespace,
+                      app,
+                      hash,
+                      suffixes: &[&str],
+                      containers: Vec<(&'static str, &'static str)>,
+                      age| {
+        suffixes
+            .iter()
+            .enumerate()
+            .map(|(i, s)| PodSpec {
+                namespace,
+                name: format!("{app}-{hash}-{s}"),
+                app,
+                containers: containers.clone(),
+                init: vec![],
+                shape: Shape::Running,
+                node: Some(NODES[i % NODES.len()]),
+                age,
+                static_pod: false,
+                windows: false,
+            })
+            .collect::<Vec<_>>()
+    };
+    for spec in deployment(
+        "shop",
+        "storefront",
+        "7d9c8b6f4",
+        &["x2k9p", "m4q7z", "t8w3n"],
+        vec![
+            ("web", "ghcr.io/podbay/storefront:2.14.1"),
+            ("envoy", "envoyproxy/envoy:v1.31.2"),
+        ],
+        hours(52),
+    ) {
+        push(spec);
+    }
+    for spec in deployment(
+        "shop",
+        "cart",
+        "5f6d7c9b8",
+        &["h2j4k", "p9r2s"],
+        vec![("cart", "ghcr.io/podbay/cart:1.8.0")],
+        hours(30),
+    ) {
+        push(spec);
+    }
+    for spec in deployment(
+        "payments",
+        "payments-api",
+        "66b8f7d5c9",
+        &["qv8lm", "zr4kd"],
+        vec![
+            ("api", "gcr.io/distroless/payments-api:3.2.0"),
+            ("envoy", "envoyproxy/envoy:v1.31.2"),
+            ("log-shipper", "fluent/fluent-bit:3.1"),
+        ],
+        hours(75),
+    ) {
+        push(spec);
+    }
+    for spec in deployment(
+        "search",
+        "search-indexer",
+        "84d6b9c7f",
+        &["a7b2c"],
+        vec![("indexer", "ghcr.io/podbay/indexer:0.9.3")],
+        hours(12),
+    ) {
+        push(spec);
+    }
+    for spec in deployment(
+        "default",
+        "hello",
+        "6c8f9d7b5",
+        &["k3l9m"],
+        vec![("hello", "nginx:1.27")],
+        hours(200),
+    ) {
+        push(spec);
+    }
+    for spec in deployment(
+        "monitoring",
+        "prometheus",
+        "5b7c8d9f6",
+        &["r2d2x"],
+        vec![
+            ("prometheus", "prom/prometheus:v2.54.1"),
+            (
+                "config-reloader",
+                "quay.io/prometheus-operator/prometheus-config-reloader:v0.76.0",
+            ),
+        ],
+        hours(400),
+    ) {
+        push(spec);
+    }
+    let one = |namespace, name: &str, app, containers, init, shape, node, age| PodSpec {
+        namespace,
+        name: name.to_string(),
+        app,
+        containers,
+        init,
+        shape,
+        node,
+        age,
+        static_pod: false,
+        windows: false,
+    };
+    push(one(
+        "shop",
+        "redis-0",
+        "redis",
+        vec![("redis", "redis:7.4")],
+        vec![("init-config", "busybox:1.36")],
+        Shape::Running,
+        Some("node-b1"),
+        hours(90),
+    ));
+    push(one(
+        "payments",
+        "ledger-worker-7f9c6d8b5-w9x8v",
+        "ledger-worker",
+        vec![("worker", "ghcr.io/podbay/ledger:1.0.4")],
+        vec![],
+        Shape::CrashLoop,
+        Some("node-a2"),
+        hours(5),
+    ));
+    push(one(
+        "search",
+        "search-migrate-2b8x4",
+        "search-migrate",
+        vec![("migrate", "ghcr.io/podbay/indexer:0.9.3")],
+        vec![("wait-for-db", "busybox:1.36")],
+        Shape::InitRunning,
+        Some("node-b2"),
+        SignedDuration::from_mins(3),
+    ));
+    push(one(
+        "search",
+        "search-gpu-5c7d9f8b6-l2m3n",
+        "search-gpu",
+        vec![("indexer", "ghcr.io/podbay/indexer-gpu:0.9.3")],
+        vec![],
+        Shape::Pending,
+        None,
+        SignedDuration::from_mins(20),
+    ));
+    push(one(
+        "batch",
+        "nightly-report-29121440-8xk2p",
+        "nightly-report",
+        vec![("report", "ghcr.io/podbay/report:5.1")],
+        vec![],
+        Shape::Completed,
+        Some("node-a1"),
+        hours(7),
+    ));
+    push(one(
+        "batch",
+        "thumbnailer-6d5c8b9f7-q4w5e",
+        "thumbnailer",
+        vec![("thumbnailer", "ghcr.io/podbay/thumbnailer-doesnotexist:1.0")],
+        vec![],
+        Shape::ImagePullBackOff,
+        Some("node-b2"),
+        SignedDuration::from_mins(45),
+    ));
+    let mut apiserver = one(
+        "kube-system",
+        "kube-apiserver-node-a1",
+        "kube-apiserver",
+        vec![("kube-apiserver", "registry.k8s.io/kube-apiserver:v1.34.0")],
+        vec![],
+        Shape::Running,
+        Some("node-a1"),
+        hours(900),
+    );
+    apiserver.static_pod = true;
+    push(apiserver);
+    push(one(
+        "kube-system",
+        "coredns-7db6d8ff4d-5xq2v",
+        "kube-dns",
+        vec![("coredns", "registry.k8s.io/coredns/coredns:v1.11.3")],
+        vec![],
+        Shape::Running,
+        Some("node-a2"),
+        hours(900),
+    ));
+    let mut windows = one(
+        "default",
+        "iis-legacy-5d4c7b8f9-w1n2k",
+        "iis-legacy",
+        vec![(
+            "iis",
+            "mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022",
+        )],
+        vec![],
+        Shape::Running,
+        Some("node-win1"),
+        hours(60),
+    );
+    windows.windows = true;
+    push(windows);
+    pods
+}
+
+/// `n` pods spread over `max(1, n / 500)` namespaces, for scale tests. Their
+/// containers only get processes when attached to.
+pub fn generated(n: usize, now: Timestamp) -> Vec<Value> {
+    let namespaces = (n / 500).max(1);
+    (0..n)
+        .map(|i| {
+            let ns = format!("team-{:04}", i % namespaces);
+            let app = format!("svc-{:03}", (i / namespaces) % 97);
+            let spec = PodSpec {
+                namespace: &ns,
+                name: format!(
+                    "{app}-{:08x}-{:05x}",
+                    (i as u64).wrapping_mul(2_654_435_761) & 0xffff_ffff,
+                    i
+                ),
+                app: &app,
+                containers: if i % 3 == 0 {
+                    vec![
+                        ("app", "ghcr.io/podbay/app:1.0"),
+                        ("sidecar", "envoyproxy/envoy:v1.31.2"),
+                    ]
+                } else {
+                    vec![("app", "ghcr.io/podbay/app:1.0")]
+                },
+                init: vec![],
+                shape: if i % 97 == 13 {
+                    Shape::CrashLoop
+                } else {
+                    Shape::Running
+                },
+                node: Some(NODES[i % NODES.len()]),
+                age: SignedDuration::from_mins((i % 10_000) as i64 + 5),
+                static_pod: false,
+                windows: false,
+            };
+            build(&spec, now)
+        })
+        .collect()
+}
+
+pub fn namespace_object(name: &str, created: Timestamp) -> Value {
+    json!({
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {
+            "name": name,
+            "uid": super::kubelet::uuid_like(),
+            "creationTimestamp": created.to_string(),
+            "labels": {"kubernetes.io/metadata.name": name},
+        },
+        "spec": {"finalizers": ["kubernetes"]},
+        "status": {"phase": "Active"},
+    })
+}
+
+/// What a demo container's process does: print a log line now and then,
+/// like a service would.
+fn container_command(app: &str, container: &str) -> Value {
+    let line = format!(
+        "while :; do echo \"$(date -u +%Y-%m-%dT%H:%M:%SZ) {app}/{container} handled request id=$$-$RANDOM status=200\"; sleep 5; done"
+    );
+    json!(["sh", "-c", line])
+}
+
+fn build(spec: &PodSpec<'_>, now: Timestamp) -> Value {
+    let created = now - spec.age;
+    let started = created + SignedDuration::from_secs(4);
+    let ts = |t: Timestamp| t.to_string();
+    let hash = spec.name.rsplit('-').nth(1).unwrap_or("0");
+    let containers: Vec<Value> = spec
+        .containers
+        .iter()
+        .map(|(name, image)| {
+            json!({
+                "name": name, "image": image, "command": container_command(spec.app, name),
+                "resources": {}, "terminationMessagePath": "/dev/termination-log",
+                "terminationMessagePolicy": "File", "imagePullPolicy": "IfNotPresent",
+            })
+        })
+        .collect();
+    let init: Vec<Value> = spec
+        .init
+        .iter()
+        .map(|(name, image)| {
+            json!({
+                "name": name, "image": image, "command": ["sh", "-c", "sleep 3600"],
+                "resources": {}, "terminationMessagePath": "/dev/termination-log",
+                "terminationMessagePolicy": "File", "imagePullPolicy": "IfNotPresent",
+            })
+        })
+        .collect();
+    let uid = super::kubelet::uuid_like();
+    let cid = || format!("containerd://{}", super::rbac::random_token());
+    let running = |name: &str, image: &str, restarts: u32| {
+        json!({
+            "name": name, "image": image, "imageID": format!("{image}@sha256:{}", &super::rbac::random_token()),
+            "containerID": cid(), "ready": true, "started": true, "restartCount": restarts,
+            "state": {"running": {"startedAt": ts(started)}}, "lastState": {},
+        })
+    };
+    let (phase, statuses, init_statuses, conditions_ready): (&str, Vec<Value>, Vec<Value>, bool) = match spec.shape {
+        Shape::Running => (
+            "Running",
+            spec.containers.iter().map(|(n, i)| running(n, i, 0)).collect(),
+            spec.init.iter().map(|(n, i)| terminated_ok(n, i, created, started)).collect(),
+            true,
+        ),
+        Shape::CrashLoop => (
+            "Running",
+            spec.containers
+                .iter()
+                .map(|(n, i)| {
+                    json!({
+                        "name": n, "image": i, "imageID": "", "containerID": cid(), "ready": false, "started": false,
+                        "restartCount": 17,
+                        "state": {"waiting": {"reason": "CrashLoopBackOff", "message": format!("back-off 5m0s restarting failed container={n} pod={}", spec.name)}},
+                        "lastState": {"terminated": {"exitCode": 1, "reason": "Error", "startedAt": ts(now - SignedDuration::from_mins(3)), "finishedAt": ts(now - SignedDuration::from_mins(2)), "containerID": cid()}},
+                    })
+                })
+                .collect(),
+            vec![],
+            false,
+        ),
+        Shape::Pending => ("Pending", vec![], vec![], false),
+        Shape::Completed => (
+            "Succeeded",
+            spec.containers
+                .iter()
+                .map(|(n, i)| {
+                    json!({
+                        "name": n, "image": i, "imageID": "", "containerID": cid(), "ready": false, "started": false, "restartCount": 0,
+                        "state": {"terminated": {"exitCode": 0, "reason": "Completed", "startedAt": ts(started), "finishedAt": ts(started + SignedDuration::from_mins(4)), "containerID": cid()}},
+                        "lastState": {},
+                    })
+                })
+                .collect(),
+            vec![],
+            false,
+        ),
+        Shape::InitRunning => (
+            "Pending",
+            spec.containers
+                .iter()
+                .map(|(n, i)| json!({"name": n, "image": i, "imageID": "", "ready": false, "started": false, "restartCount": 0, "state": {"waiting": {"reason": "PodInitializing"}}, "lastState": {}}))
+                .collect(),
+            spec.init.iter().map(|(n, i)| running(n, i, 0)).collect(),
+            false,
+        ),
+        Shape::ImagePullBackOff => (
+            "Pending",
+            spec.containers
+                .iter()
+                .map(|(n, i)| json!({"name": n, "image": i, "imageID": "", "ready": false, "started": false, "restartCount": 0, "state": {"waiting": {"reason": "ImagePullBackOff", "message": format!("Back-off pulling image {i:?}")}}, "lastState": {}}))
+                .collect(),
+            vec![],
+            false,
+        ),
+    };
+    let mut labels = json!({"app.kubernetes.io/name": spec.app, "pod-template-hash": hash});
+    let mut annotations = json!({});
+    let mut owner = json!([{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": spec.name.rsplit_once('-').map(|x| x.0).unwrap_or(&spec.name), "uid": super::kubelet::uuid_like(), "controller": true, "blockOwnerDeletion": true}]);
+    if spec.static_pod {
+        labels = json!({"component": spec.app, "tier": "control-plane"});
+        annotations = json!({"kubernetes.io/config.mirror": super::rbac::random_token()[..32].to_string(), "kubernetes.io/config.source": "file"});
+        owner = json!([{"apiVersion": "v1", "kind": "Node", "name": spec.node.unwrap_or_default(), "uid": super::kubelet::uuid_like(), "controller": true}]);
+    }
+    let ready = if conditions_ready { "True" } else { "False" };
+    let mut conditions = vec![
+        json!({"type": "PodScheduled", "status": if spec.node.is_some() { "True" } else { "False" }, "lastTransitionTime": ts(created)}),
+    ];
+    if spec.node.is_none() {
+        conditions[0]["reason"] = json!("Unschedulable");
+        conditions[0]["message"] = json!(
+            "0/4 nodes are available: 4 Insufficient nvidia.com/gpu. preemption: 0/4 nodes are available: 4 No preemption victims found for incoming pod."
+        );
+    } else {
+        for t in ["Initialized", "ContainersReady", "Ready"] {
+            conditions.push(json!({"type": t, "status": ready, "lastTransitionTime": ts(started)}));
+        }
+    }
+    let index = spec
+        .name
+        .bytes()
+        .fold(7u32, |a, b| a.wrapping_mul(31).wrapping_add(b as u32));
+    let mut pod = json!({
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": spec.name, "namespace": spec.namespace, "uid": uid,
+            "creationTimestamp": ts(created), "labels": labels, "ownerReferences": owner,
+        },
+        "spec": {
+            "containers": containers,
+            "restartPolicy": if matches!(spec.shape, Shape::Completed) { "Never" } else { "Always" },
+            "terminationGracePeriodSeconds": 30, "dnsPolicy": "ClusterFirst",
+            "serviceAccountName": "default", "schedulerName": "default-scheduler",
+            "enableServiceLinks": true, "preemptionPolicy": "PreemptLowerPriority", "priority": 0,
+        },
+        "status": {
+            "phase": phase, "conditions": conditions, "qosClass": "BestEffort",
+            "containerStatuses": statuses,
+        },
+    });
+    if annotations.as_object().is_some_and(|a| !a.is_empty()) {
+        pod["metadata"]["annotations"] = annotations;
+    }
+    if !init.is_empty() {
+        pod["spec"]["initContainers"] = json!(init);
+        pod["status"]["initContainerStatuses"] = json!(init_statuses);
+    }
+    if let Some(node) = spec.node {
+        pod["spec"]["nodeName"] = json!(node);
+        pod["status"]["hostIP"] = json!(format!("10.0.{}.{}", index % 4, 10 + index % 200));
+        pod["status"]["startTime"] = json!(ts(created));
+        if phase != "Pending" || matches!(spec.shape, Shape::InitRunning) {
+            let ip = format!("10.244.{}.{}", (index >> 8) % 250, 2 + index % 250);
+            pod["status"]["podIP"] = json!(ip);
+            pod["status"]["podIPs"] = json!([{"ip": ip}]);
+        }
+    }
+    if spec.windows {
+        pod["spec"]["os"] = json!({"name": "windows"});
+        pod["spec"]["nodeSelector"] = json!({"kubernetes.io/os": "windows"});
+    }
+    pod
+}
+
+fn terminated_ok(name: &str, image: &str, created: Timestamp, started: Timestamp) -> Value {
+    json!({
+        "name": name, "image": image, "imageID": "", "containerID": format!("containerd://{}", super::rbac::random_token()),
+        "ready": true, "restartCount": 0,
+        "state": {"terminated": {"exitCode": 0, "reason": "Completed", "startedAt": created.to_string(), "finishedAt": started.to_string()}},
+        "lastState": {},
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::api::core::v1::Pod;
+
+    #[test]
+    fn demo_pods_are_valid_pod_objects_with_unique_names() {
+        let pods = demo(Timestamp::now());
+        assert!(pods.len() >= 15);
+        let mut names = std::collections::HashSet::new();
+        for value in &pods {
+            let pod: Pod = serde_json::from_value(value.clone()).expect("a real Pod");
+            let key = (
+                pod.metadata.namespace.clone().unwrap(),
+                pod.metadata.name.clone().unwrap(),
+            );
+            assert!(names.insert(key), "duplicate pod");
+            assert!(!pod.spec.unwrap().containers.is_empty());
+        }
+        let phases: std::collections::HashSet<_> = pods
+            .iter()
+            .map(|p| p["status"]["phase"].as_str().unwrap())
+            .collect();
+        assert!(
+            phases.contains("Running")
+                && phases.contains("Pending")
+                && phases.contains("Succeeded")
+        );
+    }
+
+    #[test]
+    fn generated_pods_scale_and_stay_valid() {
+        let pods = generated(2_000, Timestamp::now());
+        assert_eq!(pods.len(), 2_000);
+        let namespaces: std::collections::HashSet<_> = pods
+            .iter()
+            .map(|p| p["metadata"]["namespace"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(namespaces.len(), 4);
+        let _: Pod = serde_json::from_value(pods[1234].clone()).unwrap();
+    }
+}

@@ -1,0 +1,507 @@
+//! attach and exec over WebSocket, speaking the kubelet's channel protocol
+//! (`v5.channel.k8s.io`, falling back to `v4.channel.k8s.io`).
+//!
+//! Every binary frame starts with a channel byte: 0 stdin, 1 stdout,
+//! 2 stderr, 3 error/exit Status (JSON), 4 resize (`{"Width":w,"Height":h}`);
+//! v5 adds 255 = close a channel (`[255, id]`).
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use futures::{SinkExt, StreamExt};
+use hyper::body::Incoming;
+use hyper::header::{
+    CONNECTION, HeaderValue, SEC_WEBSOCKET_ACCEPT, SEC_WEBSOCKET_KEY, SEC_WEBSOCKET_PROTOCOL,
+    UPGRADE,
+};
+use hyper::{Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::sync::mpsc;
+use tokio_tungstenite::WebSocketStream;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
+use tokio_tungstenite::tungstenite::protocol::Role;
+
+use super::SimState;
+use super::http::{Body, Query, full};
+use super::logs::pick_container;
+use super::runtime::{ContainerProcess, exit_code};
+use super::status::ApiError;
+use super::store::{Key, Kind};
+use crate::pty::{self, Size};
+
+pub const STDIN: u8 = 0;
+pub const STDOUT: u8 = 1;
+pub const STDERR: u8 = 2;
+pub const ERROR: u8 = 3;
+pub const RESIZE: u8 = 4;
+pub const CLOSE: u8 = 255;
+
+/// Subprotocols in the order the simulator prefers them.
+const PROTOCOLS: [&str; 2] = ["v5.channel.k8s.io", "v4.channel.k8s.io"];
+
+struct StreamOptions {
+    stdin: bool,
+    stdout: bool,
+    stderr: bool,
+    tty: bool,
+    v5: bool,
+}
+
+/// Validates an attach/exec request and answers `101 Switching Protocols`;
+/// the session runs on the upgraded connection.
+pub fn upgrade(
+    state: &Arc<SimState>,
+    key: &Key,
+    exec: bool,
+    query: &Query,
+    mut request: Request<Incoming>,
+) -> Result<Response<Body>, ApiError> {
+    let pod = state
+        .store
+        .get(Kind::Pod, key)
+        .ok_or_else(|| ApiError::not_found("pods", &key.name))?
+        .value();
+    let container = pick_container(&pod, query.get("container"))?;
+    let mut options = StreamOptions {
+        stdin: query.flag("stdin")?,
+        stdout: query.flag("stdout")?,
+        stderr: query.flag("stderr")?,
+        tty: query.flag("tty")?,
+        v5: false,
+    };
+    if options.tty {
+        // A terminal merges stderr into stdout.
+        options.stderr = false;
+    }
+    if !(options.stdin || options.stdout || options.stderr) {
+        return Err(ApiError::bad_request(
+            "you must specify at least 1 of stdin, stdout, stderr",
+        ));
+    }
+    let command: Vec<String> = query.all("command").to_vec();
+    if exec && command.is_empty() {
+        return Err(ApiError::bad_request(
+            "you must specify at least one command for the container",
+        ));
+    }
+    let session = if exec {
+        Session::Exec { command }
+    } else {
+        Session::Attach(state.kubelet.process(&pod, &container)?)
+    };
+    if exec {
+        // Exec needs a running container as well.
+        state.kubelet.process(&pod, &container)?;
+    }
+
+    let headers = request.headers();
+    let is_websocket = headers
+        .get(UPGRADE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.eq_ignore_ascii_case("websocket"));
+    let Some(ws_key) = headers
+        .get(SEC_WEBSOCKET_KEY)
+        .cloned()
+        .filter(|_| is_websocket)
+    else {
+        return Err(ApiError::bad_request("Upgrade request required"));
+    };
+    let offered: Vec<String> = headers
+        .get_all(SEC_WEBSOCKET_PROTOCOL)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(',').map(|p| p.trim().to_string()))
+        .collect();
+    let Some(protocol) = PROTOCOLS
+        .into_iter()
+        .find(|p| offered.iter().any(|o| o == p))
+    else {
+        return Err(ApiError::bad_request(format!(
+            "unable to upgrade: no supported subprotocol in {offered:?}; this server speaks {}",
+            PROTOCOLS.join(", ")
+        )));
+    };
+    options.v5 = protocol == PROTOCOLS[0];
+
+    let kills = state.faults.stream_kills();
+    let cwd = state.kubelet.sandbox_dir(key);
+    let on_upgrade = hyper::upgrade::on(&mut request);
+    tokio::spawn(async move {
+        let Ok(upgraded) = on_upgrade.await else {
+            return;
+        };
+        let ws = WebSocketStream::from_raw_socket(TokioIo::new(upgraded), Role::Server, None).await;
+        let result = match session {
+            Session::Attach(process) => run_attach(ws, process, options, kills).await,
+            Session::Exec { command } => run_exec(ws, command, cwd, options, kills).await,
+        };
+        if let Err(e) = result {
+            tracing::debug!("stream ended: {e}");
+        }
+    });
+
+    let mut response = Response::new(full(Bytes::new()));
+    *response.status_mut() = StatusCode::SWITCHING_PROTOCOLS;
+    let h = response.headers_mut();
+    h.insert(UPGRADE, HeaderValue::from_static("websocket"));
+    h.insert(CONNECTION, HeaderValue::from_static("Upgrade"));
+    h.insert(SEC_WEBSOCKET_PROTOCOL, HeaderValue::from_static(protocol));
+    if let Ok(accept) = HeaderValue::from_str(&derive_accept_key(ws_key.as_bytes())) {
+        h.insert(SEC_WEBSOCKET_ACCEPT, accept);
+    }
+    Ok(response)
+}
+
+enum Session {
+    Attach(Arc<ContainerProcess>),
+    Exec { command: Vec<String> },
+}
+
+type Ws = WebSocketStream<TokioIo<hyper::upgrade::Upgraded>>;
+
+/// What the client sent, decoded.
+enum Inbound {
+    Stdin(Bytes),
+    CloseStdin,
+    Resize(Size),
+    Closed,
+    Ignored,
+}
+
+fn decode(message: Option<Result<Message, tokio_tungstenite::tungstenite::Error>>) -> Inbound {
+    let data = match message {
+        Some(Ok(Message::Binary(data))) => data,
+        Some(Ok(Message::Text(text))) => Bytes::from(text.as_bytes().to_vec()),
+        Some(Ok(Message::Close(_))) | Some(Err(_)) | None => return Inbound::Closed,
+        Some(Ok(_)) => return Inbound::Ignored,
+    };
+    match data.first() {
+        Some(&STDIN) => Inbound::Stdin(data.slice(1..)),
+        Some(&RESIZE) => parse_resize(&data[1..]).map_or(Inbound::Ignored, Inbound::Resize),
+        Some(&CLOSE) if data.get(1) == Some(&STDIN) => Inbound::CloseStdin,
+        _ => Inbound::Ignored,
+    }
+}
+
+/// The last well-formed `{"Width":w,"Height":h}` of a resize frame (several
+/// may arrive newline-delimited in one frame).
+pub fn parse_resize(payload: &[u8]) -> Option<Size> {
+    serde_json::Deserializer::from_slice(payload)
+        .into_iter::<Value>()
+        .map_while(Result::ok)
+        .filter_map(|v| {
+            let cols = u16::try_from(v.get("Width")?.as_u64()?).ok()?;
+            let rows = u16::try_from(v.get("Height")?.as_u64()?).ok()?;
+            (cols > 0 && rows > 0).then_some(Size { cols, rows })
+        })
+        .last()
+}
+
+fn frame(channel: u8, data: &[u8]) -> Message {
+    let mut bytes = Vec::with_capacity(data.len() + 1);
+    bytes.push(channel);
+    bytes.extend_from_slice(data);
+    Message::Binary(bytes.into())
+}
+
+fn exit_status(command: &[String], code: i32) -> Value {
+    if code == 0 {
+        json!({"metadata": {}, "status": "Success"})
+    } else {
+        json!({
+            "metadata": {},
+            "status": "Failure",
+            "message": format!("command terminated with non-zero exit code: error executing command [{}], exit code {code}", command.join(" ")),
+            "reason": "NonZeroExitCode",
+            "details": {"causes": [{"reason": "ExitCode", "message": code.to_string()}]},
+        })
+    }
+}
+
+async fn hello(
+    ws: &mut Ws,
+    options: &StreamOptions,
+) -> Result<(), tokio_tungstenite::tungstenite::Error> {
+    // The apiserver's first frame: empty data on the lowest output channel.
+    let first = if options.stdout {
+        STDOUT
+    } else if options.stderr {
+        STDERR
+    } else {
+        ERROR
+    };
+    ws.send(frame(first, &[])).await
+}
+
+async fn finish(ws: &mut Ws, status: Value) {
+    use tokio_tungstenite::tungstenite::protocol::{CloseFrame, frame::coding::CloseCode};
+    let _ = ws
+        .send(frame(
+            ERROR,
+            &serde_json::to_vec(&status).unwrap_or_default(),
+        ))
+        .await;
+    let _ = ws
+        .close(Some(CloseFrame {
+            code: CloseCode::Normal,
+            reason: "".into(),
+        }))
+        .await;
+}
+
+async fn run_attach(
+    mut ws: Ws,
+    process: Arc<ContainerProcess>,
+    options: StreamOptions,
+    mut kills: tokio::sync::watch::Receiver<u64>,
+) -> anyhow::Result<()> {
+    hello(&mut ws, &options).await?;
+    let mut output = process.attach();
+    kills.borrow_and_update();
+    loop {
+        tokio::select! {
+            chunk = output.recv() => match chunk {
+                Some(chunk) if options.stdout => ws.send(frame(STDOUT, &chunk)).await?,
+                Some(_) => {}
+                None => break,
+            },
+            inbound = ws.next() => match decode(inbound) {
+                Inbound::Stdin(data) if options.stdin => process.write_input(&data).await?,
+                Inbound::Resize(size) if options.tty => { let _ = process.resize(size); }
+                // Detaching or closing stdin never sends the process EOF.
+                Inbound::Closed => return Ok(()),
+                _ => {}
+            },
+            _ = kills.changed() => return Ok(()),
+        }
+    }
+    // Attach reports Success when the container's streams end, whatever its exit code.
+    finish(&mut ws, json!({"metadata": {}, "status": "Success"})).await;
+    Ok(())
+}
+
+async fn run_exec(
+    mut ws: Ws,
+    command: Vec<String>,
+    cwd: std::path::PathBuf,
+    options: StreamOptions,
+    mut kills: tokio::sync::watch::Receiver<u64>,
+) -> anyhow::Result<()> {
+    let Some((program, args)) = command.split_first() else {
+        return Ok(());
+    };
+    hello(&mut ws, &options).await?;
+    std::fs::create_dir_all(&cwd)?;
+    let env = [("HOME".to_string(), cwd.display().to_string())];
+    kills.borrow_and_update();
+    if options.tty {
+        let spawned = pty::spawn(&pty::Spawn {
+            program: std::ffi::OsStr::new(program),
+            args,
+            env: &env,
+            cwd: Some(&cwd),
+            size: Size::DEFAULT,
+        });
+        let mut spawned = match spawned {
+            Ok(s) => s,
+            Err(e) => {
+                finish(&mut ws, start_failure(program, &e)).await;
+                return Ok(());
+            }
+        };
+        let (out_tx, mut out_rx) = mpsc::channel::<Bytes>(64);
+        let reader = spawned.master.clone();
+        tokio::spawn(async move {
+            let mut buf = vec![0u8; 16 * 1024];
+            while let Ok(n) = reader.read(&mut buf).await {
+                if n == 0
+                    || out_tx
+                        .send(Bytes::copy_from_slice(&buf[..n]))
+                        .await
+                        .is_err()
+                {
+                    break;
+                }
+            }
+        });
+        let mut exited = None;
+        loop {
+            tokio::select! {
+                chunk = out_rx.recv() => match chunk {
+                    Some(chunk) => ws.send(frame(STDOUT, &chunk)).await?,
+                    None => break,
+                },
+                status = spawned.child.wait(), if exited.is_none() => {
+                    exited = Some(status.map(exit_code).unwrap_or(128));
+                    // Give the reader a moment to drain, then stop waiting on grandchildren.
+                    let drain = tokio::time::sleep(std::time::Duration::from_millis(200));
+                    tokio::pin!(drain);
+                    loop {
+                        tokio::select! {
+                            chunk = out_rx.recv() => match chunk {
+                                Some(chunk) => ws.send(frame(STDOUT, &chunk)).await?,
+                                None => break,
+                            },
+                            _ = &mut drain => break,
+                        }
+                    }
+                    break;
+                }
+                inbound = ws.next() => match decode(inbound) {
+                    Inbound::Stdin(data) if options.stdin => spawned.master.write_all(&data).await?,
+                    Inbound::Resize(size) => { let _ = spawned.master.resize(size); }
+                    Inbound::Closed => { let _ = spawned.child.start_kill(); return Ok(()); }
+                    _ => {}
+                },
+                _ = kills.changed() => { let _ = spawned.child.start_kill(); return Ok(()); }
+            }
+        }
+        let code = match exited {
+            Some(code) => code,
+            None => spawned.child.wait().await.map(exit_code).unwrap_or(128),
+        };
+        finish(&mut ws, exit_status(&command, code)).await;
+        return Ok(());
+    }
+
+    let mut cmd = tokio::process::Command::new(program);
+    cmd.args(args)
+        .current_dir(&cwd)
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .stdin(if options.stdin {
+            std::process::Stdio::piped()
+        } else {
+            std::process::Stdio::null()
+        })
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true);
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            finish(&mut ws, start_failure(program, &e)).await;
+            return Ok(());
+        }
+    };
+    let mut stdin = child.stdin.take();
+    let (out_tx, mut out_rx) = mpsc::channel::<(u8, Bytes)>(64);
+    for (channel, pipe) in [
+        (
+            STDOUT,
+            child
+                .stdout
+                .take()
+                .map(|p| Box::new(p) as Box<dyn tokio::io::AsyncRead + Send + Unpin>),
+        ),
+        (
+            STDERR,
+            child
+                .stderr
+                .take()
+                .map(|p| Box::new(p) as Box<dyn tokio::io::AsyncRead + Send + Unpin>),
+        ),
+    ] {
+        let Some(mut pipe) = pipe else { continue };
+        let tx = out_tx.clone();
+        tokio::spawn(async move {
+            let mut buf = vec![0u8; 16 * 1024];
+            while let Ok(n) = pipe.read(&mut buf).await {
+                if n == 0
+                    || tx
+                        .send((channel, Bytes::copy_from_slice(&buf[..n])))
+                        .await
+                        .is_err()
+                {
+                    break;
+                }
+            }
+        });
+    }
+    drop(out_tx);
+    loop {
+        tokio::select! {
+            chunk = out_rx.recv() => match chunk {
+                Some((channel, data)) => {
+                    let wanted = (channel == STDOUT && options.stdout) || (channel == STDERR && options.stderr);
+                    if wanted {
+                        ws.send(frame(channel, &data)).await?;
+                    }
+                }
+                None => break,
+            },
+            inbound = ws.next() => match decode(inbound) {
+                Inbound::Stdin(data) => {
+                    if let Some(pipe) = stdin.as_mut()
+                        && pipe.write_all(&data).await.is_err() {
+                            stdin = None;
+                        }
+                }
+                // v5 half-close: the process sees end of input.
+                Inbound::CloseStdin => stdin = None,
+                Inbound::Closed => { let _ = child.start_kill(); return Ok(()); }
+                _ => {}
+            },
+            _ = kills.changed() => { let _ = child.start_kill(); return Ok(()); }
+        }
+    }
+    let code = child.wait().await.map(exit_code).unwrap_or(128);
+    finish(&mut ws, exit_status(&command, code)).await;
+    Ok(())
+}
+
+/// The Status a kubelet returns when the exec'd program cannot start.
+fn start_failure(program: &str, error: &std::io::Error) -> Value {
+    let message = if error.kind() == std::io::ErrorKind::NotFound {
+        format!(
+            "OCI runtime exec failed: exec failed: unable to start container process: exec: {program:?}: executable file not found in $PATH: unknown"
+        )
+    } else {
+        format!(
+            "OCI runtime exec failed: exec failed: unable to start container process: {error}: unknown"
+        )
+    };
+    json!({"metadata": {}, "status": "Failure", "message": message, "reason": "InternalError", "code": 500})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resize_takes_the_last_valid_message() {
+        assert_eq!(
+            parse_resize(br#"{"Width":100,"Height":30}"#),
+            Some(Size {
+                cols: 100,
+                rows: 30
+            })
+        );
+        assert_eq!(
+            parse_resize(b"{\"Width\":10,\"Height\":5}\n{\"Width\":120,\"Height\":40}\n"),
+            Some(Size {
+                cols: 120,
+                rows: 40
+            })
+        );
+        assert_eq!(parse_resize(br#"{"Width":0,"Height":30}"#), None);
+        assert_eq!(parse_resize(b"garbage"), None);
+        assert_eq!(parse_resize(br#"{"Width":70000,"Height":30}"#), None);
+    }
+
+    #[test]
+    fn exit_status_matches_the_kubelet() {
+        let command = ["sh".to_string(), "-c".to_string(), "exit 3".to_string()];
+        assert_eq!(exit_status(&command, 0)["status"], "Success");
+        let failure = exit_status(&command, 3);
+        assert_eq!(
+            failure["message"],
+            "command terminated with non-zero exit code: error executing command [sh -c exit 3], exit code 3"
+        );
+        assert_eq!(failure["reason"], "NonZeroExitCode");
+        assert_eq!(failure["details"]["causes"][0]["reason"], "ExitCode");
+        assert_eq!(failure["details"]["causes"][0]["message"], "3");
+    }
+}
