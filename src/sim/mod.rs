@@ -163,40 +163,23 @@ impl Sim {
 
 fn load_scenario(state: &SimState) {
     let now = jiff::Timestamp::now();
-    let pods = match state.options.pods {
-        Some(n) => scenario::generated(n, now),
-        None => scenario::demo(now),
-    };
-    let mut namespaces: Vec<String> = pods
-        .iter()
-        .filter_map(|p| {
-            p.pointer("/metadata/namespace")
-                .and_then(|v| v.as_str())
-                .map(String::from)
-        })
-        .collect();
-    namespaces.extend(
-        scenario::NAMESPACES
-            .iter()
-            .map(|s| s.to_string())
-            .filter(|_| state.options.pods.is_none()),
-    );
-    namespaces.sort();
-    namespaces.dedup();
     let created = now - jiff::SignedDuration::from_hours(1000);
-    for ns in &namespaces {
-        let _ = state.store.create(
-            Kind::Namespace,
-            Key::new("", ns),
-            scenario::namespace_object(ns, created),
-        );
-    }
+    let mut namespaces = std::collections::BTreeSet::new();
+    let pods: Box<dyn Iterator<Item = serde_json::Value>> = match state.options.pods {
+        Some(n) => Box::new(scenario::generated(n, now)),
+        None => {
+            namespaces.extend(scenario::NAMESPACES.iter().map(|s| s.to_string()));
+            Box::new(scenario::demo(now).into_iter())
+        }
+    };
+    // Demo pods run their processes from the start; generated ones only on demand.
     let eager = state.options.pods.is_none();
     for pod in pods {
         let key = Key::new(
             pod["metadata"]["namespace"].as_str().unwrap_or_default(),
             pod["metadata"]["name"].as_str().unwrap_or_default(),
         );
+        namespaces.insert(key.namespace.to_string());
         let running = pod["status"]["phase"] == "Running";
         if let Ok(entry) = state.store.create(Kind::Pod, key, pod)
             && eager
@@ -204,6 +187,13 @@ fn load_scenario(state: &SimState) {
         {
             state.kubelet.start_pod(&entry.value());
         }
+    }
+    for ns in &namespaces {
+        let _ = state.store.create(
+            Kind::Namespace,
+            Key::new("", ns),
+            scenario::namespace_object(ns, created),
+        );
     }
 }
 

@@ -256,42 +256,40 @@ pub fn demo(now: Timestamp) -> Vec<Value> {
 
 /// `n` pods spread over `max(1, n / 500)` namespaces, for scale tests. Their
 /// containers only get processes when attached to.
-pub fn generated(n: usize, now: Timestamp) -> Vec<Value> {
+pub fn generated(n: usize, now: Timestamp) -> impl Iterator<Item = Value> {
     let namespaces = (n / 500).max(1);
-    (0..n)
-        .map(|i| {
-            let ns = format!("team-{:04}", i % namespaces);
-            let app = format!("svc-{:03}", (i / namespaces) % 97);
-            let spec = PodSpec {
-                namespace: &ns,
-                name: format!(
-                    "{app}-{:08x}-{:05x}",
-                    (i as u64).wrapping_mul(2_654_435_761) & 0xffff_ffff,
-                    i
-                ),
-                app: &app,
-                containers: if i % 3 == 0 {
-                    vec![
-                        ("app", "ghcr.io/podbay/app:1.0"),
-                        ("sidecar", "envoyproxy/envoy:v1.31.2"),
-                    ]
-                } else {
-                    vec![("app", "ghcr.io/podbay/app:1.0")]
-                },
-                init: vec![],
-                shape: if i % 97 == 13 {
-                    Shape::CrashLoop
-                } else {
-                    Shape::Running
-                },
-                node: Some(NODES[i % NODES.len()]),
-                age: SignedDuration::from_mins((i % 10_000) as i64 + 5),
-                static_pod: false,
-                windows: false,
-            };
-            build(&spec, now)
-        })
-        .collect()
+    (0..n).map(move |i| {
+        let ns = format!("team-{:04}", i % namespaces);
+        let app = format!("svc-{:03}", (i / namespaces) % 97);
+        let spec = PodSpec {
+            namespace: &ns,
+            name: format!(
+                "{app}-{:08x}-{:05x}",
+                (i as u64).wrapping_mul(2_654_435_761) & 0xffff_ffff,
+                i
+            ),
+            app: &app,
+            containers: if i % 3 == 0 {
+                vec![
+                    ("app", "ghcr.io/podbay/app:1.0"),
+                    ("sidecar", "envoyproxy/envoy:v1.31.2"),
+                ]
+            } else {
+                vec![("app", "ghcr.io/podbay/app:1.0")]
+            },
+            init: vec![],
+            shape: if i % 97 == 13 {
+                Shape::CrashLoop
+            } else {
+                Shape::Running
+            },
+            node: Some(NODES[i % NODES.len()]),
+            age: SignedDuration::from_mins((i % 10_000) as i64 + 5),
+            static_pod: false,
+            windows: false,
+        };
+        build(&spec, now)
+    })
 }
 
 pub fn namespace_object(name: &str, created: Timestamp) -> Value {
@@ -300,7 +298,7 @@ pub fn namespace_object(name: &str, created: Timestamp) -> Value {
         "kind": "Namespace",
         "metadata": {
             "name": name,
-            "uid": super::kubelet::uuid_like(),
+            "uid": uid(name, 5),
             "creationTimestamp": created.to_string(),
             "labels": {"kubernetes.io/metadata.name": name},
         },
@@ -345,11 +343,15 @@ fn build(spec: &PodSpec<'_>, now: Timestamp) -> Value {
             })
         })
         .collect();
-    let uid = super::kubelet::uuid_like();
-    let cid = || format!("containerd://{}", super::rbac::random_token());
+    let pod_uid = uid(&spec.name, 1);
+    let salt = std::cell::Cell::new(100u64);
+    let cid = || {
+        salt.set(salt.get() + 1);
+        format!("containerd://{}", hex_id(&spec.name, salt.get(), 64))
+    };
     let running = |name: &str, image: &str, restarts: u32| {
         json!({
-            "name": name, "image": image, "imageID": format!("{image}@sha256:{}", &super::rbac::random_token()),
+            "name": name, "image": image, "imageID": format!("{image}@sha256:{}", hex_id(image, 7, 64)),
             "containerID": cid(), "ready": true, "started": true, "restartCount": restarts,
             "state": {"running": {"startedAt": ts(started)}}, "lastState": {},
         })
@@ -358,7 +360,7 @@ fn build(spec: &PodSpec<'_>, now: Timestamp) -> Value {
         Shape::Running => (
             "Running",
             spec.containers.iter().map(|(n, i)| running(n, i, 0)).collect(),
-            spec.init.iter().map(|(n, i)| terminated_ok(n, i, created, started)).collect(),
+            spec.init.iter().map(|(n, i)| terminated_ok(n, i, &cid(), created, started)).collect(),
             true,
         ),
         Shape::CrashLoop => (
@@ -414,11 +416,11 @@ fn build(spec: &PodSpec<'_>, now: Timestamp) -> Value {
     };
     let mut labels = json!({"app.kubernetes.io/name": spec.app, "pod-template-hash": hash});
     let mut annotations = json!({});
-    let mut owner = json!([{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": spec.name.rsplit_once('-').map(|x| x.0).unwrap_or(&spec.name), "uid": super::kubelet::uuid_like(), "controller": true, "blockOwnerDeletion": true}]);
+    let mut owner = json!([{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": spec.name.rsplit_once('-').map(|x| x.0).unwrap_or(&spec.name), "uid": uid(&spec.name, 2), "controller": true, "blockOwnerDeletion": true}]);
     if spec.static_pod {
         labels = json!({"component": spec.app, "tier": "control-plane"});
-        annotations = json!({"kubernetes.io/config.mirror": super::rbac::random_token()[..32].to_string(), "kubernetes.io/config.source": "file"});
-        owner = json!([{"apiVersion": "v1", "kind": "Node", "name": spec.node.unwrap_or_default(), "uid": super::kubelet::uuid_like(), "controller": true}]);
+        annotations = json!({"kubernetes.io/config.mirror": hex_id(&spec.name, 3, 32), "kubernetes.io/config.source": "file"});
+        owner = json!([{"apiVersion": "v1", "kind": "Node", "name": spec.node.unwrap_or_default(), "uid": uid(spec.node.unwrap_or_default(), 4), "controller": true}]);
     }
     let ready = if conditions_ready { "True" } else { "False" };
     let mut conditions = vec![
@@ -442,7 +444,7 @@ fn build(spec: &PodSpec<'_>, now: Timestamp) -> Value {
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": {
-            "name": spec.name, "namespace": spec.namespace, "uid": uid,
+            "name": spec.name, "namespace": spec.namespace, "uid": pod_uid,
             "creationTimestamp": ts(created), "labels": labels, "ownerReferences": owner,
         },
         "spec": {
@@ -451,6 +453,12 @@ fn build(spec: &PodSpec<'_>, now: Timestamp) -> Value {
             "terminationGracePeriodSeconds": 30, "dnsPolicy": "ClusterFirst",
             "serviceAccountName": "default", "schedulerName": "default-scheduler",
             "enableServiceLinks": true, "preemptionPolicy": "PreemptLowerPriority", "priority": 0,
+            // Defaults the apiserver and its admission plugins always set.
+            "securityContext": {},
+            "tolerations": [
+                {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
+                {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
+            ],
         },
         "status": {
             "phase": phase, "conditions": conditions, "qosClass": "BestEffort",
@@ -481,9 +489,45 @@ fn build(spec: &PodSpec<'_>, now: Timestamp) -> Value {
     pod
 }
 
-fn terminated_ok(name: &str, image: &str, created: Timestamp, started: Timestamp) -> Value {
+/// Deterministic hex digits from a seed string (splitmix64), for the UIDs
+/// and container IDs of scenario objects.
+fn hex_id(seed: &str, salt: u64, len: usize) -> String {
+    let mut state = seed.bytes().fold(0xcbf2_9ce4_8422_2325u64 ^ salt, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
+    });
+    let mut out = String::with_capacity(len + 16);
+    while out.len() < len {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        out.push_str(&format!("{:016x}", z ^ (z >> 31)));
+    }
+    out.truncate(len);
+    out
+}
+
+fn uid(seed: &str, salt: u64) -> String {
+    let h = hex_id(seed, salt, 32);
+    format!(
+        "{}-{}-4{}-a{}-{}",
+        &h[0..8],
+        &h[8..12],
+        &h[13..16],
+        &h[17..20],
+        &h[20..32]
+    )
+}
+
+fn terminated_ok(
+    name: &str,
+    image: &str,
+    container_id: &str,
+    created: Timestamp,
+    started: Timestamp,
+) -> Value {
     json!({
-        "name": name, "image": image, "imageID": "", "containerID": format!("containerd://{}", super::rbac::random_token()),
+        "name": name, "image": image, "imageID": "", "containerID": container_id,
         "ready": true, "restartCount": 0,
         "state": {"terminated": {"exitCode": 0, "reason": "Completed", "startedAt": created.to_string(), "finishedAt": started.to_string()}},
         "lastState": {},
@@ -522,7 +566,7 @@ mod tests {
 
     #[test]
     fn generated_pods_scale_and_stay_valid() {
-        let pods = generated(2_000, Timestamp::now());
+        let pods: Vec<Value> = generated(2_000, Timestamp::now()).collect();
         assert_eq!(pods.len(), 2_000);
         let namespaces: std::collections::HashSet<_> = pods
             .iter()

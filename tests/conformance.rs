@@ -1,0 +1,269 @@
+//! Third-party clients against the simulator, unchanged: the official Python
+//! client (PyPI `kubernetes`) and kubectl. Each must be present: CI installs
+//! the Python client (`.ci/run`), and this test bootstraps it into
+//! `target/conformance-venv` when `PODBAY_PYTHON` is not set.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use support::start_sim;
+
+fn python_with_client() -> PathBuf {
+    if let Some(python) = std::env::var_os("PODBAY_PYTHON") {
+        return PathBuf::from(python);
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let venv = root.join("target/conformance-venv");
+    let python = venv.join("bin/python");
+    let has_client = |p: &Path| {
+        Command::new(p)
+            .args(["-c", "import kubernetes"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if !has_client(&python) {
+        let made = Command::new("python3")
+            .args(["-m", "venv"])
+            .arg(&venv)
+            .status();
+        assert!(
+            made.is_ok_and(|s| s.success()),
+            "python3 -m venv failed: install python3-venv"
+        );
+        let installed = Command::new(venv.join("bin/pip"))
+            .args(["install", "-q", "-r"])
+            .arg(root.join("tests/conformance/requirements.txt"))
+            .status();
+        assert!(
+            installed.is_ok_and(|s| s.success()),
+            "pip could not install the kubernetes client"
+        );
+    }
+    python
+}
+
+fn kubeconfig_file(sim: &podbay::sim::SimHandle, name: &str) -> PathBuf {
+    let path = std::env::temp_dir().join(format!(
+        "podbay-conformance-{}-{name}.kubeconfig",
+        std::process::id()
+    ));
+    sim.write_kubeconfig(&path).expect("kubeconfig written");
+    path
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn official_python_client_works_unchanged() {
+    let sim = start_sim(200).await;
+    let kubeconfig = kubeconfig_file(&sim, "python");
+    let python = python_with_client();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/python_client.py");
+    let output = tokio::process::Command::new(&python)
+        .arg(&script)
+        .arg(&kubeconfig)
+        .output()
+        .await
+        .expect("python runs");
+    let _ = std::fs::remove_file(&kubeconfig);
+    let report = text(&output);
+    println!("{report}");
+    assert!(output.status.success(), "{report}");
+    assert!(report.contains("passed, 0 failed"), "{report}");
+}
+
+/// kubectl binaries to check: `PODBAY_KUBECTL` (colon-separated), else the
+/// `kubectl` on PATH and the 1.33 build the machine image ships.
+fn kubectls() -> Vec<PathBuf> {
+    if let Some(list) = std::env::var_os("PODBAY_KUBECTL") {
+        return std::env::split_paths(&list).collect();
+    }
+    let mut found: Vec<PathBuf> = ["kubectl", "/usr/lib/google-cloud-sdk/bin/kubectl.1.33"]
+        .iter()
+        .filter(|k| {
+            Command::new(k)
+                .args(["version", "--client"])
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+        .map(PathBuf::from)
+        .collect();
+    found.dedup();
+    assert!(
+        !found.is_empty(),
+        "kubectl not found: install it or set PODBAY_KUBECTL"
+    );
+    found
+}
+
+async fn kubectl(binary: &Path, kubeconfig: &Path, args: &[&str], stdin: Option<&str>) -> Output {
+    use tokio::io::AsyncWriteExt;
+    let mut child = tokio::process::Command::new(binary)
+        .arg("--kubeconfig")
+        .arg(kubeconfig)
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("kubectl starts");
+    let mut input = child.stdin.take().expect("stdin");
+    if let Some(data) = stdin {
+        input
+            .write_all(data.as_bytes())
+            .await
+            .expect("stdin written");
+    }
+    drop(input);
+    tokio::time::timeout(Duration::from_secs(60), child.wait_with_output())
+        .await
+        .expect("kubectl finished in time")
+        .expect("kubectl output")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_get_exec_debug_and_attach_work_unchanged() {
+    let sim = start_sim(100).await;
+    let kubeconfig = kubeconfig_file(&sim, "kubectl");
+    for binary in kubectls() {
+        let version = text(&kubectl(&binary, &kubeconfig, &["version", "--client"], None).await);
+
+        let get = kubectl(&binary, &kubeconfig, &["get", "pods", "-A"], None).await;
+        let listing = String::from_utf8_lossy(&get.stdout).into_owned();
+        assert!(get.status.success(), "{version}\n{}", text(&get));
+        assert!(
+            listing.contains("redis-0") && listing.contains("Running"),
+            "{listing}"
+        );
+
+        let exec = kubectl(
+            &binary,
+            &kubeconfig,
+            &[
+                "exec",
+                "-n",
+                "shop",
+                "redis-0",
+                "-c",
+                "redis",
+                "--",
+                "sh",
+                "-c",
+                "echo from-exec; exit 3",
+            ],
+            None,
+        )
+        .await;
+        assert_eq!(exec.status.code(), Some(3), "{version}\n{}", text(&exec));
+        assert!(String::from_utf8_lossy(&exec.stdout).contains("from-exec"));
+
+        let piped = kubectl(
+            &binary,
+            &kubeconfig,
+            &[
+                "exec", "-i", "-n", "shop", "redis-0", "-c", "redis", "--", "cat",
+            ],
+            Some("through-stdin\n"),
+        )
+        .await;
+        assert!(piped.status.success(), "{}", text(&piped));
+        assert_eq!(String::from_utf8_lossy(&piped.stdout), "through-stdin\n");
+
+        let name = format!(
+            "dbg-{}",
+            binary
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .replace('.', "-")
+        );
+        let debug = kubectl(
+            &binary,
+            &kubeconfig,
+            &[
+                "debug",
+                "-n",
+                "shop",
+                "redis-0",
+                "--image=busybox:1.36",
+                "--target=redis",
+                "--profile=general",
+                &format!("--container={name}"),
+                "--",
+                "sh",
+                "-c",
+                "read line; echo got-$line",
+            ],
+            None,
+        )
+        .await;
+        assert!(debug.status.success(), "{}", text(&debug));
+        let jsonpath = format!(
+            "jsonpath={{.status.ephemeralContainerStatuses[?(@.name==\"{name}\")].state.running.startedAt}}"
+        );
+        support::eventually(15, "the kubectl debug container to run", || {
+            let (binary, kubeconfig, jsonpath) =
+                (binary.clone(), kubeconfig.clone(), jsonpath.clone());
+            async move {
+                let out = kubectl(
+                    &binary,
+                    &kubeconfig,
+                    &["get", "pod", "-n", "shop", "redis-0", "-o", &jsonpath],
+                    None,
+                )
+                .await;
+                (!out.stdout.is_empty()).then_some(())
+            }
+        })
+        .await;
+        let attach = kubectl(
+            &binary,
+            &kubeconfig,
+            &["attach", "-i", "-n", "shop", "redis-0", "-c", &name],
+            Some("hello\n"),
+        )
+        .await;
+        assert!(
+            String::from_utf8_lossy(&attach.stdout).contains("got-hello"),
+            "{}",
+            text(&attach)
+        );
+
+        let viewer = kubectl(
+            &binary,
+            &kubeconfig,
+            &[
+                "--context",
+                "sim-viewer",
+                "debug",
+                "-n",
+                "shop",
+                "redis-0",
+                "--image=busybox",
+                "--",
+                "true",
+            ],
+            None,
+        )
+        .await;
+        assert!(!viewer.status.success());
+        assert!(
+            String::from_utf8_lossy(&viewer.stderr)
+                .contains("cannot patch resource \"pods/ephemeralcontainers\""),
+            "{}",
+            text(&viewer)
+        );
+    }
+    let _ = std::fs::remove_file(&kubeconfig);
+}

@@ -1,0 +1,167 @@
+"""Conformance of the embedded cluster, checked with the official Kubernetes
+Python client (PyPI `kubernetes`), used exactly as against a real cluster.
+
+Usage: python_client.py KUBECONFIG
+Exits non-zero on the first failed check, naming it.
+"""
+
+import json
+import sys
+import time
+import uuid
+
+from kubernetes import client, config, watch
+from kubernetes.client.rest import ApiException
+from kubernetes.stream import stream
+
+KUBECONFIG = sys.argv[1]
+NAMESPACE = "shop"
+POD = "redis-0"
+TARGET = "redis"
+
+passed = []
+
+
+def check(name, condition, detail=""):
+    if not condition:
+        print(f"FAIL {name}: {detail}", flush=True)
+        sys.exit(1)
+    passed.append(name)
+    print(f"ok   {name}", flush=True)
+
+
+def api(context="sim"):
+    return client.CoreV1Api(config.new_client_from_config(config_file=KUBECONFIG, context=context))
+
+
+def expect_error(call, status):
+    try:
+        call()
+    except ApiException as e:
+        return e.status == status, json.loads(e.body) if e.body else {}
+    return False, {}
+
+
+core = api()
+
+# Lists, across namespaces and in one, with selectors.
+everything = core.list_pod_for_all_namespaces()
+check("list all namespaces", len(everything.items) >= 15, len(everything.items))
+check("list has a resourceVersion", int(everything.metadata.resource_version) > 0)
+shop = core.list_namespaced_pod(NAMESPACE)
+check("list one namespace", all(p.metadata.namespace == NAMESPACE for p in shop.items) and shop.items)
+labelled = core.list_pod_for_all_namespaces(label_selector="app.kubernetes.io/name=storefront")
+check("label selector", len(labelled.items) == 3, [p.metadata.name for p in labelled.items])
+running = core.list_pod_for_all_namespaces(field_selector="status.phase=Running,metadata.namespace=payments")
+check("field selector", running.items and all(p.status.phase == "Running" and p.metadata.namespace == "payments" for p in running.items))
+ok, body = expect_error(lambda: core.list_pod_for_all_namespaces(field_selector="spec.nope=x"), 400)
+check("unsupported field selector is 400", ok and body.get("reason") == "BadRequest", body)
+namespaces = core.list_namespace()
+check("namespaces", {"shop", "payments", "kube-system"} <= {n.metadata.name for n in namespaces.items})
+
+# Paging with limit/continue returns every pod exactly once.
+seen, token = [], None
+while True:
+    page = core.list_pod_for_all_namespaces(limit=4, _continue=token)
+    seen += [(p.metadata.namespace, p.metadata.name) for p in page.items]
+    token = page.metadata._continue
+    if not token:
+        break
+    check("page size respected", len(page.items) == 4, len(page.items))
+check("paging covers the list exactly", sorted(seen) == sorted((p.metadata.namespace, p.metadata.name) for p in everything.items))
+
+# Logs.
+log = core.read_namespaced_pod_log(POD, NAMESPACE, container=TARGET, tail_lines=1)
+check("read log with tailLines", "handled request" in log and log.count("\n") <= 1, repr(log))
+stamped = core.read_namespaced_pod_log(POD, NAMESPACE, container=TARGET, timestamps=True, tail_lines=1)
+check("read log with timestamps", stamped[:4].isdigit() and "T" in stamped.split(" ")[0], repr(stamped))
+ok, body = expect_error(lambda: core.read_namespaced_pod_log("storefront-7d9c8b6f4-x2k9p", NAMESPACE), 400)
+check("log needs a container when there are several", ok and "a container name must be specified" in body.get("message", ""), body)
+
+# 404 and 401.
+ok, body = expect_error(lambda: core.read_namespaced_pod("no-such-pod", NAMESPACE), 404)
+check("404 NotFound", ok and body.get("reason") == "NotFound" and body.get("message") == 'pods "no-such-pod" not found', body)
+with open(KUBECONFIG) as f:
+    forged = json.load(f)
+for user in forged["users"]:
+    user["user"]["token"] = "not-a-valid-token"
+bad_api = config.new_client_from_config_dict(forged, context="sim")
+ok, body = expect_error(lambda: client.CoreV1Api(bad_api).list_namespaced_pod(NAMESPACE), 401)
+check("401 without a valid token", ok and body.get("reason") == "Unauthorized", body)
+
+# Add an ephemeral container with the client's patch call, then wait for it through a watch.
+name = "conformance-" + uuid.uuid4().hex[:6]
+debug = {
+    "name": name,
+    "image": "busybox:1.36",
+    "command": ["sh"],
+    "stdin": True,
+    "tty": True,
+    "targetContainerName": TARGET,
+}
+before = core.read_namespaced_pod(POD, NAMESPACE)
+patched = core.patch_namespaced_pod_ephemeralcontainers(POD, NAMESPACE, {"spec": {"ephemeralContainers": [debug]}})
+added = [c for c in patched.spec.ephemeral_containers if c.name == name]
+check("patch adds the ephemeral container", len(added) == 1 and added[0].target_container_name == TARGET)
+check("apiserver defaults applied", added[0].termination_message_policy == "File" and added[0].image_pull_policy == "IfNotPresent")
+check("patch touches nothing else", patched.metadata.labels == before.metadata.labels and patched.metadata.annotations == before.metadata.annotations)
+
+state = None
+w = watch.Watch()
+for event in w.stream(core.list_namespaced_pod, NAMESPACE, field_selector=f"metadata.name={POD}",
+                      resource_version=patched.metadata.resource_version, timeout_seconds=30):
+    statuses = event["object"].status.ephemeral_container_statuses or []
+    mine = [s for s in statuses if s.name == name]
+    if mine and mine[0].state.running:
+        state = mine[0].state
+        w.stop()
+check("watch sees the container running", state is not None and state.running.started_at is not None)
+
+events = core.list_namespaced_event(NAMESPACE, field_selector=f"involvedObject.name={POD}")
+reasons = [e.reason for e in events.items if e.involved_object.field_path == f"spec.ephemeralContainers{{{name}}}"]
+check("kubelet events", ["Pulling", "Pulled", "Created", "Started"] == reasons, reasons)
+
+# exec with the stream() helper.
+out = stream(core.connect_get_namespaced_pod_exec, POD, NAMESPACE, container=TARGET,
+             command=["sh", "-c", "echo exec-ok"], stderr=True, stdin=False, stdout=True, tty=False)
+check("exec through stream()", out.strip() == "exec-ok", repr(out))
+
+resp = stream(core.connect_get_namespaced_pod_exec, POD, NAMESPACE, container=TARGET,
+              command=["sh", "-c", "echo to-stderr >&2; exit 3"], stderr=True, stdin=False, stdout=True,
+              tty=False, _preload_content=False)
+resp.run_forever(timeout=10)
+check("exec exit code", resp.returncode == 3, resp.returncode)
+stderr_text = resp.read_stderr()
+check("exec stderr channel", "to-stderr" in stderr_text, repr(stderr_text))
+
+# attach to the debug container and run a command in its shell.
+session = stream(core.connect_get_namespaced_pod_attach, POD, NAMESPACE, container=name,
+                 stdin=True, stdout=True, stderr=False, tty=True, _preload_content=False)
+session.write_stdin("echo attach-$((6*7))\n")
+output, deadline = "", time.time() + 10
+while time.time() < deadline and "attach-42" not in output:
+    session.update(timeout=1)
+    if session.peek_stdout():
+        output += session.read_stdout()
+session.close()
+check("attach runs a command in the debug container", "attach-42" in output, repr(output))
+
+# 422 Invalid: a duplicate name and a forbidden field, with causes and field paths.
+dup = dict(debug)
+ok, body = expect_error(lambda: core.patch_namespaced_pod_ephemeralcontainers(POD, NAMESPACE, {"spec": {"ephemeralContainers": [dict(dup, name=TARGET)]}}), 422)
+causes = body.get("details", {}).get("causes", [])
+check("422 on a duplicate name", ok and body.get("reason") == "Invalid"
+      and any(c.get("reason") == "FieldValueDuplicate" and c.get("field", "").endswith(".name") for c in causes), body)
+ported = dict(debug, name="with-ports", ports=[{"containerPort": 80}])
+ok, body = expect_error(lambda: core.patch_namespaced_pod_ephemeralcontainers(POD, NAMESPACE, {"spec": {"ephemeralContainers": [ported]}}), 422)
+causes = body.get("details", {}).get("causes", [])
+check("422 on ports", ok and any(c.get("reason") == "FieldValueForbidden" and c.get("field", "").endswith("].ports") for c in causes), body)
+
+# 403 for the viewer, worded like the apiserver.
+viewer = api("sim-viewer")
+check("viewer may list", len(viewer.list_namespaced_pod(NAMESPACE).items) > 0)
+ok, body = expect_error(lambda: viewer.patch_namespaced_pod_ephemeralcontainers(POD, NAMESPACE, {"spec": {"ephemeralContainers": [dict(debug, name="nope")]}}), 403)
+check("403 for the viewer", ok and body.get("reason") == "Forbidden" and body.get("message") ==
+      f'pods "{POD}" is forbidden: User "sim-viewer" cannot patch resource "pods/ephemeralcontainers" in API group "" in the namespace "{NAMESPACE}"', body)
+
+print(f"python client conformance: {len(passed)} passed, 0 failed", flush=True)

@@ -1,0 +1,517 @@
+//! The simulator driven through kube-rs, podbay's own client: watch
+//! semantics, the ephemeral container lifecycle, and shared streams.
+
+mod support;
+
+use std::time::Duration;
+
+use futures::{StreamExt, TryStreamExt};
+use k8s_openapi::api::core::v1::{ContainerState, Event, Pod};
+use kube::api::{
+    Api, AttachParams, ListParams, LogParams, Patch, PatchParams, WatchEvent, WatchParams,
+};
+use serde_json::json;
+use support::{client, eventually, start_sim};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+const NS: &str = "shop";
+const POD: &str = "redis-0";
+
+fn debug_container(name: &str, image: &str, command: &[&str]) -> serde_json::Value {
+    json!({"spec": {"ephemeralContainers": [{
+        "name": name, "image": image, "command": command,
+        "stdin": true, "tty": true, "targetContainerName": "redis",
+    }]}})
+}
+
+async fn add_debug(pods: &Api<Pod>, name: &str, image: &str, command: &[&str]) -> Pod {
+    pods.patch_ephemeral_containers(
+        POD,
+        &PatchParams::default(),
+        &Patch::Strategic(debug_container(name, image, command)),
+    )
+    .await
+    .expect("ephemeral container is added")
+}
+
+async fn ephemeral_state(pods: &Api<Pod>, name: &str) -> Option<ContainerState> {
+    let pod = pods.get(POD).await.ok()?;
+    pod.status?
+        .ephemeral_container_statuses?
+        .into_iter()
+        .find(|s| s.name == name)?
+        .state
+}
+
+#[tokio::test]
+async fn watch_streams_changes_from_a_resource_version() {
+    let sim = start_sim(0).await;
+    let pods: Api<Pod> = Api::namespaced(client(&sim, "sim").await, NS);
+    let list = pods.list(&ListParams::default()).await.unwrap();
+    let rv = list.metadata.resource_version.clone().unwrap();
+    let params = WatchParams::default()
+        .fields(&format!("metadata.name={POD}"))
+        .timeout(20);
+    let mut stream = pods.watch(&params, &rv).await.unwrap().boxed();
+    add_debug(&pods, "dbg", "busybox:1.36", &["sh"]).await;
+    let mut saw = Vec::new();
+    while let Some(event) = tokio::time::timeout(Duration::from_secs(10), stream.try_next())
+        .await
+        .unwrap()
+        .unwrap()
+    {
+        if let WatchEvent::Modified(pod) = event {
+            assert_eq!(pod.metadata.name.as_deref(), Some(POD));
+            let statuses = pod
+                .status
+                .and_then(|s| s.ephemeral_container_statuses)
+                .unwrap_or_default();
+            if let Some(state) = statuses.first().and_then(|s| s.state.clone()) {
+                if let Some(w) = &state.waiting {
+                    saw.push(w.reason.clone().unwrap_or_default());
+                }
+                if state.running.is_some() {
+                    saw.push("Running".into());
+                    break;
+                }
+            }
+        }
+    }
+    assert_eq!(saw.first().map(String::as_str), Some("ContainerCreating"));
+    assert_eq!(saw.last().map(String::as_str), Some("Running"));
+}
+
+#[tokio::test]
+async fn compacted_resource_version_is_410_gone() {
+    let sim = start_sim(0).await;
+    let pods: Api<Pod> = Api::namespaced(client(&sim, "sim").await, NS);
+    let rv = pods
+        .list(&ListParams::default())
+        .await
+        .unwrap()
+        .metadata
+        .resource_version
+        .unwrap();
+    add_debug(&pods, "dbg", "busybox:1.36", &["sh"]).await;
+    sim.expire_resource_versions();
+    let mut stream = pods
+        .watch(&WatchParams::default(), &rv)
+        .await
+        .unwrap()
+        .boxed();
+    match stream.try_next().await.unwrap() {
+        Some(WatchEvent::Error(e)) => {
+            assert_eq!(e.code, 410);
+            assert_eq!(e.reason, "Expired");
+            assert!(
+                e.message.starts_with("too old resource version"),
+                "{}",
+                e.message
+            );
+        }
+        other => panic!("expected a 410 ERROR event, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn watch_with_bookmarks_and_selector_transitions() {
+    let sim = start_sim(0).await;
+    let pods: Api<Pod> = Api::all(client(&sim, "sim").await);
+    let params = WatchParams::default()
+        .fields("status.phase=Running")
+        .timeout(10);
+    let mut stream = pods.watch(&params, "0").await.unwrap().boxed();
+    let mut added = 0;
+    let mut bookmark = false;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while tokio::time::Instant::now() < deadline && !bookmark {
+        match tokio::time::timeout(Duration::from_secs(2), stream.try_next()).await {
+            Ok(Ok(Some(WatchEvent::Added(pod)))) => {
+                assert_eq!(pod.status.unwrap().phase.as_deref(), Some("Running"));
+                added += 1;
+            }
+            Ok(Ok(Some(WatchEvent::Bookmark(b)))) => {
+                assert!(b.metadata.resource_version.parse::<u64>().unwrap() > 0);
+                bookmark = true;
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    assert!(
+        added >= 10,
+        "synthetic ADDED for the running pods, got {added}"
+    );
+    assert!(bookmark, "a BOOKMARK arrives when asked for");
+
+    // A pod that stops matching the selector is DELETED for this watcher.
+    let shop: Api<Pod> = Api::namespaced(client(&sim, "sim").await, NS);
+    shop.delete(POD, &Default::default()).await.unwrap();
+    let deleted = loop {
+        match tokio::time::timeout(Duration::from_secs(10), stream.try_next()).await {
+            Ok(Ok(Some(WatchEvent::Deleted(pod)))) => break pod,
+            Ok(Ok(Some(_))) => continue,
+            other => panic!("expected DELETED, got {other:?}"),
+        }
+    };
+    assert_eq!(deleted.metadata.name.as_deref(), Some(POD));
+}
+
+#[tokio::test]
+async fn ephemeral_container_runs_with_events_and_exit_code() {
+    let sim = start_sim(0).await;
+    let kube = client(&sim, "sim").await;
+    let pods: Api<Pod> = Api::namespaced(kube.clone(), NS);
+    add_debug(
+        &pods,
+        "quick",
+        "busybox:1.36",
+        &["sh", "-c", "echo early-output; sleep 0.3; exit 3"],
+    )
+    .await;
+    let terminated = eventually(10, "the debug container to exit", || async {
+        ephemeral_state(&pods, "quick").await?.terminated
+    })
+    .await;
+    assert_eq!(terminated.exit_code, 3);
+    assert_eq!(terminated.reason.as_deref(), Some("Error"));
+    assert!(terminated.finished_at.is_some() && terminated.started_at.is_some());
+
+    // Output written before anyone attached is in the log.
+    let log = pods
+        .logs(
+            POD,
+            &LogParams {
+                container: Some("quick".into()),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert!(log.contains("early-output"), "{log:?}");
+
+    let events: Api<Event> = Api::namespaced(kube, NS);
+    let list = events
+        .list(&ListParams::default().fields(&format!("involvedObject.name={POD}")))
+        .await
+        .unwrap();
+    let reasons: Vec<_> = list
+        .items
+        .iter()
+        .filter(|e| {
+            e.involved_object.field_path.as_deref() == Some("spec.ephemeralContainers{quick}")
+        })
+        .filter_map(|e| e.reason.clone())
+        .collect();
+    assert_eq!(reasons, ["Pulling", "Pulled", "Created", "Started"]);
+}
+
+#[tokio::test]
+async fn unpullable_image_backs_off_and_never_runs() {
+    let sim = start_sim(0).await;
+    let pods: Api<Pod> = Api::namespaced(client(&sim, "sim").await, NS);
+    add_debug(&pods, "broken", "example.com/doesnotexist:1", &["sh"]).await;
+    let waiting = eventually(10, "ImagePullBackOff", || async {
+        let waiting = ephemeral_state(&pods, "broken").await?.waiting?;
+        (waiting.reason.as_deref() == Some("ImagePullBackOff")).then_some(waiting)
+    })
+    .await;
+    assert_eq!(
+        waiting.message.as_deref(),
+        Some("Back-off pulling image \"example.com/doesnotexist:1\"")
+    );
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    let state = ephemeral_state(&pods, "broken").await.unwrap();
+    assert!(state.running.is_none() && state.terminated.is_none());
+}
+
+#[tokio::test]
+async fn missing_command_is_a_start_error() {
+    let sim = start_sim(0).await;
+    let pods: Api<Pod> = Api::namespaced(client(&sim, "sim").await, NS);
+    add_debug(
+        &pods,
+        "nocmd",
+        "busybox:1.36",
+        &["definitely-not-a-command"],
+    )
+    .await;
+    let terminated = eventually(10, "StartError", || async {
+        ephemeral_state(&pods, "nocmd").await?.terminated
+    })
+    .await;
+    assert_eq!(terminated.reason.as_deref(), Some("StartError"));
+    assert_eq!(terminated.exit_code, 128);
+    assert!(
+        terminated
+            .message
+            .unwrap_or_default()
+            .contains("executable file not found in $PATH")
+    );
+}
+
+#[tokio::test]
+async fn ephemeral_containers_on_pods_that_are_not_running_stay_waiting() {
+    let sim = start_sim(0).await;
+    let pods: Api<Pod> = Api::namespaced(client(&sim, "sim").await, "batch");
+    let patch = json!({"spec": {"ephemeralContainers": [{"name": "late", "image": "busybox", "stdin": true, "tty": true}]}});
+    pods.patch_ephemeral_containers(
+        "nightly-report-29121440-8xk2p",
+        &PatchParams::default(),
+        &Patch::Strategic(patch),
+    )
+    .await
+    .unwrap();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let pod = pods.get("nightly-report-29121440-8xk2p").await.unwrap();
+    let state = pod.status.unwrap().ephemeral_container_statuses.unwrap()[0]
+        .state
+        .clone()
+        .unwrap();
+    assert_eq!(
+        state.waiting.unwrap().reason.as_deref(),
+        Some("ContainerCreating")
+    );
+}
+
+async fn read_until(reader: &mut (impl tokio::io::AsyncRead + Unpin), needle: &str) -> String {
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 4096];
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while !String::from_utf8_lossy(&seen).contains(needle) {
+        let n = tokio::time::timeout_at(deadline, reader.read(&mut buf))
+            .await
+            .unwrap_or_else(|_| {
+                panic!(
+                    "timed out waiting for {needle:?}; saw {:?}",
+                    String::from_utf8_lossy(&seen)
+                )
+            })
+            .unwrap();
+        assert!(n > 0, "stream ended before {needle:?}");
+        seen.extend_from_slice(&buf[..n]);
+    }
+    String::from_utf8_lossy(&seen).into_owned()
+}
+
+#[tokio::test]
+async fn two_attaches_share_one_terminal_and_detach_leaves_it_running() {
+    let sim = start_sim(0).await;
+    let pods: Api<Pod> = Api::namespaced(client(&sim, "sim").await, NS);
+    add_debug(&pods, "shell", "busybox:1.36", &["sh"]).await;
+    eventually(10, "Running", || async {
+        ephemeral_state(&pods, "shell").await?.running
+    })
+    .await;
+
+    let params = AttachParams::interactive_tty().container("shell");
+    let mut first = pods.attach(POD, &params).await.unwrap();
+    let mut second = pods.attach(POD, &params).await.unwrap();
+    let mut first_out = first.stdout().unwrap();
+    let mut second_out = second.stdout().unwrap();
+    let mut first_in = first.stdin().unwrap();
+    first_in
+        .write_all(b"echo shared-$((40+2))\n")
+        .await
+        .unwrap();
+    read_until(&mut first_out, "shared-42").await;
+    read_until(&mut second_out, "shared-42").await;
+
+    // Size sent on the resize channel reaches the shared PTY.
+    let mut resize = first.terminal_size().unwrap();
+    futures::SinkExt::send(
+        &mut resize,
+        kube::api::TerminalSize {
+            width: 101,
+            height: 33,
+        },
+    )
+    .await
+    .unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    first_in.write_all(b"stty size\n").await.unwrap();
+    read_until(&mut second_out, "33 101").await;
+
+    // The second one leaves; the process keeps running for the first.
+    drop(second_out);
+    second.abort();
+    first_in.write_all(b"echo still-$((1+1))\n").await.unwrap();
+    read_until(&mut first_out, "still-2").await;
+    assert!(
+        ephemeral_state(&pods, "shell")
+            .await
+            .unwrap()
+            .running
+            .is_some()
+    );
+}
+
+#[tokio::test]
+async fn exec_reports_the_exit_code_in_its_status() {
+    let sim = start_sim(0).await;
+    let pods: Api<Pod> = Api::namespaced(client(&sim, "sim").await, NS);
+    let params = AttachParams::default().container("redis").stderr(true);
+    let mut process = pods
+        .exec(POD, ["sh", "-c", "echo out; echo err >&2; exit 7"], &params)
+        .await
+        .unwrap();
+    let mut stdout = String::new();
+    process
+        .stdout()
+        .unwrap()
+        .read_to_string(&mut stdout)
+        .await
+        .unwrap();
+    let mut stderr = String::new();
+    process
+        .stderr()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .await
+        .unwrap();
+    let status = process.take_status().unwrap().await.unwrap();
+    assert_eq!(stdout, "out\n");
+    assert_eq!(stderr, "err\n");
+    assert_eq!(status.status.as_deref(), Some("Failure"));
+    assert_eq!(status.reason.as_deref(), Some("NonZeroExitCode"));
+    let cause = &status.details.unwrap().causes.unwrap()[0];
+    assert_eq!(cause.reason.as_deref(), Some("ExitCode"));
+    assert_eq!(cause.message.as_deref(), Some("7"));
+}
+
+#[tokio::test]
+async fn permissions_are_enforced_per_user() {
+    let sim = start_sim(0).await;
+    let viewer: Api<Pod> = Api::namespaced(client(&sim, "sim-viewer").await, NS);
+    assert!(
+        !viewer
+            .list(&ListParams::default())
+            .await
+            .unwrap()
+            .items
+            .is_empty()
+    );
+    let err = viewer
+        .patch_ephemeral_containers(
+            POD,
+            &PatchParams::default(),
+            &Patch::Strategic(debug_container("x", "busybox", &["sh"])),
+        )
+        .await
+        .unwrap_err();
+    match err {
+        kube::Error::Api(status) => {
+            assert_eq!(status.code, 403);
+            assert_eq!(
+                status.message,
+                "pods \"redis-0\" is forbidden: User \"sim-viewer\" cannot patch resource \"pods/ephemeralcontainers\" in API group \"\" in the namespace \"shop\""
+            );
+        }
+        other => panic!("expected 403, got {other}"),
+    }
+    let dev_all: Api<Pod> = Api::all(client(&sim, "sim-dev").await);
+    match dev_all.list(&ListParams::default()).await.unwrap_err() {
+        kube::Error::Api(status) => assert_eq!(status.code, 403),
+        other => panic!("expected 403, got {other}"),
+    }
+    let dev: Api<Pod> = Api::namespaced(client(&sim, "sim-dev").await, NS);
+    assert!(
+        !dev.list(&ListParams::default())
+            .await
+            .unwrap()
+            .items
+            .is_empty()
+    );
+}
+
+#[tokio::test]
+async fn non_loopback_listen_is_refused() {
+    let result = podbay::sim::Sim::start(podbay::sim::SimOptions {
+        listen: "0.0.0.0:0".parse().unwrap(),
+        ..Default::default()
+    })
+    .await;
+    let err = result.err().expect("refused");
+    assert!(
+        err.to_string().contains("only listens on loopback"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn kubeconfig_is_private_and_names_three_contexts() {
+    use std::os::unix::fs::PermissionsExt;
+    let sim = start_sim(0).await;
+    let dir = std::env::temp_dir().join(format!("podbay-test-{}", std::process::id()));
+    let path = dir.join("kubeconfig");
+    sim.write_kubeconfig(&path).unwrap();
+    let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+    let parsed = Kubeconfig::read_from(&path).unwrap();
+    let names: Vec<_> = parsed.contexts.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["sim", "sim-viewer", "sim-dev"]);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+use kube::config::Kubeconfig;
+
+#[tokio::test]
+async fn scale_scenario_serves_a_full_list_in_pages() {
+    let sim = podbay::sim::Sim::start(podbay::sim::SimOptions {
+        pods: Some(20_000),
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let pods: Api<Pod> = Api::all(client(&sim, "sim").await);
+    let mut total = 0;
+    let mut params = ListParams::default().limit(5_000);
+    loop {
+        let page = pods.list(&params).await.unwrap();
+        total += page.items.len();
+        match page.metadata.continue_ {
+            Some(token) if !token.is_empty() => params = params.continue_token(&token),
+            _ => break,
+        }
+    }
+    assert_eq!(total, 20_000);
+}
+
+#[tokio::test]
+async fn log_follow_streams_new_output() {
+    let sim = start_sim(0).await;
+    let pods: Api<Pod> = Api::namespaced(client(&sim, "sim").await, NS);
+    add_debug(
+        &pods,
+        "ticker",
+        "busybox:1.36",
+        &[
+            "sh",
+            "-c",
+            "for i in 1 2 3; do echo tick-$i; sleep 0.2; done",
+        ],
+    )
+    .await;
+    eventually(10, "Running", || async {
+        let s = ephemeral_state(&pods, "ticker").await?;
+        (s.running.is_some() || s.terminated.is_some()).then_some(())
+    })
+    .await;
+    let params = LogParams {
+        container: Some("ticker".into()),
+        follow: true,
+        ..Default::default()
+    };
+    let mut lines = pods.log_stream(POD, &params).await.unwrap();
+    let mut text = String::new();
+    tokio::time::timeout(
+        Duration::from_secs(10),
+        futures::AsyncReadExt::read_to_string(&mut lines, &mut text),
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    assert!(
+        text.contains("tick-1") && text.contains("tick-3"),
+        "{text:?}"
+    );
+}
