@@ -6,6 +6,7 @@
 //! of Kubernetes objects that the rest share.
 
 pub mod cli;
+pub mod cluster;
 pub mod model;
 pub mod pty;
 pub mod sim;

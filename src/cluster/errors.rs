@@ -1,0 +1,174 @@
+//! API and connection errors turned into one sentence for the user: what
+//! happened and what to do, naming the exact permission when one is missing.
+
+use kube::runtime::watcher;
+
+/// A permission the cluster refused, parsed from its 403 message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Denied {
+    pub verb: String,
+    /// `pods`, or `pods/ephemeralcontainers` for a subresource.
+    pub resource: String,
+    /// `None` at cluster scope.
+    pub namespace: Option<String>,
+}
+
+impl Denied {
+    /// Parses `… cannot VERB resource "RES" in API group "" in the namespace "NS"`
+    /// (or `… at the cluster scope`), the apiserver's RBAC wording.
+    pub fn from_message(message: &str) -> Option<Self> {
+        let after = message.split(" cannot ").nth(1)?;
+        let (verb, rest) = after.split_once(" resource \"")?;
+        let (resource, rest) = rest.split_once('"')?;
+        let namespace = rest
+            .split_once("in the namespace \"")
+            .and_then(|(_, ns)| ns.split_once('"'))
+            .map(|(ns, _)| ns.to_string());
+        Some(Denied {
+            verb: verb.to_string(),
+            resource: resource.to_string(),
+            namespace,
+        })
+    }
+
+    /// "You may not list pods at cluster scope (ask for the `list` verb on `pods`)."
+    pub fn sentence(&self) -> String {
+        let scope = match &self.namespace {
+            Some(ns) => format!("in namespace {ns}"),
+            None => "at cluster scope".to_string(),
+        };
+        format!(
+            "You may not {} {} {scope}: ask your cluster admin for `{}` on `{}`.",
+            self.verb, self.resource, self.verb, self.resource
+        )
+    }
+}
+
+/// One sentence for any kube error; the `Denied` when it was a 403.
+pub fn describe(error: &kube::Error) -> (String, Option<Denied>) {
+    match error {
+        kube::Error::Api(status) => {
+            let code = status.code;
+            if code == 403 {
+                if let Some(denied) = Denied::from_message(&status.message) {
+                    return (denied.sentence(), Some(denied));
+                }
+                return (
+                    format!(
+                        "The cluster refused this request: {}.",
+                        trim(&status.message)
+                    ),
+                    None,
+                );
+            }
+            let sentence = match code {
+                401 => "The cluster rejected your credentials (401 Unauthorized): your token may have expired; log in again or pick another context with :ctx.".to_string(),
+                404 => format!("Not found: {}.", trim(&status.message)),
+                409 => format!("Someone changed this object at the same time: {}. Try again.", trim(&status.message)),
+                410 => "The cluster's history moved on (410 Gone); podbay is listing again.".to_string(),
+                422 => format!("The cluster rejected it as invalid: {}.", trim(&status.message)),
+                429 => "The cluster is throttling requests (429); podbay will retry.".to_string(),
+                500..=599 => format!("The API server failed ({code}): {}. podbay will retry.", trim(&status.message)),
+                _ => format!("The API server answered {code}: {}.", trim(&status.message)),
+            };
+            (sentence, None)
+        }
+        kube::Error::Auth(e) => (
+            format!(
+                "Cannot get credentials for this context: {e}. Check the kubeconfig user or its exec plugin."
+            ),
+            None,
+        ),
+        kube::Error::HyperError(_) | kube::Error::Service(_) => (
+            format!(
+                "Cannot reach the API server: {}. Check the context, your network or VPN; podbay keeps retrying.",
+                root_cause(error)
+            ),
+            None,
+        ),
+        other => (
+            format!("Request to the cluster failed: {}.", root_cause(other)),
+            None,
+        ),
+    }
+}
+
+/// As [`describe`], for watcher errors.
+pub fn describe_watch_error(error: &watcher::Error) -> (String, Option<Denied>) {
+    match error {
+        watcher::Error::InitialListFailed(e)
+        | watcher::Error::WatchStartFailed(e)
+        | watcher::Error::WatchFailed(e) => describe(e),
+        watcher::Error::WatchError(status) => describe(&kube::Error::Api(status.clone())),
+        watcher::Error::NoResourceVersion => (
+            "The API server sent a list without a resourceVersion; podbay cannot watch it."
+                .to_string(),
+            None,
+        ),
+    }
+}
+
+fn trim(message: &str) -> &str {
+    message.trim().trim_end_matches('.')
+}
+
+/// The innermost cause, which is the one that says what actually went wrong
+/// ("connection refused", "certificate expired").
+fn root_cause(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut current = error;
+    while let Some(next) = current.source() {
+        current = next;
+    }
+    trim(&current.to_string()).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_namespaced_and_cluster_denials() {
+        let d = Denied::from_message(
+            "pods \"redis-0\" is forbidden: User \"sim-viewer\" cannot patch resource \"pods/ephemeralcontainers\" in API group \"\" in the namespace \"shop\"",
+        )
+        .unwrap();
+        assert_eq!(d.verb, "patch");
+        assert_eq!(d.resource, "pods/ephemeralcontainers");
+        assert_eq!(d.namespace.as_deref(), Some("shop"));
+        assert_eq!(
+            d.sentence(),
+            "You may not patch pods/ephemeralcontainers in namespace shop: ask your cluster admin for `patch` on `pods/ephemeralcontainers`."
+        );
+        let all = Denied::from_message(
+            "pods is forbidden: User \"dev\" cannot list resource \"pods\" in API group \"\" at the cluster scope",
+        )
+        .unwrap();
+        assert_eq!(all.namespace, None);
+        assert!(all.sentence().contains("at cluster scope"));
+        assert_eq!(Denied::from_message("something else"), None);
+    }
+
+    #[test]
+    fn api_errors_become_one_sentence() {
+        let status = |code: u16, message: &str| {
+            kube::Error::Api(Box::new(
+                kube::core::Status::failure(message, "Reason").with_code(code),
+            ))
+        };
+        let (s, denied) = describe(&status(401, "Unauthorized"));
+        assert!(s.starts_with("The cluster rejected your credentials") && denied.is_none());
+        let (s, _) = describe(&status(
+            422,
+            "Pod \"x\" is invalid: spec.ephemeralContainers[0].name: Duplicate value: \"app\"",
+        ));
+        assert_eq!(
+            s,
+            "The cluster rejected it as invalid: Pod \"x\" is invalid: spec.ephemeralContainers[0].name: Duplicate value: \"app\"."
+        );
+        let (_, denied) = describe(&status(
+            403,
+            "pods is forbidden: User \"u\" cannot watch resource \"pods\" in API group \"\" at the cluster scope",
+        ));
+        assert_eq!(denied.unwrap().verb, "watch");
+    }
+}
