@@ -1,5 +1,7 @@
 //! Everything that talks to a Kubernetes API server, through kube-rs.
 
 pub mod client;
+pub mod debug;
 pub mod errors;
 pub mod feed;
+pub mod session;
