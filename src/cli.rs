@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::cluster::debug::Profile;
+
 #[derive(Debug, Parser)]
 #[command(
     name = "podbay",
@@ -23,6 +25,93 @@ pub enum Command {
     Sim(SimArgs),
     /// Start the embedded cluster in-process and open podbay on it.
     Demo(DemoArgs),
+    /// Add an ephemeral debug container to a pod, wait for it, attach, and
+    /// exit with its exit code.
+    Debug(DebugArgs),
+}
+
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Exit status: the debug container's exit code once it has run, 0 with --no-attach; \
+podbay's own failures: 65 invalid (422, name clash, unknown target), 66 pod not found, \
+69 not supported (static pod, Windows target, no ephemeralcontainers API), 70 pod not running, \
+71 image cannot be pulled, 72 container could not start, 74 cluster unreachable, \
+77 permission denied (403/401), 78 bad kubeconfig or context, 124 timed out."
+)]
+pub struct DebugArgs {
+    /// The pod to debug.
+    pub pod: String,
+    #[arg(short, long)]
+    pub namespace: Option<String>,
+    #[arg(long)]
+    pub context: Option<String>,
+    #[arg(long)]
+    pub kubeconfig: Option<PathBuf>,
+    /// Container whose processes and filesystem (/proc/PID/root) to share.
+    #[arg(long)]
+    pub target: Option<String>,
+    #[arg(long)]
+    pub image: String,
+    /// Container name; default debugger-xxxxx, unique in the pod.
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Security profile, as kubectl debug: general, baseline, restricted, netadmin, sysadmin.
+    #[arg(long, default_value = "general")]
+    pub profile: Profile,
+    /// Environment variable for the debug container (repeatable).
+    #[arg(long = "env", value_name = "K=V", value_parser = parse_env)]
+    pub env: Vec<(String, String)>,
+    /// Send standard input to the container.
+    #[arg(short, long)]
+    pub interactive: bool,
+    /// Put the local terminal in raw mode while attached (when it is a terminal).
+    #[arg(short, long)]
+    pub tty: bool,
+    /// Return once the container runs, printing its name.
+    #[arg(long)]
+    pub no_attach: bool,
+    /// How long to wait for the container to start (30s, 2m, 1h).
+    #[arg(long, default_value = "2m", value_parser = parse_duration)]
+    pub timeout: Duration,
+    /// Print the final container status as JSON.
+    #[arg(long = "output", short = 'o', value_name = "FORMAT", value_parser = ["json"])]
+    pub output: Option<String>,
+    /// Command and arguments (after --); default: the image's entrypoint.
+    #[arg(last = true)]
+    pub command: Vec<String>,
+}
+
+impl DebugArgs {
+    pub fn json(&self) -> bool {
+        self.output.as_deref() == Some("json")
+    }
+}
+
+fn parse_env(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.is_empty() => Ok((k.to_string(), v.to_string())),
+        _ => Err(format!("expected K=V, got {s:?}")),
+    }
+}
+
+/// `500ms`, `30s`, `2m`, `1h`, or plain seconds.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let (number, unit) = s.split_at(
+        s.find(|c: char| !c.is_ascii_digit() && c != '.')
+            .unwrap_or(s.len()),
+    );
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("invalid duration {s:?}: use e.g. 30s, 2m, 1h"))?;
+    let secs = match unit {
+        "ms" => value / 1000.0,
+        "" | "s" => value,
+        "m" => value * 60.0,
+        "h" => value * 3600.0,
+        _ => return Err(format!("invalid duration {s:?}: use e.g. 30s, 2m, 1h")),
+    };
+    Ok(Duration::from_secs_f64(secs))
 }
 
 #[derive(Debug, Args)]
@@ -56,5 +145,63 @@ pub struct ScenarioArgs {
 impl ScenarioArgs {
     pub fn pull_delay(&self) -> Duration {
         Duration::from_millis(self.pull_delay)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("30s"), Ok(Duration::from_secs(30)));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("7"), Ok(Duration::from_secs(7)));
+        assert!(parse_duration("soon").is_err());
+        assert!(parse_duration("5d").is_err());
+    }
+
+    #[test]
+    fn debug_command_line_parses_like_kubectl_debug() {
+        let cli = Cli::try_parse_from([
+            "podbay",
+            "debug",
+            "web-1",
+            "-n",
+            "shop",
+            "--target",
+            "app",
+            "--image",
+            "busybox",
+            "--profile",
+            "restricted",
+            "--env",
+            "A=1",
+            "-it",
+            "--timeout",
+            "45s",
+            "-o",
+            "json",
+            "--",
+            "sh",
+            "-c",
+            "echo hi",
+        ])
+        .unwrap();
+        let Some(Command::Debug(args)) = cli.command else {
+            panic!("debug")
+        };
+        assert_eq!(args.pod, "web-1");
+        assert_eq!(args.namespace.as_deref(), Some("shop"));
+        assert_eq!(args.profile, Profile::Restricted);
+        assert_eq!(args.env, [("A".to_string(), "1".to_string())]);
+        assert!(args.interactive && args.tty && args.json());
+        assert_eq!(args.timeout, Duration::from_secs(45));
+        assert_eq!(args.command, ["sh", "-c", "echo hi"]);
+        assert!(
+            Cli::try_parse_from(["podbay", "debug", "p", "--image", "x", "--profile", "root"])
+                .is_err()
+        );
     }
 }

@@ -7,6 +7,7 @@
 
 pub mod cli;
 pub mod cluster;
+pub mod commands;
 pub mod model;
 pub mod pty;
 pub mod sim;

@@ -29,6 +29,13 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Some(Command::Sim(args)) => run_sim(args).await,
         Some(Command::Demo(args)) => run_demo(args).await,
+        Some(Command::Debug(args)) => match podbay::commands::debug::run(args).await {
+            Ok(code) => std::process::exit(code),
+            Err(failure) => {
+                eprintln!("podbay: {}", failure.sentence);
+                std::process::exit(failure.code);
+            }
+        },
         None => anyhow::bail!(
             "the pod browser is not available in this build yet; run `podbay sim` or `podbay demo`"
         ),

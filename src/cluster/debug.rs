@@ -298,3 +298,95 @@ mod tests {
         );
     }
 }
+
+/// Where a freshly added debug container got to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Startup {
+    Running,
+    Terminated {
+        exit_code: i32,
+        reason: String,
+        message: String,
+    },
+    /// Still waiting when time ran out, with the last waiting reason and message.
+    TimedOut {
+        reason: String,
+        message: String,
+    },
+    /// Waiting for a reason that never resolves by itself (`InvalidImageName`).
+    Stuck {
+        reason: String,
+        message: String,
+    },
+    PodGone,
+}
+
+/// Waiting reasons that retrying will not fix.
+const HOPELESS: [&str; 3] = [
+    "InvalidImageName",
+    "ErrImageNeverPull",
+    "CreateContainerConfigError",
+];
+
+/// Watches the pod (never polls) until the ephemeral container `name` runs,
+/// ends, or `timeout` passes. `progress` sees every waiting reason change.
+pub async fn await_startup(
+    pods: &Api<Pod>,
+    pod: &str,
+    name: &str,
+    timeout: std::time::Duration,
+    mut progress: impl FnMut(&str, &str),
+) -> Startup {
+    use futures::StreamExt;
+    use kube::runtime::{WatchStreamExt, watcher};
+    let config = watcher::Config::default().fields(&format!("metadata.name={pod}"));
+    let mut stream = watcher::watcher(pods.clone(), config)
+        .default_backoff()
+        .applied_objects()
+        .boxed();
+    let deadline = tokio::time::sleep(timeout);
+    tokio::pin!(deadline);
+    let mut last = (String::new(), String::new());
+    loop {
+        let pod = tokio::select! {
+            _ = &mut deadline => return Startup::TimedOut { reason: last.0, message: last.1 },
+            next = stream.next() => match next {
+                Some(Ok(pod)) => pod,
+                Some(Err(_)) => continue,
+                None => return Startup::PodGone,
+            },
+        };
+        if pod.metadata.deletion_timestamp.is_some() {
+            return Startup::PodGone;
+        }
+        let state = pod
+            .status
+            .and_then(|s| s.ephemeral_container_statuses)
+            .and_then(|list| list.into_iter().find(|s| s.name == name))
+            .and_then(|s| s.state);
+        let Some(state) = state else { continue };
+        if state.running.is_some() {
+            return Startup::Running;
+        }
+        if let Some(t) = state.terminated {
+            return Startup::Terminated {
+                exit_code: t.exit_code,
+                reason: t.reason.unwrap_or_default(),
+                message: t.message.unwrap_or_default(),
+            };
+        }
+        if let Some(w) = state.waiting {
+            let now = (w.reason.unwrap_or_default(), w.message.unwrap_or_default());
+            if now != last {
+                progress(&now.0, &now.1);
+                last = now;
+            }
+            if HOPELESS.contains(&last.0.as_str()) {
+                return Startup::Stuck {
+                    reason: last.0,
+                    message: last.1,
+                };
+            }
+        }
+    }
+}

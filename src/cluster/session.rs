@@ -221,9 +221,56 @@ pub fn describe_end(status: Option<&Status>, local_reason: Option<String>) -> Se
     }
 }
 
+/// How many leading bytes of `attached` (output received since attaching)
+/// the container `log` fetched afterwards already ends with. The log covers
+/// everything up to a moment after the attach began, so printing the log and
+/// then `attached[overlap..]` shows every byte once.
+pub fn overlap(log: &[u8], attached: &[u8]) -> usize {
+    let pattern = &attached[..attached.len().min(log.len())];
+    if pattern.is_empty() {
+        return 0;
+    }
+    // Knuth-Morris-Pratt failure function of the pattern…
+    let mut failure = vec![0usize; pattern.len()];
+    let mut k = 0;
+    for i in 1..pattern.len() {
+        while k > 0 && pattern[i] != pattern[k] {
+            k = failure[k - 1];
+        }
+        if pattern[i] == pattern[k] {
+            k += 1;
+        }
+        failure[i] = k;
+    }
+    // …then match it against the log's tail: the state at the end is the
+    // longest pattern prefix that is a suffix of the log.
+    let mut matched = 0;
+    for &byte in &log[log.len() - pattern.len()..] {
+        while matched > 0 && (matched == pattern.len() || byte != pattern[matched]) {
+            matched = failure[matched - 1];
+        }
+        if byte == pattern[matched] {
+            matched += 1;
+        }
+    }
+    matched
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn overlap_finds_what_the_log_already_has() {
+        assert_eq!(overlap(b"early\nline2\n", b"line2\nlive\n"), 6);
+        assert_eq!(overlap(b"early\n", b"live\n"), 0);
+        assert_eq!(overlap(b"", b"live"), 0);
+        assert_eq!(overlap(b"abc", b""), 0);
+        assert_eq!(overlap(b"xaab", b"aab"), 3);
+        assert_eq!(overlap(b"aaaa", b"aaab"), 3);
+        assert_eq!(overlap(b"abab", b"ababx"), 4);
+        assert_eq!(overlap(b"everything", b"everything"), 10);
+    }
 
     #[test]
     fn exit_codes_come_from_the_status_causes() {

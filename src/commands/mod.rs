@@ -1,0 +1,3 @@
+//! Subcommands that run without the TUI.
+
+pub mod debug;
