@@ -515,3 +515,125 @@ async fn log_follow_streams_new_output() {
         "{text:?}"
     );
 }
+
+#[tokio::test]
+async fn put_with_a_stale_resource_version_is_a_conflict() {
+    let sim = start_sim(0).await;
+    let pods: Api<Pod> = Api::namespaced(client(&sim, "sim").await, NS);
+    let mut pod = pods.get_ephemeral_containers(POD).await.unwrap();
+    let stale = pod.clone();
+    add_debug(&pods, "first", "busybox:1.36", &["sh"]).await;
+    pod = stale;
+    pod.spec.as_mut().unwrap().ephemeral_containers = Some(vec![
+        serde_json::from_value(json!({
+            "name": "second", "image": "busybox", "stdin": true, "tty": true
+        }))
+        .unwrap(),
+    ]);
+    match pods
+        .replace_ephemeral_containers(POD, &Default::default(), &pod)
+        .await
+        .unwrap_err()
+    {
+        kube::Error::Api(status) => {
+            assert_eq!(status.code, 409);
+            assert_eq!(status.reason, "Conflict");
+            assert!(
+                status.message.contains("the object has been modified"),
+                "{}",
+                status.message
+            );
+        }
+        other => panic!("expected 409, got {other}"),
+    }
+}
+
+#[tokio::test]
+async fn json_patch_and_merge_patch_content_types() {
+    let sim = start_sim(0).await;
+    let pods: Api<Pod> = Api::namespaced(client(&sim, "sim").await, NS);
+    let add: json_patch::Patch = serde_json::from_value(json!([
+        {"op": "add", "path": "/spec/ephemeralContainers", "value": [{"name": "viajson", "image": "busybox", "stdin": true, "tty": true}]}
+    ]))
+    .unwrap();
+    let pod = pods
+        .patch_ephemeral_containers(POD, &PatchParams::default(), &Patch::<()>::Json(add))
+        .await
+        .unwrap();
+    let names: Vec<_> = pod
+        .spec
+        .unwrap()
+        .ephemeral_containers
+        .unwrap()
+        .into_iter()
+        .map(|c| c.name)
+        .collect();
+    assert_eq!(names, ["viajson"]);
+
+    // A merge patch replaces the whole list: keeping the old entry adds one.
+    let merge = json!({"spec": {"ephemeralContainers": [
+        {"name": "viajson", "image": "busybox", "stdin": true, "tty": true, "terminationMessagePolicy": "File",
+         "terminationMessagePath": "/dev/termination-log", "imagePullPolicy": "Always"},
+        {"name": "viamerge", "image": "busybox", "stdin": true, "tty": true}
+    ]}});
+    let pod = pods
+        .patch_ephemeral_containers(POD, &PatchParams::default(), &Patch::Merge(merge))
+        .await
+        .unwrap();
+    assert_eq!(pod.spec.unwrap().ephemeral_containers.unwrap().len(), 2);
+
+    // Dropping an existing one is refused.
+    let drop_one = json!({"spec": {"ephemeralContainers": []}});
+    match pods
+        .patch_ephemeral_containers(POD, &PatchParams::default(), &Patch::Merge(drop_one))
+        .await
+        .unwrap_err()
+    {
+        kube::Error::Api(status) => {
+            assert_eq!(status.code, 422);
+            assert!(
+                status.message.contains("may not be removed"),
+                "{}",
+                status.message
+            );
+        }
+        other => panic!("expected 422, got {other}"),
+    }
+}
+
+#[tokio::test]
+async fn patch_leaves_labels_and_annotations_alone() {
+    let sim = start_sim(0).await;
+    let pods: Api<Pod> = Api::namespaced(client(&sim, "sim").await, NS);
+    let before = pods.get(POD).await.unwrap();
+    let sneaky = json!({
+        "metadata": {"labels": {"injected": "yes"}, "annotations": {"x": "y"}},
+        "spec": {"ephemeralContainers": [{"name": "dbg", "image": "busybox", "stdin": true, "tty": true}]},
+    });
+    let after = pods
+        .patch_ephemeral_containers(POD, &PatchParams::default(), &Patch::Strategic(sneaky))
+        .await
+        .unwrap();
+    assert_eq!(after.metadata.labels, before.metadata.labels);
+    assert_eq!(after.metadata.annotations, before.metadata.annotations);
+    assert_eq!(after.spec.unwrap().ephemeral_containers.unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn a_stopped_server_refuses_connections_until_restarted() {
+    let sim = start_sim(0).await;
+    let pods: Api<Pod> = Api::namespaced(client(&sim, "sim").await, NS);
+    assert!(pods.get(POD).await.is_ok());
+    sim.stop_server();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert!(matches!(
+        pods.get(POD).await,
+        Err(kube::Error::HyperError(_) | kube::Error::Service(_))
+    ));
+    sim.restart_server().await.unwrap();
+    let fresh: Api<Pod> = Api::namespaced(client(&sim, "sim").await, NS);
+    eventually(5, "the server to answer again", || async {
+        fresh.get(POD).await.ok()
+    })
+    .await;
+}

@@ -114,7 +114,8 @@ pub struct SimState {
 /// A running simulator. Dropping it stops the server and kills its processes.
 pub struct SimHandle {
     state: Arc<SimState>,
-    shutdown: signal::Sender<bool>,
+    acceptor: tokio_rustls::TlsAcceptor,
+    shutdown: std::sync::Mutex<signal::Sender<bool>>,
 }
 
 pub struct Sim;
@@ -156,8 +157,12 @@ impl Sim {
         });
         load_scenario(&state);
         let (shutdown, stop) = signal::channel(false);
-        tokio::spawn(serve(listener, tls.acceptor, state.clone(), stop));
-        Ok(SimHandle { state, shutdown })
+        tokio::spawn(serve(listener, tls.acceptor.clone(), state.clone(), stop));
+        Ok(SimHandle {
+            state,
+            acceptor: tls.acceptor,
+            shutdown: std::sync::Mutex::new(shutdown),
+        })
     }
 }
 
@@ -296,14 +301,37 @@ impl SimHandle {
         self.state.faults.stream_kills.send_modify(|n| *n += 1);
     }
 
-    /// Stops accepting and closes open connections; processes keep running.
+    /// Fault: stop accepting and close open connections; the cluster's state
+    /// and processes stay as they are.
     pub fn stop_server(&self) {
-        self.shutdown.send_replace(true);
+        self.shutdown_sender().send_replace(true);
+    }
+
+    /// Listens again on the same address after [`stop_server`](Self::stop_server).
+    pub async fn restart_server(&self) -> Result<(), SimError> {
+        self.stop_server();
+        let addr = self.state.addr;
+        let listener = TcpListener::bind(addr)
+            .await
+            .map_err(|source| SimError::Bind { addr, source })?;
+        let (shutdown, stop) = signal::channel(false);
+        *self.shutdown.lock().unwrap_or_else(|p| p.into_inner()) = shutdown;
+        tokio::spawn(serve(
+            listener,
+            self.acceptor.clone(),
+            self.state.clone(),
+            stop,
+        ));
+        Ok(())
+    }
+
+    fn shutdown_sender(&self) -> std::sync::MutexGuard<'_, signal::Sender<bool>> {
+        self.shutdown.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 
 impl Drop for SimHandle {
     fn drop(&mut self) {
-        self.shutdown.send_replace(true);
+        self.shutdown_sender().send_replace(true);
     }
 }
