@@ -11,3 +11,4 @@ pub mod commands;
 pub mod model;
 pub mod pty;
 pub mod sim;
+pub mod terminal;

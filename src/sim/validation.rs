@@ -1,24 +1,456 @@
-//! TEMPORARY validation; replaced by the full implementation on merge.
+//! Validation of a `pods/ephemeralcontainers` update, following the
+//! apiserver's `ValidatePodEphemeralContainersUpdate` and
+//! `validateEphemeralContainers`: an allow-list of fields, unique names,
+//! an existing target, and existing entries frozen forever.
+
+use serde_json::{Map, Value, json};
+
 use super::status::FieldError;
-use serde_json::Value;
-pub fn default_ephemeral_container(c: &mut Value) {
-    c.as_object_mut()
-        .map(|m| m.entry("terminationMessagePolicy").or_insert("File".into()));
+
+/// Container fields outside the apiserver's allow-list for ephemeral
+/// containers (name, image, command, args, workingDir, env, envFrom,
+/// volumeMounts, volumeDevices, terminationMessagePath/Policy,
+/// imagePullPolicy, securityContext, stdin, stdinOnce, tty). Unknown fields
+/// are dropped by decoding, as the apiserver does. Value-typed fields count
+/// as set when non-zero (`"resources": {}` passes, as kubectl sends it);
+/// pointer-typed ones whenever present.
+const VALUE_FIELDS: [&str; 4] = ["ports", "resources", "resizePolicy", "restartPolicyRules"];
+const POINTER_FIELDS: [&str; 5] = [
+    "restartPolicy",
+    "lifecycle",
+    "livenessProbe",
+    "readinessProbe",
+    "startupProbe",
+];
+
+const FORBIDDEN: &str = "cannot be set for an Ephemeral Container";
+const DNS1123_LABEL: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+
+pub fn validate_ephemeral_containers_update(new_pod: &Value, old_pod: &Value) -> Vec<FieldError> {
+    let mirror = old_pod
+        .pointer("/metadata/annotations/kubernetes.io~1config.mirror")
+        .is_some();
+    if mirror {
+        return vec![FieldError::forbidden(
+            "",
+            "static pods do not support ephemeral containers",
+        )];
+    }
+    let mut errors = validate_new_pod(new_pod);
+    let spec_path = "spec.ephemeralContainers";
+    let new_list = containers(new_pod, "ephemeralContainers");
+    for old in containers(old_pod, "ephemeralContainers") {
+        let name = old.get("name").and_then(Value::as_str).unwrap_or_default();
+        match new_list
+            .iter()
+            .find(|c| c.get("name").and_then(Value::as_str) == Some(name))
+        {
+            None => errors.push(FieldError::forbidden(
+                spec_path,
+                format!("existing ephemeral containers {name:?} may not be removed\n"),
+            )),
+            Some(new) if without_zeros(new) != without_zeros(old) => {
+                errors.push(FieldError::forbidden(
+                    spec_path,
+                    format!("existing ephemeral containers {name:?} may not be changed\n"),
+                ))
+            }
+            Some(_) => {}
+        }
+    }
+    errors
 }
-pub fn validate_ephemeral_containers_update(new: &Value, _old: &Value) -> Vec<FieldError> {
-    let mut errors = vec![];
-    for (i, c) in new["spec"]["ephemeralContainers"]
-        .as_array()
+
+fn validate_new_pod(pod: &Value) -> Vec<FieldError> {
+    let mut errors = Vec::new();
+    let mut other_names: Vec<String> = Vec::new();
+    for field in ["containers", "initContainers"] {
+        other_names.extend(
+            containers(pod, field)
+                .iter()
+                .filter_map(|c| c.get("name")?.as_str().map(String::from)),
+        );
+    }
+    let volumes: Vec<String> = pod
+        .pointer("/spec/volumes")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.get("name")?.as_str().map(String::from))
+        .collect();
+    let mut all_names = other_names.clone();
+    for (i, container) in containers(pod, "ephemeralContainers").iter().enumerate() {
+        let path = format!("spec.ephemeralContainers[{i}]");
+        let Some(fields) = container.as_object() else {
+            errors.push(FieldError::invalid(
+                &path,
+                &container.to_string(),
+                "must be an object",
+            ));
+            continue;
+        };
+        validate_name(fields, &path, &mut all_names, &mut errors);
+        if str_field(fields, "image").is_empty() {
+            errors.push(FieldError::required(format!("{path}.image"), ""));
+        }
+        let target = str_field(fields, "targetContainerName");
+        if !target.is_empty() && !other_names.iter().any(|n| n == target) {
+            errors.push(FieldError::not_found(
+                format!("{path}.targetContainerName"),
+                target,
+            ));
+        }
+        let set = |field: &str, pointer: bool| {
+            fields
+                .get(field)
+                .is_some_and(|v| if pointer { !v.is_null() } else { !is_zero(v) })
+        };
+        for field in VALUE_FIELDS
+            .iter()
+            .map(|f| (f, false))
+            .chain(POINTER_FIELDS.iter().map(|f| (f, true)))
+        {
+            if set(field.0, field.1) {
+                errors.push(FieldError::forbidden(
+                    format!("{path}.{}", field.0),
+                    FORBIDDEN,
+                ));
+            }
+        }
+        validate_volume_mounts(fields, &path, &volumes, &mut errors);
+        validate_enum(
+            fields,
+            &path,
+            "imagePullPolicy",
+            &["Always", "IfNotPresent", "Never"],
+            &mut errors,
+        );
+        validate_enum(
+            fields,
+            &path,
+            "terminationMessagePolicy",
+            &["File", "FallbackToLogsOnError"],
+            &mut errors,
+        );
+        for (j, var) in fields
+            .get("env")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            if var
+                .get("name")
+                .and_then(Value::as_str)
+                .is_none_or(str::is_empty)
+            {
+                errors.push(FieldError::required(format!("{path}.env[{j}].name"), ""));
+            }
+        }
+    }
+    errors
+}
+
+fn validate_name(
+    fields: &Map<String, Value>,
+    path: &str,
+    all_names: &mut Vec<String>,
+    errors: &mut Vec<FieldError>,
+) {
+    let name = str_field(fields, "name");
+    let name_path = format!("{path}.name");
+    if name.is_empty() {
+        errors.push(FieldError::required(name_path, ""));
+        return;
+    }
+    if name.len() > 63 {
+        errors.push(FieldError::invalid(
+            &name_path,
+            name,
+            "must be no more than 63 characters",
+        ));
+    } else if !is_dns1123_label(name) {
+        errors.push(FieldError::invalid(&name_path, name, DNS1123_LABEL));
+    }
+    if all_names.iter().any(|n| n == name) {
+        errors.push(FieldError::duplicate(name_path, name));
+    } else {
+        all_names.push(name.to_string());
+    }
+}
+
+fn validate_volume_mounts(
+    fields: &Map<String, Value>,
+    path: &str,
+    volumes: &[String],
+    errors: &mut Vec<FieldError>,
+) {
+    for (j, mount) in fields
+        .get("volumeMounts")
+        .and_then(Value::as_array)
         .into_iter()
         .flatten()
         .enumerate()
     {
-        if c.get("ports").is_some() {
-            errors.push(FieldError::forbidden(
-                format!("spec.ephemeralContainers[{i}].ports"),
-                "cannot be set for an Ephemeral Container",
-            ));
+        let mount_path = format!("{path}.volumeMounts[{j}]");
+        let name = mount
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        if !volumes.iter().any(|v| v == name) {
+            errors.push(FieldError::not_found(format!("{mount_path}.name"), name));
+        }
+        for forbidden in ["subPath", "subPathExpr"] {
+            if mount.get(forbidden).is_some_and(|v| !is_zero(v)) {
+                errors.push(FieldError::forbidden(
+                    format!("{mount_path}.{forbidden}"),
+                    FORBIDDEN,
+                ));
+            }
         }
     }
-    errors
+}
+
+fn validate_enum(
+    fields: &Map<String, Value>,
+    path: &str,
+    field: &str,
+    valid: &[&str],
+    errors: &mut Vec<FieldError>,
+) {
+    let value = str_field(fields, field);
+    if !value.is_empty() && !valid.contains(&value) {
+        errors.push(FieldError::not_supported(
+            format!("{path}.{field}"),
+            value,
+            valid,
+        ));
+    }
+}
+
+/// The apiserver's defaults for a new ephemeral container.
+pub fn default_ephemeral_container(container: &mut Value) {
+    let Some(fields) = container.as_object_mut() else {
+        return;
+    };
+    let image = str_field(fields, "image").to_string();
+    fields
+        .entry("terminationMessagePath")
+        .or_insert_with(|| json!("/dev/termination-log"));
+    fields
+        .entry("terminationMessagePolicy")
+        .or_insert_with(|| json!("File"));
+    fields
+        .entry("imagePullPolicy")
+        .or_insert_with(|| json!(default_pull_policy(&image)));
+}
+
+/// `Always` for `:latest` or untagged images, else `IfNotPresent`.
+fn default_pull_policy(image: &str) -> &'static str {
+    if image.contains('@') {
+        return "IfNotPresent";
+    }
+    let last = image.rsplit('/').next().unwrap_or(image);
+    match last.rsplit_once(':') {
+        Some((_, "latest")) | None => "Always",
+        Some(_) => "IfNotPresent",
+    }
+}
+
+fn containers<'a>(pod: &'a Value, field: &str) -> &'a [Value] {
+    pod.get("spec")
+        .and_then(|s| s.get(field))
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+}
+
+fn str_field<'a>(fields: &'a Map<String, Value>, field: &str) -> &'a str {
+    fields
+        .get(field)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+}
+
+fn is_dns1123_label(name: &str) -> bool {
+    name.bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && name.starts_with(|c: char| c.is_ascii_lowercase() || c.is_ascii_digit())
+        && name.ends_with(|c: char| c.is_ascii_lowercase() || c.is_ascii_digit())
+}
+
+/// Go's zero value: what a field decodes to when absent.
+fn is_zero(value: &Value) -> bool {
+    match value {
+        Value::Null => true,
+        Value::Bool(b) => !b,
+        Value::Number(n) => n.as_f64() == Some(0.0),
+        Value::String(s) => s.is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::Object(o) => o.values().all(is_zero),
+    }
+}
+
+/// The value with zero-valued fields removed, for apimachinery's semantic
+/// equality (where nil and empty are the same).
+fn without_zeros(value: &Value) -> Value {
+    match value {
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .filter(|(_, v)| !is_zero(v))
+                .map(|(k, v)| (k.clone(), without_zeros(v)))
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(without_zeros).collect()),
+        other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::status::ApiError;
+
+    fn pod(ephemeral: Value) -> Value {
+        json!({
+            "metadata": {"name": "web-1", "namespace": "shop"},
+            "spec": {
+                "containers": [{"name": "app", "image": "app:1"}],
+                "initContainers": [{"name": "init", "image": "busybox"}],
+                "volumes": [{"name": "data"}],
+                "ephemeralContainers": ephemeral,
+            },
+        })
+    }
+
+    fn errors(new: Value, old: Value) -> Vec<String> {
+        validate_ephemeral_containers_update(&pod(new), &pod(old))
+            .iter()
+            .map(FieldError::message)
+            .collect()
+    }
+
+    #[test]
+    fn a_plain_debug_container_is_valid_even_with_kubectls_empty_resources() {
+        let ok = json!([{"name": "debugger", "image": "busybox", "stdin": true, "tty": true, "targetContainerName": "app", "resources": {}, "ports": []}]);
+        assert_eq!(errors(ok, json!([])), Vec::<String>::new());
+    }
+
+    #[test]
+    fn forbidden_fields_are_named_with_their_path() {
+        let bad = json!([{"name": "d", "image": "busybox", "ports": [{"containerPort": 80}], "livenessProbe": {"exec": {"command": ["true"]}}, "resources": {"limits": {"cpu": "1"}}, "lifecycle": {"preStop": {}}}]);
+        let mut got = errors(bad, json!([]));
+        got.sort();
+        assert_eq!(
+            got,
+            [
+                "spec.ephemeralContainers[0].lifecycle: Forbidden: cannot be set for an Ephemeral Container",
+                "spec.ephemeralContainers[0].livenessProbe: Forbidden: cannot be set for an Ephemeral Container",
+                "spec.ephemeralContainers[0].ports: Forbidden: cannot be set for an Ephemeral Container",
+                "spec.ephemeralContainers[0].resources: Forbidden: cannot be set for an Ephemeral Container",
+            ]
+        );
+    }
+
+    #[test]
+    fn names_must_be_unique_labels_and_targets_must_exist() {
+        let bad = json!([
+            {"name": "app", "image": "busybox"},
+            {"name": "Bad_Name", "image": "busybox"},
+            {"name": "d", "image": "", "targetContainerName": "nope"},
+            {"name": "d", "image": "x", "targetContainerName": "init"},
+        ]);
+        let got = errors(bad, json!([]));
+        assert!(
+            got.contains(&"spec.ephemeralContainers[0].name: Duplicate value: \"app\"".to_string()),
+            "{got:?}"
+        );
+        assert!(got.iter().any(|e| e.starts_with("spec.ephemeralContainers[1].name: Invalid value: \"Bad_Name\": a lowercase RFC 1123 label")), "{got:?}");
+        assert!(
+            got.contains(&"spec.ephemeralContainers[2].image: Required value".to_string()),
+            "{got:?}"
+        );
+        assert!(
+            got.contains(
+                &"spec.ephemeralContainers[2].targetContainerName: Not found: \"nope\"".to_string()
+            ),
+            "{got:?}"
+        );
+        assert!(
+            got.contains(&"spec.ephemeralContainers[3].name: Duplicate value: \"d\"".to_string()),
+            "{got:?}"
+        );
+        assert_eq!(got.len(), 5, "an init container is a valid target: {got:?}");
+    }
+
+    #[test]
+    fn existing_entries_can_be_neither_removed_nor_changed() {
+        let old = json!([{"name": "d", "image": "busybox", "resources": {}}]);
+        assert_eq!(
+            errors(json!([{"name": "d", "image": "busybox"}]), old.clone()),
+            Vec::<String>::new(),
+            "empty equals absent"
+        );
+        assert_eq!(
+            errors(json!([]), old.clone()),
+            [
+                "spec.ephemeralContainers: Forbidden: existing ephemeral containers \"d\" may not be removed\n"
+            ]
+        );
+        assert_eq!(
+            errors(json!([{"name": "d", "image": "alpine"}]), old),
+            [
+                "spec.ephemeralContainers: Forbidden: existing ephemeral containers \"d\" may not be changed\n"
+            ]
+        );
+    }
+
+    #[test]
+    fn subpaths_unknown_volumes_and_bad_enums() {
+        let bad = json!([{"name": "d", "image": "b", "imagePullPolicy": "Sometimes",
+            "volumeMounts": [{"name": "data", "mountPath": "/d", "subPath": "x"}, {"name": "ghost", "mountPath": "/g"}]}]);
+        let got = errors(bad, json!([]));
+        assert!(got.contains(&"spec.ephemeralContainers[0].volumeMounts[0].subPath: Forbidden: cannot be set for an Ephemeral Container".to_string()), "{got:?}");
+        assert!(
+            got.contains(
+                &"spec.ephemeralContainers[0].volumeMounts[1].name: Not found: \"ghost\""
+                    .to_string()
+            ),
+            "{got:?}"
+        );
+        assert!(got.contains(&"spec.ephemeralContainers[0].imagePullPolicy: Unsupported value: \"Sometimes\": supported values: \"Always\", \"IfNotPresent\", \"Never\"".to_string()), "{got:?}");
+    }
+
+    #[test]
+    fn static_pods_refuse_ephemeral_containers() {
+        let mut old = pod(json!([]));
+        old["metadata"]["annotations"] = json!({"kubernetes.io/config.mirror": "abc"});
+        let new = pod(json!([{"name": "d", "image": "busybox"}]));
+        let errs = validate_ephemeral_containers_update(&new, &old);
+        let status = ApiError::invalid("Pod", "web-1", &errs);
+        assert_eq!(
+            status.message,
+            "Pod \"web-1\" is invalid: : Forbidden: static pods do not support ephemeral containers"
+        );
+    }
+
+    #[test]
+    fn defaults_follow_the_apiserver() {
+        for (image, policy) in [
+            ("busybox", "Always"),
+            ("busybox:latest", "Always"),
+            ("busybox:1.36", "IfNotPresent"),
+            ("localhost:5000/x", "Always"),
+            ("x@sha256:ab", "IfNotPresent"),
+        ] {
+            let mut c = json!({"name": "d", "image": image});
+            default_ephemeral_container(&mut c);
+            assert_eq!(c["imagePullPolicy"], policy, "{image}");
+            assert_eq!(c["terminationMessagePolicy"], "File");
+            assert_eq!(c["terminationMessagePath"], "/dev/termination-log");
+        }
+        let mut kept = json!({"name": "d", "image": "busybox", "imagePullPolicy": "Never"});
+        default_ephemeral_container(&mut kept);
+        assert_eq!(kept["imagePullPolicy"], "Never");
+    }
 }
