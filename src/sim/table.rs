@@ -1,16 +1,53 @@
 //! `meta.k8s.io/v1` Table rendering of pods, for `kubectl get` (which asks
 //! the server to print).
 
+use k8s_openapi::api::core::v1::Pod;
 use serde_json::{Value, json};
+
+use crate::model::PodRow;
 
 pub fn pods(pods: &[Value], resource_version: u64, continue_token: &str) -> Value {
     let column = |name: &str, kind: &str, format: &str, description: &str, priority: u8| json!({"name": name, "type": kind, "format": format, "description": description, "priority": priority});
+    let now = jiff::Timestamp::now();
     let rows: Vec<Value> = pods
         .iter()
         .map(|pod| {
-            let s = Summary::of(pod);
+            let row = serde_json::from_value::<Pod>(pod.clone()).map(|p| PodRow::from_pod(&p));
+            let cells = match row {
+                Ok(r) => {
+                    let or_none = |s: &str| {
+                        if s.is_empty() {
+                            "<none>".to_string()
+                        } else {
+                            s.to_string()
+                        }
+                    };
+                    json!([
+                        r.key.name,
+                        format!("{}/{}", r.ready, r.total),
+                        r.status,
+                        r.restarts_text(now),
+                        r.age_text(now),
+                        or_none(&r.ip),
+                        or_none(&r.node),
+                        "<none>",
+                        "<none>"
+                    ])
+                }
+                Err(_) => json!([
+                    pod["metadata"]["name"],
+                    "?",
+                    "Unknown",
+                    "0",
+                    "<unknown>",
+                    "<none>",
+                    "<none>",
+                    "<none>",
+                    "<none>"
+                ]),
+            };
             json!({
-                "cells": [s.name, s.ready, s.status, s.restarts, s.age, s.ip, s.node, "<none>", "<none>"],
+                "cells": cells,
                 "object": {
                     "kind": "PartialObjectMetadata",
                     "apiVersion": "meta.k8s.io/v1",
@@ -40,44 +77,4 @@ pub fn pods(pods: &[Value], resource_version: u64, continue_token: &str) -> Valu
         ],
         "rows": rows,
     })
-}
-
-/// TEMPORARY: replaced by model::PodRow on merge.
-struct Summary {
-    name: String,
-    ready: String,
-    status: String,
-    restarts: String,
-    age: String,
-    ip: String,
-    node: String,
-}
-impl Summary {
-    fn of(pod: &Value) -> Self {
-        let s = |p: &str| {
-            pod.pointer(p)
-                .and_then(Value::as_str)
-                .unwrap_or("<none>")
-                .to_string()
-        };
-        let statuses = pod
-            .pointer("/status/containerStatuses")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
-        let ready = statuses.iter().filter(|c| c["ready"] == true).count();
-        let total = pod
-            .pointer("/spec/containers")
-            .and_then(Value::as_array)
-            .map_or(0, Vec::len);
-        Summary {
-            name: s("/metadata/name"),
-            ready: format!("{ready}/{total}"),
-            status: s("/status/phase"),
-            restarts: "0".into(),
-            age: "1d".into(),
-            ip: s("/status/podIP"),
-            node: s("/spec/nodeName"),
-        }
-    }
 }

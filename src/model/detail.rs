@@ -1,0 +1,291 @@
+//! What the pod view shows: every container with its state, and the pod's
+//! events.
+
+use jiff::Timestamp;
+use k8s_openapi::api::core::v1::{ContainerStatus, Event, Pod};
+
+use super::pod::{PodKey, summarize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ContainerKind {
+    Init,
+    Regular,
+    Ephemeral,
+}
+
+impl ContainerKind {
+    pub fn label(self) -> &'static str {
+        match self {
+            ContainerKind::Init => "init",
+            ContainerKind::Regular => "",
+            ContainerKind::Ephemeral => "debug",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ContainerState {
+    /// No status reported yet.
+    Unknown,
+    Waiting {
+        reason: String,
+        message: String,
+    },
+    Running {
+        since: Option<Timestamp>,
+    },
+    Terminated {
+        exit_code: i32,
+        reason: String,
+        message: String,
+        finished: Option<Timestamp>,
+    },
+}
+
+impl ContainerState {
+    pub fn is_running(&self) -> bool {
+        matches!(self, ContainerState::Running { .. })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContainerInfo {
+    pub kind: ContainerKind,
+    pub name: String,
+    pub image: String,
+    pub state: ContainerState,
+    pub ready: bool,
+    pub restarts: i32,
+    /// For ephemeral containers: the container whose processes it shares.
+    pub target: Option<String>,
+    pub command: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct PodDetail {
+    pub key: PodKey,
+    pub status: String,
+    pub phase: String,
+    pub node: String,
+    pub ip: String,
+    pub qos: String,
+    /// `spec.os.name` when set (`windows` pods cannot target containers).
+    pub os: Option<String>,
+    /// Static pods (mirror pods) refuse ephemeral containers.
+    pub is_static: bool,
+    pub deleting: bool,
+    pub containers: Vec<ContainerInfo>,
+}
+
+impl PodDetail {
+    pub fn from_pod(pod: &Pod) -> Self {
+        let spec = pod.spec.clone().unwrap_or_default();
+        let status = pod.status.clone().unwrap_or_default();
+        let find = |list: &Option<Vec<ContainerStatus>>, name: &str| {
+            list.iter().flatten().find(|s| s.name == name).cloned()
+        };
+        let mut containers = Vec::new();
+        for c in spec.init_containers.iter().flatten() {
+            containers.push(info(
+                ContainerKind::Init,
+                &c.name,
+                c.image.as_deref(),
+                None,
+                c.command.clone(),
+                find(&status.init_container_statuses, &c.name),
+            ));
+        }
+        for c in &spec.containers {
+            containers.push(info(
+                ContainerKind::Regular,
+                &c.name,
+                c.image.as_deref(),
+                None,
+                c.command.clone(),
+                find(&status.container_statuses, &c.name),
+            ));
+        }
+        for c in spec.ephemeral_containers.iter().flatten() {
+            containers.push(info(
+                ContainerKind::Ephemeral,
+                &c.name,
+                c.image.as_deref(),
+                c.target_container_name.clone(),
+                c.command.clone(),
+                find(&status.ephemeral_container_statuses, &c.name),
+            ));
+        }
+        PodDetail {
+            key: PodKey::of(pod),
+            status: summarize(pod).status,
+            phase: status.phase.unwrap_or_default(),
+            node: spec.node_name.unwrap_or_default(),
+            ip: status.pod_ip.unwrap_or_default(),
+            qos: status.qos_class.unwrap_or_default(),
+            os: spec.os.map(|o| o.name),
+            is_static: pod
+                .metadata
+                .annotations
+                .as_ref()
+                .is_some_and(|a| a.contains_key("kubernetes.io/config.mirror")),
+            deleting: pod.metadata.deletion_timestamp.is_some(),
+            containers,
+        }
+    }
+
+    pub fn container(&self, name: &str) -> Option<&ContainerInfo> {
+        self.containers.iter().find(|c| c.name == name)
+    }
+}
+
+fn info(
+    kind: ContainerKind,
+    name: &str,
+    image: Option<&str>,
+    target: Option<String>,
+    command: Option<Vec<String>>,
+    status: Option<ContainerStatus>,
+) -> ContainerInfo {
+    let state = match status.as_ref().and_then(|s| s.state.clone()) {
+        None => ContainerState::Unknown,
+        Some(s) => {
+            if let Some(r) = s.running {
+                ContainerState::Running {
+                    since: r.started_at.map(|t| t.0),
+                }
+            } else if let Some(t) = s.terminated {
+                ContainerState::Terminated {
+                    exit_code: t.exit_code,
+                    reason: t.reason.unwrap_or_default(),
+                    message: t.message.unwrap_or_default(),
+                    finished: t.finished_at.map(|t| t.0),
+                }
+            } else if let Some(w) = s.waiting {
+                ContainerState::Waiting {
+                    reason: w.reason.unwrap_or_default(),
+                    message: w.message.unwrap_or_default(),
+                }
+            } else {
+                ContainerState::Unknown
+            }
+        }
+    };
+    ContainerInfo {
+        kind,
+        name: name.to_string(),
+        image: image.unwrap_or_default().to_string(),
+        state,
+        ready: status.as_ref().is_some_and(|s| s.ready),
+        restarts: status.as_ref().map_or(0, |s| s.restart_count),
+        target,
+        command: command.unwrap_or_default(),
+    }
+}
+
+/// One line of the pod view's event list.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EventRow {
+    pub name: String,
+    pub warning: bool,
+    pub reason: String,
+    pub message: String,
+    pub count: i32,
+    pub last_seen: Option<Timestamp>,
+    /// `spec.ephemeralContainers{debugger}` and the like.
+    pub field_path: String,
+}
+
+impl EventRow {
+    pub fn from_event(event: &Event) -> Self {
+        let last_seen = event
+            .last_timestamp
+            .as_ref()
+            .map(|t| t.0)
+            .or_else(|| event.event_time.as_ref().map(|t| t.0))
+            .or_else(|| event.metadata.creation_timestamp.as_ref().map(|t| t.0));
+        EventRow {
+            name: event.metadata.name.clone().unwrap_or_default(),
+            warning: event.type_.as_deref() == Some("Warning"),
+            reason: event.reason.clone().unwrap_or_default(),
+            message: event.message.clone().unwrap_or_default(),
+            count: event.count.unwrap_or(1),
+            last_seen,
+            field_path: event.involved_object.field_path.clone().unwrap_or_default(),
+        }
+    }
+
+    /// The container an event is about, from its field path.
+    pub fn container(&self) -> Option<&str> {
+        let start = self.field_path.find('{')? + 1;
+        let end = self.field_path.rfind('}')?;
+        self.field_path.get(start..end)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn containers_of_every_kind_with_their_state() {
+        let pod: Pod = serde_json::from_value(json!({
+            "metadata": {"name": "p", "namespace": "n", "annotations": {"kubernetes.io/config.mirror": "x"}},
+            "spec": {"os": {"name": "windows"},
+                "initContainers": [{"name": "init", "image": "busybox"}],
+                "containers": [{"name": "app", "image": "app:1"}],
+                "ephemeralContainers": [{"name": "dbg", "image": "busybox", "targetContainerName": "app", "command": ["sh"]}]},
+            "status": {"phase": "Running",
+                "initContainerStatuses": [{"name": "init", "image": "busybox", "imageID": "", "ready": true, "restartCount": 0, "state": {"terminated": {"exitCode": 0, "reason": "Completed"}}}],
+                "containerStatuses": [{"name": "app", "image": "app:1", "imageID": "", "ready": true, "restartCount": 2, "state": {"running": {"startedAt": "2026-01-01T00:00:00Z"}}}],
+                "ephemeralContainerStatuses": [{"name": "dbg", "image": "busybox", "imageID": "", "ready": false, "restartCount": 0, "state": {"waiting": {"reason": "ErrImagePull", "message": "nope"}}}]},
+        }))
+        .unwrap();
+        let d = PodDetail::from_pod(&pod);
+        assert!(d.is_static);
+        assert_eq!(d.os.as_deref(), Some("windows"));
+        let kinds: Vec<_> = d
+            .containers
+            .iter()
+            .map(|c| (c.kind, c.name.as_str()))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                (ContainerKind::Init, "init"),
+                (ContainerKind::Regular, "app"),
+                (ContainerKind::Ephemeral, "dbg")
+            ]
+        );
+        assert!(matches!(
+            d.container("init").unwrap().state,
+            ContainerState::Terminated { exit_code: 0, .. }
+        ));
+        assert!(d.container("app").unwrap().state.is_running());
+        assert_eq!(d.container("app").unwrap().restarts, 2);
+        let dbg = d.container("dbg").unwrap();
+        assert_eq!(dbg.target.as_deref(), Some("app"));
+        assert_eq!(
+            dbg.state,
+            ContainerState::Waiting {
+                reason: "ErrImagePull".into(),
+                message: "nope".into()
+            }
+        );
+    }
+
+    #[test]
+    fn events_name_their_container() {
+        let event: Event = serde_json::from_value(json!({
+            "metadata": {"name": "p.1", "namespace": "n"},
+            "involvedObject": {"kind": "Pod", "name": "p", "fieldPath": "spec.ephemeralContainers{debugger-x}"},
+            "reason": "Pulling", "message": "Pulling image \"busybox\"", "type": "Normal", "count": 2,
+            "lastTimestamp": "2026-01-01T00:00:00Z",
+        }))
+        .unwrap();
+        let row = EventRow::from_event(&event);
+        assert_eq!(row.container(), Some("debugger-x"));
+        assert_eq!((row.count, row.warning), (2, false));
+        assert!(row.last_seen.is_some());
+    }
+}

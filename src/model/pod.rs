@@ -1,0 +1,529 @@
+//! The pod list's row: what `kubectl get pods -o wide` shows, computed the
+//! way kubectl's `printPod` computes it, in well under a kilobyte.
+
+use jiff::Timestamp;
+use k8s_openapi::api::core::v1::{Container, ContainerStatus, Pod};
+
+/// Namespace and name: how podbay identifies a pod.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PodKey {
+    pub namespace: Box<str>,
+    pub name: Box<str>,
+}
+
+impl PodKey {
+    pub fn new(namespace: &str, name: &str) -> Self {
+        PodKey {
+            namespace: namespace.into(),
+            name: name.into(),
+        }
+    }
+
+    pub fn of(pod: &Pod) -> Self {
+        PodKey::new(
+            pod.metadata.namespace.as_deref().unwrap_or_default(),
+            pod.metadata.name.as_deref().unwrap_or_default(),
+        )
+    }
+}
+
+impl std::fmt::Display for PodKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.namespace, self.name)
+    }
+}
+
+/// A coarse health class, for colouring rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Health {
+    Good,
+    Pending,
+    Failing,
+    Done,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct PodRow {
+    pub key: PodKey,
+    pub ready: u16,
+    pub total: u16,
+    pub status: Box<str>,
+    pub restarts: u32,
+    pub last_restart: Option<Timestamp>,
+    pub created: Option<Timestamp>,
+    pub node: Box<str>,
+    pub ip: Box<str>,
+    /// `k=v` pairs joined by spaces, for the filter.
+    pub labels: Box<str>,
+    /// How many ephemeral (debug) containers the pod has.
+    pub ephemeral: u16,
+    pub health: Health,
+}
+
+impl PodRow {
+    pub fn from_pod(pod: &Pod) -> Self {
+        let summary = summarize(pod);
+        let labels = pod
+            .metadata
+            .labels
+            .iter()
+            .flatten()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let health = health(&summary.status);
+        PodRow {
+            key: PodKey::of(pod),
+            ready: summary.ready,
+            total: summary.total,
+            status: summary.status.into(),
+            restarts: summary.restarts,
+            last_restart: summary.last_restart,
+            created: pod.metadata.creation_timestamp.as_ref().map(|t| t.0),
+            node: pod
+                .spec
+                .as_ref()
+                .and_then(|s| s.node_name.as_deref())
+                .unwrap_or_default()
+                .into(),
+            ip: pod
+                .status
+                .as_ref()
+                .and_then(|s| s.pod_ip.as_deref())
+                .unwrap_or_default()
+                .into(),
+            labels: labels.into(),
+            ephemeral: pod
+                .spec
+                .as_ref()
+                .and_then(|s| s.ephemeral_containers.as_ref())
+                .map_or(0, |e| e.len().min(u16::MAX as usize) as u16),
+            health,
+        }
+    }
+
+    /// RESTARTS as kubectl prints it: `5 (2m ago)`.
+    pub fn restarts_text(&self, now: Timestamp) -> String {
+        match (self.restarts, self.last_restart) {
+            (0, _) | (_, None) => self.restarts.to_string(),
+            (n, Some(at)) => format!("{n} ({} ago)", human_duration(now.duration_since(at))),
+        }
+    }
+
+    pub fn age_text(&self, now: Timestamp) -> String {
+        self.created.map_or_else(
+            || "<unknown>".to_string(),
+            |c| human_duration(now.duration_since(c)),
+        )
+    }
+}
+
+/// READY, STATUS and RESTARTS of a pod.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Summary {
+    pub ready: u16,
+    pub total: u16,
+    pub status: String,
+    pub restarts: u32,
+    pub last_restart: Option<Timestamp>,
+}
+
+fn is_restartable_init(container: Option<&Container>) -> bool {
+    container.and_then(|c| c.restart_policy.as_deref()) == Some("Always")
+}
+
+fn last_terminated(status: &ContainerStatus) -> Option<Timestamp> {
+    status
+        .last_state
+        .as_ref()?
+        .terminated
+        .as_ref()?
+        .finished_at
+        .as_ref()
+        .map(|t| t.0)
+}
+
+fn later(a: Option<Timestamp>, b: Option<Timestamp>) -> Option<Timestamp> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.max(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// kubectl's `printPod` (pkg/printers/internalversion/printers.go), step by step.
+pub fn summarize(pod: &Pod) -> Summary {
+    let spec = pod.spec.clone().unwrap_or_default();
+    let status = pod.status.clone().unwrap_or_default();
+    let init_specs = spec.init_containers.clone().unwrap_or_default();
+    let find_init = |name: &str| init_specs.iter().find(|c| c.name == name);
+
+    let mut restarts: u32 = 0;
+    let mut restartable_init_restarts: u32 = 0;
+    let mut total = spec.containers.len() as u16;
+    let mut ready: u16 = 0;
+    let mut last_restart: Option<Timestamp> = None;
+    let mut last_restartable_init_restart: Option<Timestamp> = None;
+
+    let phase = status.phase.clone().unwrap_or_default();
+    let mut reason = status
+        .reason
+        .clone()
+        .filter(|r| !r.is_empty())
+        .unwrap_or_else(|| phase.clone());
+    let conditions = status.conditions.clone().unwrap_or_default();
+    if conditions
+        .iter()
+        .any(|c| c.type_ == "PodScheduled" && c.reason.as_deref() == Some("SchedulingGated"))
+    {
+        reason = "SchedulingGated".to_string();
+    }
+    total += init_specs
+        .iter()
+        .filter(|c| is_restartable_init(Some(c)))
+        .count() as u16;
+
+    let mut initializing = false;
+    for (i, container) in status.init_container_statuses.iter().flatten().enumerate() {
+        restarts += container.restart_count.max(0) as u32;
+        last_restart = later(last_restart, last_terminated(container));
+        let restartable = is_restartable_init(find_init(&container.name));
+        if restartable {
+            restartable_init_restarts += container.restart_count.max(0) as u32;
+            last_restartable_init_restart =
+                later(last_restartable_init_restart, last_terminated(container));
+        }
+        let state = container.state.clone().unwrap_or_default();
+        if state.terminated.as_ref().is_some_and(|t| t.exit_code == 0) {
+            continue;
+        }
+        if restartable && container.started == Some(true) {
+            if container.ready {
+                ready += 1;
+            }
+            continue;
+        }
+        if let Some(t) = &state.terminated {
+            reason = match t.reason.as_deref().filter(|r| !r.is_empty()) {
+                Some(r) => format!("Init:{r}"),
+                None if t.signal.unwrap_or(0) != 0 => {
+                    format!("Init:Signal:{}", t.signal.unwrap_or(0))
+                }
+                None => format!("Init:ExitCode:{}", t.exit_code),
+            };
+        } else if let Some(w) = state
+            .waiting
+            .as_ref()
+            .and_then(|w| w.reason.clone())
+            .filter(|r| !r.is_empty() && r != "PodInitializing")
+        {
+            reason = format!("Init:{w}");
+        } else {
+            reason = format!("Init:{i}/{}", init_specs.len());
+        }
+        initializing = true;
+        break;
+    }
+
+    let initialized = conditions
+        .iter()
+        .any(|c| c.type_ == "Initialized" && c.status == "True");
+    if !initializing || initialized {
+        restarts = restartable_init_restarts;
+        last_restart = last_restartable_init_restart;
+        let mut has_running = false;
+        for container in status.container_statuses.iter().flatten().rev() {
+            restarts += container.restart_count.max(0) as u32;
+            last_restart = later(last_restart, last_terminated(container));
+            let state = container.state.clone().unwrap_or_default();
+            let waiting = state
+                .waiting
+                .as_ref()
+                .and_then(|w| w.reason.clone())
+                .filter(|r| !r.is_empty());
+            let terminated_reason = state
+                .terminated
+                .as_ref()
+                .and_then(|t| t.reason.clone())
+                .filter(|r| !r.is_empty());
+            if let Some(w) = waiting {
+                reason = w;
+            } else if let Some(t) = terminated_reason {
+                reason = t;
+            } else if let Some(t) = &state.terminated {
+                reason = match t.signal.unwrap_or(0) {
+                    0 => format!("ExitCode:{}", t.exit_code),
+                    s => format!("Signal:{s}"),
+                };
+            } else if container.ready && state.running.is_some() {
+                has_running = true;
+                ready += 1;
+            }
+        }
+        if reason == "Completed" && has_running {
+            let ready_condition = conditions
+                .iter()
+                .any(|c| c.type_ == "Ready" && c.status == "True");
+            reason = if ready_condition {
+                "Running"
+            } else {
+                "NotReady"
+            }
+            .to_string();
+        }
+    }
+
+    if pod.metadata.deletion_timestamp.is_some() {
+        if status.reason.as_deref() == Some("NodeLost") {
+            reason = "Unknown".to_string();
+        } else if phase != "Succeeded" && phase != "Failed" {
+            reason = "Terminating".to_string();
+        }
+    }
+
+    Summary {
+        ready,
+        total,
+        status: reason,
+        restarts,
+        last_restart,
+    }
+}
+
+fn health(status: &str) -> Health {
+    match status {
+        "Running" => Health::Good,
+        "Completed" | "Succeeded" => Health::Done,
+        "Pending" | "ContainerCreating" | "PodInitializing" | "Terminating" | "SchedulingGated" => {
+            Health::Pending
+        }
+        s if s.starts_with("Init:") && s[5..].contains('/') => Health::Pending,
+        _ => Health::Failing,
+    }
+}
+
+/// kubectl's `duration.HumanDuration`: `45s`, `3m12s`, `5h`, `2d3h`, `1y20d`.
+pub fn human_duration(d: jiff::SignedDuration) -> String {
+    let seconds = d.as_secs();
+    if seconds < -1 {
+        return "<invalid>".to_string();
+    }
+    if seconds < 0 {
+        return "0s".to_string();
+    }
+    if seconds < 120 {
+        return format!("{seconds}s");
+    }
+    let minutes = seconds / 60;
+    if minutes < 10 {
+        return match seconds % 60 {
+            0 => format!("{minutes}m"),
+            s => format!("{minutes}m{s}s"),
+        };
+    }
+    if minutes < 180 {
+        return format!("{minutes}m");
+    }
+    let hours = minutes / 60;
+    if hours < 8 {
+        return match minutes % 60 {
+            0 => format!("{hours}h"),
+            m => format!("{hours}h{m}m"),
+        };
+    }
+    if hours < 48 {
+        return format!("{hours}h");
+    }
+    if hours < 24 * 8 {
+        return match hours % 24 {
+            0 => format!("{}d", hours / 24),
+            h => format!("{}d{h}h", hours / 24),
+        };
+    }
+    if hours < 24 * 365 * 2 {
+        return format!("{}d", hours / 24);
+    }
+    if hours < 24 * 365 * 8 {
+        let years = hours / 24 / 365;
+        return match (hours / 24) % 365 {
+            0 => format!("{years}y"),
+            d => format!("{years}y{d}d"),
+        };
+    }
+    format!("{}y", hours / 24 / 365)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use jiff::SignedDuration;
+    use serde_json::json;
+
+    fn pod(value: serde_json::Value) -> Pod {
+        serde_json::from_value(value).unwrap()
+    }
+
+    fn status_of(value: serde_json::Value) -> String {
+        summarize(&pod(value)).status
+    }
+
+    fn running(name: &str, ready: bool) -> serde_json::Value {
+        json!({"name": name, "image": "i", "imageID": "", "ready": ready, "restartCount": 0, "state": {"running": {}}})
+    }
+
+    #[test]
+    fn running_and_ready_counts() {
+        let p = pod(json!({
+            "metadata": {"name": "p", "namespace": "n"},
+            "spec": {"containers": [{"name": "a"}, {"name": "b"}]},
+            "status": {"phase": "Running", "containerStatuses": [running("a", true), running("b", false)]},
+        }));
+        let s = summarize(&p);
+        assert_eq!((s.ready, s.total, s.status.as_str()), (1, 2, "Running"));
+    }
+
+    #[test]
+    fn waiting_and_terminated_reasons_win_over_the_phase() {
+        let crash = json!({
+            "spec": {"containers": [{"name": "a"}]},
+            "status": {"phase": "Running", "containerStatuses": [{"name": "a", "image": "i", "imageID": "", "ready": false, "restartCount": 7,
+                "state": {"waiting": {"reason": "CrashLoopBackOff"}},
+                "lastState": {"terminated": {"exitCode": 1, "finishedAt": "2026-01-01T00:00:00Z"}}}]},
+        });
+        let s = summarize(&pod(crash));
+        assert_eq!(s.status, "CrashLoopBackOff");
+        assert_eq!(s.restarts, 7);
+        assert_eq!(
+            s.last_restart,
+            Some("2026-01-01T00:00:00Z".parse().unwrap())
+        );
+        let exit = json!({"spec": {"containers": [{"name": "a"}]}, "status": {"phase": "Failed", "containerStatuses": [
+            {"name": "a", "image": "i", "imageID": "", "ready": false, "restartCount": 0, "state": {"terminated": {"exitCode": 2}}}]}});
+        assert_eq!(status_of(exit), "ExitCode:2");
+        let signal = json!({"spec": {"containers": [{"name": "a"}]}, "status": {"phase": "Failed", "containerStatuses": [
+            {"name": "a", "image": "i", "imageID": "", "ready": false, "restartCount": 0, "state": {"terminated": {"exitCode": 137, "signal": 9}}}]}});
+        assert_eq!(status_of(signal), "Signal:9");
+        let done = json!({"spec": {"containers": [{"name": "a"}]}, "status": {"phase": "Succeeded", "containerStatuses": [
+            {"name": "a", "image": "i", "imageID": "", "ready": false, "restartCount": 0, "state": {"terminated": {"exitCode": 0, "reason": "Completed"}}}]}});
+        assert_eq!(status_of(done), "Completed");
+    }
+
+    #[test]
+    fn init_containers() {
+        let base = |init_state: serde_json::Value| {
+            json!({
+                "spec": {"initContainers": [{"name": "i1"}, {"name": "i2"}], "containers": [{"name": "a"}]},
+                "status": {"phase": "Pending", "initContainerStatuses": [
+                    {"name": "i1", "image": "x", "imageID": "", "ready": true, "restartCount": 0, "state": {"terminated": {"exitCode": 0}}},
+                    {"name": "i2", "image": "x", "imageID": "", "ready": false, "restartCount": 0, "state": init_state},
+                ], "containerStatuses": [{"name": "a", "image": "x", "imageID": "", "ready": false, "restartCount": 0, "state": {"waiting": {"reason": "PodInitializing"}}}]},
+            })
+        };
+        assert_eq!(status_of(base(json!({"running": {}}))), "Init:1/2");
+        assert_eq!(
+            status_of(base(json!({"waiting": {"reason": "CrashLoopBackOff"}}))),
+            "Init:CrashLoopBackOff"
+        );
+        assert_eq!(
+            status_of(base(json!({"terminated": {"exitCode": 3}}))),
+            "Init:ExitCode:3"
+        );
+        assert_eq!(
+            status_of(base(
+                json!({"terminated": {"exitCode": 1, "reason": "Error"}})
+            )),
+            "Init:Error"
+        );
+    }
+
+    #[test]
+    fn sidecar_init_containers_count_towards_ready() {
+        let p = json!({
+            "spec": {"initContainers": [{"name": "proxy", "restartPolicy": "Always"}], "containers": [{"name": "a"}]},
+            "status": {"phase": "Running",
+                "conditions": [{"type": "Initialized", "status": "True"}],
+                "initContainerStatuses": [{"name": "proxy", "image": "x", "imageID": "", "ready": true, "started": true, "restartCount": 2, "state": {"running": {}}}],
+                "containerStatuses": [running("a", true)]},
+        });
+        let s = summarize(&pod(p));
+        assert_eq!(
+            (s.ready, s.total, s.status.as_str(), s.restarts),
+            (2, 2, "Running", 2)
+        );
+    }
+
+    #[test]
+    fn terminating_unknown_and_gated() {
+        let terminating = json!({"metadata": {"deletionTimestamp": "2026-01-01T00:00:00Z"}, "spec": {"containers": [{"name": "a"}]},
+            "status": {"phase": "Running", "containerStatuses": [running("a", true)]}});
+        assert_eq!(status_of(terminating), "Terminating");
+        let lost = json!({"metadata": {"deletionTimestamp": "2026-01-01T00:00:00Z"}, "spec": {"containers": [{"name": "a"}]},
+            "status": {"phase": "Running", "reason": "NodeLost"}});
+        assert_eq!(status_of(lost), "Unknown");
+        let gated = json!({"spec": {"containers": [{"name": "a"}]},
+            "status": {"phase": "Pending", "conditions": [{"type": "PodScheduled", "status": "False", "reason": "SchedulingGated"}]}});
+        assert_eq!(status_of(gated), "SchedulingGated");
+        let evicted = json!({"spec": {"containers": [{"name": "a"}]}, "status": {"phase": "Failed", "reason": "Evicted"}});
+        assert_eq!(status_of(evicted), "Evicted");
+    }
+
+    #[test]
+    fn completed_with_a_running_container_is_running_or_not_ready() {
+        let p = |ready: &str| {
+            json!({"spec": {"containers": [{"name": "a"}, {"name": "b"}]},
+            "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": ready}], "containerStatuses": [
+                running("a", true),
+                {"name": "b", "image": "i", "imageID": "", "ready": false, "restartCount": 0, "state": {"terminated": {"exitCode": 0, "reason": "Completed"}}},
+            ]}})
+        };
+        assert_eq!(status_of(p("True")), "Running");
+        assert_eq!(status_of(p("False")), "NotReady");
+    }
+
+    #[test]
+    fn human_durations_match_kubectl() {
+        let cases = [
+            (-5, "<invalid>"),
+            (-1, "0s"),
+            (59, "59s"),
+            (119, "119s"),
+            (120, "2m"),
+            (190, "3m10s"),
+            (600, "10m"),
+            (179 * 60, "179m"),
+            (3 * 3600, "3h"),
+            (3 * 3600 + 25 * 60, "3h25m"),
+            (30 * 3600, "30h"),
+            (50 * 3600, "2d2h"),
+            (9 * 86400, "9d"),
+            (800 * 86400, "2y70d"),
+            (9 * 365 * 86400, "9y"),
+        ];
+        for (secs, want) in cases {
+            assert_eq!(
+                human_duration(SignedDuration::from_secs(secs)),
+                want,
+                "{secs}s"
+            );
+        }
+    }
+
+    #[test]
+    fn rows_stay_small_and_show_restarts_like_kubectl() {
+        let now: Timestamp = "2026-01-01T00:10:00Z".parse().unwrap();
+        let p = pod(json!({
+            "metadata": {"name": "web-1", "namespace": "shop", "creationTimestamp": "2026-01-01T00:00:00Z", "labels": {"app": "web"}},
+            "spec": {"nodeName": "n1", "containers": [{"name": "a"}], "ephemeralContainers": [{"name": "d"}]},
+            "status": {"phase": "Running", "podIP": "10.0.0.1", "containerStatuses": [{"name": "a", "image": "i", "imageID": "", "ready": true,
+                "restartCount": 3, "state": {"running": {}}, "lastState": {"terminated": {"exitCode": 1, "finishedAt": "2026-01-01T00:08:00Z"}}}]},
+        }));
+        let row = PodRow::from_pod(&p);
+        assert_eq!(row.restarts_text(now), "3 (2m ago)");
+        assert_eq!(row.age_text(now), "10m");
+        assert_eq!(
+            (row.ephemeral, &*row.node, &*row.labels),
+            (1, "n1", "app=web")
+        );
+        assert_eq!(row.health, Health::Good);
+        assert!(std::mem::size_of::<PodRow>() < 256);
+    }
+}
