@@ -8,7 +8,9 @@
 pub mod cli;
 pub mod cluster;
 pub mod commands;
+pub mod config;
 pub mod model;
 pub mod pty;
 pub mod sim;
 pub mod terminal;
+pub mod theme;

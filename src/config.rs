@@ -1,0 +1,201 @@
+//! `config.toml` and the platform paths podbay uses (via `directories`).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+/// The documented default configuration, shipped in `assets/`.
+pub const DEFAULT_CONFIG: &str = include_str!("../assets/config.toml");
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    pub theme: String,
+    pub all_namespaces: bool,
+    /// Shown when the user may not list namespaces / pods cluster-wide.
+    pub namespaces: Vec<String>,
+    /// Action name → key(s), overriding the defaults.
+    pub keys: BTreeMap<String, Keys>,
+    pub debug: DebugConfig,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum Keys {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl Keys {
+    pub fn list(&self) -> Vec<&str> {
+        match self {
+            Keys::One(k) => vec![k.as_str()],
+            Keys::Many(ks) => ks.iter().map(String::as_str).collect(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DebugConfig {
+    pub images: Vec<String>,
+    pub profile: String,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            theme: crate::theme::DEFAULT_THEME.to_string(),
+            all_namespaces: false,
+            namespaces: Vec::new(),
+            keys: BTreeMap::new(),
+            debug: DebugConfig::default(),
+        }
+    }
+}
+
+impl Default for DebugConfig {
+    fn default() -> Self {
+        DebugConfig {
+            images: vec!["busybox:1.36".to_string()],
+            profile: "general".to_string(),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error, PartialEq)]
+#[error("Config file {file}, line {line}: {message}. Fix it or move it aside.")]
+pub struct ConfigError {
+    pub file: String,
+    pub line: usize,
+    pub message: String,
+}
+
+impl Config {
+    /// Reads `path`; a missing file is the default configuration.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => Config::parse(&text, &path.display().to_string()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
+            Err(e) => Err(ConfigError {
+                file: path.display().to_string(),
+                line: 0,
+                message: e.to_string(),
+            }),
+        }
+    }
+
+    pub fn parse(text: &str, file: &str) -> Result<Config, ConfigError> {
+        let mut config: Config = toml::from_str(text).map_err(|e| ConfigError {
+            file: file.to_string(),
+            line: e.span().map_or(0, |s| {
+                text[..s.start.min(text.len())].lines().count().max(1)
+            }),
+            message: e.message().trim_end_matches('.').to_string(),
+        })?;
+        if config.debug.images.is_empty() {
+            config.debug.images = DebugConfig::default().images;
+        }
+        Ok(config)
+    }
+}
+
+/// Where podbay keeps things.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Paths {
+    pub config: PathBuf,
+    pub themes: PathBuf,
+    pub state: PathBuf,
+    pub log: PathBuf,
+}
+
+impl Paths {
+    /// The platform's directories (XDG on Linux), or ./.podbay when there is no home.
+    pub fn discover() -> Paths {
+        match directories::ProjectDirs::from("dev", "podbay", "podbay") {
+            Some(dirs) => {
+                let state = dirs
+                    .state_dir()
+                    .unwrap_or_else(|| dirs.data_local_dir())
+                    .to_path_buf();
+                Paths {
+                    config: dirs.config_dir().join("config.toml"),
+                    themes: dirs.config_dir().join("themes"),
+                    log: state.join("podbay.log"),
+                    state,
+                }
+            }
+            None => {
+                let base = PathBuf::from(".podbay");
+                Paths {
+                    config: base.join("config.toml"),
+                    themes: base.join("themes"),
+                    log: base.join("podbay.log"),
+                    state: base,
+                }
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for Paths {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(f, "config: {}", self.config.display())?;
+        writeln!(f, "themes: {}", self.themes.display())?;
+        writeln!(f, "state:  {}", self.state.display())?;
+        write!(f, "log:    {}", self.log.display())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shipped_config_is_valid_and_documents_the_defaults() {
+        let shipped = Config::parse(DEFAULT_CONFIG, "assets/config.toml").unwrap();
+        assert_eq!(shipped.theme, Config::default().theme);
+        assert_eq!(shipped.debug.images[0], "busybox:1.36");
+        assert!(shipped.keys.is_empty());
+    }
+
+    #[test]
+    fn partial_configs_fill_in_defaults() {
+        let c = Config::parse(
+            "namespaces = [\"shop\"]\n[keys]\nquit = \"x\"\nup = [\"k\", \"up\"]\n",
+            "c.toml",
+        )
+        .unwrap();
+        assert_eq!(c.namespaces, ["shop"]);
+        assert_eq!(c.keys["quit"].list(), ["x"]);
+        assert_eq!(c.keys["up"].list(), ["k", "up"]);
+        assert_eq!(c.debug, DebugConfig::default());
+    }
+
+    #[test]
+    fn errors_name_file_and_line() {
+        let err = Config::parse(
+            "theme = \"dark\"\nall_namespaces = \"yes\"\n",
+            "/home/me/config.toml",
+        )
+        .unwrap_err();
+        assert_eq!(err.file, "/home/me/config.toml");
+        assert_eq!(err.line, 2);
+        assert!(
+            err.to_string()
+                .starts_with("Config file /home/me/config.toml, line 2: "),
+            "{err}"
+        );
+        let unknown = Config::parse("colour = \"red\"\n", "c.toml").unwrap_err();
+        assert!(unknown.message.contains("unknown field"), "{unknown}");
+    }
+
+    #[test]
+    fn missing_file_is_the_default() {
+        assert_eq!(
+            Config::load(Path::new("/nonexistent/podbay.toml")).unwrap(),
+            Config::default()
+        );
+    }
+}
