@@ -5,6 +5,7 @@
 //! `sim` is the embedded cluster, and `model` holds the compact projections
 //! of Kubernetes objects that the rest share.
 
+pub mod app;
 pub mod cli;
 pub mod cluster;
 pub mod commands;

@@ -1,0 +1,315 @@
+//! Keys → actions, with defaults and overrides from `config.toml`.
+
+use std::collections::HashMap;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+/// What a key can do in the browser.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Action {
+    Quit,
+    Up,
+    Down,
+    Top,
+    Bottom,
+    PageUp,
+    PageDown,
+    Open,
+    Back,
+    Filter,
+    Command,
+    Help,
+    ToggleAllNamespaces,
+}
+
+impl Action {
+    pub const ALL: [Action; 13] = [
+        Action::Quit,
+        Action::Up,
+        Action::Down,
+        Action::Top,
+        Action::Bottom,
+        Action::PageUp,
+        Action::PageDown,
+        Action::Open,
+        Action::Back,
+        Action::Filter,
+        Action::Command,
+        Action::Help,
+        Action::ToggleAllNamespaces,
+    ];
+
+    /// The name used in config.toml's `[keys]`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Action::Quit => "quit",
+            Action::Up => "up",
+            Action::Down => "down",
+            Action::Top => "top",
+            Action::Bottom => "bottom",
+            Action::PageUp => "page_up",
+            Action::PageDown => "page_down",
+            Action::Open => "open",
+            Action::Back => "back",
+            Action::Filter => "filter",
+            Action::Command => "command",
+            Action::Help => "help",
+            Action::ToggleAllNamespaces => "toggle_all_namespaces",
+        }
+    }
+
+    pub fn description(self) -> &'static str {
+        match self {
+            Action::Quit => "quit podbay",
+            Action::Up => "move up",
+            Action::Down => "move down",
+            Action::Top => "first row",
+            Action::Bottom => "last row",
+            Action::PageUp => "page up",
+            Action::PageDown => "page down",
+            Action::Open => "open the pod",
+            Action::Back => "back / clear the filter",
+            Action::Filter => "fuzzy filter",
+            Action::Command => "command line (:ns, :ctx, :q)",
+            Action::Help => "this help",
+            Action::ToggleAllNamespaces => "all namespaces ↔ the context's",
+        }
+    }
+
+    fn defaults(self) -> &'static [&'static str] {
+        match self {
+            Action::Quit => &["q", "ctrl-c"],
+            Action::Up => &["k", "up"],
+            Action::Down => &["j", "down"],
+            Action::Top => &["g", "home"],
+            Action::Bottom => &["G", "end"],
+            Action::PageUp => &["pageup", "ctrl-u"],
+            Action::PageDown => &["pagedown", "ctrl-d"],
+            Action::Open => &["enter"],
+            Action::Back => &["esc"],
+            Action::Filter => &["/"],
+            Action::Command => &[":"],
+            Action::Help => &["?"],
+            Action::ToggleAllNamespaces => &["0"],
+        }
+    }
+}
+
+/// A key as written in config: `q`, `G`, `enter`, `ctrl-c`, `alt-x`, `f5`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct KeySpec {
+    code: KeyCode,
+    ctrl: bool,
+    alt: bool,
+}
+
+impl KeySpec {
+    pub fn parse(text: &str) -> Result<KeySpec, String> {
+        let mut ctrl = false;
+        let mut alt = false;
+        let mut rest = text;
+        loop {
+            if let Some(r) = rest.strip_prefix("ctrl-") {
+                ctrl = true;
+                rest = r;
+            } else if let Some(r) = rest.strip_prefix("alt-") {
+                alt = true;
+                rest = r;
+            } else {
+                break;
+            }
+        }
+        let code = match rest {
+            "enter" => KeyCode::Enter,
+            "esc" => KeyCode::Esc,
+            "tab" => KeyCode::Tab,
+            "backspace" => KeyCode::Backspace,
+            "up" => KeyCode::Up,
+            "down" => KeyCode::Down,
+            "left" => KeyCode::Left,
+            "right" => KeyCode::Right,
+            "home" => KeyCode::Home,
+            "end" => KeyCode::End,
+            "pageup" => KeyCode::PageUp,
+            "pagedown" => KeyCode::PageDown,
+            "space" => KeyCode::Char(' '),
+            f if f.len() > 1
+                && f.starts_with('f')
+                && f[1..].parse::<u8>().is_ok_and(|n| (1..=12).contains(&n)) =>
+            {
+                KeyCode::F(f[1..].parse().unwrap_or(1))
+            }
+            c if c.chars().count() == 1 => KeyCode::Char(c.chars().next().unwrap_or(' ')),
+            _ => return Err(format!("unknown key {text:?}")),
+        };
+        Ok(KeySpec { code, ctrl, alt })
+    }
+
+    fn of(event: &KeyEvent) -> KeySpec {
+        let code = match event.code {
+            // Shifted letters arrive as upper case; normalise so "G" matches.
+            KeyCode::Char(c) if event.modifiers.contains(KeyModifiers::CONTROL) => {
+                KeyCode::Char(c.to_ascii_lowercase())
+            }
+            other => other,
+        };
+        KeySpec {
+            code,
+            ctrl: event.modifiers.contains(KeyModifiers::CONTROL),
+            alt: event.modifiers.contains(KeyModifiers::ALT),
+        }
+    }
+
+    pub fn label(&self) -> String {
+        let key = match self.code {
+            KeyCode::Char(' ') => "space".to_string(),
+            KeyCode::Char(c) => c.to_string(),
+            KeyCode::Enter => "enter".into(),
+            KeyCode::Esc => "esc".into(),
+            KeyCode::Tab => "tab".into(),
+            KeyCode::Backspace => "backspace".into(),
+            KeyCode::Up => "↑".into(),
+            KeyCode::Down => "↓".into(),
+            KeyCode::Left => "←".into(),
+            KeyCode::Right => "→".into(),
+            KeyCode::Home => "home".into(),
+            KeyCode::End => "end".into(),
+            KeyCode::PageUp => "pgup".into(),
+            KeyCode::PageDown => "pgdn".into(),
+            KeyCode::F(n) => format!("f{n}"),
+            other => format!("{other:?}"),
+        };
+        match (self.ctrl, self.alt) {
+            (true, _) => format!("ctrl-{key}"),
+            (_, true) => format!("alt-{key}"),
+            _ => key,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Keymap {
+    bindings: HashMap<KeySpec, Action>,
+    keys: HashMap<Action, Vec<KeySpec>>,
+}
+
+impl Default for Keymap {
+    fn default() -> Self {
+        Keymap::from_config(&Default::default()).unwrap_or_else(|_| Keymap {
+            bindings: HashMap::new(),
+            keys: HashMap::new(),
+        })
+    }
+}
+
+impl Keymap {
+    /// The default bindings with `[keys]` overrides applied; an override
+    /// replaces all of an action's default keys.
+    pub fn from_config(
+        overrides: &std::collections::BTreeMap<String, crate::config::Keys>,
+    ) -> Result<Keymap, String> {
+        for name in overrides.keys() {
+            if !Action::ALL.iter().any(|a| a.name() == name) {
+                let known: Vec<_> = Action::ALL.iter().map(|a| a.name()).collect();
+                return Err(format!(
+                    "unknown action {name:?} in [keys]; actions are: {}",
+                    known.join(", ")
+                ));
+            }
+        }
+        let mut keymap = Keymap {
+            bindings: HashMap::new(),
+            keys: HashMap::new(),
+        };
+        for action in Action::ALL {
+            let texts: Vec<&str> = match overrides.get(action.name()) {
+                Some(keys) => keys.list(),
+                None => action.defaults().to_vec(),
+            };
+            for text in texts {
+                let spec = KeySpec::parse(text)?;
+                keymap.bindings.insert(spec, action);
+                keymap.keys.entry(action).or_default().push(spec);
+            }
+        }
+        Ok(keymap)
+    }
+
+    pub fn action(&self, event: &KeyEvent) -> Option<Action> {
+        self.bindings.get(&KeySpec::of(event)).copied()
+    }
+
+    /// "q, ctrl-c" for the help screen and hints.
+    pub fn keys_for(&self, action: Action) -> String {
+        self.keys
+            .get(&action)
+            .map(|ks| ks.iter().map(KeySpec::label).collect::<Vec<_>>().join(", "))
+            .unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Keys;
+
+    fn key(code: KeyCode, modifiers: KeyModifiers) -> KeyEvent {
+        KeyEvent::new(code, modifiers)
+    }
+
+    #[test]
+    fn defaults_cover_vim_and_arrow_keys() {
+        let km = Keymap::default();
+        assert_eq!(
+            km.action(&key(KeyCode::Char('j'), KeyModifiers::NONE)),
+            Some(Action::Down)
+        );
+        assert_eq!(
+            km.action(&key(KeyCode::Down, KeyModifiers::NONE)),
+            Some(Action::Down)
+        );
+        assert_eq!(
+            km.action(&key(KeyCode::Char('G'), KeyModifiers::SHIFT)),
+            Some(Action::Bottom)
+        );
+        assert_eq!(
+            km.action(&key(KeyCode::Char('c'), KeyModifiers::CONTROL)),
+            Some(Action::Quit)
+        );
+        assert_eq!(
+            km.action(&key(KeyCode::Char('x'), KeyModifiers::NONE)),
+            None
+        );
+        assert_eq!(km.keys_for(Action::Quit), "q, ctrl-c");
+    }
+
+    #[test]
+    fn overrides_replace_an_actions_keys() {
+        let mut o = std::collections::BTreeMap::new();
+        o.insert("quit".to_string(), Keys::One("x".into()));
+        let km = Keymap::from_config(&o).unwrap();
+        assert_eq!(
+            km.action(&key(KeyCode::Char('x'), KeyModifiers::NONE)),
+            Some(Action::Quit)
+        );
+        assert_eq!(
+            km.action(&key(KeyCode::Char('q'), KeyModifiers::NONE)),
+            None
+        );
+        o.insert("fly".to_string(), Keys::One("f".into()));
+        assert!(
+            Keymap::from_config(&o)
+                .unwrap_err()
+                .starts_with("unknown action \"fly\"")
+        );
+    }
+
+    #[test]
+    fn key_specs() {
+        assert!(KeySpec::parse("ctrl-alt-x").is_ok());
+        assert!(KeySpec::parse("f12").is_ok());
+        assert!(KeySpec::parse("f13").is_err());
+        assert!(KeySpec::parse("hyper-x").is_err());
+        assert_eq!(KeySpec::parse("pagedown").unwrap().label(), "pgdn");
+    }
+}

@@ -1,0 +1,340 @@
+//! The live pod table: rows by key, kept in namespace/name order, an
+//! optional fuzzy filter, and a selection that stays on the same pod while
+//! rows come and go. Single-row changes cost O(log n) (plus a memmove), not
+//! a re-sort or a re-filter of everything.
+
+use std::collections::HashMap;
+
+use fuzzy_matcher::FuzzyMatcher;
+use fuzzy_matcher::skim::SkimMatcherV2;
+
+use crate::model::{PodKey, PodRow};
+
+/// One row that passes the filter, with the char positions of
+/// `namespace/name` that matched (for highlighting).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Match {
+    pub key: PodKey,
+    pub score: i64,
+    pub positions: Vec<usize>,
+}
+
+pub struct PodTable {
+    rows: HashMap<PodKey, PodRow>,
+    order: Vec<PodKey>,
+    filter: Option<Filter>,
+    selected: Option<PodKey>,
+    cursor: usize,
+    matcher: SkimMatcherV2,
+}
+
+struct Filter {
+    query: String,
+    matches: Vec<Match>,
+}
+
+impl Default for PodTable {
+    fn default() -> Self {
+        PodTable {
+            rows: HashMap::new(),
+            order: Vec::new(),
+            filter: None,
+            selected: None,
+            cursor: 0,
+            matcher: SkimMatcherV2::default().ignore_case(),
+        }
+    }
+}
+
+impl PodTable {
+    pub fn total(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Rows currently shown (after the filter).
+    pub fn visible_len(&self) -> usize {
+        match &self.filter {
+            Some(f) => f.matches.len(),
+            None => self.order.len(),
+        }
+    }
+
+    pub fn query(&self) -> Option<&str> {
+        self.filter.as_ref().map(|f| f.query.as_str())
+    }
+
+    pub fn get(&self, key: &PodKey) -> Option<&PodRow> {
+        self.rows.get(key)
+    }
+
+    /// The visible row at `index`, with its match positions.
+    pub fn visible(&self, index: usize) -> Option<(&PodRow, &[usize])> {
+        match &self.filter {
+            Some(f) => f
+                .matches
+                .get(index)
+                .and_then(|m| Some((self.rows.get(&m.key)?, m.positions.as_slice()))),
+            None => self
+                .order
+                .get(index)
+                .and_then(|k| Some((self.rows.get(k)?, &[][..]))),
+        }
+    }
+
+    pub fn cursor(&self) -> usize {
+        self.cursor
+    }
+
+    pub fn selected(&self) -> Option<&PodKey> {
+        self.selected.as_ref()
+    }
+
+    /// Replaces every row of `namespace` (all rows when `None`) with `rows`.
+    pub fn replace(&mut self, namespace: Option<&str>, rows: Vec<PodRow>) {
+        match namespace {
+            None => self.rows.clear(),
+            Some(ns) => self.rows.retain(|k, _| &*k.namespace != ns),
+        }
+        for row in rows {
+            self.rows.insert(row.key.clone(), row);
+        }
+        self.order = self.rows.keys().cloned().collect();
+        self.order.sort_unstable();
+        if let Some(query) = self.filter.as_ref().map(|f| f.query.clone()) {
+            self.filter = Some(self.compute_filter(&query, None));
+        }
+        self.resync_cursor();
+    }
+
+    /// Adds or updates one row.
+    pub fn apply(&mut self, row: PodRow) {
+        let key = row.key.clone();
+        let is_new = self.rows.insert(key.clone(), row).is_none();
+        if is_new && let Err(at) = self.order.binary_search(&key) {
+            self.order.insert(at, key.clone());
+        }
+        self.refilter_one(&key);
+        self.resync_cursor();
+    }
+
+    pub fn remove(&mut self, key: &PodKey) {
+        if self.rows.remove(key).is_none() {
+            return;
+        }
+        if let Ok(at) = self.order.binary_search(key) {
+            self.order.remove(at);
+        }
+        if let Some(f) = &mut self.filter {
+            f.matches.retain(|m| &m.key != key);
+        }
+        self.resync_cursor();
+    }
+
+    /// Sets the filter; an empty query clears it. Extending the previous
+    /// query only rescans what already matched.
+    pub fn set_filter(&mut self, query: &str) {
+        if query.is_empty() {
+            self.filter = None;
+        } else {
+            let narrowing = self
+                .filter
+                .as_ref()
+                .filter(|f| query.starts_with(f.query.as_str()))
+                .map(|f| f.matches.iter().map(|m| m.key.clone()).collect::<Vec<_>>());
+            self.filter = Some(self.compute_filter(query, narrowing.as_deref()));
+        }
+        // A new filter starts at the best match.
+        self.cursor = 0;
+        self.selected = self.key_at(0);
+    }
+
+    pub fn move_by(&mut self, delta: isize) {
+        let len = self.visible_len();
+        if len == 0 {
+            return;
+        }
+        let next = (self.cursor as isize + delta).clamp(0, len as isize - 1) as usize;
+        self.select_index(next);
+    }
+
+    pub fn select_index(&mut self, index: usize) {
+        let len = self.visible_len();
+        if len == 0 {
+            self.cursor = 0;
+            self.selected = None;
+            return;
+        }
+        self.cursor = index.min(len - 1);
+        self.selected = self.key_at(self.cursor);
+    }
+
+    fn key_at(&self, index: usize) -> Option<PodKey> {
+        match &self.filter {
+            Some(f) => f.matches.get(index).map(|m| m.key.clone()),
+            None => self.order.get(index).cloned(),
+        }
+    }
+
+    /// Puts the cursor back on the selected pod after rows moved; if that
+    /// pod is gone, the row now at the cursor's place is selected.
+    fn resync_cursor(&mut self) {
+        let found = self.selected.as_ref().and_then(|key| match &self.filter {
+            Some(f) => f.matches.iter().position(|m| &m.key == key),
+            None => self.order.binary_search(key).ok(),
+        });
+        match found {
+            Some(i) => self.cursor = i,
+            None => self.select_index(self.cursor),
+        }
+    }
+
+    fn haystack(row: &PodRow) -> String {
+        format!(
+            "{}/{} {} {}",
+            row.key.namespace, row.key.name, row.node, row.labels
+        )
+    }
+
+    fn score(&self, row: &PodRow, query: &str) -> Option<Match> {
+        let haystack = Self::haystack(row);
+        let (score, positions) = self.matcher.fuzzy_indices(&haystack, query)?;
+        let name_len = row.key.namespace.chars().count() + 1 + row.key.name.chars().count();
+        Some(Match {
+            key: row.key.clone(),
+            score,
+            positions: positions.into_iter().filter(|p| *p < name_len).collect(),
+        })
+    }
+
+    fn compute_filter(&self, query: &str, candidates: Option<&[PodKey]>) -> Filter {
+        let keys: Box<dyn Iterator<Item = &PodKey>> = match candidates {
+            Some(c) => Box::new(c.iter()),
+            None => Box::new(self.order.iter()),
+        };
+        let mut matches: Vec<Match> = keys
+            .filter_map(|k| self.rows.get(k))
+            .filter_map(|row| self.score(row, query))
+            .collect();
+        matches.sort_by(|a, b| b.score.cmp(&a.score).then_with(|| a.key.cmp(&b.key)));
+        Filter {
+            query: query.to_string(),
+            matches,
+        }
+    }
+
+    fn refilter_one(&mut self, key: &PodKey) {
+        let Some(query) = self.filter.as_ref().map(|f| f.query.clone()) else {
+            return;
+        };
+        let scored = self.rows.get(key).and_then(|row| self.score(row, &query));
+        let Some(filter) = self.filter.as_mut() else {
+            return;
+        };
+        filter.matches.retain(|m| &m.key != key);
+        if let Some(m) = scored {
+            let at = filter
+                .matches
+                .partition_point(|x| x.score > m.score || (x.score == m.score && x.key < m.key));
+            filter.matches.insert(at, m);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Health;
+
+    fn row(ns: &str, name: &str) -> PodRow {
+        PodRow {
+            key: PodKey::new(ns, name),
+            ready: 1,
+            total: 1,
+            status: "Running".into(),
+            restarts: 0,
+            last_restart: None,
+            created: None,
+            node: "node-1".into(),
+            ip: "".into(),
+            labels: format!("app={name}").into(),
+            ephemeral: 0,
+            health: Health::Good,
+        }
+    }
+
+    fn names(t: &PodTable) -> Vec<String> {
+        (0..t.visible_len())
+            .map(|i| t.visible(i).unwrap().0.key.name.to_string())
+            .collect()
+    }
+
+    #[test]
+    fn rows_are_ordered_and_selection_sticks_to_its_pod() {
+        let mut t = PodTable::default();
+        t.replace(None, vec![row("b", "web"), row("a", "db"), row("a", "api")]);
+        assert_eq!(names(&t), ["api", "db", "web"]);
+        t.select_index(1);
+        assert_eq!(t.selected().unwrap().name.as_ref(), "db");
+        t.apply(row("a", "aaa"));
+        assert_eq!(
+            t.selected().unwrap().name.as_ref(),
+            "db",
+            "insert above keeps the pod"
+        );
+        assert_eq!(t.cursor(), 2);
+        t.remove(&PodKey::new("a", "aaa"));
+        assert_eq!(t.cursor(), 1);
+        t.remove(&PodKey::new("a", "db"));
+        assert_eq!(
+            t.selected().unwrap().name.as_ref(),
+            "web",
+            "the next row takes over"
+        );
+        t.remove(&PodKey::new("b", "web"));
+        t.remove(&PodKey::new("a", "api"));
+        assert_eq!(t.selected(), None);
+        t.move_by(1);
+    }
+
+    #[test]
+    fn replacing_one_namespace_keeps_the_others() {
+        let mut t = PodTable::default();
+        t.replace(Some("a"), vec![row("a", "x")]);
+        t.replace(Some("b"), vec![row("b", "y")]);
+        t.replace(Some("a"), vec![row("a", "z")]);
+        assert_eq!(names(&t), ["z", "y"]);
+    }
+
+    #[test]
+    fn fuzzy_filter_ranks_highlights_and_follows_live_changes() {
+        let mut t = PodTable::default();
+        t.replace(
+            None,
+            vec![
+                row("shop", "storefront-1"),
+                row("shop", "cart-1"),
+                row("pay", "ledger"),
+            ],
+        );
+        t.set_filter("stfr");
+        assert_eq!(names(&t), ["storefront-1"]);
+        let (_, positions) = t.visible(0).unwrap();
+        assert!(!positions.is_empty() && positions.iter().all(|p| *p < "shop/storefront-1".len()));
+        t.set_filter("stfro");
+        assert_eq!(
+            names(&t),
+            ["storefront-1"],
+            "narrowing rescans only matches"
+        );
+        t.apply(row("shop", "storefront-2"));
+        assert_eq!(t.visible_len(), 2);
+        t.apply(row("shop", "cart-2"));
+        assert_eq!(t.visible_len(), 2, "non-matching rows stay out");
+        t.set_filter("");
+        assert_eq!(t.visible_len(), 5);
+        t.set_filter("node-1");
+        assert_eq!(t.visible_len(), 5, "node names match too");
+        t.set_filter("app=ledger");
+        assert_eq!(names(&t), ["ledger"], "labels match too");
+    }
+}
