@@ -15,8 +15,33 @@ use crate::cluster::debug::Profile;
     about = "A terminal console for debugging live Kubernetes pods"
 )]
 pub struct Cli {
+    #[command(flatten)]
+    pub browse: BrowseArgs,
     #[command(subcommand)]
     pub command: Option<Command>,
+}
+
+/// Flags of the pod browser (`podbay` with no subcommand).
+#[derive(Debug, Args)]
+pub struct BrowseArgs {
+    /// Kubeconfig file (default: $KUBECONFIG, which may list several, else ~/.kube/config).
+    #[arg(long)]
+    pub kubeconfig: Option<PathBuf>,
+    /// Context to use (default: the current context).
+    #[arg(long)]
+    pub context: Option<String>,
+    /// Namespace to show (default: the context's).
+    #[arg(short, long, conflicts_with = "all_namespaces")]
+    pub namespace: Option<String>,
+    /// Show pods of all namespaces.
+    #[arg(short = 'A', long)]
+    pub all_namespaces: bool,
+    /// Colour theme: dark, light, high-contrast, or one in the themes directory.
+    #[arg(long)]
+    pub theme: Option<String>,
+    /// Print the config, themes, state and log paths, and exit.
+    #[arg(long)]
+    pub print_paths: bool,
 }
 
 #[derive(Debug, Subcommand)]

@@ -3,11 +3,21 @@ use std::path::PathBuf;
 use anyhow::Context as _;
 use clap::Parser as _;
 
-use podbay::cli::{Cli, Command, ScenarioArgs, SimArgs};
+use podbay::app::keymap::Keymap;
+use podbay::cli::{BrowseArgs, Cli, Command, DemoArgs, ScenarioArgs, SimArgs};
+use podbay::cluster::client::Target;
+use podbay::config::{Config, Paths};
 use podbay::sim::{Sim, SimHandle, SimOptions};
+use podbay::theme::Theme;
+use podbay::tui::{self, TuiOptions};
 
 fn main() {
     let cli = Cli::parse();
+    let paths = Paths::discover();
+    if cli.browse.print_paths {
+        println!("{paths}");
+        return;
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -18,17 +28,19 @@ fn main() {
             std::process::exit(1);
         }
     };
-    let result = runtime.block_on(run(cli));
+    let result = runtime.block_on(run(cli, paths));
+    // Watch tasks may still be winding down; do not wait for them.
+    runtime.shutdown_background();
     if let Err(error) = result {
         eprintln!("podbay: {error:#}");
         std::process::exit(1);
     }
 }
 
-async fn run(cli: Cli) -> anyhow::Result<()> {
+async fn run(cli: Cli, paths: Paths) -> anyhow::Result<()> {
     match cli.command {
         Some(Command::Sim(args)) => run_sim(args).await,
-        Some(Command::Demo(args)) => run_demo(args).await,
+        Some(Command::Demo(args)) => run_demo(args, cli.browse, &paths).await,
         Some(Command::Debug(args)) => match podbay::commands::debug::run(args).await {
             Ok(code) => std::process::exit(code),
             Err(failure) => {
@@ -36,10 +48,39 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 std::process::exit(failure.code);
             }
         },
-        None => anyhow::bail!(
-            "the pod browser is not available in this build yet; run `podbay sim` or `podbay demo`"
-        ),
+        None => {
+            let target = Target {
+                kubeconfig: cli.browse.kubeconfig.clone(),
+                context: cli.browse.context.clone(),
+            };
+            browse(target, cli.browse, &paths, false).await
+        }
     }
+}
+
+async fn browse(
+    target: Target,
+    args: BrowseArgs,
+    paths: &Paths,
+    all_by_default: bool,
+) -> anyhow::Result<()> {
+    let config = Config::load(&paths.config)?;
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let theme_name = args.theme.clone().unwrap_or_else(|| config.theme.clone());
+    let theme = Theme::load(&theme_name, Some(&paths.themes), no_color)?;
+    let keymap = Keymap::from_config(&config.keys)
+        .map_err(|e| anyhow::anyhow!("Config file {}: {e}.", paths.config.display()))?;
+    let _log = podbay::logging::init(&paths.log);
+    tui::run(TuiOptions {
+        target,
+        all_namespaces: args.all_namespaces
+            || (args.namespace.is_none() && (config.all_namespaces || all_by_default)),
+        namespace: args.namespace,
+        fallback_namespaces: config.namespaces,
+        keymap,
+        theme,
+    })
+    .await
 }
 
 fn sim_options(scenario: &ScenarioArgs) -> SimOptions {
@@ -74,33 +115,18 @@ async fn run_sim(args: SimArgs) -> anyhow::Result<()> {
     println!("kubeconfig: {}", path.display());
     println!("contexts: sim (admin), sim-viewer (read-only), sim-dev (namespace shop only)");
     println!("try: KUBECONFIG={} kubectl get pods -A", path.display());
-    wait_for_shutdown().await;
+    podbay::terminal::termination().await;
     Ok(())
 }
 
-async fn run_demo(args: podbay::cli::DemoArgs) -> anyhow::Result<()> {
+async fn run_demo(args: DemoArgs, browse_args: BrowseArgs, paths: &Paths) -> anyhow::Result<()> {
     let (sim, path) = start_sim(sim_options(&args.scenario), None).await?;
-    println!("The embedded cluster is running at {}.", sim.url());
-    println!("kubeconfig: {}", path.display());
-    println!("The pod browser is not in this build yet; press Ctrl-C to stop the cluster.");
-    wait_for_shutdown().await;
-    let _ = std::fs::remove_file(&path);
-    Ok(())
-}
-
-async fn wait_for_shutdown() {
-    use tokio::signal::unix::{SignalKind, signal};
-    let mut term = signal(SignalKind::terminate()).ok();
-    let terminated = async {
-        match term.as_mut() {
-            Some(s) => {
-                s.recv().await;
-            }
-            None => std::future::pending().await,
-        }
+    let target = Target {
+        kubeconfig: Some(path.clone()),
+        context: browse_args.context.clone(),
     };
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        _ = terminated => {}
-    }
+    let result = browse(target, browse_args, paths, true).await;
+    let _ = std::fs::remove_file(&path);
+    drop(sim);
+    result
 }

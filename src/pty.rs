@@ -145,6 +145,16 @@ impl PtyMaster {
         })
     }
 
+    /// Whether the terminal is in canonical ("cooked") mode with echo, as a
+    /// shell leaves it; false while a full-screen program holds it raw.
+    pub fn is_cooked(&self) -> io::Result<bool> {
+        use nix::sys::termios::{LocalFlags, tcgetattr};
+        let attrs = tcgetattr(self.fd.get_ref()).map_err(io::Error::from)?;
+        Ok(attrs
+            .local_flags
+            .contains(LocalFlags::ICANON | LocalFlags::ECHO))
+    }
+
     /// Reads what the process wrote. `Ok(0)` means the slave side is closed
     /// (Linux reports that as EIO, which is mapped to end of file here).
     pub async fn read(&self, buf: &mut [u8]) -> io::Result<usize> {

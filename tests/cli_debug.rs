@@ -138,6 +138,16 @@ async fn no_attach_returns_once_running_and_the_shell_can_be_reattached() {
         let s = session::open(client(&f.sim, "sim").await, spec, tx)
             .await
             .unwrap();
+        // Like a person: wait for a prompt before typing. (kube-rs queues
+        // stdin and resize separately, so keys sent in the same instant as
+        // the attach may reach the shell before the size does.)
+        s.input
+            .send(SessionInput::Data(Bytes::from_static(b"\n")))
+            .unwrap();
+        match tokio::time::timeout(std::time::Duration::from_secs(10), rx.recv()).await {
+            Ok(Some(SessionEvent::Output(_))) => {}
+            other => panic!("no prompt from the shell: {other:?}"),
+        }
         s.input
             .send(SessionInput::Data(Bytes::from_static(
                 b"echo pid=$$ size=$(stty size)\n",

@@ -542,4 +542,4 @@ fn error(text: String) -> Message {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -188,21 +188,24 @@ impl PodTable {
         }
     }
 
-    fn haystack(row: &PodRow) -> String {
-        format!(
-            "{}/{} {} {}",
-            row.key.namespace, row.key.name, row.node, row.labels
-        )
-    }
-
+    /// Scores namespace/name, node and labels separately and keeps the best,
+    /// so a query cannot match with letters scattered across fields.
     fn score(&self, row: &PodRow, query: &str) -> Option<Match> {
-        let haystack = Self::haystack(row);
-        let (score, positions) = self.matcher.fuzzy_indices(&haystack, query)?;
-        let name_len = row.key.namespace.chars().count() + 1 + row.key.name.chars().count();
+        let name = format!("{}/{}", row.key.namespace, row.key.name);
+        let by_name = self.matcher.fuzzy_indices(&name, query);
+        let by_other = [&*row.node, &*row.labels]
+            .into_iter()
+            .filter_map(|field| self.matcher.fuzzy_match(field, query))
+            .max();
+        let (score, positions) = match (by_name, by_other) {
+            (Some((s, positions)), other) => (s.max(other.unwrap_or(i64::MIN)), positions),
+            (None, Some(s)) => (s, Vec::new()),
+            (None, None) => return None,
+        };
         Some(Match {
             key: row.key.clone(),
             score,
-            positions: positions.into_iter().filter(|p| *p < name_len).collect(),
+            positions,
         })
     }
 
@@ -318,6 +321,13 @@ mod tests {
         );
         t.set_filter("stfr");
         assert_eq!(names(&t), ["storefront-1"]);
+        t.set_filter("cartnode");
+        assert_eq!(
+            t.visible_len(),
+            0,
+            "letters may not be scattered across name and node"
+        );
+        t.set_filter("stfr");
         let (_, positions) = t.visible(0).unwrap();
         assert!(!positions.is_empty() && positions.iter().all(|p| *p < "shop/storefront-1".len()));
         t.set_filter("stfro");

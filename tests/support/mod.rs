@@ -49,3 +49,130 @@ where
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
+
+/// The real `podbay` binary running on a PTY, with its screen parsed by a
+/// vt100 emulator, as a person would see it.
+pub struct PodbayScreen {
+    pub master: podbay::pty::PtyMaster,
+    pub child: tokio::process::Child,
+    parser: std::sync::Arc<std::sync::Mutex<vt100::Parser>>,
+    _home: tempdir::TempHome,
+}
+
+pub mod tempdir {
+    /// A scratch HOME/XDG tree so tests never touch the user's config or logs.
+    pub struct TempHome(pub std::path::PathBuf);
+
+    impl TempHome {
+        pub fn new(tag: &str) -> Self {
+            let dir = std::env::temp_dir().join(format!(
+                "podbay-home-{tag}-{}-{}",
+                std::process::id(),
+                rand_suffix()
+            ));
+            std::fs::create_dir_all(&dir).expect("temp home");
+            TempHome(dir)
+        }
+    }
+
+    impl Drop for TempHome {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn rand_suffix() -> u128 {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos())
+    }
+}
+
+impl PodbayScreen {
+    pub fn spawn(args: &[String], cols: u16, rows: u16) -> PodbayScreen {
+        let home = tempdir::TempHome::new("tui");
+        let env: Vec<(String, String)> = vec![
+            ("HOME".into(), home.0.display().to_string()),
+            (
+                "XDG_CONFIG_HOME".into(),
+                home.0.join("config").display().to_string(),
+            ),
+            (
+                "XDG_STATE_HOME".into(),
+                home.0.join("state").display().to_string(),
+            ),
+            ("TERM".into(), "xterm-256color".into()),
+            ("KUBECONFIG".into(), String::new()),
+        ];
+        let spawned = podbay::pty::spawn(&podbay::pty::Spawn {
+            program: std::ffi::OsStr::new(env!("CARGO_BIN_EXE_podbay")),
+            args,
+            env: &env,
+            cwd: None,
+            size: podbay::pty::Size { cols, rows },
+        })
+        .expect("podbay starts on a pty");
+        let rows_nz = std::num::NonZeroU16::new(rows).expect("rows");
+        let cols_nz = std::num::NonZeroU16::new(cols).expect("cols");
+        let parser = std::sync::Arc::new(std::sync::Mutex::new(vt100::Parser::new(
+            rows_nz, cols_nz, 0,
+        )));
+        let reader = spawned.master.clone();
+        let sink = parser.clone();
+        tokio::spawn(async move {
+            let mut buf = vec![0u8; 64 * 1024];
+            while let Ok(n) = reader.read(&mut buf).await {
+                if n == 0 {
+                    break;
+                }
+                sink.lock().unwrap().process(&buf[..n]);
+            }
+        });
+        PodbayScreen {
+            master: spawned.master,
+            child: spawned.child,
+            parser,
+            _home: home,
+        }
+    }
+
+    pub fn text(&self) -> String {
+        self.parser.lock().unwrap().screen().contents()
+    }
+
+    pub fn with_screen<T>(&self, f: impl FnOnce(&vt100::Screen) -> T) -> T {
+        f(self.parser.lock().unwrap().screen())
+    }
+
+    /// Waits until the screen satisfies `check`, failing with the screen shown.
+    pub async fn wait_for(&self, what: &str, check: impl Fn(&str) -> bool) {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(15);
+        loop {
+            let text = self.text();
+            if check(&text) {
+                return;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "timed out waiting for {what}; the screen shows:\n{text}"
+            );
+            tokio::time::sleep(Duration::from_millis(40)).await;
+        }
+    }
+
+    /// Types like a person: one key at a time, with a short pause (a
+    /// terminal reads ESC followed at once by a key as Alt+key).
+    pub async fn keys(&self, keys: &str) {
+        for c in keys.chars() {
+            self.raw(c.to_string().as_bytes()).await;
+        }
+    }
+
+    pub async fn raw(&self, bytes: &[u8]) {
+        self.master
+            .write_all(bytes)
+            .await
+            .expect("typing into podbay");
+        tokio::time::sleep(Duration::from_millis(60)).await;
+    }
+}

@@ -1,0 +1,351 @@
+//! The TUI runtime: owns the terminal and the I/O tasks, feeds `App` one
+//! event channel, carries out its effects, and redraws when something
+//! changed (bursts coalesced, at most 60 frames a second). Idle, it sleeps.
+
+use std::time::Duration;
+
+use anyhow::Context as _;
+use crossterm::event::{Event as TermEvent, EventStream, KeyEventKind};
+use futures::StreamExt;
+use k8s_openapi::api::core::v1::{Event as KubeEvent, Namespace, Pod};
+use kube::api::Api;
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+use crate::app::keymap::Keymap;
+use crate::app::{App, AppOptions, Effect, Event, Scope};
+use crate::cluster::client::{Connection, Target};
+use crate::cluster::feed::{self, Feed};
+use crate::model::{EventRow, PodDetail, PodKey, PodRow};
+use crate::terminal::{self, TerminalGuard};
+use crate::theme::Theme;
+
+pub struct TuiOptions {
+    pub target: Target,
+    pub all_namespaces: bool,
+    pub namespace: Option<String>,
+    pub fallback_namespaces: Vec<String>,
+    pub keymap: Keymap,
+    pub theme: Theme,
+}
+
+const FRAME: Duration = Duration::from_millis(16);
+
+/// Connects, checks the server answers, then runs the TUI until quit.
+/// Errors before the TUI starts are one sentence for stderr.
+pub async fn run(options: TuiOptions) -> anyhow::Result<()> {
+    let connection = options
+        .target
+        .connect()
+        .await
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    probe(&connection).await?;
+    let namespace = options
+        .namespace
+        .clone()
+        .unwrap_or_else(|| connection.namespace.clone());
+    let (mut app, effects) = App::new(AppOptions {
+        context: connection.context.clone(),
+        contexts: connection.contexts.clone(),
+        namespace,
+        all_namespaces: options.all_namespaces,
+        fallback_namespaces: options.fallback_namespaces.clone(),
+        keymap: options.keymap.clone(),
+        now: jiff::Timestamp::now(),
+    });
+
+    let guard = TerminalGuard::enter().context("cannot put the terminal in full-screen mode")?;
+    let mut terminal = Terminal::new(CrosstermBackend::new(std::io::stdout()))
+        .context("cannot draw on this terminal")?;
+    terminal.clear().ok();
+    if let Ok(size) = terminal.size() {
+        app.update(Event::Resize(size.width, size.height));
+    }
+    let (tx, mut rx) = mpsc::channel::<Event>(4096);
+    let (connected_tx, mut connected) = mpsc::channel::<Connection>(1);
+    let mut tasks = Tasks::new(connection, options.target.clone(), tx.clone(), connected_tx);
+    tasks.watch_namespaces();
+    for effect in effects {
+        tasks.run(effect);
+    }
+
+    let mut input = EventStream::new();
+    let mut ticks = tokio::time::interval(Duration::from_secs(1));
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    let stop = terminal::termination();
+    tokio::pin!(stop);
+    let mut dirty = true;
+    let mut last_frame = tokio::time::Instant::now() - FRAME;
+    let theme = options.theme;
+    loop {
+        if dirty && last_frame.elapsed() >= FRAME {
+            terminal
+                .draw(|f| crate::ui::draw(f, &app, &theme))
+                .context("drawing failed")?;
+            last_frame = tokio::time::Instant::now();
+            dirty = false;
+        }
+        let redraw_in = FRAME.saturating_sub(last_frame.elapsed());
+        let event = tokio::select! {
+            Some(Ok(term)) = input.next() => match term {
+                TermEvent::Key(k) if k.kind != KeyEventKind::Release => Some(Event::Key(k)),
+                TermEvent::Paste(text) => Some(Event::Paste(text)),
+                TermEvent::Resize(w, h) => Some(Event::Resize(w, h)),
+                _ => None,
+            },
+            Some(event) = rx.recv() => Some(event),
+            Some(connection) = connected.recv() => {
+                let event = Event::Connected {
+                    context: connection.context.clone(),
+                    namespace: connection.namespace.clone(),
+                    contexts: connection.contexts.clone(),
+                };
+                tasks.replace_connection(connection);
+                Some(event)
+            }
+            _ = ticks.tick() => Some(Event::Tick(jiff::Timestamp::now())),
+            _ = tokio::time::sleep(redraw_in), if dirty => None,
+            _ = &mut stop => break,
+        };
+        let Some(event) = event else { continue };
+        dirty = true;
+        let mut pending = vec![event];
+        // Coalesce a burst (a relist, a flood of events) into one frame.
+        while pending.len() < 512 {
+            match rx.try_recv() {
+                Ok(e) => pending.push(e),
+                Err(_) => break,
+            }
+        }
+        for event in pending {
+            for effect in app.update(event) {
+                tasks.run(effect);
+            }
+        }
+        if app.quitting {
+            break;
+        }
+    }
+    tasks.stop_all();
+    drop(terminal);
+    drop(guard);
+    Ok(())
+}
+
+/// One request so an unreachable server or bad credentials fail fast, with
+/// one sentence, before the screen changes.
+async fn probe(connection: &Connection) -> anyhow::Result<()> {
+    match tokio::time::timeout(
+        Duration::from_secs(10),
+        connection.client.apiserver_version(),
+    )
+    .await
+    {
+        Ok(Ok(_)) => Ok(()),
+        Ok(Err(e)) => {
+            let (sentence, _) = crate::cluster::errors::describe(&e);
+            anyhow::bail!(
+                "{} (context {}, server {})",
+                sentence.trim_end_matches('.'),
+                connection.context,
+                connection.server
+            )
+        }
+        Err(_) => anyhow::bail!(
+            "The API server at {} did not answer within 10 seconds (context {}). Check your network or VPN.",
+            connection.server,
+            connection.context
+        ),
+    }
+}
+
+/// The I/O tasks the app's effects start and stop.
+struct Tasks {
+    connection: Connection,
+    target: Target,
+    tx: mpsc::Sender<Event>,
+    connected: mpsc::Sender<Connection>,
+    pods: Vec<JoinHandle<()>>,
+    pod: Vec<JoinHandle<()>>,
+    namespaces: Option<JoinHandle<()>>,
+    connecting: Option<JoinHandle<()>>,
+}
+
+impl Tasks {
+    fn new(
+        connection: Connection,
+        target: Target,
+        tx: mpsc::Sender<Event>,
+        connected: mpsc::Sender<Connection>,
+    ) -> Self {
+        Tasks {
+            connection,
+            target,
+            tx,
+            connected,
+            pods: Vec::new(),
+            pod: Vec::new(),
+            namespaces: None,
+            connecting: None,
+        }
+    }
+
+    fn run(&mut self, effect: Effect) {
+        match effect {
+            Effect::Quit => {}
+            Effect::WatchPods(scope) => self.watch_pods(scope),
+            Effect::WatchPod(key) => self.watch_pod(key),
+            Effect::StopWatchingPod => abort(&mut self.pod),
+            Effect::SwitchContext(context) => self.switch_context(context),
+        }
+    }
+
+    /// Runs a feed, forwarding its updates to the app as `wrap(update)`.
+    fn spawn_feed<K, R>(
+        &self,
+        api: Api<K>,
+        config: kube::runtime::watcher::Config,
+        scope: Option<String>,
+        project: fn(&K) -> R,
+        wrap: fn(Feed<R>) -> Event,
+    ) -> JoinHandle<()>
+    where
+        K: kube::Resource
+            + Clone
+            + serde::de::DeserializeOwned
+            + std::fmt::Debug
+            + Send
+            + Sync
+            + 'static,
+        R: Send + 'static,
+    {
+        let (feed_tx, mut feed_rx) = feed::channel();
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            let watcher = feed::run(api, config, scope, project, feed_tx);
+            let forward = async {
+                while let Some(update) = feed_rx.recv().await {
+                    if tx.send(wrap(update)).await.is_err() {
+                        break;
+                    }
+                }
+            };
+            tokio::join!(watcher, forward);
+        })
+    }
+
+    fn watch_pods(&mut self, scope: Scope) {
+        abort(&mut self.pods);
+        let client = self.connection.client.clone();
+        match scope {
+            Scope::All => {
+                let handle = self.spawn_feed(
+                    Api::<Pod>::all(client),
+                    feed::config(),
+                    None,
+                    PodRow::from_pod,
+                    Event::Pods,
+                );
+                self.pods.push(handle);
+            }
+            Scope::Namespaces(list) => {
+                for ns in list {
+                    let api = Api::<Pod>::namespaced(client.clone(), &ns);
+                    let handle = self.spawn_feed(
+                        api,
+                        feed::config(),
+                        Some(ns),
+                        PodRow::from_pod,
+                        Event::Pods,
+                    );
+                    self.pods.push(handle);
+                }
+            }
+        }
+    }
+
+    fn watch_pod(&mut self, key: PodKey) {
+        abort(&mut self.pod);
+        let client = self.connection.client.clone();
+        let by_name = feed::config().fields(&format!("metadata.name={}", key.name));
+        let detail = self.spawn_feed(
+            Api::<Pod>::namespaced(client.clone(), &key.namespace),
+            by_name,
+            None,
+            PodDetail::from_pod,
+            Event::Detail,
+        );
+        let about = feed::config().fields(&format!(
+            "involvedObject.name={},involvedObject.kind=Pod",
+            key.name
+        ));
+        let events = self.spawn_feed(
+            Api::<KubeEvent>::namespaced(client, &key.namespace),
+            about,
+            None,
+            EventRow::from_event,
+            Event::PodEvents,
+        );
+        self.pod = vec![detail, events];
+    }
+
+    fn watch_namespaces(&mut self) {
+        if let Some(old) = self.namespaces.take() {
+            old.abort();
+        }
+        let api = Api::<Namespace>::all(self.connection.client.clone());
+        let name = |ns: &Namespace| ns.metadata.name.clone().unwrap_or_default();
+        self.namespaces = Some(self.spawn_feed(api, feed::config(), None, name, Event::Namespaces));
+    }
+
+    fn switch_context(&mut self, context: String) {
+        if let Some(old) = self.connecting.take() {
+            old.abort();
+        }
+        let target = Target {
+            context: Some(context),
+            ..self.target.clone()
+        };
+        let tx = self.tx.clone();
+        let connected = self.connected.clone();
+        // Connecting reads files and may run exec plugins: keep it off the UI path.
+        self.connecting = Some(tokio::spawn(async move {
+            let result = match target.connect().await {
+                Ok(c) => probe(&c).await.map(|_| c).map_err(|e| e.to_string()),
+                Err(e) => Err(e.to_string()),
+            };
+            match result {
+                Ok(c) => {
+                    let _ = connected.send(c).await;
+                }
+                Err(sentence) => {
+                    let _ = tx.send(Event::ConnectFailed(sentence)).await;
+                }
+            }
+        }));
+    }
+
+    /// Switches every watch to a new context's client.
+    fn replace_connection(&mut self, connection: Connection) {
+        abort(&mut self.pods);
+        abort(&mut self.pod);
+        self.connection = connection;
+        self.watch_namespaces();
+    }
+
+    fn stop_all(&mut self) {
+        abort(&mut self.pods);
+        abort(&mut self.pod);
+        if let Some(ns) = self.namespaces.take() {
+            ns.abort();
+        }
+    }
+}
+
+fn abort(handles: &mut Vec<JoinHandle<()>>) {
+    for h in handles.drain(..) {
+        h.abort();
+    }
+}

@@ -1,0 +1,119 @@
+//! The header (context, namespace, counts, connection) and the footer
+//! (message or input line, and the main keys).
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use crate::app::keymap::Action;
+use crate::app::{App, Connection, Level, Mode, View};
+use crate::theme::Theme;
+
+pub fn header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let (dot, state, style) = match app.connection {
+        Connection::Live => ("●", "live", theme.live),
+        Connection::Connecting => ("◌", "connecting", theme.pending),
+        Connection::Reconnecting => ("◍", "reconnecting", theme.warning),
+    };
+    let total = app.pods.total();
+    let noun = if total == 1 { "pod" } else { "pods" };
+    let counts = if app.pods.query().is_some() {
+        format!("{}/{total} {noun}", app.pods.visible_len())
+    } else {
+        format!("{total} {noun}")
+    };
+    let sep = Span::styled(" │ ", theme.dim);
+    let mut spans = vec![
+        Span::styled(" podbay", theme.title),
+        sep.clone(),
+        Span::styled("ctx ", theme.dim),
+        Span::styled(app.context.clone(), theme.text),
+        sep.clone(),
+        Span::styled("ns ", theme.dim),
+        Span::styled(app.scope.label(), theme.text),
+        sep.clone(),
+        Span::styled(counts, theme.text),
+    ];
+    if let Some(query) = app.pods.query() {
+        spans.push(sep.clone());
+        spans.push(Span::styled("filter ", theme.dim));
+        spans.push(Span::styled(query.to_string(), theme.matched));
+    }
+    spans.push(sep);
+    spans.push(Span::styled(format!("{dot} {state}"), style));
+    frame.render_widget(
+        Paragraph::new(Line::from(spans)).style(theme.status_bar),
+        area,
+    );
+}
+
+pub fn footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let [top, bottom] = [
+        Rect { height: 1, ..area },
+        Rect {
+            y: area.y + 1,
+            height: 1,
+            ..area
+        },
+    ];
+    let line = match &app.mode {
+        Mode::Filter(query) => Line::from(vec![
+            Span::styled("/", theme.key_hint),
+            Span::styled(query.clone(), theme.text),
+            Span::styled("▏", theme.key_hint),
+            Span::styled("   enter keep · esc clear", theme.dim),
+        ]),
+        Mode::Command(line) => Line::from(vec![
+            Span::styled(":", theme.key_hint),
+            Span::styled(line.text(), theme.text),
+            Span::styled("▏", theme.key_hint),
+            Span::styled("   tab complete · enter run · esc cancel", theme.dim),
+        ]),
+        _ => match &app.message {
+            Some(m) => {
+                let style = match m.level {
+                    Level::Info => theme.text,
+                    Level::Warning => theme.warning,
+                    Level::Error => theme.error,
+                };
+                Line::from(Span::styled(format!(" {}", m.text), style))
+            }
+            None => Line::default(),
+        },
+    };
+    frame.render_widget(Paragraph::new(line), top);
+
+    let hint = |action: Action, what: &str| {
+        vec![
+            Span::styled(
+                format!(
+                    " {} ",
+                    app.keymap
+                        .keys_for(action)
+                        .split(", ")
+                        .next()
+                        .unwrap_or_default()
+                ),
+                theme.key_hint,
+            ),
+            Span::styled(format!("{what} "), theme.dim),
+        ]
+    };
+    let mut spans = Vec::new();
+    match app.view {
+        View::Pods => {
+            spans.extend(hint(Action::Filter, "filter"));
+            spans.extend(hint(Action::Open, "open"));
+            spans.extend(hint(Action::Command, "cmd"));
+            spans.extend(hint(Action::ToggleAllNamespaces, "all/ns"));
+        }
+        View::Pod(_) => spans.extend(hint(Action::Back, "back")),
+    }
+    spans.extend(hint(Action::Help, "help"));
+    spans.extend(hint(Action::Quit, "quit"));
+    frame.render_widget(
+        Paragraph::new(Line::from(spans)).style(theme.status_bar),
+        bottom,
+    );
+}

@@ -1,0 +1,54 @@
+//! Drawing only: `draw(frame, app, theme)` reads the state and paints it.
+
+mod bars;
+mod help;
+mod pod_list;
+mod pod_view;
+#[cfg(test)]
+mod snapshots;
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+
+use crate::app::{App, Mode, View};
+use crate::theme::Theme;
+
+pub fn draw(frame: &mut Frame, app: &App, theme: &Theme) {
+    let [header, body, footer] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(1),
+        Constraint::Length(2),
+    ])
+    .areas(frame.area());
+    bars::header(frame, header, app, theme);
+    match &app.view {
+        View::Pods => pod_list::draw(frame, body, app, theme),
+        View::Pod(view) => pod_view::draw(frame, body, app, view, theme),
+    }
+    bars::footer(frame, footer, app, theme);
+    if app.mode == Mode::Help {
+        help::draw(frame, centered(body, 72, 20), app, theme);
+    }
+}
+
+/// A `width`×`height` box centred in `area` (shrunk to fit).
+fn centered(area: Rect, width: u16, height: u16) -> Rect {
+    let w = width.min(area.width);
+    let h = height.min(area.height);
+    Rect {
+        x: area.x + (area.width - w) / 2,
+        y: area.y + (area.height - h) / 2,
+        width: w,
+        height: h,
+    }
+}
+
+/// Cuts `text` to `width` columns, marking the cut with `…`.
+fn ellipsize(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_string();
+    }
+    let mut out: String = text.chars().take(width.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}

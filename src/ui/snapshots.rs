@@ -1,0 +1,201 @@
+//! Snapshot tests: each view rendered into a `TestBackend` and compared with
+//! a golden text file in `src/ui/snapshots/`. After an intended change, run
+//! `PODBAY_UPDATE_SNAPSHOTS=1 cargo test --lib ui::` and review the diff.
+
+use std::path::PathBuf;
+
+use crossterm::event::KeyCode;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+use crate::app::tests::{app, code, key, listed, row};
+use crate::app::{App, Event};
+use crate::cluster::feed::Feed;
+use crate::model::{ContainerInfo, ContainerKind, ContainerState, EventRow, PodDetail, PodKey};
+use crate::theme::Theme;
+
+fn render(app: &App, width: u16, height: u16) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test terminal");
+    let theme = Theme::default();
+    terminal
+        .draw(|f| super::draw(f, app, &theme))
+        .expect("draw");
+    let buffer = terminal.backend().buffer();
+    (0..height)
+        .map(|y| {
+            let line: String = (0..width)
+                .map(|x| buffer[(x, y)].symbol().to_string())
+                .collect();
+            line.trim_end().to_string()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n"
+}
+
+fn assert_snapshot(name: &str, actual: &str) {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("src/ui/snapshots")
+        .join(format!("{name}.txt"));
+    if std::env::var_os("PODBAY_UPDATE_SNAPSHOTS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|_| {
+        panic!(
+            "missing snapshot {}; run with PODBAY_UPDATE_SNAPSHOTS=1",
+            path.display()
+        )
+    });
+    assert_eq!(
+        actual, expected,
+        "snapshot {name} differs; if intended, update with PODBAY_UPDATE_SNAPSHOTS=1"
+    );
+}
+
+fn demo_app() -> App {
+    let (mut a, _) = app(true);
+    let mut crash = row(
+        "payments",
+        "ledger-worker-7f9c6d8b5-w9x8v",
+        "CrashLoopBackOff",
+    );
+    crash.health = crate::model::Health::Failing;
+    crash.restarts = 17;
+    crash.last_restart = Some("2026-01-01T00:58:00Z".parse().unwrap());
+    crash.ready = 0;
+    let mut debugged = row("shop", "redis-0", "Running");
+    debugged.ephemeral = 2;
+    a.update(listed(vec![
+        row("shop", "storefront-7d9c8b6f4-x2k9p", "Running"),
+        row("shop", "cart-5f6d7c9b8-h2j4k", "Running"),
+        debugged,
+        crash,
+    ]));
+    a
+}
+
+#[test]
+fn pod_list() {
+    let mut a = demo_app();
+    a.update(key('j'));
+    assert_snapshot("pod_list", &render(&a, 110, 12));
+}
+
+#[test]
+fn pod_list_filtered() {
+    let mut a = demo_app();
+    a.update(key('/'));
+    for c in "stfr".chars() {
+        a.update(key(c));
+    }
+    assert_snapshot("pod_list_filtered", &render(&a, 110, 10));
+}
+
+#[test]
+fn pod_view() {
+    let mut a = demo_app();
+    a.update(code(KeyCode::Enter));
+    let waiting = ContainerState::Waiting {
+        reason: "ImagePullBackOff".into(),
+        message: "Back-off pulling image \"doesnotexist\"".into(),
+    };
+    let detail = PodDetail {
+        key: PodKey::new("payments", "ledger-worker-7f9c6d8b5-w9x8v"),
+        status: "CrashLoopBackOff".into(),
+        phase: "Running".into(),
+        node: "node-a2".into(),
+        ip: "10.244.1.7".into(),
+        qos: "BestEffort".into(),
+        os: None,
+        is_static: false,
+        deleting: false,
+        containers: vec![
+            info(
+                ContainerKind::Init,
+                "wait-for-db",
+                ContainerState::Terminated {
+                    exit_code: 0,
+                    reason: "Completed".into(),
+                    message: String::new(),
+                    finished: None,
+                },
+                None,
+            ),
+            info(
+                ContainerKind::Regular,
+                "worker",
+                ContainerState::Running {
+                    since: Some("2026-01-01T00:30:00Z".parse().unwrap()),
+                },
+                None,
+            ),
+            info(
+                ContainerKind::Ephemeral,
+                "debugger-x2k9p",
+                waiting,
+                Some("worker"),
+            ),
+        ],
+    };
+    a.update(Event::Detail(Feed::Listed {
+        scope: None,
+        rows: vec![detail],
+    }));
+    a.update(Event::PodEvents(Feed::Listed {
+        scope: None,
+        rows: vec![EventRow {
+            name: "e".into(),
+            warning: true,
+            reason: "BackOff".into(),
+            message: "Back-off pulling image \"doesnotexist\"".into(),
+            count: 4,
+            last_seen: Some("2026-01-01T00:59:00Z".parse().unwrap()),
+            field_path: "spec.ephemeralContainers{debugger-x2k9p}".into(),
+        }],
+    }));
+    assert_snapshot("pod_view", &render(&a, 120, 14));
+}
+
+#[test]
+fn help_overlay() {
+    let mut a = demo_app();
+    a.update(key('?'));
+    assert_snapshot("help", &render(&a, 90, 26));
+}
+
+#[test]
+fn restricted_user_notice() {
+    let (mut a, _) = app(true);
+    a.update(Event::Pods(Feed::Forbidden(
+        crate::cluster::errors::Denied {
+            verb: "list".into(),
+            resource: "pods".into(),
+            namespace: None,
+        },
+    )));
+    a.update(Event::Pods(Feed::Listed {
+        scope: Some("shop".into()),
+        rows: vec![row("shop", "cart-1", "Running")],
+    }));
+    assert_snapshot("restricted", &render(&a, 130, 8));
+}
+
+fn info(
+    kind: ContainerKind,
+    name: &str,
+    state: ContainerState,
+    target: Option<&str>,
+) -> ContainerInfo {
+    ContainerInfo {
+        kind,
+        name: name.into(),
+        image: "busybox:1.36".into(),
+        state,
+        ready: kind == ContainerKind::Regular,
+        restarts: 0,
+        target: target.map(String::from),
+        command: vec![],
+    }
+}

@@ -1,0 +1,234 @@
+//! The real `podbay` binary in a PTY against the simulator: type keys, read
+//! the screen, as a person would.
+
+mod support;
+
+use std::time::Duration;
+
+use support::{PodbayScreen, start_sim};
+
+fn kubeconfig(sim: &podbay::sim::SimHandle, tag: &str) -> std::path::PathBuf {
+    let path = std::env::temp_dir().join(format!(
+        "podbay-e2e-{tag}-{}-{}.kubeconfig",
+        std::process::id(),
+        sim.addr().port()
+    ));
+    sim.write_kubeconfig(&path).unwrap();
+    path
+}
+
+fn args(kubeconfig: &std::path::Path, extra: &[&str]) -> Vec<String> {
+    let mut a = vec!["--kubeconfig".to_string(), kubeconfig.display().to_string()];
+    a.extend(extra.iter().map(|s| s.to_string()));
+    a
+}
+
+/// Lines of the pod table (below the header row).
+fn table_rows(text: &str) -> Vec<String> {
+    text.lines()
+        .skip_while(|l| !l.contains("NAME") || !l.contains("STATUS"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+async fn exits_cleanly(screen: &mut PodbayScreen) {
+    let status = tokio::time::timeout(Duration::from_secs(10), screen.child.wait())
+        .await
+        .expect("podbay exits after q")
+        .unwrap();
+    assert!(status.success(), "exit status {status:?}");
+    screen.with_screen(|s| {
+        assert!(!s.alternate_screen(), "left the alternate screen");
+        assert!(!s.hide_cursor(), "cursor shown again");
+        assert_eq!(
+            s.mouse_protocol_mode(),
+            vt100::MouseProtocolMode::None,
+            "mouse reporting off"
+        );
+        assert!(!s.bracketed_paste(), "bracketed paste off");
+    });
+    assert!(
+        screen.master.is_cooked().unwrap(),
+        "raw mode off: canonical mode and echo restored"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn browse_filter_open_switch_namespace_and_quit() {
+    let sim = start_sim(0).await;
+    let config = kubeconfig(&sim, "browse");
+    let mut screen = PodbayScreen::spawn(&args(&config, &["-A"]), 140, 40);
+
+    screen
+        .wait_for("pods to appear", |t| {
+            t.contains("redis-0")
+                && t.contains("storefront-7d9c8b6f4-x2k9p")
+                && t.contains("● live")
+        })
+        .await;
+    let text = screen.text();
+    assert!(
+        text.contains("CrashLoopBackOff") && text.contains("17 ("),
+        "kubectl-style STATUS and RESTARTS:\n{text}"
+    );
+    assert!(text.contains("ns all"));
+
+    // Filter: only matching rows remain.
+    screen.keys("/redis").await;
+    screen
+        .wait_for("the filter to apply", |t| t.contains("filter redis"))
+        .await;
+    let rows = table_rows(&screen.text());
+    assert!(
+        !rows.is_empty() && rows.iter().all(|r| r.contains("redis")),
+        "only matches remain: {rows:#?}"
+    );
+    screen.raw(b"\r").await;
+
+    // Open the pod: its containers and the live state.
+    screen.raw(b"\r").await;
+    screen
+        .wait_for("the pod view", |t| {
+            t.contains("containers") && t.contains("init-config") && t.contains("redis:7.4")
+        })
+        .await;
+    assert!(screen.text().contains("shop/redis-0"));
+    screen.raw(b"\x1b").await;
+    screen
+        .wait_for("the list again", |t| t.contains("NAMESPACE"))
+        .await;
+    screen.raw(b"\x1b").await;
+    screen
+        .wait_for("the filter cleared", |t| {
+            !t.contains("filter redis") && t.contains("storefront")
+        })
+        .await;
+
+    // :ns shop switches namespace; only shop pods remain.
+    screen.keys(":ns shop\r").await;
+    screen
+        .wait_for("namespace shop", |t| {
+            t.contains("ns shop") && t.contains("cart-5f6d7c9b8-h2j4k") && t.contains("● live")
+        })
+        .await;
+    let text = screen.text();
+    assert!(
+        !text.contains("payments-api") && !text.contains("NAMESPACE"),
+        "only shop, no namespace column:\n{text}"
+    );
+
+    screen.keys("q").await;
+    exits_cleanly(&mut screen).await;
+    let _ = std::fs::remove_file(config);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn live_changes_appear_without_a_keypress() {
+    use k8s_openapi::api::core::v1::Pod;
+    use kube::api::{Api, Patch, PatchParams};
+    let sim = start_sim(0).await;
+    let config = kubeconfig(&sim, "live");
+    let mut screen = PodbayScreen::spawn(&args(&config, &["-n", "shop"]), 120, 30);
+    screen
+        .wait_for("shop pods", |t| t.contains("redis-0"))
+        .await;
+    assert!(!screen.text().contains('◆'));
+    let pods: Api<Pod> = Api::namespaced(support::client(&sim, "sim").await, "shop");
+    let patch = serde_json::json!({"spec": {"ephemeralContainers": [{"name": "dbg", "image": "busybox", "stdin": true, "tty": true}]}});
+    pods.patch_ephemeral_containers("redis-0", &PatchParams::default(), &Patch::Strategic(patch))
+        .await
+        .unwrap();
+    screen
+        .wait_for("the debug-container marker", |t| {
+            t.lines().any(|l| l.contains("redis-0") && l.contains("◆1"))
+        })
+        .await;
+    pods.delete(
+        "cart-5f6d7c9b8-h2j4k",
+        &kube::api::DeleteParams {
+            grace_period_seconds: Some(0),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+    screen
+        .wait_for("the deleted pod to go", |t| {
+            !t.contains("cart-5f6d7c9b8-h2j4k")
+        })
+        .await;
+    screen.keys("q").await;
+    exits_cleanly(&mut screen).await;
+    let _ = std::fs::remove_file(config);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn restricted_user_sees_its_namespace_and_the_missing_permission() {
+    let sim = start_sim(0).await;
+    let config = kubeconfig(&sim, "restricted");
+    let mut screen = PodbayScreen::spawn(&args(&config, &["--context", "sim-dev", "-A"]), 160, 30);
+    screen
+        .wait_for("the fallback", |t| {
+            t.contains("redis-0") && t.contains("You may not list pods at cluster scope")
+        })
+        .await;
+    let text = screen.text();
+    assert!(!text.contains("payments-api"), "{text}");
+    assert!(text.contains("ns shop"));
+    screen.keys("q").await;
+    exits_cleanly(&mut screen).await;
+    let _ = std::fs::remove_file(config);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_setup_gives_one_sentence_and_a_nonzero_exit() {
+    let sim = start_sim(0).await;
+    let config = kubeconfig(&sim, "bad");
+    let run = |extra: Vec<String>| async move {
+        let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_podbay"))
+            .args(extra)
+            .env(
+                "XDG_CONFIG_HOME",
+                std::env::temp_dir().join("podbay-e2e-noconfig"),
+            )
+            .output()
+            .await
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).trim().to_string(),
+        )
+    };
+    let (code, err) = run(args(&config, &["--context", "nope"])).await;
+    assert_eq!(code, Some(1));
+    assert_eq!(
+        err,
+        "podbay: The kubeconfig has no context named \"nope\". Known contexts: sim, sim-viewer, sim-dev."
+    );
+
+    let (code, err) = run(args(std::path::Path::new("/nonexistent/kubeconfig"), &[])).await;
+    assert_eq!(code, Some(1));
+    assert!(
+        err.starts_with("podbay: Cannot read the kubeconfig /nonexistent/kubeconfig"),
+        "{err}"
+    );
+
+    sim.stop_server();
+    let (code, err) = run(args(&config, &[])).await;
+    assert_eq!(code, Some(1));
+    assert!(
+        err.starts_with("podbay: Cannot reach the API server"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+
+    let (code, err) = run(args(&config, &["--theme", "solarized"])).await;
+    assert_eq!(code, Some(1));
+    assert!(
+        err.starts_with("podbay: No theme named \"solarized\""),
+        "{err}"
+    );
+    let _ = std::fs::remove_file(config);
+}
