@@ -63,7 +63,7 @@ pub async fn run(options: TuiOptions) -> anyhow::Result<()> {
     if let Ok(size) = terminal.size() {
         app.update(Event::Resize(size.width, size.height));
     }
-    let (tx, mut rx) = mpsc::channel::<Event>(4096);
+    let (tx, mut rx) = mpsc::channel::<Tagged>(4096);
     let (connected_tx, mut connected) = mpsc::channel::<Connection>(1);
     let mut tasks = Tasks::new(connection, options.target.clone(), tx.clone(), connected_tx);
     tasks.watch_namespaces();
@@ -95,7 +95,7 @@ pub async fn run(options: TuiOptions) -> anyhow::Result<()> {
                 TermEvent::Resize(w, h) => Some(Event::Resize(w, h)),
                 _ => None,
             },
-            Some(event) = rx.recv() => Some(event),
+            Some(tagged) = rx.recv() => tasks.current(tagged),
             Some(connection) = connected.recv() => {
                 let event = Event::Connected {
                     context: connection.context.clone(),
@@ -115,7 +115,7 @@ pub async fn run(options: TuiOptions) -> anyhow::Result<()> {
         // Coalesce a burst (a relist, a flood of events) into one frame.
         while pending.len() < 512 {
             match rx.try_recv() {
-                Ok(e) => pending.push(e),
+                Ok(tagged) => pending.extend(tasks.current(tagged)),
                 Err(_) => break,
             }
         }
@@ -161,11 +161,28 @@ async fn probe(connection: &Connection) -> anyhow::Result<()> {
     }
 }
 
+/// Which watch an update came from. Updates already queued when a watch is
+/// replaced (after `:ns`, `:ctx`, or leaving a pod) must not reach the app.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Source {
+    Pods,
+    Pod,
+    Namespaces,
+    Other,
+}
+
+struct Tagged {
+    source: Source,
+    generation: u64,
+    event: Event,
+}
+
 /// The I/O tasks the app's effects start and stop.
 struct Tasks {
     connection: Connection,
     target: Target,
-    tx: mpsc::Sender<Event>,
+    tx: mpsc::Sender<Tagged>,
+    generations: [u64; 3],
     connected: mpsc::Sender<Connection>,
     pods: Vec<JoinHandle<()>>,
     pod: Vec<JoinHandle<()>>,
@@ -177,13 +194,14 @@ impl Tasks {
     fn new(
         connection: Connection,
         target: Target,
-        tx: mpsc::Sender<Event>,
+        tx: mpsc::Sender<Tagged>,
         connected: mpsc::Sender<Connection>,
     ) -> Self {
         Tasks {
             connection,
             target,
             tx,
+            generations: [0; 3],
             connected,
             pods: Vec::new(),
             pod: Vec::new(),
@@ -192,19 +210,53 @@ impl Tasks {
         }
     }
 
+    fn slot(source: Source) -> Option<usize> {
+        match source {
+            Source::Pods => Some(0),
+            Source::Pod => Some(1),
+            Source::Namespaces => Some(2),
+            Source::Other => None,
+        }
+    }
+
+    /// Starts a new generation of `source`'s watch; older updates become stale.
+    fn next_generation(&mut self, source: Source) -> u64 {
+        match Self::slot(source) {
+            Some(i) => {
+                self.generations[i] += 1;
+                self.generations[i]
+            }
+            None => 0,
+        }
+    }
+
+    /// The event, unless it comes from a watch that has been replaced.
+    fn current(&self, tagged: Tagged) -> Option<Event> {
+        match Self::slot(tagged.source) {
+            Some(i) if self.generations[i] != tagged.generation => None,
+            _ => Some(tagged.event),
+        }
+    }
+
     fn run(&mut self, effect: Effect) {
         match effect {
             Effect::Quit => {}
             Effect::WatchPods(scope) => self.watch_pods(scope),
             Effect::WatchPod(key) => self.watch_pod(key),
-            Effect::StopWatchingPod => abort(&mut self.pod),
+            Effect::StopWatchingPod => {
+                self.next_generation(Source::Pod);
+                abort(&mut self.pod);
+            }
             Effect::SwitchContext(context) => self.switch_context(context),
         }
     }
 
     /// Runs a feed, forwarding its updates to the app as `wrap(update)`.
+    #[allow(clippy::too_many_arguments)]
     fn spawn_feed<K, R>(
         &self,
+        source: Source,
+        generation: u64,
         api: Api<K>,
         config: kube::runtime::watcher::Config,
         scope: Option<String>,
@@ -227,7 +279,12 @@ impl Tasks {
             let watcher = feed::run(api, config, scope, project, feed_tx);
             let forward = async {
                 while let Some(update) = feed_rx.recv().await {
-                    if tx.send(wrap(update)).await.is_err() {
+                    let tagged = Tagged {
+                        source,
+                        generation,
+                        event: wrap(update),
+                    };
+                    if tx.send(tagged).await.is_err() {
                         break;
                     }
                 }
@@ -238,10 +295,13 @@ impl Tasks {
 
     fn watch_pods(&mut self, scope: Scope) {
         abort(&mut self.pods);
+        let generation = self.next_generation(Source::Pods);
         let client = self.connection.client.clone();
         match scope {
             Scope::All => {
                 let handle = self.spawn_feed(
+                    Source::Pods,
+                    generation,
                     Api::<Pod>::all(client),
                     feed::config(),
                     None,
@@ -254,6 +314,8 @@ impl Tasks {
                 for ns in list {
                     let api = Api::<Pod>::namespaced(client.clone(), &ns);
                     let handle = self.spawn_feed(
+                        Source::Pods,
+                        generation,
                         api,
                         feed::config(),
                         Some(ns),
@@ -268,9 +330,12 @@ impl Tasks {
 
     fn watch_pod(&mut self, key: PodKey) {
         abort(&mut self.pod);
+        let generation = self.next_generation(Source::Pod);
         let client = self.connection.client.clone();
         let by_name = feed::config().fields(&format!("metadata.name={}", key.name));
         let detail = self.spawn_feed(
+            Source::Pod,
+            generation,
             Api::<Pod>::namespaced(client.clone(), &key.namespace),
             by_name,
             None,
@@ -282,6 +347,8 @@ impl Tasks {
             key.name
         ));
         let events = self.spawn_feed(
+            Source::Pod,
+            generation,
             Api::<KubeEvent>::namespaced(client, &key.namespace),
             about,
             None,
@@ -295,9 +362,18 @@ impl Tasks {
         if let Some(old) = self.namespaces.take() {
             old.abort();
         }
+        let generation = self.next_generation(Source::Namespaces);
         let api = Api::<Namespace>::all(self.connection.client.clone());
         let name = |ns: &Namespace| ns.metadata.name.clone().unwrap_or_default();
-        self.namespaces = Some(self.spawn_feed(api, feed::config(), None, name, Event::Namespaces));
+        self.namespaces = Some(self.spawn_feed(
+            Source::Namespaces,
+            generation,
+            api,
+            feed::config(),
+            None,
+            name,
+            Event::Namespaces,
+        ));
     }
 
     fn switch_context(&mut self, context: String) {
@@ -321,7 +397,12 @@ impl Tasks {
                     let _ = connected.send(c).await;
                 }
                 Err(sentence) => {
-                    let _ = tx.send(Event::ConnectFailed(sentence)).await;
+                    let failed = Tagged {
+                        source: Source::Other,
+                        generation: 0,
+                        event: Event::ConnectFailed(sentence),
+                    };
+                    let _ = tx.send(failed).await;
                 }
             }
         }));
@@ -329,6 +410,8 @@ impl Tasks {
 
     /// Switches every watch to a new context's client.
     fn replace_connection(&mut self, connection: Connection) {
+        self.next_generation(Source::Pods);
+        self.next_generation(Source::Pod);
         abort(&mut self.pods);
         abort(&mut self.pod);
         self.connection = connection;
