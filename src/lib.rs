@@ -14,6 +14,7 @@ pub mod logging;
 pub mod model;
 pub mod pty;
 pub mod sim;
+pub mod term;
 pub mod terminal;
 pub mod theme;
 pub mod tui;

@@ -1,0 +1,255 @@
+//! A terminal pane: a vt100 emulator fed with remote output, drawn cell by
+//! cell into ratatui. Nothing the remote sends reaches the user's terminal
+//! as bytes: clipboard writes (OSC 52), title changes and other escape
+//! sequences only change the emulator's state, and only cells are drawn.
+
+use std::num::NonZeroU16;
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::widgets::Widget;
+
+pub const DEFAULT_SCROLLBACK: usize = 10_000;
+
+pub struct Pane {
+    parser: vt100::Parser,
+    /// Bumped on every change that could alter what is drawn.
+    generation: u64,
+    scrollback: usize,
+}
+
+impl Pane {
+    pub fn new(cols: u16, rows: u16, scrollback: usize) -> Pane {
+        Pane {
+            parser: vt100::Parser::new(nonzero(rows), nonzero(cols), scrollback),
+            generation: 0,
+            scrollback,
+        }
+    }
+
+    /// Feeds remote output. Any byte sequence is accepted.
+    pub fn feed(&mut self, bytes: &[u8]) {
+        if bytes.is_empty() {
+            return;
+        }
+        self.parser.process(bytes);
+        self.generation += 1;
+    }
+
+    /// Resizes the emulator; true if the size changed (and the remote should be told).
+    pub fn resize(&mut self, cols: u16, rows: u16) -> bool {
+        if self.size() == (cols.max(1), rows.max(1)) {
+            return false;
+        }
+        self.parser.set_size(nonzero(rows), nonzero(cols));
+        self.generation += 1;
+        true
+    }
+
+    /// (columns, rows).
+    pub fn size(&self) -> (u16, u16) {
+        let (rows, cols) = self.parser.screen().size();
+        (cols.get(), rows.get())
+    }
+
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    pub fn screen(&self) -> &vt100::Screen {
+        self.parser.screen()
+    }
+
+    /// Whether the remote program asked for application cursor keys.
+    pub fn application_cursor(&self) -> bool {
+        self.parser.screen().application_cursor()
+    }
+
+    pub fn bracketed_paste(&self) -> bool {
+        self.parser.screen().bracketed_paste()
+    }
+
+    /// Scrolls the view into the scrollback by `lines` (negative: towards now).
+    pub fn scroll(&mut self, lines: isize) {
+        let current = self.parser.screen().scrollback() as isize;
+        let next = (current + lines).clamp(0, self.scrollback as isize) as usize;
+        self.parser.screen_mut().set_scrollback(next);
+        self.generation += 1;
+    }
+
+    pub fn scrolled_back(&self) -> bool {
+        self.parser.screen().scrollback() > 0
+    }
+
+    /// The visible text, for tests and accessibility.
+    pub fn text(&self) -> String {
+        self.parser.screen().contents()
+    }
+}
+
+fn nonzero(n: u16) -> NonZeroU16 {
+    NonZeroU16::new(n.max(1)).unwrap_or(NonZeroU16::MIN)
+}
+
+/// Draws a pane's screen into an area; returns nothing to the terminal but cells.
+pub struct PaneView<'a> {
+    pub pane: &'a Pane,
+}
+
+impl PaneView<'_> {
+    /// Where to put the real cursor, if the remote shows one and the view is live.
+    pub fn cursor(&self, area: Rect) -> Option<(u16, u16)> {
+        let screen = self.pane.screen();
+        if screen.hide_cursor() || self.pane.scrolled_back() {
+            return None;
+        }
+        let (row, col) = screen.cursor_position();
+        (row < area.height && col < area.width).then_some((area.x + col, area.y + row))
+    }
+}
+
+impl Widget for PaneView<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let screen = self.pane.screen();
+        let (cols, rows) = self.pane.size();
+        for row in 0..rows.min(area.height) {
+            for col in 0..cols.min(area.width) {
+                let Some(cell) = screen.cell(row, col) else {
+                    continue;
+                };
+                if cell.is_wide_continuation() {
+                    continue;
+                }
+                let Some(target) = buf.cell_mut((area.x + col, area.y + row)) else {
+                    continue;
+                };
+                let contents = cell.contents();
+                target.set_symbol(if contents.is_empty() { " " } else { contents });
+                target.set_style(style_of(cell));
+            }
+        }
+    }
+}
+
+fn style_of(cell: &vt100::Cell) -> Style {
+    let mut style = Style::default()
+        .fg(color(cell.fgcolor()))
+        .bg(color(cell.bgcolor()));
+    let flags = [
+        (cell.bold(), Modifier::BOLD),
+        (cell.dim(), Modifier::DIM),
+        (cell.italic(), Modifier::ITALIC),
+        (cell.underline(), Modifier::UNDERLINED),
+        (cell.inverse(), Modifier::REVERSED),
+    ];
+    for (on, m) in flags {
+        if on {
+            style = style.add_modifier(m);
+        }
+    }
+    style
+}
+
+fn color(c: vt100::Color) -> Color {
+    match c {
+        vt100::Color::Default => Color::Reset,
+        vt100::Color::Idx(i) => Color::Indexed(i),
+        vt100::Color::Rgb(r, g, b) => Color::Rgb(r, g, b),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn draw(pane: &Pane) -> Buffer {
+        let (cols, rows) = pane.size();
+        let area = Rect::new(0, 0, cols, rows);
+        let mut buf = Buffer::empty(area);
+        PaneView { pane }.render(area, &mut buf);
+        buf
+    }
+
+    #[test]
+    fn colours_attributes_and_wide_characters_become_cells() {
+        let mut pane = Pane::new(20, 3, 100);
+        pane.feed("\x1b[1;31mred\x1b[0m \x1b[38;5;208mo\x1b[38;2;1;2;3mt\x1b[0m 漢x".as_bytes());
+        let buf = draw(&pane);
+        assert_eq!(buf[(0, 0)].symbol(), "r");
+        assert_eq!(buf[(0, 0)].fg, Color::Indexed(1));
+        assert!(buf[(0, 0)].modifier.contains(Modifier::BOLD));
+        assert_eq!(buf[(4, 0)].fg, Color::Indexed(208));
+        assert_eq!(buf[(5, 0)].fg, Color::Rgb(1, 2, 3));
+        assert_eq!(buf[(7, 0)].symbol(), "漢");
+        assert_eq!(
+            buf[(9, 0)].symbol(),
+            "x",
+            "the wide character takes two columns"
+        );
+    }
+
+    #[test]
+    fn remote_escape_sequences_never_act_on_the_users_terminal() {
+        let mut pane = Pane::new(30, 2, 0);
+        // OSC 52 clipboard write, OSC 0/2 title, DCS, then text.
+        pane.feed(
+            b"\x1b]52;c;aGVsbG8=\x07\x1b]0;owned\x07\x1b]2;title\x1b\\\x1bPq#0;1;1\x1b\\safe",
+        );
+        assert_eq!(pane.text().trim(), "safe");
+        let buf = draw(&pane);
+        let row: String = (0..30).map(|x| buf[(x, 0)].symbol().to_string()).collect();
+        assert_eq!(row.trim(), "safe");
+        assert!(!row.contains('\x1b'));
+    }
+
+    #[test]
+    fn resize_reports_changes_and_modes_are_visible() {
+        let mut pane = Pane::new(80, 24, 10);
+        assert!(!pane.resize(80, 24));
+        assert!(pane.resize(100, 30));
+        assert_eq!(pane.size(), (100, 30));
+        assert!(!pane.application_cursor());
+        pane.feed(b"\x1b[?1h\x1b[?2004h");
+        assert!(pane.application_cursor() && pane.bracketed_paste());
+        assert!(pane.resize(0, 0), "a zero size is clamped, never a panic");
+        assert_eq!(pane.size(), (1, 1));
+    }
+
+    #[test]
+    fn scrollback_moves_the_view_and_hides_the_cursor() {
+        let mut pane = Pane::new(10, 2, 50);
+        for i in 0..10 {
+            pane.feed(format!("line{i}\r\n").as_bytes());
+        }
+        let area = Rect::new(0, 0, 10, 2);
+        assert!(PaneView { pane: &pane }.cursor(area).is_some());
+        pane.scroll(3);
+        assert!(pane.scrolled_back());
+        assert!(pane.text().contains("line6"), "{}", pane.text());
+        assert!(PaneView { pane: &pane }.cursor(area).is_none());
+        pane.scroll(-100);
+        assert!(!pane.scrolled_back());
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic() {
+        let mut pane = Pane::new(7, 3, 5);
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for round in 0..2_000 {
+            let chunk: Vec<u8> = (0..(round % 64))
+                .map(|_| {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    (seed & 0xff) as u8
+                })
+                .collect();
+            pane.feed(&chunk);
+            if round % 97 == 0 {
+                pane.resize((seed % 11) as u16, (seed % 5) as u16);
+            }
+            let _ = draw(&pane);
+        }
+    }
+}
