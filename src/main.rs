@@ -79,6 +79,12 @@ async fn browse(
         fallback_namespaces: config.namespaces,
         keymap,
         theme,
+        debug_profile: config
+            .debug
+            .profile
+            .parse()
+            .map_err(|e| anyhow::anyhow!("Config file {}: {e}.", paths.config.display()))?,
+        debug_images: config.debug.images,
     })
     .await
 }

@@ -8,7 +8,7 @@ use anyhow::Context as _;
 use crossterm::event::{Event as TermEvent, EventStream, KeyEventKind};
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::{Event as KubeEvent, Namespace, Pod};
-use kube::api::Api;
+use kube::api::{Api, LogParams};
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use tokio::sync::mpsc;
@@ -17,7 +17,11 @@ use tokio::task::JoinHandle;
 use crate::app::keymap::Keymap;
 use crate::app::{App, AppOptions, Effect, Event, Scope};
 use crate::cluster::client::{Connection, Target};
+use crate::cluster::debug::DebugSpec;
 use crate::cluster::feed::{self, Feed};
+use crate::cluster::session::{
+    self, SessionEnd, SessionEvent, SessionInput, SessionKind, SessionSpec,
+};
 use crate::model::{EventRow, PodDetail, PodKey, PodRow};
 use crate::terminal::{self, TerminalGuard};
 use crate::theme::Theme;
@@ -29,6 +33,8 @@ pub struct TuiOptions {
     pub fallback_namespaces: Vec<String>,
     pub keymap: Keymap,
     pub theme: Theme,
+    pub debug_images: Vec<String>,
+    pub debug_profile: crate::cluster::debug::Profile,
 }
 
 const FRAME: Duration = Duration::from_millis(16);
@@ -54,6 +60,8 @@ pub async fn run(options: TuiOptions) -> anyhow::Result<()> {
         fallback_namespaces: options.fallback_namespaces.clone(),
         keymap: options.keymap.clone(),
         now: jiff::Timestamp::now(),
+        debug_images: options.debug_images.clone(),
+        debug_profile: options.debug_profile,
     });
 
     let guard = TerminalGuard::enter().context("cannot put the terminal in full-screen mode")?;
@@ -188,6 +196,13 @@ struct Tasks {
     pod: Vec<JoinHandle<()>>,
     namespaces: Option<JoinHandle<()>>,
     connecting: Option<JoinHandle<()>>,
+    sessions: std::collections::HashMap<u64, SessionTask>,
+}
+
+/// A terminal session's task and the way to talk to it.
+struct SessionTask {
+    input: mpsc::UnboundedSender<SessionInput>,
+    task: JoinHandle<()>,
 }
 
 impl Tasks {
@@ -207,6 +222,7 @@ impl Tasks {
             pod: Vec::new(),
             namespaces: None,
             connecting: None,
+            sessions: std::collections::HashMap::new(),
         }
     }
 
@@ -248,7 +264,204 @@ impl Tasks {
                 abort(&mut self.pod);
             }
             Effect::SwitchContext(context) => self.switch_context(context),
+            Effect::Launch { id, pod, spec } => self.launch(id, pod, spec),
+            Effect::OpenSession {
+                id,
+                pod,
+                container,
+                kind,
+                size,
+                replay_log,
+            } => self.open_session(id, pod, container, kind, size, replay_log),
+            Effect::ShowLog { id, pod, container } => self.show_log(id, pod, container),
+            Effect::SendInput { id, bytes } => self.send(id, SessionInput::Data(bytes)),
+            Effect::ResizeSession { id, cols, rows } => {
+                self.send(id, SessionInput::Resize { cols, rows })
+            }
+            Effect::CloseSession { id } => {
+                if let Some(s) = self.sessions.remove(&id) {
+                    s.task.abort();
+                }
+            }
         }
+    }
+
+    fn send(&self, id: u64, input: SessionInput) {
+        if let Some(s) = self.sessions.get(&id) {
+            let _ = s.input.send(input);
+        }
+    }
+
+    /// Adds the debug container; the pod view's watch reports how it comes up.
+    fn launch(&mut self, id: u64, pod: PodKey, spec: DebugSpec) {
+        let pods: Api<Pod> = Api::namespaced(self.connection.client.clone(), &pod.namespace);
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            if let Err(e) = spec.launch(&pods, &pod.name).await {
+                let (_, sentence) =
+                    crate::cluster::debug::describe_launch_error(&e, &pod.namespace, &pod.name);
+                let event = Event::LaunchFailed { id, sentence };
+                let _ = tx
+                    .send(Tagged {
+                        source: Source::Other,
+                        generation: 0,
+                        event,
+                    })
+                    .await;
+            }
+        });
+    }
+
+    fn open_session(
+        &mut self,
+        id: u64,
+        pod: PodKey,
+        container: String,
+        kind: SessionKind,
+        size: (u16, u16),
+        replay_log: bool,
+    ) {
+        let client = self.connection.client.clone();
+        let tx = self.tx.clone();
+        let (input, mut inputs) = mpsc::unbounded_channel();
+        let task = tokio::spawn(async move {
+            let forward = |event: Event| {
+                let tx = tx.clone();
+                async move {
+                    tx.send(Tagged {
+                        source: Source::Other,
+                        generation: 0,
+                        event,
+                    })
+                    .await
+                    .is_ok()
+                }
+            };
+            let spec = SessionSpec {
+                namespace: pod.namespace.to_string(),
+                pod: pod.name.to_string(),
+                container: container.clone(),
+                kind,
+                size,
+            };
+            let (events_tx, mut events) = mpsc::channel(256);
+            let session = match session::open(client.clone(), spec, events_tx).await {
+                Ok(s) => s,
+                Err(e) => {
+                    let (sentence, _) = crate::cluster::errors::describe(&e);
+                    let end = SessionEnd {
+                        exit_code: None,
+                        reason: format!("could not connect: {}", sentence.trim_end_matches('.')),
+                        disconnected: true,
+                    };
+                    forward(Event::SessionEnded { id, end }).await;
+                    return;
+                }
+            };
+            if replay_log {
+                // What the container printed before we attached is only in its log.
+                let pods: Api<Pod> = Api::namespaced(client, &pod.namespace);
+                let params = LogParams {
+                    container: Some(container.clone()),
+                    ..Default::default()
+                };
+                let log = pods.logs(&pod.name, &params).await.unwrap_or_default();
+                let mut early = Vec::new();
+                while let Ok(SessionEvent::Output(chunk)) = events.try_recv() {
+                    early.extend_from_slice(&chunk);
+                }
+                let mut first = log
+                    .replace('\n', "\r\n")
+                    .replace("\r\r\n", "\r\n")
+                    .into_bytes();
+                let skip = session::overlap(log.as_bytes(), &early);
+                first.extend_from_slice(&early[skip..]);
+                if !forward(Event::SessionOutput {
+                    id,
+                    bytes: first.into(),
+                })
+                .await
+                {
+                    return;
+                }
+            }
+            if !forward(Event::SessionAttached { id }).await {
+                return;
+            }
+            loop {
+                tokio::select! {
+                    event = events.recv() => match event {
+                        Some(SessionEvent::Output(bytes)) => {
+                            if !forward(Event::SessionOutput { id, bytes }).await {
+                                break;
+                            }
+                        }
+                        Some(SessionEvent::Ended(end)) => {
+                            forward(Event::SessionEnded { id, end }).await;
+                            break;
+                        }
+                        None => break,
+                    },
+                    input = inputs.recv() => match input {
+                        Some(i) => {
+                            let _ = session.input.send(i);
+                        }
+                        None => break,
+                    },
+                }
+            }
+            session.detach();
+        });
+        if let Some(old) = self.sessions.insert(id, SessionTask { input, task }) {
+            old.task.abort();
+        }
+    }
+
+    fn show_log(&mut self, id: u64, pod: PodKey, container: String) {
+        let pods: Api<Pod> = Api::namespaced(self.connection.client.clone(), &pod.namespace);
+        let tx = self.tx.clone();
+        let (input, _) = mpsc::unbounded_channel();
+        let task = tokio::spawn(async move {
+            let params = LogParams {
+                container: Some(container.clone()),
+                ..Default::default()
+            };
+            let (bytes, reason) = match pods.logs(&pod.name, &params).await {
+                Ok(log) if log.is_empty() => {
+                    (Vec::new(), format!("{container} wrote nothing to its log"))
+                }
+                Ok(log) => (
+                    log.replace('\n', "\r\n")
+                        .replace("\r\r\n", "\r\n")
+                        .into_bytes(),
+                    format!("end of {container}'s log"),
+                ),
+                Err(e) => (Vec::new(), crate::cluster::errors::describe(&e).0),
+            };
+            for event in [
+                Event::SessionOutput {
+                    id,
+                    bytes: bytes.into(),
+                },
+                Event::SessionEnded {
+                    id,
+                    end: SessionEnd {
+                        exit_code: None,
+                        reason,
+                        disconnected: false,
+                    },
+                },
+            ] {
+                let _ = tx
+                    .send(Tagged {
+                        source: Source::Other,
+                        generation: 0,
+                        event,
+                    })
+                    .await;
+            }
+        });
+        self.sessions.insert(id, SessionTask { input, task });
     }
 
     /// Runs a feed, forwarding its updates to the app as `wrap(update)`.
@@ -419,6 +632,9 @@ impl Tasks {
     }
 
     fn stop_all(&mut self) {
+        for (_, s) in self.sessions.drain() {
+            s.task.abort();
+        }
         abort(&mut self.pods);
         abort(&mut self.pod);
         if let Some(ns) = self.namespaces.take() {

@@ -232,3 +232,124 @@ async fn bad_setup_gives_one_sentence_and_a_nonzero_exit() {
     );
     let _ = std::fs::remove_file(config);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn launch_a_debug_container_work_in_it_leave_and_reattach() {
+    let sim = start_sim(300).await;
+    let config = kubeconfig(&sim, "debug");
+    let mut screen = PodbayScreen::spawn(&args(&config, &["-n", "shop"]), 120, 36);
+    screen
+        .wait_for("shop pods", |t| t.contains("redis-0"))
+        .await;
+    screen.keys("/redis-0\r").await;
+    screen.raw(b"\r").await;
+    screen
+        .wait_for("the pod view", |t| {
+            t.contains("init-config") && t.contains("redis:7.4")
+        })
+        .await;
+
+    // The launcher targets the selected container; give it a command that
+    // prints before anyone can attach, then becomes a shell.
+    screen.keys("jd").await;
+    screen
+        .wait_for("the launcher", |t| {
+            t.contains("Debug container for shop/redis-0")
+                && t.contains("\"targetContainerName\":\"redis\"")
+        })
+        .await;
+    screen.keys("\t\t").await;
+    screen
+        .keys("sh -c 'echo printed-before-attach; exec sh'")
+        .await;
+    screen
+        .wait_for("the preview to follow the form", |t| {
+            t.contains("printed-before-attach")
+        })
+        .await;
+    screen.raw(b"\r").await;
+
+    // Live status, then a prompt; what it printed early is shown first.
+    screen
+        .wait_for("the live status", |t| {
+            t.contains("ContainerCreating") || t.contains("attached")
+        })
+        .await;
+    screen
+        .wait_for("an attached shell", |t| {
+            t.contains("● attached") && t.contains("printed-before-attach")
+        })
+        .await;
+    screen.keys("echo e2e-$((6*7)) $(stty size)\r").await;
+    screen
+        .wait_for("the command's output at the pane's size", |t| {
+            t.contains("e2e-42 32 120")
+        })
+        .await;
+
+    // Leave: back to the pod view, where the debug container shows running.
+    screen.raw(b"\x02").await;
+    screen.keys("d").await;
+    screen
+        .wait_for("the pod view with the debug container", |t| {
+            t.contains("debug ") && t.contains("Running") && t.contains("debugger-")
+        })
+        .await;
+
+    // Re-attach to the same shell and end it: the container's exit code is shown.
+    screen.keys("Ga").await;
+    screen
+        .wait_for("the re-attach", |t| {
+            t.contains("attach shop/redis-0/debugger-") && t.contains("● attached")
+        })
+        .await;
+    screen.keys("echo still-here-$$\r").await;
+    screen
+        .wait_for("the same shell", |t| t.contains("still-here-"))
+        .await;
+    screen.keys("exit 3\r").await;
+    screen
+        .wait_for("the exit code", |t| {
+            t.contains("the container exited with code 3 (Error)")
+        })
+        .await;
+    screen.raw(b"\x1b").await;
+    screen
+        .wait_for("the pod view", |t| t.contains("Terminated Error (exit 3)"))
+        .await;
+    screen.keys("q").await;
+    exits_cleanly(&mut screen).await;
+    let _ = std::fs::remove_file(config);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_viewer_gets_the_permission_sentence_and_keeps_the_form() {
+    let sim = start_sim(0).await;
+    let config = kubeconfig(&sim, "viewer");
+    let mut screen = PodbayScreen::spawn(
+        &args(&config, &["--context", "sim-viewer", "-n", "shop"]),
+        140,
+        36,
+    );
+    screen
+        .wait_for("shop pods", |t| t.contains("redis-0"))
+        .await;
+    screen.keys("/redis-0\r").await;
+    screen.keys("d").await;
+    screen
+        .wait_for("the launcher", |t| {
+            t.contains("Debug container for shop/redis-0")
+        })
+        .await;
+    screen.raw(b"\r").await;
+    screen
+        .wait_for("the 403 sentence in the form", |t| {
+            t.contains("You may not patch pods/ephemeralcontainers in namespace shop")
+                && t.contains("Debug container for shop/redis-0")
+        })
+        .await;
+    screen.raw(b"\x1b").await;
+    screen.keys("q").await;
+    exits_cleanly(&mut screen).await;
+    let _ = std::fs::remove_file(config);
+}

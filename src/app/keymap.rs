@@ -20,10 +20,14 @@ pub enum Action {
     Command,
     Help,
     ToggleAllNamespaces,
+    Debug,
+    Attach,
+    Shell,
+    Logs,
 }
 
 impl Action {
-    pub const ALL: [Action; 13] = [
+    pub const ALL: [Action; 17] = [
         Action::Quit,
         Action::Up,
         Action::Down,
@@ -37,6 +41,10 @@ impl Action {
         Action::Command,
         Action::Help,
         Action::ToggleAllNamespaces,
+        Action::Debug,
+        Action::Attach,
+        Action::Shell,
+        Action::Logs,
     ];
 
     /// The name used in config.toml's `[keys]`.
@@ -55,6 +63,10 @@ impl Action {
             Action::Command => "command",
             Action::Help => "help",
             Action::ToggleAllNamespaces => "toggle_all_namespaces",
+            Action::Debug => "debug",
+            Action::Attach => "attach",
+            Action::Shell => "shell",
+            Action::Logs => "logs",
         }
     }
 
@@ -73,6 +85,10 @@ impl Action {
             Action::Command => "command line (:ns, :ctx, :q)",
             Action::Help => "this help",
             Action::ToggleAllNamespaces => "all namespaces ↔ the context's",
+            Action::Debug => "launch a debug container",
+            Action::Attach => "attach to the selected container",
+            Action::Shell => "open a shell (exec) in the selected container",
+            Action::Logs => "the selected container's log",
         }
     }
 
@@ -91,6 +107,10 @@ impl Action {
             Action::Command => &[":"],
             Action::Help => &["?"],
             Action::ToggleAllNamespaces => &["0"],
+            Action::Debug => &["d"],
+            Action::Attach => &["a"],
+            Action::Shell => &["s"],
+            Action::Logs => &["l"],
         }
     }
 }

@@ -1,5 +1,5 @@
 use super::*;
-use crate::model::Health;
+use crate::model::{ContainerState, Health};
 
 pub(crate) fn row(ns: &str, name: &str, status: &str) -> PodRow {
     PodRow {
@@ -27,6 +27,8 @@ pub(crate) fn app(all: bool) -> (App, Vec<Effect>) {
         fallback_namespaces: vec!["payments".into()],
         keymap: Keymap::default(),
         now: "2026-01-01T01:00:00Z".parse().unwrap(),
+        debug_images: vec!["busybox:1.36".into()],
+        debug_profile: Profile::General,
     })
 }
 
@@ -165,7 +167,7 @@ fn enter_opens_the_pod_view_and_esc_returns() {
     let View::Pod(v) = &a.view else { panic!() };
     assert_eq!(v.events.len(), 1);
     assert_eq!(a.update(code(KeyCode::Esc)), [Effect::StopWatchingPod]);
-    assert_eq!(a.view, View::Pods);
+    assert!(matches!(a.view, View::Pods));
 }
 
 #[test]
@@ -300,4 +302,281 @@ fn help_opens_and_any_key_closes_it() {
     assert_eq!(a.update(key('q')), []);
     assert_eq!(a.mode, Mode::Normal);
     assert_eq!(a.update(key('q')), [Effect::Quit]);
+}
+
+fn pod_detail(debug_state: Option<ContainerState>) -> PodDetail {
+    use crate::model::{ContainerInfo, ContainerKind};
+    let container = |kind, name: &str, state| ContainerInfo {
+        kind,
+        name: name.into(),
+        image: "busybox:1.36".into(),
+        state,
+        ready: true,
+        restarts: 0,
+        target: None,
+        command: vec![],
+    };
+    let mut containers = vec![container(
+        ContainerKind::Regular,
+        "app",
+        ContainerState::Running { since: None },
+    )];
+    if let Some(state) = debug_state {
+        let mut debug = container(ContainerKind::Ephemeral, "dbg", state);
+        debug.target = Some("app".into());
+        containers.push(debug);
+    }
+    PodDetail {
+        key: PodKey::new("shop", "web"),
+        status: "Running".into(),
+        phase: "Running".into(),
+        node: "n".into(),
+        ip: "".into(),
+        qos: "".into(),
+        os: None,
+        is_static: false,
+        deleting: false,
+        containers,
+    }
+}
+
+fn detail_event(d: PodDetail) -> Event {
+    Event::Detail(Feed::Applied(d))
+}
+
+fn in_pod_view() -> App {
+    let (mut a, _) = app(false);
+    a.update(Event::Resize(100, 30));
+    a.update(listed(vec![row("shop", "web", "Running")]));
+    a.update(code(KeyCode::Enter));
+    a.update(detail_event(pod_detail(None)));
+    a
+}
+
+fn ctrl(c: char) -> Event {
+    Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
+}
+
+#[test]
+fn launching_a_debug_container_follows_it_to_an_attached_terminal() {
+    let mut a = in_pod_view();
+    assert!(a.update(key('d')).is_empty());
+    let Mode::Launcher(form) = &a.mode else {
+        panic!("launcher expected, got {:?}", a.mode)
+    };
+    assert_eq!(form.target_name(), Some("app"));
+    let name = form.name.clone();
+    let effects = a.update(code(KeyCode::Enter));
+    let [Effect::Launch { id, pod, spec }] = effects.as_slice() else {
+        panic!("{effects:?}")
+    };
+    assert_eq!(
+        (
+            pod.name.as_ref(),
+            spec.name.as_str(),
+            spec.target.as_deref()
+        ),
+        ("web", name.as_str(), Some("app"))
+    );
+    let id = *id;
+    let View::Terminal(t) = &a.view else { panic!() };
+    assert_eq!(t.state, TerminalState::Launching);
+
+    // Live status from the pod watch…
+    let mut waiting = pod_detail(None);
+    waiting.containers.push(crate::model::ContainerInfo {
+        kind: crate::model::ContainerKind::Ephemeral,
+        name: name.clone(),
+        image: "busybox:1.36".into(),
+        state: ContainerState::Waiting {
+            reason: "ContainerCreating".into(),
+            message: String::new(),
+        },
+        ready: false,
+        restarts: 0,
+        target: Some("app".into()),
+        command: vec![],
+    });
+    assert!(a.update(detail_event(waiting.clone())).is_empty());
+    let View::Terminal(t) = &a.view else { panic!() };
+    assert!(
+        matches!(&t.state, TerminalState::Waiting { reason, .. } if reason == "ContainerCreating")
+    );
+
+    // …then attach once it runs, replaying what it printed before.
+    let mut running = waiting;
+    running.containers[1].state = ContainerState::Running { since: None };
+    let effects = a.update(detail_event(running));
+    assert_eq!(
+        effects,
+        [Effect::OpenSession {
+            id,
+            pod: PodKey::new("shop", "web"),
+            container: name,
+            kind: SessionKind::Attach,
+            size: (100, 26),
+            replay_log: true
+        }]
+    );
+    a.update(Event::SessionAttached { id });
+    a.update(Event::SessionOutput {
+        id,
+        bytes: Bytes::from_static(b"early line\r\n# "),
+    });
+    let View::Terminal(t) = &a.view else { panic!() };
+    assert!(t.pane.text().contains("early line"));
+
+    // Keys go to the shell, encoded; the prefix leaves.
+    assert_eq!(
+        a.update(key('x')),
+        [Effect::SendInput {
+            id,
+            bytes: Bytes::from_static(b"x")
+        }]
+    );
+    assert_eq!(
+        a.update(ctrl('c')),
+        [Effect::SendInput {
+            id,
+            bytes: Bytes::from_static(b"\x03")
+        }],
+        "ctrl-c goes to the shell"
+    );
+    assert!(a.update(ctrl('b')).is_empty());
+    assert_eq!(
+        a.update(ctrl('b')),
+        [Effect::SendInput {
+            id,
+            bytes: Bytes::from_static(b"\x02")
+        }]
+    );
+    assert!(a.update(ctrl('b')).is_empty());
+    assert_eq!(a.update(key('d')), [Effect::CloseSession { id }]);
+    assert!(matches!(a.view, View::Pod(_)));
+}
+
+#[test]
+fn a_failed_launch_reopens_the_form_with_its_values_and_the_reason() {
+    let mut a = in_pod_view();
+    a.update(key('d'));
+    if let Mode::Launcher(form) = &mut a.mode {
+        form.command = "sh -c true".into();
+    }
+    let effects = a.update(code(KeyCode::Enter));
+    let [Effect::Launch { id, .. }] = effects.as_slice() else {
+        panic!()
+    };
+    a.update(Event::LaunchFailed {
+        id: *id,
+        sentence: "You may not patch pods/ephemeralcontainers in namespace shop.".into(),
+    });
+    let Mode::Launcher(form) = &a.mode else {
+        panic!("form expected")
+    };
+    assert_eq!(form.command, "sh -c true");
+    assert_eq!(
+        form.error.as_deref(),
+        Some("You may not patch pods/ephemeralcontainers in namespace shop.")
+    );
+    assert!(matches!(a.view, View::Pod(_)));
+}
+
+#[test]
+fn attach_shell_and_logs_on_the_selected_container() {
+    let mut a = in_pod_view();
+    a.update(detail_event(pod_detail(Some(ContainerState::Terminated {
+        exit_code: 3,
+        reason: "Error".into(),
+        message: String::new(),
+        finished: None,
+    }))));
+    a.update(key('j'));
+    assert!(
+        a.update(key('a')).is_empty(),
+        "not running: nothing to attach to"
+    );
+    assert!(
+        a.message
+            .as_ref()
+            .unwrap()
+            .text
+            .contains("press l for its log")
+    );
+    let effects = a.update(key('l'));
+    assert!(
+        matches!(effects.as_slice(), [Effect::ShowLog { container, .. }] if container == "dbg")
+    );
+    a.update(code(KeyCode::Esc));
+    a.update(key('k'));
+    let effects = a.update(key('s'));
+    assert!(
+        matches!(effects.as_slice(), [Effect::OpenSession { kind: SessionKind::Exec(_), container, .. }] if container == "app")
+    );
+}
+
+#[test]
+fn an_ended_attach_reports_the_containers_own_exit_code() {
+    let mut a = in_pod_view();
+    a.update(detail_event(pod_detail(Some(ContainerState::Running {
+        since: None,
+    }))));
+    a.update(key('j'));
+    let effects = a.update(key('a'));
+    let [
+        Effect::OpenSession {
+            id,
+            replay_log: false,
+            ..
+        },
+    ] = effects.as_slice()
+    else {
+        panic!("{effects:?}")
+    };
+    let id = *id;
+    a.update(Event::SessionAttached { id });
+    let end = crate::cluster::session::SessionEnd {
+        exit_code: Some(0),
+        reason: "exited with code 0".into(),
+        disconnected: false,
+    };
+    a.update(Event::SessionEnded { id, end });
+    a.update(detail_event(pod_detail(Some(ContainerState::Terminated {
+        exit_code: 7,
+        reason: "Error".into(),
+        message: String::new(),
+        finished: None,
+    }))));
+    let View::Terminal(t) = &a.view else { panic!() };
+    assert_eq!(
+        t.state,
+        TerminalState::Ended("the container exited with code 7 (Error)".into())
+    );
+    assert_eq!(a.update(code(KeyCode::Esc)), [Effect::CloseSession { id }]);
+}
+
+#[test]
+fn resizing_a_live_terminal_tells_the_session() {
+    let mut a = in_pod_view();
+    a.update(detail_event(pod_detail(Some(ContainerState::Running {
+        since: None,
+    }))));
+    a.update(key('j'));
+    let effects = a.update(key('a'));
+    let [Effect::OpenSession { id, .. }] = effects.as_slice() else {
+        panic!()
+    };
+    let id = *id;
+    a.update(Event::SessionAttached { id });
+    assert_eq!(
+        a.update(Event::Resize(120, 40)),
+        [Effect::ResizeSession {
+            id,
+            cols: 120,
+            rows: 36
+        }]
+    );
+    assert!(
+        a.update(Event::Resize(120, 40)).is_empty(),
+        "no change, no message"
+    );
 }

@@ -390,3 +390,86 @@ pub async fn await_startup(
         }
     }
 }
+
+/// What kind of failure adding a debug container was.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LaunchProblem {
+    /// 404 on the subresource: the API is missing.
+    Unsupported,
+    /// 422: a field is invalid (with the field and reason in the sentence).
+    Invalid,
+    /// 401/403, including PodSecurity admission.
+    Forbidden,
+    /// Anything else (transport, server errors).
+    Other,
+}
+
+/// One sentence for a failed `ephemeralcontainers` patch.
+pub fn describe_launch_error(
+    error: &kube::Error,
+    namespace: &str,
+    pod: &str,
+) -> (LaunchProblem, String) {
+    match error {
+        kube::Error::Api(status)
+            if status.code == 404
+                && status.message.contains("not found")
+                && status.message.contains("pods") =>
+        {
+            (
+                LaunchProblem::Other,
+                format!("Pod {namespace}/{pod} no longer exists."),
+            )
+        }
+        kube::Error::Api(status) if status.code == 404 => (
+            LaunchProblem::Unsupported,
+            format!(
+                "The cluster does not serve pods/ephemeralcontainers for {namespace}/{pod}: it is older than Kubernetes 1.23 or the EphemeralContainers feature is off."
+            ),
+        ),
+        kube::Error::Api(status) if status.code == 422 => {
+            let causes = status
+                .details
+                .as_ref()
+                .map(|d| d.causes.clone())
+                .unwrap_or_default();
+            let detail = if causes.is_empty() {
+                status.message.trim_end_matches('.').to_string()
+            } else {
+                causes
+                    .iter()
+                    .map(|c| format!("{}: {}", c.field, c.message.trim()))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            };
+            (
+                LaunchProblem::Invalid,
+                format!("The cluster rejected the debug container: {detail}."),
+            )
+        }
+        kube::Error::Api(status)
+            if status.code == 403 && status.message.contains("violates PodSecurity") =>
+        {
+            (
+                LaunchProblem::Forbidden,
+                format!(
+                    "{} Try the baseline or restricted profile, which that policy allows.",
+                    status.message.trim_end_matches('.')
+                ),
+            )
+        }
+        other => {
+            let (sentence, denied) = super::errors::describe(other);
+            let forbidden = denied.is_some()
+                || matches!(other, kube::Error::Api(s) if s.code == 401 || s.code == 403);
+            (
+                if forbidden {
+                    LaunchProblem::Forbidden
+                } else {
+                    LaunchProblem::Other
+                },
+                sentence,
+            )
+        }
+    }
+}

@@ -14,7 +14,7 @@ use tokio::sync::mpsc;
 
 use crate::cli::DebugArgs;
 use crate::cluster::client::Target;
-use crate::cluster::debug::{self, DebugSpec, Startup};
+use crate::cluster::debug::{self, DebugSpec, LaunchProblem, Startup};
 use crate::cluster::errors;
 use crate::cluster::session::{self, SessionEvent, SessionInput, SessionKind, SessionSpec};
 
@@ -263,46 +263,14 @@ fn api_failure(error: &kube::Error, pod: &str, namespace: &str) -> Failure {
 }
 
 fn launch_failure(error: &kube::Error, pod: &str, namespace: &str) -> Failure {
-    match error {
-        kube::Error::Api(status) if status.code == 404 => fail(
-            exit::UNSUPPORTED,
-            format!(
-                "The cluster does not serve pods/ephemeralcontainers for {namespace}/{pod}: it is older than Kubernetes 1.23 or the EphemeralContainers feature is off."
-            ),
-        ),
-        kube::Error::Api(status) if status.code == 422 => {
-            let causes = status
-                .details
-                .as_ref()
-                .map(|d| d.causes.clone())
-                .unwrap_or_default();
-            let detail = if causes.is_empty() {
-                status.message.clone()
-            } else {
-                causes
-                    .iter()
-                    .map(|c| format!("{}: {}", c.field, c.message))
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            };
-            fail(
-                exit::INVALID,
-                format!("The cluster rejected the debug container: {detail}."),
-            )
-        }
-        kube::Error::Api(status)
-            if status.code == 403 && status.message.contains("violates PodSecurity") =>
-        {
-            fail(
-                exit::FORBIDDEN,
-                format!(
-                    "{} Try --profile=baseline or --profile=restricted, which that policy allows.",
-                    status.message.trim_end_matches('.')
-                ),
-            )
-        }
-        _ => classify(error),
-    }
+    let (problem, sentence) = debug::describe_launch_error(error, namespace, pod);
+    let code = match problem {
+        LaunchProblem::Unsupported => exit::UNSUPPORTED,
+        LaunchProblem::Invalid => exit::INVALID,
+        LaunchProblem::Forbidden => exit::FORBIDDEN,
+        LaunchProblem::Other => classify(error).code,
+    };
+    fail(code, sentence)
 }
 
 fn classify(error: &kube::Error) -> Failure {

@@ -108,7 +108,25 @@ pub fn footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             spans.extend(hint(Action::Command, "cmd"));
             spans.extend(hint(Action::ToggleAllNamespaces, "all/ns"));
         }
-        View::Pod(_) => spans.extend(hint(Action::Back, "back")),
+        View::Pod(_) => {
+            spans.extend(hint(Action::Back, "back"));
+            spans.extend(hint(Action::Debug, "debug"));
+            spans.extend(hint(Action::Attach, "attach"));
+            spans.extend(hint(Action::Shell, "shell"));
+            spans.extend(hint(Action::Logs, "logs"));
+        }
+        View::Terminal(_) => {
+            let line = Line::from(vec![
+                Span::styled(" ctrl-b d ", theme.key_hint),
+                Span::styled("detach (the container keeps running) ", theme.dim),
+                Span::styled(" ctrl-b ctrl-b ", theme.key_hint),
+                Span::styled("send ctrl-b ", theme.dim),
+                Span::styled(" shift-pgup/pgdn ", theme.key_hint),
+                Span::styled("scroll ", theme.dim),
+            ]);
+            frame.render_widget(Paragraph::new(line).style(theme.status_bar), bottom);
+            return;
+        }
     }
     spans.extend(hint(Action::Help, "help"));
     spans.extend(hint(Action::Quit, "quit"));

@@ -12,13 +12,30 @@ use crate::theme::Theme;
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let actions: &[Action] = match app.view {
-        View::Pods => &Action::ALL,
-        View::Pod(_) => &[
+        View::Pods => &[
+            Action::Quit,
             Action::Up,
             Action::Down,
             Action::Top,
             Action::Bottom,
+            Action::PageUp,
+            Action::PageDown,
+            Action::Open,
+            Action::Debug,
             Action::Back,
+            Action::Filter,
+            Action::Command,
+            Action::Help,
+            Action::ToggleAllNamespaces,
+        ],
+        View::Pod(_) | View::Terminal(_) => &[
+            Action::Up,
+            Action::Down,
+            Action::Back,
+            Action::Debug,
+            Action::Attach,
+            Action::Shell,
+            Action::Logs,
             Action::Command,
             Action::Help,
             Action::Quit,
@@ -48,7 +65,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     )));
     let title = match app.view {
         View::Pods => " keys: pods ",
-        View::Pod(_) => " keys: pod ",
+        View::Pod(_) | View::Terminal(_) => " keys: pod ",
     };
     let block = Block::default()
         .borders(Borders::ALL)

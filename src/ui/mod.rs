@@ -2,10 +2,12 @@
 
 mod bars;
 mod help;
+mod launcher;
 mod pod_list;
 mod pod_view;
 #[cfg(test)]
 mod snapshots;
+mod terminal;
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -24,10 +26,13 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme) {
     match &app.view {
         View::Pods => pod_list::draw(frame, body, app, theme),
         View::Pod(view) => pod_view::draw(frame, body, app, view, theme),
+        View::Terminal(t) => terminal::draw(frame, body, app, t, theme),
     }
     bars::footer(frame, footer, app, theme);
-    if app.mode == Mode::Help {
-        help::draw(frame, centered(body, 72, 20), app, theme);
+    match &app.mode {
+        Mode::Help => help::draw(frame, centered(body, 72, 20), app, theme),
+        Mode::Launcher(form) => launcher::draw(frame, centered(body, 100, 22), app, form, theme),
+        _ => {}
     }
 }
 

@@ -1,0 +1,474 @@
+//! The debug launcher form: target, image, name, command, profile, env.
+//! Pure state: it builds the `DebugSpec` to send and says what is wrong.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use crate::cluster::debug::{DebugSpec, Profile};
+use crate::model::{ContainerKind, PodDetail};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Field {
+    Target,
+    Image,
+    Name,
+    Command,
+    Profile,
+    Env,
+}
+
+impl Field {
+    pub const ALL: [Field; 6] = [
+        Field::Target,
+        Field::Image,
+        Field::Name,
+        Field::Command,
+        Field::Profile,
+        Field::Env,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Field::Target => "target",
+            Field::Image => "image",
+            Field::Name => "name",
+            Field::Command => "command",
+            Field::Profile => "profile",
+            Field::Env => "env",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Launcher {
+    pub focus: Field,
+    /// Regular containers that can be targeted; `None` means no target.
+    pub targets: Vec<String>,
+    pub target: Option<usize>,
+    pub images: Vec<String>,
+    pub image: String,
+    pub name: String,
+    pub command: String,
+    pub profile: Profile,
+    pub env: String,
+    /// Why the last launch failed, shown in the form (values are kept).
+    pub error: Option<String>,
+    /// A running debug container with the same image and target, if any.
+    pub reusable: Option<String>,
+}
+
+/// What a key in the form asks for.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FormOutcome {
+    Stay,
+    Cancel,
+    Launch(DebugSpec),
+    Reattach(String),
+}
+
+impl Launcher {
+    /// A form for `detail`, targeting `selected` when it is a regular container.
+    pub fn new(
+        detail: &PodDetail,
+        selected: Option<&str>,
+        images: &[String],
+        profile: Profile,
+        random: u64,
+    ) -> Launcher {
+        let targets: Vec<String> = detail
+            .containers
+            .iter()
+            .filter(|c| c.kind == ContainerKind::Regular)
+            .map(|c| c.name.clone())
+            .collect();
+        let windows = detail.os.as_deref() == Some("windows");
+        let target = if windows {
+            None
+        } else {
+            selected
+                .and_then(|s| targets.iter().position(|t| t == s))
+                .or(if targets.is_empty() { None } else { Some(0) })
+        };
+        let taken: Vec<String> = detail.containers.iter().map(|c| c.name.clone()).collect();
+        let mut seed = random | 1;
+        let name = crate::cluster::debug::unique_name(&taken, || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        });
+        let images = if images.is_empty() {
+            vec!["busybox:1.36".to_string()]
+        } else {
+            images.to_vec()
+        };
+        let mut form = Launcher {
+            focus: Field::Image,
+            targets,
+            target,
+            image: images[0].clone(),
+            images,
+            name,
+            command: String::new(),
+            profile,
+            env: String::new(),
+            error: None,
+            reusable: None,
+        };
+        form.refresh_reusable(detail);
+        form
+    }
+
+    pub fn target_name(&self) -> Option<&str> {
+        self.target
+            .and_then(|i| self.targets.get(i))
+            .map(String::as_str)
+    }
+
+    /// Notes a running debug container with this image and target.
+    pub fn refresh_reusable(&mut self, detail: &PodDetail) {
+        let target = self.target_name().map(str::to_string);
+        self.reusable = detail
+            .containers
+            .iter()
+            .find(|c| {
+                c.kind == ContainerKind::Ephemeral
+                    && c.image == self.image
+                    && c.target == target
+                    && c.state.is_running()
+            })
+            .map(|c| c.name.clone());
+    }
+
+    /// The spec the form describes, or one sentence on what is wrong.
+    pub fn spec(&self, detail: &PodDetail) -> Result<DebugSpec, String> {
+        if detail.is_static {
+            return Err(
+                "Static (mirror) pods do not support ephemeral containers; debug the node instead."
+                    .into(),
+            );
+        }
+        if detail.os.as_deref() == Some("windows") && self.target.is_some() {
+            return Err(
+                "Windows pods cannot share a container's processes; choose target (none).".into(),
+            );
+        }
+        if detail.phase != "Running" {
+            return Err(format!(
+                "The pod is {}, not Running: the kubelet only starts debug containers in running pods.",
+                detail.phase
+            ));
+        }
+        if self.image.trim().is_empty() {
+            return Err("Choose an image (←/→ cycles the presets from your config).".into());
+        }
+        let name = self.name.trim();
+        if detail.containers.iter().any(|c| c.name == name) {
+            return Err(format!(
+                "The pod already has a container named {name:?}; ephemeral containers can never be removed, pick another name."
+            ));
+        }
+        let env = self
+            .env
+            .split(',')
+            .map(str::trim)
+            .filter(|kv| !kv.is_empty())
+            .map(|kv| match kv.split_once('=') {
+                Some((k, v)) if !k.is_empty() => Ok((k.to_string(), v.to_string())),
+                _ => Err(format!(
+                    "Env entries are K=V separated by commas; {kv:?} is not."
+                )),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(DebugSpec {
+            name: name.to_string(),
+            image: self.image.trim().to_string(),
+            target: self.target_name().map(str::to_string),
+            command: split_command(&self.command),
+            profile: self.profile,
+            env,
+        })
+    }
+
+    pub fn on_key(&mut self, key: KeyEvent, detail: &PodDetail) -> FormOutcome {
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        match key.code {
+            KeyCode::Esc => return FormOutcome::Cancel,
+            KeyCode::Enter => {
+                return match self.spec(detail) {
+                    Ok(spec) => FormOutcome::Launch(spec),
+                    Err(e) => {
+                        self.error = Some(e);
+                        FormOutcome::Stay
+                    }
+                };
+            }
+            KeyCode::Char('a') if ctrl => {
+                if let Some(name) = &self.reusable {
+                    return FormOutcome::Reattach(name.clone());
+                }
+            }
+            KeyCode::Tab | KeyCode::Down => self.focus = self.step_focus(1),
+            KeyCode::BackTab | KeyCode::Up => self.focus = self.step_focus(-1),
+            KeyCode::Left | KeyCode::Right => {
+                self.cycle(if key.code == KeyCode::Left { -1 } else { 1 })
+            }
+            KeyCode::Backspace => {
+                if let Some(text) = self.text_mut() {
+                    text.pop();
+                }
+            }
+            KeyCode::Char(c) if !ctrl => {
+                if let Some(text) = self.text_mut() {
+                    text.push(c);
+                }
+            }
+            _ => {}
+        }
+        self.refresh_reusable(detail);
+        FormOutcome::Stay
+    }
+
+    fn step_focus(&self, delta: isize) -> Field {
+        let i = Field::ALL
+            .iter()
+            .position(|f| *f == self.focus)
+            .unwrap_or(0) as isize;
+        Field::ALL[(i + delta).rem_euclid(Field::ALL.len() as isize) as usize]
+    }
+
+    fn text_mut(&mut self) -> Option<&mut String> {
+        match self.focus {
+            Field::Image => Some(&mut self.image),
+            Field::Name => Some(&mut self.name),
+            Field::Command => Some(&mut self.command),
+            Field::Env => Some(&mut self.env),
+            Field::Target | Field::Profile => None,
+        }
+    }
+
+    fn cycle(&mut self, delta: isize) {
+        match self.focus {
+            Field::Target => {
+                // Choices: each regular container, then "(none)".
+                let n = self.targets.len() as isize + 1;
+                let current = self.target.map_or(n - 1, |i| i as isize);
+                let next = (current + delta).rem_euclid(n);
+                self.target = (next < n - 1).then_some(next as usize);
+            }
+            Field::Profile => {
+                let i = Profile::ALL
+                    .iter()
+                    .position(|p| *p == self.profile)
+                    .unwrap_or(0) as isize;
+                self.profile =
+                    Profile::ALL[(i + delta).rem_euclid(Profile::ALL.len() as isize) as usize];
+            }
+            Field::Image => {
+                let i = self
+                    .images
+                    .iter()
+                    .position(|x| *x == self.image)
+                    .map_or(-1, |i| i as isize);
+                let n = self.images.len() as isize;
+                self.image = self.images[(i + delta).rem_euclid(n) as usize].clone();
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Splits a command line on whitespace, keeping "quoted words" together.
+pub fn split_command(text: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut current = String::new();
+    let mut quote: Option<char> = None;
+    let mut started = false;
+    for c in text.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), c) => current.push(c),
+            (None, '"' | '\'') => {
+                quote = Some(c);
+                started = true;
+            }
+            (None, c) if c.is_whitespace() => {
+                if started || !current.is_empty() {
+                    words.push(std::mem::take(&mut current));
+                    started = false;
+                }
+            }
+            (None, c) => current.push(c),
+        }
+    }
+    if started || !current.is_empty() {
+        words.push(current);
+    }
+    words
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{ContainerInfo, ContainerState, PodKey};
+
+    fn detail() -> PodDetail {
+        let c =
+            |kind, name: &str, image: &str, target: Option<&str>, running: bool| ContainerInfo {
+                kind,
+                name: name.into(),
+                image: image.into(),
+                state: if running {
+                    ContainerState::Running { since: None }
+                } else {
+                    ContainerState::Unknown
+                },
+                ready: true,
+                restarts: 0,
+                target: target.map(String::from),
+                command: vec![],
+            };
+        PodDetail {
+            key: PodKey::new("shop", "web"),
+            status: "Running".into(),
+            phase: "Running".into(),
+            node: "n".into(),
+            ip: "".into(),
+            qos: "".into(),
+            os: None,
+            is_static: false,
+            deleting: false,
+            containers: vec![
+                c(ContainerKind::Init, "init", "busybox", None, false),
+                c(ContainerKind::Regular, "app", "app:1", None, true),
+                c(ContainerKind::Regular, "envoy", "envoy", None, true),
+                c(
+                    ContainerKind::Ephemeral,
+                    "debugger-old",
+                    "busybox:1.36",
+                    Some("envoy"),
+                    true,
+                ),
+            ],
+        }
+    }
+
+    fn press(form: &mut Launcher, d: &PodDetail, code: KeyCode) -> FormOutcome {
+        form.on_key(KeyEvent::new(code, KeyModifiers::NONE), d)
+    }
+
+    #[test]
+    fn defaults_come_from_the_selection_and_config() {
+        let d = detail();
+        let form = Launcher::new(
+            &d,
+            Some("app"),
+            &["busybox:1.36".into(), "alpine".into()],
+            Profile::General,
+            42,
+        );
+        assert_eq!(form.target_name(), Some("app"));
+        assert_eq!(form.image, "busybox:1.36");
+        assert!(form.name.starts_with("debugger-") && form.name != "debugger-old");
+        let spec = form.spec(&d).unwrap();
+        assert_eq!(spec.target.as_deref(), Some("app"));
+        assert!(spec.command.is_empty());
+    }
+
+    #[test]
+    fn editing_cycling_and_launching() {
+        let d = detail();
+        let mut form = Launcher::new(
+            &d,
+            None,
+            &["busybox:1.36".into(), "nicolaka/netshoot".into()],
+            Profile::General,
+            7,
+        );
+        press(&mut form, &d, KeyCode::Right);
+        assert_eq!(form.image, "nicolaka/netshoot");
+        press(&mut form, &d, KeyCode::Tab);
+        press(&mut form, &d, KeyCode::Tab);
+        assert_eq!(form.focus, Field::Command);
+        for c in "sh -c 'echo hi; sleep 1'".chars() {
+            press(&mut form, &d, KeyCode::Char(c));
+        }
+        press(&mut form, &d, KeyCode::Tab);
+        press(&mut form, &d, KeyCode::Right);
+        assert_eq!(form.profile, Profile::Baseline);
+        press(&mut form, &d, KeyCode::Tab);
+        for c in "A=1, B=two".chars() {
+            press(&mut form, &d, KeyCode::Char(c));
+        }
+        match press(&mut form, &d, KeyCode::Enter) {
+            FormOutcome::Launch(spec) => {
+                assert_eq!(spec.command, ["sh", "-c", "echo hi; sleep 1"]);
+                assert_eq!(
+                    spec.env,
+                    [("A".into(), "1".into()), ("B".into(), "two".into())]
+                );
+                assert_eq!(spec.profile, Profile::Baseline);
+                assert_eq!(spec.image, "nicolaka/netshoot");
+            }
+            other => panic!("expected a launch, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn target_cycles_through_none() {
+        let d = detail();
+        let mut form = Launcher::new(&d, Some("envoy"), &[], Profile::General, 1);
+        form.focus = Field::Target;
+        press(&mut form, &d, KeyCode::Right);
+        assert_eq!(form.target_name(), None);
+        press(&mut form, &d, KeyCode::Right);
+        assert_eq!(form.target_name(), Some("app"));
+    }
+
+    #[test]
+    fn offers_to_reattach_instead_of_piling_up() {
+        let d = detail();
+        let mut form = Launcher::new(
+            &d,
+            Some("envoy"),
+            &["busybox:1.36".into()],
+            Profile::General,
+            3,
+        );
+        assert_eq!(form.reusable.as_deref(), Some("debugger-old"));
+        let outcome = form.on_key(KeyEvent::new(KeyCode::Char('a'), KeyModifiers::CONTROL), &d);
+        assert_eq!(outcome, FormOutcome::Reattach("debugger-old".into()));
+    }
+
+    #[test]
+    fn problems_are_one_sentence_and_keep_the_form() {
+        let mut d = detail();
+        let mut form = Launcher::new(&d, Some("app"), &[], Profile::General, 5);
+        form.name = "app".into();
+        assert_eq!(press(&mut form, &d, KeyCode::Enter), FormOutcome::Stay);
+        assert!(
+            form.error
+                .as_ref()
+                .unwrap()
+                .contains("already has a container named \"app\"")
+        );
+        form.name = "fresh".into();
+        form.env = "oops".into();
+        assert!(form.spec(&d).unwrap_err().contains("K=V"));
+        form.env.clear();
+        d.phase = "Succeeded".into();
+        assert!(form.spec(&d).unwrap_err().contains("not Running"));
+        d.phase = "Running".into();
+        d.os = Some("windows".into());
+        assert!(form.spec(&d).unwrap_err().contains("Windows"));
+        d.os = None;
+        d.is_static = true;
+        assert!(form.spec(&d).unwrap_err().contains("Static"));
+    }
+
+    #[test]
+    fn commands_split_like_a_shell() {
+        assert_eq!(split_command("sh -c 'echo a b'"), ["sh", "-c", "echo a b"]);
+        assert_eq!(split_command("  "), Vec::<String>::new());
+        assert_eq!(split_command("say \"\""), ["say", ""]);
+    }
+}
