@@ -110,7 +110,50 @@ pub struct Paths {
     pub log: PathBuf,
 }
 
+const HISTORY_LENGTH: usize = 10;
+
+/// Debug images used before, most recent first (a missing file is none).
+pub fn image_history(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .map(|text| {
+            text.lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .take(HISTORY_LENGTH)
+                .map(String::from)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Puts `image` first in the history file.
+pub fn remember_image(path: &Path, image: &str) -> std::io::Result<()> {
+    let mut images = image_history(path);
+    images.retain(|i| i != image);
+    images.insert(0, image.to_string());
+    images.truncate(HISTORY_LENGTH);
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    std::fs::write(path, images.join("\n") + "\n")
+}
+
+/// The launcher's image choices: history first, then config presets.
+pub fn image_choices(history: &[String], presets: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for image in history.iter().chain(presets) {
+        if !out.contains(image) {
+            out.push(image.clone());
+        }
+    }
+    out
+}
+
 impl Paths {
+    pub fn image_history(&self) -> PathBuf {
+        self.state.join("image-history")
+    }
+
     /// The platform's directories (XDG on Linux), or ./.podbay when there is no home.
     pub fn discover() -> Paths {
         match directories::ProjectDirs::from("dev", "podbay", "podbay") {
@@ -189,6 +232,22 @@ mod tests {
         );
         let unknown = Config::parse("colour = \"red\"\n", "c.toml").unwrap_err();
         assert!(unknown.message.contains("unknown field"), "{unknown}");
+    }
+
+    #[test]
+    fn image_history_keeps_the_latest_first_without_duplicates() {
+        let path = std::env::temp_dir().join(format!("podbay-history-{}", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        assert!(image_history(&path).is_empty());
+        remember_image(&path, "a").unwrap();
+        remember_image(&path, "b").unwrap();
+        remember_image(&path, "a").unwrap();
+        assert_eq!(image_history(&path), ["a", "b"]);
+        assert_eq!(
+            image_choices(&image_history(&path), &["busybox".into(), "b".into()]),
+            ["a", "b", "busybox"]
+        );
+        std::fs::remove_file(path).unwrap();
     }
 
     #[test]

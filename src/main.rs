@@ -84,7 +84,11 @@ async fn browse(
             .profile
             .parse()
             .map_err(|e| anyhow::anyhow!("Config file {}: {e}.", paths.config.display()))?,
-        debug_images: config.debug.images,
+        debug_images: podbay::config::image_choices(
+            &podbay::config::image_history(&paths.image_history()),
+            &config.debug.images,
+        ),
+        image_history: Some(paths.image_history()),
     })
     .await
 }

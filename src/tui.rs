@@ -35,6 +35,8 @@ pub struct TuiOptions {
     pub theme: Theme,
     pub debug_images: Vec<String>,
     pub debug_profile: crate::cluster::debug::Profile,
+    /// Where launched images are remembered for the launcher.
+    pub image_history: Option<std::path::PathBuf>,
 }
 
 const FRAME: Duration = Duration::from_millis(16);
@@ -74,6 +76,7 @@ pub async fn run(options: TuiOptions) -> anyhow::Result<()> {
     let (tx, mut rx) = mpsc::channel::<Tagged>(4096);
     let (connected_tx, mut connected) = mpsc::channel::<Connection>(1);
     let mut tasks = Tasks::new(connection, options.target.clone(), tx.clone(), connected_tx);
+    tasks.image_history = options.image_history.clone();
     tasks.watch_namespaces();
     for effect in effects {
         tasks.run(effect);
@@ -197,6 +200,7 @@ struct Tasks {
     namespaces: Option<JoinHandle<()>>,
     connecting: Option<JoinHandle<()>>,
     sessions: std::collections::HashMap<u64, SessionTask>,
+    image_history: Option<std::path::PathBuf>,
 }
 
 /// A terminal session's task and the way to talk to it.
@@ -223,6 +227,7 @@ impl Tasks {
             namespaces: None,
             connecting: None,
             sessions: std::collections::HashMap::new(),
+            image_history: None,
         }
     }
 
@@ -296,7 +301,13 @@ impl Tasks {
     fn launch(&mut self, id: u64, pod: PodKey, spec: DebugSpec) {
         let pods: Api<Pod> = Api::namespaced(self.connection.client.clone(), &pod.namespace);
         let tx = self.tx.clone();
+        let history = self.image_history.clone();
         tokio::spawn(async move {
+            if let Some(path) = &history
+                && let Err(e) = crate::config::remember_image(path, &spec.image)
+            {
+                tracing::warn!("cannot record the image history in {}: {e}", path.display());
+            }
             if let Err(e) = spec.launch(&pods, &pod.name).await {
                 let (_, sentence) =
                     crate::cluster::debug::describe_launch_error(&e, &pod.namespace, &pod.name);

@@ -691,6 +691,9 @@ impl App {
                 self.start_terminal(TerminalKind::Attach, name, TerminalState::Attaching, None)
             }
             FormOutcome::Launch(spec) => {
+                // Most recently used first, as the runtime records it.
+                self.debug_images.retain(|i| *i != spec.image);
+                self.debug_images.insert(0, spec.image.clone());
                 let pod = detail.key.clone();
                 let name = spec.name.clone();
                 let mut effects = self.start_terminal(

@@ -60,12 +60,33 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, t: &TerminalView, theme: &
         TerminalState::Attached => ("● attached".to_string(), theme.live),
         TerminalState::Ended(reason) => (format!("■ {reason} — esc to go back"), theme.warning),
     };
-    let title = Line::from(vec![
+    let mut spans = vec![
         Span::styled(format!(" {what} "), theme.debug),
         Span::styled(format!("{}/{} ", t.pod, t.container), theme.title),
         Span::styled(state, style),
-    ]);
-    frame.render_widget(Paragraph::new(title), status);
+    ];
+    // While it comes up, the newest event about it says what the kubelet is doing.
+    if matches!(
+        t.state,
+        TerminalState::Launching | TerminalState::Waiting { .. }
+    ) && let Some(event) = t
+        .back
+        .events
+        .iter()
+        .rev()
+        .find(|e| e.container() == Some(t.container.as_str()))
+    {
+        let style = if event.warning {
+            theme.warning
+        } else {
+            theme.dim
+        };
+        spans.push(Span::styled(
+            format!("  {}: {}", event.reason, event.message),
+            style,
+        ));
+    }
+    frame.render_widget(Paragraph::new(Line::from(spans)), status);
     let view = PaneView { pane: &t.pane };
     let cursor = view.cursor(body);
     frame.render_widget(view, body);
