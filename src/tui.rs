@@ -188,6 +188,17 @@ struct Tagged {
     event: Event,
 }
 
+impl Tagged {
+    /// An update that is not tied to a replaceable watch.
+    fn untied(event: Event) -> Tagged {
+        Tagged {
+            source: Source::Other,
+            generation: 0,
+            event,
+        }
+    }
+}
+
 /// The I/O tasks the app's effects start and stop.
 struct Tasks {
     connection: Connection,
@@ -312,13 +323,7 @@ impl Tasks {
                 let (_, sentence) =
                     crate::cluster::debug::describe_launch_error(&e, &pod.namespace, &pod.name);
                 let event = Event::LaunchFailed { id, sentence };
-                let _ = tx
-                    .send(Tagged {
-                        source: Source::Other,
-                        generation: 0,
-                        event,
-                    })
-                    .await;
+                let _ = tx.send(Tagged::untied(event)).await;
             }
         });
     }
@@ -338,15 +343,7 @@ impl Tasks {
         let task = tokio::spawn(async move {
             let forward = |event: Event| {
                 let tx = tx.clone();
-                async move {
-                    tx.send(Tagged {
-                        source: Source::Other,
-                        generation: 0,
-                        event,
-                    })
-                    .await
-                    .is_ok()
-                }
+                async move { tx.send(Tagged::untied(event)).await.is_ok() }
             };
             let spec = SessionSpec {
                 namespace: pod.namespace.to_string(),
@@ -463,13 +460,7 @@ impl Tasks {
                     },
                 },
             ] {
-                let _ = tx
-                    .send(Tagged {
-                        source: Source::Other,
-                        generation: 0,
-                        event,
-                    })
-                    .await;
+                let _ = tx.send(Tagged::untied(event)).await;
             }
         });
         self.sessions.insert(id, SessionTask { input, task });
@@ -621,11 +612,7 @@ impl Tasks {
                     let _ = connected.send(c).await;
                 }
                 Err(sentence) => {
-                    let failed = Tagged {
-                        source: Source::Other,
-                        generation: 0,
-                        event: Event::ConnectFailed(sentence),
-                    };
+                    let failed = Tagged::untied(Event::ConnectFailed(sentence));
                     let _ = tx.send(failed).await;
                 }
             }

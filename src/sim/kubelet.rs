@@ -19,31 +19,24 @@ use serde_json::{Value, json};
 use super::runtime::{ContainerProcess, Exit};
 use super::status::ApiError;
 use super::store::{Key, Kind, Store};
+use crate::model::ContainerKind;
 use crate::pty::Size;
 
-/// Which list of the pod spec a container is in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ContainerKind {
-    Init,
-    Regular,
-    Ephemeral,
+/// The pod spec list a kind of container is in.
+fn spec_field(kind: ContainerKind) -> &'static str {
+    match kind {
+        ContainerKind::Init => "initContainers",
+        ContainerKind::Regular => "containers",
+        ContainerKind::Ephemeral => "ephemeralContainers",
+    }
 }
 
-impl ContainerKind {
-    fn spec_field(self) -> &'static str {
-        match self {
-            ContainerKind::Init => "initContainers",
-            ContainerKind::Regular => "containers",
-            ContainerKind::Ephemeral => "ephemeralContainers",
-        }
-    }
-
-    fn status_field(self) -> &'static str {
-        match self {
-            ContainerKind::Init => "initContainerStatuses",
-            ContainerKind::Regular => "containerStatuses",
-            ContainerKind::Ephemeral => "ephemeralContainerStatuses",
-        }
+/// The pod status list that reports a kind of container.
+fn status_field(kind: ContainerKind) -> &'static str {
+    match kind {
+        ContainerKind::Init => "initContainerStatuses",
+        ContainerKind::Regular => "containerStatuses",
+        ContainerKind::Ephemeral => "ephemeralContainerStatuses",
     }
 }
 
@@ -568,7 +561,7 @@ pub fn find_container(pod: &Value, name: &str) -> Option<(ContainerKind, Value)>
     ]
     .into_iter()
     .find_map(|kind| {
-        pod.pointer(&format!("/spec/{}", kind.spec_field()))?
+        pod.pointer(&format!("/spec/{}", spec_field(kind)))?
             .as_array()?
             .iter()
             .find(|c| c["name"] == name)
@@ -578,7 +571,7 @@ pub fn find_container(pod: &Value, name: &str) -> Option<(ContainerKind, Value)>
 
 /// The `state` object of a container's status, if the kubelet reported one.
 pub fn container_state(pod: &Value, kind: ContainerKind, name: &str) -> Option<Value> {
-    pod.pointer(&format!("/status/{}", kind.status_field()))?
+    pod.pointer(&format!("/status/{}", status_field(kind)))?
         .as_array()?
         .iter()
         .find(|s| s["name"] == name)?

@@ -15,12 +15,7 @@ use super::status::ApiError;
 use super::store::{Key, Kind};
 
 pub fn serve(state: &Arc<SimState>, key: &Key, query: &Query) -> Result<Response<Body>, ApiError> {
-    let pod = state
-        .store
-        .get(Kind::Pod, key)
-        .ok_or_else(|| ApiError::not_found("pods", &key.name))?
-        .value();
-    let container = pick_container(&pod, query.get("container"))?;
+    let (pod, container) = pod_and_container(state, key, query)?;
     if query.flag("previous")? {
         return Err(ApiError::bad_request(format!(
             "previous terminated container {container:?} in pod {:?} not found",
@@ -56,6 +51,21 @@ struct LogOptions {
     tail_lines: Option<usize>,
     limit_bytes: Option<usize>,
     since: Option<jiff::Timestamp>,
+}
+
+/// The pod (as JSON) and the container a log/attach/exec request is for.
+pub fn pod_and_container(
+    state: &SimState,
+    key: &Key,
+    query: &Query,
+) -> Result<(Value, String), ApiError> {
+    let pod = state
+        .store
+        .get(Kind::Pod, key)
+        .ok_or_else(|| ApiError::not_found("pods", &key.name))?
+        .value();
+    let container = pick_container(&pod, query.get("container"))?;
+    Ok((pod, container))
 }
 
 /// The container a log request is for: named, or the only one.

@@ -26,10 +26,10 @@ use tokio_tungstenite::tungstenite::protocol::Role;
 
 use super::SimState;
 use super::http::{Body, Query, full};
-use super::logs::pick_container;
+use super::logs::pod_and_container;
 use super::runtime::{ContainerProcess, exit_code};
 use super::status::ApiError;
-use super::store::{Key, Kind};
+use super::store::Key;
 use crate::pty::{self, Size};
 
 pub const STDIN: u8 = 0;
@@ -59,12 +59,7 @@ pub fn upgrade(
     query: &Query,
     mut request: Request<Incoming>,
 ) -> Result<Response<Body>, ApiError> {
-    let pod = state
-        .store
-        .get(Kind::Pod, key)
-        .ok_or_else(|| ApiError::not_found("pods", &key.name))?
-        .value();
-    let container = pick_container(&pod, query.get("container"))?;
+    let (pod, container) = pod_and_container(state, key, query)?;
     let mut options = StreamOptions {
         stdin: query.flag("stdin")?,
         stdout: query.flag("stdout")?,

@@ -1,0 +1,594 @@
+//! podbay's benchmarks, against the embedded simulator, printed as a table.
+//! Run with `cargo bench` (release build). Numbers, not assertions.
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use k8s_openapi::api::core::v1::Pod;
+use kube::api::Api;
+use podbay::app::keymap::Keymap;
+use podbay::app::{App, AppOptions, Event};
+use podbay::cluster::client::Target;
+use podbay::cluster::debug::{DebugSpec, Profile};
+use podbay::cluster::feed::{self, Feed};
+use podbay::cluster::session::{self, SessionEvent, SessionInput, SessionKind, SessionSpec};
+use podbay::model::PodRow;
+use podbay::sim::{Sim, SimOptions};
+use podbay::term::pane::{Pane, PaneView};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::widgets::Widget;
+use tokio::io::AsyncBufReadExt;
+use tokio::sync::mpsc;
+
+struct Report(Vec<(String, String, String)>);
+
+impl Report {
+    fn row(&mut self, what: &str, value: String, budget: &str) {
+        println!("  {what:<58} {value:>16}   {budget}");
+        self.0.push((what.into(), value, budget.into()));
+    }
+}
+
+fn main() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let mut report = Report(Vec::new());
+    println!(
+        "podbay benchmarks ({} cores)\n",
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    );
+    pane_throughput(&mut report);
+    runtime.block_on(async {
+        echo_latency(&mut report).await;
+        for n in [1_000, 10_000, 100_000] {
+            pod_list(&mut report, n).await;
+        }
+        launch(&mut report).await;
+        idle(&mut report).await;
+    });
+    println!("\n| measure | value | budget |\n|---|---|---|");
+    for (what, value, budget) in report.0 {
+        println!("| {what} | {value} | {budget} |");
+    }
+}
+
+/// Realistic shell output: coloured `ls`-like lines and log lines.
+fn output_sample(bytes: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes + 200);
+    let mut i = 0u64;
+    while out.len() < bytes {
+        i += 1;
+        let line = match i % 3 {
+            0 => format!(
+                "\x1b[01;34mdir-{i:06}\x1b[0m  \x1b[01;32mrun.sh\x1b[0m  file-{i}.txt  README.md\r\n"
+            ),
+            1 => format!(
+                "2026-11-23T07:00:{:02}Z INFO request id={i} path=/api/orders status=200 took={}ms\r\n",
+                i % 60,
+                i % 97
+            ),
+            _ => format!(
+                "\x1b[38;5;{}m{}\x1b[0m {}\r\n",
+                i % 256,
+                "█".repeat((i % 20) as usize),
+                "ünïcödé 漢字 ok"
+            ),
+        };
+        out.extend_from_slice(line.as_bytes());
+    }
+    out
+}
+
+fn pane_throughput(report: &mut Report) {
+    println!("pane throughput");
+    let sample = output_sample(16 << 20);
+    let mb = sample.len() as f64 / 1e6;
+    for (cols, rows) in [(80u16, 24u16), (200, 60)] {
+        let mut raw = vt100::Parser::new(rows.try_into().unwrap(), cols.try_into().unwrap(), 0);
+        let start = Instant::now();
+        for chunk in sample.chunks(16 * 1024) {
+            raw.process(chunk);
+        }
+        let raw_rate = mb / start.elapsed().as_secs_f64();
+        report.row(
+            &format!("raw vt100 parse, {cols}x{rows}"),
+            format!("{raw_rate:.0} MB/s"),
+            "",
+        );
+        for panes in [1usize, 4] {
+            let mut all: Vec<Pane> = (0..panes).map(|_| Pane::new(cols, rows, 10_000)).collect();
+            let area = Rect::new(0, 0, cols, rows);
+            let mut buffer = Buffer::empty(area);
+            let start = Instant::now();
+            let mut last_frame = Instant::now();
+            // Every pane gets the whole stream, chunk by chunk as a session
+            // delivers it; frames are drawn at most every 16 ms.
+            for chunk in sample.chunks(16 * 1024) {
+                for pane in &mut all {
+                    pane.feed(chunk);
+                }
+                if last_frame.elapsed() >= Duration::from_millis(16) {
+                    for pane in &all {
+                        PaneView { pane }.render(area, &mut buffer);
+                    }
+                    last_frame = Instant::now();
+                }
+            }
+            for pane in &all {
+                PaneView { pane }.render(area, &mut buffer);
+            }
+            let rate = mb * panes as f64 / start.elapsed().as_secs_f64();
+            let share = rate / panes as f64 / raw_rate * 100.0;
+            report.row(
+                &format!("pane path (feed + frames), {panes} pane(s), {cols}x{rows}"),
+                format!("{rate:.0} MB/s ({share:.0}%)"),
+                "≥ 50% of raw per pane",
+            );
+        }
+    }
+}
+
+async fn attach_shell(
+    client: &kube::Client,
+    name: &str,
+    command: &[&str],
+) -> (session::Session, mpsc::Receiver<SessionEvent>) {
+    let pods: Api<Pod> = Api::namespaced(client.clone(), "shop");
+    let spec = DebugSpec {
+        name: name.into(),
+        image: "busybox".into(),
+        target: None,
+        command: command.iter().map(|s| s.to_string()).collect(),
+        profile: Profile::General,
+        env: vec![],
+    };
+    spec.launch(&pods, "redis-0").await.expect("launch");
+    podbay::cluster::debug::await_startup(
+        &pods,
+        "redis-0",
+        name,
+        Duration::from_secs(20),
+        |_, _| {},
+    )
+    .await;
+    let (tx, rx) = mpsc::channel(1024);
+    let spec = SessionSpec {
+        namespace: "shop".into(),
+        pod: "redis-0".into(),
+        container: name.into(),
+        kind: SessionKind::Attach,
+        size: (120, 40),
+    };
+    (
+        session::open(client.clone(), spec, tx)
+            .await
+            .expect("attach"),
+        rx,
+    )
+}
+
+async fn echo_latency(report: &mut Report) {
+    println!("keystroke echo latency");
+    let sim = Sim::start(SimOptions {
+        pull_delay: Duration::ZERO,
+        ..Default::default()
+    })
+    .await
+    .expect("sim");
+    let client = client_for(&sim).await;
+    for flooders in [0usize, 3] {
+        let mut floods = Vec::new();
+        for i in 0..flooders {
+            let (s, mut rx) = attach_shell(
+                &client,
+                &format!("flood-{i}"),
+                &["sh", "-c", "yes 'flooding the terminal with output'"],
+            )
+            .await;
+            // Drain the flood into a pane as the app would.
+            let pane_task = tokio::spawn(async move {
+                let mut pane = Pane::new(120, 40, 1000);
+                while let Some(SessionEvent::Output(b)) = rx.recv().await {
+                    pane.feed(&b);
+                }
+            });
+            floods.push((s, pane_task));
+        }
+        let (shell, mut rx) = attach_shell(&client, &format!("echo-{flooders}"), &["sh"]).await;
+        let mut pane = Pane::new(120, 40, 1000);
+        let mut samples = Vec::new();
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        while rx.try_recv().is_ok() {}
+        for i in 0..200 {
+            let c = (b'a' + (i % 26) as u8) as char;
+            let start = Instant::now();
+            shell
+                .input
+                .send(SessionInput::Data(Bytes::from(c.to_string())))
+                .unwrap();
+            while let Ok(Some(SessionEvent::Output(b))) =
+                tokio::time::timeout(Duration::from_secs(5), rx.recv()).await
+            {
+                pane.feed(&b);
+                if b.contains(&(c as u8)) {
+                    let area = Rect::new(0, 0, 120, 40);
+                    let mut buf = Buffer::empty(area);
+                    PaneView { pane: &pane }.render(area, &mut buf);
+                    break;
+                }
+            }
+            samples.push(start.elapsed());
+            if i % 40 == 39 {
+                shell
+                    .input
+                    .send(SessionInput::Data(Bytes::from_static(b"\x15")))
+                    .unwrap();
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                while rx.try_recv().is_ok() {}
+            }
+        }
+        let (p50, p99) = percentiles(&mut samples);
+        report.row(
+            &format!("echo latency (key → echoed → drawn), {flooders} panes flooding"),
+            format!("p50 {:.2} / p99 {:.2} ms", ms(p50), ms(p99)),
+            "p99 ≤ 15 ms",
+        );
+        for (s, task) in floods {
+            s.detach();
+            task.abort();
+        }
+    }
+}
+
+async fn client_for(sim: &podbay::sim::SimHandle) -> kube::Client {
+    let path = std::env::temp_dir().join(format!(
+        "podbay-bench-{}-{}.kubeconfig",
+        std::process::id(),
+        sim.addr().port()
+    ));
+    sim.write_kubeconfig(&path).unwrap();
+    let conn = Target {
+        kubeconfig: Some(path.clone()),
+        context: None,
+    }
+    .connect()
+    .await
+    .expect("connect");
+    let _ = std::fs::remove_file(path);
+    conn.client
+}
+
+fn rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// Starts `podbay sim --pods N` as its own process (so its memory is not ours).
+async fn sim_process(pods: usize, pull_delay: u64) -> (tokio::process::Child, PathBuf, Duration) {
+    let binary = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/release/podbay");
+    let kubeconfig = std::env::temp_dir().join(format!(
+        "podbay-bench-sim-{}-{pods}.kubeconfig",
+        std::process::id()
+    ));
+    let start = Instant::now();
+    let mut child = tokio::process::Command::new(&binary)
+        .args([
+            "sim",
+            "--pods",
+            &pods.to_string(),
+            "--pull-delay",
+            &pull_delay.to_string(),
+            "--kubeconfig-out",
+        ])
+        .arg(&kubeconfig)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap_or_else(|e| {
+            panic!(
+                "cannot run {}: {e}; build it first with cargo build --release",
+                binary.display()
+            )
+        });
+    let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        if line.starts_with("kubeconfig:") {
+            break;
+        }
+    }
+    (child, kubeconfig, start.elapsed())
+}
+
+async fn pod_list(report: &mut Report, n: usize) {
+    println!("pod list, {n} pods");
+    let (_sim, kubeconfig, sim_start) = sim_process(n, 1500).await;
+    report.row(
+        &format!("simulator start with {n} pods (its own process)"),
+        format!("{:.2} s", sim_start.as_secs_f64()),
+        "",
+    );
+    let rss_before = rss_kib();
+    let start = Instant::now();
+    let conn = Target {
+        kubeconfig: Some(kubeconfig.clone()),
+        context: None,
+    }
+    .connect()
+    .await
+    .expect("connect");
+    let (mut app, _) = App::new(options(&conn));
+    app.update(Event::Resize(200, 60));
+    let (tx, mut rx) = feed::channel();
+    let watcher = tokio::spawn(feed::run(
+        Api::<Pod>::all(conn.client.clone()),
+        feed::config(),
+        None,
+        PodRow::from_pod,
+        tx,
+    ));
+    let mut terminal = Terminal::new(TestBackend::new(200, 60)).unwrap();
+    let theme = podbay::theme::Theme::default();
+    loop {
+        match rx.recv().await {
+            Some(update @ Feed::Listed { .. }) => {
+                app.update(Event::Pods(update));
+                break;
+            }
+            Some(other) => {
+                app.update(Event::Pods(other));
+            }
+            None => panic!("feed ended"),
+        }
+    }
+    terminal
+        .draw(|f| podbay::ui::draw(f, &app, &theme))
+        .unwrap();
+    let listed = start.elapsed();
+    assert_eq!(app.pods.total(), n, "all pods listed");
+    let rss_after = rss_kib();
+    report.row(
+        &format!("start → {n} pods listed and drawn"),
+        format!("{:.2} s", listed.as_secs_f64()),
+        "100k ≤ 5 s",
+    );
+    report.row(
+        &format!("memory for {n} pods (RSS growth)"),
+        format!(
+            "{:.1} MB",
+            (rss_after.saturating_sub(rss_before)) as f64 / 1024.0
+        ),
+        "100k ≤ 350 MB",
+    );
+
+    // Cost of one watch event: an updated row applied to the table.
+    let sample: Vec<PodRow> = (0..n.min(10_000))
+        .filter_map(|i| app.pods.visible(i).map(|(r, _)| r.clone()))
+        .collect();
+    let start = Instant::now();
+    for row in &sample {
+        let mut changed = row.clone();
+        changed.restarts += 1;
+        app.update(Event::Pods(Feed::Applied(changed)));
+    }
+    let per_event = start.elapsed() / sample.len().max(1) as u32;
+    report.row(
+        &format!("apply one watch event, {n} pods"),
+        format!("{:.1} µs", per_event.as_secs_f64() * 1e6),
+        "",
+    );
+
+    // Filter keystrokes: type a query, clear it, again.
+    let mut samples = Vec::new();
+    for _ in 0..5 {
+        app.update(key(KeyCode::Char('/')));
+        for c in "svc-042".chars() {
+            let start = Instant::now();
+            app.update(key(KeyCode::Char(c)));
+            terminal
+                .draw(|f| podbay::ui::draw(f, &app, &theme))
+                .unwrap();
+            samples.push(start.elapsed());
+        }
+        let start = Instant::now();
+        app.update(key(KeyCode::Esc));
+        terminal
+            .draw(|f| podbay::ui::draw(f, &app, &theme))
+            .unwrap();
+        samples.push(start.elapsed());
+    }
+    let (p50, p99) = percentiles(&mut samples);
+    report.row(
+        &format!("filter keystroke → redrawn, {n} pods"),
+        format!("p50 {:.1} / p99 {:.1} ms", ms(p50), ms(p99)),
+        "100k p99 ≤ 50 ms",
+    );
+    watcher.abort();
+    let _ = std::fs::remove_file(kubeconfig);
+}
+
+fn options(conn: &podbay::cluster::client::Connection) -> AppOptions {
+    AppOptions {
+        context: conn.context.clone(),
+        contexts: conn.contexts.clone(),
+        namespace: conn.namespace.clone(),
+        all_namespaces: true,
+        fallback_namespaces: vec![],
+        keymap: Keymap::default(),
+        now: jiff::Timestamp::now(),
+        debug_images: vec!["busybox:1.36".into()],
+        debug_profile: Profile::General,
+    }
+}
+
+fn key(code: KeyCode) -> Event {
+    Event::Key(KeyEvent::new(code, KeyModifiers::NONE))
+}
+
+async fn launch(report: &mut Report) {
+    println!("debug launch");
+    let sim = Sim::start(SimOptions {
+        pull_delay: Duration::ZERO,
+        ..Default::default()
+    })
+    .await
+    .expect("sim");
+    let client = client_for(&sim).await;
+    let pods: Api<Pod> = Api::namespaced(client.clone(), "shop");
+    let mut totals = Vec::new();
+    let mut server = Vec::new();
+    for i in 0..20 {
+        let name = format!("bench-{i}");
+        let spec = DebugSpec {
+            name: name.clone(),
+            image: "busybox".into(),
+            target: Some("redis".into()),
+            command: vec!["sh".into()],
+            profile: Profile::General,
+            env: vec![],
+        };
+        let start = Instant::now();
+        spec.launch(&pods, "redis-0").await.expect("launch");
+        let patched = start.elapsed();
+        podbay::cluster::debug::await_startup(
+            &pods,
+            "redis-0",
+            &name,
+            Duration::from_secs(20),
+            |_, _| {},
+        )
+        .await;
+        let running = start.elapsed();
+        let (tx, mut rx) = mpsc::channel(64);
+        let session_spec = SessionSpec {
+            namespace: "shop".into(),
+            pod: "redis-0".into(),
+            container: name,
+            kind: SessionKind::Attach,
+            size: (120, 40),
+        };
+        let s = session::open(client.clone(), session_spec, tx)
+            .await
+            .expect("attach");
+        s.input
+            .send(SessionInput::Data(Bytes::from_static(b"\n")))
+            .unwrap();
+        let _ = tokio::time::timeout(Duration::from_secs(5), rx.recv()).await;
+        totals.push(start.elapsed());
+        server.push(patched + (running - patched));
+        s.detach();
+    }
+    let (p50, _) = percentiles(&mut totals);
+    let (s50, _) = percentiles(&mut server);
+    report.row(
+        "launch → prompt, pull delay 0 (patch, watch, attach, prompt)",
+        format!("p50 {:.1} ms", ms(p50)),
+        "",
+    );
+    report.row(
+        "  of which patch + watch until Running",
+        format!("p50 {:.1} ms", ms(s50)),
+        "",
+    );
+    report.row(
+        "  podbay's attach-to-prompt overhead",
+        format!("p50 {:.1} ms", ms(p50.saturating_sub(s50))),
+        "≤ 150 ms",
+    );
+}
+
+/// CPU used by the real binary sitting idle on 10 000 pods.
+async fn idle(report: &mut Report) {
+    println!("idle");
+    let (_sim, kubeconfig, _) = sim_process(10_000, 1500).await;
+    let binary = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/release/podbay");
+    let home = std::env::temp_dir().join(format!("podbay-bench-home-{}", std::process::id()));
+    let env = [
+        ("HOME".to_string(), home.display().to_string()),
+        ("XDG_STATE_HOME".to_string(), home.display().to_string()),
+    ];
+    let args = vec![
+        "--kubeconfig".to_string(),
+        kubeconfig.display().to_string(),
+        "-A".to_string(),
+    ];
+    let mut tui = podbay::pty::spawn(&podbay::pty::Spawn {
+        program: binary.as_os_str(),
+        args: &args,
+        env: &env,
+        cwd: None,
+        size: podbay::pty::Size {
+            cols: 200,
+            rows: 60,
+        },
+    })
+    .expect("podbay runs");
+    let reader = tui.master.clone();
+    tokio::spawn(async move {
+        let mut buf = vec![0u8; 65536];
+        while let Ok(n) = reader.read(&mut buf).await {
+            if n == 0 {
+                break;
+            }
+        }
+    });
+    tokio::time::sleep(Duration::from_secs(8)).await;
+    let pid = tui.child.id().expect("pid");
+    let before = cpu_ticks(pid);
+    tokio::time::sleep(Duration::from_secs(10)).await;
+    let after = cpu_ticks(pid);
+    let ticks_per_second = 100.0;
+    let percent = (after - before) as f64 / ticks_per_second / 10.0 * 100.0;
+    report.row(
+        "idle CPU over 10 s, 10 000 pods listed",
+        format!("{percent:.2} %"),
+        "≤ 1%",
+    );
+    let _ = tui.master.write_all(b"q").await;
+    let _ = tokio::time::timeout(Duration::from_secs(5), tui.child.wait()).await;
+    let _ = std::fs::remove_dir_all(home);
+    let _ = std::fs::remove_file(kubeconfig);
+}
+
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let fields: Vec<&str> = stat
+        .rsplit(')')
+        .next()
+        .unwrap_or_default()
+        .split_whitespace()
+        .collect();
+    // utime and stime are fields 14 and 15 of stat, 12 and 13 after the comm.
+    fields
+        .get(11)
+        .and_then(|u| u.parse::<u64>().ok())
+        .unwrap_or(0)
+        + fields
+            .get(12)
+            .and_then(|s| s.parse::<u64>().ok())
+            .unwrap_or(0)
+}
+
+fn percentiles(samples: &mut [Duration]) -> (Duration, Duration) {
+    samples.sort();
+    let at = |q: f64| samples[((samples.len() as f64 - 1.0) * q).round() as usize];
+    (at(0.5), at(0.99))
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
