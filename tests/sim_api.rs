@@ -637,3 +637,33 @@ async fn a_stopped_server_refuses_connections_until_restarted() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn dropping_the_simulator_stops_its_container_processes() {
+    let marker = format!("sleep {}", 40_000 + std::process::id() % 10_000);
+    let running = |m: &str| {
+        std::process::Command::new("pgrep")
+            .args(["-f", m])
+            .output()
+            .map(|o| o.status.success())
+            .unwrap_or(false)
+    };
+    let sim = start_sim(0).await;
+    let pods: Api<Pod> = Api::namespaced(client(&sim, "sim").await, NS);
+    add_debug(
+        &pods,
+        "sleeper",
+        "busybox",
+        &["sh", "-c", &format!("exec {marker}")],
+    )
+    .await;
+    eventually(10, "the process to run", || async {
+        running(&marker).then_some(())
+    })
+    .await;
+    drop(sim);
+    eventually(5, "the process to be gone", || async {
+        (!running(&marker)).then_some(())
+    })
+    .await;
+}

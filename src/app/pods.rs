@@ -10,13 +10,12 @@ use fuzzy_matcher::skim::SkimMatcherV2;
 
 use crate::model::{PodKey, PodRow};
 
-/// One row that passes the filter, with the char positions of
-/// `namespace/name` that matched (for highlighting).
+/// One row that passes the filter. Highlight positions are computed only
+/// for the rows actually drawn (see [`PodTable::visible`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Match {
     pub key: PodKey,
     pub score: i64,
-    pub positions: Vec<usize>,
 }
 
 pub struct PodTable {
@@ -67,17 +66,23 @@ impl PodTable {
         self.rows.get(key)
     }
 
-    /// The visible row at `index`, with its match positions.
-    pub fn visible(&self, index: usize) -> Option<(&PodRow, &[usize])> {
+    /// The visible row at `index`, with the positions of `namespace/name`
+    /// that match the filter (for highlighting).
+    pub fn visible(&self, index: usize) -> Option<(&PodRow, Vec<usize>)> {
         match &self.filter {
-            Some(f) => f
-                .matches
-                .get(index)
-                .and_then(|m| Some((self.rows.get(&m.key)?, m.positions.as_slice()))),
+            Some(f) => {
+                let row = self.rows.get(&f.matches.get(index)?.key)?;
+                let positions = self
+                    .matcher
+                    .fuzzy_indices(&row.search, &f.query)
+                    .map(|(_, p)| p)
+                    .unwrap_or_default();
+                Some((row, positions))
+            }
             None => self
                 .order
                 .get(index)
-                .and_then(|k| Some((self.rows.get(k)?, &[][..]))),
+                .and_then(|k| Some((self.rows.get(k)?, Vec::new()))),
         }
     }
 
@@ -189,23 +194,17 @@ impl PodTable {
     }
 
     /// Scores namespace/name, node and labels separately and keeps the best,
-    /// so a query cannot match with letters scattered across fields.
+    /// so a query cannot match with letters scattered across fields. A cheap
+    /// in-order check rules out most rows before the scorer runs.
     fn score(&self, row: &PodRow, query: &str) -> Option<Match> {
-        let name = format!("{}/{}", row.key.namespace, row.key.name);
-        let by_name = self.matcher.fuzzy_indices(&name, query);
-        let by_other = [&*row.node, &*row.labels]
+        let score = [&*row.search, &*row.node, &*row.labels]
             .into_iter()
+            .filter(|field| contains_in_order(field, query))
             .filter_map(|field| self.matcher.fuzzy_match(field, query))
-            .max();
-        let (score, positions) = match (by_name, by_other) {
-            (Some((s, positions)), other) => (s.max(other.unwrap_or(i64::MIN)), positions),
-            (None, Some(s)) => (s, Vec::new()),
-            (None, None) => return None,
-        };
+            .max()?;
         Some(Match {
             key: row.key.clone(),
             score,
-            positions,
         })
     }
 
@@ -243,6 +242,22 @@ impl PodTable {
     }
 }
 
+/// Whether the query's characters appear in `field` in order, ignoring
+/// ASCII case: a necessary condition for any fuzzy match.
+fn contains_in_order(field: &str, query: &str) -> bool {
+    let mut wanted = query.chars().map(|c| c.to_ascii_lowercase()).peekable();
+    for c in field.chars() {
+        match wanted.peek() {
+            Some(w) if *w == c.to_ascii_lowercase() => {
+                wanted.next();
+            }
+            Some(_) => {}
+            None => return true,
+        }
+    }
+    wanted.peek().is_none()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -260,6 +275,7 @@ mod tests {
             node: "node-1".into(),
             ip: "".into(),
             labels: format!("app={name}").into(),
+            search: format!("{ns}/{name}").into(),
             ephemeral: 0,
             health: Health::Good,
         }
@@ -329,6 +345,7 @@ mod tests {
         );
         t.set_filter("stfr");
         let (_, positions) = t.visible(0).unwrap();
+        assert!(contains_in_order("shop/storefront-1", "SFR") && !contains_in_order("cart", "tc"));
         assert!(!positions.is_empty() && positions.iter().all(|p| *p < "shop/storefront-1".len()));
         t.set_filter("stfro");
         assert_eq!(

@@ -13,6 +13,7 @@ pub(crate) fn row(ns: &str, name: &str, status: &str) -> PodRow {
         node: "node-a1".into(),
         ip: "10.0.0.1".into(),
         labels: format!("app={name}").into(),
+        search: format!("{ns}/{name}").into(),
         ephemeral: 0,
         health: Health::Good,
     }

@@ -55,6 +55,9 @@ pub struct PodRow {
     pub ip: Box<str>,
     /// `k=v` pairs joined by spaces, for the filter.
     pub labels: Box<str>,
+    /// `namespace/name`, what the filter matches first (kept to avoid
+    /// building it for every row on every keystroke).
+    pub search: Box<str>,
     /// How many ephemeral (debug) containers the pod has.
     pub ephemeral: u16,
     pub health: Health,
@@ -72,8 +75,10 @@ impl PodRow {
             .collect::<Vec<_>>()
             .join(" ");
         let health = health(&summary.status);
+        let key = PodKey::of(pod);
         PodRow {
-            key: PodKey::of(pod),
+            search: format!("{}/{}", key.namespace, key.name).into(),
+            key,
             ready: summary.ready,
             total: summary.total,
             status: summary.status.into(),
@@ -524,6 +529,7 @@ mod tests {
             (1, "n1", "app=web")
         );
         assert_eq!(row.health, Health::Good);
+        assert_eq!(&*row.search, "shop/web-1");
         assert!(std::mem::size_of::<PodRow>() < 256);
     }
 }

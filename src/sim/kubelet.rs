@@ -153,6 +153,13 @@ impl Kubelet {
         }
     }
 
+    /// Kills every container process (the simulator is shutting down).
+    pub fn shutdown(&self) {
+        for (_, p) in lock(&self.processes).drain() {
+            p.kill();
+        }
+    }
+
     /// Kills every process of a pod (it was deleted).
     pub fn stop_pod(&self, key: &Key) {
         let mut processes = lock(&self.processes);

@@ -333,5 +333,8 @@ impl SimHandle {
 impl Drop for SimHandle {
     fn drop(&mut self) {
         self.shutdown_sender().send_replace(true);
+        // Lifecycle tasks keep the kubelet alive while they wait on their
+        // processes, so its own Drop would never run: stop them here.
+        self.state.kubelet.shutdown();
     }
 }

@@ -58,7 +58,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         } else {
             theme.text
         };
-        Some(table_row(row, positions, all_namespaces, app, theme).style(style))
+        Some(table_row(row, &positions, all_namespaces, app, theme).style(style))
     });
     let table = Table::new(rows, widths)
         .header(Row::new(header).style(theme.header))
