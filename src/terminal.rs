@@ -28,9 +28,13 @@ impl TerminalGuard {
         enable_raw_mode()?;
         ACTIVE.store(true, Ordering::SeqCst);
         let mut out = io::stdout();
+        // Clearing here, instead of ratatui's Terminal::clear, avoids asking
+        // the terminal for the cursor position and waiting up to 2 s for an
+        // answer some terminals never give.
         if let Err(e) = execute!(
             out,
             EnterAlternateScreen,
+            crossterm::terminal::Clear(crossterm::terminal::ClearType::All),
             EnableBracketedPaste,
             EnableMouseCapture,
             cursor::Hide

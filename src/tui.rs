@@ -69,7 +69,6 @@ pub async fn run(options: TuiOptions) -> anyhow::Result<()> {
     let guard = TerminalGuard::enter().context("cannot put the terminal in full-screen mode")?;
     let mut terminal = Terminal::new(CrosstermBackend::new(std::io::stdout()))
         .context("cannot draw on this terminal")?;
-    terminal.clear().ok();
     if let Ok(size) = terminal.size() {
         app.update(Event::Resize(size.width, size.height));
     }

@@ -353,3 +353,27 @@ async fn the_viewer_gets_the_permission_sentence_and_keeps_the_form() {
     exits_cleanly(&mut screen).await;
     let _ = std::fs::remove_file(config);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_and_sighup_restore_the_terminal() {
+    let sim = start_sim(0).await;
+    let config = kubeconfig(&sim, "signals");
+    for signal in [
+        nix::sys::signal::Signal::SIGTERM,
+        nix::sys::signal::Signal::SIGHUP,
+    ] {
+        let mut screen = PodbayScreen::spawn(&args(&config, &["-A"]), 100, 30);
+        screen.wait_for("the list", |t| t.contains("redis-0")).await;
+        screen.with_screen(|s| {
+            assert!(
+                s.alternate_screen() && s.hide_cursor(),
+                "full-screen while running"
+            )
+        });
+        assert!(!screen.master.is_cooked().unwrap(), "raw while running");
+        let pid = nix::unistd::Pid::from_raw(screen.child.id().unwrap() as i32);
+        nix::sys::signal::kill(pid, signal).unwrap();
+        exits_cleanly(&mut screen).await;
+    }
+    let _ = std::fs::remove_file(config);
+}

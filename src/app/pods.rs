@@ -106,7 +106,7 @@ impl PodTable {
         self.order = self.rows.keys().cloned().collect();
         self.order.sort_unstable();
         if let Some(query) = self.filter.as_ref().map(|f| f.query.clone()) {
-            self.filter = Some(self.compute_filter(&query, None));
+            self.filter = Some(self.compute_filter(&query));
         }
         self.resync_cursor();
     }
@@ -135,18 +135,12 @@ impl PodTable {
         self.resync_cursor();
     }
 
-    /// Sets the filter; an empty query clears it. Extending the previous
-    /// query only rescans what already matched.
+    /// Sets the filter; an empty query clears it.
     pub fn set_filter(&mut self, query: &str) {
         if query.is_empty() {
             self.filter = None;
         } else {
-            let narrowing = self
-                .filter
-                .as_ref()
-                .filter(|f| query.starts_with(f.query.as_str()))
-                .map(|f| f.matches.iter().map(|m| m.key.clone()).collect::<Vec<_>>());
-            self.filter = Some(self.compute_filter(query, narrowing.as_deref()));
+            self.filter = Some(self.compute_filter(query));
         }
         // A new filter starts at the best match.
         self.cursor = 0;
@@ -193,31 +187,39 @@ impl PodTable {
         }
     }
 
-    /// Scores namespace/name, node and labels separately and keeps the best,
-    /// so a query cannot match with letters scattered across fields. A cheap
-    /// in-order check rules out most rows before the scorer runs.
+    /// Scores one row (see [`score_row`]).
     fn score(&self, row: &PodRow, query: &str) -> Option<Match> {
-        let score = [&*row.search, &*row.node, &*row.labels]
-            .into_iter()
-            .filter(|field| contains_in_order(field, query))
-            .filter_map(|field| self.matcher.fuzzy_match(field, query))
-            .max()?;
-        Some(Match {
-            key: row.key.clone(),
-            score,
-        })
+        score_row(&self.matcher, row, query)
     }
 
-    fn compute_filter(&self, query: &str, candidates: Option<&[PodKey]>) -> Filter {
-        let keys: Box<dyn Iterator<Item = &PodKey>> = match candidates {
-            Some(c) => Box::new(c.iter()),
-            None => Box::new(self.order.iter()),
+    fn compute_filter(&self, query: &str) -> Filter {
+        let rows: Vec<&PodRow> = self.order.iter().filter_map(|k| self.rows.get(k)).collect();
+        let mut matches = if rows.len() < PARALLEL_FROM {
+            rows.iter()
+                .filter_map(|row| score_row(&self.matcher, row, query))
+                .collect()
+        } else {
+            // Big tables: score both halves at once (the skim matcher is Sync).
+            let (left, right) = rows.split_at(rows.len() / 2);
+            let matcher = &self.matcher;
+            std::thread::scope(|scope| {
+                let other = scope.spawn(move || {
+                    right
+                        .iter()
+                        .filter_map(|row| score_row(matcher, row, query))
+                        .collect::<Vec<_>>()
+                });
+                let mut mine: Vec<Match> = left
+                    .iter()
+                    .filter_map(|row| score_row(matcher, row, query))
+                    .collect();
+                mine.extend(other.join().unwrap_or_default());
+                mine
+            })
         };
-        let mut matches: Vec<Match> = keys
-            .filter_map(|k| self.rows.get(k))
-            .filter_map(|row| self.score(row, query))
-            .collect();
-        matches.sort_by(|a, b| b.score.cmp(&a.score).then_with(|| a.key.cmp(&b.key)));
+        // Candidates arrive in key order, so a stable sort on the score alone
+        // breaks ties by key without comparing strings.
+        matches.sort_by_key(|m| std::cmp::Reverse(m.score));
         Filter {
             query: query.to_string(),
             matches,
@@ -240,6 +242,24 @@ impl PodTable {
             filter.matches.insert(at, m);
         }
     }
+}
+
+/// Tables at least this big are filtered on two threads.
+const PARALLEL_FROM: usize = 20_000;
+
+/// Scores a row: namespace/name first, then node, then labels — the first
+/// field that matches counts, so a query cannot match with letters
+/// scattered across fields and a name match outranks a label match. A cheap
+/// in-order check rules out most fields before the skim scorer runs.
+fn score_row(matcher: &SkimMatcherV2, row: &PodRow, query: &str) -> Option<Match> {
+    let score = [&*row.search, &*row.node, &*row.labels]
+        .into_iter()
+        .filter(|field| contains_in_order(field, query))
+        .find_map(|field| matcher.fuzzy_match(field, query))?;
+    Some(Match {
+        key: row.key.clone(),
+        score,
+    })
 }
 
 /// Whether the query's characters appear in `field` in order, ignoring
@@ -351,7 +371,7 @@ mod tests {
         assert_eq!(
             names(&t),
             ["storefront-1"],
-            "narrowing rescans only matches"
+            "a longer query keeps the match"
         );
         t.apply(row("shop", "storefront-2"));
         assert_eq!(t.visible_len(), 2);

@@ -1,14 +1,17 @@
 //! The pod list's row: what `kubectl get pods -o wide` shows, computed the
 //! way kubectl's `printPod` computes it, in well under a kilobyte.
 
+use std::sync::Arc;
+
 use jiff::Timestamp;
 use k8s_openapi::api::core::v1::{Container, ContainerStatus, Pod};
 
-/// Namespace and name: how podbay identifies a pod.
+/// Namespace and name: how podbay identifies a pod. Reference-counted, so
+/// the table, the filter results and the selection share one copy.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct PodKey {
-    pub namespace: Box<str>,
-    pub name: Box<str>,
+    pub namespace: Arc<str>,
+    pub name: Arc<str>,
 }
 
 impl PodKey {

@@ -23,7 +23,7 @@ pub fn pods(pods: &[Value], resource_version: u64, continue_token: &str) -> Valu
                         }
                     };
                     json!([
-                        r.key.name,
+                        &*r.key.name,
                         format!("{}/{}", r.ready, r.total),
                         r.status,
                         r.restarts_text(now),
