@@ -45,14 +45,30 @@ fn main() {
         "podbay benchmarks ({} cores)\n",
         std::thread::available_parallelism().map_or(1, |n| n.get())
     );
-    pane_throughput(&mut report);
+    // `cargo bench -- NAME…` runs only the sections named (panes, echo, list, launch, idle).
+    let only: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    let run = |section: &str| only.is_empty() || only.iter().any(|o| o == section);
+    if run("panes") {
+        pane_throughput(&mut report);
+    }
     runtime.block_on(async {
-        echo_latency(&mut report).await;
-        for n in [1_000, 10_000, 100_000] {
-            pod_list(&mut report, n).await;
+        if run("echo") {
+            echo_latency(&mut report).await;
         }
-        launch(&mut report).await;
-        idle(&mut report).await;
+        if run("list") {
+            for n in [1_000, 10_000, 100_000] {
+                pod_list(&mut report, n).await;
+            }
+        }
+        if run("launch") {
+            launch(&mut report).await;
+        }
+        if run("idle") {
+            idle(&mut report).await;
+        }
     });
     println!("\n| measure | value | budget |\n|---|---|---|");
     for (what, value, budget) in report.0 {
