@@ -667,3 +667,60 @@ async fn dropping_the_simulator_stops_its_container_processes() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn a_cut_stream_ends_the_session_as_a_disconnect_and_the_process_lives_on() {
+    use podbay::cluster::session::{self, SessionEvent, SessionInput, SessionKind, SessionSpec};
+    let sim = start_sim(0).await;
+    let kube = client(&sim, "sim").await;
+    let pods: Api<Pod> = Api::namespaced(kube.clone(), NS);
+    add_debug(&pods, "victim", "busybox:1.36", &["sh"]).await;
+    eventually(10, "Running", || async {
+        ephemeral_state(&pods, "victim").await?.running
+    })
+    .await;
+    let (tx, mut rx) = tokio::sync::mpsc::channel(64);
+    let spec = SessionSpec {
+        namespace: NS.into(),
+        pod: POD.into(),
+        container: "victim".into(),
+        kind: SessionKind::Attach,
+        size: (80, 24),
+    };
+    let s = session::open(kube, spec, tx).await.unwrap();
+    s.input
+        .send(SessionInput::Data(bytes::Bytes::from_static(
+            b"echo alive\n",
+        )))
+        .unwrap();
+    let mut seen = String::new();
+    while !seen.contains("alive\r\n") {
+        match tokio::time::timeout(Duration::from_secs(10), rx.recv())
+            .await
+            .unwrap()
+        {
+            Some(SessionEvent::Output(b)) => seen.push_str(&String::from_utf8_lossy(&b)),
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    sim.kill_streams();
+    let end = loop {
+        match tokio::time::timeout(Duration::from_secs(5), rx.recv())
+            .await
+            .expect("the session notices the cut")
+        {
+            Some(SessionEvent::Ended(end)) => break end,
+            Some(SessionEvent::Output(_)) => continue,
+            None => panic!("channel closed without an end"),
+        }
+    };
+    assert!(end.disconnected && end.exit_code.is_none(), "{end:?}");
+    assert!(
+        ephemeral_state(&pods, "victim")
+            .await
+            .unwrap()
+            .running
+            .is_some(),
+        "the process keeps running"
+    );
+}

@@ -377,3 +377,65 @@ async fn sigterm_and_sighup_restore_the_terminal() {
     }
     let _ = std::fs::remove_file(config);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_stream_shows_the_disconnect_and_r_reattaches_to_the_same_process() {
+    let sim = start_sim(0).await;
+    let config = kubeconfig(&sim, "cut");
+    let mut screen = PodbayScreen::spawn(&args(&config, &["-n", "shop"]), 120, 36);
+    screen
+        .wait_for("shop pods", |t| t.contains("redis-0"))
+        .await;
+    screen.keys("/redis-0\r").await;
+    screen.keys("d").await;
+    screen
+        .wait_for("the launcher", |t| {
+            t.contains("Debug container for shop/redis-0")
+        })
+        .await;
+    screen.raw(b"\r").await;
+    screen
+        .wait_for("an attached shell", |t| t.contains("● attached"))
+        .await;
+    screen.keys("echo first-$$\r").await;
+    screen
+        .wait_for("the first pid", |t| {
+            t.lines().any(|l| l.starts_with("first-"))
+        })
+        .await;
+    let first = pid_after(&screen.text(), "first-");
+
+    sim.kill_streams();
+    screen
+        .wait_for("the disconnect line", |t| {
+            t.contains("disconnected: the stream was cut — r to reattach")
+        })
+        .await;
+    screen.keys("r").await;
+    screen
+        .wait_for("attached again", |t| t.contains("● attached"))
+        .await;
+    screen.keys("echo second-$$\r").await;
+    screen
+        .wait_for("the second pid", |t| {
+            t.lines().any(|l| l.starts_with("second-"))
+        })
+        .await;
+    assert_eq!(
+        pid_after(&screen.text(), "second-"),
+        first,
+        "the same shell process answered"
+    );
+
+    screen.raw(b"\x02").await;
+    screen.keys("dq").await;
+    exits_cleanly(&mut screen).await;
+    let _ = std::fs::remove_file(config);
+}
+
+fn pid_after(text: &str, marker: &str) -> String {
+    text.lines()
+        .find_map(|l| l.strip_prefix(marker))
+        .map(|rest| rest.trim().to_string())
+        .unwrap_or_default()
+}

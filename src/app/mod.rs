@@ -410,7 +410,13 @@ impl App {
             }
             Event::SessionEnded { id, end } => {
                 if let Some(t) = self.terminal_mut(id) {
-                    t.state = TerminalState::Ended(end.reason);
+                    let resumable = end.disconnected
+                        && matches!(t.kind, TerminalKind::Debug | TerminalKind::Attach);
+                    t.state = if resumable {
+                        TerminalState::Disconnected(end.reason)
+                    } else {
+                        TerminalState::Ended(end.reason)
+                    };
                 }
                 self.after_detail_change()
             }
@@ -957,8 +963,20 @@ impl App {
             return vec![];
         }
         if !t.is_live() {
-            // Nothing to type into: Esc, q or Enter go back.
+            // Nothing to type into: r re-attaches a cut stream; Esc, q or Enter go back.
             return match key.code {
+                KeyCode::Char('r') if matches!(t.state, TerminalState::Disconnected(_)) => {
+                    t.state = TerminalState::Attaching;
+                    let (cols, rows) = t.pane.size();
+                    vec![Effect::OpenSession {
+                        id: t.id,
+                        pod: t.pod.clone(),
+                        container: t.container.clone(),
+                        kind: SessionKind::Attach,
+                        size: (cols, rows),
+                        replay_log: false,
+                    }]
+                }
                 KeyCode::Esc | KeyCode::Enter | KeyCode::Char('q') => self.leave_terminal(),
                 _ => vec![],
             };

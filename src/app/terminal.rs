@@ -28,6 +28,8 @@ pub enum TerminalState {
     },
     Attaching,
     Attached,
+    /// The stream was cut; the container's process is still there.
+    Disconnected(String),
     /// The session is over: one sentence.
     Ended(String),
 }

@@ -581,3 +581,42 @@ fn resizing_a_live_terminal_tells_the_session() {
         "no change, no message"
     );
 }
+
+#[test]
+fn a_cut_stream_offers_to_reattach_and_r_resumes_it() {
+    let mut a = in_pod_view();
+    a.update(detail_event(pod_detail(Some(ContainerState::Running {
+        since: None,
+    }))));
+    a.update(key('j'));
+    let effects = a.update(key('a'));
+    let [Effect::OpenSession { id, .. }] = effects.as_slice() else {
+        panic!()
+    };
+    let id = *id;
+    a.update(Event::SessionAttached { id });
+    let cut = crate::cluster::session::SessionEnd {
+        exit_code: None,
+        reason: "disconnected: the stream was cut".into(),
+        disconnected: true,
+    };
+    a.update(Event::SessionEnded { id, end: cut });
+    let View::Terminal(t) = &a.view else { panic!() };
+    assert_eq!(
+        t.state,
+        TerminalState::Disconnected("disconnected: the stream was cut".into())
+    );
+    assert!(a.update(key('x')).is_empty(), "nothing to type into");
+    let effects = a.update(key('r'));
+    assert!(
+        matches!(effects.as_slice(), [Effect::OpenSession { id: same, kind: SessionKind::Attach, replay_log: false, .. }] if *same == id)
+    );
+    a.update(Event::SessionAttached { id });
+    assert_eq!(
+        a.update(key('y')),
+        [Effect::SendInput {
+            id,
+            bytes: Bytes::from_static(b"y")
+        }]
+    );
+}

@@ -126,9 +126,20 @@ async fn pump(
     let Some(mut stdout) = process.stdout() else {
         return;
     };
-    let status = process.take_status();
+    // kube-rs resolves the status future when its message loop ends, with
+    // None if the connection was cut; on that path it never closes the
+    // stdout pipe, so stdout alone would wait forever.
+    let status_future = process.take_status();
+    let loop_ended = async move {
+        match status_future {
+            Some(f) => f.await,
+            None => std::future::pending().await,
+        }
+    };
+    tokio::pin!(loop_ended);
     let mut buf = vec![0u8; 64 * 1024];
     let mut input_open = true;
+    let mut status = None;
     let end = loop {
         tokio::select! {
             read = stdout.read(&mut buf) => match read {
@@ -140,6 +151,10 @@ async fn pump(
                     }
                 }
             },
+            ended = &mut loop_ended => {
+                status = Some(ended);
+                break None;
+            }
             message = input.recv(), if input_open => match message {
                 Some(SessionInput::Data(data)) => {
                     if let Some(writer) = stdin.as_mut()
@@ -156,12 +171,25 @@ async fn pump(
             },
         }
     };
+    // Whatever output arrived before the end is still in the pipe.
+    while let Ok(Ok(n)) =
+        tokio::time::timeout(std::time::Duration::from_millis(50), stdout.read(&mut buf)).await
+    {
+        if n == 0
+            || events
+                .send(SessionEvent::Output(Bytes::copy_from_slice(&buf[..n])))
+                .await
+                .is_err()
+        {
+            break;
+        }
+    }
     let status = match status {
-        Some(status) => tokio::time::timeout(std::time::Duration::from_secs(2), status)
+        Some(ended) => ended,
+        None => tokio::time::timeout(std::time::Duration::from_secs(2), &mut loop_ended)
             .await
             .ok()
             .flatten(),
-        None => None,
     };
     let ended = describe_end(status.as_ref(), end);
     let _ = events.send(SessionEvent::Ended(ended)).await;
@@ -179,7 +207,7 @@ pub fn describe_end(status: Option<&Status>, local_reason: Option<String>) -> Se
     let Some(status) = status else {
         return SessionEnd {
             exit_code: None,
-            reason: "disconnected: the stream closed without an exit status".to_string(),
+            reason: "disconnected: the stream was cut".to_string(),
             disconnected: true,
         };
     };

@@ -58,6 +58,10 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, t: &TerminalView, theme: &
         }
         TerminalState::Attaching => (format!("{spin} attaching…"), theme.pending),
         TerminalState::Attached => ("● attached".to_string(), theme.live),
+        TerminalState::Disconnected(reason) => (
+            format!("◍ {reason} — r to reattach, esc to go back"),
+            theme.warning,
+        ),
         TerminalState::Ended(reason) => (format!("■ {reason} — esc to go back"), theme.warning),
     };
     let mut spans = vec![
