@@ -11,11 +11,14 @@ use super::status::FieldError;
 /// containers (name, image, command, args, workingDir, env, envFrom,
 /// volumeMounts, volumeDevices, terminationMessagePath/Policy,
 /// imagePullPolicy, securityContext, stdin, stdinOnce, tty). Unknown fields
-/// are dropped by decoding, as the apiserver does. Value-typed fields count
-/// as set when non-zero (`"resources": {}` passes, as kubectl sends it);
-/// pointer-typed ones whenever present.
-const VALUE_FIELDS: [&str; 4] = ["ports", "resources", "resizePolicy", "restartPolicyRules"];
-const POINTER_FIELDS: [&str; 5] = [
+/// are dropped by decoding, as the apiserver does. "Set" follows Go's zero
+/// values: slices and pointers are set whenever present and not null (so
+/// `"ports": []` is set); the `resources` struct only when one of its maps
+/// or lists is present (kubectl's `"resources": {}` passes).
+const PRESENT_FIELDS: [&str; 8] = [
+    "ports",
+    "resizePolicy",
+    "restartPolicyRules",
     "restartPolicy",
     "lifecycle",
     "livenessProbe",
@@ -100,22 +103,17 @@ fn validate_new_pod(pod: &Value) -> Vec<FieldError> {
                 target,
             ));
         }
-        let set = |field: &str, pointer: bool| {
-            fields
-                .get(field)
-                .is_some_and(|v| if pointer { !v.is_null() } else { !is_zero(v) })
-        };
-        for field in VALUE_FIELDS
+        let resources_set = fields
+            .get("resources")
+            .and_then(Value::as_object)
+            .is_some_and(|r| r.values().any(|v| !v.is_null()));
+        let forbidden = PRESENT_FIELDS
             .iter()
-            .map(|f| (f, false))
-            .chain(POINTER_FIELDS.iter().map(|f| (f, true)))
-        {
-            if set(field.0, field.1) {
-                errors.push(FieldError::forbidden(
-                    format!("{path}.{}", field.0),
-                    FORBIDDEN,
-                ));
-            }
+            .copied()
+            .filter(|f| fields.get(*f).is_some_and(|v| !v.is_null()))
+            .chain(resources_set.then_some("resources"));
+        for field in forbidden {
+            errors.push(FieldError::forbidden(format!("{path}.{field}"), FORBIDDEN));
         }
         validate_volume_mounts(fields, &path, &volumes, &mut errors);
         validate_enum(
@@ -332,8 +330,24 @@ mod tests {
 
     #[test]
     fn a_plain_debug_container_is_valid_even_with_kubectls_empty_resources() {
-        let ok = json!([{"name": "debugger", "image": "busybox", "stdin": true, "tty": true, "targetContainerName": "app", "resources": {}, "ports": []}]);
+        let ok = json!([{"name": "debugger", "image": "busybox", "stdin": true, "tty": true, "targetContainerName": "app", "resources": {}, "ports": null}]);
         assert_eq!(errors(ok, json!([])), Vec::<String>::new());
+    }
+
+    #[test]
+    fn set_follows_gos_zero_values() {
+        // A non-nil slice is set even when empty; a struct with a non-nil map is set.
+        let got = errors(
+            json!([{"name": "d", "image": "b", "ports": [], "resources": {"limits": {}}}]),
+            json!([]),
+        );
+        assert_eq!(
+            got,
+            [
+                "spec.ephemeralContainers[0].ports: Forbidden: cannot be set for an Ephemeral Container",
+                "spec.ephemeralContainers[0].resources: Forbidden: cannot be set for an Ephemeral Container",
+            ]
+        );
     }
 
     #[test]
