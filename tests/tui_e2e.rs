@@ -331,17 +331,7 @@ async fn the_viewer_gets_the_permission_sentence_and_keeps_the_form() {
         140,
         36,
     );
-    screen
-        .wait_for("shop pods", |t| t.contains("redis-0"))
-        .await;
-    screen.keys("/redis-0\r").await;
-    screen.keys("d").await;
-    screen
-        .wait_for("the launcher", |t| {
-            t.contains("Debug container for shop/redis-0")
-        })
-        .await;
-    screen.raw(b"\r").await;
+    launch_on_redis(&screen).await;
     screen
         .wait_for("the 403 sentence in the form", |t| {
             t.contains("You may not patch pods/ephemeralcontainers in namespace shop")
@@ -383,17 +373,7 @@ async fn a_killed_stream_shows_the_disconnect_and_r_reattaches_to_the_same_proce
     let sim = start_sim(0).await;
     let config = kubeconfig(&sim, "cut");
     let mut screen = PodbayScreen::spawn(&args(&config, &["-n", "shop"]), 120, 36);
-    screen
-        .wait_for("shop pods", |t| t.contains("redis-0"))
-        .await;
-    screen.keys("/redis-0\r").await;
-    screen.keys("d").await;
-    screen
-        .wait_for("the launcher", |t| {
-            t.contains("Debug container for shop/redis-0")
-        })
-        .await;
-    screen.raw(b"\r").await;
+    launch_on_redis(&screen).await;
     screen
         .wait_for("an attached shell", |t| t.contains("● attached"))
         .await;
@@ -431,6 +411,22 @@ async fn a_killed_stream_shows_the_disconnect_and_r_reattaches_to_the_same_proce
     screen.keys("dq").await;
     exits_cleanly(&mut screen).await;
     let _ = std::fs::remove_file(config);
+}
+
+/// From the shop pod list: filter to redis-0, open the launcher with `d`,
+/// and launch with its defaults.
+async fn launch_on_redis(screen: &PodbayScreen) {
+    screen
+        .wait_for("shop pods", |t| t.contains("redis-0"))
+        .await;
+    screen.keys("/redis-0\r").await;
+    screen.keys("d").await;
+    screen
+        .wait_for("the launcher", |t| {
+            t.contains("Debug container for shop/redis-0")
+        })
+        .await;
+    screen.raw(b"\r").await;
 }
 
 fn pid_after(text: &str, marker: &str) -> String {

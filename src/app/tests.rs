@@ -515,8 +515,8 @@ fn attach_shell_and_logs_on_the_selected_container() {
     );
 }
 
-#[test]
-fn an_ended_attach_reports_the_containers_own_exit_code() {
+/// A pod view with a running debug container, attached to with `a`.
+fn attached_to_debug_container() -> (App, u64) {
     let mut a = in_pod_view();
     a.update(detail_event(pod_detail(Some(ContainerState::Running {
         since: None,
@@ -535,6 +535,12 @@ fn an_ended_attach_reports_the_containers_own_exit_code() {
     };
     let id = *id;
     a.update(Event::SessionAttached { id });
+    (a, id)
+}
+
+#[test]
+fn an_ended_attach_reports_the_containers_own_exit_code() {
+    let (mut a, id) = attached_to_debug_container();
     let end = crate::cluster::session::SessionEnd {
         exit_code: Some(0),
         reason: "exited with code 0".into(),
@@ -557,17 +563,7 @@ fn an_ended_attach_reports_the_containers_own_exit_code() {
 
 #[test]
 fn resizing_a_live_terminal_tells_the_session() {
-    let mut a = in_pod_view();
-    a.update(detail_event(pod_detail(Some(ContainerState::Running {
-        since: None,
-    }))));
-    a.update(key('j'));
-    let effects = a.update(key('a'));
-    let [Effect::OpenSession { id, .. }] = effects.as_slice() else {
-        panic!()
-    };
-    let id = *id;
-    a.update(Event::SessionAttached { id });
+    let (mut a, id) = attached_to_debug_container();
     assert_eq!(
         a.update(Event::Resize(120, 40)),
         [Effect::ResizeSession {
@@ -584,17 +580,7 @@ fn resizing_a_live_terminal_tells_the_session() {
 
 #[test]
 fn a_cut_stream_offers_to_reattach_and_r_resumes_it() {
-    let mut a = in_pod_view();
-    a.update(detail_event(pod_detail(Some(ContainerState::Running {
-        since: None,
-    }))));
-    a.update(key('j'));
-    let effects = a.update(key('a'));
-    let [Effect::OpenSession { id, .. }] = effects.as_slice() else {
-        panic!()
-    };
-    let id = *id;
-    a.update(Event::SessionAttached { id });
+    let (mut a, id) = attached_to_debug_container();
     let cut = crate::cluster::session::SessionEnd {
         exit_code: None,
         reason: "disconnected: the stream was cut".into(),
