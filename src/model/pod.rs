@@ -160,25 +160,31 @@ fn later(a: Option<Timestamp>, b: Option<Timestamp>) -> Option<Timestamp> {
 
 /// kubectl's `printPod` (pkg/printers/internalversion/printers.go), step by step.
 pub fn summarize(pod: &Pod) -> Summary {
-    let spec = pod.spec.clone().unwrap_or_default();
-    let status = pod.status.clone().unwrap_or_default();
-    let init_specs = spec.init_containers.clone().unwrap_or_default();
+    // Borrowed, not cloned: this runs for every pod on every watch event.
+    let no_containers = Vec::new();
+    let spec = pod.spec.as_ref();
+    let status = pod.status.as_ref();
+    let init_specs = spec
+        .and_then(|s| s.init_containers.as_ref())
+        .unwrap_or(&no_containers);
     let find_init = |name: &str| init_specs.iter().find(|c| c.name == name);
 
     let mut restarts: u32 = 0;
     let mut restartable_init_restarts: u32 = 0;
-    let mut total = spec.containers.len() as u16;
+    let mut total = spec.map_or(0, |s| s.containers.len()) as u16;
     let mut ready: u16 = 0;
     let mut last_restart: Option<Timestamp> = None;
     let mut last_restartable_init_restart: Option<Timestamp> = None;
 
-    let phase = status.phase.clone().unwrap_or_default();
-    let mut reason = status
-        .reason
-        .clone()
+    let phase = status.and_then(|s| s.phase.as_deref()).unwrap_or_default();
+    let status_reason = status.and_then(|s| s.reason.as_deref());
+    let mut reason = status_reason
         .filter(|r| !r.is_empty())
-        .unwrap_or_else(|| phase.clone());
-    let conditions = status.conditions.clone().unwrap_or_default();
+        .unwrap_or(phase)
+        .to_string();
+    let conditions = status
+        .and_then(|s| s.conditions.as_deref())
+        .unwrap_or_default();
     if conditions
         .iter()
         .any(|c| c.type_ == "PodScheduled" && c.reason.as_deref() == Some("SchedulingGated"))
@@ -191,7 +197,10 @@ pub fn summarize(pod: &Pod) -> Summary {
         .count() as u16;
 
     let mut initializing = false;
-    for (i, container) in status.init_container_statuses.iter().flatten().enumerate() {
+    let init_statuses = status
+        .and_then(|s| s.init_container_statuses.as_deref())
+        .unwrap_or_default();
+    for (i, container) in init_statuses.iter().enumerate() {
         restarts += container.restart_count.max(0) as u32;
         last_restart = later(last_restart, last_terminated(container));
         let restartable = is_restartable_init(find_init(&container.name));
@@ -200,8 +209,9 @@ pub fn summarize(pod: &Pod) -> Summary {
             last_restartable_init_restart =
                 later(last_restartable_init_restart, last_terminated(container));
         }
-        let state = container.state.clone().unwrap_or_default();
-        if state.terminated.as_ref().is_some_and(|t| t.exit_code == 0) {
+        let state = container.state.as_ref();
+        let terminated = state.and_then(|s| s.terminated.as_ref());
+        if terminated.is_some_and(|t| t.exit_code == 0) {
             continue;
         }
         if restartable && container.started == Some(true) {
@@ -210,7 +220,7 @@ pub fn summarize(pod: &Pod) -> Summary {
             }
             continue;
         }
-        if let Some(t) = &state.terminated {
+        if let Some(t) = terminated {
             reason = match t.reason.as_deref().filter(|r| !r.is_empty()) {
                 Some(r) => format!("Init:{r}"),
                 None if t.signal.unwrap_or(0) != 0 => {
@@ -219,10 +229,9 @@ pub fn summarize(pod: &Pod) -> Summary {
                 None => format!("Init:ExitCode:{}", t.exit_code),
             };
         } else if let Some(w) = state
-            .waiting
-            .as_ref()
-            .and_then(|w| w.reason.clone())
-            .filter(|r| !r.is_empty() && r != "PodInitializing")
+            .and_then(|s| s.waiting.as_ref())
+            .and_then(|w| w.reason.as_deref())
+            .filter(|r| !r.is_empty() && *r != "PodInitializing")
         {
             reason = format!("Init:{w}");
         } else {
@@ -239,30 +248,31 @@ pub fn summarize(pod: &Pod) -> Summary {
         restarts = restartable_init_restarts;
         last_restart = last_restartable_init_restart;
         let mut has_running = false;
-        for container in status.container_statuses.iter().flatten().rev() {
+        let statuses = status
+            .and_then(|s| s.container_statuses.as_deref())
+            .unwrap_or_default();
+        for container in statuses.iter().rev() {
             restarts += container.restart_count.max(0) as u32;
             last_restart = later(last_restart, last_terminated(container));
-            let state = container.state.clone().unwrap_or_default();
+            let state = container.state.as_ref();
+            let terminated = state.and_then(|s| s.terminated.as_ref());
             let waiting = state
-                .waiting
-                .as_ref()
-                .and_then(|w| w.reason.clone())
+                .and_then(|s| s.waiting.as_ref())
+                .and_then(|w| w.reason.as_deref())
                 .filter(|r| !r.is_empty());
-            let terminated_reason = state
-                .terminated
-                .as_ref()
-                .and_then(|t| t.reason.clone())
+            let terminated_reason = terminated
+                .and_then(|t| t.reason.as_deref())
                 .filter(|r| !r.is_empty());
             if let Some(w) = waiting {
-                reason = w;
+                reason = w.to_string();
             } else if let Some(t) = terminated_reason {
-                reason = t;
-            } else if let Some(t) = &state.terminated {
+                reason = t.to_string();
+            } else if let Some(t) = terminated {
                 reason = match t.signal.unwrap_or(0) {
                     0 => format!("ExitCode:{}", t.exit_code),
                     s => format!("Signal:{s}"),
                 };
-            } else if container.ready && state.running.is_some() {
+            } else if container.ready && state.is_some_and(|s| s.running.is_some()) {
                 has_running = true;
                 ready += 1;
             }
@@ -281,7 +291,7 @@ pub fn summarize(pod: &Pod) -> Summary {
     }
 
     if pod.metadata.deletion_timestamp.is_some() {
-        if status.reason.as_deref() == Some("NodeLost") {
+        if status_reason == Some("NodeLost") {
             reason = "Unknown".to_string();
         } else if phase != "Succeeded" && phase != "Failed" {
             reason = "Terminating".to_string();
