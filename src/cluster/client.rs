@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use kube::config::{KubeConfigOptions, Kubeconfig, KubeconfigError};
 
+use super::errors::root_cause;
+
 /// Where to find the cluster: an explicit kubeconfig file (else `KUBECONFIG`,
 /// which may list several files, else `~/.kube/config`) and a context (else
 /// the current one).
@@ -46,7 +48,7 @@ impl Target {
     fn load(&self) -> Result<Kubeconfig, ConnectError> {
         let unreadable = |path: String, e: KubeconfigError| ConnectError::Unreadable {
             path,
-            reason: root(&e),
+            reason: root_cause(&e),
         };
         match &self.kubeconfig {
             Some(path) => {
@@ -107,10 +109,10 @@ impl Target {
         };
         let config = kube::Config::from_custom_kubeconfig(kubeconfig, &options)
             .await
-            .map_err(|e| bad(root(&e)))?;
+            .map_err(|e| bad(root_cause(&e)))?;
         let namespace = config.default_namespace.clone();
         let server = config.cluster_url.to_string();
-        let client = kube::Client::try_from(config).map_err(|e| bad(root(&e)))?;
+        let client = kube::Client::try_from(config).map_err(|e| bad(root_cause(&e)))?;
         Ok(Connection {
             client,
             context,
@@ -119,16 +121,6 @@ impl Target {
             server,
         })
     }
-}
-
-fn root(error: &(dyn std::error::Error + 'static)) -> String {
-    let mut current = error;
-    let mut text = current.to_string();
-    while let Some(next) = current.source() {
-        current = next;
-        text = current.to_string();
-    }
-    text.trim_end_matches('.').to_string()
 }
 
 #[cfg(test)]

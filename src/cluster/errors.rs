@@ -114,7 +114,7 @@ fn trim(message: &str) -> &str {
 
 /// The innermost cause, which is the one that says what actually went wrong
 /// ("connection refused", "certificate expired").
-fn root_cause(error: &(dyn std::error::Error + 'static)) -> String {
+pub(crate) fn root_cause(error: &(dyn std::error::Error + 'static)) -> String {
     let mut current = error;
     while let Some(next) = current.source() {
         current = next;

@@ -10,7 +10,9 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
+
+use super::lock;
 use std::time::Duration;
 
 use jiff::Timestamp;
@@ -60,10 +62,6 @@ pub struct Kubelet {
     /// aggregation the kubelet's event correlator does.
     events: Mutex<HashMap<(Key, String, String, String), Key>>,
     sandbox: PathBuf,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 impl Kubelet {

@@ -40,6 +40,13 @@ use kubelet::{Kubelet, KubeletConfig};
 use rbac::Users;
 use store::{Key, Kind, Store};
 
+/// Locks a mutex, ignoring poisoning: every critical section in the
+/// simulator is a single map or buffer update that a panic cannot leave
+/// half-done.
+pub(crate) fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 /// What to simulate.
 #[derive(Debug, Clone)]
 pub struct SimOptions {

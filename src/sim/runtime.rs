@@ -8,7 +8,9 @@
 use std::collections::VecDeque;
 use std::ffi::OsStr;
 use std::path::Path;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
+
+use super::lock;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -200,10 +202,6 @@ impl ContainerProcess {
         drop(log);
         self.log_seq.send_replace(next);
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// Copies PTY output to the log and every attacher. A slow attacher slows
