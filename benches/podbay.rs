@@ -185,6 +185,7 @@ async fn attach_shell(
         container: name.into(),
         kind: SessionKind::Attach,
         size: (120, 40),
+        keepalive: Some(session::DEFAULT_KEEPALIVE),
     };
     (
         session::open(client.clone(), spec, tx)
@@ -453,6 +454,7 @@ fn options(conn: &podbay::cluster::client::Connection) -> AppOptions {
         now: jiff::Timestamp::now(),
         debug_images: vec!["busybox:1.36".into()],
         debug_profile: Profile::General,
+        panes: Default::default(),
     }
 }
 
@@ -501,6 +503,7 @@ async fn launch(report: &mut Report) {
             container: name,
             kind: SessionKind::Attach,
             size: (120, 40),
+            keepalive: Some(session::DEFAULT_KEEPALIVE),
         };
         let s = session::open(client.clone(), session_spec, tx)
             .await

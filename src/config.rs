@@ -18,6 +18,39 @@ pub struct Config {
     /// Action name → key(s), overriding the defaults.
     pub keys: BTreeMap<String, Keys>,
     pub debug: DebugConfig,
+    pub terminal: TerminalConfig,
+}
+
+/// `[terminal]`: how panes behave.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TerminalConfig {
+    /// The key that leaves the shell's keyboard for one pane command.
+    pub prefix: String,
+    /// Lines of scrollback per terminal.
+    pub scrollback: usize,
+    /// Record every new terminal to the state directory.
+    pub record: bool,
+    /// Seconds between websocket pings on session streams (0: none).
+    pub keepalive: u64,
+    /// A stream cut after this many idle seconds is re-attached once,
+    /// automatically (0: never).
+    pub reattach_when_idle: u64,
+    /// Terminal width from which the browser and the panes are side by side.
+    pub side_by_side_from: u16,
+}
+
+impl Default for TerminalConfig {
+    fn default() -> Self {
+        TerminalConfig {
+            prefix: "ctrl-b".to_string(),
+            scrollback: crate::term::pane::DEFAULT_SCROLLBACK,
+            record: false,
+            keepalive: 30,
+            reattach_when_idle: 20,
+            side_by_side_from: 200,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -51,6 +84,7 @@ impl Default for Config {
             namespaces: Vec::new(),
             keys: BTreeMap::new(),
             debug: DebugConfig::default(),
+            terminal: TerminalConfig::default(),
         }
     }
 }

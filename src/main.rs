@@ -70,8 +70,25 @@ async fn browse(
     let theme = Theme::load(&theme_name, Some(&paths.themes), no_color)?;
     let keymap = Keymap::from_config(&config.keys)
         .map_err(|e| anyhow::anyhow!("Config file {}: {e}.", paths.config.display()))?;
+    let prefix = podbay::app::keymap::KeySpec::parse(&config.terminal.prefix).map_err(|e| {
+        anyhow::anyhow!(
+            "Config file {}: [terminal] prefix: {e}.",
+            paths.config.display()
+        )
+    })?;
+    let seconds = |n: u64| (n > 0).then(|| std::time::Duration::from_secs(n));
+    let panes = podbay::app::PaneOptions {
+        prefix,
+        scrollback: config.terminal.scrollback,
+        record: config.terminal.record,
+        reattach_when_idle: seconds(config.terminal.reattach_when_idle),
+        side_by_side_from: config.terminal.side_by_side_from,
+    };
     let _log = podbay::logging::init(&paths.log);
     tui::run(TuiOptions {
+        panes,
+        keepalive: seconds(config.terminal.keepalive),
+        recordings: paths.state.join("recordings"),
         target,
         all_namespaces: args.all_namespaces
             || (args.namespace.is_none() && (config.all_namespaces || all_by_default)),

@@ -2,6 +2,7 @@
 //! event channel, carries out its effects, and redraws when something
 //! changed (bursts coalesced, at most 60 frames a second). Idle, it sleeps.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Context as _;
@@ -23,6 +24,8 @@ use crate::cluster::session::{
     self, SessionEnd, SessionEvent, SessionInput, SessionKind, SessionSpec,
 };
 use crate::model::{EventRow, PodDetail, PodKey, PodRow};
+use crate::term::Size;
+use crate::term::record::Recorder;
 use crate::terminal::{self, TerminalGuard};
 use crate::theme::Theme;
 
@@ -37,6 +40,11 @@ pub struct TuiOptions {
     pub debug_profile: crate::cluster::debug::Profile,
     /// Where launched images are remembered for the launcher.
     pub image_history: Option<std::path::PathBuf>,
+    pub panes: crate::app::PaneOptions,
+    /// How often session streams are pinged.
+    pub keepalive: Option<Duration>,
+    /// Where `:record` writes its files.
+    pub recordings: std::path::PathBuf,
 }
 
 const FRAME: Duration = Duration::from_millis(16);
@@ -64,6 +72,7 @@ pub async fn run(options: TuiOptions) -> anyhow::Result<()> {
         now: jiff::Timestamp::now(),
         debug_images: options.debug_images.clone(),
         debug_profile: options.debug_profile,
+        panes: options.panes.clone(),
     });
 
     let guard = TerminalGuard::enter().context("cannot put the terminal in full-screen mode")?;
@@ -76,6 +85,8 @@ pub async fn run(options: TuiOptions) -> anyhow::Result<()> {
     let (connected_tx, mut connected) = mpsc::channel::<Connection>(1);
     let mut tasks = Tasks::new(connection, options.target.clone(), tx.clone(), connected_tx);
     tasks.image_history = options.image_history.clone();
+    tasks.keepalive = options.keepalive;
+    tasks.recordings = options.recordings.clone();
     tasks.watch_namespaces();
     for effect in effects {
         tasks.run(effect);
@@ -101,6 +112,7 @@ pub async fn run(options: TuiOptions) -> anyhow::Result<()> {
         let event = tokio::select! {
             Some(Ok(term)) = input.next() => match term {
                 TermEvent::Key(k) if k.kind != KeyEventKind::Release => Some(Event::Key(k)),
+                TermEvent::Mouse(m) => Some(Event::Mouse(m)),
                 TermEvent::Paste(text) => Some(Event::Paste(text)),
                 TermEvent::Resize(w, h) => Some(Event::Resize(w, h)),
                 _ => None,
@@ -130,8 +142,18 @@ pub async fn run(options: TuiOptions) -> anyhow::Result<()> {
             }
         }
         for event in pending {
+            if let Event::SessionOutput { id, bytes } = &event {
+                tasks.record(*id, bytes);
+            }
             for effect in app.update(event) {
-                tasks.run(effect);
+                match effect {
+                    Effect::Copy(text) => {
+                        if let Err(e) = copy_to_clipboard(terminal.backend_mut(), &text) {
+                            tracing::warn!("cannot write to the terminal: {e}");
+                        }
+                    }
+                    effect => tasks.run(effect),
+                }
             }
         }
         if app.quitting {
@@ -142,6 +164,15 @@ pub async fn run(options: TuiOptions) -> anyhow::Result<()> {
     drop(terminal);
     drop(guard);
     Ok(())
+}
+
+/// Asks the user's own terminal to put `text` on the clipboard (OSC 52).
+/// Only ever done at the user's request, from copy mode.
+fn copy_to_clipboard(out: &mut impl std::io::Write, text: &str) -> std::io::Result<()> {
+    use base64::Engine as _;
+    let encoded = base64::engine::general_purpose::STANDARD.encode(text);
+    write!(out, "\x1b]52;c;{encoded}\x07")?;
+    out.flush()
 }
 
 /// One request so an unreachable server or bad credentials fail fast, with
@@ -210,7 +241,12 @@ struct Tasks {
     namespaces: Option<JoinHandle<()>>,
     connecting: Option<JoinHandle<()>>,
     sessions: std::collections::HashMap<u64, SessionTask>,
+    /// Each terminal's own pod watch (detail and events).
+    followers: std::collections::HashMap<u64, Vec<JoinHandle<()>>>,
+    recorders: std::collections::HashMap<u64, Recorder>,
     image_history: Option<std::path::PathBuf>,
+    keepalive: Option<Duration>,
+    recordings: std::path::PathBuf,
 }
 
 /// A terminal session's task and the way to talk to it.
@@ -237,7 +273,11 @@ impl Tasks {
             namespaces: None,
             connecting: None,
             sessions: std::collections::HashMap::new(),
+            followers: std::collections::HashMap::new(),
+            recorders: std::collections::HashMap::new(),
             image_history: None,
+            keepalive: Some(session::DEFAULT_KEEPALIVE),
+            recordings: std::env::temp_dir(),
         }
     }
 
@@ -291,13 +331,124 @@ impl Tasks {
             Effect::ShowLog { id, pod, container } => self.show_log(id, pod, container),
             Effect::SendInput { id, bytes } => self.send(id, SessionInput::Data(bytes)),
             Effect::ResizeSession { id, cols, rows } => {
+                if let Some(recorder) = self.recorders.get_mut(&id)
+                    && let Err(e) = recorder.resize(Size { cols, rows })
+                {
+                    tracing::warn!("recording: {e}");
+                }
                 self.send(id, SessionInput::Resize { cols, rows })
             }
             Effect::CloseSession { id } => {
                 if let Some(s) = self.sessions.remove(&id) {
                     s.task.abort();
                 }
+                if let Some(mut handles) = self.followers.remove(&id) {
+                    abort(&mut handles);
+                }
+                self.stop_recording(id);
             }
+            Effect::Follow { id, pod } => self.follow(id, pod),
+            Effect::Record {
+                id,
+                on,
+                cols,
+                rows,
+                title,
+            } => {
+                let outcome = if on {
+                    self.start_recording(id, Size { cols, rows }, &title)
+                        .map(Some)
+                } else {
+                    self.stop_recording(id);
+                    Ok(None)
+                };
+                let event = Tagged::untied(Event::Recording { id, outcome });
+                let _ = self.tx.try_send(event);
+            }
+            // Written to the user's terminal by the loop that owns it.
+            Effect::Copy(_) => {}
+        }
+    }
+
+    /// Tees a terminal's output into its recording, if it has one.
+    fn record(&mut self, id: u64, bytes: &[u8]) {
+        let Some(recorder) = self.recorders.get_mut(&id) else {
+            return;
+        };
+        if let Err(e) = recorder.output(bytes) {
+            tracing::warn!("recording stopped: {e}");
+            self.recorders.remove(&id);
+            let failed = Event::Recording {
+                id,
+                outcome: Err(format!("Recording stopped: cannot write the file ({e}).")),
+            };
+            let _ = self.tx.try_send(Tagged::untied(failed));
+        }
+    }
+
+    fn start_recording(&mut self, id: u64, size: Size, title: &str) -> Result<PathBuf, String> {
+        let stamp = jiff::Zoned::now().strftime("%Y%m%d-%H%M%S");
+        let name: String = title
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let path = self.recordings.join(format!("{stamp}-{name}-{id}.cast"));
+        std::fs::create_dir_all(&self.recordings)
+            .and_then(|()| Recorder::create(&path, size, "xterm-256color"))
+            .map(|recorder| {
+                self.recorders.insert(id, recorder);
+                path.clone()
+            })
+            .map_err(|e| {
+                format!(
+                    "Cannot record to {}: {e}. Check that the state directory is writable.",
+                    path.display()
+                )
+            })
+    }
+
+    fn stop_recording(&mut self, id: u64) {
+        if let Some(recorder) = self.recorders.remove(&id)
+            && let Err(e) = recorder.finish()
+        {
+            tracing::warn!("recording: {e}");
+        }
+    }
+
+    /// Watches the pod a terminal is on, so it can follow its container.
+    fn follow(&mut self, id: u64, pod: PodKey) {
+        let client = self.connection.client.clone();
+        let by_name = feed::config().fields(&format!("metadata.name={}", pod.name));
+        let detail = self.spawn_feed(
+            Source::Other,
+            0,
+            Api::<Pod>::namespaced(client.clone(), &pod.namespace),
+            by_name,
+            None,
+            PodDetail::from_pod,
+            move |feed| Event::TerminalPod { id, feed },
+        );
+        let about = feed::config().fields(&format!(
+            "involvedObject.name={},involvedObject.kind=Pod",
+            pod.name
+        ));
+        let events = self.spawn_feed(
+            Source::Other,
+            0,
+            Api::<KubeEvent>::namespaced(client, &pod.namespace),
+            about,
+            None,
+            EventRow::from_event,
+            move |feed| Event::TerminalEvents { id, feed },
+        );
+        if let Some(mut old) = self.followers.insert(id, vec![detail, events]) {
+            abort(&mut old);
         }
     }
 
@@ -338,6 +489,7 @@ impl Tasks {
     ) {
         let client = self.connection.client.clone();
         let tx = self.tx.clone();
+        let keepalive = self.keepalive;
         let (input, mut inputs) = mpsc::unbounded_channel();
         let task = tokio::spawn(async move {
             let forward = |event: Event| {
@@ -350,6 +502,7 @@ impl Tasks {
                 container: container.clone(),
                 kind,
                 size,
+                keepalive,
             };
             let (events_tx, mut events) = mpsc::channel(256);
             let session = match session::open(client.clone(), spec, events_tx).await {
@@ -475,7 +628,7 @@ impl Tasks {
         config: kube::runtime::watcher::Config,
         scope: Option<String>,
         project: fn(&K) -> R,
-        wrap: fn(Feed<R>) -> Event,
+        wrap: impl Fn(Feed<R>) -> Event + Send + Sync + 'static,
     ) -> JoinHandle<()>
     where
         K: kube::Resource
@@ -631,6 +784,12 @@ impl Tasks {
     fn stop_all(&mut self) {
         for (_, s) in self.sessions.drain() {
             s.task.abort();
+        }
+        for (_, mut handles) in self.followers.drain() {
+            abort(&mut handles);
+        }
+        for id in self.recorders.keys().copied().collect::<Vec<_>>() {
+            self.stop_recording(id);
         }
         abort(&mut self.pods);
         abort(&mut self.pod);

@@ -134,6 +134,7 @@ async fn no_attach_returns_once_running_and_the_shell_can_be_reattached() {
             container: name.clone(),
             kind: SessionKind::Attach,
             size: (100, 30),
+            keepalive: Some(session::DEFAULT_KEEPALIVE),
         };
         let s = session::open(client(&f.sim, "sim").await, spec, tx)
             .await

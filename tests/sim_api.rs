@@ -686,6 +686,7 @@ async fn a_cut_stream_ends_the_session_as_a_disconnect_and_the_process_lives_on(
         container: "victim".into(),
         kind: SessionKind::Attach,
         size: (80, 24),
+        keepalive: Some(session::DEFAULT_KEEPALIVE),
     };
     let s = session::open(kube, spec, tx).await.unwrap();
     s.input

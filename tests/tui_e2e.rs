@@ -3,25 +3,9 @@
 
 mod support;
 
-use std::time::Duration;
-
-use support::{PodbayScreen, start_sim};
-
-fn kubeconfig(sim: &podbay::sim::SimHandle, tag: &str) -> std::path::PathBuf {
-    let path = std::env::temp_dir().join(format!(
-        "podbay-e2e-{tag}-{}-{}.kubeconfig",
-        std::process::id(),
-        sim.addr().port()
-    ));
-    sim.write_kubeconfig(&path).unwrap();
-    path
-}
-
-fn args(kubeconfig: &std::path::Path, extra: &[&str]) -> Vec<String> {
-    let mut a = vec!["--kubeconfig".to_string(), kubeconfig.display().to_string()];
-    a.extend(extra.iter().map(|s| s.to_string()));
-    a
-}
+use support::{
+    PodbayScreen, args, exits_cleanly, kubeconfig, launch_on_redis, pane_text, pid_after, start_sim,
+};
 
 /// Lines of the pod table (below the header row).
 fn table_rows(text: &str) -> Vec<String> {
@@ -31,28 +15,6 @@ fn table_rows(text: &str) -> Vec<String> {
         .take_while(|l| !l.trim().is_empty())
         .map(str::to_string)
         .collect()
-}
-
-async fn exits_cleanly(screen: &mut PodbayScreen) {
-    let status = tokio::time::timeout(Duration::from_secs(10), screen.child.wait())
-        .await
-        .expect("podbay exits after q")
-        .unwrap();
-    assert!(status.success(), "exit status {status:?}");
-    screen.with_screen(|s| {
-        assert!(!s.alternate_screen(), "left the alternate screen");
-        assert!(!s.hide_cursor(), "cursor shown again");
-        assert_eq!(
-            s.mouse_protocol_mode(),
-            vt100::MouseProtocolMode::None,
-            "mouse reporting off"
-        );
-        assert!(!s.bracketed_paste(), "bracketed paste off");
-    });
-    assert!(
-        screen.master.is_cooked().unwrap(),
-        "raw mode off: canonical mode and echo restored"
-    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -283,7 +245,7 @@ async fn launch_a_debug_container_work_in_it_leave_and_reattach() {
     screen.keys("echo e2e-$((6*7)) $(stty size)\r").await;
     screen
         .wait_for("the command's output at the pane's size", |t| {
-            t.contains("e2e-42 32 120")
+            t.contains("e2e-42 31 118")
         })
         .await;
 
@@ -296,11 +258,12 @@ async fn launch_a_debug_container_work_in_it_leave_and_reattach() {
         })
         .await;
 
-    // Re-attach to the same shell and end it: the container's exit code is shown.
+    // Attach again: the container already has a terminal in the workspace,
+    // so a second pane shares it. End the shell: the exit code is shown.
     screen.keys("Ga").await;
     screen
-        .wait_for("the re-attach", |t| {
-            t.contains("attach shop/redis-0/debugger-") && t.contains("● attached")
+        .wait_for("the shared pane", |t| {
+            t.contains("shop/redis-0/debugger-") && t.contains("shared ×2")
         })
         .await;
     screen.keys("echo still-here-$$\r").await;
@@ -380,7 +343,7 @@ async fn a_killed_stream_shows_the_disconnect_and_r_reattaches_to_the_same_proce
     screen.keys("echo first-$$\r").await;
     screen
         .wait_for("the first pid", |t| {
-            t.lines().any(|l| l.starts_with("first-"))
+            t.lines().any(|l| pane_text(l).starts_with("first-"))
         })
         .await;
     let first = pid_after(&screen.text(), "first-");
@@ -398,7 +361,7 @@ async fn a_killed_stream_shows_the_disconnect_and_r_reattaches_to_the_same_proce
     screen.keys("echo second-$$\r").await;
     screen
         .wait_for("the second pid", |t| {
-            t.lines().any(|l| l.starts_with("second-"))
+            t.lines().any(|l| pane_text(l).starts_with("second-"))
         })
         .await;
     assert_eq!(
@@ -411,27 +374,4 @@ async fn a_killed_stream_shows_the_disconnect_and_r_reattaches_to_the_same_proce
     screen.keys("dq").await;
     exits_cleanly(&mut screen).await;
     let _ = std::fs::remove_file(config);
-}
-
-/// From the shop pod list: filter to redis-0, open the launcher with `d`,
-/// and launch with its defaults.
-async fn launch_on_redis(screen: &PodbayScreen) {
-    screen
-        .wait_for("shop pods", |t| t.contains("redis-0"))
-        .await;
-    screen.keys("/redis-0\r").await;
-    screen.keys("d").await;
-    screen
-        .wait_for("the launcher", |t| {
-            t.contains("Debug container for shop/redis-0")
-        })
-        .await;
-    screen.raw(b"\r").await;
-}
-
-fn pid_after(text: &str, marker: &str) -> String {
-    text.lines()
-        .find_map(|l| l.strip_prefix(marker))
-        .map(|rest| rest.trim().to_string())
-        .unwrap_or_default()
 }

@@ -6,12 +6,21 @@ pub enum Command {
     /// `None`: all namespaces.
     Namespace(Option<String>),
     Context(String),
+    /// Start or stop recording the focused pane.
+    Record,
+    /// Name the focused pane (empty: back to pod/container).
+    Rename(String),
     Quit,
 }
 
-const COMMANDS: [&str; 4] = ["ns", "ctx", "q", "quit"];
+const COMMANDS: [&str; 6] = ["ns", "ctx", "record", "rename", "q", "quit"];
 
 pub fn parse(text: &str) -> Result<Command, String> {
+    if let Some(name) = text.trim_start().strip_prefix("rename")
+        && (name.is_empty() || name.starts_with(' '))
+    {
+        return Ok(Command::Rename(name.trim().to_string()));
+    }
     let mut words = text.split_whitespace();
     let verb = words.next().unwrap_or_default();
     let arg = words.next().map(str::to_string);
@@ -22,6 +31,7 @@ pub fn parse(text: &str) -> Result<Command, String> {
     }
     match (verb, arg) {
         ("q" | "quit", None) => Ok(Command::Quit),
+        ("record", None) => Ok(Command::Record),
         ("ns" | "namespace", ns) => Ok(Command::Namespace(ns.filter(|n| n != "all" && n != "-A"))),
         ("ctx" | "context", Some(ctx)) => Ok(Command::Context(ctx)),
         ("ctx" | "context", None) => Err("Name a context: :ctx NAME (Tab completes).".to_string()),

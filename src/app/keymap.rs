@@ -24,10 +24,11 @@ pub enum Action {
     Attach,
     Shell,
     Logs,
+    Workspace,
 }
 
 impl Action {
-    pub const ALL: [Action; 17] = [
+    pub const ALL: [Action; 18] = [
         Action::Quit,
         Action::Up,
         Action::Down,
@@ -45,6 +46,7 @@ impl Action {
         Action::Attach,
         Action::Shell,
         Action::Logs,
+        Action::Workspace,
     ];
 
     /// The name used in config.toml's `[keys]`.
@@ -67,6 +69,7 @@ impl Action {
             Action::Attach => "attach",
             Action::Shell => "shell",
             Action::Logs => "logs",
+            Action::Workspace => "workspace",
         }
     }
 
@@ -89,6 +92,7 @@ impl Action {
             Action::Attach => "attach to the selected container",
             Action::Shell => "open a shell (exec) in the selected container",
             Action::Logs => "the selected container's log",
+            Action::Workspace => "the panes ↔ the browser (in panes: f-keys only)",
         }
     }
 
@@ -111,6 +115,7 @@ impl Action {
             Action::Attach => &["a"],
             Action::Shell => &["s"],
             Action::Logs => &["l"],
+            Action::Workspace => &["tab", "f12"],
         }
     }
 }
@@ -163,6 +168,11 @@ impl KeySpec {
             _ => return Err(format!("unknown key {text:?}")),
         };
         Ok(KeySpec { code, ctrl, alt })
+    }
+
+    /// Whether `event` is this key.
+    pub fn matches(&self, event: &KeyEvent) -> bool {
+        KeySpec::of(event) == *self
     }
 
     fn of(event: &KeyEvent) -> KeySpec {

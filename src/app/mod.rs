@@ -4,26 +4,31 @@
 //! quit). Tests drive it directly.
 
 pub mod command;
+pub mod copy;
 pub mod keymap;
 pub mod launcher;
+mod panes;
 pub mod pods;
 pub mod terminal;
+pub mod workspace;
 
 use bytes::Bytes;
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent};
 use jiff::Timestamp;
+use ratatui::layout::Rect;
 
 use crate::cluster::debug::{DebugSpec, Profile};
 use crate::cluster::errors::Denied;
 use crate::cluster::feed::Feed;
 use crate::cluster::session::{SessionEnd, SessionKind};
-use crate::model::{ContainerState, EventRow, PodDetail, PodKey, PodRow};
-use crate::term::pane::{DEFAULT_SCROLLBACK, Pane};
+use crate::model::{EventRow, PodDetail, PodKey, PodRow};
+use crate::term::layout::{Direction, PaneId};
 use command::CommandLine;
-use keymap::{Action, Keymap};
+use keymap::{Action, KeySpec, Keymap};
 use launcher::{FormOutcome, Launcher};
 use pods::PodTable;
-use terminal::{TerminalKind, TerminalState, TerminalView};
+use terminal::TerminalKind;
+use workspace::Workspace;
 
 /// Which pods to watch.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,6 +52,7 @@ impl Scope {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
     Key(KeyEvent),
+    Mouse(MouseEvent),
     Paste(String),
     /// Terminal size changed (columns, rows).
     Resize(u16, u16),
@@ -80,6 +86,20 @@ pub enum Event {
     SessionEnded {
         id: u64,
         end: SessionEnd,
+    },
+    /// The pod a terminal is on, from the terminal's own watch.
+    TerminalPod {
+        id: u64,
+        feed: Feed<PodDetail>,
+    },
+    TerminalEvents {
+        id: u64,
+        feed: Feed<EventRow>,
+    },
+    /// Recording started (with its file), stopped (`None`), or failed.
+    Recording {
+        id: u64,
+        outcome: Result<Option<std::path::PathBuf>, String>,
     },
 }
 
@@ -124,8 +144,25 @@ pub enum Effect {
         cols: u16,
         rows: u16,
     },
+    /// Ends the session and everything that follows it (its pod watch,
+    /// its recording).
     CloseSession {
         id: u64,
+    },
+    /// Watch the pod a terminal is on, for its container's state.
+    Follow {
+        id: u64,
+        pod: PodKey,
+    },
+    /// Put this text on the user's clipboard (OSC 52 to the user's own terminal).
+    Copy(String),
+    /// Start or stop recording a terminal (asciicast v2).
+    Record {
+        id: u64,
+        on: bool,
+        cols: u16,
+        rows: u16,
+        title: String,
     },
 }
 
@@ -158,23 +195,55 @@ pub enum Mode {
     Help,
     /// The debug launcher form, over the pod view.
     Launcher(Box<Launcher>),
+    /// Closing a pane whose session is alive: y to confirm.
+    ConfirmClose(PaneId),
 }
 
+/// The browser's screens (the workspace is beside them, see [`Focus`]).
 #[derive(Debug)]
 pub enum View {
     Pods,
     Pod(Box<PodView>),
-    Terminal(Box<TerminalView>),
 }
 
-impl std::fmt::Debug for TerminalView {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TerminalView")
-            .field("id", &self.id)
-            .field("pod", &self.pod)
-            .field("container", &self.container)
-            .field("state", &self.state)
-            .finish_non_exhaustive()
+/// Which half has the keyboard: the browser or the workspace of panes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Focus {
+    Browser,
+    Workspace,
+}
+
+/// Where the browser and the workspace are drawn; `None` when hidden.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Areas {
+    pub browser: Option<Rect>,
+    pub workspace: Option<Rect>,
+}
+
+/// How panes behave (from `[terminal]` in config.toml).
+#[derive(Debug, Clone)]
+pub struct PaneOptions {
+    /// The key that leaves the shell's keyboard for one pane command.
+    pub prefix: KeySpec,
+    pub scrollback: usize,
+    /// Record every new terminal.
+    pub record: bool,
+    /// A stream cut after this long without traffic is re-attached once,
+    /// automatically; `None` never.
+    pub reattach_when_idle: Option<std::time::Duration>,
+    /// From this many columns on, the browser and the workspace are side by side.
+    pub side_by_side_from: u16,
+}
+
+impl Default for PaneOptions {
+    fn default() -> Self {
+        PaneOptions {
+            prefix: KeySpec::parse("ctrl-b").unwrap_or_else(|_| unreachable!()),
+            scrollback: crate::term::pane::DEFAULT_SCROLLBACK,
+            record: false,
+            reattach_when_idle: Some(std::time::Duration::from_secs(20)),
+            side_by_side_from: 200,
+        }
     }
 }
 
@@ -203,13 +272,20 @@ pub struct App {
     pub namespaces: Vec<String>,
     pub mode: Mode,
     pub view: View,
+    pub workspace: Workspace,
+    pub focus: Focus,
+    pub options: PaneOptions,
+    /// The prefix was pressed: the next key is a pane command.
+    pub prefix_armed: bool,
+    /// The direction for the next new pane, when the user chose one.
+    next_split: Option<Direction>,
     pub message: Option<Message>,
     pub keymap: Keymap,
     pub now: Timestamp,
     /// Rows the pod table can show (set from the terminal size), for paging.
     pub page: usize,
-    /// The size (columns, rows) a terminal pane gets.
-    pub body: (u16, u16),
+    /// The user's terminal (columns, rows).
+    pub screen: (u16, u16),
     pub debug_images: Vec<String>,
     pub debug_profile: Profile,
     next_session: u64,
@@ -226,6 +302,7 @@ pub struct AppOptions {
     pub now: Timestamp,
     pub debug_images: Vec<String>,
     pub debug_profile: Profile,
+    pub panes: PaneOptions,
 }
 
 impl App {
@@ -247,11 +324,16 @@ impl App {
             namespaces: Vec::new(),
             mode: Mode::Normal,
             view: View::Pods,
+            workspace: Workspace::default(),
+            focus: Focus::Browser,
+            options: options.panes,
+            prefix_armed: false,
+            next_split: None,
             message: None,
             keymap: options.keymap,
             now: options.now,
             page: 20,
-            body: (80, 20),
+            screen: (80, 24),
             debug_images: options.debug_images,
             debug_profile: options.debug_profile,
             next_session: 0,
@@ -263,6 +345,12 @@ impl App {
     pub fn update(&mut self, event: Event) -> Vec<Effect> {
         match event {
             Event::Key(key) => self.on_key(key),
+            Event::Mouse(mouse) => {
+                if self.mode != Mode::Normal {
+                    return vec![];
+                }
+                self.on_mouse(mouse)
+            }
             Event::Paste(text) => {
                 match &mut self.mode {
                     Mode::Filter(query) => {
@@ -271,26 +359,17 @@ impl App {
                         self.pods.set_filter(&q);
                     }
                     Mode::Command(line) => line.insert_str(text.lines().next().unwrap_or_default()),
-                    _ => {
-                        if let View::Terminal(t) = &self.view
-                            && t.is_live()
-                        {
-                            let bytes =
-                                crate::term::keys::encode_paste(&text, t.pane.bracketed_paste());
-                            return vec![Effect::SendInput {
-                                id: t.id,
-                                bytes: Bytes::from(bytes),
-                            }];
-                        }
+                    Mode::Normal if self.focus == Focus::Workspace => {
+                        return self.on_workspace_paste(&text);
                     }
+                    _ => {}
                 }
                 vec![]
             }
             Event::Resize(cols, rows) => {
                 self.page = usize::from(rows.saturating_sub(5)).max(1);
-                // Header, terminal status line, and the two footer lines.
-                self.body = (cols.max(1), rows.saturating_sub(4).max(1));
-                self.resize_terminal()
+                self.screen = (cols.max(1), rows.max(1));
+                self.fit_terminals()
             }
             Event::Tick(now) => {
                 self.now = now;
@@ -387,39 +466,63 @@ impl App {
                 vec![]
             }
             Event::LaunchFailed { id, sentence } => self.on_launch_failed(id, sentence),
-            Event::SessionAttached { id } => {
-                let (cols, rows) = self.body;
-                match self.terminal_mut(id) {
-                    Some(t) => {
-                        t.state = TerminalState::Attached;
-                        // The stream opened at the size of the moment; catch up if it changed.
-                        let (pc, pr) = t.pane.size();
-                        if (pc, pr) != (cols, rows) {
-                            t.pane.resize(cols, rows);
-                        }
-                        vec![Effect::ResizeSession { id, cols, rows }]
-                    }
-                    None => vec![],
-                }
-            }
+            Event::SessionAttached { id } => self.on_session_attached(id),
             Event::SessionOutput { id, bytes } => {
-                if let Some(t) = self.terminal_mut(id) {
-                    t.pane.feed(&bytes);
-                }
+                self.on_session_output(id, &bytes);
                 vec![]
             }
-            Event::SessionEnded { id, end } => {
-                if let Some(t) = self.terminal_mut(id) {
-                    let resumable = end.disconnected
-                        && matches!(t.kind, TerminalKind::Debug | TerminalKind::Attach);
-                    t.state = if resumable {
-                        TerminalState::Disconnected(end.reason)
-                    } else {
-                        TerminalState::Ended(end.reason)
-                    };
-                }
-                self.after_detail_change()
+            Event::SessionEnded { id, end } => self.on_session_ended(id, end),
+            Event::TerminalPod { id, feed } => self.on_terminal_detail(id, feed),
+            Event::TerminalEvents { id, feed } => {
+                self.on_terminal_events(id, feed);
+                vec![]
             }
+            Event::Recording { id, outcome } => {
+                self.on_recording(id, outcome);
+                vec![]
+            }
+        }
+    }
+
+    /// Where the browser and the workspace go. Side by side on wide
+    /// terminals once there are panes; otherwise whichever has the keyboard.
+    pub fn areas(&self) -> Areas {
+        self.areas_for(self.screen)
+    }
+
+    /// [`App::areas`] for a screen of (`cols`, `rows`).
+    pub fn areas_for(&self, (cols, rows): (u16, u16)) -> Areas {
+        // The header above, the message and key lines below.
+        let body = Rect::new(0, 1, cols, rows.saturating_sub(3));
+        if self.workspace.is_empty() {
+            return Areas {
+                browser: Some(body),
+                workspace: None,
+            };
+        }
+        if cols >= self.options.side_by_side_from {
+            let left = (cols * 2 / 5).min(110);
+            return Areas {
+                browser: Some(Rect {
+                    width: left,
+                    ..body
+                }),
+                workspace: Some(Rect {
+                    x: left,
+                    width: cols - left,
+                    ..body
+                }),
+            };
+        }
+        match self.focus {
+            Focus::Browser => Areas {
+                browser: Some(body),
+                workspace: None,
+            },
+            Focus::Workspace => Areas {
+                browser: None,
+                workspace: Some(body),
+            },
         }
     }
 
@@ -473,22 +576,27 @@ impl App {
     }
 
     fn on_key(&mut self, key: KeyEvent) -> Vec<Effect> {
-        let in_terminal = matches!(self.view, View::Terminal(_));
+        let in_workspace = self.focus == Focus::Workspace;
+        // In a pane, ctrl-c belongs to the shell.
         if key.code == KeyCode::Char('c')
             && key.modifiers.contains(KeyModifiers::CONTROL)
-            && !in_terminal
+            && !in_workspace
         {
             self.quitting = true;
             return vec![Effect::Quit];
         }
-        if matches!(self.view, View::Terminal(_)) && self.mode == Mode::Normal {
-            return self.on_terminal_key(key);
+        if in_workspace && self.mode == Mode::Normal {
+            return self.on_workspace_key(key);
         }
         match std::mem::replace(&mut self.mode, Mode::Normal) {
             Mode::Help => vec![],
             Mode::Filter(query) => self.on_filter_key(query, key),
             Mode::Command(line) => self.on_command_key(line, key),
             Mode::Launcher(form) => self.on_launcher_key(*form, key),
+            Mode::ConfirmClose(pane) => match key.code {
+                KeyCode::Char('y') | KeyCode::Char('Y') | KeyCode::Enter => self.close_pane(pane),
+                _ => vec![],
+            },
             Mode::Normal => self.on_normal_key(key),
         }
     }
@@ -555,6 +663,22 @@ impl App {
             Ok(command::Command::Namespace(Some(ns))) => {
                 self.set_scope(Scope::Namespaces(vec![ns]))
             }
+            Ok(command::Command::Record) => match self.workspace.focused_slot() {
+                Some(slot) => {
+                    let id = slot.terminal;
+                    self.toggle_recording(id)
+                }
+                None => {
+                    self.message = Some(error(
+                        "Nothing to record: :record works on the focused pane.".into(),
+                    ));
+                    vec![]
+                }
+            },
+            Ok(command::Command::Rename(name)) => {
+                self.rename_focused(&name);
+                vec![]
+            }
             Ok(command::Command::Context(ctx)) => {
                 if !self.contexts.contains(&ctx) {
                     self.message = Some(error(format!(
@@ -596,6 +720,7 @@ impl App {
                 self.mode = Mode::Help;
                 vec![]
             }
+            Action::Workspace => self.show_workspace(),
             Action::Command => {
                 self.mode = Mode::Command(CommandLine::default());
                 vec![]
@@ -647,19 +772,10 @@ impl App {
         vec![Effect::WatchPod(key)]
     }
 
-    /// The pod view, whether shown or waiting behind a terminal.
     fn pod_view_mut(&mut self) -> Option<&mut PodView> {
         match &mut self.view {
             View::Pod(v) => Some(v),
-            View::Terminal(t) => Some(&mut t.back),
             View::Pods => None,
-        }
-    }
-
-    fn terminal_mut(&mut self, id: u64) -> Option<&mut TerminalView> {
-        match &mut self.view {
-            View::Terminal(t) if t.id == id => Some(t),
-            _ => None,
         }
     }
 
@@ -694,27 +810,22 @@ impl App {
             }
             FormOutcome::Cancel => vec![],
             FormOutcome::Reattach(name) => {
-                self.start_terminal(TerminalKind::Attach, name, TerminalState::Attaching, None)
+                let pod = detail.key.clone();
+                self.open_terminal_pane(TerminalKind::Attach, pod, name, None)
+                    .1
             }
             FormOutcome::Launch(spec) => {
                 // Most recently used first, as the runtime records it.
                 self.debug_images.retain(|i| *i != spec.image);
                 self.debug_images.insert(0, spec.image.clone());
                 let pod = detail.key.clone();
-                let name = spec.name.clone();
-                let mut effects = self.start_terminal(
+                let (id, mut effects) = self.open_terminal_pane(
                     TerminalKind::Debug,
-                    name,
-                    TerminalState::Launching,
+                    pod.clone(),
+                    spec.name.clone(),
                     Some(form),
                 );
-                if let View::Terminal(t) = &self.view {
-                    effects.push(Effect::Launch {
-                        id: t.id,
-                        pod,
-                        spec,
-                    });
-                }
+                effects.insert(0, Effect::Launch { id, pod, spec });
                 effects
             }
         }
@@ -733,290 +844,34 @@ impl App {
         else {
             return vec![];
         };
+        let pod = view.key.clone();
         let running = container.state.is_running();
-        match action {
-            Action::Logs => self.start_terminal(
-                TerminalKind::Log,
-                container.name,
-                TerminalState::Attaching,
-                None,
-            ),
+        let kind = match action {
+            Action::Logs => TerminalKind::Log,
             _ if !running => {
                 self.message = Some(warning(format!(
                     "Container {} is not running; press l for its log, or d to launch a debug container.",
                     container.name
                 )));
-                vec![]
+                return vec![];
             }
-            Action::Shell => self.start_terminal(
-                TerminalKind::Shell,
-                container.name,
-                TerminalState::Attaching,
-                None,
-            ),
-            _ => self.start_terminal(
-                TerminalKind::Attach,
-                container.name,
-                TerminalState::Attaching,
-                None,
-            ),
-        }
+            Action::Shell => TerminalKind::Shell,
+            _ => TerminalKind::Attach,
+        };
+        self.open_terminal_pane(kind, pod, container.name, None).1
     }
 
-    /// Replaces the pod view with a terminal on `container`, keeping the pod
-    /// view (and its watch) behind it.
-    fn start_terminal(
-        &mut self,
-        kind: TerminalKind,
-        container: String,
-        state: TerminalState,
-        form: Option<Launcher>,
-    ) -> Vec<Effect> {
-        let View::Pod(back) = std::mem::replace(&mut self.view, View::Pods) else {
-            return vec![];
-        };
-        self.next_session += 1;
-        let id = self.next_session;
-        let (cols, rows) = self.body;
-        let pod = back.key.clone();
-        let mut terminal = TerminalView {
-            id,
-            pod: pod.clone(),
-            container: container.clone(),
-            kind,
-            state,
-            since: self.now,
-            pane: Pane::new(cols, rows, DEFAULT_SCROLLBACK),
-            back,
-            form,
-            prefix: false,
-        };
-        let effects = match kind {
-            TerminalKind::Debug => vec![],
-            TerminalKind::Log => vec![Effect::ShowLog { id, pod, container }],
-            TerminalKind::Attach | TerminalKind::Shell => {
-                terminal.state = TerminalState::Attaching;
-                let session = if kind == TerminalKind::Shell {
-                    SessionKind::Exec(crate::cluster::session::shell_command())
-                } else {
-                    SessionKind::Attach
-                };
-                vec![Effect::OpenSession {
-                    id,
-                    pod,
-                    container,
-                    kind: session,
-                    size: (cols, rows),
-                    replay_log: false,
-                }]
-            }
-        };
-        self.message = None;
-        self.view = View::Terminal(Box::new(terminal));
-        effects
-    }
-
-    /// A launched debug container is followed through the pod watch: attach
-    /// once it runs, show its log if it already ended, show why it waits.
+    /// Opens the launcher once a pod view asked for it and its detail arrived.
     fn after_detail_change(&mut self) -> Vec<Effect> {
         let launch_now =
             matches!(&self.view, View::Pod(v) if v.launch_when_loaded && v.detail.is_some());
-        if launch_now {
-            if let View::Pod(v) = &mut self.view {
-                v.launch_when_loaded = false;
-            }
-            return self.open_launcher();
-        }
-        let (cols, rows) = self.body;
-        let View::Terminal(t) = &mut self.view else {
-            return vec![];
-        };
-        if matches!(t.state, TerminalState::Ended(_))
-            && matches!(t.kind, TerminalKind::Debug | TerminalKind::Attach)
-        {
-            // An attach always ends with Success: the container's own exit
-            // code is in its status.
-            if let Some(ContainerState::Terminated {
-                exit_code, reason, ..
-            }) = t
-                .back
-                .detail
-                .as_ref()
-                .and_then(|d| d.container(&t.container))
-                .map(|c| c.state.clone())
-            {
-                t.state = TerminalState::Ended(format!(
-                    "the container exited with code {exit_code} ({reason})"
-                ));
-            }
+        if !launch_now {
             return vec![];
         }
-        let waiting_for_start = matches!(
-            t.state,
-            TerminalState::Launching | TerminalState::Waiting { .. }
-        );
-        if t.kind != TerminalKind::Debug || !waiting_for_start {
-            return vec![];
+        if let View::Pod(v) = &mut self.view {
+            v.launch_when_loaded = false;
         }
-        let Some(state) = t
-            .back
-            .detail
-            .as_ref()
-            .and_then(|d| d.container(&t.container))
-            .map(|c| c.state.clone())
-        else {
-            return vec![];
-        };
-        match state {
-            ContainerState::Running { .. } => {
-                t.state = TerminalState::Attaching;
-                vec![Effect::OpenSession {
-                    id: t.id,
-                    pod: t.pod.clone(),
-                    container: t.container.clone(),
-                    kind: SessionKind::Attach,
-                    size: (cols, rows),
-                    replay_log: true,
-                }]
-            }
-            ContainerState::Terminated {
-                exit_code,
-                reason,
-                message,
-                ..
-            } => {
-                let detail = if message.is_empty() {
-                    String::new()
-                } else {
-                    format!(": {message}")
-                };
-                t.state = TerminalState::Ended(format!(
-                    "exited with code {exit_code} ({reason}){detail}"
-                ));
-                vec![Effect::ShowLog {
-                    id: t.id,
-                    pod: t.pod.clone(),
-                    container: t.container.clone(),
-                }]
-            }
-            ContainerState::Waiting { reason, message } => {
-                t.state = TerminalState::Waiting { reason, message };
-                vec![]
-            }
-            ContainerState::Unknown => vec![],
-        }
-    }
-
-    fn on_launch_failed(&mut self, id: u64, sentence: String) -> Vec<Effect> {
-        let Some(t) = self.terminal_mut(id) else {
-            return vec![];
-        };
-        let form = t.form.take();
-        let View::Terminal(t) = std::mem::replace(&mut self.view, View::Pods) else {
-            return vec![];
-        };
-        self.view = View::Pod(t.back);
-        if let Some(mut form) = form {
-            form.error = Some(sentence);
-            self.mode = Mode::Launcher(Box::new(form));
-        } else {
-            self.message = Some(error(sentence));
-        }
-        vec![]
-    }
-
-    /// Keys in a terminal go to the remote, except after the prefix (Ctrl-b).
-    fn on_terminal_key(&mut self, key: KeyEvent) -> Vec<Effect> {
-        let View::Terminal(t) = &mut self.view else {
-            return vec![];
-        };
-        let ctrl_b =
-            key.code == KeyCode::Char('b') && key.modifiers.contains(KeyModifiers::CONTROL);
-        if t.prefix {
-            t.prefix = false;
-            return match key.code {
-                KeyCode::Char('d') | KeyCode::Esc => self.leave_terminal(),
-                KeyCode::PageUp | KeyCode::Char('[') => {
-                    t.pane.scroll(i64::from(t.pane.size().1) as isize / 2);
-                    vec![]
-                }
-                _ if ctrl_b && t.is_live() => vec![Effect::SendInput {
-                    id: t.id,
-                    bytes: Bytes::from_static(&[0x02]),
-                }],
-                _ => vec![],
-            };
-        }
-        if ctrl_b {
-            t.prefix = true;
-            return vec![];
-        }
-        if key.modifiers.contains(KeyModifiers::SHIFT)
-            && matches!(key.code, KeyCode::PageUp | KeyCode::PageDown)
-        {
-            let half = (t.pane.size().1 / 2).max(1) as isize;
-            t.pane.scroll(if key.code == KeyCode::PageUp {
-                half
-            } else {
-                -half
-            });
-            return vec![];
-        }
-        if !t.is_live() {
-            // Nothing to type into: r re-attaches a cut stream; Esc, q or Enter go back.
-            return match key.code {
-                KeyCode::Char('r') if matches!(t.state, TerminalState::Disconnected(_)) => {
-                    t.state = TerminalState::Attaching;
-                    let (cols, rows) = t.pane.size();
-                    vec![Effect::OpenSession {
-                        id: t.id,
-                        pod: t.pod.clone(),
-                        container: t.container.clone(),
-                        kind: SessionKind::Attach,
-                        size: (cols, rows),
-                        replay_log: false,
-                    }]
-                }
-                KeyCode::Esc | KeyCode::Enter | KeyCode::Char('q') => self.leave_terminal(),
-                _ => vec![],
-            };
-        }
-        if t.pane.scrolled_back() {
-            t.pane.scroll(-(1 << 30));
-        }
-        match crate::term::keys::encode_key(&key, t.pane.application_cursor()) {
-            Some(bytes) => vec![Effect::SendInput {
-                id: t.id,
-                bytes: Bytes::from(bytes),
-            }],
-            None => vec![],
-        }
-    }
-
-    /// Back to the pod view; the session is closed (a container never gets
-    /// EOF from a detach, so it keeps running).
-    fn leave_terminal(&mut self) -> Vec<Effect> {
-        let View::Terminal(t) = std::mem::replace(&mut self.view, View::Pods) else {
-            return vec![];
-        };
-        let id = t.id;
-        self.view = View::Pod(t.back);
-        vec![Effect::CloseSession { id }]
-    }
-
-    fn resize_terminal(&mut self) -> Vec<Effect> {
-        let (cols, rows) = self.body;
-        let View::Terminal(t) = &mut self.view else {
-            return vec![];
-        };
-        if t.pane.resize(cols, rows) && t.is_live() {
-            return vec![Effect::ResizeSession {
-                id: t.id,
-                cols,
-                rows,
-            }];
-        }
-        vec![]
+        self.open_launcher()
     }
 
     fn move_cursor(&mut self, action: Action) {

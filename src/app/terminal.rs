@@ -1,11 +1,11 @@
-//! A full-screen terminal on one container: a debug container coming up,
-//! an attach, an exec'd shell, or a log.
+//! One terminal on one container: a debug container coming up, an attach,
+//! an exec'd shell, or a log. Any number of panes can show it; they share
+//! its screen, its stream and its size.
 
 use jiff::Timestamp;
 
-use super::PodView;
 use super::launcher::Launcher;
-use crate::model::PodKey;
+use crate::model::{ContainerState, EventRow, PodDetail, PodKey};
 use crate::term::pane::Pane;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -15,6 +15,22 @@ pub enum TerminalKind {
     Attach,
     Shell,
     Log,
+}
+
+impl TerminalKind {
+    pub fn label(self) -> &'static str {
+        match self {
+            TerminalKind::Debug => "debug",
+            TerminalKind::Attach => "attach",
+            TerminalKind::Shell => "shell",
+            TerminalKind::Log => "log",
+        }
+    }
+
+    /// Attaches reach the container's own process, which outlives the stream.
+    pub fn resumable(self) -> bool {
+        matches!(self, TerminalKind::Debug | TerminalKind::Attach)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,7 +50,7 @@ pub enum TerminalState {
     Ended(String),
 }
 
-pub struct TerminalView {
+pub struct Terminal {
     pub id: u64,
     pub pod: PodKey,
     pub container: String,
@@ -42,16 +58,82 @@ pub struct TerminalView {
     pub state: TerminalState,
     pub since: Timestamp,
     pub pane: Pane,
-    /// The pod view to return to (its watch keeps it live meanwhile).
-    pub back: Box<PodView>,
     /// The form that launched it, to reopen with its values on failure.
     pub form: Option<Launcher>,
-    /// Ctrl-b was pressed: the next key is a podbay command.
-    pub prefix: bool,
+    /// The pod, from this terminal's own watch.
+    pub detail: Option<PodDetail>,
+    /// Events about the pod, newest last.
+    pub events: Vec<EventRow>,
+    pub pod_gone: bool,
+    /// Something the user should know about this terminal, shown on its panes.
+    pub notice: Option<String>,
+    /// When the last byte went either way (for telling idle timeouts from cuts).
+    pub last_traffic: Timestamp,
+    /// An idle cut was already repaired once since the user last typed.
+    pub reattached_after_idle: bool,
+    pub recording: Option<std::path::PathBuf>,
 }
 
-impl TerminalView {
+impl Terminal {
+    pub fn new(
+        id: u64,
+        pod: PodKey,
+        container: String,
+        kind: TerminalKind,
+        now: Timestamp,
+    ) -> Self {
+        Terminal {
+            id,
+            pod,
+            container,
+            kind,
+            state: TerminalState::Attaching,
+            since: now,
+            pane: Pane::new(80, 24, crate::term::pane::DEFAULT_SCROLLBACK),
+            form: None,
+            detail: None,
+            events: Vec::new(),
+            pod_gone: false,
+            notice: None,
+            last_traffic: now,
+            reattached_after_idle: false,
+            recording: None,
+        }
+    }
+
     pub fn is_live(&self) -> bool {
         self.state == TerminalState::Attached
+    }
+
+    /// "shop/web/debugger-x7k2".
+    pub fn label(&self) -> String {
+        format!("{}/{}", self.pod, self.container)
+    }
+
+    /// The container's state in the latest pod status.
+    pub fn container_state(&self) -> Option<&ContainerState> {
+        self.detail
+            .as_ref()
+            .and_then(|d| d.container(&self.container))
+            .map(|c| &c.state)
+    }
+
+    /// The newest event about this container, while it comes up.
+    pub fn newest_event(&self) -> Option<&EventRow> {
+        self.events
+            .iter()
+            .rev()
+            .find(|e| e.container() == Some(self.container.as_str()))
+    }
+}
+
+impl std::fmt::Debug for Terminal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Terminal")
+            .field("id", &self.id)
+            .field("pod", &self.pod)
+            .field("container", &self.container)
+            .field("state", &self.state)
+            .finish_non_exhaustive()
     }
 }

@@ -1,5 +1,6 @@
 use super::*;
 use crate::model::{ContainerState, Health};
+use terminal::TerminalState;
 
 pub(crate) fn row(ns: &str, name: &str, status: &str) -> PodRow {
     PodRow {
@@ -30,6 +31,7 @@ pub(crate) fn app(all: bool) -> (App, Vec<Effect>) {
         now: "2026-01-01T01:00:00Z".parse().unwrap(),
         debug_images: vec!["busybox:1.36".into()],
         debug_profile: Profile::General,
+        panes: PaneOptions::default(),
     })
 }
 
@@ -305,7 +307,7 @@ fn help_opens_and_any_key_closes_it() {
     assert_eq!(a.update(key('q')), [Effect::Quit]);
 }
 
-fn pod_detail(debug_state: Option<ContainerState>) -> PodDetail {
+pub(crate) fn pod_detail(debug_state: Option<ContainerState>) -> PodDetail {
     use crate::model::{ContainerInfo, ContainerKind};
     let container = |kind, name: &str, state| ContainerInfo {
         kind,
@@ -341,11 +343,11 @@ fn pod_detail(debug_state: Option<ContainerState>) -> PodDetail {
     }
 }
 
-fn detail_event(d: PodDetail) -> Event {
+pub(crate) fn detail_event(d: PodDetail) -> Event {
     Event::Detail(Feed::Applied(d))
 }
 
-fn in_pod_view() -> App {
+pub(crate) fn in_pod_view() -> App {
     let (mut a, _) = app(false);
     a.update(Event::Resize(100, 30));
     a.update(listed(vec![row("shop", "web", "Running")]));
@@ -354,8 +356,19 @@ fn in_pod_view() -> App {
     a
 }
 
-fn ctrl(c: char) -> Event {
+pub(crate) fn ctrl(c: char) -> Event {
     Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
+}
+
+fn terminal_pod(id: u64, d: PodDetail) -> Event {
+    Event::TerminalPod {
+        id,
+        feed: Feed::Applied(d),
+    }
+}
+
+fn focused(a: &App) -> &super::terminal::Terminal {
+    a.workspace.focused_terminal().expect("a focused terminal")
 }
 
 #[test]
@@ -368,7 +381,11 @@ fn launching_a_debug_container_follows_it_to_an_attached_terminal() {
     assert_eq!(form.target_name(), Some("app"));
     let name = form.name.clone();
     let effects = a.update(code(KeyCode::Enter));
-    let [Effect::Launch { id, pod, spec }] = effects.as_slice() else {
+    let [
+        Effect::Launch { id, pod, spec },
+        Effect::Follow { id: followed, .. },
+    ] = effects.as_slice()
+    else {
         panic!("{effects:?}")
     };
     assert_eq!(
@@ -380,10 +397,11 @@ fn launching_a_debug_container_follows_it_to_an_attached_terminal() {
         ("web", name.as_str(), Some("app"))
     );
     let id = *id;
-    let View::Terminal(t) = &a.view else { panic!() };
-    assert_eq!(t.state, TerminalState::Launching);
+    assert_eq!(*followed, id, "the terminal watches its own pod");
+    assert_eq!(a.focus, Focus::Workspace);
+    assert_eq!(focused(&a).state, TerminalState::Launching);
 
-    // Live status from the pod watch…
+    // Live status from the terminal's pod watch…
     let mut waiting = pod_detail(None);
     waiting.containers.push(crate::model::ContainerInfo {
         kind: crate::model::ContainerKind::Ephemeral,
@@ -398,16 +416,16 @@ fn launching_a_debug_container_follows_it_to_an_attached_terminal() {
         target: Some("app".into()),
         command: vec![],
     });
-    assert!(a.update(detail_event(waiting.clone())).is_empty());
-    let View::Terminal(t) = &a.view else { panic!() };
+    assert!(a.update(terminal_pod(id, waiting.clone())).is_empty());
     assert!(
-        matches!(&t.state, TerminalState::Waiting { reason, .. } if reason == "ContainerCreating")
+        matches!(&focused(&a).state, TerminalState::Waiting { reason, .. } if reason == "ContainerCreating")
     );
 
-    // …then attach once it runs, replaying what it printed before.
+    // …then attach once it runs, replaying what it printed before, at the
+    // pane's inner size (100×30 minus the bars and the border).
     let mut running = waiting;
     running.containers[1].state = ContainerState::Running { since: None };
-    let effects = a.update(detail_event(running));
+    let effects = a.update(terminal_pod(id, running));
     assert_eq!(
         effects,
         [Effect::OpenSession {
@@ -415,7 +433,7 @@ fn launching_a_debug_container_follows_it_to_an_attached_terminal() {
             pod: PodKey::new("shop", "web"),
             container: name,
             kind: SessionKind::Attach,
-            size: (100, 26),
+            size: (98, 25),
             replay_log: true
         }]
     );
@@ -424,8 +442,7 @@ fn launching_a_debug_container_follows_it_to_an_attached_terminal() {
         id,
         bytes: Bytes::from_static(b"early line\r\n# "),
     });
-    let View::Terminal(t) = &a.view else { panic!() };
-    assert!(t.pane.text().contains("early line"));
+    assert!(focused(&a).pane.text().contains("early line"));
 
     // Keys go to the shell, encoded; the prefix leaves.
     assert_eq!(
@@ -452,8 +469,14 @@ fn launching_a_debug_container_follows_it_to_an_attached_terminal() {
         }]
     );
     assert!(a.update(ctrl('b')).is_empty());
-    assert_eq!(a.update(key('d')), [Effect::CloseSession { id }]);
+    assert!(
+        a.update(key('d')).is_empty(),
+        "the session keeps running behind the browser"
+    );
+    assert_eq!(a.focus, Focus::Browser);
     assert!(matches!(a.view, View::Pod(_)));
+    a.update(code(KeyCode::Tab));
+    assert_eq!(a.focus, Focus::Workspace, "tab comes back to the panes");
 }
 
 #[test]
@@ -464,13 +487,15 @@ fn a_failed_launch_reopens_the_form_with_its_values_and_the_reason() {
         form.command = "sh -c true".into();
     }
     let effects = a.update(code(KeyCode::Enter));
-    let [Effect::Launch { id, .. }] = effects.as_slice() else {
+    let [Effect::Launch { id, .. }, ..] = effects.as_slice() else {
         panic!()
     };
-    a.update(Event::LaunchFailed {
-        id: *id,
+    let id = *id;
+    let effects = a.update(Event::LaunchFailed {
+        id,
         sentence: "You may not patch pods/ephemeralcontainers in namespace shop.".into(),
     });
+    assert_eq!(effects, [Effect::CloseSession { id }]);
     let Mode::Launcher(form) = &a.mode else {
         panic!("form expected")
     };
@@ -480,6 +505,8 @@ fn a_failed_launch_reopens_the_form_with_its_values_and_the_reason() {
         Some("You may not patch pods/ephemeralcontainers in namespace shop.")
     );
     assert!(matches!(a.view, View::Pod(_)));
+    assert!(a.workspace.is_empty(), "the pane went with the launch");
+    assert_eq!(a.focus, Focus::Browser);
 }
 
 #[test]
@@ -505,18 +532,22 @@ fn attach_shell_and_logs_on_the_selected_container() {
     );
     let effects = a.update(key('l'));
     assert!(
-        matches!(effects.as_slice(), [Effect::ShowLog { container, .. }] if container == "dbg")
+        matches!(effects.as_slice(), [Effect::Follow { .. }, Effect::ShowLog { container, .. }] if container == "dbg"),
+        "{effects:?}"
     );
     a.update(code(KeyCode::Esc));
+    assert_eq!(a.focus, Focus::Browser);
     a.update(key('k'));
     let effects = a.update(key('s'));
     assert!(
-        matches!(effects.as_slice(), [Effect::OpenSession { kind: SessionKind::Exec(_), container, .. }] if container == "app")
+        matches!(effects.as_slice(), [Effect::Follow { .. }, Effect::OpenSession { kind: SessionKind::Exec(_), container, .. }] if container == "app"),
+        "{effects:?}"
     );
+    assert_eq!(a.workspace.panes.len(), 2, "the shell split the log's pane");
 }
 
 /// A pod view with a running debug container, attached to with `a`.
-fn attached_to_debug_container() -> (App, u64) {
+pub(crate) fn attached_to_debug_container() -> (App, u64) {
     let mut a = in_pod_view();
     a.update(detail_event(pod_detail(Some(ContainerState::Running {
         since: None,
@@ -524,6 +555,7 @@ fn attached_to_debug_container() -> (App, u64) {
     a.update(key('j'));
     let effects = a.update(key('a'));
     let [
+        Effect::Follow { .. },
         Effect::OpenSession {
             id,
             replay_log: false,
@@ -547,18 +579,25 @@ fn an_ended_attach_reports_the_containers_own_exit_code() {
         disconnected: false,
     };
     a.update(Event::SessionEnded { id, end });
-    a.update(detail_event(pod_detail(Some(ContainerState::Terminated {
-        exit_code: 7,
-        reason: "Error".into(),
-        message: String::new(),
-        finished: None,
-    }))));
-    let View::Terminal(t) = &a.view else { panic!() };
+    a.update(terminal_pod(
+        id,
+        pod_detail(Some(ContainerState::Terminated {
+            exit_code: 7,
+            reason: "Error".into(),
+            message: String::new(),
+            finished: None,
+        })),
+    ));
     assert_eq!(
-        t.state,
+        focused(&a).state,
         TerminalState::Ended("the container exited with code 7 (Error)".into())
     );
-    assert_eq!(a.update(code(KeyCode::Esc)), [Effect::CloseSession { id }]);
+    assert_eq!(
+        a.update(key('x')),
+        [Effect::CloseSession { id }],
+        "an ended pane closes without asking"
+    );
+    assert_eq!(a.focus, Focus::Browser);
 }
 
 #[test]
@@ -568,8 +607,8 @@ fn resizing_a_live_terminal_tells_the_session() {
         a.update(Event::Resize(120, 40)),
         [Effect::ResizeSession {
             id,
-            cols: 120,
-            rows: 36
+            cols: 118,
+            rows: 35
         }]
     );
     assert!(
@@ -587,12 +626,11 @@ fn a_cut_stream_offers_to_reattach_and_r_resumes_it() {
         disconnected: true,
     };
     a.update(Event::SessionEnded { id, end: cut });
-    let View::Terminal(t) = &a.view else { panic!() };
     assert_eq!(
-        t.state,
+        focused(&a).state,
         TerminalState::Disconnected("disconnected: the stream was cut".into())
     );
-    assert!(a.update(key('x')).is_empty(), "nothing to type into");
+    assert!(a.update(key('y')).is_empty(), "nothing to type into");
     let effects = a.update(key('r'));
     assert!(
         matches!(effects.as_slice(), [Effect::OpenSession { id: same, kind: SessionKind::Attach, replay_log: false, .. }] if *same == id)

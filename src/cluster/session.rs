@@ -2,12 +2,14 @@
 //! terminal, shared with every other attacher) or exec (a new process).
 //! Bytes in, bytes out, resize, and how it ended.
 
-use bytes::Bytes;
-use k8s_openapi::api::core::v1::Pod;
+use std::time::Duration;
+
+use bytes::{BufMut, Bytes, BytesMut};
+use futures::{SinkExt, StreamExt};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Status;
-use kube::api::{Api, AttachParams, AttachedProcess, TerminalSize};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use kube::api::AttachParams;
 use tokio::sync::mpsc;
+use tokio_tungstenite::tungstenite::Message;
 
 /// What to open.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -19,7 +21,14 @@ pub struct SessionSpec {
     /// Initial terminal size (columns, rows), sent as soon as the stream opens
     /// so the remote shell never starts at 80×24.
     pub size: (u16, u16),
+    /// How often to ping the server so idle streams are not cut by load
+    /// balancers; `None` never pings.
+    pub keepalive: Option<Duration>,
 }
+
+/// Pings every 30 s unless configured otherwise: well inside the common
+/// 60 s load-balancer idle timeouts.
+pub const DEFAULT_KEEPALIVE: Duration = Duration::from_secs(30);
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SessionKind {
@@ -81,118 +90,156 @@ impl Drop for Session {
     }
 }
 
-/// Kube's default 1 KiB stdout pipe makes floods crawl; this is what a
-/// screenful of 256-colour output needs.
-const STDOUT_BUFFER: usize = 256 * 1024;
+/// The channels of the Kubernetes remote-command protocol (v4 and v5).
+const STDIN: u8 = 0;
+const STDOUT: u8 = 1;
+const STDERR: u8 = 2;
+const ERROR: u8 = 3;
+const RESIZE: u8 = 4;
 
-/// Opens the session and starts pumping it. Output and the end arrive on `events`.
+/// Opens the stream and starts pumping it. Output and the end arrive on
+/// `events`.
+///
+/// podbay speaks the channel protocol itself over kube's authenticated
+/// websocket rather than through `AttachedProcess`, so that: the initial
+/// size always reaches the server before the first key (they share one
+/// ordered queue); a cut connection ends the session at once; and pings go
+/// out as often as `keepalive` says.
 pub async fn open(
     client: kube::Client,
     spec: SessionSpec,
     events: mpsc::Sender<SessionEvent>,
 ) -> Result<Session, kube::Error> {
-    let pods: Api<Pod> = Api::namespaced(client, &spec.namespace);
-    let params = AttachParams::interactive_tty()
-        .container(spec.container.clone())
-        .max_stdout_buf_size(STDOUT_BUFFER)
-        .max_stdin_buf_size(64 * 1024);
-    let process = match &spec.kind {
-        SessionKind::Attach => pods.attach(&spec.pod, &params).await?,
-        SessionKind::Exec(command) => pods.exec(&spec.pod, command.clone(), &params).await?,
-    };
+    let pods = kube::core::Request::new(format!("/api/v1/namespaces/{}/pods", spec.namespace));
+    let params = AttachParams::interactive_tty().container(spec.container.clone());
+    let request = match &spec.kind {
+        SessionKind::Attach => pods.attach(&spec.pod, &params),
+        SessionKind::Exec(command) => pods.exec(&spec.pod, command.clone(), &params),
+    }
+    .map_err(kube::Error::BuildRequest)?;
+    let stream = client.connect(request).await?.into_stream();
     let (input, input_rx) = mpsc::unbounded_channel();
-    let task = tokio::spawn(pump(process, spec.size, input_rx, events));
+    let task = tokio::spawn(pump(stream, spec.size, spec.keepalive, input_rx, events));
     Ok(Session { input, task })
 }
 
-async fn pump(
-    mut process: AttachedProcess,
+fn framed(channel: u8, payload: &[u8]) -> Message {
+    let mut frame = BytesMut::with_capacity(payload.len() + 1);
+    frame.put_u8(channel);
+    frame.put_slice(payload);
+    Message::Binary(frame.freeze())
+}
+
+fn resize_frame(cols: u16, rows: u16) -> Message {
+    framed(
+        RESIZE,
+        format!("{{\"Width\":{cols},\"Height\":{rows}}}").as_bytes(),
+    )
+}
+
+async fn pump<S>(
+    stream: tokio_tungstenite::WebSocketStream<S>,
     (cols, rows): (u16, u16),
+    keepalive: Option<Duration>,
     mut input: mpsc::UnboundedReceiver<SessionInput>,
     events: mpsc::Sender<SessionEvent>,
-) {
-    let mut resize = process.terminal_size();
-    if let Some(resize) = resize.as_mut() {
-        let _ = futures::SinkExt::send(
-            resize,
-            TerminalSize {
-                width: cols,
-                height: rows,
-            },
-        )
-        .await;
-    }
-    let mut stdin = process.stdin();
-    let Some(mut stdout) = process.stdout() else {
-        return;
+) where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+{
+    let (mut outgoing, mut incoming) = stream.split();
+    let mut ping = keepalive.map(|every| {
+        let mut interval = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+        interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        interval
+    });
+    let mut end = match outgoing.send(resize_frame(cols, rows)).await {
+        Ok(()) => None,
+        Err(e) => Some(cut(&e)),
     };
-    // kube-rs resolves the status future when its message loop ends, with
-    // None if the connection was cut; on that path it never closes the
-    // stdout pipe, so stdout alone would wait forever.
-    let status_future = process.take_status();
-    let loop_ended = async move {
-        match status_future {
-            Some(f) => f.await,
-            None => std::future::pending().await,
-        }
-    };
-    tokio::pin!(loop_ended);
-    let mut buf = vec![0u8; 64 * 1024];
     let mut input_open = true;
-    let mut status = None;
-    let end = loop {
+    while end.is_none() {
         tokio::select! {
-            read = stdout.read(&mut buf) => match read {
-                Ok(0) | Err(_) => break None,
-                Ok(n) => {
-                    if events.send(SessionEvent::Output(Bytes::copy_from_slice(&buf[..n]))).await.is_err() {
-                        process.abort();
-                        return;
-                    }
-                }
-            },
-            ended = &mut loop_ended => {
-                status = Some(ended);
-                break None;
-            }
-            message = input.recv(), if input_open => match message {
-                Some(SessionInput::Data(data)) => {
-                    if let Some(writer) = stdin.as_mut()
-                        && writer.write_all(&data).await.is_err() {
-                            break Some("disconnected: the stream closed while sending input".to_string());
+            message = incoming.next() => match message {
+                Some(Ok(Message::Binary(frame))) => match frame.first() {
+                    Some(&STDOUT | &STDERR) if frame.len() > 1 => {
+                        let output = SessionEvent::Output(frame.slice(1..));
+                        if events.send(output).await.is_err() {
+                            return;
                         }
-                }
-                Some(SessionInput::Resize { cols, rows }) => {
-                    if let Some(resize) = resize.as_mut() {
-                        let _ = futures::SinkExt::send(resize, TerminalSize { width: cols, height: rows }).await;
                     }
+                    Some(&ERROR) => {
+                        let status = serde_json::from_slice::<Status>(&frame[1..]).ok();
+                        end = Some(describe_end(status.as_ref(), None));
+                    }
+                    _ => {}
+                },
+                Some(Ok(Message::Close(frame))) => {
+                    let why = frame
+                        .map(|f| f.reason.to_string())
+                        .filter(|r| !r.is_empty())
+                        .unwrap_or_else(|| "the server closed the stream".to_string());
+                    end = Some(describe_end(None, Some(format!("disconnected: {why}"))));
                 }
-                None => input_open = false,
+                Some(Ok(_)) => {}
+                Some(Err(e)) => end = Some(cut(&e)),
+                None => end = Some(describe_end(None, None)),
             },
-        }
-    };
-    // Whatever output arrived before the end is still in the pipe.
-    while let Ok(Ok(n)) =
-        tokio::time::timeout(std::time::Duration::from_millis(50), stdout.read(&mut buf)).await
-    {
-        if n == 0
-            || events
-                .send(SessionEvent::Output(Bytes::copy_from_slice(&buf[..n])))
-                .await
-                .is_err()
-        {
-            break;
+            () = next_tick(&mut ping) => {
+                if let Err(e) = outgoing.send(Message::Ping(Bytes::new())).await {
+                    end = Some(cut(&e));
+                }
+            }
+            message = input.recv(), if input_open => {
+                let frame = match message {
+                    Some(SessionInput::Data(data)) => framed(STDIN, &data),
+                    Some(SessionInput::Resize { cols, rows }) => resize_frame(cols, rows),
+                    None => {
+                        input_open = false;
+                        continue;
+                    }
+                };
+                if let Err(e) = outgoing.send(frame).await {
+                    end = Some(cut(&e));
+                }
+            }
         }
     }
-    let status = match status {
-        Some(ended) => ended,
-        None => tokio::time::timeout(std::time::Duration::from_secs(2), &mut loop_ended)
-            .await
-            .ok()
-            .flatten(),
+    if let Some(end) = end {
+        let _ = events.send(SessionEvent::Ended(end)).await;
+    }
+}
+
+async fn next_tick(ping: &mut Option<tokio::time::Interval>) {
+    match ping {
+        Some(interval) => {
+            interval.tick().await;
+        }
+        None => std::future::pending().await,
+    }
+}
+
+fn cut(error: &tokio_tungstenite::tungstenite::Error) -> SessionEnd {
+    use tokio_tungstenite::tungstenite::Error;
+    let why = match error {
+        // A load balancer or a dying node drops the connection without a
+        // closing handshake: the stream was cut.
+        Error::ConnectionClosed | Error::AlreadyClosed | Error::Protocol(_) => {
+            "the stream was cut".to_string()
+        }
+        Error::Io(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::UnexpectedEof
+                    | std::io::ErrorKind::ConnectionReset
+                    | std::io::ErrorKind::BrokenPipe
+            ) =>
+        {
+            "the stream was cut".to_string()
+        }
+        Error::Io(e) => format!("the connection failed ({})", e.kind()),
+        other => other.to_string(),
     };
-    let ended = describe_end(status.as_ref(), end);
-    let _ = events.send(SessionEvent::Ended(ended)).await;
+    describe_end(None, Some(format!("disconnected: {why}")))
 }
 
 /// How a session ended, from the Status the server sent on channel 3.

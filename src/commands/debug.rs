@@ -303,6 +303,7 @@ async fn attach(
         container: name.to_string(),
         kind: SessionKind::Attach,
         size,
+        keepalive: Some(session::DEFAULT_KEEPALIVE),
     };
     let session = match session::open(client.clone(), spec, events_tx).await {
         Ok(s) => Some(s),

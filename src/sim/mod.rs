@@ -91,6 +91,7 @@ pub struct Faults {
     latency_ms: AtomicU64,
     watch_drops: signal::Sender<u64>,
     stream_kills: signal::Sender<u64>,
+    stream_idle_ms: AtomicU64,
 }
 
 impl Faults {
@@ -104,6 +105,14 @@ impl Faults {
 
     pub fn stream_kills(&self) -> signal::Receiver<u64> {
         self.stream_kills.subscribe()
+    }
+
+    /// How long a stream may carry no frame either way before it is cut.
+    pub fn stream_idle_timeout(&self) -> Option<Duration> {
+        match self.stream_idle_ms.load(Ordering::Relaxed) {
+            0 => None,
+            ms => Some(Duration::from_millis(ms)),
+        }
     }
 }
 
@@ -301,6 +310,17 @@ impl SimHandle {
     /// Fault: compact history so the next watch from an old RV gets 410 Gone.
     pub fn expire_resource_versions(&self) {
         self.state.store.compact();
+    }
+
+    /// Fault: like a load balancer's (or the kubelet's) idle timeout, cut
+    /// attach/exec streams opened from now on once no frame (data or ping)
+    /// went either way for `timeout`; `None` turns it off.
+    pub fn set_stream_idle_timeout(&self, timeout: Option<Duration>) {
+        let ms = timeout.map_or(0, |t| t.as_millis().max(1) as u64);
+        self.state
+            .faults
+            .stream_idle_ms
+            .store(ms, Ordering::Relaxed);
     }
 
     /// Fault: cut every open attach/exec stream without a close frame.

@@ -122,6 +122,7 @@ pub fn upgrade(
     options.v5 = protocol == PROTOCOLS[0];
 
     let kills = state.faults.stream_kills();
+    let idle = state.faults.stream_idle_timeout();
     let cwd = state.kubelet.sandbox_dir(key);
     let on_upgrade = hyper::upgrade::on(&mut request);
     tokio::spawn(async move {
@@ -130,8 +131,8 @@ pub fn upgrade(
         };
         let ws = WebSocketStream::from_raw_socket(TokioIo::new(upgraded), Role::Server, None).await;
         let result = match session {
-            Session::Attach(process) => run_attach(ws, process, options, kills).await,
-            Session::Exec { command } => run_exec(ws, command, cwd, options, kills).await,
+            Session::Attach(process) => run_attach(ws, process, options, kills, idle).await,
+            Session::Exec { command } => run_exec(ws, command, cwd, options, kills, idle).await,
         };
         if let Err(e) = result {
             tracing::debug!("stream ended: {e}");
@@ -252,18 +253,24 @@ async fn run_attach(
     process: Arc<ContainerProcess>,
     options: StreamOptions,
     mut kills: tokio::sync::watch::Receiver<u64>,
+    idle: Option<std::time::Duration>,
 ) -> anyhow::Result<()> {
     hello(&mut ws, &options).await?;
     let mut output = process.attach();
     kills.borrow_and_update();
+    let mut last_frame = tokio::time::Instant::now();
     loop {
         tokio::select! {
             chunk = output.recv() => match chunk {
-                Some(chunk) if options.stdout => ws.send(frame(STDOUT, &chunk)).await?,
+                Some(chunk) if options.stdout => {
+                    last_frame = tokio::time::Instant::now();
+                    ws.send(frame(STDOUT, &chunk)).await?
+                }
                 Some(_) => {}
                 None => break,
             },
-            inbound = ws.next() => match decode(inbound) {
+            () = idle_cut(idle, last_frame) => return Ok(()),
+            inbound = ws.next() => match touch(&mut last_frame, inbound) {
                 Inbound::Stdin(data) if options.stdin => process.write_input(&data).await?,
                 Inbound::Resize(size) if options.tty => { let _ = process.resize(size); }
                 // Detaching or closing stdin never sends the process EOF.
@@ -284,6 +291,7 @@ async fn run_exec(
     cwd: std::path::PathBuf,
     options: StreamOptions,
     mut kills: tokio::sync::watch::Receiver<u64>,
+    idle: Option<std::time::Duration>,
 ) -> anyhow::Result<()> {
     let Some((program, args)) = command.split_first() else {
         return Ok(());
@@ -323,12 +331,20 @@ async fn run_exec(
             }
         });
         let mut exited = None;
+        let mut last_frame = tokio::time::Instant::now();
         loop {
             tokio::select! {
                 chunk = out_rx.recv() => match chunk {
-                    Some(chunk) => ws.send(frame(STDOUT, &chunk)).await?,
+                    Some(chunk) => {
+                        last_frame = tokio::time::Instant::now();
+                        ws.send(frame(STDOUT, &chunk)).await?
+                    }
                     None => break,
                 },
+                () = idle_cut(idle, last_frame) => {
+                    let _ = spawned.child.start_kill();
+                    return Ok(());
+                }
                 status = spawned.child.wait(), if exited.is_none() => {
                     exited = Some(status.map(exit_code).unwrap_or(128));
                     // Give the reader a moment to drain, then stop waiting on grandchildren.
@@ -345,7 +361,7 @@ async fn run_exec(
                     }
                     break;
                 }
-                inbound = ws.next() => match decode(inbound) {
+                inbound = ws.next() => match touch(&mut last_frame, inbound) {
                     Inbound::Stdin(data) if options.stdin => spawned.master.write_all(&data).await?,
                     Inbound::Resize(size) => { let _ = spawned.master.resize(size); }
                     Inbound::Closed => { let _ = spawned.child.start_kill(); return Ok(()); }
@@ -448,6 +464,23 @@ async fn run_exec(
 }
 
 /// The Status a kubelet returns when the exec'd program cannot start.
+/// Notes a frame from the client and decodes it.
+fn touch(
+    last_frame: &mut tokio::time::Instant,
+    message: Option<Result<Message, tokio_tungstenite::tungstenite::Error>>,
+) -> Inbound {
+    *last_frame = tokio::time::Instant::now();
+    decode(message)
+}
+
+/// Resolves when a stream idle since `last_frame` reaches the idle timeout.
+async fn idle_cut(idle: Option<std::time::Duration>, last_frame: tokio::time::Instant) {
+    match idle {
+        Some(limit) => tokio::time::sleep_until(last_frame + limit).await,
+        None => std::future::pending().await,
+    }
+}
+
 fn start_failure(program: &str, error: &std::io::Error) -> Value {
     let message = if error.kind() == std::io::ErrorKind::NotFound {
         format!(

@@ -1,9 +1,10 @@
 //! Terminal emulation for panes; knows nothing of Kubernetes: remote output
-//! into cells (`pane`), user input into xterm bytes (`keys`), a split tree
-//! of panes (`layout`) and asciicast v2 recording (`record`).
+//! into cells (`pane`), user input into xterm bytes (`keys`, `mouse`), a
+//! split tree of panes (`layout`) and asciicast v2 recording (`record`).
 
 pub mod keys;
 pub mod layout;
+pub mod mouse;
 pub mod pane;
 pub mod record;
 

@@ -86,6 +86,85 @@ impl Pane {
     pub fn text(&self) -> String {
         self.parser.screen().contents()
     }
+
+    /// Lines kept above the screen.
+    pub fn history_len(&self) -> usize {
+        self.parser.screen().scrollback_len()
+    }
+
+    /// How far the view is scrolled into the scrollback.
+    pub fn view_offset(&self) -> usize {
+        self.parser.screen().scrollback()
+    }
+
+    pub fn set_view_offset(&mut self, offset: usize) {
+        self.parser.screen_mut().set_scrollback(offset);
+        self.generation += 1;
+    }
+
+    /// Runs `f` on the screen scrolled so that line `y` is visible, with
+    /// its row; 0 is the screen's top row, negative lines are in the
+    /// scrollback (-1 the newest).
+    fn at_line<R>(&mut self, y: isize, f: impl FnOnce(&vt100::Screen, u16) -> R) -> R {
+        let keep = self.view_offset();
+        let (offset, row) = if y < 0 {
+            (y.unsigned_abs(), 0)
+        } else {
+            (0, y.min(u16::MAX as isize) as u16)
+        };
+        self.parser.screen_mut().set_scrollback(offset);
+        let out = f(self.parser.screen(), row);
+        self.parser.screen_mut().set_scrollback(keep);
+        out
+    }
+
+    /// The text of columns `from..to` of line `y`.
+    pub fn line_text(&mut self, y: isize, from: u16, to: u16) -> String {
+        self.at_line(y, |screen, row| {
+            screen
+                .rows(from, to.saturating_sub(from))
+                .nth(usize::from(row))
+                .unwrap_or_default()
+        })
+    }
+
+    /// The column of the `index`th character of line `y`'s text (wide
+    /// characters take two columns).
+    pub fn column_of(&mut self, y: isize, index: usize) -> u16 {
+        let (cols, _) = self.size();
+        self.at_line(y, |screen, row| {
+            (0..cols)
+                .filter(|&col| {
+                    screen
+                        .cell(row, col)
+                        .is_some_and(|c| !c.is_wide_continuation())
+                })
+                .nth(index)
+                .unwrap_or(cols.saturating_sub(1))
+        })
+    }
+
+    /// The column of the last non-blank cell of line `y`.
+    pub fn line_end(&mut self, y: isize) -> u16 {
+        let (cols, _) = self.size();
+        self.at_line(y, |screen, row| {
+            (0..cols)
+                .rev()
+                .find(|&col| screen.cell(row, col).is_some_and(|c| c.has_contents()))
+                .unwrap_or(0)
+        })
+    }
+
+    /// Whether the remote asked for mouse reports, and how to encode them.
+    pub fn mouse_reporting(
+        &self,
+    ) -> Option<(vt100::MouseProtocolMode, vt100::MouseProtocolEncoding)> {
+        let screen = self.parser.screen();
+        match screen.mouse_protocol_mode() {
+            vt100::MouseProtocolMode::None => None,
+            mode => Some((mode, screen.mouse_protocol_encoding())),
+        }
+    }
 }
 
 fn nonzero(n: u16) -> NonZeroU16 {

@@ -3,11 +3,12 @@
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
+use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use crate::app::keymap::Action;
-use crate::app::{App, Connection, Level, Mode, View};
+use crate::app::{App, Connection, Focus, Level, Mode, View};
 use crate::theme::Theme;
 
 pub fn header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
@@ -70,6 +71,21 @@ pub fn footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             Span::styled("▏", theme.key_hint),
             Span::styled("   tab complete · enter run · esc cancel", theme.dim),
         ]),
+        Mode::ConfirmClose(_) => Line::from(vec![
+            Span::styled(
+                " Close this pane? Its session ends (an attached container keeps running). ",
+                theme.warning,
+            ),
+            Span::styled("y", theme.key_hint),
+            Span::styled(" close · any other key keeps it", theme.dim),
+        ]),
+        _ if app.prefix_armed && app.focus == Focus::Workspace => Line::from(Span::styled(
+            format!(
+                " {} … pane command (? lists them)",
+                app.options.prefix.label()
+            ),
+            theme.key_hint,
+        )),
         _ => match &app.message {
             Some(m) => {
                 let style = match m.level {
@@ -101,6 +117,36 @@ pub fn footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         ]
     };
     let mut spans = Vec::new();
+    if app.focus == Focus::Workspace {
+        let marked = app.workspace.marked_count();
+        if marked > 0 {
+            spans.push(Span::styled(
+                format!(" ⚑ BROADCAST to {marked} panes "),
+                theme
+                    .failing
+                    .add_modifier(Modifier::REVERSED | Modifier::BOLD),
+            ));
+        }
+        let prefix = app.options.prefix.label();
+        for (keys, what) in [
+            ("?", "pane keys"),
+            ("d", "browser"),
+            ("|/-", "split"),
+            ("arrows", "focus"),
+            ("z", "zoom"),
+            ("x", "close"),
+            ("m", "broadcast"),
+            ("[", "copy"),
+        ] {
+            spans.push(Span::styled(format!(" {prefix} {keys} "), theme.key_hint));
+            spans.push(Span::styled(format!("{what} "), theme.dim));
+        }
+        frame.render_widget(
+            Paragraph::new(Line::from(spans)).style(theme.status_bar),
+            bottom,
+        );
+        return;
+    }
     match app.view {
         View::Pods => {
             spans.extend(hint(Action::Filter, "filter"));
@@ -115,18 +161,9 @@ pub fn footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             spans.extend(hint(Action::Shell, "shell"));
             spans.extend(hint(Action::Logs, "logs"));
         }
-        View::Terminal(_) => {
-            let line = Line::from(vec![
-                Span::styled(" ctrl-b d ", theme.key_hint),
-                Span::styled("detach (the container keeps running) ", theme.dim),
-                Span::styled(" ctrl-b ctrl-b ", theme.key_hint),
-                Span::styled("send ctrl-b ", theme.dim),
-                Span::styled(" shift-pgup/pgdn ", theme.key_hint),
-                Span::styled("scroll ", theme.dim),
-            ]);
-            frame.render_widget(Paragraph::new(line).style(theme.status_bar), bottom);
-            return;
-        }
+    }
+    if !app.workspace.is_empty() {
+        spans.extend(hint(Action::Workspace, "panes"));
     }
     spans.extend(hint(Action::Help, "help"));
     spans.extend(hint(Action::Quit, "quit"));

@@ -7,10 +7,13 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use crate::app::keymap::Action;
-use crate::app::{App, View};
+use crate::app::{App, Focus, View};
 use crate::theme::Theme;
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    if app.focus == Focus::Workspace {
+        return draw_pane_keys(frame, area, app, theme);
+    }
     let actions: &[Action] = match app.view {
         View::Pods => &[
             Action::Quit,
@@ -27,8 +30,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             Action::Command,
             Action::Help,
             Action::ToggleAllNamespaces,
+            Action::Workspace,
         ],
-        View::Pod(_) | View::Terminal(_) => &[
+        View::Pod(_) => &[
             Action::Up,
             Action::Down,
             Action::Back,
@@ -36,6 +40,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             Action::Attach,
             Action::Shell,
             Action::Logs,
+            Action::Workspace,
             Action::Command,
             Action::Help,
             Action::Quit,
@@ -65,12 +70,65 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     )));
     let title = match app.view {
         View::Pods => " keys: pods ",
-        View::Pod(_) | View::Terminal(_) => " keys: pod ",
+        View::Pod(_) => " keys: pod ",
     };
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(theme.border)
         .title(Span::styled(title, theme.title));
+    frame.render_widget(Clear, area);
+    frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+/// The pane commands, each after the prefix key.
+pub const PANE_KEYS: [(&str, &str); 17] = [
+    ("d  esc  tab  f12", "the browser (sessions keep running)"),
+    ("← ↓ ↑ →  h j k l", "focus the pane in that direction"),
+    ("o", "focus the next pane"),
+    ("|  %", "split side by side"),
+    ("-  \"", "split one above the other"),
+    (
+        "H J K L  ctrl-arrows",
+        "resize (repeats without the prefix)",
+    ),
+    ("z", "zoom the pane / unzoom"),
+    ("=", "even out the splits"),
+    ("space", "tile all panes"),
+    ("x", "close the pane (asks if its session is alive)"),
+    (",", "rename the pane"),
+    ("m", "mark the pane for broadcast / unmark"),
+    ("S", "mark all panes / unmark all"),
+    ("[  pgup", "copy mode: v select, y copy, / search, q leave"),
+    ("r", "reattach a disconnected pane"),
+    (":", "command line (:record, :rename NAME, :q)"),
+    ("(prefix again)", "send the prefix key itself to the shell"),
+];
+
+fn draw_pane_keys(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let prefix = app.options.prefix.label();
+    let mut lines: Vec<Line> = vec![Line::from(Span::styled(
+        format!(" Press {prefix}, then:"),
+        theme.text,
+    ))];
+    lines.extend(PANE_KEYS.iter().map(|(keys, what)| {
+        Line::from(vec![
+            Span::styled(format!("   {keys:<22}"), theme.key_hint),
+            Span::styled(*what, theme.text),
+        ])
+    }));
+    lines.push(Line::default());
+    lines.push(Line::from(Span::styled(
+        " Without the prefix every key goes to the shell; shift-pgup/pgdn and the wheel scroll.",
+        theme.dim,
+    )));
+    lines.push(Line::from(Span::styled(
+        " Any key closes this help.",
+        theme.dim,
+    )));
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme.border)
+        .title(Span::styled(" keys: panes ", theme.title));
     frame.render_widget(Clear, area);
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }

@@ -7,7 +7,7 @@ mod pod_list;
 mod pod_view;
 #[cfg(test)]
 mod snapshots;
-mod terminal;
+mod workspace;
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -23,15 +23,27 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme) {
     ])
     .areas(frame.area());
     bars::header(frame, header, app, theme);
-    match &app.view {
-        View::Pods => pod_list::draw(frame, body, app, theme),
-        View::Pod(view) => pod_view::draw(frame, body, app, view, theme),
-        View::Terminal(t) => terminal::draw(frame, body, app, t, theme),
+    let screen = frame.area();
+    let areas = app.areas_for((screen.width, screen.height));
+    if let Some(area) = areas.browser {
+        match &app.view {
+            View::Pods => pod_list::draw(frame, area, app, theme),
+            View::Pod(view) => pod_view::draw(frame, area, app, view, theme),
+        }
+    }
+    if let Some(area) = areas.workspace {
+        workspace::draw(frame, area, app, theme);
     }
     bars::footer(frame, footer, app, theme);
     match &app.mode {
-        Mode::Help => help::draw(frame, centered(body, 72, 20), app, theme),
-        Mode::Launcher(form) => launcher::draw(frame, centered(body, 100, 22), app, form, theme),
+        Mode::Help => help::draw(frame, centered(body, 76, 26), app, theme),
+        Mode::Launcher(form) => launcher::draw(
+            frame,
+            centered(areas.browser.unwrap_or(body), 100, 22),
+            app,
+            form,
+            theme,
+        ),
         _ => {}
     }
 }

@@ -90,7 +90,15 @@ pub mod tempdir {
 
 impl PodbayScreen {
     pub fn spawn(args: &[String], cols: u16, rows: u16) -> PodbayScreen {
+        Self::spawn_with_config(args, cols, rows, "")
+    }
+
+    /// Like [`spawn`](Self::spawn), with this `config.toml`.
+    pub fn spawn_with_config(args: &[String], cols: u16, rows: u16, config: &str) -> PodbayScreen {
         let home = tempdir::TempHome::new("tui");
+        let config_dir = home.0.join("config").join("podbay");
+        std::fs::create_dir_all(&config_dir).expect("config dir");
+        std::fs::write(config_dir.join("config.toml"), config).expect("config file");
         let env: Vec<(String, String)> = vec![
             ("HOME".into(), home.0.display().to_string()),
             (
@@ -168,6 +176,21 @@ impl PodbayScreen {
         }
     }
 
+    /// Resizes the terminal podbay runs in (it gets SIGWINCH).
+    pub fn resize(&self, cols: u16, rows: u16) {
+        self.master
+            .resize(podbay::pty::Size { cols, rows })
+            .expect("resizing the pty");
+        let mut parser = self.parser.lock().unwrap();
+        let (Some(rows), Some(cols)) = (
+            std::num::NonZeroU16::new(rows),
+            std::num::NonZeroU16::new(cols),
+        ) else {
+            return;
+        };
+        parser.set_size(rows, cols);
+    }
+
     pub async fn raw(&self, bytes: &[u8]) {
         self.master
             .write_all(bytes)
@@ -175,4 +198,75 @@ impl PodbayScreen {
             .expect("typing into podbay");
         tokio::time::sleep(Duration::from_millis(60)).await;
     }
+}
+
+/// A kubeconfig file for the simulator, unique to the test.
+pub fn kubeconfig(sim: &podbay::sim::SimHandle, tag: &str) -> std::path::PathBuf {
+    let path = std::env::temp_dir().join(format!(
+        "podbay-e2e-{tag}-{}-{}.kubeconfig",
+        std::process::id(),
+        sim.addr().port()
+    ));
+    sim.write_kubeconfig(&path).unwrap();
+    path
+}
+
+pub fn args(kubeconfig: &std::path::Path, extra: &[&str]) -> Vec<String> {
+    let mut a = vec!["--kubeconfig".to_string(), kubeconfig.display().to_string()];
+    a.extend(extra.iter().map(|s| s.to_string()));
+    a
+}
+
+/// podbay quit cleanly and left the terminal as it found it.
+pub async fn exits_cleanly(screen: &mut PodbayScreen) {
+    let status = tokio::time::timeout(Duration::from_secs(10), screen.child.wait())
+        .await
+        .expect("podbay exits after q")
+        .unwrap();
+    assert!(status.success(), "exit status {status:?}");
+    screen.with_screen(|s| {
+        assert!(!s.alternate_screen(), "left the alternate screen");
+        assert!(!s.hide_cursor(), "cursor shown again");
+        assert_eq!(
+            s.mouse_protocol_mode(),
+            vt100::MouseProtocolMode::None,
+            "mouse reporting off"
+        );
+        assert!(!s.bracketed_paste(), "bracketed paste off");
+    });
+    assert!(
+        screen.master.is_cooked().unwrap(),
+        "raw mode off: canonical mode and echo restored"
+    );
+}
+
+/// From the shop pod list: filter to redis-0, open the launcher with `d`,
+/// and launch with its defaults.
+pub async fn launch_on_redis(screen: &PodbayScreen) {
+    screen
+        .wait_for("shop pods", |t| t.contains("redis-0"))
+        .await;
+    screen.keys("/redis-0\r").await;
+    screen.keys("d").await;
+    screen
+        .wait_for("the launcher", |t| {
+            t.contains("Debug container for shop/redis-0")
+        })
+        .await;
+    screen.raw(b"\r").await;
+}
+
+/// A screen line without the pane border around it.
+pub fn pane_text(line: &str) -> &str {
+    line.trim_start_matches('│')
+        .trim_end()
+        .trim_end_matches('│')
+        .trim_end()
+}
+
+pub fn pid_after(text: &str, marker: &str) -> String {
+    text.lines()
+        .find_map(|l| pane_text(l).strip_prefix(marker))
+        .map(|rest| rest.trim().to_string())
+        .unwrap_or_default()
 }

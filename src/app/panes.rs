@@ -1,0 +1,748 @@
+//! The app's side of the workspace: opening terminals into panes, keys and
+//! mouse in panes, the prefix commands, sizes, and following each
+//! terminal's container through its own pod watch.
+
+use bytes::Bytes;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+use ratatui::layout::{Position, Rect};
+
+use super::copy::{CopyMode, CopyOutcome};
+use super::launcher::Launcher;
+use super::terminal::{Terminal, TerminalKind, TerminalState};
+use super::workspace::inner;
+use super::{App, Effect, Focus, Mode, View, error, info, warning};
+use crate::cluster::feed::Feed;
+use crate::cluster::session::{SessionEnd, SessionKind};
+use crate::model::{ContainerState, EventRow, PodDetail, PodKey};
+use crate::term::keys::{encode_key, encode_paste};
+use crate::term::layout::{Dir, Direction, PaneId};
+use crate::term::pane::Pane;
+
+/// Cells a split divider moves per key press.
+const RESIZE_STEP: u16 = 2;
+
+impl App {
+    /// Opens a terminal on `container` in a new pane (splitting the focused
+    /// one) and shows the workspace.
+    pub(super) fn open_terminal_pane(
+        &mut self,
+        kind: TerminalKind,
+        pod: PodKey,
+        container: String,
+        form: Option<Launcher>,
+    ) -> (u64, Vec<Effect>) {
+        if kind == TerminalKind::Attach
+            && let Some(shared) = self.attached_terminal(&pod, &container)
+        {
+            return (shared, self.share_terminal(shared));
+        }
+        self.next_session += 1;
+        let id = self.next_session;
+        let mut terminal = Terminal::new(id, pod.clone(), container.clone(), kind, self.now);
+        terminal.pane = Pane::new(80, 24, self.options.scrollback);
+        terminal.form = form;
+        if kind == TerminalKind::Debug {
+            terminal.state = TerminalState::Launching;
+        }
+        // Start from what the pod view knows; the terminal's own watch takes over.
+        if let View::Pod(view) = &self.view
+            && view.key == pod
+        {
+            terminal.detail = view.detail.clone();
+            terminal.events = view.events.clone();
+        }
+        self.workspace.terminals.insert(id, terminal);
+        self.focus = Focus::Workspace;
+        let area = self.areas().workspace.unwrap_or_default();
+        let direction = self.next_split.take();
+        self.workspace.add_pane(id, direction, area);
+        self.message = None;
+        let mut effects = vec![Effect::Follow {
+            id,
+            pod: pod.clone(),
+        }];
+        effects.extend(self.fit_terminals());
+        let size = self.workspace.terminals[&id].pane.size();
+        match kind {
+            TerminalKind::Debug => {}
+            TerminalKind::Log => effects.push(Effect::ShowLog { id, pod, container }),
+            TerminalKind::Attach | TerminalKind::Shell => effects.push(Effect::OpenSession {
+                id,
+                pod,
+                container,
+                kind: if kind == TerminalKind::Shell {
+                    SessionKind::Exec(crate::cluster::session::shell_command())
+                } else {
+                    SessionKind::Attach
+                },
+                size,
+                replay_log: false,
+            }),
+        }
+        if self.options.record {
+            effects.extend(self.toggle_recording(id));
+        }
+        (id, effects)
+    }
+
+    /// A terminal already attached (or attaching) to this container: a
+    /// container has one terminal, so panes share its stream.
+    fn attached_terminal(&self, pod: &PodKey, container: &str) -> Option<u64> {
+        self.workspace
+            .terminals
+            .values()
+            .find(|t| {
+                t.pod == *pod
+                    && t.container == container
+                    && t.kind.resumable()
+                    && !matches!(t.state, TerminalState::Ended(_))
+            })
+            .map(|t| t.id)
+    }
+
+    /// One more pane on an existing terminal; it starts from the current screen.
+    fn share_terminal(&mut self, id: u64) -> Vec<Effect> {
+        self.focus = Focus::Workspace;
+        let area = self.areas().workspace.unwrap_or_default();
+        let direction = self.next_split.take();
+        self.workspace.add_pane(id, direction, area);
+        self.message = None;
+        let mut effects = self.fit_terminals();
+        if matches!(
+            self.workspace.terminals.get(&id).map(|t| &t.state),
+            Some(TerminalState::Disconnected(_))
+        ) {
+            effects.extend(self.reattach(id));
+        }
+        effects
+    }
+
+    /// Resizes every shown terminal to its panes (the smallest pane showing
+    /// it wins) and tells live sessions.
+    pub(super) fn fit_terminals(&mut self) -> Vec<Effect> {
+        let Some(area) = self.areas().workspace else {
+            return vec![];
+        };
+        let mut effects = Vec::new();
+        for (id, (cols, rows)) in self.workspace.terminal_sizes(area) {
+            if let Some(t) = self.workspace.terminals.get_mut(&id)
+                && t.pane.resize(cols, rows)
+                && t.is_live()
+            {
+                effects.push(Effect::ResizeSession { id, cols, rows });
+            }
+        }
+        effects
+    }
+
+    pub(super) fn show_browser(&mut self) -> Vec<Effect> {
+        self.focus = Focus::Browser;
+        self.fit_terminals()
+    }
+
+    pub(super) fn show_workspace(&mut self) -> Vec<Effect> {
+        if self.workspace.is_empty() {
+            self.message = Some(info(
+                "No panes yet: open a pod and press a (attach), s (shell), l (log) or d (debug)."
+                    .into(),
+            ));
+            return vec![];
+        }
+        self.focus = Focus::Workspace;
+        self.fit_terminals()
+    }
+
+    /// A key while the workspace has the keyboard.
+    pub(super) fn on_workspace_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        if std::mem::take(&mut self.prefix_armed) {
+            return self.on_pane_command(key);
+        }
+        if self.options.prefix.matches(&key) {
+            self.prefix_armed = true;
+            return vec![];
+        }
+        if matches!(key.code, KeyCode::F(_))
+            && self.keymap.action(&key) == Some(super::keymap::Action::Workspace)
+        {
+            return self.show_browser();
+        }
+        if let Some(effects) = self.on_copy_key(key) {
+            return effects;
+        }
+        let Some(t) = self.workspace.focused_terminal_mut() else {
+            return self.show_browser();
+        };
+        if key.modifiers.contains(KeyModifiers::SHIFT)
+            && matches!(key.code, KeyCode::PageUp | KeyCode::PageDown)
+        {
+            let half = (t.pane.size().1 / 2).max(1) as isize;
+            t.pane.scroll(if key.code == KeyCode::PageUp {
+                half
+            } else {
+                -half
+            });
+            return vec![];
+        }
+        if !t.is_live() {
+            // Nothing to type into: r re-attaches a cut stream; q, x or
+            // enter close the pane; esc shows the browser.
+            return match key.code {
+                KeyCode::Char('r') => self.reattach_focused(),
+                KeyCode::Enter | KeyCode::Char('q') | KeyCode::Char('x') => {
+                    self.close_focused(true)
+                }
+                KeyCode::Esc => self.show_browser(),
+                _ => vec![],
+            };
+        }
+        if t.pane.scrolled_back() {
+            t.pane.scroll(-(1 << 30));
+        }
+        self.type_into(|pane| encode_key(&key, pane.application_cursor()))
+    }
+
+    pub(super) fn on_workspace_paste(&mut self, text: &str) -> Vec<Effect> {
+        self.type_into(|pane| Some(encode_paste(text, pane.bracketed_paste())))
+    }
+
+    /// Sends input to the focused terminal, or to every marked one while
+    /// broadcasting; each is encoded for its own terminal's modes.
+    fn type_into(&mut self, encode: impl Fn(&Pane) -> Option<Vec<u8>>) -> Vec<Effect> {
+        let now = self.now;
+        let mut effects = Vec::new();
+        for id in self.workspace.input_targets() {
+            let Some(t) = self.workspace.terminals.get_mut(&id) else {
+                continue;
+            };
+            if !t.is_live() {
+                continue;
+            }
+            if let Some(bytes) = encode(&t.pane) {
+                t.last_traffic = now;
+                t.reattached_after_idle = false;
+                t.notice = None;
+                effects.push(Effect::SendInput {
+                    id,
+                    bytes: Bytes::from(bytes),
+                });
+            }
+        }
+        effects
+    }
+
+    /// Keys after the prefix: the pane commands.
+    fn on_pane_command(&mut self, key: KeyEvent) -> Vec<Effect> {
+        if self.options.prefix.matches(&key) {
+            return self.type_into(|pane| encode_key(&key, pane.application_cursor()));
+        }
+        let area = self.areas().workspace.unwrap_or_default();
+        let focused = self.workspace.focused;
+        let shifted_arrow = |m: KeyModifiers| {
+            m.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT | KeyModifiers::SHIFT)
+        };
+        let arrow = match key.code {
+            KeyCode::Left => Some(Dir::Left),
+            KeyCode::Right => Some(Dir::Right),
+            KeyCode::Up => Some(Dir::Up),
+            KeyCode::Down => Some(Dir::Down),
+            _ => None,
+        };
+        if let Some(dir) = arrow
+            .filter(|_| shifted_arrow(key.modifiers))
+            .or(match key.code {
+                KeyCode::Char('H') => Some(Dir::Left),
+                KeyCode::Char('L') => Some(Dir::Right),
+                KeyCode::Char('K') => Some(Dir::Up),
+                KeyCode::Char('J') => Some(Dir::Down),
+                _ => None,
+            })
+        {
+            if let Some(pane) = focused {
+                self.workspace.layout.resize(pane, dir, RESIZE_STEP, area);
+            }
+            // Resizing repeats without the prefix, as tmux's resize-pane does.
+            self.prefix_armed = true;
+            return self.fit_terminals();
+        }
+        if let Some(dir) = arrow.or(match key.code {
+            KeyCode::Char('h') => Some(Dir::Left),
+            KeyCode::Char('l') => Some(Dir::Right),
+            KeyCode::Char('k') => Some(Dir::Up),
+            KeyCode::Char('j') => Some(Dir::Down),
+            _ => None,
+        }) {
+            self.workspace.focus(dir, area);
+            return self.fit_terminals();
+        }
+        match key.code {
+            KeyCode::Char('d') | KeyCode::Esc | KeyCode::Tab | KeyCode::F(_) => self.show_browser(),
+            KeyCode::Char('|') | KeyCode::Char('%') => self.split_focused(Direction::Horizontal),
+            KeyCode::Char('-') | KeyCode::Char('"') => self.split_focused(Direction::Vertical),
+            KeyCode::Char('z') => {
+                if let Some(pane) = focused {
+                    self.workspace.layout.toggle_zoom(pane);
+                }
+                self.fit_terminals()
+            }
+            KeyCode::Char('x') => self.close_focused(false),
+            KeyCode::Char('o') => {
+                self.workspace.focus_next();
+                self.fit_terminals()
+            }
+            KeyCode::Char('=') => {
+                self.workspace.layout.even();
+                self.fit_terminals()
+            }
+            KeyCode::Char(' ') => {
+                self.workspace.layout.tiled();
+                self.fit_terminals()
+            }
+            KeyCode::Char('m') => {
+                if let Some(slot) = self.workspace.focused_slot_mut() {
+                    slot.marked = !slot.marked;
+                }
+                vec![]
+            }
+            KeyCode::Char('S') => {
+                let all = self.workspace.panes.values().all(|p| p.marked);
+                for slot in self.workspace.panes.values_mut() {
+                    slot.marked = !all;
+                }
+                vec![]
+            }
+            KeyCode::Char('[') | KeyCode::PageUp => {
+                let page_up = key.code == KeyCode::PageUp;
+                let Some(id) = self.workspace.focused_slot().map(|s| s.terminal) else {
+                    return vec![];
+                };
+                let Some(t) = self.workspace.terminals.get_mut(&id) else {
+                    return vec![];
+                };
+                if page_up {
+                    t.pane.scroll((t.pane.size().1 / 2).max(1) as isize);
+                }
+                let copy = CopyMode::new(&t.pane);
+                if let Some(slot) = self.workspace.focused_slot_mut() {
+                    slot.copy = Some(copy);
+                }
+                vec![]
+            }
+            KeyCode::Char('r') => self.reattach_focused(),
+            KeyCode::Char(',') => {
+                let mut line = super::command::CommandLine::default();
+                line.insert_str("rename ");
+                self.mode = Mode::Command(line);
+                vec![]
+            }
+            KeyCode::Char(':') => {
+                self.mode = Mode::Command(Default::default());
+                vec![]
+            }
+            KeyCode::Char('?') => {
+                self.mode = Mode::Help;
+                vec![]
+            }
+            _ => vec![],
+        }
+    }
+
+    /// Copy mode keys, if the focused pane is in copy mode.
+    fn on_copy_key(&mut self, key: KeyEvent) -> Option<Vec<Effect>> {
+        let pane_id = self.workspace.focused?;
+        let slot = self.workspace.panes.get_mut(&pane_id)?;
+        let mut copy = slot.copy.take()?;
+        let terminal = slot.terminal;
+        let t = self.workspace.terminals.get_mut(&terminal)?;
+        let outcome = copy.on_key(key, &mut t.pane);
+        let leave = |t: &mut Terminal| t.pane.scroll(-(1 << 30));
+        let effects = match outcome {
+            CopyOutcome::Stay => {
+                self.workspace.panes.get_mut(&pane_id)?.copy = Some(copy);
+                vec![]
+            }
+            CopyOutcome::Leave => {
+                leave(t);
+                vec![]
+            }
+            CopyOutcome::Copy(text) => {
+                leave(t);
+                let lines = text.lines().count();
+                self.message = Some(info(format!(
+                    "Copied {lines} line{} to the clipboard (through your terminal, OSC 52).",
+                    if lines == 1 { "" } else { "s" }
+                )));
+                vec![Effect::Copy(text)]
+            }
+        };
+        Some(effects)
+    }
+
+    /// Splits the focused pane: an exec'd shell gets a second shell in the
+    /// same container; an attach or a log is shown again (shared).
+    fn split_focused(&mut self, direction: Direction) -> Vec<Effect> {
+        let Some(t) = self.workspace.focused_terminal() else {
+            return vec![];
+        };
+        let (id, kind) = (t.id, t.kind);
+        let (pod, container) = (t.pod.clone(), t.container.clone());
+        self.next_split = Some(direction);
+        if kind == TerminalKind::Shell {
+            return self
+                .open_terminal_pane(TerminalKind::Shell, pod, container, None)
+                .1;
+        }
+        self.share_terminal(id)
+    }
+
+    /// Closes the focused pane; a live session's last pane asks first.
+    pub(super) fn close_focused(&mut self, confirmed: bool) -> Vec<Effect> {
+        let Some(pane) = self.workspace.focused else {
+            return vec![];
+        };
+        let Some(t) = self.workspace.focused_terminal() else {
+            return vec![];
+        };
+        let last_view = self.workspace.viewers(t.id) == 1;
+        if !confirmed && last_view && t.is_live() {
+            self.mode = Mode::ConfirmClose(pane);
+            return vec![];
+        }
+        self.close_pane(pane)
+    }
+
+    pub(super) fn close_pane(&mut self, pane: PaneId) -> Vec<Effect> {
+        let mut effects = Vec::new();
+        if let Some(id) = self.workspace.close_pane(pane) {
+            effects.push(Effect::CloseSession { id });
+        }
+        if self.workspace.is_empty() {
+            self.focus = Focus::Browser;
+        }
+        effects.extend(self.fit_terminals());
+        effects
+    }
+
+    fn reattach_focused(&mut self) -> Vec<Effect> {
+        match self.workspace.focused_terminal() {
+            Some(t) if matches!(t.state, TerminalState::Disconnected(_)) => self.reattach(t.id),
+            _ => vec![],
+        }
+    }
+
+    fn reattach(&mut self, id: u64) -> Vec<Effect> {
+        let Some(t) = self.workspace.terminals.get_mut(&id) else {
+            return vec![];
+        };
+        t.state = TerminalState::Attaching;
+        vec![Effect::OpenSession {
+            id,
+            pod: t.pod.clone(),
+            container: t.container.clone(),
+            kind: SessionKind::Attach,
+            size: t.pane.size(),
+            replay_log: false,
+        }]
+    }
+
+    /// `:record` on the focused pane's terminal: starts or stops.
+    pub(super) fn toggle_recording(&mut self, id: u64) -> Vec<Effect> {
+        let Some(t) = self.workspace.terminals.get(&id) else {
+            return vec![];
+        };
+        let (cols, rows) = t.pane.size();
+        vec![Effect::Record {
+            id,
+            on: t.recording.is_none(),
+            cols,
+            rows,
+            title: t.label(),
+        }]
+    }
+
+    pub(super) fn on_mouse(&mut self, event: MouseEvent) -> Vec<Effect> {
+        let at = Position::new(event.column, event.row);
+        let areas = self.areas();
+        if let Some(area) = areas.workspace.filter(|a| a.contains(at)) {
+            return self.on_workspace_mouse(event, area, at);
+        }
+        if areas.browser.is_some_and(|a| a.contains(at)) {
+            match event.kind {
+                MouseEventKind::ScrollUp => self.move_cursor(super::keymap::Action::Up),
+                MouseEventKind::ScrollDown => self.move_cursor(super::keymap::Action::Down),
+                MouseEventKind::Down(_) => return self.show_browser(),
+                _ => {}
+            }
+        }
+        vec![]
+    }
+
+    fn on_workspace_mouse(&mut self, event: MouseEvent, area: Rect, at: Position) -> Vec<Effect> {
+        let Some((pane, rect)) = self
+            .workspace
+            .geometry(area)
+            .into_iter()
+            .find(|(_, r)| r.contains(at))
+        else {
+            return vec![];
+        };
+        let focused = self.focus == Focus::Workspace && self.workspace.focused == Some(pane);
+        let Some(slot) = self.workspace.panes.get(&pane) else {
+            return vec![];
+        };
+        let in_copy = slot.copy.is_some();
+        let Some(t) = self.workspace.terminals.get_mut(&slot.terminal) else {
+            return vec![];
+        };
+        let body = inner(rect);
+        // The remote asked for the mouse: it gets it, in the focused pane.
+        if focused
+            && !in_copy
+            && t.is_live()
+            && body.contains(at)
+            && let Some((mode, encoding)) = t.pane.mouse_reporting()
+        {
+            let (col, row) = (at.x - body.x, at.y - body.y);
+            return match crate::term::mouse::encode_mouse(&event, col, row, mode, encoding) {
+                Some(bytes) => vec![Effect::SendInput {
+                    id: t.id,
+                    bytes: Bytes::from(bytes),
+                }],
+                None => vec![],
+            };
+        }
+        match event.kind {
+            MouseEventKind::ScrollUp => t.pane.scroll(3),
+            MouseEventKind::ScrollDown => t.pane.scroll(-3),
+            MouseEventKind::Down(MouseButton::Left) => {
+                self.workspace.focused = Some(pane);
+                self.focus = Focus::Workspace;
+                return self.fit_terminals();
+            }
+            _ => {}
+        }
+        vec![]
+    }
+
+    pub(super) fn on_session_attached(&mut self, id: u64) -> Vec<Effect> {
+        let now = self.now;
+        let Some(t) = self.workspace.terminals.get_mut(&id) else {
+            return vec![];
+        };
+        t.state = TerminalState::Attached;
+        t.last_traffic = now;
+        // The stream opened at the size of the moment; say the current one.
+        let (cols, rows) = t.pane.size();
+        vec![Effect::ResizeSession { id, cols, rows }]
+    }
+
+    pub(super) fn on_session_output(&mut self, id: u64, bytes: &[u8]) {
+        let now = self.now;
+        if let Some(t) = self.workspace.terminals.get_mut(&id) {
+            t.pane.feed(bytes);
+            t.last_traffic = now;
+        }
+    }
+
+    pub(super) fn on_session_ended(&mut self, id: u64, end: SessionEnd) -> Vec<Effect> {
+        let now = self.now;
+        let idle_limit = self.options.reattach_when_idle;
+        let Some(t) = self.workspace.terminals.get_mut(&id) else {
+            return vec![];
+        };
+        if t.pod_gone {
+            t.state = TerminalState::Ended(format!("the pod {} was deleted", t.pod));
+            return vec![];
+        }
+        if end.disconnected && t.kind.resumable() {
+            let idle = idle_limit.is_some_and(|limit| {
+                now.duration_since(t.last_traffic).as_secs() >= limit.as_secs() as i64
+            });
+            let still_running =
+                !matches!(t.container_state(), Some(ContainerState::Terminated { .. }));
+            // An idle stream cut by a load balancer or the kubelet lost nothing:
+            // the process is still there. Re-attach once, and say so.
+            if idle && still_running && t.is_live() && !t.reattached_after_idle {
+                t.reattached_after_idle = true;
+                t.notice = Some(format!(
+                    "The idle stream was cut ({}); re-attached automatically.",
+                    end.reason.trim_end_matches('.')
+                ));
+                return self.reattach(id);
+            }
+            t.state = TerminalState::Disconnected(end.reason);
+            return vec![];
+        }
+        t.state = TerminalState::Ended(end.reason);
+        self.after_terminal_change(id)
+    }
+
+    pub(super) fn on_terminal_detail(&mut self, id: u64, feed: Feed<PodDetail>) -> Vec<Effect> {
+        let Some(t) = self.workspace.terminals.get_mut(&id) else {
+            return vec![];
+        };
+        match feed {
+            Feed::Listed { mut rows, .. } => {
+                t.pod_gone = rows.is_empty();
+                if let Some(d) = rows.pop() {
+                    t.detail = Some(d);
+                }
+            }
+            Feed::Applied(d) => {
+                t.pod_gone = false;
+                t.detail = Some(d);
+            }
+            Feed::Deleted(_) => t.pod_gone = true,
+            Feed::Forbidden(_) | Feed::Listing { .. } | Feed::Reconnecting(_) => {}
+        }
+        self.after_terminal_change(id)
+    }
+
+    pub(super) fn on_terminal_events(&mut self, id: u64, feed: Feed<EventRow>) {
+        let Some(t) = self.workspace.terminals.get_mut(&id) else {
+            return;
+        };
+        match feed {
+            Feed::Listed { rows, .. } => t.events = rows,
+            Feed::Applied(e) => match t.events.iter_mut().find(|x| x.name == e.name) {
+                Some(existing) => *existing = e,
+                None => t.events.push(e),
+            },
+            Feed::Deleted(e) => t.events.retain(|x| x.name != e.name),
+            Feed::Forbidden(_) | Feed::Listing { .. } | Feed::Reconnecting(_) => {}
+        }
+        t.events.sort_by_key(|e| e.last_seen);
+    }
+
+    /// A terminal follows its container through the pod watch: attach once
+    /// a launched container runs, show its log if it already ended, show
+    /// why it waits, and read exit codes (an attach always ends "Success").
+    fn after_terminal_change(&mut self, id: u64) -> Vec<Effect> {
+        let Some(t) = self.workspace.terminals.get_mut(&id) else {
+            return vec![];
+        };
+        if t.pod_gone && !t.is_live() && !matches!(t.state, TerminalState::Ended(_)) {
+            t.state = TerminalState::Ended(format!("the pod {} was deleted", t.pod));
+            return vec![];
+        }
+        let state = t.container_state().cloned();
+        if let TerminalState::Ended(_) = t.state {
+            if t.kind.resumable()
+                && let Some(ContainerState::Terminated {
+                    exit_code, reason, ..
+                }) = state
+            {
+                t.state = TerminalState::Ended(format!(
+                    "the container exited with code {exit_code} ({reason})"
+                ));
+            }
+            return vec![];
+        }
+        let waiting_for_start = matches!(
+            t.state,
+            TerminalState::Launching | TerminalState::Waiting { .. }
+        );
+        if t.kind != TerminalKind::Debug || !waiting_for_start {
+            return vec![];
+        }
+        match state {
+            Some(ContainerState::Running { .. }) => {
+                t.state = TerminalState::Attaching;
+                vec![Effect::OpenSession {
+                    id,
+                    pod: t.pod.clone(),
+                    container: t.container.clone(),
+                    kind: SessionKind::Attach,
+                    size: t.pane.size(),
+                    replay_log: true,
+                }]
+            }
+            Some(ContainerState::Terminated {
+                exit_code,
+                reason,
+                message,
+                ..
+            }) => {
+                let detail = if message.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {message}")
+                };
+                t.state = TerminalState::Ended(format!(
+                    "exited with code {exit_code} ({reason}){detail}"
+                ));
+                vec![Effect::ShowLog {
+                    id,
+                    pod: t.pod.clone(),
+                    container: t.container.clone(),
+                }]
+            }
+            Some(ContainerState::Waiting { reason, message }) => {
+                t.state = TerminalState::Waiting { reason, message };
+                vec![]
+            }
+            Some(ContainerState::Unknown) | None => vec![],
+        }
+    }
+
+    /// The launch was refused: the pane goes, the form comes back with its
+    /// values and the reason.
+    pub(super) fn on_launch_failed(&mut self, id: u64, sentence: String) -> Vec<Effect> {
+        let form = self
+            .workspace
+            .terminals
+            .get_mut(&id)
+            .and_then(|t| t.form.take());
+        self.workspace.close_terminal(id);
+        let mut effects = vec![Effect::CloseSession { id }];
+        effects.extend(self.show_browser());
+        match (form, &self.view) {
+            (Some(mut form), View::Pod(_)) => {
+                form.error = Some(sentence);
+                self.mode = Mode::Launcher(Box::new(form));
+            }
+            _ => self.message = Some(error(sentence)),
+        }
+        effects
+    }
+
+    pub(super) fn on_recording(
+        &mut self,
+        id: u64,
+        outcome: Result<Option<std::path::PathBuf>, String>,
+    ) {
+        let Some(t) = self.workspace.terminals.get_mut(&id) else {
+            return;
+        };
+        match outcome {
+            Ok(Some(path)) => {
+                self.message = Some(info(format!(
+                    "Recording {} to {}.",
+                    t.label(),
+                    path.display()
+                )));
+                t.recording = Some(path);
+            }
+            Ok(None) => {
+                if let Some(path) = t.recording.take() {
+                    self.message = Some(info(format!("Recording saved: {}.", path.display())));
+                }
+            }
+            Err(sentence) => {
+                t.recording = None;
+                self.message = Some(warning(sentence));
+            }
+        }
+    }
+
+    /// `:rename NAME` (empty: back to pod/container).
+    pub(super) fn rename_focused(&mut self, name: &str) {
+        if let Some(slot) = self.workspace.focused_slot_mut() {
+            let name = name.trim();
+            slot.title = (!name.is_empty()).then(|| name.to_string());
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "panes_tests.rs"]
+mod tests;

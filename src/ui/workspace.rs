@@ -1,0 +1,241 @@
+//! The workspace: every pane with its border (what it shows, its state,
+//! shared/broadcast/recording marks) and its terminal's cells.
+
+use ratatui::Frame;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Paragraph, Wrap};
+
+use crate::app::copy::CopyMode;
+use crate::app::terminal::{Terminal, TerminalState};
+use crate::app::workspace::{PaneSlot, inner};
+use crate::app::{App, Focus};
+use crate::model::human_duration;
+use crate::term::pane::PaneView;
+use crate::theme::Theme;
+
+use super::ellipsize;
+
+const SPINNER: [&str; 8] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧"];
+
+pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    for (pane, rect) in app.workspace.geometry(area) {
+        let Some(slot) = app.workspace.panes.get(&pane) else {
+            continue;
+        };
+        let Some(t) = app.workspace.terminals.get(&slot.terminal) else {
+            continue;
+        };
+        let focused = app.focus == Focus::Workspace && app.workspace.focused == Some(pane);
+        let viewers = app.workspace.viewers(t.id);
+        draw_pane(frame, rect, app, slot, t, focused, viewers, theme);
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn draw_pane(
+    frame: &mut Frame,
+    rect: Rect,
+    app: &App,
+    slot: &PaneSlot,
+    t: &Terminal,
+    focused: bool,
+    viewers: usize,
+    theme: &Theme,
+) {
+    let border = if slot.marked {
+        theme.failing.add_modifier(Modifier::BOLD)
+    } else if focused {
+        theme.key_hint
+    } else {
+        theme.border
+    };
+    let name = slot.title.clone().unwrap_or_else(|| t.label());
+    let mut title = vec![
+        Span::styled(format!(" {} ", t.kind.label()), theme.debug),
+        Span::styled(format!("{name} "), theme.title),
+    ];
+    if viewers > 1 {
+        title.push(Span::styled(format!("⇄ shared ×{viewers} "), theme.warning));
+    }
+    if t.recording.is_some() {
+        title.push(Span::styled("● REC ", theme.failing));
+    }
+    if slot.marked {
+        title.push(Span::styled(
+            " ⚑ BROADCAST ",
+            theme
+                .failing
+                .add_modifier(Modifier::REVERSED | Modifier::BOLD),
+        ));
+    }
+    let (state, state_style) = state_label(app, t, theme);
+    let mut block = Block::bordered()
+        .border_style(border)
+        .title(Line::from(title))
+        .title_top(Line::from(Span::styled(format!(" {state} "), state_style)).right_aligned());
+    if let Some(bottom) = bottom_line(slot, t, theme) {
+        block = block.title_bottom(bottom);
+    }
+    frame.render_widget(block, rect);
+    let body = inner(rect);
+    if body.is_empty() {
+        return;
+    }
+    if matches!(
+        t.state,
+        TerminalState::Launching | TerminalState::Waiting { .. }
+    ) {
+        draw_coming_up(frame, body, app, t, theme);
+        return;
+    }
+    let view = PaneView { pane: &t.pane };
+    let cursor = view.cursor(body);
+    frame.render_widget(view, body);
+    shade_unused(frame.buffer_mut(), body, t.pane.size(), theme);
+    match &slot.copy {
+        Some(copy) => {
+            highlight_copy(frame.buffer_mut(), body, t, copy, theme);
+            let (line, col) = (copy.cursor.line, copy.cursor.col);
+            let row = line + t.pane.view_offset() as isize;
+            if focused && (0..((body.height) as isize)).contains(&row) && col < body.width {
+                frame.set_cursor_position((body.x + col, body.y + row as u16));
+            }
+        }
+        None => {
+            if let Some((x, y)) = cursor.filter(|_| focused && t.is_live()) {
+                frame.set_cursor_position((x, y));
+            }
+        }
+    }
+}
+
+/// The short state in the top border.
+fn state_label(app: &App, t: &Terminal, theme: &Theme) -> (String, Style) {
+    let elapsed = app.now.duration_since(t.since);
+    let spin = SPINNER[(elapsed.as_secs().unsigned_abs() as usize) % SPINNER.len()];
+    match &t.state {
+        TerminalState::Launching => (format!("{spin} launching"), theme.pending),
+        TerminalState::Waiting { reason, .. } => (
+            format!("{spin} {reason} {}", human_duration(elapsed)),
+            if trouble(reason) {
+                theme.failing
+            } else {
+                theme.pending
+            },
+        ),
+        TerminalState::Attaching => (format!("{spin} attaching…"), theme.pending),
+        TerminalState::Attached => ("● attached".into(), theme.live),
+        TerminalState::Disconnected(_) => ("◍ disconnected".into(), theme.warning),
+        TerminalState::Ended(_) => ("■ ended".into(), theme.warning),
+    }
+}
+
+fn trouble(reason: &str) -> bool {
+    reason.contains("Err") || reason.contains("BackOff") || reason.contains("Invalid")
+}
+
+/// The bottom border: copy mode, a disconnect, the end, or a notice.
+fn bottom_line<'a>(slot: &PaneSlot, t: &Terminal, theme: &Theme) -> Option<Line<'a>> {
+    if let Some(copy) = &slot.copy {
+        let text = match (&copy.typing, &copy.note) {
+            (Some(query), _) => format!(" search: {query}▏ enter find · esc cancel "),
+            (None, Some(note)) => format!(" [copy] {note} "),
+            (None, None) => " [copy] v select · y copy · / search · n/N next · q leave ".into(),
+        };
+        return Some(Line::from(Span::styled(text, theme.key_hint)));
+    }
+    let (text, style) = match &t.state {
+        TerminalState::Disconnected(reason) => {
+            (format!(" ◍ {reason} — r to reattach "), theme.warning)
+        }
+        TerminalState::Ended(reason) => {
+            (format!(" ■ {reason} — x closes the pane "), theme.warning)
+        }
+        _ => (format!(" {} ", t.notice.as_ref()?), theme.warning),
+    };
+    Some(Line::from(Span::styled(text, style)))
+}
+
+/// While a debug container comes up: what the kubelet is doing, and advice.
+fn draw_coming_up(frame: &mut Frame, body: Rect, app: &App, t: &Terminal, theme: &Theme) {
+    let elapsed = human_duration(app.now.duration_since(t.since));
+    let mut lines = Vec::new();
+    match &t.state {
+        TerminalState::Waiting { reason, message } => {
+            let style = if trouble(reason) {
+                theme.failing
+            } else {
+                theme.pending
+            };
+            let detail = if message.is_empty() {
+                String::new()
+            } else {
+                format!(": {message}")
+            };
+            lines.push(Line::from(Span::styled(
+                format!("{reason}{detail} ({elapsed})"),
+                style,
+            )));
+            if trouble(reason) {
+                lines.push(Line::from(Span::styled(
+                    "Check the image name and the pod's image pull secrets; x closes this pane.",
+                    theme.dim,
+                )));
+            }
+        }
+        _ => lines.push(Line::from(Span::styled(
+            format!("adding the debug container… ({elapsed})"),
+            theme.pending,
+        ))),
+    }
+    if let Some(event) = t.newest_event() {
+        let style = if event.warning {
+            theme.warning
+        } else {
+            theme.dim
+        };
+        lines.push(Line::from(Span::styled(
+            ellipsize(
+                &format!("{}: {}", event.reason, event.message),
+                usize::from(body.width) * 3,
+            ),
+            style,
+        )));
+    }
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), body);
+}
+
+/// Cells of the pane the terminal does not reach (a smaller pane sets a
+/// shared terminal's size) are dotted, as tmux does.
+fn shade_unused(buf: &mut Buffer, body: Rect, (cols, rows): (u16, u16), theme: &Theme) {
+    if cols >= body.width && rows >= body.height {
+        return;
+    }
+    for y in body.top()..body.bottom() {
+        for x in body.left()..body.right() {
+            if (x - body.x >= cols || y - body.y >= rows)
+                && let Some(cell) = buf.cell_mut((x, y))
+            {
+                cell.set_symbol("·").set_style(theme.dim);
+            }
+        }
+    }
+}
+
+fn highlight_copy(buf: &mut Buffer, body: Rect, t: &Terminal, copy: &CopyMode, theme: &Theme) {
+    let offset = t.pane.view_offset() as isize;
+    let (cols, rows) = t.pane.size();
+    for row in 0..rows.min(body.height) {
+        let line = ((row) as isize) - offset;
+        for col in 0..cols.min(body.width) {
+            if copy.is_selected(line, col)
+                && let Some(cell) = buf.cell_mut((body.x + col, body.y + row))
+            {
+                cell.set_style(theme.selected);
+            }
+        }
+    }
+}

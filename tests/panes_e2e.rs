@@ -1,0 +1,290 @@
+//! Panes end to end: the real `podbay` in a PTY against the simulator,
+//! driven with the prefix key and read off the screen.
+
+mod support;
+
+use std::time::Duration;
+
+use support::{
+    PodbayScreen, args, exits_cleanly, kubeconfig, launch_on_redis, pane_text, pid_after, start_sim,
+};
+
+/// ctrl-b, then `key`.
+async fn pane_command(screen: &PodbayScreen, key: &str) {
+    screen.raw(b"\x02").await;
+    screen.keys(key).await;
+}
+
+fn count(text: &str, needle: &str) -> usize {
+    text.matches(needle).count()
+}
+
+async fn quit(screen: &mut PodbayScreen) {
+    pane_command(screen, "d").await;
+    screen.keys("q").await;
+    exits_cleanly(screen).await;
+}
+
+/// Opens pod `name` (namespace shop) from the pod list and a shell in its
+/// `nth` container (0-based, in the pod view's order).
+async fn shell_in(screen: &PodbayScreen, name: &str, nth: usize) {
+    screen.wait_for("shop pods", |t| t.contains(name)).await;
+    screen.keys(&format!("/{name}\r")).await;
+    screen.raw(b"\r").await;
+    screen
+        .wait_for("the pod view", |t| {
+            t.contains(" containers ") && t.contains("IMAGE")
+        })
+        .await;
+    screen.keys(&"j".repeat(nth)).await;
+    screen.keys("s").await;
+    screen
+        .wait_for("a shell", |t| {
+            t.contains("shell shop/") && t.contains("● attached")
+        })
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_panes_share_one_debug_container_and_either_can_type() {
+    let sim = start_sim(0).await;
+    let config = kubeconfig(&sim, "shared");
+    let mut screen = PodbayScreen::spawn(&args(&config, &["-n", "shop"]), 140, 36);
+    launch_on_redis(&screen).await;
+    screen
+        .wait_for("an attached shell", |t| t.contains("● attached"))
+        .await;
+
+    // Split: the new pane shows the same terminal, and says it is shared.
+    pane_command(&screen, "|").await;
+    screen
+        .wait_for("two panes on one terminal", |t| {
+            count(t, "debug shop/redis-0/debugger-") == 2 && t.contains("shared ×2")
+        })
+        .await;
+    screen.keys("echo right-$((6*7))\r").await;
+    screen
+        .wait_for("the output in both panes", |t| count(t, "right-42") >= 2)
+        .await;
+
+    // Focus the left pane and type there: both panes show it too.
+    pane_command(&screen, "h").await;
+    screen.keys("echo left-$((7*7))\r").await;
+    screen
+        .wait_for("the left pane's output in both", |t| {
+            count(t, "left-49") >= 2
+        })
+        .await;
+    quit(&mut screen).await;
+    let _ = std::fs::remove_file(config);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn broadcast_types_into_two_containers_at_once_and_only_while_marked() {
+    let sim = start_sim(0).await;
+    let config = kubeconfig(&sim, "broadcast");
+    let mut screen = PodbayScreen::spawn(&args(&config, &["-n", "shop"]), 140, 36);
+    shell_in(&screen, "redis-0", 1).await;
+    // Back to the browser, on to another pod: its shell splits the workspace.
+    pane_command(&screen, "d").await;
+    screen.raw(b"\x1b").await;
+    screen.raw(b"\x1b").await;
+    shell_in(&screen, "cart", 0).await;
+    screen
+        .wait_for("two shells", |t| {
+            t.contains("shell shop/redis-0/redis") && t.contains("shell shop/cart")
+        })
+        .await;
+
+    pane_command(&screen, "S").await;
+    screen
+        .wait_for("the broadcast indicator", |t| {
+            t.contains("BROADCAST to 2 panes") && count(t, "⚑ BROADCAST") == 3
+        })
+        .await;
+    screen.keys("echo cast-$((6*7))\r").await;
+    screen
+        .wait_for("the command run in both shells", |t| {
+            count(t, "cast-42") >= 2
+        })
+        .await;
+
+    pane_command(&screen, "S").await;
+    screen
+        .wait_for("broadcast off", |t| !t.contains("BROADCAST"))
+        .await;
+    screen.keys("echo solo-$((5*5))\r").await;
+    screen
+        .wait_for("the focused shell's output", |t| t.contains("solo-25"))
+        .await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(
+        count(&screen.text(), "solo-25"),
+        1,
+        "unmarked: only the focused shell ran it"
+    );
+    quit(&mut screen).await;
+    let _ = std::fs::remove_file(config);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resizing_the_terminal_or_splitting_changes_stty_size() {
+    let sim = start_sim(0).await;
+    let config = kubeconfig(&sim, "resize");
+    let mut screen = PodbayScreen::spawn(&args(&config, &["-n", "shop"]), 120, 36);
+    shell_in(&screen, "redis-0", 1).await;
+    // 120×36 minus the header, two footer lines and the pane border.
+    screen.keys("echo size-$(stty size)\r").await;
+    screen
+        .wait_for("the first size", |t| t.contains("size-31 118"))
+        .await;
+
+    screen.resize(100, 30);
+    screen
+        .wait_for("the redraw at the new size", |t| t.lines().count() == 30)
+        .await;
+    screen.keys("clear; echo size-$(stty size)\r").await;
+    screen
+        .wait_for("the size after resizing", |t| t.contains("size-25 98"))
+        .await;
+
+    // A split halves the width: 100 columns, two bordered panes of 50.
+    pane_command(&screen, "|").await;
+    screen
+        .wait_for("a second shell", |t| {
+            count(t, "shell shop/redis-0/redis") == 2
+        })
+        .await;
+    pane_command(&screen, "h").await;
+    screen.keys("clear; echo size-$(stty size)\r").await;
+    screen
+        .wait_for("the size after splitting", |t| t.contains("size-25 48"))
+        .await;
+    quit(&mut screen).await;
+    let _ = std::fs::remove_file(config);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn less_takes_the_alternate_screen_and_gives_it_back() {
+    let sim = start_sim(0).await;
+    let config = kubeconfig(&sim, "less");
+    let mut screen = PodbayScreen::spawn(&args(&config, &["-n", "shop"]), 120, 36);
+    shell_in(&screen, "redis-0", 1).await;
+    screen.keys("echo before-less\r").await;
+    screen
+        .wait_for("the marker", |t| {
+            t.lines().any(|l| pane_text(l) == "before-less")
+        })
+        .await;
+    screen.keys("seq 1 200 | less\r").await;
+    screen
+        .wait_for("less showing the numbers", |t| {
+            let lines: Vec<&str> = t.lines().map(pane_text).collect();
+            lines.contains(&"1") && lines.contains(&"30") && !lines.contains(&"before-less")
+        })
+        .await;
+    screen.keys("q").await;
+    screen
+        .wait_for("the shell's screen back", |t| {
+            let lines: Vec<&str> = t.lines().map(pane_text).collect();
+            lines.contains(&"before-less") && !lines.contains(&"30")
+        })
+        .await;
+    screen.keys("echo after-$((1+1))\r").await;
+    screen
+        .wait_for("the shell answering", |t| t.contains("after-2"))
+        .await;
+    quit(&mut screen).await;
+    let _ = std::fs::remove_file(config);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_timeout_is_repaired_once_by_itself_then_offers_r() {
+    let sim = start_sim(0).await;
+    sim.set_stream_idle_timeout(Some(Duration::from_secs(3)));
+    let config = kubeconfig(&sim, "idle");
+    let mut screen = PodbayScreen::spawn_with_config(
+        &args(&config, &["-n", "shop"]),
+        120,
+        36,
+        "[terminal]\nkeepalive = 0\nreattach_when_idle = 1\n",
+    );
+    launch_on_redis(&screen).await;
+    screen
+        .wait_for("an attached shell", |t| t.contains("● attached"))
+        .await;
+    screen.keys("echo first-$$\r").await;
+    screen
+        .wait_for("the first pid", |t| {
+            t.lines().any(|l| pane_text(l).starts_with("first-"))
+        })
+        .await;
+    let first = pid_after(&screen.text(), "first-");
+
+    // Nothing crosses the stream: the "load balancer" cuts it; podbay
+    // re-attaches by itself and says so.
+    screen
+        .wait_for("the automatic re-attach notice", |t| {
+            t.contains("re-attached automatically") && t.contains("● attached")
+        })
+        .await;
+    screen.keys("echo second-$$\r").await;
+    screen
+        .wait_for("the second pid", |t| {
+            t.lines().any(|l| pane_text(l).starts_with("second-"))
+        })
+        .await;
+    assert_eq!(
+        pid_after(&screen.text(), "second-"),
+        first,
+        "the same shell"
+    );
+
+    // Typing re-arms the repair once; a second idle cut with no typing in
+    // between is left to the user.
+    screen
+        .wait_for("the next idle repair", |t| {
+            t.contains("re-attached automatically")
+        })
+        .await;
+    screen
+        .wait_for("the disconnect line after the second cut", |t| {
+            t.contains("r to reattach")
+        })
+        .await;
+    screen.keys("r").await;
+    screen
+        .wait_for("attached again", |t| t.contains("● attached"))
+        .await;
+    quit(&mut screen).await;
+    let _ = std::fs::remove_file(config);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keepalive_pings_hold_an_idle_stream_open() {
+    let sim = start_sim(0).await;
+    sim.set_stream_idle_timeout(Some(Duration::from_secs(2)));
+    let config = kubeconfig(&sim, "keepalive");
+    let mut screen = PodbayScreen::spawn_with_config(
+        &args(&config, &["-n", "shop"]),
+        120,
+        36,
+        "[terminal]\nkeepalive = 1\nreattach_when_idle = 0\n",
+    );
+    launch_on_redis(&screen).await;
+    screen
+        .wait_for("an attached shell", |t| t.contains("● attached"))
+        .await;
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    let text = screen.text();
+    assert!(
+        text.contains("● attached") && !text.contains("disconnected"),
+        "still attached after 5 idle seconds:\n{text}"
+    );
+    screen.keys("echo alive-$((2*21))\r").await;
+    screen
+        .wait_for("the shell answering", |t| t.contains("alive-42"))
+        .await;
+    quit(&mut screen).await;
+    let _ = std::fs::remove_file(config);
+}
