@@ -288,3 +288,94 @@ async fn keepalive_pings_hold_an_idle_stream_open() {
     quit(&mut screen).await;
     let _ = std::fs::remove_file(config);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn record_writes_a_private_asciicast_of_the_pane() {
+    let sim = start_sim(0).await;
+    let config = kubeconfig(&sim, "record");
+    let mut screen = PodbayScreen::spawn(&args(&config, &["-n", "shop"]), 120, 36);
+    shell_in(&screen, "redis-0", 1).await;
+    pane_command(&screen, ":").await;
+    screen.keys("record\r").await;
+    screen
+        .wait_for("the recording notice", |t| {
+            t.contains("● REC") && t.contains("Recording shop/redis-0/redis to")
+        })
+        .await;
+    screen.keys("echo taped-$((3*3))\r").await;
+    screen
+        .wait_for("the output", |t| t.contains("taped-9"))
+        .await;
+    pane_command(&screen, ":").await;
+    screen.keys("record\r").await;
+    screen
+        .wait_for("the recording saved", |t| t.contains("Recording saved"))
+        .await;
+
+    let dir = screen
+        .home()
+        .join("state")
+        .join("podbay")
+        .join("recordings");
+    let file = std::fs::read_dir(&dir)
+        .expect("the recordings directory")
+        .filter_map(Result::ok)
+        .find(|e| e.path().extension().is_some_and(|x| x == "cast"))
+        .expect("a .cast file")
+        .path();
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "only the user may read a recording");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let mut lines = text.lines();
+    let header: serde_json::Value = serde_json::from_str(lines.next().unwrap()).unwrap();
+    assert_eq!(header["version"], 2);
+    assert_eq!(
+        (header["width"].as_u64(), header["height"].as_u64()),
+        (Some(118), Some(31))
+    );
+    let output: String = lines
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|e| e[1] == "o")
+        .filter_map(|e| e[2].as_str().map(str::to_string))
+        .collect();
+    assert!(output.contains("taped-9"), "{output}");
+    quit(&mut screen).await;
+    let _ = std::fs::remove_file(config);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pod_deleted_under_its_pane_says_so_and_the_app_goes_on() {
+    use k8s_openapi::api::core::v1::Pod;
+    use kube::api::{Api, DeleteParams};
+    let sim = start_sim(0).await;
+    let config = kubeconfig(&sim, "deleted");
+    let mut screen = PodbayScreen::spawn(&args(&config, &["-n", "shop"]), 120, 36);
+    shell_in(&screen, "cart", 0).await;
+    let pods: Api<Pod> = Api::namespaced(support::client(&sim, "sim").await, "shop");
+    let name = pods
+        .list(&Default::default())
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .filter_map(|p| p.metadata.name)
+        .find(|n| n.starts_with("cart"))
+        .unwrap();
+    pods.delete(&name, &DeleteParams::default()).await.unwrap();
+    screen
+        .wait_for("the pane saying the pod is gone", |t| {
+            t.contains(&format!("the pod shop/{name} was deleted"))
+        })
+        .await;
+    // The pane closes without a question; the browser is still live.
+    screen.keys("x").await;
+    screen
+        .wait_for("the browser", |t| {
+            t.contains("redis-0") || t.contains("filter cart")
+        })
+        .await;
+    screen.keys("q").await;
+    exits_cleanly(&mut screen).await;
+    let _ = std::fs::remove_file(config);
+}

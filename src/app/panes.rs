@@ -620,7 +620,8 @@ impl App {
         let Some(t) = self.workspace.terminals.get_mut(&id) else {
             return vec![];
         };
-        if t.pod_gone && !t.is_live() && !matches!(t.state, TerminalState::Ended(_)) {
+        // A deleted pod is the reason whatever else the stream said.
+        if t.pod_gone && !t.is_live() {
             t.state = TerminalState::Ended(format!("the pod {} was deleted", t.pod));
             return vec![];
         }

@@ -62,6 +62,8 @@ pub struct Kubelet {
     /// aggregation the kubelet's event correlator does.
     events: Mutex<HashMap<(Key, String, String, String), Key>>,
     sandbox: PathBuf,
+    /// Pods whose processes were just killed, for exec'd processes to follow.
+    stopped: tokio::sync::broadcast::Sender<Key>,
 }
 
 impl Kubelet {
@@ -73,6 +75,7 @@ impl Kubelet {
             processes: Mutex::new(HashMap::new()),
             events: Mutex::new(HashMap::new()),
             sandbox,
+            stopped: tokio::sync::broadcast::channel(64).0,
         })
     }
 
@@ -158,8 +161,14 @@ impl Kubelet {
         }
     }
 
+    /// Tells when pods stop: exec'd processes die with their pod.
+    pub fn stopped_pods(&self) -> tokio::sync::broadcast::Receiver<Key> {
+        self.stopped.subscribe()
+    }
+
     /// Kills every process of a pod (it was deleted).
     pub fn stop_pod(&self, key: &Key) {
+        let _ = self.stopped.send(key.clone());
         let mut processes = lock(&self.processes);
         processes.retain(|cref, p| {
             if &cref.pod == key {

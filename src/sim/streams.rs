@@ -124,6 +124,7 @@ pub fn upgrade(
     let kills = state.faults.stream_kills();
     let idle = state.faults.stream_idle_timeout();
     let cwd = state.kubelet.sandbox_dir(key);
+    let pod_stopped = pod_stop(state.kubelet.stopped_pods(), key.clone());
     let on_upgrade = hyper::upgrade::on(&mut request);
     tokio::spawn(async move {
         let Ok(upgraded) = on_upgrade.await else {
@@ -132,7 +133,9 @@ pub fn upgrade(
         let ws = WebSocketStream::from_raw_socket(TokioIo::new(upgraded), Role::Server, None).await;
         let result = match session {
             Session::Attach(process) => run_attach(ws, process, options, kills, idle).await,
-            Session::Exec { command } => run_exec(ws, command, cwd, options, kills, idle).await,
+            Session::Exec { command } => {
+                run_exec(ws, command, cwd, options, kills, idle, pod_stopped).await
+            }
         };
         if let Err(e) = result {
             tracing::debug!("stream ended: {e}");
@@ -292,7 +295,9 @@ async fn run_exec(
     options: StreamOptions,
     mut kills: tokio::sync::watch::Receiver<u64>,
     idle: Option<std::time::Duration>,
+    pod_stopped: impl std::future::Future<Output = ()>,
 ) -> anyhow::Result<()> {
+    tokio::pin!(pod_stopped);
     let Some((program, args)) = command.split_first() else {
         return Ok(());
     };
@@ -343,6 +348,13 @@ async fn run_exec(
                 },
                 () = idle_cut(idle, last_frame) => {
                     let _ = spawned.child.start_kill();
+                    return Ok(());
+                }
+                // The container is gone: its exec'd processes die with it,
+                // as they would in a real pod.
+                () = &mut pod_stopped => {
+                    let _ = spawned.child.start_kill();
+                    finish(&mut ws, exit_status(&command, 137)).await;
                     return Ok(());
                 }
                 status = spawned.child.wait(), if exited.is_none() => {
@@ -464,6 +476,19 @@ async fn run_exec(
 }
 
 /// The Status a kubelet returns when the exec'd program cannot start.
+/// Resolves when pod `key` stops.
+async fn pod_stop(mut stopped: tokio::sync::broadcast::Receiver<Key>, key: Key) {
+    loop {
+        match stopped.recv().await {
+            Ok(k) if k == key => return,
+            Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+            Err(tokio::sync::broadcast::error::RecvError::Closed) => {
+                std::future::pending::<()>().await
+            }
+        }
+    }
+}
+
 /// Notes a frame from the client and decodes it.
 fn touch(
     last_frame: &mut tokio::time::Instant,

@@ -199,3 +199,39 @@ fn info(
         command: vec![],
     }
 }
+
+/// Two panes sharing one attached terminal (colours, a wide character),
+/// marked for broadcast, beside a disconnected one.
+#[test]
+fn workspace_panes() {
+    use crate::app::tests::{attached_to_debug_container, ctrl};
+    use bytes::Bytes;
+    let (mut a, id) = attached_to_debug_container();
+    a.update(Event::Resize(100, 16));
+    a.update(Event::SessionOutput {
+        id,
+        bytes: Bytes::from_static("\x1b[1;32mok\x1b[0m 漢字 done\r\n# ".as_bytes()),
+    });
+    a.update(ctrl('b'));
+    a.update(key('-'));
+    a.update(ctrl('b'));
+    a.update(key('S'));
+    a.update(Event::SessionEnded {
+        id,
+        end: crate::cluster::session::SessionEnd {
+            exit_code: None,
+            reason: "disconnected: the stream was cut".into(),
+            disconnected: true,
+        },
+    });
+    assert_snapshot("workspace", &render(&a, 100, 16));
+}
+
+/// Wide enough: the browser and the panes side by side.
+#[test]
+fn side_by_side() {
+    use crate::app::tests::attached_to_debug_container;
+    let (mut a, _) = attached_to_debug_container();
+    a.update(Event::Resize(210, 10));
+    assert_snapshot("side_by_side", &render(&a, 210, 10));
+}

@@ -148,6 +148,11 @@ impl PodbayScreen {
         self.parser.lock().unwrap().screen().contents()
     }
 
+    /// The scratch HOME podbay runs with (config under `config/`, state under `state/`).
+    pub fn home(&self) -> &std::path::Path {
+        &self._home.0
+    }
+
     pub fn with_screen<T>(&self, f: impl FnOnce(&vt100::Screen) -> T) -> T {
         f(self.parser.lock().unwrap().screen())
     }
