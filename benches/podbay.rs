@@ -601,7 +601,64 @@ impl Tui {
             .contains(text)
     }
 
+    fn count(&self, text: &str) -> usize {
+        self.screen
+            .lock()
+            .unwrap()
+            .screen()
+            .contents()
+            .matches(text)
+            .count()
+    }
+
+    async fn type_slowly(&self, keys: &[u8]) {
+        for key in keys {
+            let _ = self.child.master.write_all(&[*key]).await;
+            tokio::time::sleep(Duration::from_millis(40)).await;
+        }
+    }
+
+    async fn wait_for(&self, text: &str) {
+        let start = Instant::now();
+        while !self.shows(text) {
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "never saw {text:?}"
+            );
+            tokio::time::sleep(Duration::from_micros(200)).await;
+        }
+    }
+
+    /// Opens the first pod in the list and `n` shells in its first
+    /// container, each in a new pane; the shells at `flood` run `yes`.
+    async fn open_shells(&self, n: usize, flood: &[usize]) {
+        self.type_slowly(b"\r").await;
+        self.wait_for("IMAGE").await;
+        for i in 0..n {
+            self.type_slowly(b"s").await;
+            let start = Instant::now();
+            while self.count("● attached") < i + 1 {
+                assert!(
+                    start.elapsed() < Duration::from_secs(30),
+                    "shell {i} never attached"
+                );
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            if flood.contains(&i) {
+                self.type_slowly(b"yes flooding-the-terminal\r").await;
+            }
+            if i + 1 < n {
+                self.type_slowly(b"\x02d").await;
+            }
+        }
+    }
+
     async fn quit(mut self) {
+        if self.shows("pane keys") {
+            // Out of the panes first.
+            self.type_slowly(b"\x02d").await;
+        }
         let _ = self.child.master.write_all(b"q").await;
         let _ = tokio::time::timeout(Duration::from_secs(5), self.child.child.wait()).await;
         let _ = std::fs::remove_dir_all(&self.home);
@@ -626,25 +683,68 @@ async fn tui_list(kubeconfig: &std::path::Path, n: usize) -> (Duration, u64) {
     (elapsed, rss)
 }
 
-/// CPU used by the real binary sitting idle on 10 000 pods.
+/// CPU used by the real binary sitting idle on 10 000 pods, then with four
+/// shells open in panes; then keystroke echo in the fourth pane while the
+/// other three flood (`yes`), as read off the PTY by a vt100 parser.
 async fn idle(report: &mut Report) {
-    println!("idle");
+    println!("idle, and four panes");
     let (_sim, kubeconfig, _) = sim_process(10_000, 1500).await;
     let tui = Tui::start(&kubeconfig);
     tokio::time::sleep(Duration::from_secs(8)).await;
     let pid = tui.child.child.id().expect("pid");
-    let before = cpu_ticks(pid);
-    tokio::time::sleep(Duration::from_secs(10)).await;
-    let after = cpu_ticks(pid);
-    let ticks_per_second = 100.0;
-    let percent = (after - before) as f64 / ticks_per_second / 10.0 * 100.0;
     report.row(
         "idle CPU over 10 s, 10 000 pods listed",
-        format!("{percent:.2} %"),
+        format!("{:.2} %", cpu_percent(pid, Duration::from_secs(10)).await),
+        "≤ 1%",
+    );
+    tui.open_shells(4, &[]).await;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    report.row(
+        "idle CPU over 10 s, 10 000 pods and 4 panes open",
+        format!("{:.2} %", cpu_percent(pid, Duration::from_secs(10)).await),
         "≤ 1%",
     );
     tui.quit().await;
+
+    let tui = Tui::start(&kubeconfig);
+    while !tui.shows("│ 10000 pods │ ● live") {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    tui.open_shells(4, &[0, 1, 2]).await;
+    // A 2×2 grid, so the quiet pane is wide enough for a line of typing.
+    tui.type_slowly(b"\x02 ").await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let mut samples = Vec::new();
+    for round in 0..10 {
+        let mut typed = format!("ZQ{round}:");
+        tui.type_slowly(typed.as_bytes()).await;
+        tui.wait_for(&typed).await;
+        for i in 0..20u8 {
+            let c = (b'a' + i) as char;
+            typed.push(c);
+            let start = Instant::now();
+            let _ = tui.child.master.write_all(&[c as u8]).await;
+            tui.wait_for(&typed).await;
+            samples.push(start.elapsed());
+        }
+        tui.type_slowly(b"\x15").await;
+    }
+    let (p50, p99) = percentiles(&mut samples);
+    report.row(
+        "echo in 1 of 4 panes, 3 flooding (real binary, PTY)",
+        format!("p50 {:.2} / p99 {:.2} ms", ms(p50), ms(p99)),
+        "p99 ≤ 15 ms",
+    );
+    tui.quit().await;
     let _ = std::fs::remove_file(kubeconfig);
+}
+
+async fn cpu_percent(pid: u32, over: Duration) -> f64 {
+    let before = cpu_ticks(pid);
+    tokio::time::sleep(over).await;
+    let after = cpu_ticks(pid);
+    let ticks_per_second = 100.0;
+    (after - before) as f64 / ticks_per_second / over.as_secs_f64() * 100.0
 }
 
 fn cpu_ticks(pid: u32) -> u64 {

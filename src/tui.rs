@@ -47,7 +47,17 @@ pub struct TuiOptions {
     pub recordings: std::path::PathBuf,
 }
 
+mod outbox;
+
 const FRAME: Duration = Duration::from_millis(16);
+/// Output parsed per session per loop turn: small enough that a flood
+/// cannot delay a keystroke's echo in another pane by more than a few
+/// milliseconds, large enough to keep up with a fast producer.
+const OUTPUT_BUDGET: usize = 32 * 1024;
+/// How long after a key its echo counts as urgent.
+const ECHO_WINDOW: Duration = Duration::from_millis(150);
+/// The shortest gap between frames when drawing an echo.
+const ECHO_FRAME: Duration = Duration::from_millis(2);
 
 /// Connects, checks the server answers, then runs the TUI until quit.
 /// Errors before the TUI starts are one sentence for stderr.
@@ -83,7 +93,9 @@ pub async fn run(options: TuiOptions) -> anyhow::Result<()> {
     }
     let (tx, mut rx) = mpsc::channel::<Tagged>(4096);
     let (connected_tx, mut connected) = mpsc::channel::<Connection>(1);
+    let (outboxes, mut ready) = outbox::Outboxes::new();
     let mut tasks = Tasks::new(connection, options.target.clone(), tx.clone(), connected_tx);
+    tasks.outboxes = outboxes;
     tasks.image_history = options.image_history.clone();
     tasks.keepalive = options.keepalive;
     tasks.recordings = options.recordings.clone();
@@ -100,16 +112,26 @@ pub async fn run(options: TuiOptions) -> anyhow::Result<()> {
     let mut dirty = true;
     let mut last_frame = tokio::time::Instant::now() - FRAME;
     let theme = options.theme;
+    // When the focused terminal answers a key just typed, its echo is
+    // drawn at once instead of at the next frame boundary.
+    let mut last_key = tokio::time::Instant::now() - ECHO_WINDOW;
+    let mut echo_due = false;
     loop {
-        if dirty && last_frame.elapsed() >= FRAME {
+        let since_frame = last_frame.elapsed();
+        if dirty && (since_frame >= FRAME || (echo_due && since_frame >= ECHO_FRAME)) {
             terminal
                 .draw(|f| crate::ui::draw(f, &app, &theme))
                 .context("drawing failed")?;
             last_frame = tokio::time::Instant::now();
             dirty = false;
+            echo_due = false;
         }
-        let redraw_in = FRAME.saturating_sub(last_frame.elapsed());
+        let redraw_in =
+            if echo_due { ECHO_FRAME } else { FRAME }.saturating_sub(last_frame.elapsed());
+        // Keys first: they must never wait behind output.
         let event = tokio::select! {
+            biased;
+            _ = &mut stop => break,
             Some(Ok(term)) = input.next() => match term {
                 TermEvent::Key(k) if k.kind != KeyEventKind::Release => Some(Event::Key(k)),
                 TermEvent::Mouse(m) => Some(Event::Mouse(m)),
@@ -127,19 +149,41 @@ pub async fn run(options: TuiOptions) -> anyhow::Result<()> {
                 tasks.replace_connection(connection);
                 Some(event)
             }
+            Some(id) = ready.recv() => {
+                tasks.outboxes.mark_ready(id);
+                None
+            }
             _ = ticks.tick() => Some(Event::Tick(jiff::Timestamp::now())),
+            () = std::future::ready(()), if tasks.outboxes.has_ready() => None,
             _ = tokio::time::sleep(redraw_in), if dirty => None,
-            _ = &mut stop => break,
         };
-        let Some(event) = event else { continue };
-        dirty = true;
-        let mut pending = vec![event];
+        let mut pending: Vec<Event> = event.into_iter().collect();
         // Coalesce a burst (a relist, a flood of events) into one frame.
         while pending.len() < 512 {
             match rx.try_recv() {
                 Ok(tagged) => pending.extend(tasks.current(tagged)),
                 Err(_) => break,
             }
+        }
+        while let Ok(id) = ready.try_recv() {
+            tasks.outboxes.mark_ready(id);
+        }
+        pending.extend(tasks.outboxes.take(OUTPUT_BUDGET));
+        if pending.is_empty() {
+            continue;
+        }
+        dirty = true;
+        if pending
+            .iter()
+            .any(|e| matches!(e, Event::Key(_) | Event::Paste(_)))
+        {
+            last_key = tokio::time::Instant::now();
+        }
+        if last_key.elapsed() < ECHO_WINDOW {
+            let focused = app.workspace.focused_slot().map(|p| p.terminal);
+            echo_due |= pending
+                .iter()
+                .any(|e| matches!(e, Event::SessionOutput { id, .. } if Some(*id) == focused));
         }
         for event in pending {
             if let Event::SessionOutput { id, bytes } = &event {
@@ -244,6 +288,7 @@ struct Tasks {
     /// Each terminal's own pod watch (detail and events).
     followers: std::collections::HashMap<u64, Vec<JoinHandle<()>>>,
     recorders: std::collections::HashMap<u64, Recorder>,
+    outboxes: outbox::Outboxes,
     image_history: Option<std::path::PathBuf>,
     keepalive: Option<Duration>,
     recordings: std::path::PathBuf,
@@ -275,6 +320,7 @@ impl Tasks {
             sessions: std::collections::HashMap::new(),
             followers: std::collections::HashMap::new(),
             recorders: std::collections::HashMap::new(),
+            outboxes: outbox::Outboxes::new().0,
             image_history: None,
             keepalive: Some(session::DEFAULT_KEEPALIVE),
             recordings: std::env::temp_dir(),
@@ -342,6 +388,7 @@ impl Tasks {
                 if let Some(s) = self.sessions.remove(&id) {
                     s.task.abort();
                 }
+                self.outboxes.close(id);
                 if let Some(mut handles) = self.followers.remove(&id) {
                     abort(&mut handles);
                 }
@@ -488,13 +535,13 @@ impl Tasks {
         replay_log: bool,
     ) {
         let client = self.connection.client.clone();
-        let tx = self.tx.clone();
+        let outbox = self.outboxes.open(id);
         let keepalive = self.keepalive;
         let (input, mut inputs) = mpsc::unbounded_channel();
         let task = tokio::spawn(async move {
             let forward = |event: Event| {
-                let tx = tx.clone();
-                async move { tx.send(Tagged::untied(event)).await.is_ok() }
+                let outbox = outbox.clone();
+                async move { outbox.send(event).await }
             };
             let spec = SessionSpec {
                 namespace: pod.namespace.to_string(),
@@ -504,7 +551,8 @@ impl Tasks {
                 size,
                 keepalive,
             };
-            let (events_tx, mut events) = mpsc::channel(256);
+            // A few chunks in flight: a flood waits at its source.
+            let (events_tx, mut events) = mpsc::channel(4);
             let session = match session::open(client.clone(), spec, events_tx).await {
                 Ok(s) => s,
                 Err(e) => {
@@ -579,7 +627,7 @@ impl Tasks {
 
     fn show_log(&mut self, id: u64, pod: PodKey, container: String) {
         let pods: Api<Pod> = Api::namespaced(self.connection.client.clone(), &pod.namespace);
-        let tx = self.tx.clone();
+        let outbox = self.outboxes.open(id);
         let (input, _) = mpsc::unbounded_channel();
         let task = tokio::spawn(async move {
             let params = LogParams {
@@ -612,7 +660,7 @@ impl Tasks {
                     },
                 },
             ] {
-                let _ = tx.send(Tagged::untied(event)).await;
+                outbox.send(event).await;
             }
         });
         self.sessions.insert(id, SessionTask { input, task });

@@ -563,10 +563,7 @@ impl App {
             // the process is still there. Re-attach once, and say so.
             if idle && still_running && t.is_live() && !t.reattached_after_idle {
                 t.reattached_after_idle = true;
-                t.notice = Some(format!(
-                    "The idle stream was cut ({}); re-attached automatically.",
-                    end.reason.trim_end_matches('.')
-                ));
+                t.notice = Some("The idle stream was cut; re-attached automatically.".into());
                 return self.reattach(id);
             }
             t.state = TerminalState::Disconnected(end.reason);
