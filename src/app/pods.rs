@@ -1,42 +1,58 @@
-//! The live pod table: rows by key, kept in namespace/name order, an
-//! optional fuzzy filter, and a selection that stays on the same pod while
-//! rows come and go. Single-row changes cost O(log n) (plus a memmove), not
-//! a re-sort or a re-filter of everything.
+//! The live pod table: rows in namespace/name order, an optional fuzzy
+//! filter, and a selection that stays on the same pod while rows come and
+//! go. Single-row changes cost O(log n) plus a memmove of pointers (and a
+//! pass over the matches when filtered), not a re-sort or a re-filter of
+//! everything.
+//!
+//! A keystroke in the filter scores only the rows that can still match
+//! (when the query grows, only the previous matches), with a port of skim's
+//! scorer that does not allocate per row (see [`score`]), on two threads for
+//! big tables, and ranks the matches with a counting sort on the score.
 
-use std::collections::HashMap;
+mod score;
 
 use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
 
 use crate::model::{PodKey, PodRow};
-
-/// One row that passes the filter. Highlight positions are computed only
-/// for the rows actually drawn (see [`PodTable::visible`]).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Match {
-    pub key: PodKey,
-    pub score: i64,
-}
+use score::{Pattern, Scratch};
 
 pub struct PodTable {
-    rows: HashMap<PodKey, PodRow>,
-    order: Vec<PodKey>,
+    /// Every row, in key (namespace/name) order; boxed so that inserting a
+    /// row into 100 000 moves pointers, not ~160-byte rows.
+    #[allow(clippy::vec_box)]
+    rows: Vec<Box<PodRow>>,
     filter: Option<Filter>,
     selected: Option<PodKey>,
     cursor: usize,
+    /// Only for the highlight positions of drawn rows.
     matcher: SkimMatcherV2,
 }
 
 struct Filter {
-    query: String,
-    matches: Vec<Match>,
+    pattern: Pattern,
+    /// The rows that match, best score first, ties in key order.
+    hits: Vec<Hit>,
+}
+
+/// A matching row: its index in `rows` and its score.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Hit {
+    row: u32,
+    score: i32,
+}
+
+impl Hit {
+    /// Whether `self` is ranked before `other`.
+    fn before(&self, other: &Hit) -> bool {
+        self.score > other.score || (self.score == other.score && self.row < other.row)
+    }
 }
 
 impl Default for PodTable {
     fn default() -> Self {
         PodTable {
-            rows: HashMap::new(),
-            order: Vec::new(),
+            rows: Vec::new(),
             filter: None,
             selected: None,
             cursor: 0,
@@ -53,17 +69,17 @@ impl PodTable {
     /// Rows currently shown (after the filter).
     pub fn visible_len(&self) -> usize {
         match &self.filter {
-            Some(f) => f.matches.len(),
-            None => self.order.len(),
+            Some(f) => f.hits.len(),
+            None => self.rows.len(),
         }
     }
 
     pub fn query(&self) -> Option<&str> {
-        self.filter.as_ref().map(|f| f.query.as_str())
+        self.filter.as_ref().map(|f| f.pattern.as_str())
     }
 
     pub fn get(&self, key: &PodKey) -> Option<&PodRow> {
-        self.rows.get(key)
+        self.position(key).ok().map(|i| &*self.rows[i])
     }
 
     /// The visible row at `index`, with the positions of `namespace/name`
@@ -71,18 +87,15 @@ impl PodTable {
     pub fn visible(&self, index: usize) -> Option<(&PodRow, Vec<usize>)> {
         match &self.filter {
             Some(f) => {
-                let row = self.rows.get(&f.matches.get(index)?.key)?;
+                let row = self.rows.get(f.hits.get(index)?.row as usize)?;
                 let positions = self
                     .matcher
-                    .fuzzy_indices(&row.search, &f.query)
+                    .fuzzy_indices(&row.search, f.pattern.as_str())
                     .map(|(_, p)| p)
                     .unwrap_or_default();
                 Some((row, positions))
             }
-            None => self
-                .order
-                .get(index)
-                .and_then(|k| Some((self.rows.get(k)?, Vec::new()))),
+            None => self.rows.get(index).map(|r| (&**r, Vec::new())),
         }
     }
 
@@ -95,42 +108,68 @@ impl PodTable {
     }
 
     /// Replaces every row of `namespace` (all rows when `None`) with `rows`.
+    /// Of rows with the same key, the last one given wins.
     pub fn replace(&mut self, namespace: Option<&str>, rows: Vec<PodRow>) {
         match namespace {
             None => self.rows.clear(),
-            Some(ns) => self.rows.retain(|k, _| &*k.namespace != ns),
+            Some(ns) => self.rows.retain(|r| &*r.key.namespace != ns),
         }
-        for row in rows {
-            self.rows.insert(row.key.clone(), row);
-        }
-        self.order = self.rows.keys().cloned().collect();
-        self.order.sort_unstable();
-        if let Some(query) = self.filter.as_ref().map(|f| f.query.clone()) {
-            self.filter = Some(self.compute_filter(&query));
+        self.rows.extend(rows.into_iter().map(Box::new));
+        // Stable, so that of equal keys the later row comes later and wins.
+        self.rows.sort_by(|a, b| a.key.cmp(&b.key));
+        self.rows.dedup_by(|later, earlier| {
+            let same = later.key == earlier.key;
+            if same {
+                std::mem::swap(later, earlier);
+            }
+            same
+        });
+        if let Some(f) = self.filter.take() {
+            let hits = self.rank(&f.pattern, None);
+            self.filter = Some(Filter {
+                pattern: f.pattern,
+                hits,
+            });
         }
         self.resync_cursor();
     }
 
     /// Adds or updates one row.
     pub fn apply(&mut self, row: PodRow) {
-        let key = row.key.clone();
-        let is_new = self.rows.insert(key.clone(), row).is_none();
-        if is_new && let Err(at) = self.order.binary_search(&key) {
-            self.order.insert(at, key.clone());
-        }
-        self.refilter_one(&key);
+        let at = match self.position(&row.key) {
+            Ok(at) => {
+                *self.rows[at] = row;
+                at
+            }
+            Err(at) => {
+                self.rows.insert(at, Box::new(row));
+                if let Some(f) = &mut self.filter {
+                    for hit in &mut f.hits {
+                        if hit.row as usize >= at {
+                            hit.row += 1;
+                        }
+                    }
+                }
+                at
+            }
+        };
+        self.refilter_one(at);
         self.resync_cursor();
     }
 
     pub fn remove(&mut self, key: &PodKey) {
-        if self.rows.remove(key).is_none() {
+        let Ok(at) = self.position(key) else {
             return;
-        }
-        if let Ok(at) = self.order.binary_search(key) {
-            self.order.remove(at);
-        }
+        };
+        self.rows.remove(at);
         if let Some(f) = &mut self.filter {
-            f.matches.retain(|m| &m.key != key);
+            let at = at as u32;
+            f.hits.retain(|hit| hit.row != at);
+            for hit in &mut f.hits {
+                if hit.row > at {
+                    hit.row -= 1;
+                }
+            }
         }
         self.resync_cursor();
     }
@@ -140,7 +179,16 @@ impl PodTable {
         if query.is_empty() {
             self.filter = None;
         } else {
-            self.filter = Some(self.compute_filter(query));
+            let pattern = Pattern::new(query);
+            // Whatever matches the longer query matches the shorter one:
+            // only the rows matching now can still match.
+            let narrow = self
+                .filter
+                .take()
+                .filter(|f| query.starts_with(f.pattern.as_str()))
+                .map(|f| f.hits);
+            let hits = self.rank(&pattern, narrow.as_deref());
+            self.filter = Some(Filter { pattern, hits });
         }
         // A new filter starts at the best match.
         self.cursor = 0;
@@ -167,19 +215,27 @@ impl PodTable {
         self.selected = self.key_at(self.cursor);
     }
 
+    fn position(&self, key: &PodKey) -> Result<usize, usize> {
+        self.rows.binary_search_by(|r| r.key.cmp(key))
+    }
+
     fn key_at(&self, index: usize) -> Option<PodKey> {
-        match &self.filter {
-            Some(f) => f.matches.get(index).map(|m| m.key.clone()),
-            None => self.order.get(index).cloned(),
-        }
+        let row = match &self.filter {
+            Some(f) => f.hits.get(index)?.row as usize,
+            None => index,
+        };
+        self.rows.get(row).map(|r| r.key.clone())
     }
 
     /// Puts the cursor back on the selected pod after rows moved; if that
     /// pod is gone, the row now at the cursor's place is selected.
     fn resync_cursor(&mut self) {
-        let found = self.selected.as_ref().and_then(|key| match &self.filter {
-            Some(f) => f.matches.iter().position(|m| &m.key == key),
-            None => self.order.binary_search(key).ok(),
+        let found = self.selected.as_ref().and_then(|key| {
+            let row = self.position(key).ok()?;
+            match &self.filter {
+                Some(f) => f.hits.iter().position(|h| h.row as usize == row),
+                None => Some(row),
+            }
         });
         match found {
             Some(i) => self.cursor = i,
@@ -187,95 +243,109 @@ impl PodTable {
         }
     }
 
-    /// Scores one row (see [`score_row`]).
-    fn score(&self, row: &PodRow, query: &str) -> Option<Match> {
-        score_row(&self.matcher, row, query)
-    }
-
-    fn compute_filter(&self, query: &str) -> Filter {
-        let rows: Vec<&PodRow> = self.order.iter().filter_map(|k| self.rows.get(k)).collect();
-        let mut matches = if rows.len() < PARALLEL_FROM {
-            rows.iter()
-                .filter_map(|row| score_row(&self.matcher, row, query))
-                .collect()
+    /// The rows matching `pattern`, ranked: all rows, or only those among
+    /// `candidates` (hits of a query that `pattern` extends).
+    fn rank(&self, pattern: &Pattern, candidates: Option<&[Hit]>) -> Vec<Hit> {
+        let rows = &self.rows;
+        let indices: Vec<u32> = match candidates {
+            None => (0..rows.len() as u32).collect(),
+            Some(hits) => {
+                let mut keep = vec![false; rows.len()];
+                for hit in hits {
+                    keep[hit.row as usize] = true;
+                }
+                (0..rows.len() as u32)
+                    .filter(|&i| keep[i as usize])
+                    .collect()
+            }
+        };
+        let score_all = |part: &[u32]| {
+            let mut scratch = Scratch::default();
+            part.iter()
+                .filter_map(|&i| {
+                    score_row(pattern, &rows[i as usize], &mut scratch)
+                        .map(|score| Hit { row: i, score })
+                })
+                .collect::<Vec<_>>()
+        };
+        let hits = if indices.len() < PARALLEL_FROM {
+            score_all(&indices)
         } else {
-            // Big tables: score both halves at once (the skim matcher is Sync).
-            let (left, right) = rows.split_at(rows.len() / 2);
-            let matcher = &self.matcher;
+            // Big tables: score both halves at once.
+            let (left, right) = indices.split_at(indices.len() / 2);
             std::thread::scope(|scope| {
-                let other = scope.spawn(move || {
-                    right
-                        .iter()
-                        .filter_map(|row| score_row(matcher, row, query))
-                        .collect::<Vec<_>>()
-                });
-                let mut mine: Vec<Match> = left
-                    .iter()
-                    .filter_map(|row| score_row(matcher, row, query))
-                    .collect();
-                mine.extend(other.join().unwrap_or_default());
+                let other = scope.spawn(|| score_all(right));
+                let mut mine = score_all(left);
+                match other.join() {
+                    Ok(theirs) => mine.extend(theirs),
+                    Err(panic) => std::panic::resume_unwind(panic),
+                }
                 mine
             })
         };
-        // Candidates arrive in key order, so a stable sort on the score alone
-        // breaks ties by key without comparing strings.
-        matches.sort_by_key(|m| std::cmp::Reverse(m.score));
-        Filter {
-            query: query.to_string(),
-            matches,
-        }
+        rank_hits(hits)
     }
 
-    fn refilter_one(&mut self, key: &PodKey) {
-        let Some(query) = self.filter.as_ref().map(|f| f.query.clone()) else {
-            return;
-        };
-        let scored = self.rows.get(key).and_then(|row| self.score(row, &query));
+    fn refilter_one(&mut self, at: usize) {
         let Some(filter) = self.filter.as_mut() else {
             return;
         };
-        filter.matches.retain(|m| &m.key != key);
-        if let Some(m) = scored {
-            let at = filter
-                .matches
-                .partition_point(|x| x.score > m.score || (x.score == m.score && x.key < m.key));
-            filter.matches.insert(at, m);
+        let row = at as u32;
+        filter.hits.retain(|h| h.row != row);
+        let scored = score_row(&filter.pattern, &self.rows[at], &mut Scratch::default());
+        if let Some(score) = scored {
+            let hit = Hit { row, score };
+            let place = filter.hits.partition_point(|x| x.before(&hit));
+            filter.hits.insert(place, hit);
         }
     }
 }
 
-/// Tables at least this big are filtered on two threads.
+/// Tables (or candidate sets) at least this big are scored on two threads.
 const PARALLEL_FROM: usize = 20_000;
 
 /// Scores a row: namespace/name first, then node, then labels — the first
 /// field that matches counts, so a query cannot match with letters
-/// scattered across fields and a name match outranks a label match. A cheap
-/// in-order check rules out most fields before the skim scorer runs.
-fn score_row(matcher: &SkimMatcherV2, row: &PodRow, query: &str) -> Option<Match> {
-    let score = [&*row.search, &*row.node, &*row.labels]
+/// scattered across fields and a name match outranks a label match. (The
+/// scorer's first step is the cheap in-order check that rules out most
+/// fields.)
+fn score_row(pattern: &Pattern, row: &PodRow, scratch: &mut Scratch) -> Option<i32> {
+    [&*row.search, &*row.node, &*row.labels]
         .into_iter()
-        .filter(|field| contains_in_order(field, query))
-        .find_map(|field| matcher.fuzzy_match(field, query))?;
-    Some(Match {
-        key: row.key.clone(),
-        score,
-    })
+        .find_map(|field| pattern.score(field, scratch))
 }
 
-/// Whether the query's characters appear in `field` in order, ignoring
-/// ASCII case: a necessary condition for any fuzzy match.
-fn contains_in_order(field: &str, query: &str) -> bool {
-    let mut wanted = query.chars().map(|c| c.to_ascii_lowercase()).peekable();
-    for c in field.chars() {
-        match wanted.peek() {
-            Some(w) if *w == c.to_ascii_lowercase() => {
-                wanted.next();
-            }
-            Some(_) => {}
-            None => return true,
-        }
+/// Orders hits that arrive in row (key) order: best score first, ties in
+/// row order. Scores span a few hundred values, so a counting sort does it
+/// in two passes.
+fn rank_hits(hits: Vec<Hit>) -> Vec<Hit> {
+    let (Some(low), Some(high)) = (
+        hits.iter().map(|h| h.score).min(),
+        hits.iter().map(|h| h.score).max(),
+    ) else {
+        return hits;
+    };
+    let span = (high as i64 - low as i64) as usize + 1;
+    if span > 1 << 16 {
+        let mut hits = hits;
+        hits.sort_by_key(|h| std::cmp::Reverse(h.score));
+        return hits;
     }
-    wanted.peek().is_none()
+    // Bucket `high - score`, so the best scores come first.
+    let mut starts = vec![0usize; span + 1];
+    for h in &hits {
+        starts[(high - h.score) as usize + 1] += 1;
+    }
+    for i in 1..starts.len() {
+        starts[i] += starts[i - 1];
+    }
+    let mut ranked = vec![Hit { row: 0, score: 0 }; hits.len()];
+    for h in hits {
+        let slot = &mut starts[(high - h.score) as usize];
+        ranked[*slot] = h;
+        *slot += 1;
+    }
+    ranked
 }
 
 #[cfg(test)]
@@ -365,7 +435,13 @@ mod tests {
         );
         t.set_filter("stfr");
         let (_, positions) = t.visible(0).unwrap();
-        assert!(contains_in_order("shop/storefront-1", "SFR") && !contains_in_order("cart", "tc"));
+        let mut scratch = Scratch::default();
+        assert!(
+            Pattern::new("SFR")
+                .score("shop/storefront-1", &mut scratch)
+                .is_some()
+        );
+        assert!(Pattern::new("tc").score("cart", &mut scratch).is_none());
         assert!(!positions.is_empty() && positions.iter().all(|p| *p < "shop/storefront-1".len()));
         t.set_filter("stfro");
         assert_eq!(

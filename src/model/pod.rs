@@ -171,7 +171,8 @@ pub fn summarize(pod: &Pod) -> Summary {
 
     let mut restarts: u32 = 0;
     let mut restartable_init_restarts: u32 = 0;
-    let mut total = spec.map_or(0, |s| s.containers.len()) as u16;
+    // Counts saturate: a hostile or broken object must not overflow them.
+    let mut total = count16(spec.map_or(0, |s| s.containers.len()));
     let mut ready: u16 = 0;
     let mut last_restart: Option<Timestamp> = None;
     let mut last_restartable_init_restart: Option<Timestamp> = None;
@@ -191,21 +192,24 @@ pub fn summarize(pod: &Pod) -> Summary {
     {
         reason = "SchedulingGated".to_string();
     }
-    total += init_specs
-        .iter()
-        .filter(|c| is_restartable_init(Some(c)))
-        .count() as u16;
+    total = total.saturating_add(count16(
+        init_specs
+            .iter()
+            .filter(|c| is_restartable_init(Some(c)))
+            .count(),
+    ));
 
     let mut initializing = false;
     let init_statuses = status
         .and_then(|s| s.init_container_statuses.as_deref())
         .unwrap_or_default();
     for (i, container) in init_statuses.iter().enumerate() {
-        restarts += container.restart_count.max(0) as u32;
+        restarts = restarts.saturating_add(container.restart_count.max(0) as u32);
         last_restart = later(last_restart, last_terminated(container));
         let restartable = is_restartable_init(find_init(&container.name));
         if restartable {
-            restartable_init_restarts += container.restart_count.max(0) as u32;
+            restartable_init_restarts =
+                restartable_init_restarts.saturating_add(container.restart_count.max(0) as u32);
             last_restartable_init_restart =
                 later(last_restartable_init_restart, last_terminated(container));
         }
@@ -216,7 +220,7 @@ pub fn summarize(pod: &Pod) -> Summary {
         }
         if restartable && container.started == Some(true) {
             if container.ready {
-                ready += 1;
+                ready = ready.saturating_add(1);
             }
             continue;
         }
@@ -252,7 +256,7 @@ pub fn summarize(pod: &Pod) -> Summary {
             .and_then(|s| s.container_statuses.as_deref())
             .unwrap_or_default();
         for container in statuses.iter().rev() {
-            restarts += container.restart_count.max(0) as u32;
+            restarts = restarts.saturating_add(container.restart_count.max(0) as u32);
             last_restart = later(last_restart, last_terminated(container));
             let state = container.state.as_ref();
             let terminated = state.and_then(|s| s.terminated.as_ref());
@@ -274,7 +278,7 @@ pub fn summarize(pod: &Pod) -> Summary {
                 };
             } else if container.ready && state.is_some_and(|s| s.running.is_some()) {
                 has_running = true;
-                ready += 1;
+                ready = ready.saturating_add(1);
             }
         }
         if reason == "Completed" && has_running {
@@ -305,6 +309,10 @@ pub fn summarize(pod: &Pod) -> Summary {
         restarts,
         last_restart,
     }
+}
+
+fn count16(n: usize) -> u16 {
+    u16::try_from(n).unwrap_or(u16::MAX)
 }
 
 fn health(status: &str) -> Health {

@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use bytes::Bytes;
+use k8s_openapi::api::core::v1::Pod;
 use serde_json::Value;
 
 use super::SimState;
@@ -57,6 +58,14 @@ pub fn update(
         let errors = validation::validate_ephemeral_containers_update(&new, &old);
         if !errors.is_empty() {
             return Err(ApiError::invalid("Pod", &key.name, &errors));
+        }
+        // A field of the wrong type (`"stdin": "yes"`, `"command": false`,
+        // a number out of int32 range) fails the apiserver's decoding of
+        // the object: 400, and nothing is stored that clients cannot read.
+        if let Err(e) = serde_json::from_value::<Pod>(new.clone()) {
+            return Err(ApiError::bad_request(format!(
+                "error decoding the updated Pod: {e}"
+            )));
         }
         added = new["spec"]["ephemeralContainers"]
             .as_array()

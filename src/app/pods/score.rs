@@ -1,0 +1,377 @@
+//! The filter's scorer: skim's V2 fuzzy score (fuzzy-matcher 0.3.7,
+//! `SkimMatcherV2::default().ignore_case()`), recomputed without its
+//! per-call overheads — no thread-local lookups, no `Vec<char>` copies of
+//! ASCII text, no allocation per row — so that 100 000 rows can be scored
+//! within a keystroke.
+//!
+//! It is a port, step by step, of `SkimMatcherV2::fuzzy` in its score-only
+//! (two-row, "compressed") mode, and gives the same score for every input,
+//! with one deliberate difference: skim keeps its score matrix between calls
+//! and, for patterns that repeat a letter (`aac`), can read a bonus left in
+//! that matrix by the *previous* string it scored, so its score for a row
+//! depends on which rows were scored before it on the same thread. Here
+//! every call starts from a fresh matrix, which is what skim computes the
+//! first time a matcher is used. The unit tests compare the two on
+//! arbitrary strings.
+
+use std::cmp::max;
+
+// `SkimScoreConfig::default()`.
+const SCORE_MATCH: i32 = 16;
+const GAP_START: i32 = -3;
+const GAP_EXTENSION: i32 = -1;
+const BONUS_FIRST_CHAR_MULTIPLIER: i32 = 2;
+const BONUS_HEAD: i32 = SCORE_MATCH / 2;
+const BONUS_BREAK: i32 = SCORE_MATCH / 2 + GAP_EXTENSION;
+const BONUS_CAMEL: i32 = SCORE_MATCH / 2 + 2 * GAP_EXTENSION;
+const BONUS_CONSECUTIVE: i32 = -(GAP_START + GAP_EXTENSION);
+const PENALTY_CASE_MISMATCH: i32 = GAP_EXTENSION * 2;
+/// skim's "minus infinity".
+const NEG: i32 = i16::MIN as i32;
+
+/// skim's `CharType`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Empty,
+    Upper,
+    Lower,
+    Number,
+    HardSep,
+    SoftSep,
+}
+
+fn kind_of(c: char) -> Kind {
+    match c {
+        '\0' => Kind::Empty,
+        ' ' | '/' | '\\' | '|' | '(' | ')' | '[' | ']' | '{' | '}' => Kind::HardSep,
+        '!'..='\'' | '*'..='.' | ':'..='@' | '^'..='`' | '~' => Kind::SoftSep,
+        '0'..='9' => Kind::Number,
+        'A'..='Z' => Kind::Upper,
+        _ => Kind::Lower,
+    }
+}
+
+/// skim's in-place bonus, from `CharRole::of_type`.
+fn in_place_bonus(prev: Kind, cur: Kind) -> i32 {
+    match (prev, cur) {
+        (Kind::Empty, _) | (Kind::HardSep, _) => BONUS_HEAD,
+        (Kind::SoftSep, _) => BONUS_BREAK,
+        (Kind::Lower, Kind::Upper) | (Kind::Number, Kind::Upper) => BONUS_CAMEL,
+        _ => 0,
+    }
+}
+
+/// A unit of text the scorer walks: a byte of ASCII text, or a `char`.
+trait Unit: Copy + PartialEq {
+    fn eq_ignore_case(self, other: Self) -> bool;
+    fn kind(self) -> Kind;
+}
+
+impl Unit for u8 {
+    #[inline]
+    fn eq_ignore_case(self, other: u8) -> bool {
+        LOWER[self as usize] == LOWER[other as usize]
+    }
+
+    #[inline]
+    fn kind(self) -> Kind {
+        KINDS[self as usize]
+    }
+}
+
+impl Unit for char {
+    #[inline]
+    fn eq_ignore_case(self, other: char) -> bool {
+        self.eq_ignore_ascii_case(&other)
+    }
+
+    #[inline]
+    fn kind(self) -> Kind {
+        kind_of(self)
+    }
+}
+
+/// `u8::to_ascii_lowercase` for every byte.
+static LOWER: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        table[i] = (i as u8).to_ascii_lowercase();
+        i += 1;
+    }
+    table
+};
+
+/// `kind_of` for every byte (only ASCII bytes are ever looked up).
+static KINDS: [Kind; 256] = {
+    let mut table = [Kind::Lower; 256];
+    let mut i = 0;
+    while i < 128 {
+        let c = i as u8 as char;
+        table[i] = match c {
+            '\0' => Kind::Empty,
+            ' ' | '/' | '\\' | '|' | '(' | ')' | '[' | ']' | '{' | '}' => Kind::HardSep,
+            '!'..='\'' | '*'..='.' | ':'..='@' | '^'..='`' | '~' => Kind::SoftSep,
+            '0'..='9' => Kind::Number,
+            'A'..='Z' => Kind::Upper,
+            _ => Kind::Lower,
+        };
+        i += 1;
+    }
+    table
+};
+
+#[derive(Clone, Copy)]
+struct Cell {
+    m: i32,
+    p: i32,
+    bonus: i32,
+}
+
+/// Buffers reused from one row to the next (one per thread).
+#[derive(Default)]
+pub struct Scratch {
+    rows: [Vec<Cell>; 2],
+    bonus: Vec<i32>,
+    first: Vec<usize>,
+    choice: Vec<char>,
+}
+
+/// A query, prepared once per keystroke.
+pub struct Pattern {
+    text: Box<str>,
+    ascii: bool,
+    chars: Box<[char]>,
+}
+
+impl Pattern {
+    pub fn new(query: &str) -> Self {
+        Pattern {
+            text: query.into(),
+            ascii: query.is_ascii(),
+            chars: query.chars().collect(),
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// skim's score of `choice` for this pattern, `None` when it does not match.
+    pub fn score(&self, choice: &str, scratch: &mut Scratch) -> Option<i32> {
+        if self.chars.is_empty() {
+            return Some(0);
+        }
+        if self.ascii && choice.is_ascii() {
+            fuzzy(choice.as_bytes(), self.text.as_bytes(), scratch)
+        } else {
+            let mut chars = std::mem::take(&mut scratch.choice);
+            chars.clear();
+            chars.extend(choice.chars());
+            let score = fuzzy(&chars, &self.chars, scratch);
+            scratch.choice = chars;
+            score
+        }
+    }
+}
+
+/// `SkimMatcherV2::fuzzy(choice, pattern, false)` with a fresh matrix.
+///
+/// Columns before the first match of the pattern's first unit are never
+/// read by skim's recurrences, so the matrix here starts there: local
+/// column `k` is skim's column `start + k` (choice unit `start + k - 1`).
+fn fuzzy<T: Unit>(choice: &[T], pattern: &[T], scratch: &mut Scratch) -> Option<i32> {
+    // `cheap_matches`: the first place each pattern unit matches, greedily.
+    let first = &mut scratch.first;
+    first.clear();
+    let mut wanted = pattern.iter();
+    let mut next = wanted.next();
+    for (j, &c) in choice.iter().enumerate() {
+        match next {
+            Some(&p) if c.eq_ignore_case(p) => {
+                first.push(j);
+                next = wanted.next();
+            }
+            Some(_) => {}
+            None => break,
+        }
+    }
+    if next.is_some() {
+        return None;
+    }
+    let start = first[0];
+    let width = choice.len() + 1 - start;
+    let units = &choice[start..];
+
+    // `build_in_place_bonus`, for the columns used.
+    let bonus = &mut scratch.bonus;
+    bonus.clear();
+    bonus.resize(width, 0);
+    let mut prev = if start == 0 {
+        Kind::Empty
+    } else {
+        choice[start - 1].kind()
+    };
+    for (b, &c) in bonus[1..].iter_mut().zip(units) {
+        let kind = c.kind();
+        *b = in_place_bonus(prev, kind);
+        prev = kind;
+    }
+    if start == 0 && width > 1 {
+        bonus[1] *= BONUS_FIRST_CHAR_MULTIPLIER;
+    }
+
+    // A fresh matrix: every cell at its default, then row 0 reset with the
+    // gap extension as its skip score (skim's resets of the other cells
+    // are no-ops on default cells).
+    let [row0, row1] = &mut scratch.rows;
+    row0.clear();
+    row0.resize(
+        width,
+        Cell {
+            m: NEG,
+            p: GAP_EXTENSION,
+            bonus: 0,
+        },
+    );
+    row1.clear();
+    row1.resize(
+        width,
+        Cell {
+            m: NEG,
+            p: NEG,
+            bonus: 0,
+        },
+    );
+
+    for (i, &p_ch) in pattern.iter().enumerate() {
+        // Pattern unit `i` fills row `(i + 1) & 1` from row `i & 1`.
+        let (cur, prev): (&mut [Cell], &[Cell]) = if i & 1 == 0 {
+            (&mut row1[..width], &row0[..width])
+        } else {
+            (&mut row0[..width], &row1[..width])
+        };
+        let bonus = &bonus[..width];
+        let from = first[i] - start + 1;
+        let mut left = cur[from - 1];
+        for col in from..width {
+            let c_ch = units[col - 1];
+            let mut cell = Cell {
+                m: NEG,
+                p: max(GAP_START + GAP_EXTENSION + left.m, GAP_EXTENSION + left.p),
+                bonus: 0,
+            };
+            if c_ch.eq_ignore_case(p_ch) {
+                let match_score = if c_ch == p_ch {
+                    SCORE_MATCH
+                } else {
+                    max(0, SCORE_MATCH + PENALTY_CASE_MISMATCH)
+                };
+                let diagonal = prev[col - 1];
+                let in_place = bonus[col];
+                let consecutive = max(left.bonus, max(in_place, BONUS_CONSECUTIVE));
+                cur[col - 1].bonus = consecutive;
+                // skim takes the match path on ties; the score is the same.
+                cell.m = max(diagonal.m + consecutive, diagonal.p + in_place) + match_score;
+                // A matched cell keeps the bonus it had (skim sets it only
+                // when the next unit matches, or zeroes it on a mismatch).
+                cell.bonus = cur[col].bonus;
+            }
+            cur[col] = cell;
+            left = cell;
+        }
+    }
+
+    let last = if pattern.len() & 1 == 1 {
+        &*row1
+    } else {
+        &*row0
+    };
+    last[first[pattern.len() - 1] - start..]
+        .iter()
+        .map(|cell| cell.m)
+        .max()
+}
+
+#[cfg(test)]
+mod tests {
+    use fuzzy_matcher::FuzzyMatcher;
+    use fuzzy_matcher::skim::SkimMatcherV2;
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// skim as the filter uses it, from a fresh matrix (a new matcher).
+    fn skim(choice: &str, query: &str) -> Option<i64> {
+        SkimMatcherV2::default()
+            .ignore_case()
+            .fuzzy_match(choice, query)
+    }
+
+    fn ours(choice: &str, query: &str) -> Option<i64> {
+        Pattern::new(query)
+            .score(choice, &mut Scratch::default())
+            .map(i64::from)
+    }
+
+    #[test]
+    fn scores_like_skim_on_pod_names() {
+        let choices = [
+            "team-0042/svc-042-9e3779b1-0002a",
+            "shop/storefront-7d9f-x2",
+            "kube-system/coredns-5d78c9869d-abcde",
+            "app=svc-042 pod-template-hash=6d8f",
+            "node-1",
+            "ÜNÏCÖDÉ/namé",
+            "",
+        ];
+        let queries = [
+            "s", "svc", "svc-042", "SVC", "st/fr", "aac", "a-a", "0042", "namé", "É", "zzz",
+        ];
+        for c in choices {
+            for q in queries {
+                assert_eq!(ours(c, q), skim(c, q), "{c:?} {q:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_reused_skim_matcher_can_differ_which_is_why_this_port_exists() {
+        // skim reads a bonus the previous call left in its cached matrix.
+        let reused = SkimMatcherV2::default().ignore_case();
+        let fresh = reused.fuzzy_match("aaac", "aac");
+        let _ = reused.fuzzy_match("xx/a", "a");
+        assert_ne!(reused.fuzzy_match("aaac", "aac"), fresh);
+        assert_eq!(ours("aaac", "aac"), fresh);
+    }
+
+    fn text() -> impl Strategy<Value = String> {
+        // Pod-name-like text with separators, case, digits and some Unicode.
+        proptest::string::string_regex("[a-cA-C0-2/ ._=é\\-]{0,24}").unwrap()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn same_score_as_skim(choice in text(), query in "[a-cA-C0-2/._é\\-]{1,6}") {
+            prop_assert_eq!(ours(&choice, &query), skim(&choice, &query));
+        }
+
+        #[test]
+        fn same_score_as_skim_on_any_text(choice in ".{0,16}", query in ".{1,4}") {
+            prop_assert_eq!(ours(&choice, &query), skim(&choice, &query));
+        }
+
+        #[test]
+        fn scratch_reuse_does_not_change_scores(
+            pairs in proptest::collection::vec((text(), "[a-cA-C0-2\\-]{1,5}"), 1..8),
+        ) {
+            let mut scratch = Scratch::default();
+            for (choice, query) in &pairs {
+                let reused = Pattern::new(query).score(choice, &mut scratch).map(i64::from);
+                prop_assert_eq!(reused, skim(choice, query));
+            }
+        }
+    }
+}
