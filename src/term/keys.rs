@@ -93,7 +93,13 @@ pub fn encode_paste(text: &str, bracketed: bool) -> Vec<u8> {
     if !bracketed {
         return text.replace("\r\n", "\r").replace('\n', "\r").into_bytes();
     }
-    let safe = text.replace("\x1b[201~", "");
+    // Removing the end marker can join pieces into a new one
+    // ("\x1b[20\x1b[201~1~"), so remove until none is left: a paste must
+    // never end early and have its rest run as typed keys.
+    let mut safe = text.to_string();
+    while safe.contains("\x1b[201~") {
+        safe = safe.replace("\x1b[201~", "");
+    }
     let mut out = b"\x1b[200~".to_vec();
     out.extend_from_slice(safe.as_bytes());
     out.extend_from_slice(b"\x1b[201~");
@@ -154,5 +160,21 @@ mod tests {
             encode_paste("x\x1b[201~rm -rf /", true),
             b"\x1b[200~xrm -rf /\x1b[201~"
         );
+        assert_eq!(
+            encode_paste("\x1b[20\x1b[201~1~rm -rf ~\r", true),
+            b"\x1b[200~rm -rf ~\r\x1b[201~",
+            "a marker rebuilt by the removal is removed too (found by cargo-fuzz)"
+        );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_bracketed_paste_ends_only_at_its_end(text in "(\\x1b|\\[|2|0|1|~|a|\n){0,40}") {
+            let out = encode_paste(&text, true);
+            let end = b"\x1b[201~";
+            let ends = out.windows(end.len()).filter(|w| w == end).count();
+            proptest::prop_assert_eq!(ends, 1);
+            proptest::prop_assert!(out.ends_with(end));
+        }
     }
 }
