@@ -433,15 +433,7 @@ impl App {
         let Some(t) = self.workspace.terminals.get_mut(&id) else {
             return vec![];
         };
-        t.state = TerminalState::Attaching;
-        vec![Effect::OpenSession {
-            id,
-            pod: t.pod.clone(),
-            container: t.container.clone(),
-            kind: SessionKind::Attach,
-            size: t.pane.size(),
-            replay_log: false,
-        }]
+        vec![attach(t, false)]
     }
 
     /// `:record` on the focused pane's terminal: starts or stops.
@@ -644,15 +636,7 @@ impl App {
         }
         match state {
             Some(ContainerState::Running { .. }) => {
-                t.state = TerminalState::Attaching;
-                vec![Effect::OpenSession {
-                    id,
-                    pod: t.pod.clone(),
-                    container: t.container.clone(),
-                    kind: SessionKind::Attach,
-                    size: t.pane.size(),
-                    replay_log: true,
-                }]
+                vec![attach(t, true)]
             }
             Some(ContainerState::Terminated {
                 exit_code,
@@ -744,3 +728,17 @@ impl App {
 #[cfg(test)]
 #[path = "panes_tests.rs"]
 mod tests;
+
+/// (Re-)attaches a terminal to its container's own terminal; with
+/// `replay_log`, what it printed before is shown first.
+fn attach(t: &mut Terminal, replay_log: bool) -> Effect {
+    t.state = TerminalState::Attaching;
+    Effect::OpenSession {
+        id: t.id,
+        pod: t.pod.clone(),
+        container: t.container.clone(),
+        kind: SessionKind::Attach,
+        size: t.pane.size(),
+        replay_log,
+    }
+}
