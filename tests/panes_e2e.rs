@@ -6,7 +6,7 @@ mod support;
 use std::time::Duration;
 
 use support::{
-    PodbayScreen, args, exits_cleanly, kubeconfig, launch_on_redis, pane_text, pid_after, start_sim,
+    PodbayScreen, args, exits_cleanly, kubeconfig, launch_on_redis, pane_text, shell_pid, start_sim,
 };
 
 /// ctrl-b, then `key`.
@@ -213,13 +213,7 @@ async fn an_idle_timeout_is_repaired_once_by_itself_then_offers_r() {
     screen
         .wait_for("an attached shell", |t| t.contains("● attached"))
         .await;
-    screen.keys("echo first-$$\r").await;
-    screen
-        .wait_for("the first pid", |t| {
-            t.lines().any(|l| pane_text(l).starts_with("first-"))
-        })
-        .await;
-    let first = pid_after(&screen.text(), "first-");
+    let first = shell_pid(&screen, "first-").await;
 
     // Nothing crosses the stream: the "load balancer" cuts it; podbay
     // re-attaches by itself and says so.
@@ -228,17 +222,7 @@ async fn an_idle_timeout_is_repaired_once_by_itself_then_offers_r() {
             t.contains("re-attached automatically") && t.contains("● attached")
         })
         .await;
-    screen.keys("echo second-$$\r").await;
-    screen
-        .wait_for("the second pid", |t| {
-            t.lines().any(|l| pane_text(l).starts_with("second-"))
-        })
-        .await;
-    assert_eq!(
-        pid_after(&screen.text(), "second-"),
-        first,
-        "the same shell"
-    );
+    assert_eq!(shell_pid(&screen, "second-").await, first, "the same shell");
 
     // Typing re-arms the repair once; a second idle cut with no typing in
     // between is left to the user.

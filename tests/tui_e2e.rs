@@ -4,7 +4,7 @@
 mod support;
 
 use support::{
-    PodbayScreen, args, exits_cleanly, kubeconfig, launch_on_redis, pane_text, pid_after, start_sim,
+    PodbayScreen, args, exits_cleanly, kubeconfig, launch_on_redis, shell_pid, start_sim,
 };
 
 /// Lines of the pod table (below the header row).
@@ -340,13 +340,7 @@ async fn a_killed_stream_shows_the_disconnect_and_r_reattaches_to_the_same_proce
     screen
         .wait_for("an attached shell", |t| t.contains("● attached"))
         .await;
-    screen.keys("echo first-$$\r").await;
-    screen
-        .wait_for("the first pid", |t| {
-            t.lines().any(|l| pane_text(l).starts_with("first-"))
-        })
-        .await;
-    let first = pid_after(&screen.text(), "first-");
+    let first = shell_pid(&screen, "first-").await;
 
     sim.kill_streams();
     screen
@@ -358,14 +352,8 @@ async fn a_killed_stream_shows_the_disconnect_and_r_reattaches_to_the_same_proce
     screen
         .wait_for("attached again", |t| t.contains("● attached"))
         .await;
-    screen.keys("echo second-$$\r").await;
-    screen
-        .wait_for("the second pid", |t| {
-            t.lines().any(|l| pane_text(l).starts_with("second-"))
-        })
-        .await;
     assert_eq!(
-        pid_after(&screen.text(), "second-"),
+        shell_pid(&screen, "second-").await,
         first,
         "the same shell process answered"
     );

@@ -428,17 +428,7 @@ impl App {
             }
             Event::PodEvents(feed) => {
                 if let Some(view) = self.pod_view_mut() {
-                    match feed {
-                        Feed::Listed { rows, .. } => view.events = rows,
-                        Feed::Applied(e) => match view.events.iter_mut().find(|x| x.name == e.name)
-                        {
-                            Some(existing) => *existing = e,
-                            None => view.events.push(e),
-                        },
-                        Feed::Deleted(e) => view.events.retain(|x| x.name != e.name),
-                        Feed::Forbidden(_) | Feed::Listing { .. } | Feed::Reconnecting(_) => {}
-                    }
-                    view.events.sort_by_key(|e| e.last_seen);
+                    apply_events(&mut view.events, feed);
                 }
                 vec![]
             }
@@ -898,6 +888,20 @@ impl App {
             _ => {}
         }
     }
+}
+
+/// Applies an event watch's update to a list kept oldest first.
+fn apply_events(events: &mut Vec<EventRow>, feed: Feed<EventRow>) {
+    match feed {
+        Feed::Listed { rows, .. } => *events = rows,
+        Feed::Applied(e) => match events.iter_mut().find(|x| x.name == e.name) {
+            Some(existing) => *existing = e,
+            None => events.push(e),
+        },
+        Feed::Deleted(e) => events.retain(|x| x.name != e.name),
+        Feed::Forbidden(_) | Feed::Listing { .. } | Feed::Reconnecting(_) => {}
+    }
+    events.sort_by_key(|e| e.last_seen);
 }
 
 fn info(text: String) -> Message {

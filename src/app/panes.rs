@@ -590,16 +590,7 @@ impl App {
         let Some(t) = self.workspace.terminals.get_mut(&id) else {
             return;
         };
-        match feed {
-            Feed::Listed { rows, .. } => t.events = rows,
-            Feed::Applied(e) => match t.events.iter_mut().find(|x| x.name == e.name) {
-                Some(existing) => *existing = e,
-                None => t.events.push(e),
-            },
-            Feed::Deleted(e) => t.events.retain(|x| x.name != e.name),
-            Feed::Forbidden(_) | Feed::Listing { .. } | Feed::Reconnecting(_) => {}
-        }
-        t.events.sort_by_key(|e| e.last_seen);
+        super::apply_events(&mut t.events, feed);
     }
 
     /// A terminal follows its container through the pod watch: attach once

@@ -64,18 +64,23 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         " Commands: :ns NAME · :ns (all) · :ctx NAME · :q · tab completes",
         theme.dim,
     )));
-    lines.push(Line::from(Span::styled(
-        " Any key closes this help.",
-        theme.dim,
-    )));
     let title = match app.view {
         View::Pods => " keys: pods ",
         View::Pod(_) => " keys: pod ",
     };
+    draw_box(frame, area, title, lines, theme);
+}
+
+/// The help box over whatever is below, with its closing hint.
+fn draw_box(frame: &mut Frame, area: Rect, title: &str, mut lines: Vec<Line>, theme: &Theme) {
+    lines.push(Line::from(Span::styled(
+        " Any key closes this help.",
+        theme.dim,
+    )));
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(theme.border)
-        .title(Span::styled(title, theme.title));
+        .title(Span::styled(title.to_string(), theme.title));
     frame.render_widget(Clear, area);
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }
@@ -121,14 +126,5 @@ fn draw_pane_keys(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         " Without the prefix every key goes to the shell; shift-pgup/pgdn and the wheel scroll.",
         theme.dim,
     )));
-    lines.push(Line::from(Span::styled(
-        " Any key closes this help.",
-        theme.dim,
-    )));
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(theme.border)
-        .title(Span::styled(" keys: panes ", theme.title));
-    frame.render_widget(Clear, area);
-    frame.render_widget(Paragraph::new(lines).block(block), area);
+    draw_box(frame, area, " keys: panes ", lines, theme);
 }

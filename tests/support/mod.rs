@@ -269,6 +269,18 @@ pub fn pane_text(line: &str) -> &str {
         .trim_end()
 }
 
+/// Asks the focused shell for its pid, printed after `marker`, and reads it
+/// off the screen.
+pub async fn shell_pid(screen: &PodbayScreen, marker: &str) -> String {
+    screen.keys(&format!("echo {marker}$$\r")).await;
+    screen
+        .wait_for(&format!("the pid after {marker}"), |t| {
+            t.lines().any(|l| pane_text(l).starts_with(marker))
+        })
+        .await;
+    pid_after(&screen.text(), marker)
+}
+
 pub fn pid_after(text: &str, marker: &str) -> String {
     text.lines()
         .find_map(|l| pane_text(l).strip_prefix(marker))
