@@ -116,6 +116,7 @@ pub async fn run(options: TuiOptions) -> anyhow::Result<()> {
     // drawn at once instead of at the next frame boundary.
     let mut last_key = tokio::time::Instant::now() - ECHO_WINDOW;
     let mut echo_due = false;
+    let panic_key = test_panic_key();
     loop {
         let since_frame = last_frame.elapsed();
         if dirty && (since_frame >= FRAME || (echo_due && since_frame >= ECHO_FRAME)) {
@@ -157,6 +158,11 @@ pub async fn run(options: TuiOptions) -> anyhow::Result<()> {
             () = std::future::ready(()), if tasks.outboxes.has_ready() => None,
             _ = tokio::time::sleep(redraw_in), if dirty => None,
         };
+        if let Some(Event::Key(key)) = &event
+            && panic_key.is_some_and(|c| key.code == crossterm::event::KeyCode::Char(c))
+        {
+            panic!("test-only panic, asked for by PODBAY_TEST_PANIC_KEY");
+        }
         let mut pending: Vec<Event> = event.into_iter().collect();
         // Coalesce a burst (a relist, a flood of events) into one frame.
         while pending.len() < 512 {
@@ -208,6 +214,15 @@ pub async fn run(options: TuiOptions) -> anyhow::Result<()> {
     drop(terminal);
     drop(guard);
     Ok(())
+}
+
+/// Debug builds only: the key on which to panic, so end-to-end tests can
+/// check that a panic restores the user's terminal.
+fn test_panic_key() -> Option<char> {
+    if !cfg!(debug_assertions) {
+        return None;
+    }
+    std::env::var("PODBAY_TEST_PANIC_KEY").ok()?.chars().next()
 }
 
 /// Asks the user's own terminal to put `text` on the clipboard (OSC 52).

@@ -97,39 +97,116 @@ async fn restricted_user_gets_forbidden_naming_the_permission() {
     assert!(rows.iter().all(|r| r.starts_with("shop/")) && !rows.is_empty());
 }
 
-#[tokio::test]
-async fn dropped_watches_reconnect_and_keep_streaming() {
-    let sim = start_sim(0).await;
-    let kube = client(&sim, "sim").await;
+fn cart_patch(container: &str) -> Patch<serde_json::Value> {
+    Patch::Strategic(json!({"spec": {"ephemeralContainers": [
+        {"name": container, "image": "busybox", "stdin": true, "tty": true}
+    ]}}))
+}
+
+const CART: &str = "cart-5f6d7c9b8-h2j4k";
+
+async fn shop_feed(sim: &podbay::sim::SimHandle) -> tokio::sync::mpsc::Receiver<Feed<String>> {
+    let kube = client(sim, "sim").await;
     let (tx, mut rx) = feed::channel();
     tokio::spawn(feed::run(
-        Api::<Pod>::namespaced(kube.clone(), "shop"),
+        Api::<Pod>::namespaced(kube, "shop"),
         feed::config(),
         Some("shop".into()),
         name,
         tx,
     ));
-    next(&mut rx).await;
-    next(&mut rx).await;
-    sim.drop_watches();
+    assert!(matches!(next(&mut rx).await, Feed::Listing { .. }));
+    assert!(matches!(next(&mut rx).await, Feed::Listed { .. }));
+    // Listed is sent before the watch request; let it reach the server.
     tokio::time::sleep(Duration::from_millis(300)).await;
-    let patch = json!({"spec": {"ephemeralContainers": [{"name": "after-drop", "image": "busybox", "stdin": true, "tty": true}]}});
-    Api::<Pod>::namespaced(kube, "shop")
-        .patch_ephemeral_containers(
-            "cart-5f6d7c9b8-h2j4k",
-            &PatchParams::default(),
-            &Patch::Strategic(patch),
-        )
+    rx
+}
+
+/// The next update that is not a change to a pod.
+async fn next_beyond_changes(rx: &mut tokio::sync::mpsc::Receiver<Feed<String>>) -> Feed<String> {
+    loop {
+        match next(rx).await {
+            Feed::Applied(_) | Feed::Deleted(_) => continue,
+            other => return other,
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_cut_watch_is_reported_and_resumed_without_a_relist() {
+    let sim = start_sim(0).await;
+    let mut rx = shop_feed(&sim).await;
+    sim.drop_watches();
+    assert_eq!(next(&mut rx).await, Feed::Cut);
+    assert_eq!(next(&mut rx).await, Feed::Resumed);
+    Api::<Pod>::namespaced(client(&sim, "sim").await, "shop")
+        .patch_ephemeral_containers(CART, &PatchParams::default(), &cart_patch("after-drop"))
         .await
         .unwrap();
+    assert_eq!(next(&mut rx).await, Feed::Applied(format!("shop/{CART}")));
+}
+
+#[tokio::test]
+async fn compacted_history_makes_the_feed_list_again() {
+    let sim = start_sim(0).await;
+    let mut rx = shop_feed(&sim).await;
+    // A change the watch sees, then history compacted past it.
+    Api::<Pod>::namespaced(client(&sim, "sim").await, "shop")
+        .patch_ephemeral_containers(CART, &PatchParams::default(), &cart_patch("one"))
+        .await
+        .unwrap();
+    assert_eq!(next(&mut rx).await, Feed::Applied(format!("shop/{CART}")));
+    sim.expire_resource_versions();
+    Api::<Pod>::namespaced(client(&sim, "sim").await, "shop")
+        .patch_ephemeral_containers(CART, &PatchParams::default(), &cart_patch("two"))
+        .await
+        .unwrap();
+    assert_eq!(next(&mut rx).await, Feed::Applied(format!("shop/{CART}")));
+    sim.expire_resource_versions();
+    sim.drop_watches();
+    assert_eq!(next_beyond_changes(&mut rx).await, Feed::Cut);
+    // The new watch starts (Resumed), then its first event is ERROR 410.
+    assert_eq!(next(&mut rx).await, Feed::Resumed);
+    let relist = next(&mut rx).await;
+    assert!(
+        matches!(relist, Feed::Listing { .. }),
+        "410 → list, got {relist:?}"
+    );
+    let Feed::Listed { rows, .. } = next(&mut rx).await else {
+        panic!("expected the new list")
+    };
+    assert!(rows.contains(&format!("shop/{CART}")));
+}
+
+#[tokio::test]
+async fn a_stopped_server_is_reported_then_the_feed_resumes_when_it_returns() {
+    let sim = start_sim(0).await;
+    let mut rx = shop_feed(&sim).await;
+    sim.stop_server();
+    // The open watch is reset (or, on some timing, ends first: a cut).
+    let sentence = match next(&mut rx).await {
+        Feed::Cut => next(&mut rx).await,
+        other => other,
+    };
+    let Feed::Reconnecting(sentence) = sentence else {
+        panic!("expected the reason, got {sentence:?}")
+    };
+    assert!(
+        sentence.starts_with("Cannot reach the API server"),
+        "{sentence}"
+    );
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    sim.restart_server().await.unwrap();
     loop {
         match next(&mut rx).await {
-            Feed::Applied(n) if n == "shop/cart-5f6d7c9b8-h2j4k" => break,
-            Feed::Applied(_)
-            | Feed::Reconnecting(_)
-            | Feed::Listing { .. }
-            | Feed::Listed { .. } => continue,
+            Feed::Reconnecting(_) => continue,
+            Feed::Resumed => break,
             other => panic!("unexpected {other:?}"),
         }
     }
+    Api::<Pod>::namespaced(client(&sim, "sim").await, "shop")
+        .patch_ephemeral_containers(CART, &PatchParams::default(), &cart_patch("after-restart"))
+        .await
+        .unwrap();
+    assert_eq!(next(&mut rx).await, Feed::Applied(format!("shop/{CART}")));
 }

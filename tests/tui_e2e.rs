@@ -148,13 +148,10 @@ async fn restricted_user_sees_its_namespace_and_the_missing_permission() {
 async fn bad_setup_gives_one_sentence_and_a_nonzero_exit() {
     let sim = start_sim(0).await;
     let config = kubeconfig(&sim, "bad");
-    let run = |extra: Vec<String>| async move {
+    let run_with_config_home = |extra: Vec<String>, home: &'static str| async move {
         let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_podbay"))
             .args(extra)
-            .env(
-                "XDG_CONFIG_HOME",
-                std::env::temp_dir().join("podbay-e2e-noconfig"),
-            )
+            .env("XDG_CONFIG_HOME", std::env::temp_dir().join(home))
             .output()
             .await
             .unwrap();
@@ -163,6 +160,7 @@ async fn bad_setup_gives_one_sentence_and_a_nonzero_exit() {
             String::from_utf8_lossy(&out.stderr).trim().to_string(),
         )
     };
+    let run = |extra: Vec<String>| run_with_config_home(extra, "podbay-e2e-noconfig");
     let (code, err) = run(args(&config, &["--context", "nope"])).await;
     assert_eq!(code, Some(1));
     assert_eq!(
@@ -176,6 +174,49 @@ async fn bad_setup_gives_one_sentence_and_a_nonzero_exit() {
         err.starts_with("podbay: Cannot read the kubeconfig /nonexistent/kubeconfig"),
         "{err}"
     );
+
+    // A malformed kubeconfig.
+    let garbled = config.with_extension("garbled");
+    std::fs::write(&garbled, "apiVersion: v1\nclusters: [unclosed\n").unwrap();
+    let (code, err) = run(args(&garbled, &[])).await;
+    assert_eq!(code, Some(1));
+    assert!(
+        err.starts_with("podbay: Cannot read the kubeconfig") && err.lines().count() == 1,
+        "{err}"
+    );
+
+    // An expired (here: unknown) token: the server answers 401.
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&config).unwrap()).unwrap();
+    for user in doc["users"].as_array_mut().unwrap() {
+        user["user"]["token"] = "expired-token".into();
+    }
+    let expired = config.with_extension("expired");
+    std::fs::write(&expired, doc.to_string()).unwrap();
+    let (code, err) = run(args(&expired, &[])).await;
+    assert_eq!(code, Some(1));
+    assert!(
+        err.starts_with("podbay: The cluster rejected your credentials (401 Unauthorized)"),
+        "{err}"
+    );
+    assert!(!err.contains("expired-token"), "no token in errors: {err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+
+    // A config file with a mistake names the file and the line.
+    let home = std::env::temp_dir().join("podbay-e2e-badconfig");
+    std::fs::create_dir_all(home.join("podbay")).unwrap();
+    std::fs::write(
+        home.join("podbay").join("config.toml"),
+        "[terminal]\nscrollback = \"lots\"\n",
+    )
+    .unwrap();
+    let (code, err) = run_with_config_home(args(&config, &[]), "podbay-e2e-badconfig").await;
+    assert_eq!(code, Some(1));
+    assert!(
+        err.starts_with("podbay: Config file ") && err.contains("line 2"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
 
     sim.stop_server();
     let (code, err) = run(args(&config, &[])).await;
@@ -192,7 +233,9 @@ async fn bad_setup_gives_one_sentence_and_a_nonzero_exit() {
         err.starts_with("podbay: No theme named \"solarized\""),
         "{err}"
     );
-    let _ = std::fs::remove_file(config);
+    for file in [config, garbled, expired] {
+        let _ = std::fs::remove_file(file);
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

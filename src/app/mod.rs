@@ -7,6 +7,7 @@ pub mod command;
 pub mod copy;
 pub mod keymap;
 pub mod launcher;
+mod link;
 mod panes;
 pub mod pods;
 pub mod terminal;
@@ -26,6 +27,7 @@ use crate::term::layout::{Direction, PaneId};
 use command::CommandLine;
 use keymap::{Action, KeySpec, Keymap};
 use launcher::{FormOutcome, Launcher};
+pub use link::Link;
 use pods::PodTable;
 use terminal::TerminalKind;
 use workspace::Workspace;
@@ -267,7 +269,9 @@ pub struct App {
     /// Extra namespaces from config, for restricted users.
     pub fallback_namespaces: Vec<String>,
     pub scope: Scope,
-    pub connection: Connection,
+    pub connection: Link,
+    /// The sentence shown while the pod watch is failing.
+    link_trouble: Option<String>,
     pub pods: PodTable,
     pub namespaces: Vec<String>,
     pub mode: Mode,
@@ -319,7 +323,8 @@ impl App {
             home_namespace: options.namespace,
             fallback_namespaces: options.fallback_namespaces,
             scope: scope.clone(),
-            connection: Connection::Connecting,
+            connection: Link::new(),
+            link_trouble: None,
             pods: PodTable::default(),
             namespaces: Vec::new(),
             mode: Mode::Normal,
@@ -373,6 +378,7 @@ impl App {
             }
             Event::Tick(now) => {
                 self.now = now;
+                self.connection.tick();
                 vec![]
             }
             Event::Pods(feed) => self.on_pods(feed),
@@ -396,7 +402,7 @@ impl App {
                         known.dedup();
                         self.namespaces = known;
                     }
-                    Feed::Listing { .. } | Feed::Reconnecting(_) => {}
+                    Feed::Listing { .. } | Feed::Cut | Feed::Resumed | Feed::Reconnecting(_) => {}
                 }
                 vec![]
             }
@@ -416,7 +422,10 @@ impl App {
                         }
                         Feed::Deleted(_) => view.gone = true,
                         Feed::Forbidden(denied) => notice = Some(warning(denied.sentence())),
-                        Feed::Listing { .. } | Feed::Reconnecting(_) => {}
+                        Feed::Listing { .. }
+                        | Feed::Cut
+                        | Feed::Resumed
+                        | Feed::Reconnecting(_) => {}
                     }
                     let len = view.detail.as_ref().map_or(0, |d| d.containers.len());
                     view.cursor = view.cursor.min(len.saturating_sub(1));
@@ -442,7 +451,7 @@ impl App {
                 self.contexts = contexts;
                 self.pods.replace(None, Vec::new());
                 self.namespaces.clear();
-                self.connection = Connection::Connecting;
+                self.connection.connecting();
                 self.message = Some(info(format!("Switched to context {}.", self.context)));
                 self.scope = match self.scope {
                     Scope::All => Scope::All,
@@ -521,23 +530,37 @@ impl App {
             Feed::Listing { .. } => {}
             Feed::Listed { scope, rows } => {
                 self.pods.replace(scope.as_deref(), rows);
-                self.connection = Connection::Live;
+                self.link_back();
             }
             Feed::Applied(row) => {
                 self.pods.apply(row);
-                self.connection = Connection::Live;
+                self.link_back();
             }
             Feed::Deleted(row) => {
                 self.pods.remove(&row.key);
-                self.connection = Connection::Live;
+                self.link_back();
             }
+            Feed::Resumed => self.link_back(),
+            Feed::Cut => self.connection.reconnecting(),
             Feed::Reconnecting(sentence) => {
-                self.connection = Connection::Reconnecting;
-                self.message = Some(warning(sentence));
+                self.connection.reconnecting();
+                self.message = Some(warning(sentence.clone()));
+                self.link_trouble = Some(sentence);
             }
             Feed::Forbidden(denied) => return self.narrow_after_denial(denied),
         }
         vec![]
+    }
+
+    /// The pod watch runs again: clear its trouble message, if it is still
+    /// the one showing.
+    fn link_back(&mut self) {
+        self.connection.live();
+        if let Some(sentence) = self.link_trouble.take()
+            && self.message.as_ref().is_some_and(|m| m.text == sentence)
+        {
+            self.message = None;
+        }
     }
 
     /// Restricted users are the norm: when the cluster-wide list is refused,
@@ -558,7 +581,7 @@ impl App {
                 vec![Effect::WatchPods(self.scope.clone())]
             }
             Scope::Namespaces(_) => {
-                self.connection = Connection::Live;
+                self.connection.live();
                 self.message = Some(warning(denied.sentence()));
                 vec![]
             }
@@ -691,7 +714,7 @@ impl App {
         self.view = View::Pods;
         self.scope = scope.clone();
         self.pods.replace(None, Vec::new());
-        self.connection = Connection::Connecting;
+        self.connection.connecting();
         self.message = None;
         vec![Effect::StopWatchingPod, Effect::WatchPods(scope)]
     }
@@ -899,7 +922,11 @@ fn apply_events(events: &mut Vec<EventRow>, feed: Feed<EventRow>) {
             None => events.push(e),
         },
         Feed::Deleted(e) => events.retain(|x| x.name != e.name),
-        Feed::Forbidden(_) | Feed::Listing { .. } | Feed::Reconnecting(_) => {}
+        Feed::Forbidden(_)
+        | Feed::Listing { .. }
+        | Feed::Cut
+        | Feed::Resumed
+        | Feed::Reconnecting(_) => {}
     }
     events.sort_by_key(|e| e.last_seen);
 }

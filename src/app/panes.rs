@@ -581,7 +581,11 @@ impl App {
                 t.detail = Some(d);
             }
             Feed::Deleted(_) => t.pod_gone = true,
-            Feed::Forbidden(_) | Feed::Listing { .. } | Feed::Reconnecting(_) => {}
+            Feed::Forbidden(_)
+            | Feed::Listing { .. }
+            | Feed::Cut
+            | Feed::Resumed
+            | Feed::Reconnecting(_) => {}
         }
         self.after_terminal_change(id)
     }

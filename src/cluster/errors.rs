@@ -1,8 +1,6 @@
 //! API and connection errors turned into one sentence for the user: what
 //! happened and what to do, naming the exact permission when one is missing.
 
-use kube::runtime::watcher;
-
 /// A permission the cluster refused, parsed from its 403 message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Denied {
@@ -93,33 +91,20 @@ pub fn describe(error: &kube::Error) -> (String, Option<Denied>) {
     }
 }
 
-/// As [`describe`], for watcher errors.
-pub fn describe_watch_error(error: &watcher::Error) -> (String, Option<Denied>) {
-    match error {
-        watcher::Error::InitialListFailed(e)
-        | watcher::Error::WatchStartFailed(e)
-        | watcher::Error::WatchFailed(e) => describe(e),
-        watcher::Error::WatchError(status) => describe(&kube::Error::Api(status.clone())),
-        watcher::Error::NoResourceVersion => (
-            "The API server sent a list without a resourceVersion; podbay cannot watch it."
-                .to_string(),
-            None,
-        ),
-    }
-}
-
 fn trim(message: &str) -> &str {
     message.trim().trim_end_matches('.')
 }
 
 /// The innermost cause, which is the one that says what actually went wrong
-/// ("connection refused", "certificate expired").
+/// ("connection refused", "certificate expired"). Only its first line: some
+/// parsers follow it with a drawing of the input.
 pub(crate) fn root_cause(error: &(dyn std::error::Error + 'static)) -> String {
     let mut current = error;
     while let Some(next) = current.source() {
         current = next;
     }
-    trim(&current.to_string()).to_string()
+    let text = current.to_string();
+    trim(text.lines().next().unwrap_or_default()).to_string()
 }
 
 #[cfg(test)]

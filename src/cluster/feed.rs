@@ -1,24 +1,34 @@
-//! Live feeds: a kube-runtime watcher whose objects are projected into
-//! compact rows as they arrive, reported as typed updates on a channel.
+//! Live feeds: list, then watch from the list's resourceVersion, with the
+//! objects projected into compact rows as they arrive and reported as typed
+//! updates on a channel.
 //!
 //! The full objects never leave this module: a 40 KB `Pod` becomes a row of
 //! a few hundred bytes before anything else sees it.
+//!
+//! This is client-go's reflector loop rather than kube-runtime's watcher,
+//! because the watcher resumes a cut watch silently and podbay must show
+//! the user that its view is catching up. The loop: list (paged) → watch from
+//! the list's version → on a clean end at the requested timeout, watch again;
+//! on an early end, report [`Feed::Cut`] and watch again at once; on 410 Gone,
+//! list again; on errors, report one sentence and back off (0.8 s doubling to
+//! 30 s, with jitter). Every resumed watch reports [`Feed::Resumed`].
 
-use futures::StreamExt;
-use kube::Resource;
-use kube::api::Api;
-use kube::runtime::WatchStreamExt;
-use kube::runtime::watcher::{self, Event};
+use futures::{StreamExt, TryStreamExt};
+use kube::api::{Api, ListParams, WatchEvent, WatchParams};
+use kube::runtime::utils::Backoff;
+use kube::runtime::watcher::{self, DefaultBackoff};
+use kube::{Resource, ResourceExt};
 use serde::de::DeserializeOwned;
 use std::fmt::Debug;
+use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
-use super::errors::{Denied, describe_watch_error};
+use super::errors::{Denied, describe};
 
 /// What a feed reports.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Feed<R> {
-    /// Listing has started (first time, or again after a 410 or reconnect).
+    /// Listing has started (first time, or again after a 410).
     Listing {
         scope: Option<String>,
     },
@@ -30,7 +40,14 @@ pub enum Feed<R> {
     },
     Applied(R),
     Deleted(R),
-    /// The connection failed; the watcher retries with back-off. One sentence.
+    /// The watch ended before its timeout (a load balancer, an apiserver
+    /// restart); it is being resumed from the last version seen.
+    Cut,
+    /// A watch is running again after [`Feed::Cut`] or
+    /// [`Feed::Reconnecting`], from the last version seen. (If the server
+    /// has compacted that version, a relist follows: `Listing`, `Listed`.)
+    Resumed,
+    /// A request failed; the feed retries with back-off. One sentence.
     Reconnecting(String),
     /// The user may not watch this at all. One sentence naming the permission.
     Forbidden(Denied),
@@ -39,13 +56,31 @@ pub enum Feed<R> {
 /// Updates in flight before the watcher waits for the receiver.
 const CHANNEL_DEPTH: usize = 1024;
 
+/// A watch that ends this close to its requested timeout ended normally.
+const TIMEOUT_SLACK: Duration = Duration::from_secs(5);
+
 pub fn channel<R>() -> (mpsc::Sender<Feed<R>>, mpsc::Receiver<Feed<R>>) {
     mpsc::channel(CHANNEL_DEPTH)
 }
 
-/// Runs a watcher on `api` until the receiver is dropped, projecting every
-/// object with `project`. Returns early with `Feed::Forbidden` when the first
-/// list is refused with 403, so the caller can fall back to a narrower scope.
+/// How a watch ended.
+enum Ended {
+    /// At (or near) the timeout we asked for: watch again quietly.
+    Timeout,
+    /// Early, without an error: a cut connection.
+    Cut,
+    /// The version we watch from was compacted away: list again.
+    Gone,
+    Failed(kube::Error),
+}
+
+/// The receiver is gone, or the feed was refused: stop.
+struct Stop;
+
+/// Runs the list/watch loop on `api` until the receiver is dropped,
+/// projecting every object with `project`. Returns early with
+/// `Feed::Forbidden` when a request is refused with 403, so the caller can
+/// fall back to a narrower scope.
 pub async fn run<K, R>(
     api: Api<K>,
     config: watcher::Config,
@@ -56,41 +91,207 @@ pub async fn run<K, R>(
     K: Resource + Clone + DeserializeOwned + Debug + Send + 'static,
     R: Send + 'static,
 {
-    let mut stream = watcher::watcher(api, config).default_backoff().boxed();
-    let mut buffer: Vec<R> = Vec::new();
-    while let Some(item) = stream.next().await {
-        let update = match item {
-            Ok(Event::Init) => {
-                buffer.clear();
-                Some(Feed::Listing {
-                    scope: scope.clone(),
-                })
-            }
-            Ok(Event::InitApply(object)) => {
-                buffer.push(project(&object));
-                None
-            }
-            Ok(Event::InitDone) => Some(Feed::Listed {
-                scope: scope.clone(),
-                rows: std::mem::take(&mut buffer),
-            }),
-            Ok(Event::Apply(object)) => Some(Feed::Applied(project(&object))),
-            Ok(Event::Delete(object)) => Some(Feed::Deleted(project(&object))),
-            Err(error) => {
-                let (sentence, denied) = describe_watch_error(&error);
-                if let Some(denied) = denied {
-                    let _ = tx.send(Feed::Forbidden(denied)).await;
-                    return;
+    let _ = Reflector {
+        api,
+        config,
+        scope,
+        project,
+        tx,
+        backoff: DefaultBackoff::default(),
+    }
+    .run()
+    .await;
+}
+
+struct Reflector<K, P, R> {
+    api: Api<K>,
+    config: watcher::Config,
+    scope: Option<String>,
+    project: P,
+    tx: mpsc::Sender<Feed<R>>,
+    backoff: DefaultBackoff,
+}
+
+impl<K, P, R> Reflector<K, P, R>
+where
+    K: Resource + Clone + DeserializeOwned + Debug + Send + 'static,
+    P: Fn(&K) -> R + Send,
+    R: Send + 'static,
+{
+    async fn run(mut self) -> Result<(), Stop> {
+        // The version to watch from; `None` means list first.
+        let mut version: Option<String> = None;
+        // Whether the user was told the view is behind.
+        let mut interrupted = false;
+        loop {
+            let from = match version.take() {
+                Some(from) => from,
+                None => match self.list().await? {
+                    Ok(listed) => {
+                        interrupted = false;
+                        listed
+                    }
+                    Err(error) => {
+                        self.failed(&error).await?;
+                        interrupted = true;
+                        continue;
+                    }
+                },
+            };
+            let params = self.watch_params();
+            let stream = match self.api.watch(&params, &from).await {
+                Ok(stream) => stream,
+                Err(error) if is_gone(&error) => continue,
+                Err(error) => {
+                    self.failed(&error).await?;
+                    interrupted = true;
+                    version = Some(from);
+                    continue;
                 }
-                Some(Feed::Reconnecting(sentence))
+            };
+            self.backoff.reset();
+            if std::mem::take(&mut interrupted) {
+                self.send(Feed::Resumed).await?;
             }
-        };
-        if let Some(update) = update
-            && tx.send(update).await.is_err()
-        {
-            return;
+            let mut last = from;
+            match self.follow(stream, &mut last).await? {
+                Ended::Timeout => version = Some(last),
+                Ended::Cut => {
+                    self.send(Feed::Cut).await?;
+                    interrupted = true;
+                    version = Some(last);
+                }
+                Ended::Gone => {}
+                Ended::Failed(error) => {
+                    self.failed(&error).await?;
+                    interrupted = true;
+                    version = Some(last);
+                }
+            }
         }
     }
+
+    /// Lists every page; reports `Listing` then `Listed`, and returns the
+    /// list's resourceVersion. A continue token that expires mid-list
+    /// (410) starts the list over.
+    async fn list(&mut self) -> Result<Result<String, kube::Error>, Stop> {
+        self.send(Feed::Listing {
+            scope: self.scope.clone(),
+        })
+        .await?;
+        let mut rows = Vec::new();
+        let mut params = ListParams {
+            label_selector: self.config.label_selector.clone(),
+            field_selector: self.config.field_selector.clone(),
+            limit: self.config.page_size,
+            ..ListParams::default()
+        };
+        loop {
+            let page = match self.api.list(&params).await {
+                Ok(page) => page,
+                Err(error) if is_gone(&error) && params.continue_token.is_some() => {
+                    rows.clear();
+                    params.continue_token = None;
+                    continue;
+                }
+                Err(error) => return Ok(Err(error)),
+            };
+            rows.extend(page.items.iter().map(&self.project));
+            match page.metadata.continue_.filter(|token| !token.is_empty()) {
+                Some(token) => params.continue_token = Some(token),
+                None => {
+                    let Some(version) = page.metadata.resource_version else {
+                        return Ok(Err(kube::Error::Service(
+                            "the API server sent a list without a resourceVersion, so it cannot be watched".into(),
+                        )));
+                    };
+                    self.send(Feed::Listed {
+                        scope: self.scope.clone(),
+                        rows,
+                    })
+                    .await?;
+                    return Ok(Ok(version));
+                }
+            }
+        }
+    }
+
+    /// Forwards one watch's events, keeping `last` at the newest version
+    /// seen (bookmarks included), until the watch ends.
+    async fn follow(
+        &mut self,
+        stream: impl futures::Stream<Item = kube::Result<WatchEvent<K>>>,
+        last: &mut String,
+    ) -> Result<Ended, Stop> {
+        let started = Instant::now();
+        let mut stream = std::pin::pin!(stream.into_stream());
+        while let Some(event) = stream.next().await {
+            let update = match event {
+                Ok(WatchEvent::Added(object) | WatchEvent::Modified(object)) => {
+                    remember(last, &object);
+                    Feed::Applied((self.project)(&object))
+                }
+                Ok(WatchEvent::Deleted(object)) => {
+                    remember(last, &object);
+                    Feed::Deleted((self.project)(&object))
+                }
+                Ok(WatchEvent::Bookmark(bookmark)) => {
+                    *last = bookmark.metadata.resource_version;
+                    continue;
+                }
+                Ok(WatchEvent::Error(status)) if status.code == 410 => return Ok(Ended::Gone),
+                Ok(WatchEvent::Error(status)) => {
+                    return Ok(Ended::Failed(kube::Error::Api(status)));
+                }
+                Err(error) => return Ok(Ended::Failed(error)),
+            };
+            self.send(update).await?;
+        }
+        let requested = Duration::from_secs(self.config.timeout.unwrap_or(290).into());
+        Ok(if started.elapsed() + TIMEOUT_SLACK >= requested {
+            Ended::Timeout
+        } else {
+            Ended::Cut
+        })
+    }
+
+    /// Reports a failed request (or returns on 403) and waits out the
+    /// back-off.
+    async fn failed(&mut self, error: &kube::Error) -> Result<(), Stop> {
+        let (sentence, denied) = describe(error);
+        if let Some(denied) = denied {
+            let _ = self.send(Feed::Forbidden(denied)).await;
+            return Err(Stop);
+        }
+        self.send(Feed::Reconnecting(sentence)).await?;
+        let pause = self.backoff.next().unwrap_or(Duration::from_secs(30));
+        tokio::time::sleep(pause).await;
+        Ok(())
+    }
+
+    fn watch_params(&self) -> WatchParams {
+        WatchParams {
+            label_selector: self.config.label_selector.clone(),
+            field_selector: self.config.field_selector.clone(),
+            timeout: self.config.timeout,
+            bookmarks: self.config.bookmarks,
+            send_initial_events: false,
+        }
+    }
+
+    async fn send(&self, update: Feed<R>) -> Result<(), Stop> {
+        self.tx.send(update).await.map_err(|_| Stop)
+    }
+}
+
+fn remember<K: Resource>(last: &mut String, object: &K) {
+    if let Some(version) = object.resource_version() {
+        *last = version;
+    }
+}
+
+fn is_gone(error: &kube::Error) -> bool {
+    matches!(error, kube::Error::Api(status) if status.code == 410)
 }
 
 /// The watcher configuration podbay uses: bookmarks on, pages of 500.

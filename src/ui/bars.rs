@@ -12,7 +12,7 @@ use crate::app::{App, Connection, Focus, Level, Mode, View};
 use crate::theme::Theme;
 
 pub fn header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let (dot, state, style) = match app.connection {
+    let (dot, state, style) = match app.connection.state() {
         Connection::Live => ("●", "live", theme.live),
         Connection::Connecting => ("◌", "connecting", theme.pending),
         Connection::Reconnecting => ("◍", "reconnecting", theme.warning),

@@ -18,7 +18,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let inner = block.inner(area);
     frame.render_widget(block, area);
     if app.pods.visible_len() == 0 {
-        let text = match (app.connection, app.pods.query()) {
+        let text = match (app.connection.state(), app.pods.query()) {
             (Connection::Connecting, _) => "Connecting to the cluster…".to_string(),
             (_, Some(q)) => format!("No pod matches {q:?}. Esc clears the filter."),
             _ => format!("No pods in {}.", scope_words(&app.scope)),

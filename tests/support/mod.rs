@@ -95,6 +95,18 @@ impl PodbayScreen {
 
     /// Like [`spawn`](Self::spawn), with this `config.toml`.
     pub fn spawn_with_config(args: &[String], cols: u16, rows: u16, config: &str) -> PodbayScreen {
+        Self::spawn_with_env(args, cols, rows, config, &[])
+    }
+
+    /// Like [`spawn_with_config`](Self::spawn_with_config), with extra
+    /// environment variables.
+    pub fn spawn_with_env(
+        args: &[String],
+        cols: u16,
+        rows: u16,
+        config: &str,
+        extra_env: &[(&str, &str)],
+    ) -> PodbayScreen {
         let home = tempdir::TempHome::new("tui");
         let config_dir = home.0.join("config").join("podbay");
         std::fs::create_dir_all(&config_dir).expect("config dir");
@@ -111,7 +123,14 @@ impl PodbayScreen {
             ),
             ("TERM".into(), "xterm-256color".into()),
             ("KUBECONFIG".into(), String::new()),
-        ];
+        ]
+        .into_iter()
+        .chain(
+            extra_env
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string())),
+        )
+        .collect();
         let spawned = podbay::pty::spawn(&podbay::pty::Spawn {
             program: std::ffi::OsStr::new(env!("CARGO_BIN_EXE_podbay")),
             args,
@@ -229,6 +248,12 @@ pub async fn exits_cleanly(screen: &mut PodbayScreen) {
         .expect("podbay exits after q")
         .unwrap();
     assert!(status.success(), "exit status {status:?}");
+    assert_terminal_restored(screen);
+}
+
+/// Raw mode off, alternate screen left, cursor shown, mouse reporting and
+/// bracketed paste off.
+pub fn assert_terminal_restored(screen: &PodbayScreen) {
     screen.with_screen(|s| {
         assert!(!s.alternate_screen(), "left the alternate screen");
         assert!(!s.hide_cursor(), "cursor shown again");

@@ -1,0 +1,108 @@
+//! The pod list's link to the cluster, as the header shows it.
+
+use super::Connection;
+
+/// Ticks (one a second) a reconnect stays on screen at least, so a
+/// flapping watch that resumes within milliseconds is seen, not flashed.
+const HOLD_TICKS: u8 = 2;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Link {
+    state: Connection,
+    /// Ticks left before a reconnect may be cleared.
+    hold: u8,
+    /// The link came back during the hold.
+    back: bool,
+}
+
+impl Default for Link {
+    fn default() -> Self {
+        Link {
+            state: Connection::Connecting,
+            hold: 0,
+            back: false,
+        }
+    }
+}
+
+impl Link {
+    pub fn new() -> Self {
+        Link::default()
+    }
+
+    pub fn state(&self) -> Connection {
+        self.state
+    }
+
+    /// A new context or scope: nothing is known yet.
+    pub fn connecting(&mut self) {
+        *self = Link::new();
+    }
+
+    pub fn reconnecting(&mut self) {
+        self.state = Connection::Reconnecting;
+        self.hold = HOLD_TICKS;
+        self.back = false;
+    }
+
+    /// Data flows (or a watch runs) again.
+    pub fn live(&mut self) {
+        if self.state == Connection::Reconnecting && self.hold > 0 {
+            self.back = true;
+        } else {
+            self.state = Connection::Live;
+        }
+    }
+
+    pub fn tick(&mut self) {
+        if self.hold == 0 {
+            return;
+        }
+        self.hold -= 1;
+        if self.hold == 0 && std::mem::take(&mut self.back) {
+            self.state = Connection::Live;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reconnect_that_heals_at_once_stays_visible_for_the_hold() {
+        let mut link = Link::new();
+        link.live();
+        assert_eq!(link.state(), Connection::Live);
+        link.reconnecting();
+        link.live();
+        assert_eq!(link.state(), Connection::Reconnecting);
+        link.tick();
+        assert_eq!(link.state(), Connection::Reconnecting);
+        link.tick();
+        assert_eq!(link.state(), Connection::Live);
+    }
+
+    #[test]
+    fn a_reconnect_that_lasts_clears_when_the_link_is_back() {
+        let mut link = Link::new();
+        link.reconnecting();
+        for _ in 0..5 {
+            link.tick();
+        }
+        assert_eq!(link.state(), Connection::Reconnecting);
+        link.live();
+        assert_eq!(link.state(), Connection::Live);
+    }
+
+    #[test]
+    fn connecting_forgets_a_pending_reconnect() {
+        let mut link = Link::new();
+        link.reconnecting();
+        link.live();
+        link.connecting();
+        link.tick();
+        link.tick();
+        assert_eq!(link.state(), Connection::Connecting);
+    }
+}

@@ -1,0 +1,302 @@
+//! The real `podbay` binary in a PTY while the simulator misbehaves: watches
+//! cut every second, seconds of latency, the server gone and back, a panic.
+
+mod support;
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use k8s_openapi::api::core::v1::Pod;
+use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams};
+use podbay::model::PodRow;
+use serde_json::json;
+use support::{
+    PodbayScreen, args, assert_terminal_restored, client, exits_cleanly, kubeconfig,
+    launch_on_redis, start_sim,
+};
+
+/// What the server says, as the list shows it: (namespace, name) →
+/// (status, debug containers).
+type Rows = BTreeMap<(String, String), (String, u16)>;
+
+async fn server_truth(kube: &kube::Client) -> Rows {
+    Api::<Pod>::all(kube.clone())
+        .list(&ListParams::default())
+        .await
+        .expect("the server lists pods")
+        .items
+        .iter()
+        .map(PodRow::from_pod)
+        .map(|r| {
+            (
+                (r.key.namespace.to_string(), r.key.name.to_string()),
+                (r.status.to_string(), r.ephemeral),
+            )
+        })
+        .collect()
+}
+
+/// Whether the table on screen is exactly `truth`: every pod once, with its
+/// status and debug-container count, and nothing else.
+fn table_is(text: &str, truth: &Rows) -> bool {
+    let rows: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.contains("NAME") || !l.contains("STATUS"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .collect();
+    rows.len() == truth.len()
+        && truth.iter().all(|((ns, name), (status, debug))| {
+            rows.iter().any(|row| {
+                let mut words = row.split_whitespace();
+                words.next() == Some(ns)
+                    && words.next() == Some(name)
+                    && row.contains(status.as_str())
+                    && match debug {
+                        0 => !row.contains('◆'),
+                        n => row.contains(&format!("◆{n}")),
+                    }
+            })
+        })
+}
+
+/// Adds debug containers to running pods and deletes a few, one change
+/// every 600 ms, until `until`.
+async fn churn(kube: kube::Client, until: Instant) -> usize {
+    let running: Vec<(String, String)> = Api::<Pod>::all(kube.clone())
+        .list(&ListParams::default())
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .filter(|p| p.status.as_ref().and_then(|s| s.phase.as_deref()) == Some("Running"))
+        .map(|p| (p.metadata.namespace.unwrap(), p.metadata.name.unwrap()))
+        .collect();
+    let mut changes = 0;
+    let mut deleted = 0;
+    while Instant::now() < until {
+        let (ns, name) = &running[changes % running.len()];
+        let api: Api<Pod> = Api::namespaced(kube.clone(), ns);
+        if changes % 7 == 3 && deleted < 3 && changes < running.len() {
+            let gone = DeleteParams {
+                grace_period_seconds: Some(0),
+                ..Default::default()
+            };
+            if api.delete(name, &gone).await.is_ok() {
+                deleted += 1;
+            }
+        } else {
+            let patch = json!({"spec": {"ephemeralContainers": [
+                {"name": format!("churn-{changes}"), "image": "busybox", "stdin": true, "tty": true}
+            ]}});
+            let _ = api
+                .patch_ephemeral_containers(name, &PatchParams::default(), &Patch::Strategic(patch))
+                .await;
+        }
+        changes += 1;
+        tokio::time::sleep(Duration::from_millis(600)).await;
+    }
+    changes
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watches_cut_every_second_for_30_s_show_reconnecting_and_end_equal_to_the_server() {
+    let sim = start_sim(0).await;
+    let config = kubeconfig(&sim, "flap");
+    let kube = client(&sim, "sim").await;
+    let mut screen = PodbayScreen::spawn(&args(&config, &["-A"]), 200, 60);
+    screen
+        .wait_for("the list, live", |t| {
+            t.contains("redis-0") && t.contains("● live")
+        })
+        .await;
+
+    let until = Instant::now() + Duration::from_secs(30);
+    let changes = tokio::spawn(churn(kube.clone(), until));
+    let (mut samples, mut reconnecting, mut cuts) = (0, 0, 0);
+    let mut next_cut = Instant::now();
+    while Instant::now() < until {
+        if Instant::now() >= next_cut {
+            sim.drop_watches();
+            cuts += 1;
+            // Every fourth cut also compacts history: the next watch gets
+            // 410 Gone and podbay lists again.
+            if cuts % 4 == 0 {
+                sim.expire_resource_versions();
+            }
+            next_cut += Duration::from_secs(1);
+        }
+        samples += 1;
+        reconnecting += usize::from(screen.text().contains("◍ reconnecting"));
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let changes = changes.await.unwrap();
+    assert!(changes >= 40, "the pods changed throughout ({changes})");
+    assert!(
+        reconnecting * 2 >= samples,
+        "the header said reconnecting while the watch kept being cut \
+         ({reconnecting} of {samples} looks)"
+    );
+
+    let truth = server_truth(&kube).await;
+    assert!(truth.values().any(|(_, debug)| *debug > 0));
+    screen
+        .wait_for("the list to equal the server's, live again", |t| {
+            table_is(t, &truth) && t.contains("● live")
+        })
+        .await;
+    screen.keys("q").await;
+    exits_cleanly(&mut screen).await;
+    let _ = std::fs::remove_file(config);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_seconds_of_latency_leave_keys_and_panes_responsive() {
+    let sim = start_sim(0).await;
+    let config = kubeconfig(&sim, "slow");
+    let mut screen = PodbayScreen::spawn(&args(&config, &["-n", "shop"]), 120, 36);
+    screen
+        .wait_for("the list, live", |t| {
+            t.contains("redis-0") && t.contains("● live")
+        })
+        .await;
+    sim.set_latency(Duration::from_secs(2));
+
+    // Local work answers at once: no key waits for the cluster.
+    let start = Instant::now();
+    screen.raw(b"/").await;
+    screen.keys("cart").await;
+    screen
+        .wait_for("the filter", |t| {
+            t.contains("filter cart") && !t.contains("redis-0")
+        })
+        .await;
+    let filtered = start.elapsed();
+    assert!(
+        filtered < Duration::from_millis(1500),
+        "five keys took {filtered:?} with a 2 s server"
+    );
+    screen.raw(b"\x1b").await;
+
+    // A launch waits on the server (each request takes 2 s more); the
+    // browser stays usable meanwhile, and the shell is as quick as ever.
+    // (The launcher itself opens once the pod's details have arrived.)
+    launch_on_redis(&screen).await;
+    screen
+        .wait_for("the pane launching", |t| t.contains("debugger-"))
+        .await;
+    let back = Instant::now();
+    screen.raw(b"\x1b[24~").await; // f12: back to the browser
+    screen
+        .wait_for("the pod view while the launch waits", |t| {
+            t.contains("containers") && t.contains("redis:7.4")
+        })
+        .await;
+    assert!(
+        back.elapsed() < Duration::from_secs(1),
+        "the browser answered during the launch ({:?})",
+        back.elapsed()
+    );
+    assert!(
+        !screen
+            .text()
+            .lines()
+            .any(|l| l.contains("debugger-") && l.contains("Running")),
+        "the debug container is still on its way"
+    );
+    screen.raw(b"\x1b[24~").await;
+    screen
+        .wait_for("an attached shell", |t| t.contains("● attached"))
+        .await;
+    let typed = Instant::now();
+    screen.keys("echo slow-$((6*7))\r").await;
+    screen.wait_for("the echo", |t| t.contains("slow-42")).await;
+    assert!(
+        typed.elapsed() < Duration::from_millis(1500),
+        "a command round trip took {:?}: the stream is not slowed by request latency",
+        typed.elapsed()
+    );
+    sim.set_latency(Duration::ZERO);
+    screen.raw(b"\x02").await;
+    screen.keys("d").await;
+    screen.keys("q").await;
+    exits_cleanly(&mut screen).await;
+    let _ = std::fs::remove_file(config);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stopped_server_is_named_then_the_list_recovers_when_it_returns() {
+    let sim = start_sim(0).await;
+    let config = kubeconfig(&sim, "down");
+    let mut screen = PodbayScreen::spawn(&args(&config, &["-n", "shop"]), 140, 30);
+    screen
+        .wait_for("the list, live", |t| {
+            t.contains("redis-0") && t.contains("● live")
+        })
+        .await;
+    sim.stop_server();
+    screen
+        .wait_for("one sentence saying the server is unreachable", |t| {
+            t.contains("◍ reconnecting") && t.contains("Cannot reach the API server")
+        })
+        .await;
+    // Still usable while the server is down.
+    screen.keys("/redis").await;
+    screen
+        .wait_for("the filter", |t| t.contains("filter redis"))
+        .await;
+    screen.raw(b"\x1b").await;
+
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    sim.restart_server().await.unwrap();
+    let pods: Api<Pod> = Api::namespaced(client(&sim, "sim").await, "shop");
+    let patch = json!({"spec": {"ephemeralContainers": [
+        {"name": "after-outage", "image": "busybox", "stdin": true, "tty": true}
+    ]}});
+    pods.patch_ephemeral_containers("redis-0", &PatchParams::default(), &Patch::Strategic(patch))
+        .await
+        .unwrap();
+    screen
+        .wait_for("live again, with the change made meanwhile", |t| {
+            t.contains("● live")
+                && !t.contains("Cannot reach the API server")
+                && t.lines().any(|l| l.contains("redis-0") && l.contains("◆1"))
+        })
+        .await;
+    screen.keys("q").await;
+    exits_cleanly(&mut screen).await;
+    let _ = std::fs::remove_file(config);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_panic_restores_the_terminal() {
+    let sim = start_sim(0).await;
+    let config = kubeconfig(&sim, "panic");
+    let mut screen = PodbayScreen::spawn_with_env(
+        &args(&config, &["-A"]),
+        100,
+        30,
+        "",
+        &[("PODBAY_TEST_PANIC_KEY", "%"), ("RUST_BACKTRACE", "0")],
+    );
+    screen.wait_for("the list", |t| t.contains("redis-0")).await;
+    screen.with_screen(|s| {
+        assert!(
+            s.alternate_screen() && s.hide_cursor(),
+            "full-screen while running"
+        )
+    });
+    screen.keys("%").await;
+    let status = tokio::time::timeout(Duration::from_secs(10), screen.child.wait())
+        .await
+        .expect("podbay exits after the panic")
+        .unwrap();
+    assert_eq!(status.code(), Some(101), "a panic's exit status");
+    assert_terminal_restored(&screen);
+    screen
+        .wait_for("the panic message on the normal screen", |t| {
+            t.contains("test-only panic")
+        })
+        .await;
+    let _ = std::fs::remove_file(config);
+}
