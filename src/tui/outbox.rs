@@ -96,15 +96,22 @@ impl Outboxes {
         }
     }
 
-    pub fn has_ready(&self) -> bool {
-        !self.ready.is_empty()
+    /// Whether a session (only `only`, when given) has something queued.
+    pub fn has_ready(&self, only: Option<u64>) -> bool {
+        match only {
+            Some(id) => self.ready.contains(&id),
+            None => !self.ready.is_empty(),
+        }
     }
 
-    /// Takes queued events from every ready session, up to about `budget`
-    /// bytes of output each.
-    pub fn take(&mut self, budget: usize) -> Vec<Event> {
+    /// Takes queued events from every ready session (only from `only`, when
+    /// given), up to about `budget` bytes of output each.
+    pub fn take(&mut self, budget: usize, only: Option<u64>) -> Vec<Event> {
         let mut out = Vec::new();
-        let ids: Vec<u64> = self.ready.iter().copied().collect();
+        let ids: Vec<u64> = match only {
+            Some(id) => self.ready.get(&id).into_iter().copied().collect(),
+            None => self.ready.iter().copied().collect(),
+        };
         for id in ids {
             let Some(inbox) = self.inboxes.get_mut(&id) else {
                 self.ready.remove(&id);
@@ -165,7 +172,8 @@ mod tests {
         while let Ok(id) = ready.try_recv() {
             boxes.mark_ready(id);
         }
-        let taken = boxes.take(1500);
+        assert!(boxes.has_ready(Some(2)));
+        let taken = boxes.take(1500, None);
         let ids: Vec<u64> = taken
             .iter()
             .map(|e| match e {
@@ -178,10 +186,12 @@ mod tests {
             [1, 1, 2],
             "two flood chunks (the budget), then the echo"
         );
-        assert!(boxes.has_ready(), "the flood still has chunks queued");
-        assert_eq!(boxes.take(1500).len(), 2);
-        assert!(boxes.take(1500).is_empty());
-        assert!(!boxes.has_ready());
+        assert!(boxes.has_ready(None), "the flood still has chunks queued");
+        assert!(!boxes.has_ready(Some(2)), "the echo was taken");
+        assert!(boxes.take(1500, Some(2)).is_empty(), "only the quiet one");
+        assert_eq!(boxes.take(1500, None).len(), 2);
+        assert!(boxes.take(1500, None).is_empty());
+        assert!(!boxes.has_ready(None));
         // Queuing again announces the session again.
         assert!(quiet.send(output(2, 1)).await);
         assert_eq!(ready.try_recv().ok(), Some(2));
