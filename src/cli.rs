@@ -165,6 +165,10 @@ pub struct ScenarioArgs {
     /// Simulated image pull time, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 1500)]
     pub pull_delay: u64,
+    /// Restart a pod's container this many times a second, pod after pod
+    /// (steady churn for soak runs).
+    #[arg(long, value_name = "PER_SECOND")]
+    pub churn: Option<f64>,
 }
 
 impl ScenarioArgs {

@@ -114,6 +114,7 @@ fn sim_options(scenario: &ScenarioArgs) -> SimOptions {
     SimOptions {
         pods: scenario.pods,
         pull_delay: scenario.pull_delay(),
+        churn: scenario.churn,
         ..SimOptions::default()
     }
 }

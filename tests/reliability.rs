@@ -2,24 +2,28 @@
 
 mod support;
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Pod;
-use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams};
+use kube::api::Api;
 use podbay::app::keymap::Keymap;
 use podbay::app::{App, AppOptions, Event};
 use podbay::cluster::debug::Profile;
 use podbay::cluster::feed;
 use podbay::model::PodRow;
-use serde_json::json;
+use support::churn::{Rows, churn, server_truth};
 use support::{client, start_sim};
 
-/// What the browser shows: name → (status, debug containers).
-fn shown(app: &App) -> BTreeMap<String, (String, u16)> {
+/// What the browser shows, as (namespace, name) → (status, debug containers).
+fn shown(app: &App) -> Rows {
     (0..app.pods.visible_len())
         .filter_map(|i| app.pods.visible(i))
-        .map(|(r, _)| (r.key.to_string(), (r.status.to_string(), r.ephemeral)))
+        .map(|(r, _)| {
+            (
+                (r.key.namespace.to_string(), r.key.name.to_string()),
+                (r.status.to_string(), r.ephemeral),
+            )
+        })
         .collect()
 }
 
@@ -48,44 +52,13 @@ async fn the_list_matches_the_server_after_dropped_watches_and_compaction() {
         tx,
     ));
 
-    // Churn for ten seconds: debug containers added (MODIFIED) and pods
-    // deleted (DELETED), while every watch is cut twice a second and the
-    // history is compacted every two seconds (forcing 410 and a relist).
-    let churn = {
-        let kube = kube.clone();
-        tokio::spawn(async move {
-            let all: Api<Pod> = Api::all(kube.clone());
-            let pods = all.list(&ListParams::default()).await.unwrap().items;
-            for (i, pod) in pods.iter().enumerate().filter(|(_, p)| {
-                p.status.as_ref().and_then(|s| s.phase.as_deref()) == Some("Running")
-            }) {
-                let ns = pod.metadata.namespace.clone().unwrap();
-                let name = pod.metadata.name.clone().unwrap();
-                let api: Api<Pod> = Api::namespaced(kube.clone(), &ns);
-                if i % 4 == 0 {
-                    let _ = api
-                        .delete(
-                            &name,
-                            &DeleteParams {
-                                grace_period_seconds: Some(0),
-                                ..Default::default()
-                            },
-                        )
-                        .await;
-                } else {
-                    let patch = json!({"spec": {"ephemeralContainers": [{"name": format!("churn-{i}"), "image": "busybox", "stdin": true, "tty": true}]}});
-                    let _ = api
-                        .patch_ephemeral_containers(
-                            &name,
-                            &PatchParams::default(),
-                            &Patch::Strategic(patch),
-                        )
-                        .await;
-                }
-                tokio::time::sleep(Duration::from_millis(600)).await;
-            }
-        })
-    };
+    // Churn for ten seconds (debug containers added, a few pods deleted)
+    // while every watch is cut twice a second and the history is compacted
+    // every two seconds (forcing 410 and a relist).
+    let churn = tokio::spawn(churn(
+        kube.clone(),
+        std::time::Instant::now() + Duration::from_secs(10),
+    ));
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
     let mut tick = 0;
     while tokio::time::Instant::now() < deadline {
@@ -102,17 +75,7 @@ async fn the_list_matches_the_server_after_dropped_watches_and_compaction() {
     churn.await.unwrap();
 
     // Let the watch settle, then compare with the server's truth.
-    let truth: BTreeMap<String, (String, u16)> = {
-        let all: Api<Pod> = Api::all(kube.clone());
-        all.list(&ListParams::default())
-            .await
-            .unwrap()
-            .items
-            .iter()
-            .map(PodRow::from_pod)
-            .map(|r| (r.key.to_string(), (r.status.to_string(), r.ephemeral)))
-            .collect()
-    };
+    let truth = server_truth(&kube).await;
     let settle = tokio::time::Instant::now() + Duration::from_secs(10);
     while shown(&app) != truth && tokio::time::Instant::now() < settle {
         if let Ok(Some(update)) = tokio::time::timeout(Duration::from_millis(200), rx.recv()).await

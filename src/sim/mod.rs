@@ -5,6 +5,7 @@
 //! the URL, the users' tokens, a kubeconfig, and fault knobs for tests.
 
 pub mod api;
+pub mod churn;
 pub mod ephemeral;
 pub mod filter;
 pub mod http;
@@ -56,6 +57,8 @@ pub struct SimOptions {
     pub pull_delay: Duration,
     pub pull_backoff: Duration,
     pub bookmark_interval: Duration,
+    /// Pod restarts per second (see [`churn`]); `None` for a still cluster.
+    pub churn: Option<f64>,
 }
 
 impl Default for SimOptions {
@@ -66,6 +69,7 @@ impl Default for SimOptions {
             pull_delay: Duration::from_millis(1500),
             pull_backoff: Duration::from_secs(10),
             bookmark_interval: Duration::from_secs(30),
+            churn: None,
         }
     }
 }
@@ -172,6 +176,9 @@ impl Sim {
             ca_pem: tls.ca_pem,
         });
         load_scenario(&state);
+        if let Some(per_second) = state.options.churn.filter(|n| *n > 0.0) {
+            tokio::spawn(churn::run(Arc::downgrade(&state.store), per_second));
+        }
         let (shutdown, stop) = signal::channel(false);
         tokio::spawn(serve(listener, tls.acceptor.clone(), state.clone(), stop));
         Ok(SimHandle {

@@ -3,6 +3,8 @@
 
 use std::time::Duration;
 
+pub mod churn;
+
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use podbay::sim::{Sim, SimHandle, SimOptions};
 
