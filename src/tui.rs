@@ -56,10 +56,6 @@ const FRAME: Duration = Duration::from_millis(16);
 const OUTPUT_BUDGET: usize = 32 * 1024;
 /// How long after a key its echo counts as urgent.
 const ECHO_WINDOW: Duration = Duration::from_millis(150);
-/// After a key typed into a pane, output of the other panes waits this long
-/// at most for the echo: the round trip through the server and the remote
-/// shell then has the machine to itself instead of sharing it with floods.
-const ECHO_HUSH: Duration = Duration::from_millis(25);
 
 /// Connects, checks the server answers, then runs the TUI until quit.
 /// Errors before the TUI starts are one sentence for stderr.
@@ -119,13 +115,8 @@ pub async fn run(options: TuiOptions) -> anyhow::Result<()> {
     let mut last_key = tokio::time::Instant::now() - ECHO_WINDOW;
     let mut echo_due = false;
     let panic_key = test_panic_key();
-    // The terminal whose echo is awaited, and until when the rest wait.
-    let mut hush: Option<(u64, tokio::time::Instant)> = None;
     loop {
-        if hush.is_some_and(|(_, until)| until <= tokio::time::Instant::now()) {
-            hush = None;
-        }
-        let only = hush.map(|(id, _)| id);
+        let hush_ends = tasks.outboxes.hush_ends();
         let since_frame = last_frame.elapsed();
         if dirty && (echo_due || since_frame >= FRAME) {
             terminal
@@ -162,8 +153,8 @@ pub async fn run(options: TuiOptions) -> anyhow::Result<()> {
                 None
             }
             _ = ticks.tick() => Some(Event::Tick(jiff::Timestamp::now())),
-            () = std::future::ready(()), if tasks.outboxes.has_ready(only) => None,
-            _ = tokio::time::sleep_until(hush.map_or_else(tokio::time::Instant::now, |(_, until)| until)), if hush.is_some() => None,
+            () = std::future::ready(()), if tasks.outboxes.has_ready() => None,
+            _ = tokio::time::sleep_until(hush_ends.unwrap_or_else(tokio::time::Instant::now)), if hush_ends.is_some() => None,
             _ = tokio::time::sleep(redraw_in), if dirty => None,
         };
         if let Some(Event::Key(key)) = &event
@@ -176,9 +167,8 @@ pub async fn run(options: TuiOptions) -> anyhow::Result<()> {
             && app.focus == crate::app::Focus::Workspace
             && let Some(slot) = app.workspace.focused_slot()
         {
-            hush = Some((slot.terminal, tokio::time::Instant::now() + ECHO_HUSH));
+            tasks.outboxes.await_echo(slot.terminal);
         }
-        let only = hush.map(|(id, _)| id);
         let mut pending: Vec<Event> = event.into_iter().collect();
         // Coalesce a burst (a relist, a flood of events) into one frame.
         while pending.len() < 512 {
@@ -190,7 +180,7 @@ pub async fn run(options: TuiOptions) -> anyhow::Result<()> {
         while let Ok(id) = ready.try_recv() {
             tasks.outboxes.mark_ready(id);
         }
-        pending.extend(tasks.outboxes.take(OUTPUT_BUDGET, only));
+        pending.extend(tasks.outboxes.take(OUTPUT_BUDGET));
         if pending.is_empty() {
             continue;
         }
@@ -201,15 +191,11 @@ pub async fn run(options: TuiOptions) -> anyhow::Result<()> {
         {
             last_key = tokio::time::Instant::now();
         }
-        let focused = app.workspace.focused_slot().map(|p| p.terminal);
         if last_key.elapsed() < ECHO_WINDOW {
-            let echoed = pending
+            let focused = app.workspace.focused_slot().map(|p| p.terminal);
+            echo_due |= pending
                 .iter()
                 .any(|e| matches!(e, Event::SessionOutput { id, .. } if Some(*id) == focused));
-            echo_due |= echoed;
-            if echoed {
-                hush = None;
-            }
         }
         for event in pending {
             if let Event::SessionOutput { id, bytes } = &event {

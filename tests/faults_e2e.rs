@@ -11,18 +11,21 @@ use serde_json::json;
 use support::churn::{Rows, churn, server_truth};
 use support::{
     PodbayScreen, args, assert_terminal_restored, client, exits_cleanly, kubeconfig,
-    launch_on_redis, start_sim,
+    launch_on_redis, start_sim, table_rows,
 };
+
+async fn list_is_live(screen: &PodbayScreen) {
+    screen
+        .wait_for("the list, live", |t| {
+            t.contains("redis-0") && t.contains("● live")
+        })
+        .await;
+}
 
 /// Whether the table on screen is exactly `truth`: every pod once, with its
 /// status and debug-container count, and nothing else.
 fn table_is(text: &str, truth: &Rows) -> bool {
-    let rows: Vec<&str> = text
-        .lines()
-        .skip_while(|l| !l.contains("NAME") || !l.contains("STATUS"))
-        .skip(1)
-        .take_while(|l| !l.trim().is_empty())
-        .collect();
+    let rows = table_rows(text);
     rows.len() == truth.len()
         && truth.iter().all(|((ns, name), (status, debug))| {
             rows.iter().any(|row| {
@@ -44,11 +47,7 @@ async fn watches_cut_every_second_for_30_s_show_reconnecting_and_end_equal_to_th
     let config = kubeconfig(&sim, "flap");
     let kube = client(&sim, "sim").await;
     let mut screen = PodbayScreen::spawn(&args(&config, &["-A"]), 200, 60);
-    screen
-        .wait_for("the list, live", |t| {
-            t.contains("redis-0") && t.contains("● live")
-        })
-        .await;
+    list_is_live(&screen).await;
 
     let until = Instant::now() + Duration::from_secs(30);
     let changes = tokio::spawn(churn(kube.clone(), until));
@@ -94,11 +93,7 @@ async fn two_seconds_of_latency_leave_keys_and_panes_responsive() {
     let sim = start_sim(0).await;
     let config = kubeconfig(&sim, "slow");
     let mut screen = PodbayScreen::spawn(&args(&config, &["-n", "shop"]), 120, 36);
-    screen
-        .wait_for("the list, live", |t| {
-            t.contains("redis-0") && t.contains("● live")
-        })
-        .await;
+    list_is_live(&screen).await;
     sim.set_latency(Duration::from_secs(2));
 
     // Local work answers at once: no key waits for the cluster.
@@ -168,11 +163,7 @@ async fn a_stopped_server_is_named_then_the_list_recovers_when_it_returns() {
     let sim = start_sim(0).await;
     let config = kubeconfig(&sim, "down");
     let mut screen = PodbayScreen::spawn(&args(&config, &["-n", "shop"]), 140, 30);
-    screen
-        .wait_for("the list, live", |t| {
-            t.contains("redis-0") && t.contains("● live")
-        })
-        .await;
+    list_is_live(&screen).await;
     sim.stop_server();
     screen
         .wait_for("one sentence saying the server is unreachable", |t| {

@@ -5,17 +5,8 @@ mod support;
 
 use support::{
     PodbayScreen, args, exits_cleanly, kubeconfig, launch_on_redis, shell_pid, start_sim,
+    table_rows,
 };
-
-/// Lines of the pod table (below the header row).
-fn table_rows(text: &str) -> Vec<String> {
-    text.lines()
-        .skip_while(|l| !l.contains("NAME") || !l.contains("STATUS"))
-        .skip(1)
-        .take_while(|l| !l.trim().is_empty())
-        .map(str::to_string)
-        .collect()
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn browse_filter_open_switch_namespace_and_quit() {

@@ -13,6 +13,8 @@ pub struct Link {
     hold: u8,
     /// The link came back during the hold.
     back: bool,
+    /// The sentence saying why, while a request is failing.
+    trouble: Option<String>,
 }
 
 impl Default for Link {
@@ -21,6 +23,7 @@ impl Default for Link {
             state: Connection::Connecting,
             hold: 0,
             back: false,
+            trouble: None,
         }
     }
 }
@@ -39,19 +42,25 @@ impl Link {
         *self = Link::new();
     }
 
-    pub fn reconnecting(&mut self) {
+    /// The watch is behind: cut (no sentence) or failing (`trouble` says why).
+    pub fn reconnecting(&mut self, trouble: Option<String>) {
         self.state = Connection::Reconnecting;
         self.hold = HOLD_TICKS;
         self.back = false;
+        if trouble.is_some() {
+            self.trouble = trouble;
+        }
     }
 
-    /// Data flows (or a watch runs) again.
-    pub fn live(&mut self) {
+    /// Data flows (or a watch runs) again. Returns the trouble sentence
+    /// that no longer holds, if there was one.
+    pub fn live(&mut self) -> Option<String> {
         if self.state == Connection::Reconnecting && self.hold > 0 {
             self.back = true;
         } else {
             self.state = Connection::Live;
         }
+        self.trouble.take()
     }
 
     pub fn tick(&mut self) {
@@ -74,7 +83,7 @@ mod tests {
         let mut link = Link::new();
         link.live();
         assert_eq!(link.state(), Connection::Live);
-        link.reconnecting();
+        link.reconnecting(None);
         link.live();
         assert_eq!(link.state(), Connection::Reconnecting);
         link.tick();
@@ -86,7 +95,7 @@ mod tests {
     #[test]
     fn a_reconnect_that_lasts_clears_when_the_link_is_back() {
         let mut link = Link::new();
-        link.reconnecting();
+        link.reconnecting(None);
         for _ in 0..5 {
             link.tick();
         }
@@ -98,7 +107,7 @@ mod tests {
     #[test]
     fn connecting_forgets_a_pending_reconnect() {
         let mut link = Link::new();
-        link.reconnecting();
+        link.reconnecting(None);
         link.live();
         link.connecting();
         link.tick();

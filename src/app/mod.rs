@@ -270,8 +270,6 @@ pub struct App {
     pub fallback_namespaces: Vec<String>,
     pub scope: Scope,
     pub connection: Link,
-    /// The sentence shown while the pod watch is failing.
-    link_trouble: Option<String>,
     pub pods: PodTable,
     pub namespaces: Vec<String>,
     pub mode: Mode,
@@ -324,7 +322,6 @@ impl App {
             fallback_namespaces: options.fallback_namespaces,
             scope: scope.clone(),
             connection: Link::new(),
-            link_trouble: None,
             pods: PodTable::default(),
             namespaces: Vec::new(),
             mode: Mode::Normal,
@@ -541,11 +538,10 @@ impl App {
                 self.link_back();
             }
             Feed::Resumed => self.link_back(),
-            Feed::Cut => self.connection.reconnecting(),
+            Feed::Cut => self.connection.reconnecting(None),
             Feed::Reconnecting(sentence) => {
-                self.connection.reconnecting();
                 self.message = Some(warning(sentence.clone()));
-                self.link_trouble = Some(sentence);
+                self.connection.reconnecting(Some(sentence));
             }
             Feed::Forbidden(denied) => return self.narrow_after_denial(denied),
         }
@@ -555,8 +551,7 @@ impl App {
     /// The pod watch runs again: clear its trouble message, if it is still
     /// the one showing.
     fn link_back(&mut self) {
-        self.connection.live();
-        if let Some(sentence) = self.link_trouble.take()
+        if let Some(sentence) = self.connection.live()
             && self.message.as_ref().is_some_and(|m| m.text == sentence)
         {
             self.message = None;
@@ -581,7 +576,7 @@ impl App {
                 vec![Effect::WatchPods(self.scope.clone())]
             }
             Scope::Namespaces(_) => {
-                self.connection.live();
+                self.link_back();
                 self.message = Some(warning(denied.sentence()));
                 vec![]
             }

@@ -4,17 +4,26 @@
 //! chunks in flight: the flood is slowed at its source (backpressure down
 //! the websocket), and a keystroke's echo in another pane waits for one
 //! budget's worth of parsing, not for megabytes queued ahead of it.
+//!
+//! After a key typed into a pane, only that pane's session is taken from
+//! until its echo arrives (for [`ECHO_HUSH`] at most): the round trip
+//! through the server and the remote shell then has the machine to itself
+//! instead of sharing it with floods, which back up to their source.
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use tokio::sync::mpsc;
+use tokio::time::{Duration, Instant};
 
 use crate::app::Event;
 
 /// Chunks a session may have queued for the UI.
 const DEPTH: usize = 4;
+
+/// The longest the other sessions wait for an awaited echo.
+const ECHO_HUSH: Duration = Duration::from_millis(25);
 
 /// The sending end, in a session's task.
 #[derive(Clone)]
@@ -50,6 +59,8 @@ pub struct Outboxes {
     ready_tx: mpsc::UnboundedSender<u64>,
     inboxes: HashMap<u64, Inbox>,
     ready: BTreeSet<u64>,
+    /// The session whose echo is awaited, and until when the others wait.
+    hush: Option<(u64, Instant)>,
 }
 
 impl Outboxes {
@@ -61,6 +72,7 @@ impl Outboxes {
             ready_tx,
             inboxes: HashMap::new(),
             ready: BTreeSet::new(),
+            hush: None,
         };
         (outboxes, ready_rx)
     }
@@ -96,20 +108,46 @@ impl Outboxes {
         }
     }
 
-    /// Whether a session (only `only`, when given) has something queued.
-    pub fn has_ready(&self, only: Option<u64>) -> bool {
-        match only {
+    /// A key was typed into session `id`: until its output arrives, the
+    /// other sessions wait (for [`ECHO_HUSH`] at most).
+    pub fn await_echo(&mut self, id: u64) {
+        self.hush = Some((id, Instant::now() + ECHO_HUSH));
+    }
+
+    /// When the others may be taken from again, while an echo is awaited.
+    pub fn hush_ends(&self) -> Option<Instant> {
+        self.live_hush().map(|(_, until)| until)
+    }
+
+    /// The session whose echo is awaited, if the wait is not over.
+    fn awaited(&self) -> Option<u64> {
+        self.live_hush().map(|(id, _)| id)
+    }
+
+    fn live_hush(&self) -> Option<(u64, Instant)> {
+        self.hush.filter(|(_, until)| Instant::now() < *until)
+    }
+
+    /// Whether a session that may be taken from has something queued.
+    pub fn has_ready(&self) -> bool {
+        match self.awaited() {
             Some(id) => self.ready.contains(&id),
             None => !self.ready.is_empty(),
         }
     }
 
-    /// Takes queued events from every ready session (only from `only`, when
-    /// given), up to about `budget` bytes of output each.
-    pub fn take(&mut self, budget: usize, only: Option<u64>) -> Vec<Event> {
+    /// Takes queued events from every ready session (only the awaited one
+    /// during a hush), up to about `budget` bytes of output each.
+    pub fn take(&mut self, budget: usize) -> Vec<Event> {
         let mut out = Vec::new();
-        let ids: Vec<u64> = match only {
-            Some(id) => self.ready.get(&id).into_iter().copied().collect(),
+        let ids: Vec<u64> = match self.awaited() {
+            Some(id) => {
+                let echoed = self.ready.contains(&id);
+                if echoed {
+                    self.hush = None;
+                }
+                echoed.then_some(id).into_iter().collect()
+            }
             None => self.ready.iter().copied().collect(),
         };
         for id in ids {
@@ -172,8 +210,7 @@ mod tests {
         while let Ok(id) = ready.try_recv() {
             boxes.mark_ready(id);
         }
-        assert!(boxes.has_ready(Some(2)));
-        let taken = boxes.take(1500, None);
+        let taken = boxes.take(1500);
         let ids: Vec<u64> = taken
             .iter()
             .map(|e| match e {
@@ -186,14 +223,35 @@ mod tests {
             [1, 1, 2],
             "two flood chunks (the budget), then the echo"
         );
-        assert!(boxes.has_ready(None), "the flood still has chunks queued");
-        assert!(!boxes.has_ready(Some(2)), "the echo was taken");
-        assert!(boxes.take(1500, Some(2)).is_empty(), "only the quiet one");
-        assert_eq!(boxes.take(1500, None).len(), 2);
-        assert!(boxes.take(1500, None).is_empty());
-        assert!(!boxes.has_ready(None));
+        assert!(boxes.has_ready(), "the flood still has chunks queued");
+        assert_eq!(boxes.take(1500).len(), 2);
+        assert!(boxes.take(1500).is_empty());
+        assert!(!boxes.has_ready());
         // Queuing again announces the session again.
         assert!(quiet.send(output(2, 1)).await);
         assert_eq!(ready.try_recv().ok(), Some(2));
+    }
+
+    #[tokio::test]
+    async fn while_an_echo_is_awaited_only_its_session_is_taken_from() {
+        let (mut boxes, mut ready) = Outboxes::new();
+        let flood = boxes.open(1);
+        let typed = boxes.open(2);
+        assert!(flood.send(output(1, 1000)).await);
+        while let Ok(id) = ready.try_recv() {
+            boxes.mark_ready(id);
+        }
+        boxes.await_echo(2);
+        assert!(!boxes.has_ready(), "the flood waits");
+        assert!(boxes.take(1500).is_empty());
+        assert!(boxes.hush_ends().is_some());
+        assert!(typed.send(output(2, 1)).await);
+        while let Ok(id) = ready.try_recv() {
+            boxes.mark_ready(id);
+        }
+        assert!(boxes.has_ready());
+        assert_eq!(boxes.take(1500).len(), 1, "the echo alone");
+        assert_eq!(boxes.hush_ends(), None, "the echo ends the wait");
+        assert_eq!(boxes.take(1500).len(), 1, "then the flood");
     }
 }

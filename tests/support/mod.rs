@@ -314,3 +314,13 @@ pub fn pid_after(text: &str, marker: &str) -> String {
         .map(|rest| rest.trim().to_string())
         .unwrap_or_default()
 }
+
+/// Lines of the pod table (below the header row).
+pub fn table_rows(text: &str) -> Vec<String> {
+    text.lines()
+        .skip_while(|l| !l.contains("NAME") || !l.contains("STATUS"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .map(str::to_string)
+        .collect()
+}
