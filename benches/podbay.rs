@@ -262,7 +262,7 @@ async fn client_for(sim: &podbay::sim::SimHandle) -> kube::Client {
     sim.write_kubeconfig(&path).unwrap();
     let conn = Target {
         kubeconfig: Some(path.clone()),
-        context: None,
+        ..Target::default()
     }
     .connect()
     .await
@@ -354,7 +354,7 @@ async fn pod_list(report: &mut Report, n: usize) {
     let start = Instant::now();
     let conn = Target {
         kubeconfig: Some(kubeconfig.clone()),
-        context: None,
+        ..Target::default()
     }
     .connect()
     .await

@@ -52,6 +52,7 @@ async fn run(cli: Cli, paths: Paths) -> anyhow::Result<()> {
             let target = Target {
                 kubeconfig: cli.browse.kubeconfig.clone(),
                 context: cli.browse.context.clone(),
+                ..Target::default()
             };
             browse(target, cli.browse, &paths, false).await
         }
@@ -152,6 +153,7 @@ async fn run_demo(args: DemoArgs, browse_args: BrowseArgs, paths: &Paths) -> any
     let target = Target {
         kubeconfig: Some(path.clone()),
         context: browse_args.context.clone(),
+        ..Target::default()
     };
     let result = browse(target, browse_args, paths, true).await;
     let _ = std::fs::remove_file(&path);

@@ -17,7 +17,7 @@ use tokio::task::JoinHandle;
 
 use crate::app::keymap::Keymap;
 use crate::app::{App, AppOptions, Effect, Event, Scope};
-use crate::cluster::client::{Connection, Target};
+use crate::cluster::client::{Connection, PluginTerminal, Target};
 use crate::cluster::debug::DebugSpec;
 use crate::cluster::feed::{self, Feed};
 use crate::cluster::session::{
@@ -28,6 +28,7 @@ use crate::term::Size;
 use crate::term::record::Recorder;
 use crate::terminal::{self, TerminalGuard};
 use crate::theme::Theme;
+use connect::{connect_and_probe, connect_before_the_screen};
 
 pub struct TuiOptions {
     pub target: Target,
@@ -47,6 +48,7 @@ pub struct TuiOptions {
     pub recordings: std::path::PathBuf,
 }
 
+mod connect;
 mod outbox;
 
 const FRAME: Duration = Duration::from_millis(16);
@@ -59,13 +61,10 @@ const ECHO_WINDOW: Duration = Duration::from_millis(150);
 
 /// Connects, checks the server answers, then runs the TUI until quit.
 /// Errors before the TUI starts are one sentence for stderr.
-pub async fn run(options: TuiOptions) -> anyhow::Result<()> {
-    let connection = options
-        .target
-        .connect()
-        .await
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
-    probe(&connection).await?;
+pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
+    let connection = connect_before_the_screen(&options.target).await?;
+    // From here on the screen and the keyboard are the TUI's: also for `:ctx`.
+    options.target.plugins = PluginTerminal::Withheld;
     let namespace = options
         .namespace
         .clone()
@@ -238,33 +237,6 @@ fn copy_to_clipboard(out: &mut impl std::io::Write, text: &str) -> std::io::Resu
     let encoded = base64::engine::general_purpose::STANDARD.encode(text);
     write!(out, "\x1b]52;c;{encoded}\x07")?;
     out.flush()
-}
-
-/// One request so an unreachable server or bad credentials fail fast, with
-/// one sentence, before the screen changes.
-async fn probe(connection: &Connection) -> anyhow::Result<()> {
-    match tokio::time::timeout(
-        Duration::from_secs(10),
-        connection.client.apiserver_version(),
-    )
-    .await
-    {
-        Ok(Ok(_)) => Ok(()),
-        Ok(Err(e)) => {
-            let (sentence, _) = crate::cluster::errors::describe(&e);
-            anyhow::bail!(
-                "{} (context {}, server {})",
-                sentence.trim_end_matches('.'),
-                connection.context,
-                connection.server
-            )
-        }
-        Err(_) => anyhow::bail!(
-            "The API server at {} did not answer within 10 seconds (context {}). Check your network or VPN.",
-            connection.server,
-            connection.context
-        ),
-    }
 }
 
 /// Which watch an update came from. Updates already queued when a watch is
@@ -824,16 +796,12 @@ impl Tasks {
         let connected = self.connected.clone();
         // Connecting reads files and may run exec plugins: keep it off the UI path.
         self.connecting = Some(tokio::spawn(async move {
-            let result = match target.connect().await {
-                Ok(c) => probe(&c).await.map(|_| c).map_err(|e| e.to_string()),
-                Err(e) => Err(e.to_string()),
-            };
-            match result {
+            match connect_and_probe(&target).await {
                 Ok(c) => {
                     let _ = connected.send(c).await;
                 }
-                Err(sentence) => {
-                    let failed = Tagged::untied(Event::ConnectFailed(sentence));
+                Err(unusable) => {
+                    let failed = Tagged::untied(Event::ConnectFailed(unusable.sentence));
                     let _ = tx.send(failed).await;
                 }
             }

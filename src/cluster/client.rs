@@ -1,11 +1,12 @@
 //! Kubeconfig, context and namespace → a `kube::Client`, with errors a
 //! person can act on.
 
+use std::io::IsTerminal as _;
 use std::path::PathBuf;
 
-use kube::config::{KubeConfigOptions, Kubeconfig, KubeconfigError};
+use kube::config::{ExecInteractiveMode, KubeConfigOptions, Kubeconfig, KubeconfigError};
 
-use super::errors::root_cause;
+use super::errors::{credential_plugin_failed, root_cause, safe_cause};
 
 /// Where to find the cluster: an explicit kubeconfig file (else `KUBECONFIG`,
 /// which may list several files, else `~/.kube/config`) and a context (else
@@ -14,6 +15,43 @@ use super::errors::root_cause;
 pub struct Target {
     pub kubeconfig: Option<PathBuf>,
     pub context: Option<String>,
+    pub plugins: PluginTerminal,
+}
+
+/// Whether the kubeconfig's credential plugins (`exec`) may use the terminal:
+/// read the keyboard and write to stderr, to ask for a login.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum PluginTerminal {
+    /// As kubectl does: `interactiveMode: IfAvailable` plugins get the
+    /// terminal when stdin is one, `Always` plugins always.
+    #[default]
+    AsKubectl,
+    /// Never: the TUI owns the screen and the keyboard. A plugin's stderr is
+    /// captured (and not shown: it may hold credentials).
+    Withheld,
+}
+
+impl PluginTerminal {
+    /// Sets every exec user's `interactiveMode` to what kube-rs should do:
+    /// it treats anything but `Never` as "inherit stdin and stderr", so
+    /// client-go's "only if stdin is a terminal" is decided here.
+    fn apply(self, kubeconfig: &mut Kubeconfig) {
+        let have_terminal = std::io::stdin().is_terminal();
+        let execs = kubeconfig
+            .auth_infos
+            .iter_mut()
+            .filter_map(|user| user.auth_info.as_mut()?.exec.as_mut());
+        for exec in execs {
+            let interactive = match (self, &exec.interactive_mode) {
+                (PluginTerminal::Withheld, _) | (_, Some(ExecInteractiveMode::Never)) => false,
+                (_, Some(ExecInteractiveMode::Always)) => true,
+                (PluginTerminal::AsKubectl, _) => have_terminal,
+            };
+            if !interactive {
+                exec.interactive_mode = Some(ExecInteractiveMode::Never);
+            }
+        }
+    }
 }
 
 /// A client bound to one context.
@@ -41,7 +79,24 @@ pub enum ConnectError {
     #[error("The kubeconfig has no current context. Pick one with --context ({0}).")]
     NoCurrentContext(String),
     #[error("Cannot use context {context:?}: {reason}.")]
-    BadContext { context: String, reason: String },
+    BadContext {
+        context: String,
+        reason: String,
+        /// The credential plugin ran and failed, maybe for want of a login.
+        plugin_failed: bool,
+    },
+}
+
+impl ConnectError {
+    pub fn credential_plugin_failed(&self) -> bool {
+        matches!(
+            self,
+            ConnectError::BadContext {
+                plugin_failed: true,
+                ..
+            }
+        )
+    }
 }
 
 impl Target {
@@ -87,7 +142,8 @@ impl Target {
     /// Reads the kubeconfig and builds a client for the chosen context. Does
     /// not contact the server: an unreachable one shows up on first use.
     pub async fn connect(&self) -> Result<Connection, ConnectError> {
-        let kubeconfig = self.load()?;
+        let mut kubeconfig = self.load()?;
+        self.plugins.apply(&mut kubeconfig);
         let contexts: Vec<String> = kubeconfig.contexts.iter().map(|c| c.name.clone()).collect();
         let known = || contexts.join(", ");
         let context = match self
@@ -103,16 +159,17 @@ impl Target {
             context: Some(context.clone()),
             ..Default::default()
         };
-        let bad = |reason: String| ConnectError::BadContext {
+        let bad = |error: &(dyn std::error::Error + 'static)| ConnectError::BadContext {
             context: context.clone(),
-            reason,
+            reason: safe_cause(error),
+            plugin_failed: credential_plugin_failed(error),
         };
         let config = kube::Config::from_custom_kubeconfig(kubeconfig, &options)
             .await
-            .map_err(|e| bad(root_cause(&e)))?;
+            .map_err(|e| bad(&e))?;
         let namespace = config.default_namespace.clone();
         let server = config.cluster_url.to_string();
-        let client = kube::Client::try_from(config).map_err(|e| bad(root_cause(&e)))?;
+        let client = kube::Client::try_from(config).map_err(|e| bad(&e))?;
         Ok(Connection {
             client,
             context,
@@ -146,7 +203,7 @@ mod tests {
         let path = write("ok.kubeconfig", CONFIG);
         let target = Target {
             kubeconfig: Some(path.clone()),
-            context: None,
+            ..Target::default()
         };
         let conn = target.connect().await.unwrap();
         assert_eq!(conn.context, "a");
@@ -155,6 +212,7 @@ mod tests {
         let b = Target {
             kubeconfig: Some(path),
             context: Some("b".into()),
+            ..Target::default()
         };
         assert_eq!(b.connect().await.unwrap().namespace, "default");
     }
@@ -165,6 +223,7 @@ mod tests {
         let unknown = Target {
             kubeconfig: Some(path),
             context: Some("nope".into()),
+            ..Target::default()
         };
         let err = unknown.connect().await.err().unwrap().to_string();
         assert_eq!(
@@ -174,7 +233,7 @@ mod tests {
 
         let broken = Target {
             kubeconfig: Some(write("broken.kubeconfig", "clusters: [")),
-            context: None,
+            ..Target::default()
         };
         let err = broken.connect().await.err().unwrap().to_string();
         assert!(err.starts_with("Cannot read the kubeconfig "), "{err}");
@@ -185,7 +244,7 @@ mod tests {
 
         let missing = Target {
             kubeconfig: Some("/nonexistent/podbay/kubeconfig".into()),
-            context: None,
+            ..Target::default()
         };
         assert!(
             missing

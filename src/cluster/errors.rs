@@ -44,6 +44,9 @@ impl Denied {
 
 /// One sentence for any kube error; the `Denied` when it was a 403.
 pub fn describe(error: &kube::Error) -> (String, Option<Denied>) {
+    if let Some(sentence) = credentials_problem(error) {
+        return (sentence, None);
+    }
     match error {
         kube::Error::Api(status) => {
             let code = status.code;
@@ -71,12 +74,6 @@ pub fn describe(error: &kube::Error) -> (String, Option<Denied>) {
             };
             (sentence, None)
         }
-        kube::Error::Auth(e) => (
-            format!(
-                "Cannot get credentials for this context: {e}. Check the kubeconfig user or its exec plugin."
-            ),
-            None,
-        ),
         kube::Error::HyperError(_) | kube::Error::Service(_) => (
             format!(
                 "Cannot reach the API server: {}. Check the context, your network or VPN; podbay keeps retrying.",
@@ -89,6 +86,70 @@ pub fn describe(error: &kube::Error) -> (String, Option<Denied>) {
             None,
         ),
     }
+}
+
+/// The sentence for a failure to get the context's credentials, if that is
+/// what `error` (or any error under it) is. kube's own messages for these
+/// quote the credential plugin's output and command line (environment
+/// included), which may hold tokens, so none of that is repeated here.
+pub fn credentials_problem(error: &(dyn std::error::Error + 'static)) -> Option<String> {
+    use kube::client::AuthError as Auth;
+    let auth = auth_error(error)?;
+    const RETRY: &str = "run it yourself (or any kubectl command) to log in again, then retry";
+    const REFRESH: &str = "refresh them with any kubectl command, then retry";
+    Some(match auth {
+        Auth::AuthExecStart(e) => format!(
+            "Cannot run the kubeconfig's credential plugin: {e}. Install it or fix `exec.command` in the kubeconfig."
+        ),
+        Auth::AuthExecRun { out, .. } => format!(
+            "The kubeconfig's credential plugin failed ({}): {RETRY}.",
+            out.status
+        ),
+        Auth::AuthExecParse(_) | Auth::ExecPluginFailed | Auth::UnrefreshableTokenResponse => {
+            "The kubeconfig's credential plugin did not print a usable ExecCredential: check the plugin's version and `exec.apiVersion` in the kubeconfig.".to_string()
+        }
+        Auth::MalformedTokenExpirationDate(_) => {
+            "The credential plugin's token has a malformed expirationTimestamp: update the plugin.".to_string()
+        }
+        Auth::ReadTokenFile(e, path) => format!(
+            "Cannot read the token file {}: {e}. Check the kubeconfig user's `tokenFile`.",
+            path.display()
+        ),
+        Auth::InvalidBearerToken(_) | Auth::InvalidBasicAuth(_) => {
+            "The kubeconfig user's credentials cannot be sent (they contain a line break or another control character): check its `token` or `password`.".to_string()
+        }
+        _ => format!("Cannot get credentials for this context from its auth provider: {REFRESH}."),
+    })
+}
+
+/// Whether the kubeconfig's credential plugin ran and failed: when it had
+/// no terminal, often because it wanted to ask for a login.
+pub fn credential_plugin_failed(error: &(dyn std::error::Error + 'static)) -> bool {
+    matches!(
+        auth_error(error),
+        Some(kube::client::AuthError::AuthExecRun { .. })
+    )
+}
+
+fn auth_error<'a>(
+    error: &'a (dyn std::error::Error + 'static),
+) -> Option<&'a kube::client::AuthError> {
+    let mut current = Some(error);
+    while let Some(e) = current {
+        if let Some(auth) = e.downcast_ref::<kube::client::AuthError>() {
+            return Some(auth);
+        }
+        current = e.source();
+    }
+    None
+}
+
+/// `root_cause`, unless the error is a credentials problem, whose wording
+/// must not quote what a credential plugin printed.
+pub(crate) fn safe_cause(error: &(dyn std::error::Error + 'static)) -> String {
+    credentials_problem(error)
+        .map(|s| s.trim_end_matches('.').to_string())
+        .unwrap_or_else(|| root_cause(error))
 }
 
 fn trim(message: &str) -> &str {
@@ -155,5 +216,46 @@ mod tests {
             "pods is forbidden: User \"u\" cannot watch resource \"pods\" in API group \"\" at the cluster scope",
         ));
         assert_eq!(denied.unwrap().verb, "watch");
+    }
+
+    #[test]
+    fn credential_plugin_failures_never_quote_the_plugin() {
+        use std::os::unix::process::ExitStatusExt as _;
+        const SECRET: &str = "plugin-secret-3f9a";
+        let run = || kube::client::AuthError::AuthExecRun {
+            cmd: format!("KUBERNETES_EXEC_INFO=\"{SECRET}\" \"login\" \"--token={SECRET}\""),
+            out: Box::new(std::process::Output {
+                status: std::process::ExitStatus::from_raw(1 << 8),
+                stdout: SECRET.as_bytes().to_vec(),
+                stderr: SECRET.as_bytes().to_vec(),
+            }),
+        };
+        // Through the auth middleware the error arrives boxed in `Service`.
+        for error in [
+            kube::Error::Service(Box::new(run())),
+            kube::Error::Auth(run()),
+        ] {
+            let (sentence, denied) = describe(&error);
+            assert_eq!(
+                sentence,
+                "The kubeconfig's credential plugin failed (exit status: 1): run it yourself (or any kubectl command) to log in again, then retry."
+            );
+            assert!(denied.is_none());
+            assert!(!safe_cause(&error).contains(SECRET));
+            // kube's own wording would have leaked it.
+            assert!(format!("{error:?}").contains(SECRET));
+        }
+        let missing = kube::Error::Service(Box::new(kube::client::AuthError::AuthExecStart(
+            std::io::Error::from(std::io::ErrorKind::NotFound),
+        )));
+        assert!(
+            describe(&missing)
+                .0
+                .starts_with("Cannot run the kubeconfig's credential plugin: entity not found.")
+        );
+        let unreachable = kube::Error::Service(Box::new(std::io::Error::from(
+            std::io::ErrorKind::ConnectionRefused,
+        )));
+        assert_eq!(credentials_problem(&unreachable), None);
     }
 }

@@ -52,6 +52,7 @@ pub async fn run(args: DebugArgs) -> Result<i32, Failure> {
     let target = Target {
         kubeconfig: args.kubeconfig.clone(),
         context: args.context.clone(),
+        ..Target::default()
     };
     let connection = target
         .connect()
@@ -277,6 +278,7 @@ fn classify(error: &kube::Error) -> Failure {
     let (sentence, denied) = errors::describe(error);
     let code = match error {
         _ if denied.is_some() => exit::FORBIDDEN,
+        _ if errors::credentials_problem(error).is_some() => exit::CONFIG,
         kube::Error::Api(status) if status.code == 401 => exit::FORBIDDEN,
         kube::Error::Api(status) if status.code == 403 => exit::FORBIDDEN,
         kube::Error::Api(_) => exit::INVALID,

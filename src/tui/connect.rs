@@ -1,0 +1,76 @@
+//! Connecting to the cluster for the TUI: a client that answers, or one
+//! sentence saying why not.
+
+use std::io::IsTerminal as _;
+use std::time::Duration;
+
+use crate::cluster::client::{Connection, PluginTerminal, Target};
+use crate::cluster::errors::{credential_plugin_failed, describe};
+
+/// Why a context cannot be used, in one sentence.
+#[derive(Debug, thiserror::Error)]
+#[error("{sentence}")]
+pub(super) struct Unusable {
+    pub sentence: String,
+    /// The credential plugin ran and failed, maybe for want of a login.
+    plugin_failed: bool,
+}
+
+/// Connects for the TUI: credential plugins never get the terminal (the
+/// TUI owns it), except once here, before the screen changes, if one fails
+/// without it: that is a plugin asking for a login, as it would in kubectl.
+/// Plugins keep what they get, so the quiet client then succeeds.
+pub(super) async fn connect_before_the_screen(target: &Target) -> Result<Connection, Unusable> {
+    let quietly = Target {
+        plugins: PluginTerminal::Withheld,
+        ..target.clone()
+    };
+    match connect_and_probe(&quietly).await {
+        Err(unusable)
+            if unusable.plugin_failed
+                && target.plugins == PluginTerminal::AsKubectl
+                && std::io::stdin().is_terminal() =>
+        {
+            connect_and_probe(target).await?;
+            connect_and_probe(&quietly).await
+        }
+        result => result,
+    }
+}
+
+/// Connects and asks the server for its version, so an unreachable server
+/// or bad credentials fail fast, with one sentence.
+pub(super) async fn connect_and_probe(target: &Target) -> Result<Connection, Unusable> {
+    let connection = target.connect().await.map_err(|e| Unusable {
+        plugin_failed: e.credential_plugin_failed(),
+        sentence: e.to_string(),
+    })?;
+    let answer = tokio::time::timeout(
+        Duration::from_secs(10),
+        connection.client.apiserver_version(),
+    )
+    .await;
+    let (sentence, plugin_failed) = match answer {
+        Ok(Ok(_)) => return Ok(connection),
+        Ok(Err(e)) => (
+            format!(
+                "{} (context {}, server {})",
+                describe(&e).0.trim_end_matches('.'),
+                connection.context,
+                connection.server
+            ),
+            credential_plugin_failed(&e),
+        ),
+        Err(_) => (
+            format!(
+                "The API server at {} did not answer within 10 seconds (context {}). Check your network or VPN.",
+                connection.server, connection.context
+            ),
+            false,
+        ),
+    };
+    Err(Unusable {
+        sentence,
+        plugin_failed,
+    })
+}
