@@ -326,6 +326,8 @@ mod tests {
                 restarts: 0,
                 target: target.map(String::from),
                 command: vec![],
+                args: vec![],
+                previous: None,
             };
         PodDetail {
             key: PodKey::new("shop", "web"),

@@ -340,6 +340,8 @@ pub(crate) fn pod_detail(debug_state: Option<ContainerState>) -> PodDetail {
         restarts: 0,
         target: None,
         command: vec![],
+        args: vec![],
+        previous: None,
     };
     let mut containers = vec![container(
         ContainerKind::Regular,
@@ -437,6 +439,8 @@ fn launching_a_debug_container_follows_it_to_an_attached_terminal() {
         restarts: 0,
         target: Some("app".into()),
         command: vec![],
+        args: vec![],
+        previous: None,
     });
     assert!(a.update(terminal_pod(id, waiting.clone())).is_empty());
     assert!(

@@ -58,7 +58,12 @@ pub struct ContainerInfo {
     pub restarts: i32,
     /// For ephemeral containers: the container whose processes it shares.
     pub target: Option<String>,
+    /// Empty: the image's entrypoint.
     pub command: Vec<String>,
+    pub args: Vec<String>,
+    /// How the previous run ended (`lastState`, always `Terminated`): what
+    /// explains a restart or a CrashLoopBackOff.
+    pub previous: Option<ContainerState>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -88,30 +93,39 @@ impl PodDetail {
         for c in spec.init_containers.iter().flatten() {
             containers.push(info(
                 ContainerKind::Init,
-                &c.name,
-                c.image.as_deref(),
-                None,
-                c.command.clone(),
+                Spec {
+                    name: &c.name,
+                    image: c.image.as_deref(),
+                    target: None,
+                    command: c.command.clone(),
+                    args: c.args.clone(),
+                },
                 find(&status.init_container_statuses, &c.name),
             ));
         }
         for c in &spec.containers {
             containers.push(info(
                 ContainerKind::Regular,
-                &c.name,
-                c.image.as_deref(),
-                None,
-                c.command.clone(),
+                Spec {
+                    name: &c.name,
+                    image: c.image.as_deref(),
+                    target: None,
+                    command: c.command.clone(),
+                    args: c.args.clone(),
+                },
                 find(&status.container_statuses, &c.name),
             ));
         }
         for c in spec.ephemeral_containers.iter().flatten() {
             containers.push(info(
                 ContainerKind::Ephemeral,
-                &c.name,
-                c.image.as_deref(),
-                c.target_container_name.clone(),
-                c.command.clone(),
+                Spec {
+                    name: &c.name,
+                    image: c.image.as_deref(),
+                    target: c.target_container_name.clone(),
+                    command: c.command.clone(),
+                    args: c.args.clone(),
+                },
                 find(&status.ephemeral_container_statuses, &c.name),
             ));
         }
@@ -138,47 +152,58 @@ impl PodDetail {
     }
 }
 
-fn info(
-    kind: ContainerKind,
-    name: &str,
-    image: Option<&str>,
+/// What every kind of container spec has in common, for `info`.
+struct Spec<'a> {
+    name: &'a str,
+    image: Option<&'a str>,
     target: Option<String>,
     command: Option<Vec<String>>,
-    status: Option<ContainerStatus>,
-) -> ContainerInfo {
-    let state = match status.as_ref().and_then(|s| s.state.clone()) {
-        None => ContainerState::Unknown,
-        Some(s) => {
-            if let Some(r) = s.running {
-                ContainerState::Running {
-                    since: r.started_at.map(|t| t.0),
-                }
-            } else if let Some(t) = s.terminated {
-                ContainerState::Terminated {
-                    exit_code: t.exit_code,
-                    reason: t.reason.unwrap_or_default(),
-                    message: t.message.unwrap_or_default(),
-                    finished: t.finished_at.map(|t| t.0),
-                }
-            } else if let Some(w) = s.waiting {
-                ContainerState::Waiting {
-                    reason: w.reason.unwrap_or_default(),
-                    message: w.message.unwrap_or_default(),
-                }
-            } else {
-                ContainerState::Unknown
-            }
-        }
-    };
+    args: Option<Vec<String>>,
+}
+
+fn info(kind: ContainerKind, spec: Spec, status: Option<ContainerStatus>) -> ContainerInfo {
+    let state = status
+        .as_ref()
+        .and_then(|s| s.state.as_ref())
+        .map_or(ContainerState::Unknown, state_of);
+    let previous = status
+        .as_ref()
+        .and_then(|s| s.last_state.as_ref())
+        .filter(|s| s.terminated.is_some())
+        .map(state_of);
     ContainerInfo {
         kind,
-        name: name.to_string(),
-        image: image.unwrap_or_default().to_string(),
+        name: spec.name.to_string(),
+        image: spec.image.unwrap_or_default().to_string(),
         state,
         ready: status.as_ref().is_some_and(|s| s.ready),
         restarts: status.as_ref().map_or(0, |s| s.restart_count),
-        target,
-        command: command.unwrap_or_default(),
+        target: spec.target,
+        command: spec.command.unwrap_or_default(),
+        args: spec.args.unwrap_or_default(),
+        previous,
+    }
+}
+
+fn state_of(s: &k8s_openapi::api::core::v1::ContainerState) -> ContainerState {
+    if let Some(r) = &s.running {
+        ContainerState::Running {
+            since: r.started_at.as_ref().map(|t| t.0),
+        }
+    } else if let Some(t) = &s.terminated {
+        ContainerState::Terminated {
+            exit_code: t.exit_code,
+            reason: t.reason.clone().unwrap_or_default(),
+            message: t.message.clone().unwrap_or_default(),
+            finished: t.finished_at.as_ref().map(|t| t.0),
+        }
+    } else if let Some(w) = &s.waiting {
+        ContainerState::Waiting {
+            reason: w.reason.clone().unwrap_or_default(),
+            message: w.message.clone().unwrap_or_default(),
+        }
+    } else {
+        ContainerState::Unknown
     }
 }
 
@@ -233,11 +258,12 @@ mod tests {
             "metadata": {"name": "p", "namespace": "n", "annotations": {"kubernetes.io/config.mirror": "x"}},
             "spec": {"os": {"name": "windows"},
                 "initContainers": [{"name": "init", "image": "busybox"}],
-                "containers": [{"name": "app", "image": "app:1"}],
+                "containers": [{"name": "app", "image": "app:1", "command": ["/app"], "args": ["--port", "80"]}],
                 "ephemeralContainers": [{"name": "dbg", "image": "busybox", "targetContainerName": "app", "command": ["sh"]}]},
             "status": {"phase": "Running",
                 "initContainerStatuses": [{"name": "init", "image": "busybox", "imageID": "", "ready": true, "restartCount": 0, "state": {"terminated": {"exitCode": 0, "reason": "Completed"}}}],
-                "containerStatuses": [{"name": "app", "image": "app:1", "imageID": "", "ready": true, "restartCount": 2, "state": {"running": {"startedAt": "2026-01-01T00:00:00Z"}}}],
+                "containerStatuses": [{"name": "app", "image": "app:1", "imageID": "", "ready": true, "restartCount": 2, "state": {"running": {"startedAt": "2026-01-01T00:00:00Z"}},
+                    "lastState": {"terminated": {"exitCode": 137, "reason": "OOMKilled", "finishedAt": "2025-12-31T23:59:58Z"}}}],
                 "ephemeralContainerStatuses": [{"name": "dbg", "image": "busybox", "imageID": "", "ready": false, "restartCount": 0, "state": {"waiting": {"reason": "ErrImagePull", "message": "nope"}}}]},
         }))
         .unwrap();
@@ -262,7 +288,25 @@ mod tests {
             ContainerState::Terminated { exit_code: 0, .. }
         ));
         assert!(d.container("app").unwrap().state.is_running());
-        assert_eq!(d.container("app").unwrap().restarts, 2);
+        let app = d.container("app").unwrap();
+        assert_eq!(app.restarts, 2);
+        assert_eq!(
+            (&app.command[..], &app.args[..]),
+            (
+                &["/app".to_string()][..],
+                &["--port".to_string(), "80".to_string()][..]
+            )
+        );
+        assert_eq!(
+            app.previous,
+            Some(ContainerState::Terminated {
+                exit_code: 137,
+                reason: "OOMKilled".into(),
+                message: String::new(),
+                finished: Some("2025-12-31T23:59:58Z".parse().unwrap()),
+            })
+        );
+        assert_eq!(d.container("init").unwrap().previous, None);
         let dbg = d.container("dbg").unwrap();
         assert_eq!(dbg.target.as_deref(), Some("app"));
         assert_eq!(

@@ -5,6 +5,7 @@
 //! the URL, the users' tokens, a kubeconfig, and fault knobs for tests.
 
 pub mod api;
+pub mod backstory;
 pub mod churn;
 pub mod ephemeral;
 pub mod filter;
@@ -208,6 +209,15 @@ fn load_scenario(state: &SimState) {
             pod["metadata"]["name"].as_str().unwrap_or_default(),
         );
         namespaces.insert(key.namespace.to_string());
+        if eager {
+            for event in backstory::events(&pod, now) {
+                let name = event["metadata"]["name"].as_str().unwrap_or_default();
+                let _ =
+                    state
+                        .store
+                        .create(Kind::Event, Key::new(&key.namespace, name), event.clone());
+            }
+        }
         let running = pod["status"]["phase"] == "Running";
         if let Ok(entry) = state.store.create(Kind::Pod, key, pod)
             && eager

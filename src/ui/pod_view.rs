@@ -26,9 +26,17 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &PodView, theme: &Th
         return;
     };
     let containers = detail.containers.len() as u16;
-    let [summary, table, events] = Layout::vertical([
+    let focused = detail.containers.get(view.cursor);
+    let about = focused.map_or_else(Vec::new, |c| container_facts(c, app, theme));
+    // Shown only when the table and a few events still fit beside it.
+    let about_height = match wrapped_height(&about, area.width).min(8) + 2 {
+        h if about.is_empty() || 2 + containers + 3 + h + 3 > area.height => 0,
+        h => h,
+    };
+    let [summary, table, focus, events] = Layout::vertical([
         Constraint::Length(2),
         Constraint::Length(containers + 3),
+        Constraint::Length(about_height),
         Constraint::Min(3),
     ])
     .areas(area);
@@ -102,11 +110,24 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &PodView, theme: &Th
     .block(block);
     frame.render_widget(table_widget, table);
 
+    if let Some(container) = focused {
+        let block = Block::default()
+            .borders(Borders::TOP)
+            .border_style(theme.border)
+            .title(Span::styled(format!(" {} ", container.name), theme.header));
+        frame.render_widget(
+            Paragraph::new(about)
+                .block(block)
+                .wrap(Wrap { trim: false }),
+            focus,
+        );
+    }
+
     let block = Block::default()
         .borders(Borders::TOP)
         .border_style(theme.border)
         .title(Span::styled(" events ", theme.header));
-    let width = usize::from(events.width.saturating_sub(40));
+    let width = usize::from(events.width);
     let lines: Vec<Line> = view
         .events
         .iter()
@@ -121,7 +142,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &PodView, theme: &Th
                 String::new()
             };
             let kind_style = if e.warning { theme.warning } else { theme.dim };
-            Line::from(vec![
+            let mut line = Line::from(vec![
                 Span::styled(format!(" {age:>6} "), theme.dim),
                 Span::styled(
                     format!("{:<8}", if e.warning { "Warning" } else { "Normal" }),
@@ -132,11 +153,15 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &PodView, theme: &Th
                     format!("{:<12} ", e.container().unwrap_or("pod")),
                     theme.dim,
                 ),
-                Span::styled(
-                    ellipsize(&format!("{}{count}", e.message), width.max(10)),
-                    theme.text,
-                ),
-            ])
+            ]);
+            // One line per event: the message gets what the columns leave.
+            let room = width.saturating_sub(line.width() + count.chars().count());
+            line.push_span(Span::styled(
+                ellipsize(&e.message, room.max(10)),
+                theme.text,
+            ));
+            line.push_span(Span::styled(count, theme.text));
+            line
         })
         .collect();
     let body = if lines.is_empty() {
@@ -150,43 +175,102 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &PodView, theme: &Th
     );
 }
 
-fn container_row<'a>(c: &'a ContainerInfo, app: &App, theme: &Theme) -> Row<'a> {
-    let (state, style) = match &c.state {
-        ContainerState::Unknown => ("—".to_string(), theme.dim),
-        ContainerState::Running { since } => (
-            match since {
-                Some(t) => format!("Running {}", human_duration(app.now.duration_since(*t))),
-                None => "Running".to_string(),
-            },
-            theme.good,
-        ),
-        ContainerState::Waiting { reason, message } => {
-            let style = if reason.contains("Err")
-                || reason.contains("BackOff")
-                || reason.contains("Invalid")
-            {
-                theme.failing
-            } else {
-                theme.pending
-            };
-            let text = if message.is_empty() {
-                reason.clone()
-            } else {
-                format!("{reason}: {message}")
-            };
-            (text, style)
-        }
-        ContainerState::Terminated {
-            exit_code, reason, ..
-        } => (
-            format!("Terminated {reason} (exit {exit_code})"),
-            if *exit_code == 0 {
-                theme.done
-            } else {
-                theme.failing
-            },
-        ),
+/// The focused container in full: its state and how its previous run
+/// ended (what a crash loop is about), its command and image.
+fn container_facts<'a>(c: &ContainerInfo, app: &App, theme: &Theme) -> Vec<Line<'a>> {
+    let fact = |label: &str, text: String, style| {
+        Line::from(vec![
+            Span::styled(format!(" {label:<9} "), theme.dim),
+            Span::styled(text, style),
+        ])
     };
+    let mut lines = vec![fact(
+        "state",
+        state_text(&c.state, app, true),
+        state_style(&c.state, theme),
+    )];
+    if let Some(previous) = &c.previous {
+        lines.push(fact(
+            "last run",
+            state_text(previous, app, true),
+            state_style(previous, theme),
+        ));
+    }
+    let command: Vec<&str> = c
+        .command
+        .iter()
+        .chain(&c.args)
+        .map(String::as_str)
+        .collect();
+    lines.push(if command.is_empty() {
+        fact("command", "(the image's entrypoint)".into(), theme.dim)
+    } else {
+        fact("command", command.join(" "), theme.text)
+    });
+    lines.push(fact("image", c.image.clone(), theme.text));
+    lines
+}
+
+/// Rows `lines` take in `width` columns when wrapped.
+fn wrapped_height(lines: &[Line], width: u16) -> u16 {
+    let width = usize::from(width.max(1));
+    lines
+        .iter()
+        .map(|l| l.width().max(1).div_ceil(width) as u16)
+        .sum()
+}
+
+/// A state in words; `full` adds the time of a termination and its message.
+fn state_text(state: &ContainerState, app: &App, full: bool) -> String {
+    let ago = |t: &jiff::Timestamp| human_duration(app.now.duration_since(*t));
+    match state {
+        ContainerState::Unknown => "—".to_string(),
+        ContainerState::Running { since: Some(t) } => format!("Running {}", ago(t)),
+        ContainerState::Running { since: None } => "Running".to_string(),
+        ContainerState::Waiting { reason, message } if message.is_empty() => reason.clone(),
+        ContainerState::Waiting { reason, message } => format!("{reason}: {message}"),
+        ContainerState::Terminated {
+            exit_code,
+            reason,
+            message,
+            finished,
+        } => {
+            let mut text = format!("Terminated {reason} (exit {exit_code})");
+            if full {
+                if let Some(t) = finished {
+                    text.push_str(&format!(", {} ago", ago(t)));
+                }
+                if !message.is_empty() {
+                    text.push_str(&format!(": {}", message.trim()));
+                }
+            }
+            text
+        }
+    }
+}
+
+fn state_style(state: &ContainerState, theme: &Theme) -> ratatui::style::Style {
+    match state {
+        ContainerState::Unknown => theme.dim,
+        ContainerState::Running { .. } => theme.good,
+        ContainerState::Waiting { reason, .. }
+            if reason.contains("Err")
+                || reason.contains("BackOff")
+                || reason.contains("Invalid") =>
+        {
+            theme.failing
+        }
+        ContainerState::Waiting { .. } => theme.pending,
+        ContainerState::Terminated { exit_code: 0, .. } => theme.done,
+        ContainerState::Terminated { .. } => theme.failing,
+    }
+}
+
+fn container_row<'a>(c: &'a ContainerInfo, app: &App, theme: &Theme) -> Row<'a> {
+    let (state, style) = (
+        state_text(&c.state, app, false),
+        state_style(&c.state, theme),
+    );
     let kind_style = if c.kind == ContainerKind::Ephemeral {
         theme.debug
     } else {

@@ -123,14 +123,25 @@ fn pod_view() {
                 },
                 None,
             ),
-            info(
-                ContainerKind::Regular,
-                "worker",
-                ContainerState::Running {
-                    since: Some("2026-01-01T00:30:00Z".parse().unwrap()),
-                },
-                None,
-            ),
+            ContainerInfo {
+                command: vec!["/app/worker".into()],
+                args: vec!["--queue".into(), "ledger".into()],
+                restarts: 17,
+                previous: Some(ContainerState::Terminated {
+                    exit_code: 137,
+                    reason: "OOMKilled".into(),
+                    message: String::new(),
+                    finished: Some("2026-01-01T00:29:58Z".parse().unwrap()),
+                }),
+                ..info(
+                    ContainerKind::Regular,
+                    "worker",
+                    ContainerState::Running {
+                        since: Some("2026-01-01T00:30:00Z".parse().unwrap()),
+                    },
+                    None,
+                )
+            },
             info(
                 ContainerKind::Ephemeral,
                 "debugger-x2k9p",
@@ -153,9 +164,19 @@ fn pod_view() {
             count: 4,
             last_seen: Some("2026-01-01T00:59:00Z".parse().unwrap()),
             field_path: "spec.ephemeralContainers{debugger-x2k9p}".into(),
+        }, EventRow {
+            name: "f".into(),
+            warning: true,
+            reason: "BackOff".into(),
+            message: "Back-off restarting failed container worker in pod ledger-worker-7f9c6d8b5-w9x8v_payments(b553fcce-9701-4999-a1b2-6c1d0e4f5a7b)".into(),
+            count: 68,
+            last_seen: Some("2026-01-01T00:59:40Z".parse().unwrap()),
+            field_path: "spec.containers{worker}".into(),
         }],
     }));
-    assert_snapshot("pod_view", &render(&a, 120, 14));
+    // The worker, whose last run was killed, in focus.
+    a.update(key('j'));
+    assert_snapshot("pod_view", &render(&a, 120, 20));
 }
 
 #[test]
@@ -197,6 +218,8 @@ fn info(
         restarts: 0,
         target: target.map(String::from),
         command: vec![],
+        args: vec![],
+        previous: None,
     }
 }
 
