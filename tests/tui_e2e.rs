@@ -77,6 +77,43 @@ async fn browse_filter_open_switch_namespace_and_quit() {
     let _ = std::fs::remove_file(config);
 }
 
+/// What an SRE opens a crash-looping pod for: how its last run ended, and
+/// the Events that say what the kubelet is doing about it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crash_looping_pod_shows_how_its_last_run_ended_and_its_back_offs() {
+    let sim = start_sim(0).await;
+    let config = kubeconfig(&sim, "crashloop");
+    let mut screen = PodbayScreen::spawn(&args(&config, &["-n", "payments"]), 140, 40);
+    screen
+        .wait_for("the payments pods", |t| {
+            t.contains("ledger-worker") && t.contains("● live")
+        })
+        .await;
+    screen.keys("/ledger\r").await;
+    screen.raw(b"\r").await;
+    screen
+        .wait_for("the pod view with the worker in full", |t| {
+            t.contains("last run  Terminated Error (exit 1)")
+                && t.contains(
+                    "state     CrashLoopBackOff: back-off 5m0s restarting failed container=worker",
+                )
+                && t.contains("Back-off restarting failed container worker in pod")
+        })
+        .await;
+    let text = screen.text();
+    let backoff = text
+        .lines()
+        .find(|l| l.contains("Warning BackOff"))
+        .unwrap_or_else(|| panic!("a BackOff warning:\n{text}"));
+    assert!(
+        backoff.trim_end().ends_with("×68"),
+        "its count shows: {backoff}"
+    );
+    screen.keys("q").await;
+    exits_cleanly(&mut screen).await;
+    let _ = std::fs::remove_file(config);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn live_changes_appear_without_a_keypress() {
     use k8s_openapi::api::core::v1::Pod;
