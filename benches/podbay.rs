@@ -780,8 +780,20 @@ async fn soak(report: &mut Report) {
     assert_eq!(tui.count("● attached"), panes, "every pane attached");
     let pid = tui.child.child.id().expect("pid");
     let fds = || std::fs::read_dir(format!("/proc/{pid}/fd")).map_or(0, |d| d.count());
-    // Let the scrollbacks fill before taking the baseline.
-    tokio::time::sleep(Duration::from_secs(20)).await;
+    // The baseline is taken once the scrollbacks are full: on two busy
+    // cores that takes a minute or more, so wait until RSS grows by less
+    // than 1 MiB in 15 s (at most 5 minutes).
+    let filling = Instant::now();
+    let mut last = rss_kib(pid);
+    loop {
+        tokio::time::sleep(Duration::from_secs(15)).await;
+        let now = rss_kib(pid);
+        if now < last + 1024 || filling.elapsed() > Duration::from_secs(300) {
+            break;
+        }
+        last = now;
+    }
+    println!("  scrollbacks full after {} s", filling.elapsed().as_secs());
     let (rss_start, fds_start) = (rss_kib(pid), fds());
     let cpu_start = cpu_ticks(pid);
     let start = Instant::now();
@@ -809,6 +821,15 @@ async fn soak(report: &mut Report) {
             rss_end as f64 / 1024.0
         ),
         "flat",
+    );
+    let minutes = start.elapsed().as_secs_f64() / 60.0;
+    report.row(
+        "soak: RSS drift",
+        format!(
+            "{:+.2} MB/min",
+            (rss_end as f64 - rss_start as f64) / 1024.0 / minutes
+        ),
+        "0",
     );
     report.row(
         "soak: open file descriptors start → end",

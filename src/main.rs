@@ -11,6 +11,9 @@ use podbay::sim::{Sim, SimHandle, SimOptions};
 use podbay::theme::Theme;
 use podbay::tui::{self, TuiOptions};
 
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     let cli = Cli::parse();
     let paths = Paths::discover();
