@@ -169,7 +169,7 @@ impl Target {
             .map_err(|e| bad(&e))?;
         let namespace = config.default_namespace.clone();
         let server = config.cluster_url.to_string();
-        let client = kube::Client::try_from(config).map_err(|e| bad(&e))?;
+        let client = super::transport::client(config).map_err(|e| bad(&e))?;
         Ok(Connection {
             client,
             context,

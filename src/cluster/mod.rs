@@ -5,3 +5,4 @@ pub mod debug;
 pub mod errors;
 pub mod feed;
 pub mod session;
+pub mod transport;
