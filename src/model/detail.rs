@@ -2,7 +2,7 @@
 //! events.
 
 use jiff::Timestamp;
-use k8s_openapi::api::core::v1::{ContainerStatus, Event, Pod};
+use k8s_openapi::api::core::v1::{Container, ContainerStatus, Event, Pod};
 
 use super::pod::{PodKey, summarize};
 
@@ -93,26 +93,14 @@ impl PodDetail {
         for c in spec.init_containers.iter().flatten() {
             containers.push(info(
                 ContainerKind::Init,
-                Spec {
-                    name: &c.name,
-                    image: c.image.as_deref(),
-                    target: None,
-                    command: c.command.clone(),
-                    args: c.args.clone(),
-                },
+                Spec::of(c),
                 find(&status.init_container_statuses, &c.name),
             ));
         }
         for c in &spec.containers {
             containers.push(info(
                 ContainerKind::Regular,
-                Spec {
-                    name: &c.name,
-                    image: c.image.as_deref(),
-                    target: None,
-                    command: c.command.clone(),
-                    args: c.args.clone(),
-                },
+                Spec::of(c),
                 find(&status.container_statuses, &c.name),
             ));
         }
@@ -159,6 +147,18 @@ struct Spec<'a> {
     target: Option<String>,
     command: Option<Vec<String>>,
     args: Option<Vec<String>>,
+}
+
+impl<'a> Spec<'a> {
+    fn of(c: &'a Container) -> Self {
+        Spec {
+            name: &c.name,
+            image: c.image.as_deref(),
+            target: None,
+            command: c.command.clone(),
+            args: c.args.clone(),
+        }
+    }
 }
 
 fn info(kind: ContainerKind, spec: Spec, status: Option<ContainerStatus>) -> ContainerInfo {
