@@ -4,7 +4,8 @@
 //! tiny frames: when two go out back to back, a resize then a key, the
 //! second waits for the server's delayed ACK, 40 ms on Linux, before it
 //! leaves. Go, and so kubectl, sets `TCP_NODELAY` on every connection; this
-//! builds the same stack as `kube::Client::try_from(config)` with it set.
+//! builds the same stack as `kube::Client::try_from(config)` with it set
+//! (its HTTP spans with tower-http's defaults, which leave headers out).
 
 use hyper_timeout::TimeoutConnector;
 use hyper_util::client::legacy::connect::HttpConnector;
@@ -13,6 +14,7 @@ use kube::client::retry::RetryPolicy;
 use kube::client::{Body, ConfigExt as _};
 use tower::retry::RetryLayer;
 use tower::{BoxError, ServiceBuilder};
+use tower_http::trace::TraceLayer;
 
 pub fn client(config: kube::Config) -> kube::Result<kube::Client> {
     if config.proxy_url.is_some() {
@@ -38,6 +40,7 @@ pub fn client(config: kube::Config) -> kube::Result<kube::Client> {
         )
         .option_layer(config.auth_layer()?)
         .layer(config.extra_headers_layer()?)
+        .layer(TraceLayer::new_for_http())
         .map_err(BoxError::from)
         .service(http);
     Ok(kube::Client::new(service, config.default_namespace))
