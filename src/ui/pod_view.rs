@@ -27,7 +27,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &PodView, theme: &Th
     };
     let containers = detail.containers.len() as u16;
     let focused = detail.containers.get(view.cursor);
-    let about = focused.map_or_else(Vec::new, |c| container_facts(c, app, theme));
+    let on_a_node = !detail.node.is_empty();
+    let about = focused.map_or_else(Vec::new, |c| container_facts(c, on_a_node, app, theme));
     // Shown only when the table and a few events still fit beside it.
     let about_height = match wrapped_height(&about, area.width).min(8) + 2 {
         h if about.is_empty() || 2 + containers + 3 + h + 3 > area.height => 0,
@@ -177,18 +178,26 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &PodView, theme: &Th
 
 /// The focused container in full: its state and how its previous run
 /// ended (what a crash loop is about), its command and image.
-fn container_facts<'a>(c: &ContainerInfo, app: &App, theme: &Theme) -> Vec<Line<'a>> {
+fn container_facts<'a>(
+    c: &ContainerInfo,
+    on_a_node: bool,
+    app: &App,
+    theme: &Theme,
+) -> Vec<Line<'a>> {
     let fact = |label: &str, text: String, style| {
         Line::from(vec![
             Span::styled(format!(" {label:<9} "), theme.dim),
             Span::styled(text, style),
         ])
     };
-    let mut lines = vec![fact(
-        "state",
-        state_text(&c.state, app, true),
-        state_style(&c.state, theme),
-    )];
+    let state = match c.state {
+        ContainerState::Unknown if on_a_node => "not started: no status from its node yet".into(),
+        ContainerState::Unknown => {
+            "not started: the pod is not on a node yet (see its events)".into()
+        }
+        _ => state_text(&c.state, app, true),
+    };
+    let mut lines = vec![fact("state", state, state_style(&c.state, theme))];
     if let Some(previous) = &c.previous {
         lines.push(fact(
             "last run",

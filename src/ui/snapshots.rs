@@ -179,6 +179,48 @@ fn pod_view() {
     assert_snapshot("pod_view", &render(&a, 120, 20));
 }
 
+/// A container without a status says why it has not started.
+#[test]
+fn a_container_without_status_says_why() {
+    let mut a = demo_app();
+    a.update(code(KeyCode::Enter));
+    let mut detail = PodDetail {
+        key: PodKey::new("payments", "ledger-worker-7f9c6d8b5-w9x8v"),
+        status: "Pending".into(),
+        phase: "Pending".into(),
+        node: String::new(),
+        ip: String::new(),
+        qos: "BestEffort".into(),
+        os: None,
+        is_static: false,
+        deleting: false,
+        containers: vec![info(
+            ContainerKind::Regular,
+            "worker",
+            ContainerState::Unknown,
+            None,
+        )],
+    };
+    let mut show = |detail: &PodDetail| {
+        a.update(Event::Detail(Feed::Listed {
+            scope: None,
+            rows: vec![detail.clone()],
+        }));
+        render(&a, 120, 20)
+    };
+    let screen = show(&detail);
+    assert!(
+        screen.contains("not started: the pod is not on a node yet"),
+        "{screen}"
+    );
+    detail.node = "node-a2".into();
+    let screen = show(&detail);
+    assert!(
+        screen.contains("not started: no status from its node yet"),
+        "{screen}"
+    );
+}
+
 #[test]
 fn help_overlay() {
     let mut a = demo_app();
