@@ -48,6 +48,13 @@ impl ContainerState {
     }
 }
 
+/// Whether a container's waiting reason is trouble (`ErrImagePull`,
+/// `CrashLoopBackOff`, `InvalidImageName`…) rather than progress
+/// (`ContainerCreating`, `PodInitializing`).
+pub fn waiting_in_trouble(reason: &str) -> bool {
+    reason.contains("Err") || reason.contains("BackOff") || reason.contains("Invalid")
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct ContainerInfo {
     pub kind: ContainerKind,

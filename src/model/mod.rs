@@ -4,5 +4,7 @@
 pub mod detail;
 pub mod pod;
 
-pub use detail::{ContainerInfo, ContainerKind, ContainerState, EventRow, PodDetail};
+pub use detail::{
+    ContainerInfo, ContainerKind, ContainerState, EventRow, PodDetail, waiting_in_trouble,
+};
 pub use pod::{Health, PodKey, PodRow, human_duration};

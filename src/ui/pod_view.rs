@@ -7,7 +7,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, Wrap};
 
 use crate::app::{App, PodView};
-use crate::model::{ContainerInfo, ContainerKind, ContainerState, human_duration};
+use crate::model::{
+    ContainerInfo, ContainerKind, ContainerState, human_duration, waiting_in_trouble,
+};
 use crate::theme::Theme;
 
 use super::ellipsize;
@@ -262,13 +264,7 @@ fn state_style(state: &ContainerState, theme: &Theme) -> ratatui::style::Style {
     match state {
         ContainerState::Unknown => theme.dim,
         ContainerState::Running { .. } => theme.good,
-        ContainerState::Waiting { reason, .. }
-            if reason.contains("Err")
-                || reason.contains("BackOff")
-                || reason.contains("Invalid") =>
-        {
-            theme.failing
-        }
+        ContainerState::Waiting { reason, .. } if waiting_in_trouble(reason) => theme.failing,
         ContainerState::Waiting { .. } => theme.pending,
         ContainerState::Terminated { exit_code: 0, .. } => theme.done,
         ContainerState::Terminated { .. } => theme.failing,

@@ -12,7 +12,7 @@ use crate::app::copy::CopyMode;
 use crate::app::terminal::{Terminal, TerminalState};
 use crate::app::workspace::{PaneSlot, inner};
 use crate::app::{App, Focus};
-use crate::model::human_duration;
+use crate::model::{human_duration, waiting_in_trouble};
 use crate::term::pane::PaneView;
 use crate::theme::Theme;
 
@@ -120,7 +120,7 @@ fn state_label(app: &App, t: &Terminal, theme: &Theme) -> (String, Style) {
         TerminalState::Launching => (format!("{spin} launching"), theme.pending),
         TerminalState::Waiting { reason, .. } => (
             format!("{spin} {reason} {}", human_duration(elapsed)),
-            if trouble(reason) {
+            if waiting_in_trouble(reason) {
                 theme.failing
             } else {
                 theme.pending
@@ -131,10 +131,6 @@ fn state_label(app: &App, t: &Terminal, theme: &Theme) -> (String, Style) {
         TerminalState::Disconnected(_) => ("◍ disconnected".into(), theme.warning),
         TerminalState::Ended(_) => ("■ ended".into(), theme.warning),
     }
-}
-
-fn trouble(reason: &str) -> bool {
-    reason.contains("Err") || reason.contains("BackOff") || reason.contains("Invalid")
 }
 
 /// The bottom border: copy mode, a disconnect, the end, or a notice.
@@ -165,7 +161,7 @@ fn draw_coming_up(frame: &mut Frame, body: Rect, app: &App, t: &Terminal, theme:
     let mut lines = Vec::new();
     match &t.state {
         TerminalState::Waiting { reason, message } => {
-            let style = if trouble(reason) {
+            let style = if waiting_in_trouble(reason) {
                 theme.failing
             } else {
                 theme.pending
@@ -179,7 +175,7 @@ fn draw_coming_up(frame: &mut Frame, body: Rect, app: &App, t: &Terminal, theme:
                 format!("{reason}{detail} ({elapsed})"),
                 style,
             )));
-            if trouble(reason) {
+            if waiting_in_trouble(reason) {
                 lines.push(Line::from(Span::styled(
                     "Check the image name and the pod's image pull secrets; x closes this pane.",
                     theme.dim,
