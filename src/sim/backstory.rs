@@ -4,7 +4,9 @@
 //! agree with its status.
 
 use jiff::{SignedDuration, Timestamp};
-use serde_json::{Value, json};
+use serde_json::Value;
+
+use super::kubelet::{PodEvent, pod_event};
 
 /// The pod's past Events, oldest first (empty for a healthy pod).
 pub fn events(pod: &Value, now: Timestamp) -> Vec<Value> {
@@ -15,21 +17,23 @@ pub fn events(pod: &Value, now: Timestamp) -> Vec<Value> {
         .unwrap_or(now);
     let ago = |secs: i64| now - SignedDuration::from_secs(secs);
     let mut out = Vec::new();
-    let mut event = |field_path: String, warning, reason, message: String, count, last| {
-        let index = out.len();
-        out.push(build(
-            pod,
-            index,
-            Past {
-                field_path,
-                warning,
-                reason,
-                message,
-                count,
-                first: created.min(last),
-                last,
-            },
-        ));
+    let name = pod["metadata"]["name"].as_str().unwrap_or_default();
+    let mut event = |field_path: String, warning, reason, message: String, count: i64, last| {
+        let first = created.min(last);
+        let event_name = format!(
+            "{name}.{:x}",
+            first.as_nanosecond() as u64 + out.len() as u64
+        );
+        let facts = PodEvent {
+            field_path: &field_path,
+            warning,
+            reason,
+            message: &message,
+            count: count.max(1) as u64,
+            first,
+            last,
+        };
+        out.push(pod_event(pod, &event_name, facts));
     };
     let statuses = pod
         .pointer("/status/containerStatuses")
@@ -118,16 +122,6 @@ pub fn events(pod: &Value, now: Timestamp) -> Vec<Value> {
     out
 }
 
-struct Past {
-    field_path: String,
-    warning: bool,
-    reason: &'static str,
-    message: String,
-    count: i64,
-    first: Timestamp,
-    last: Timestamp,
-}
-
 /// `NAME_NAMESPACE(UID)`, as the kubelet names a pod in its messages.
 fn pod_ref(pod: &Value) -> String {
     format!(
@@ -136,46 +130,6 @@ fn pod_ref(pod: &Value) -> String {
         pod["metadata"]["namespace"].as_str().unwrap_or_default(),
         pod["metadata"]["uid"].as_str().unwrap_or_default()
     )
-}
-
-fn build(pod: &Value, index: usize, past: Past) -> Value {
-    let name = pod["metadata"]["name"].as_str().unwrap_or_default();
-    let namespace = pod["metadata"]["namespace"].as_str().unwrap_or_default();
-    let node = pod
-        .pointer("/spec/nodeName")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
-    let scheduler = past.reason == "FailedScheduling";
-    let (component, host) = if scheduler {
-        ("default-scheduler", "")
-    } else {
-        ("kubelet", node)
-    };
-    json!({
-        "apiVersion": "v1",
-        "kind": "Event",
-        "metadata": {
-            "name": format!("{name}.{:x}", past.first.as_nanosecond() as u64 + index as u64),
-            "namespace": namespace,
-            "uid": super::kubelet::uuid_like(),
-            "creationTimestamp": past.first.to_string(),
-        },
-        "involvedObject": {
-            "kind": "Pod", "namespace": namespace, "name": name, "apiVersion": "v1",
-            "uid": pod["metadata"]["uid"].clone(),
-            "fieldPath": past.field_path,
-        },
-        "reason": past.reason,
-        "message": past.message,
-        "source": {"component": component, "host": host},
-        "firstTimestamp": past.first.to_string(),
-        "lastTimestamp": past.last.to_string(),
-        "count": past.count.max(1),
-        "type": if past.warning { "Warning" } else { "Normal" },
-        "eventTime": null,
-        "reportingComponent": component,
-        "reportingInstance": host,
-    })
 }
 
 #[cfg(test)]

@@ -486,7 +486,6 @@ impl Kubelet {
         let Some(pod) = self.store.get(Kind::Pod, pod_key).map(|e| e.value()) else {
             return;
         };
-        let now = Timestamp::now().to_string();
         let dedup = (
             pod_key.clone(),
             field_path.to_string(),
@@ -500,41 +499,28 @@ impl Kubelet {
                 .update::<()>(Kind::Event, &event_key, None, |mut e| {
                     let count = e["count"].as_u64().unwrap_or(1) + 1;
                     e["count"] = json!(count);
-                    e["lastTimestamp"] = json!(now);
+                    e["lastTimestamp"] = json!(Timestamp::now().to_string());
                     Ok(e)
                 });
             if bumped.is_ok() {
                 return;
             }
         }
-        let nanos = Timestamp::now().as_nanosecond();
-        let name = format!("{}.{:x}", pod_key.name, nanos);
-        let node = pod
-            .pointer("/spec/nodeName")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let event = json!({
-            "apiVersion": "v1",
-            "kind": "Event",
-            "metadata": {"name": name, "namespace": &*pod_key.namespace, "uid": uuid_like(), "creationTimestamp": now},
-            "involvedObject": {
-                "kind": "Pod", "namespace": &*pod_key.namespace, "name": &*pod_key.name,
-                "uid": pod.pointer("/metadata/uid").cloned().unwrap_or(Value::Null),
-                "apiVersion": "v1",
-                "resourceVersion": pod.pointer("/metadata/resourceVersion").cloned().unwrap_or(Value::Null),
-                "fieldPath": field_path,
+        let now = Timestamp::now();
+        let name = format!("{}.{:x}", pod_key.name, now.as_nanosecond());
+        let event = pod_event(
+            &pod,
+            &name,
+            PodEvent {
+                field_path,
+                warning: event_type == "Warning",
+                reason,
+                message,
+                count: 1,
+                first: now,
+                last: now,
             },
-            "reason": reason,
-            "message": message,
-            "source": {"component": "kubelet", "host": node},
-            "firstTimestamp": now,
-            "lastTimestamp": now,
-            "count": 1,
-            "type": event_type,
-            "eventTime": null,
-            "reportingComponent": "kubelet",
-            "reportingInstance": node,
-        });
+        );
         let event_key = Key::new(&pod_key.namespace, &name);
         if self
             .store
@@ -553,6 +539,61 @@ impl Drop for Kubelet {
         }
         let _ = std::fs::remove_dir_all(&self.sandbox);
     }
+}
+
+/// What an Event says about a pod (or one of its containers).
+pub(super) struct PodEvent<'a> {
+    /// `spec.containers{name}`, or empty for the pod itself.
+    pub field_path: &'a str,
+    pub warning: bool,
+    pub reason: &'a str,
+    pub message: &'a str,
+    pub count: u64,
+    pub first: Timestamp,
+    pub last: Timestamp,
+}
+
+/// A core/v1 Event about `pod`, reported by the kubelet on its node, or by
+/// the scheduler for `FailedScheduling`.
+pub(super) fn pod_event(pod: &Value, name: &str, event: PodEvent) -> Value {
+    let namespace = pod
+        .pointer("/metadata/namespace")
+        .cloned()
+        .unwrap_or(Value::Null);
+    let (component, host) = if event.reason == "FailedScheduling" {
+        ("default-scheduler", "")
+    } else {
+        let node = pod.pointer("/spec/nodeName").and_then(Value::as_str);
+        ("kubelet", node.unwrap_or_default())
+    };
+    json!({
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {
+            "name": name,
+            "namespace": namespace,
+            "uid": uuid_like(),
+            "creationTimestamp": event.first.to_string(),
+        },
+        "involvedObject": {
+            "kind": "Pod", "namespace": namespace,
+            "name": pod.pointer("/metadata/name").cloned().unwrap_or(Value::Null),
+            "uid": pod.pointer("/metadata/uid").cloned().unwrap_or(Value::Null),
+            "apiVersion": "v1",
+            "resourceVersion": pod.pointer("/metadata/resourceVersion").cloned().unwrap_or(Value::Null),
+            "fieldPath": event.field_path,
+        },
+        "reason": event.reason,
+        "message": event.message,
+        "source": {"component": component, "host": host},
+        "firstTimestamp": event.first.to_string(),
+        "lastTimestamp": event.last.to_string(),
+        "count": event.count.max(1),
+        "type": if event.warning { "Warning" } else { "Normal" },
+        "eventTime": null,
+        "reportingComponent": component,
+        "reportingInstance": host,
+    })
 }
 
 fn pod_key(pod: &Value) -> Key {
