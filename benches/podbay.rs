@@ -173,6 +173,8 @@ async fn attach_shell(
         command: command.iter().map(|s| s.to_string()).collect(),
         profile: Profile::General,
         env: vec![],
+        stdin: true,
+        tty: true,
     };
     spec.launch(&pods, "redis-0").await.expect("launch");
     podbay::cluster::debug::await_startup(
@@ -191,6 +193,8 @@ async fn attach_shell(
         kind: SessionKind::Attach,
         size: (120, 40),
         keepalive: Some(session::DEFAULT_KEEPALIVE),
+        tty: true,
+        stdin: true,
     };
     (
         session::open(client.clone(), spec, tx)
@@ -441,6 +445,7 @@ async fn pod_list(report: &mut Report, n: usize) {
 
 fn options(conn: &podbay::cluster::client::Connection) -> AppOptions {
     AppOptions {
+        cluster: conn.cluster(),
         context: conn.context.clone(),
         contexts: conn.contexts.clone(),
         namespace: conn.namespace.clone(),
@@ -479,6 +484,8 @@ async fn launch(report: &mut Report) {
             command: vec!["sh".into()],
             profile: Profile::General,
             env: vec![],
+            stdin: true,
+            tty: true,
         };
         let start = Instant::now();
         spec.launch(&pods, "redis-0").await.expect("launch");
@@ -500,6 +507,8 @@ async fn launch(report: &mut Report) {
             kind: SessionKind::Attach,
             size: (120, 40),
             keepalive: Some(session::DEFAULT_KEEPALIVE),
+            tty: true,
+            stdin: true,
         };
         let s = session::open(client.clone(), session_spec, tx)
             .await
@@ -669,6 +678,8 @@ impl Tui {
             self.type_slowly(b"\x02d").await;
         }
         let _ = self.child.master.write_all(b"q").await;
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        let _ = self.child.master.write_all(b"y").await;
         let _ = tokio::time::timeout(Duration::from_secs(5), self.child.child.wait()).await;
         let _ = std::fs::remove_dir_all(&self.home);
     }

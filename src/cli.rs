@@ -57,26 +57,35 @@ pub enum Command {
 
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Exit status: the debug container's exit code once it has run, 0 with --no-attach; \
-podbay's own failures: 65 invalid (422, name clash, unknown target), 66 pod not found, \
+    after_help = "Exit status: the debug container's exit code once it has run, 0 with --no-attach or --list; \
+podbay's own failures: 2 usage, 65 invalid (422, name clash, unknown target), 66 pod not found, \
 69 not supported (static pod, Windows target, no ephemeralcontainers API), 70 pod not running, \
-71 image cannot be pulled, 72 container could not start, 74 cluster unreachable, \
-77 permission denied (403/401), 78 bad kubeconfig or context, 124 timed out."
+71 image cannot be pulled, 72 container could not start, 74 cluster unreachable (after retrying \
+up to --timeout), 77 permission denied (403/401), 78 bad kubeconfig or context, 124 timed out.\n\n\
+Without -t, the container's stdout goes to stdout and its stderr to stderr (output taken from \
+its log is split the same way where the server supports stream=Stdout/Stderr, Kubernetes 1.32+; \
+merged on stdout otherwise)."
 )]
 pub struct DebugArgs {
     /// The pod to debug.
     pub pod: String,
+    /// Namespace of the pod (default: the context's).
     #[arg(short, long)]
     pub namespace: Option<String>,
+    /// Kubeconfig context to use (default: the current context).
     #[arg(long)]
     pub context: Option<String>,
+    /// Kubeconfig file (default: $KUBECONFIG, which may list several, else ~/.kube/config).
     #[arg(long)]
     pub kubeconfig: Option<PathBuf>,
-    /// Container whose processes and filesystem (/proc/PID/root) to share.
+    /// Container whose processes and filesystem (/proc/PID/root) to share;
+    /// a regular or an init container.
     #[arg(long)]
     pub target: Option<String>,
-    #[arg(long)]
-    pub image: String,
+    /// Image of the debug container (default: the first of debug.images in
+    /// config.toml, else busybox:1.36).
+    #[arg(long, value_parser = parse_image)]
+    pub image: Option<String>,
     /// Container name; default debugger-xxxxx, unique in the pod.
     #[arg(long)]
     pub name: Option<String>,
@@ -86,19 +95,27 @@ pub struct DebugArgs {
     /// Environment variable for the debug container (repeatable).
     #[arg(long = "env", value_name = "K=V", value_parser = parse_env)]
     pub env: Vec<(String, String)>,
-    /// Send standard input to the container.
+    /// Keep the container's stdin open and send podbay's standard input to it.
     #[arg(short, long)]
     pub interactive: bool,
-    /// Put the local terminal in raw mode while attached (when it is a terminal).
+    /// Give the container a terminal (the local one goes to raw mode while
+    /// attached, when it is a terminal). Without it, stdout and stderr stay apart.
     #[arg(short, long)]
     pub tty: bool,
     /// Return once the container runs, printing its name.
     #[arg(long)]
     pub no_attach: bool,
-    /// How long to wait for the container to start (30s, 2m, 1h).
-    #[arg(long, default_value = "2m", value_parser = parse_duration)]
+    /// Attach to a running debug container with the same image and target
+    /// instead of adding another (they can never be removed from the pod).
+    #[arg(long)]
+    pub reuse: bool,
+    /// List the pod's debug containers (state, image, target) and exit.
+    #[arg(long, conflicts_with_all = ["reuse", "no_attach", "name", "command"])]
+    pub list: bool,
+    /// How long to wait for the cluster and for the container to start (30s, 2m, 1h).
+    #[arg(long, default_value = "2m", value_parser = parse_timeout)]
     pub timeout: Duration,
-    /// Print the final container status as JSON.
+    /// Print the final container status (or, with --list, the list) as JSON.
     #[arg(long = "output", short = 'o', value_name = "FORMAT", value_parser = ["json"])]
     pub output: Option<String>,
     /// Command and arguments (after --); default: the image's entrypoint.
@@ -116,6 +133,20 @@ fn parse_env(s: &str) -> Result<(String, String), String> {
     match s.split_once('=') {
         Some((k, v)) if !k.is_empty() => Ok((k.to_string(), v.to_string())),
         _ => Err(format!("expected K=V, got {s:?}")),
+    }
+}
+
+fn parse_image(s: &str) -> Result<String, String> {
+    crate::model::image::validate_reference(s).map(|()| s.to_string())
+}
+
+/// A duration that leaves time to do something: more than zero.
+fn parse_timeout(s: &str) -> Result<Duration, String> {
+    match parse_duration(s)? {
+        d if d.is_zero() => Err(format!(
+            "{s:?} leaves no time to wait for anything: use e.g. 30s, 2m"
+        )),
+        d => Ok(d),
     }
 }
 
@@ -232,5 +263,28 @@ mod tests {
             Cli::try_parse_from(["podbay", "debug", "p", "--image", "x", "--profile", "root"])
                 .is_err()
         );
+    }
+
+    #[test]
+    fn debug_refuses_what_cannot_work_before_anything_is_sent() {
+        let parse = |extra: &[&str]| {
+            let mut argv = vec!["podbay", "debug", "p"];
+            argv.extend_from_slice(extra);
+            Cli::try_parse_from(argv)
+        };
+        for bad in [
+            &["--timeout", "0"][..],
+            &["--timeout", "0s"],
+            &["--image", "Bad Image:1"],
+            &["--list", "--reuse"],
+        ] {
+            let err = parse(bad).expect_err(&format!("{bad:?}"));
+            assert_eq!(err.exit_code(), 2, "a usage error: {bad:?}");
+        }
+        let Some(Command::Debug(args)) = parse(&[]).unwrap().command else {
+            panic!("debug")
+        };
+        assert_eq!(args.image, None, "the image may be left out");
+        assert!(!args.interactive && !args.tty);
     }
 }

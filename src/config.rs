@@ -38,6 +38,8 @@ pub struct TerminalConfig {
     pub reattach_when_idle: u64,
     /// Terminal width from which the browser and the panes are side by side.
     pub side_by_side_from: u16,
+    /// Quitting with live sessions asks first.
+    pub confirm_quit: bool,
 }
 
 impl Default for TerminalConfig {
@@ -49,6 +51,7 @@ impl Default for TerminalConfig {
             keepalive: 30,
             reattach_when_idle: 20,
             side_by_side_from: 200,
+            confirm_quit: true,
         }
     }
 }

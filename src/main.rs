@@ -44,13 +44,17 @@ async fn run(cli: Cli, paths: Paths) -> anyhow::Result<()> {
     match cli.command {
         Some(Command::Sim(args)) => run_sim(args).await,
         Some(Command::Demo(args)) => run_demo(args, cli.browse, &paths).await,
-        Some(Command::Debug(args)) => match podbay::commands::debug::run(args).await {
-            Ok(code) => std::process::exit(code),
-            Err(failure) => {
-                eprintln!("podbay: {}", failure.sentence);
-                std::process::exit(failure.code);
-            }
-        },
+        Some(Command::Debug(args)) => {
+            let config = match Config::load(&paths.config) {
+                Ok(config) => config,
+                Err(e) => {
+                    eprintln!("podbay: {e}");
+                    std::process::exit(podbay::commands::debug::exit::CONFIG);
+                }
+            };
+            let image = config.debug.images.first().cloned().unwrap_or_default();
+            debug_command(args, &image).await
+        }
         None => {
             let target = Target {
                 kubeconfig: cli.browse.kubeconfig.clone(),
@@ -87,6 +91,7 @@ async fn browse(
         record: config.terminal.record,
         reattach_when_idle: seconds(config.terminal.reattach_when_idle),
         side_by_side_from: config.terminal.side_by_side_from,
+        confirm_quit: config.terminal.confirm_quit,
     };
     let _log = podbay::logging::init(&paths.log);
     tui::run(TuiOptions {
@@ -162,4 +167,15 @@ async fn run_demo(args: DemoArgs, browse_args: BrowseArgs, paths: &Paths) -> any
     let _ = std::fs::remove_file(&path);
     drop(sim);
     result
+}
+
+/// `podbay debug`: exits with the container's exit code or podbay's own.
+async fn debug_command(args: podbay::cli::DebugArgs, default_image: &str) -> ! {
+    match podbay::commands::debug::run(args, default_image).await {
+        Ok(code) => std::process::exit(code),
+        Err(failure) => {
+            eprintln!("podbay: {}", failure.sentence);
+            std::process::exit(failure.code);
+        }
+    }
 }

@@ -23,7 +23,7 @@ use crate::cluster::feed::{self, Feed};
 use crate::cluster::session::{
     self, SessionEnd, SessionEvent, SessionInput, SessionKind, SessionSpec,
 };
-use crate::model::{EventRow, PodDetail, PodKey, PodRow};
+use crate::model::{ClusterId, EventRow, PodDetail, PodKey, PodRow, TerminalKey};
 use crate::term::Size;
 use crate::term::record::Recorder;
 use crate::terminal::{self, TerminalGuard};
@@ -70,6 +70,7 @@ pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
         .clone()
         .unwrap_or_else(|| connection.namespace.clone());
     let (mut app, effects) = App::new(AppOptions {
+        cluster: connection.cluster(),
         context: connection.context.clone(),
         contexts: connection.contexts.clone(),
         namespace,
@@ -140,6 +141,7 @@ pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
             Some(tagged) = rx.recv() => tasks.current(tagged),
             Some(connection) = connected.recv() => {
                 let event = Event::Connected {
+                    cluster: connection.cluster(),
                     context: connection.context.clone(),
                     namespace: connection.namespace.clone(),
                     contexts: connection.contexts.clone(),
@@ -268,7 +270,12 @@ impl Tagged {
 
 /// The I/O tasks the app's effects start and stop.
 struct Tasks {
+    /// The browser's connection: watches and new terminals use it.
     connection: Connection,
+    /// Every cluster connected to in this run: a terminal's session, its
+    /// pod watch and its re-attaches always use the client of the cluster
+    /// it was opened on, whatever the browser shows now.
+    clients: std::collections::HashMap<ClusterId, kube::Client>,
     target: Target,
     tx: mpsc::Sender<Tagged>,
     generations: [u64; 3],
@@ -301,6 +308,10 @@ impl Tasks {
         connected: mpsc::Sender<Connection>,
     ) -> Self {
         Tasks {
+            clients: std::collections::HashMap::from([(
+                connection.cluster(),
+                connection.client.clone(),
+            )]),
             connection,
             target,
             tx,
@@ -351,6 +362,20 @@ impl Tasks {
     fn run(&mut self, effect: Effect) {
         match effect {
             Effect::Quit => {}
+            Effect::RememberImage(image) => {
+                if let Some(path) = &self.image_history
+                    && let Err(e) = crate::config::remember_image(path, &image)
+                {
+                    tracing::warn!("cannot record the image history in {}: {e}", path.display());
+                }
+            }
+            Effect::WakeAfter { after, token } => {
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    tokio::time::sleep(after).await;
+                    let _ = tx.send(Tagged::untied(Event::Wake(token))).await;
+                });
+            }
             Effect::WatchPods(scope) => self.watch_pods(scope),
             Effect::WatchPod(key) => self.watch_pod(key),
             Effect::StopWatchingPod => {
@@ -358,16 +383,15 @@ impl Tasks {
                 abort(&mut self.pod);
             }
             Effect::SwitchContext(context) => self.switch_context(context),
-            Effect::Launch { id, pod, spec } => self.launch(id, pod, spec),
+            Effect::Launch { id, key, spec } => self.launch(id, key, spec),
             Effect::OpenSession {
                 id,
-                pod,
-                container,
+                key,
                 kind,
                 size,
                 replay_log,
-            } => self.open_session(id, pod, container, kind, size, replay_log),
-            Effect::ShowLog { id, pod, container } => self.show_log(id, pod, container),
+            } => self.open_session(id, key, kind, size, replay_log),
+            Effect::ShowLog { id, key } => self.show_log(id, key),
             Effect::SendInput { id, bytes } => self.send(id, SessionInput::Data(bytes)),
             Effect::ResizeSession { id, cols, rows } => {
                 if let Some(recorder) = self.recorders.get_mut(&id)
@@ -387,7 +411,7 @@ impl Tasks {
                 }
                 self.stop_recording(id);
             }
-            Effect::Follow { id, pod } => self.follow(id, pod),
+            Effect::Follow { id, key } => self.follow(id, key),
             Effect::Record {
                 id,
                 on,
@@ -461,9 +485,39 @@ impl Tasks {
         }
     }
 
+    /// The client of `cluster`, connected earlier in this run. `None` only
+    /// if the app names a cluster the runtime never connected to (a bug):
+    /// then nothing is sent anywhere.
+    fn client_for(&self, cluster: &ClusterId) -> Option<kube::Client> {
+        let client = self.clients.get(cluster).cloned();
+        if client.is_none() {
+            tracing::error!("no connection to context {}", cluster.context);
+        }
+        client
+    }
+
+    /// A terminal's effect names a cluster podbay has no client for: say so
+    /// on the terminal instead of sending it to whichever cluster is current.
+    fn unknown_cluster(&mut self, id: u64, cluster: &ClusterId) {
+        let end = SessionEnd {
+            exit_code: None,
+            reason: format!(
+                "no connection to context {} any more; open the pod again",
+                cluster.context
+            ),
+            disconnected: false,
+        };
+        let _ = self
+            .tx
+            .try_send(Tagged::untied(Event::SessionEnded { id, end }));
+    }
+
     /// Watches the pod a terminal is on, so it can follow its container.
-    fn follow(&mut self, id: u64, pod: PodKey) {
-        let client = self.connection.client.clone();
+    fn follow(&mut self, id: u64, key: TerminalKey) {
+        let Some(client) = self.client_for(&key.cluster) else {
+            return;
+        };
+        let pod = key.pod;
         let by_name = feed::config().fields(&format!("metadata.name={}", pod.name));
         let detail = self.spawn_feed(
             Source::Other,
@@ -499,16 +553,14 @@ impl Tasks {
     }
 
     /// Adds the debug container; the pod view's watch reports how it comes up.
-    fn launch(&mut self, id: u64, pod: PodKey, spec: DebugSpec) {
-        let pods: Api<Pod> = Api::namespaced(self.connection.client.clone(), &pod.namespace);
+    fn launch(&mut self, id: u64, key: TerminalKey, spec: DebugSpec) {
+        let Some(client) = self.client_for(&key.cluster) else {
+            return self.unknown_cluster(id, &key.cluster);
+        };
+        let pod = key.pod;
+        let pods: Api<Pod> = Api::namespaced(client, &pod.namespace);
         let tx = self.tx.clone();
-        let history = self.image_history.clone();
         tokio::spawn(async move {
-            if let Some(path) = &history
-                && let Err(e) = crate::config::remember_image(path, &spec.image)
-            {
-                tracing::warn!("cannot record the image history in {}: {e}", path.display());
-            }
             if let Err(e) = spec.launch(&pods, &pod.name).await {
                 let (_, sentence) =
                     crate::cluster::debug::describe_launch_error(&e, &pod.namespace, &pod.name);
@@ -521,13 +573,15 @@ impl Tasks {
     fn open_session(
         &mut self,
         id: u64,
-        pod: PodKey,
-        container: String,
+        key: TerminalKey,
         kind: SessionKind,
         size: (u16, u16),
         replay_log: bool,
     ) {
-        let client = self.connection.client.clone();
+        let Some(client) = self.client_for(&key.cluster) else {
+            return self.unknown_cluster(id, &key.cluster);
+        };
+        let TerminalKey { pod, container, .. } = key;
         let outbox = self.outboxes.open(id);
         let keepalive = self.keepalive;
         let (input, mut inputs) = mpsc::unbounded_channel();
@@ -543,6 +597,8 @@ impl Tasks {
                 kind,
                 size,
                 keepalive,
+                tty: true,
+                stdin: true,
             };
             // A few chunks in flight: a flood waits at its source.
             let (events_tx, mut events) = mpsc::channel(4);
@@ -592,7 +648,7 @@ impl Tasks {
             loop {
                 tokio::select! {
                     event = events.recv() => match event {
-                        Some(SessionEvent::Output(bytes)) => {
+                        Some(SessionEvent::Output(bytes) | SessionEvent::Stderr(bytes)) => {
                             if !forward(Event::SessionOutput { id, bytes }).await {
                                 break;
                             }
@@ -618,8 +674,12 @@ impl Tasks {
         }
     }
 
-    fn show_log(&mut self, id: u64, pod: PodKey, container: String) {
-        let pods: Api<Pod> = Api::namespaced(self.connection.client.clone(), &pod.namespace);
+    fn show_log(&mut self, id: u64, key: TerminalKey) {
+        let Some(client) = self.client_for(&key.cluster) else {
+            return self.unknown_cluster(id, &key.cluster);
+        };
+        let TerminalKey { pod, container, .. } = key;
+        let pods: Api<Pod> = Api::namespaced(client, &pod.namespace);
         let outbox = self.outboxes.open(id);
         let (input, _) = mpsc::unbounded_channel();
         let task = tokio::spawn(async move {
@@ -814,6 +874,8 @@ impl Tasks {
         self.next_generation(Source::Pod);
         abort(&mut self.pods);
         abort(&mut self.pod);
+        self.clients
+            .insert(connection.cluster(), connection.client.clone());
         self.connection = connection;
         self.watch_namespaces();
     }

@@ -116,6 +116,7 @@ async fn no_attach_returns_once_running_and_the_shell_can_be_reattached() {
             "--image",
             "busybox",
             "--no-attach",
+            "-it",
             "--",
             "sh",
         ])
@@ -135,6 +136,8 @@ async fn no_attach_returns_once_running_and_the_shell_can_be_reattached() {
             kind: SessionKind::Attach,
             size: (100, 30),
             keepalive: Some(session::DEFAULT_KEEPALIVE),
+            tty: true,
+            stdin: true,
         };
         let s = session::open(client(&f.sim, "sim").await, spec, tx)
             .await
@@ -177,8 +180,9 @@ async fn no_attach_returns_once_running_and_the_shell_can_be_reattached() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn unpullable_image_reports_the_reason_and_times_out_cleanly() {
+async fn an_unpullable_image_fails_fast_with_the_registrys_reason() {
     let f = Fixture::new(0).await;
+    let started = std::time::Instant::now();
     let out = f
         .podbay(&[
             "redis-0",
@@ -187,18 +191,21 @@ async fn unpullable_image_reports_the_reason_and_times_out_cleanly() {
             "--image",
             "registry.example/doesnotexist:1",
             "--timeout",
-            "2s",
+            "60s",
         ])
         .await;
-    assert_eq!(out.status.code(), Some(71));
+    assert_eq!(out.status.code(), Some(71), "{}", stderr(&out));
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(15),
+        "did not wait out the timeout: {:?}",
+        started.elapsed()
+    );
     let err = stderr(&out);
     let last = err.lines().last().unwrap_or_default();
     assert!(
-        last.starts_with("podbay: Timed out after 2s waiting for the image: "),
-        "{err}"
-    );
-    assert!(
-        last.contains("ImagePullBackOff") || last.contains("ErrImagePull"),
+        last.starts_with(
+            "podbay: The debug container's image cannot be pulled: ErrImagePull: failed to pull"
+        ),
         "{err}"
     );
     assert!(
@@ -264,7 +271,7 @@ async fn bad_requests_get_one_sentence_each() {
                 "busybox",
             ],
             70,
-            "is Pending, not Running",
+            "is not on a node yet",
         ),
         (
             &[
@@ -298,4 +305,286 @@ async fn json_output_reports_the_final_status() {
     assert_eq!(value["pod"], "redis-0");
     assert_eq!(value["status"]["state"]["terminated"]["exitCode"], 4);
     assert_eq!(value["status"]["state"]["terminated"]["reason"], "Error");
+}
+
+/// How many ephemeral containers `pod` has, read through the API.
+async fn debug_containers(f: &Fixture, pod: &str) -> usize {
+    use k8s_openapi::api::core::v1::Pod;
+    let pods: kube::Api<Pod> = kube::Api::namespaced(client(&f.sim, "sim").await, "shop");
+    let pod = pods.get(pod).await.expect("the pod");
+    pod.spec
+        .and_then(|s| s.ephemeral_containers)
+        .map_or(0, |l| l.len())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_t_stdout_and_stderr_stay_apart_and_nothing_is_translated() {
+    let f = Fixture::new(0).await;
+    // Written while attached…
+    let out = f
+        .podbay(&[
+            "redis-0",
+            "-n",
+            "shop",
+            "--image",
+            "busybox",
+            "--",
+            "sh",
+            "-c",
+            "sleep 2; echo a; echo b >&2",
+        ])
+        .await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "a\n", "stdout only, no CRLF");
+    assert!(stderr(&out).ends_with("b\n"), "{}", stderr(&out));
+    // …and before the attach, taken from the log (stream=Stdout/Stderr).
+    let out = f
+        .podbay(&[
+            "redis-0",
+            "-n",
+            "shop",
+            "--image",
+            "busybox",
+            "--",
+            "sh",
+            "-c",
+            "echo early-out; echo early-err >&2",
+        ])
+        .await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "early-out\n");
+    assert!(stderr(&out).contains("early-err\n"), "{}", stderr(&out));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_i_and_no_t_piped_stdin_reaches_the_process_without_echo() {
+    use tokio::io::AsyncWriteExt;
+    let f = Fixture::new(0).await;
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_podbay"))
+        .args(["debug", "--kubeconfig"])
+        .arg(&f.kubeconfig)
+        .args([
+            "redis-0",
+            "-n",
+            "shop",
+            "--image",
+            "busybox",
+            "-i",
+            "--",
+            "sh",
+            "-c",
+            "read x; echo got-$x",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("podbay runs");
+    let mut stdin = child.stdin.take().expect("stdin");
+    // Typed once the container is there to read it.
+    tokio::spawn(async move {
+        tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+        let _ = stdin.write_all(b"piped\n").await;
+        tokio::time::sleep(std::time::Duration::from_secs(30)).await;
+    });
+    let out = tokio::time::timeout(std::time::Duration::from_secs(30), child.wait_with_output())
+        .await
+        .expect("finished")
+        .expect("output");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "got-piped\n", "no echo of the input");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn impossible_timeouts_and_images_are_usage_errors_before_anything_is_created() {
+    let f = Fixture::new(0).await;
+    for args in [
+        &[
+            "redis-0",
+            "-n",
+            "shop",
+            "--image",
+            "busybox",
+            "--timeout",
+            "0",
+        ][..],
+        &["redis-0", "-n", "shop", "--image", "Bad Image:1"],
+    ] {
+        let out = f.podbay(args).await;
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+    }
+    assert!(stderr(&f.podbay(&["redis-0", "--timeout", "0"]).await).contains("leaves no time"));
+    assert_eq!(
+        debug_containers(&f, "redis-0").await,
+        0,
+        "nothing was created"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unreachable_cluster_is_retried_up_to_the_timeout_as_the_sentence_says() {
+    let f = Fixture::new(0).await;
+    f.sim.stop_server();
+    let started = std::time::Instant::now();
+    let out = f
+        .podbay(&[
+            "redis-0",
+            "-n",
+            "shop",
+            "--image",
+            "busybox",
+            "--timeout",
+            "3s",
+        ])
+        .await;
+    assert_eq!(out.status.code(), Some(74), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("retrying for up to 3s"), "{err}");
+    assert!(
+        err.lines()
+            .last()
+            .is_some_and(|l| l.contains("Gave up after 3s") && !l.contains("keeps retrying")),
+        "{err}"
+    );
+    assert!(
+        started.elapsed() >= std::time::Duration::from_secs(2),
+        "it did retry"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reuse_attaches_to_the_running_one_and_list_shows_them() {
+    let f = Fixture::new(0).await;
+    let first = f
+        .podbay(&[
+            "redis-0",
+            "-n",
+            "shop",
+            "--image",
+            "busybox:1.36",
+            "--target",
+            "redis",
+            "--no-attach",
+            "--",
+            "sh",
+            "-c",
+            "sleep 60",
+        ])
+        .await;
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    let name = stdout(&first).trim().to_string();
+    let again = f
+        .podbay(&[
+            "redis-0",
+            "-n",
+            "shop",
+            "--image",
+            "busybox:1.36",
+            "--target",
+            "redis",
+            "--reuse",
+            "--no-attach",
+        ])
+        .await;
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+    assert_eq!(stdout(&again).trim(), name, "the same container");
+    assert!(stderr(&again).contains(&format!("reusing debug container {name}")));
+    assert_eq!(debug_containers(&f, "redis-0").await, 1, "no pile-up");
+
+    let table = stdout(&f.podbay(&["redis-0", "-n", "shop", "--list"]).await);
+    let lines: Vec<&str> = table.lines().collect();
+    assert!(
+        lines[0].starts_with("NAME") && lines[0].contains("TARGET"),
+        "{table}"
+    );
+    assert!(
+        lines[1].starts_with(&name)
+            && lines[1].contains("Running")
+            && lines[1].contains("busybox:1.36")
+            && lines[1].trim_end().ends_with("redis"),
+        "{table}"
+    );
+    let json: serde_json::Value = serde_json::from_str(&stdout(
+        &f.podbay(&["redis-0", "-n", "shop", "--list", "-o", "json"])
+            .await,
+    ))
+    .expect("json");
+    assert_eq!(json[0]["name"], name.as_str());
+    assert_eq!(json[0]["target"], "redis");
+    assert!(json[0]["state"]["running"].is_object(), "{json}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_image_defaults_to_the_configs_first_and_says_so() {
+    let f = Fixture::new(0).await;
+    let home = std::env::temp_dir().join(format!("podbay-cli-home-{}", f.sim.addr().port()));
+    std::fs::create_dir_all(home.join("podbay")).unwrap();
+    std::fs::write(
+        home.join("podbay/config.toml"),
+        "[debug]\nimages = [\"alpine:3.20\", \"busybox:1.36\"]\n",
+    )
+    .unwrap();
+    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_podbay"))
+        .args(["debug", "--kubeconfig"])
+        .arg(&f.kubeconfig)
+        .args(["redis-0", "-n", "shop", "--", "sh", "-c", "echo ok"])
+        .env("XDG_CONFIG_HOME", &home)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .await
+        .expect("runs");
+    let _ = std::fs::remove_dir_all(&home);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("using image alpine:3.20"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(stdout(&out), "ok\n");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pod_still_initializing_can_be_debugged_and_init_containers_targeted() {
+    let f = Fixture::new(0).await;
+    // search-migrate waits in its init container (Init:0/1) on a node.
+    let out = f
+        .podbay(&[
+            "search-migrate-2b8x4",
+            "-n",
+            "search",
+            "--image",
+            "busybox",
+            "--target",
+            "wait-for-db",
+            "--",
+            "sh",
+            "-c",
+            "echo while-init-runs",
+        ])
+        .await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "while-init-runs\n");
+    let out = f
+        .podbay(&[
+            "redis-0",
+            "-n",
+            "shop",
+            "--image",
+            "busybox",
+            "--target",
+            "init-config",
+            "--",
+            "sh",
+            "-c",
+            "echo init-target",
+        ])
+        .await;
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "an init container is a valid target: {}",
+        stderr(&out)
+    );
+    assert_eq!(stdout(&out), "init-target\n");
 }

@@ -83,7 +83,7 @@ async fn watches_cut_every_second_for_30_s_show_reconnecting_and_end_equal_to_th
             table_is(t, &truth) && t.contains("● live")
         })
         .await;
-    screen.keys("q").await;
+    screen.quit().await;
     exits_cleanly(&mut screen).await;
     let _ = std::fs::remove_file(config);
 }
@@ -153,7 +153,7 @@ async fn two_seconds_of_latency_leave_keys_and_panes_responsive() {
     sim.set_latency(Duration::ZERO);
     screen.raw(b"\x02").await;
     screen.keys("d").await;
-    screen.keys("q").await;
+    screen.quit().await;
     exits_cleanly(&mut screen).await;
     let _ = std::fs::remove_file(config);
 }
@@ -193,7 +193,7 @@ async fn a_stopped_server_is_named_then_the_list_recovers_when_it_returns() {
                 && t.lines().any(|l| l.contains("redis-0") && l.contains("◆1"))
         })
         .await;
-    screen.keys("q").await;
+    screen.quit().await;
     exits_cleanly(&mut screen).await;
     let _ = std::fs::remove_file(config);
 }

@@ -21,7 +21,7 @@ fn count(text: &str, needle: &str) -> usize {
 
 async fn quit(screen: &mut PodbayScreen) {
     pane_command(screen, "d").await;
-    screen.keys("q").await;
+    screen.quit().await;
     exits_cleanly(screen).await;
 }
 
@@ -183,7 +183,7 @@ async fn less_takes_the_alternate_screen_and_gives_it_back() {
             lines.contains(&"1") && lines.contains(&"30") && !lines.contains(&"before-less")
         })
         .await;
-    screen.keys("q").await;
+    screen.quit().await;
     screen
         .wait_for("the shell's screen back", |t| {
             let lines: Vec<&str> = t.lines().map(pane_text).collect();
@@ -359,7 +359,7 @@ async fn a_pod_deleted_under_its_pane_says_so_and_the_app_goes_on() {
             t.contains("redis-0") || t.contains("filter cart")
         })
         .await;
-    screen.keys("q").await;
+    screen.quit().await;
     exits_cleanly(&mut screen).await;
     let _ = std::fs::remove_file(config);
 }

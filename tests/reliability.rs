@@ -32,6 +32,7 @@ async fn the_list_matches_the_server_after_dropped_watches_and_compaction() {
     let sim = start_sim(0).await;
     let kube = client(&sim, "sim").await;
     let (mut app, _) = App::new(AppOptions {
+        cluster: podbay::model::ClusterId::new("sim", &sim.addr().to_string(), "admin"),
         context: "sim".into(),
         contexts: vec!["sim".into()],
         namespace: "default".into(),

@@ -687,6 +687,8 @@ async fn a_cut_stream_ends_the_session_as_a_disconnect_and_the_process_lives_on(
         kind: SessionKind::Attach,
         size: (80, 24),
         keepalive: Some(session::DEFAULT_KEEPALIVE),
+        tty: true,
+        stdin: true,
     };
     let s = session::open(kube, spec, tx).await.unwrap();
     s.input
@@ -711,7 +713,7 @@ async fn a_cut_stream_ends_the_session_as_a_disconnect_and_the_process_lives_on(
             .expect("the session notices the cut")
         {
             Some(SessionEvent::Ended(end)) => break end,
-            Some(SessionEvent::Output(_)) => continue,
+            Some(SessionEvent::Output(_) | SessionEvent::Stderr(_)) => continue,
             None => panic!("channel closed without an end"),
         }
     };

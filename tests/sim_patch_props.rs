@@ -54,7 +54,8 @@ fn state() -> (Arc<SimState>, Key, Value) {
             pull_delay: Duration::from_secs(3600),
             pull_backoff: Duration::from_secs(3600),
         },
-    );
+    )
+    .expect("a scratch directory");
     let state = Arc::new(SimState {
         store,
         kubelet,

@@ -72,7 +72,7 @@ async fn browse_filter_open_switch_namespace_and_quit() {
         "only shop, no namespace column:\n{text}"
     );
 
-    screen.keys("q").await;
+    screen.quit().await;
     exits_cleanly(&mut screen).await;
     let _ = std::fs::remove_file(config);
 }
@@ -109,7 +109,7 @@ async fn a_crash_looping_pod_shows_how_its_last_run_ended_and_its_back_offs() {
         backoff.trim_end().ends_with("×68"),
         "its count shows: {backoff}"
     );
-    screen.keys("q").await;
+    screen.quit().await;
     exits_cleanly(&mut screen).await;
     let _ = std::fs::remove_file(config);
 }
@@ -149,7 +149,7 @@ async fn live_changes_appear_without_a_keypress() {
             !t.contains("cart-5f6d7c9b8-h2j4k")
         })
         .await;
-    screen.keys("q").await;
+    screen.quit().await;
     exits_cleanly(&mut screen).await;
     let _ = std::fs::remove_file(config);
 }
@@ -167,7 +167,7 @@ async fn restricted_user_sees_its_namespace_and_the_missing_permission() {
     let text = screen.text();
     assert!(!text.contains("payments-api"), "{text}");
     assert!(text.contains("ns shop"));
-    screen.keys("q").await;
+    screen.quit().await;
     exits_cleanly(&mut screen).await;
     let _ = std::fs::remove_file(config);
 }
@@ -351,7 +351,7 @@ async fn launch_a_debug_container_work_in_it_leave_and_reattach() {
     screen
         .wait_for("the pod view", |t| t.contains("Terminated Error (exit 3)"))
         .await;
-    screen.keys("q").await;
+    screen.quit().await;
     exits_cleanly(&mut screen).await;
     let _ = std::fs::remove_file(config);
 }
@@ -373,7 +373,7 @@ async fn the_viewer_gets_the_permission_sentence_and_keeps_the_form() {
         })
         .await;
     screen.raw(b"\x1b").await;
-    screen.keys("q").await;
+    screen.quit().await;
     exits_cleanly(&mut screen).await;
     let _ = std::fs::remove_file(config);
 }
@@ -430,7 +430,8 @@ async fn a_killed_stream_shows_the_disconnect_and_r_reattaches_to_the_same_proce
     );
 
     screen.raw(b"\x02").await;
-    screen.keys("dq").await;
+    screen.keys("d").await;
+    screen.quit().await;
     exits_cleanly(&mut screen).await;
     let _ = std::fs::remove_file(config);
 }

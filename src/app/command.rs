@@ -42,10 +42,26 @@ pub fn parse(text: &str) -> Result<Command, String> {
     }
 }
 
-/// The text being typed after `:`.
+/// The text being typed after `:`, edited as in a shell's line editor:
+/// ctrl-a/ctrl-e and ←/→ move, alt-b/alt-f move by word, ctrl-u deletes
+/// to the start, ctrl-w the word before the cursor, ctrl-k to the end.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct CommandLine {
     text: String,
+    /// Byte offset of the cursor, always on a char boundary.
+    cursor: usize,
+    /// What Tab could complete to, when more than one thing.
+    pub candidates: Vec<String>,
+}
+
+/// What an editing key did to the line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Edit {
+    Edited,
+    /// Backspace on an empty line: leave command mode, as in vim.
+    LeaveEmpty,
+    /// Not an editing key.
+    Ignored,
 }
 
 impl CommandLine {
@@ -53,18 +69,116 @@ impl CommandLine {
         self.text.clone()
     }
 
+    /// The text before and after the cursor, for drawing it.
+    pub fn split_at_cursor(&self) -> (&str, &str) {
+        self.text.split_at(self.cursor)
+    }
+
     pub fn insert(&mut self, c: char) {
-        self.text.push(c);
+        self.text.insert(self.cursor, c);
+        self.cursor += c.len_utf8();
+        self.candidates.clear();
     }
 
     pub fn insert_str(&mut self, s: &str) {
-        self.text.push_str(s);
+        self.text.insert_str(self.cursor, s);
+        self.cursor += s.len();
+        self.candidates.clear();
     }
 
-    /// Deletes the last character; false when the line was already empty
-    /// (backspace on an empty line leaves command mode, as in vim).
+    /// Deletes the character before the cursor; false when the line was
+    /// already empty (backspace on an empty line leaves command mode, as in vim).
     pub fn backspace(&mut self) -> bool {
-        self.text.pop().is_some()
+        if self.text.is_empty() {
+            return false;
+        }
+        if let Some(c) = self.text[..self.cursor].chars().next_back() {
+            self.cursor -= c.len_utf8();
+            self.text.remove(self.cursor);
+        }
+        true
+    }
+
+    /// Applies a line-editing key.
+    pub fn edit(&mut self, key: &crossterm::event::KeyEvent) -> Edit {
+        use crossterm::event::{KeyCode, KeyModifiers};
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let alt = key.modifiers.contains(KeyModifiers::ALT);
+        match key.code {
+            KeyCode::Backspace if alt => self.delete_to(self.word_left()),
+            KeyCode::Backspace => {
+                if !self.backspace() {
+                    return Edit::LeaveEmpty;
+                }
+            }
+            KeyCode::Delete => {
+                if self.cursor < self.text.len() {
+                    self.text.remove(self.cursor);
+                }
+            }
+            KeyCode::Left if ctrl || alt => self.cursor = self.word_left(),
+            KeyCode::Right if ctrl || alt => self.cursor = self.word_right(),
+            KeyCode::Left => self.cursor = self.char_left(),
+            KeyCode::Right => self.cursor = self.char_right(),
+            KeyCode::Home => self.cursor = 0,
+            KeyCode::End => self.cursor = self.text.len(),
+            KeyCode::Char('a') if ctrl => self.cursor = 0,
+            KeyCode::Char('e') if ctrl => self.cursor = self.text.len(),
+            KeyCode::Char('b') if ctrl => self.cursor = self.char_left(),
+            KeyCode::Char('f') if ctrl => self.cursor = self.char_right(),
+            KeyCode::Char('u') if ctrl => self.delete_to(0),
+            KeyCode::Char('w') if ctrl => self.delete_to(self.word_left()),
+            KeyCode::Char('k') if ctrl => self.text.truncate(self.cursor),
+            KeyCode::Char('b') if alt => self.cursor = self.word_left(),
+            KeyCode::Char('f') if alt => self.cursor = self.word_right(),
+            KeyCode::Char('d') if alt => {
+                let end = self.word_right();
+                self.text.replace_range(self.cursor..end, "");
+            }
+            KeyCode::Char(c) if !ctrl && !alt => {
+                self.insert(c);
+                return Edit::Edited;
+            }
+            _ => return Edit::Ignored,
+        }
+        self.candidates.clear();
+        Edit::Edited
+    }
+
+    /// Deletes from `from` (before the cursor) up to the cursor.
+    fn delete_to(&mut self, from: usize) {
+        self.text.replace_range(from..self.cursor, "");
+        self.cursor = from;
+    }
+
+    fn char_left(&self) -> usize {
+        self.text[..self.cursor]
+            .chars()
+            .next_back()
+            .map_or(0, |c| self.cursor - c.len_utf8())
+    }
+
+    fn char_right(&self) -> usize {
+        self.text[self.cursor..]
+            .chars()
+            .next()
+            .map_or(self.text.len(), |c| self.cursor + c.len_utf8())
+    }
+
+    /// The start of the word before the cursor (a shell's ctrl-w and alt-b).
+    fn word_left(&self) -> usize {
+        let before = self.text[..self.cursor].trim_end();
+        before.rfind(char::is_whitespace).map_or(0, |i| {
+            i + before[i..].chars().next().map_or(1, char::len_utf8)
+        })
+    }
+
+    /// The end of the word after the cursor (alt-f).
+    fn word_right(&self) -> usize {
+        let after = &self.text[self.cursor..];
+        let skipped = after.len() - after.trim_start().len();
+        let word = &after[skipped..];
+        self.cursor + skipped + word.find(char::is_whitespace).unwrap_or(word.len())
     }
 
     /// Completes the word being typed to the longest common prefix of the
@@ -89,6 +203,7 @@ impl CommandLine {
             .filter(|c| c.starts_with(partial))
             .collect();
         let Some(first) = matching.first() else {
+            self.candidates.clear();
             return;
         };
         let common = matching.iter().fold(first.to_string(), |acc, c| {
@@ -107,12 +222,19 @@ impl CommandLine {
             completed.push(' ');
         }
         self.text = completed;
+        self.cursor = self.text.len();
+        self.candidates = if matching.len() > 1 {
+            matching.iter().map(|c| c.to_string()).collect()
+        } else {
+            Vec::new()
+        };
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
     #[test]
     fn parses_the_commands() {
@@ -155,5 +277,79 @@ mod tests {
         c.insert_str("ctx pr");
         c.complete(&ns, &ctx);
         assert_eq!(c.text(), "ctx prod-");
+        assert_eq!(c.candidates, ["prod-eu", "prod-us"], "shown to choose from");
+        c.insert('u');
+        assert!(c.candidates.is_empty());
+    }
+
+    fn press(line: &mut CommandLine, code: KeyCode, modifiers: KeyModifiers) -> Edit {
+        line.edit(&KeyEvent::new(code, modifiers))
+    }
+
+    #[test]
+    fn edits_like_a_shell_line() {
+        let ctrl = KeyModifiers::CONTROL;
+        let alt = KeyModifiers::ALT;
+        let mut line = CommandLine::default();
+        line.insert_str("ctx prod-eu");
+        press(&mut line, KeyCode::Char('w'), ctrl);
+        assert_eq!(
+            line.text(),
+            "ctx ",
+            "ctrl-w deletes the word before the cursor"
+        );
+        line.insert_str("staging");
+        press(&mut line, KeyCode::Char('a'), ctrl);
+        line.insert('x');
+        assert_eq!(
+            line.split_at_cursor(),
+            ("x", "ctx staging"),
+            "ctrl-a goes to the start"
+        );
+        press(&mut line, KeyCode::Char('f'), alt);
+        assert_eq!(
+            line.split_at_cursor(),
+            ("xctx", " staging"),
+            "alt-f: end of the word"
+        );
+        press(&mut line, KeyCode::Char('f'), alt);
+        press(&mut line, KeyCode::Char('b'), alt);
+        assert_eq!(
+            line.split_at_cursor(),
+            ("xctx ", "staging"),
+            "alt-b: start of the word"
+        );
+        press(&mut line, KeyCode::Char('e'), ctrl);
+        assert_eq!(
+            line.split_at_cursor(),
+            ("xctx staging", ""),
+            "ctrl-e: the end"
+        );
+        press(&mut line, KeyCode::Left, KeyModifiers::NONE);
+        press(&mut line, KeyCode::Char('u'), ctrl);
+        assert_eq!(
+            line.split_at_cursor(),
+            ("", "g"),
+            "ctrl-u clears to the start"
+        );
+        press(&mut line, KeyCode::Char('e'), ctrl);
+        assert_eq!(
+            press(&mut line, KeyCode::Backspace, KeyModifiers::NONE),
+            Edit::Edited
+        );
+        assert_eq!(
+            press(&mut line, KeyCode::Backspace, KeyModifiers::NONE),
+            Edit::LeaveEmpty
+        );
+        assert_eq!(
+            press(&mut line, KeyCode::Tab, KeyModifiers::NONE),
+            Edit::Ignored
+        );
+        let mut wide = CommandLine::default();
+        wide.insert_str("ns über straße");
+        press(&mut wide, KeyCode::Char('w'), ctrl);
+        press(&mut wide, KeyCode::Left, KeyModifiers::NONE);
+        press(&mut wide, KeyCode::Backspace, KeyModifiers::NONE);
+        assert_eq!(wide.text(), "ns übe ", "multi-byte characters stay whole");
     }
 }

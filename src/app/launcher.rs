@@ -41,7 +41,7 @@ impl Field {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Launcher {
     pub focus: Field,
-    /// Regular containers that can be targeted; `None` means no target.
+    /// Containers that can be targeted (regular, then init); `None` means no target.
     pub targets: Vec<String>,
     pub target: Option<usize>,
     pub images: Vec<String>,
@@ -74,11 +74,16 @@ impl Launcher {
         profile: Profile,
         random: u64,
     ) -> Launcher {
-        let targets: Vec<String> = detail
-            .containers
-            .iter()
-            .filter(|c| c.kind == ContainerKind::Regular)
-            .map(|c| c.name.clone())
+        // Regular containers first; the API allows init containers too.
+        let of_kind = |kind| {
+            detail
+                .containers
+                .iter()
+                .filter(move |c| c.kind == kind)
+                .map(|c| c.name.clone())
+        };
+        let targets: Vec<String> = of_kind(ContainerKind::Regular)
+            .chain(of_kind(ContainerKind::Init))
             .collect();
         let windows = detail.os.as_deref() == Some("windows");
         let target = if windows {
@@ -152,15 +157,13 @@ impl Launcher {
                 "Windows pods cannot share a container's processes; choose target (none).".into(),
             );
         }
-        if detail.phase != "Running" {
-            return Err(format!(
-                "The pod is {}, not Running: the kubelet only starts debug containers in running pods.",
-                detail.phase
-            ));
+        if let Some(why) = detail.why_no_debug_container_starts() {
+            return Err(format!("The pod {why}."));
         }
         if self.image.trim().is_empty() {
             return Err("Choose an image (←/→ cycles the presets from your config).".into());
         }
+        crate::model::image::validate_reference(self.image.trim())?;
         let name = self.name.trim();
         if detail.containers.iter().any(|c| c.name == name) {
             return Err(format!(
@@ -186,6 +189,8 @@ impl Launcher {
             command: split_command(&self.command),
             profile: self.profile,
             env,
+            stdin: true,
+            tty: true,
         })
     }
 
@@ -421,6 +426,12 @@ mod tests {
         let mut form = Launcher::new(&d, Some("envoy"), &[], Profile::General, 1);
         form.focus = Field::Target;
         press(&mut form, &d, KeyCode::Right);
+        assert_eq!(
+            form.target_name(),
+            Some("init"),
+            "init containers come after"
+        );
+        press(&mut form, &d, KeyCode::Right);
         assert_eq!(form.target_name(), None);
         press(&mut form, &d, KeyCode::Right);
         assert_eq!(form.target_name(), Some("app"));
@@ -458,8 +469,24 @@ mod tests {
         assert!(form.spec(&d).unwrap_err().contains("K=V"));
         form.env.clear();
         d.phase = "Succeeded".into();
-        assert!(form.spec(&d).unwrap_err().contains("not Running"));
+        assert!(
+            form.spec(&d)
+                .unwrap_err()
+                .contains("has finished (Succeeded)")
+        );
+        d.phase = "Pending".into();
+        assert!(form.spec(&d).is_ok(), "init containers may still run");
+        d.node.clear();
+        assert!(form.spec(&d).unwrap_err().contains("not on a node yet"));
+        d.node = "n".into();
         d.phase = "Running".into();
+        form.image = "Bad Image:1".into();
+        assert!(
+            form.spec(&d)
+                .unwrap_err()
+                .contains("is not a valid image reference")
+        );
+        form.image = "busybox:1.36".into();
         d.os = Some("windows".into());
         assert!(form.spec(&d).unwrap_err().contains("Windows"));
         d.os = None;

@@ -22,7 +22,7 @@ use crate::cluster::debug::{DebugSpec, Profile};
 use crate::cluster::errors::Denied;
 use crate::cluster::feed::Feed;
 use crate::cluster::session::{SessionEnd, SessionKind};
-use crate::model::{EventRow, PodDetail, PodKey, PodRow};
+use crate::model::{ClusterId, EventRow, PodDetail, PodKey, PodRow, TerminalKey};
 use crate::term::layout::{Direction, PaneId};
 use command::CommandLine;
 use keymap::{Action, KeySpec, Keymap};
@@ -66,6 +66,7 @@ pub enum Event {
     PodEvents(Feed<EventRow>),
     /// A new context is connected.
     Connected {
+        cluster: ClusterId,
         context: String,
         namespace: String,
         contexts: Vec<String>,
@@ -98,6 +99,8 @@ pub enum Event {
         id: u64,
         feed: Feed<EventRow>,
     },
+    /// A timer asked for with [`Effect::WakeAfter`] went off.
+    Wake(u64),
     /// Recording started (with its file), stopped (`None`), or failed.
     Recording {
         id: u64,
@@ -109,24 +112,30 @@ pub enum Event {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
     Quit,
+    /// Send [`Event::Wake`] with `token` after this long.
+    WakeAfter {
+        after: std::time::Duration,
+        token: u64,
+    },
     /// Replace the pod watch(es) with this scope.
     WatchPods(Scope),
     /// Watch one pod's detail and events (the pod view).
     WatchPod(PodKey),
     StopWatchingPod,
     SwitchContext(String),
-    /// Add this ephemeral container to the pod.
+    /// Add this ephemeral container (`key.container`) to the pod, on the
+    /// key's cluster.
     Launch {
         id: u64,
-        pod: PodKey,
+        key: TerminalKey,
         spec: DebugSpec,
     },
-    /// Attach or exec. With `replay_log`, first show what the container
-    /// printed before the attach (from its log), without duplicates.
+    /// Attach or exec, on the key's cluster. With `replay_log`, first show
+    /// what the container printed before the attach (from its log), without
+    /// duplicates.
     OpenSession {
         id: u64,
-        pod: PodKey,
-        container: String,
+        key: TerminalKey,
         kind: SessionKind,
         size: (u16, u16),
         replay_log: bool,
@@ -134,8 +143,7 @@ pub enum Effect {
     /// Show a container's log (for containers that have exited).
     ShowLog {
         id: u64,
-        pod: PodKey,
-        container: String,
+        key: TerminalKey,
     },
     SendInput {
         id: u64,
@@ -151,13 +159,15 @@ pub enum Effect {
     CloseSession {
         id: u64,
     },
-    /// Watch the pod a terminal is on, for its container's state.
+    /// Watch the pod a terminal is on (on its cluster), for its container's state.
     Follow {
         id: u64,
-        pod: PodKey,
+        key: TerminalKey,
     },
     /// Put this text on the user's clipboard (OSC 52 to the user's own terminal).
     Copy(String),
+    /// Remember an image that ran, first in the launcher's recent list.
+    RememberImage(String),
     /// Start or stop recording a terminal (asciicast v2).
     Record {
         id: u64,
@@ -199,6 +209,8 @@ pub enum Mode {
     Launcher(Box<Launcher>),
     /// Closing a pane whose session is alive: y to confirm.
     ConfirmClose(PaneId),
+    /// Quitting while sessions are live: y to confirm.
+    ConfirmQuit,
 }
 
 /// The browser's screens (the workspace is beside them, see [`Focus`]).
@@ -235,6 +247,8 @@ pub struct PaneOptions {
     pub reattach_when_idle: Option<std::time::Duration>,
     /// From this many columns on, the browser and the workspace are side by side.
     pub side_by_side_from: u16,
+    /// Quitting with live sessions asks first.
+    pub confirm_quit: bool,
 }
 
 impl Default for PaneOptions {
@@ -245,6 +259,7 @@ impl Default for PaneOptions {
             record: false,
             reattach_when_idle: Some(std::time::Duration::from_secs(20)),
             side_by_side_from: 200,
+            confirm_quit: true,
         }
     }
 }
@@ -262,6 +277,11 @@ pub struct PodView {
 }
 
 pub struct App {
+    /// The cluster the browser shows (and new terminals open on).
+    pub cluster: ClusterId,
+    /// Every context connected to in this run, oldest first: with more than
+    /// one, each pane says which it belongs to.
+    pub contexts_used: Vec<String>,
     pub context: String,
     pub contexts: Vec<String>,
     /// The context's own namespace.
@@ -279,6 +299,10 @@ pub struct App {
     pub options: PaneOptions,
     /// The prefix was pressed: the next key is a pane command.
     pub prefix_armed: bool,
+    /// A pane was just resized: resize keys repeat without the prefix
+    /// until the wake-up with this token.
+    pub resizing: Option<u64>,
+    next_wake: u64,
     /// The direction for the next new pane, when the user chose one.
     next_split: Option<Direction>,
     pub message: Option<Message>,
@@ -295,6 +319,7 @@ pub struct App {
 }
 
 pub struct AppOptions {
+    pub cluster: ClusterId,
     pub context: String,
     pub contexts: Vec<String>,
     pub namespace: String,
@@ -316,6 +341,8 @@ impl App {
             Scope::Namespaces(vec![options.namespace.clone()])
         };
         let app = App {
+            contexts_used: vec![options.context.clone()],
+            cluster: options.cluster,
             context: options.context,
             contexts: options.contexts,
             home_namespace: options.namespace,
@@ -330,6 +357,8 @@ impl App {
             focus: Focus::Browser,
             options: options.panes,
             prefix_armed: false,
+            resizing: None,
+            next_wake: 0,
             next_split: None,
             message: None,
             keymap: options.keymap,
@@ -439,10 +468,15 @@ impl App {
                 vec![]
             }
             Event::Connected {
+                cluster,
                 context,
                 namespace,
                 contexts,
             } => {
+                self.cluster = cluster;
+                if !self.contexts_used.contains(&context) {
+                    self.contexts_used.push(context.clone());
+                }
                 self.context = context;
                 self.home_namespace = namespace.clone();
                 self.contexts = contexts;
@@ -471,6 +505,10 @@ impl App {
             Event::TerminalPod { id, feed } => self.on_terminal_detail(id, feed),
             Event::TerminalEvents { id, feed } => {
                 self.on_terminal_events(id, feed);
+                vec![]
+            }
+            Event::Wake(token) => {
+                self.on_wake(token);
                 vec![]
             }
             Event::Recording { id, outcome } => {
@@ -589,9 +627,10 @@ impl App {
         if key.code == KeyCode::Char('c')
             && key.modifiers.contains(KeyModifiers::CONTROL)
             && !in_workspace
+            && self.mode != Mode::ConfirmQuit
         {
-            self.quitting = true;
-            return vec![Effect::Quit];
+            self.mode = Mode::Normal;
+            return self.quit();
         }
         if in_workspace && self.mode == Mode::Normal {
             return self.on_workspace_key(key);
@@ -604,6 +643,16 @@ impl App {
             Mode::ConfirmClose(pane) => match key.code {
                 KeyCode::Char('y') | KeyCode::Char('Y') | KeyCode::Enter => self.close_pane(pane),
                 _ => vec![],
+            },
+            Mode::ConfirmQuit => match key.code {
+                KeyCode::Char('y') | KeyCode::Char('Y') | KeyCode::Enter => {
+                    self.quitting = true;
+                    vec![Effect::Quit]
+                }
+                _ => {
+                    self.message = None;
+                    vec![]
+                }
             },
             Mode::Normal => self.on_normal_key(key),
         }
@@ -642,20 +691,10 @@ impl App {
                 self.mode = Mode::Command(line);
                 vec![]
             }
-            KeyCode::Backspace => {
-                if !line.backspace() {
-                    return vec![];
-                }
-                self.mode = Mode::Command(line);
-                vec![]
-            }
-            KeyCode::Char(c) => {
-                line.insert(c);
-                self.mode = Mode::Command(line);
-                vec![]
-            }
             _ => {
-                self.mode = Mode::Command(line);
+                if line.edit(&key) != command::Edit::LeaveEmpty {
+                    self.mode = Mode::Command(line);
+                }
                 vec![]
             }
         }
@@ -663,10 +702,7 @@ impl App {
 
     fn run_command(&mut self, text: &str) -> Vec<Effect> {
         match command::parse(text) {
-            Ok(command::Command::Quit) => {
-                self.quitting = true;
-                vec![Effect::Quit]
-            }
+            Ok(command::Command::Quit) => self.quit(),
             Ok(command::Command::Namespace(None)) => self.set_scope(Scope::All),
             Ok(command::Command::Namespace(Some(ns))) => {
                 self.set_scope(Scope::Namespaces(vec![ns]))
@@ -705,6 +741,19 @@ impl App {
         }
     }
 
+    /// `q`, `ctrl-c` or `:q`: quits, but asks first while sessions are live
+    /// (closing them loses what runs in shells; debug containers run on).
+    fn quit(&mut self) -> Vec<Effect> {
+        let live = self.workspace.live_sessions();
+        if self.options.confirm_quit && !live.is_empty() {
+            self.message = Some(warning(format!("{}. Quit? y/n", live_sentence(&live))));
+            self.mode = Mode::ConfirmQuit;
+            return vec![];
+        }
+        self.quitting = true;
+        vec![Effect::Quit]
+    }
+
     fn set_scope(&mut self, scope: Scope) -> Vec<Effect> {
         self.view = View::Pods;
         self.scope = scope.clone();
@@ -720,10 +769,7 @@ impl App {
         };
         let in_pod_view = matches!(self.view, View::Pod(_));
         match action {
-            Action::Quit => {
-                self.quitting = true;
-                vec![Effect::Quit]
-            }
+            Action::Quit => self.quit(),
             Action::Help => {
                 self.mode = Mode::Help;
                 vec![]
@@ -818,22 +864,15 @@ impl App {
             }
             FormOutcome::Cancel => vec![],
             FormOutcome::Reattach(name) => {
-                let pod = detail.key.clone();
-                self.open_terminal_pane(TerminalKind::Attach, pod, name, None)
-                    .1
+                let key = TerminalKey::new(self.cluster.clone(), detail.key.clone(), name);
+                self.open_terminal_pane(TerminalKind::Attach, key, None).1
             }
             FormOutcome::Launch(spec) => {
-                // Most recently used first, as the runtime records it.
-                self.debug_images.retain(|i| *i != spec.image);
-                self.debug_images.insert(0, spec.image.clone());
-                let pod = detail.key.clone();
-                let (id, mut effects) = self.open_terminal_pane(
-                    TerminalKind::Debug,
-                    pod.clone(),
-                    spec.name.clone(),
-                    Some(form),
-                );
-                effects.insert(0, Effect::Launch { id, pod, spec });
+                let key =
+                    TerminalKey::new(self.cluster.clone(), detail.key.clone(), spec.name.clone());
+                let (id, mut effects) =
+                    self.open_terminal_pane(TerminalKind::Debug, key.clone(), Some(form));
+                effects.insert(0, Effect::Launch { id, key, spec });
                 effects
             }
         }
@@ -852,7 +891,7 @@ impl App {
         else {
             return vec![];
         };
-        let pod = view.key.clone();
+        let key = TerminalKey::new(self.cluster.clone(), view.key.clone(), &container.name);
         let running = container.state.is_running();
         let kind = match action {
             Action::Logs => TerminalKind::Log,
@@ -866,7 +905,7 @@ impl App {
             Action::Shell => TerminalKind::Shell,
             _ => TerminalKind::Attach,
         };
-        self.open_terminal_pane(kind, pod, container.name, None).1
+        self.open_terminal_pane(kind, key, None).1
     }
 
     /// Opens the launcher once a pod view asked for it and its detail arrived.
@@ -924,6 +963,22 @@ fn apply_events(events: &mut Vec<EventRow>, feed: Feed<EventRow>) {
         | Feed::Reconnecting(_) => {}
     }
     events.sort_by_key(|e| e.last_seen);
+}
+
+/// "3 sessions are live (2 debug, 1 shell)" from the live terminals' kinds.
+fn live_sentence(kinds: &[TerminalKind]) -> String {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for kind in kinds {
+        match counts.iter_mut().find(|(label, _)| *label == kind.label()) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((kind.label(), 1)),
+        }
+    }
+    let parts: Vec<String> = counts.iter().map(|(l, n)| format!("{n} {l}")).collect();
+    match kinds.len() {
+        1 => format!("1 session is live ({})", parts.join(", ")),
+        n => format!("{n} sessions are live ({})", parts.join(", ")),
+    }
 }
 
 fn info(text: String) -> Message {

@@ -13,7 +13,7 @@ use super::workspace::inner;
 use super::{App, Effect, Focus, Mode, View, error, info, warning};
 use crate::cluster::feed::Feed;
 use crate::cluster::session::{SessionEnd, SessionKind};
-use crate::model::{ContainerState, EventRow, PodDetail, PodKey};
+use crate::model::{ContainerState, EventRow, PodDetail, TerminalKey};
 use crate::term::keys::{encode_key, encode_paste};
 use crate::term::layout::{Dir, Direction, PaneId};
 use crate::term::pane::Pane;
@@ -21,24 +21,44 @@ use crate::term::pane::Pane;
 /// Cells a split divider moves per key press.
 const RESIZE_STEP: u16 = 2;
 
+/// How long resize keys repeat without the prefix (tmux's `repeat-time`).
+pub const REPEAT_TIME: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// The direction of a resize key: `H J K L`, or an arrow with ctrl, alt or shift.
+fn resize_direction(key: &KeyEvent) -> Option<Dir> {
+    let modified = key
+        .modifiers
+        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT | KeyModifiers::SHIFT);
+    match key.code {
+        KeyCode::Char('H') => Some(Dir::Left),
+        KeyCode::Char('L') => Some(Dir::Right),
+        KeyCode::Char('K') => Some(Dir::Up),
+        KeyCode::Char('J') => Some(Dir::Down),
+        KeyCode::Left if modified => Some(Dir::Left),
+        KeyCode::Right if modified => Some(Dir::Right),
+        KeyCode::Up if modified => Some(Dir::Up),
+        KeyCode::Down if modified => Some(Dir::Down),
+        _ => None,
+    }
+}
+
 impl App {
     /// Opens a terminal on `container` in a new pane (splitting the focused
     /// one) and shows the workspace.
     pub(super) fn open_terminal_pane(
         &mut self,
         kind: TerminalKind,
-        pod: PodKey,
-        container: String,
+        key: TerminalKey,
         form: Option<Launcher>,
     ) -> (u64, Vec<Effect>) {
         if kind == TerminalKind::Attach
-            && let Some(shared) = self.attached_terminal(&pod, &container)
+            && let Some(shared) = self.attached_terminal(&key)
         {
             return (shared, self.share_terminal(shared));
         }
         self.next_session += 1;
         let id = self.next_session;
-        let mut terminal = Terminal::new(id, pod.clone(), container.clone(), kind, self.now);
+        let mut terminal = Terminal::new(id, key.clone(), kind, self.now);
         terminal.pane = Pane::new(80, 24, self.options.scrollback);
         terminal.form = form;
         if kind == TerminalKind::Debug {
@@ -46,7 +66,8 @@ impl App {
         }
         // Start from what the pod view knows; the terminal's own watch takes over.
         if let View::Pod(view) = &self.view
-            && view.key == pod
+            && view.key == key.pod
+            && key.cluster == self.cluster
         {
             terminal.detail = view.detail.clone();
             terminal.events = view.events.clone();
@@ -59,17 +80,16 @@ impl App {
         self.message = None;
         let mut effects = vec![Effect::Follow {
             id,
-            pod: pod.clone(),
+            key: key.clone(),
         }];
         effects.extend(self.fit_terminals());
         let size = self.workspace.terminals[&id].pane.size();
         match kind {
             TerminalKind::Debug => {}
-            TerminalKind::Log => effects.push(Effect::ShowLog { id, pod, container }),
+            TerminalKind::Log => effects.push(Effect::ShowLog { id, key }),
             TerminalKind::Attach | TerminalKind::Shell => effects.push(Effect::OpenSession {
                 id,
-                pod,
-                container,
+                key,
                 kind: if kind == TerminalKind::Shell {
                     SessionKind::Exec(crate::cluster::session::shell_command())
                 } else {
@@ -85,17 +105,15 @@ impl App {
         (id, effects)
     }
 
-    /// A terminal already attached (or attaching) to this container: a
-    /// container has one terminal, so panes share its stream.
-    fn attached_terminal(&self, pod: &PodKey, container: &str) -> Option<u64> {
+    /// A terminal already attached (or attaching) to this container on
+    /// this cluster, as this user: a container has one terminal, so panes
+    /// share its stream. Never one of another context's.
+    fn attached_terminal(&self, key: &TerminalKey) -> Option<u64> {
         self.workspace
             .terminals
             .values()
             .find(|t| {
-                t.pod == *pod
-                    && t.container == container
-                    && t.kind.resumable()
-                    && !matches!(t.state, TerminalState::Ended(_))
+                t.key == *key && t.kind.resumable() && !matches!(t.state, TerminalState::Ended(_))
             })
             .map(|t| t.id)
     }
@@ -154,6 +172,13 @@ impl App {
 
     /// A key while the workspace has the keyboard.
     pub(super) fn on_workspace_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        // A resize repeats without the prefix for a moment, as tmux's
+        // resize-pane does; any other key ends that and goes on as usual.
+        if self.resizing.take().is_some()
+            && let Some(dir) = resize_direction(&key)
+        {
+            return self.resize_focused(dir);
+        }
         if std::mem::take(&mut self.prefix_armed) {
             return self.on_pane_command(key);
         }
@@ -237,9 +262,9 @@ impl App {
         }
         let area = self.areas().workspace.unwrap_or_default();
         let focused = self.workspace.focused;
-        let shifted_arrow = |m: KeyModifiers| {
-            m.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT | KeyModifiers::SHIFT)
-        };
+        if let Some(dir) = resize_direction(&key) {
+            return self.resize_focused(dir);
+        }
         let arrow = match key.code {
             KeyCode::Left => Some(Dir::Left),
             KeyCode::Right => Some(Dir::Right),
@@ -247,23 +272,6 @@ impl App {
             KeyCode::Down => Some(Dir::Down),
             _ => None,
         };
-        if let Some(dir) = arrow
-            .filter(|_| shifted_arrow(key.modifiers))
-            .or(match key.code {
-                KeyCode::Char('H') => Some(Dir::Left),
-                KeyCode::Char('L') => Some(Dir::Right),
-                KeyCode::Char('K') => Some(Dir::Up),
-                KeyCode::Char('J') => Some(Dir::Down),
-                _ => None,
-            })
-        {
-            if let Some(pane) = focused {
-                self.workspace.layout.resize(pane, dir, RESIZE_STEP, area);
-            }
-            // Resizing repeats without the prefix, as tmux's resize-pane does.
-            self.prefix_armed = true;
-            return self.fit_terminals();
-        }
         if let Some(dir) = arrow.or(match key.code {
             KeyCode::Char('h') => Some(Dir::Left),
             KeyCode::Char('l') => Some(Dir::Right),
@@ -346,6 +354,31 @@ impl App {
         }
     }
 
+    /// Moves the focused pane's divider, and lets the next resize key
+    /// follow without the prefix until [`REPEAT_TIME`] passes without one.
+    fn resize_focused(&mut self, dir: Dir) -> Vec<Effect> {
+        let area = self.areas().workspace.unwrap_or_default();
+        if let Some(pane) = self.workspace.focused {
+            self.workspace.layout.resize(pane, dir, RESIZE_STEP, area);
+        }
+        self.next_wake += 1;
+        self.resizing = Some(self.next_wake);
+        let mut effects = self.fit_terminals();
+        effects.push(Effect::WakeAfter {
+            after: REPEAT_TIME,
+            token: self.next_wake,
+        });
+        effects
+    }
+
+    /// A timer asked for earlier went off: the resize repeat ends unless a
+    /// later resize key started a new one.
+    pub(super) fn on_wake(&mut self, token: u64) {
+        if self.resizing == Some(token) {
+            self.resizing = None;
+        }
+    }
+
     /// Copy mode keys, if the focused pane is in copy mode.
     fn on_copy_key(&mut self, key: KeyEvent) -> Option<Vec<Effect>> {
         let pane_id = self.workspace.focused?;
@@ -383,13 +416,10 @@ impl App {
         let Some(t) = self.workspace.focused_terminal() else {
             return vec![];
         };
-        let (id, kind) = (t.id, t.kind);
-        let (pod, container) = (t.pod.clone(), t.container.clone());
+        let (id, kind, key) = (t.id, t.kind, t.key.clone());
         self.next_split = Some(direction);
         if kind == TerminalKind::Shell {
-            return self
-                .open_terminal_pane(TerminalKind::Shell, pod, container, None)
-                .1;
+            return self.open_terminal_pane(TerminalKind::Shell, key, None).1;
         }
         self.share_terminal(id)
     }
@@ -542,7 +572,7 @@ impl App {
             return vec![];
         };
         if t.pod_gone {
-            t.state = TerminalState::Ended(format!("the pod {} was deleted", t.pod));
+            t.state = TerminalState::Ended(format!("the pod {} was deleted", t.key.pod));
             return vec![];
         }
         if end.disconnected && t.kind.resumable() {
@@ -606,7 +636,7 @@ impl App {
         };
         // A deleted pod is the reason whatever else the stream said.
         if t.pod_gone && !t.is_live() {
-            t.state = TerminalState::Ended(format!("the pod {} was deleted", t.pod));
+            t.state = TerminalState::Ended(format!("the pod {} was deleted", t.key.pod));
             return vec![];
         }
         let state = t.container_state().cloned();
@@ -631,7 +661,15 @@ impl App {
         }
         match state {
             Some(ContainerState::Running { .. }) => {
-                vec![attach(t, true)]
+                let mut effects = vec![attach(t, true)];
+                // Only images that were pulled and ran go first in the
+                // launcher's recent list; a failed pull is not a favourite.
+                if let Some(image) = t.form.as_ref().map(|f| f.image.trim().to_string()) {
+                    self.debug_images.retain(|i| *i != image);
+                    self.debug_images.insert(0, image.clone());
+                    effects.push(Effect::RememberImage(image));
+                }
+                effects
             }
             Some(ContainerState::Terminated {
                 exit_code,
@@ -649,8 +687,7 @@ impl App {
                 ));
                 vec![Effect::ShowLog {
                     id,
-                    pod: t.pod.clone(),
-                    container: t.container.clone(),
+                    key: t.key.clone(),
                 }]
             }
             Some(ContainerState::Waiting { reason, message }) => {
@@ -730,8 +767,7 @@ fn attach(t: &mut Terminal, replay_log: bool) -> Effect {
     t.state = TerminalState::Attaching;
     Effect::OpenSession {
         id: t.id,
-        pod: t.pod.clone(),
-        container: t.container.clone(),
+        key: t.key.clone(),
         kind: SessionKind::Attach,
         size: t.pane.size(),
         replay_log,

@@ -65,9 +65,55 @@ fn a_split_shares_the_attach_and_the_smaller_pane_sets_the_size() {
     prefix(&mut a, key('K'));
     a.update(key('K'));
     assert_eq!(height(&a), before + 4, "the lower pane grew upwards");
-    assert!(a.prefix_armed, "still in resize mode");
-    a.update(code(KeyCode::Esc));
-    assert_eq!(a.focus, Focus::Browser, "esc after the prefix: the browser");
+    assert!(a.resizing.is_some(), "still in resize mode");
+    // The key that ends the repeat is not swallowed: it reaches the shell.
+    assert_eq!(
+        a.update(key('e')),
+        [Effect::SendInput {
+            id,
+            bytes: Bytes::from_static(b"e")
+        }]
+    );
+    assert!(a.resizing.is_none());
+    assert_eq!(
+        a.update(key('K')),
+        [Effect::SendInput {
+            id,
+            bytes: Bytes::from_static(b"K")
+        }],
+        "after the repeat, K is a letter again"
+    );
+}
+
+#[test]
+fn the_resize_repeat_ends_by_itself_after_a_short_idle() {
+    let (mut a, id) = attached_to_debug_container();
+    prefix(&mut a, key('-'));
+    let effects = prefix(&mut a, key('K'));
+    let Some(&Effect::WakeAfter { after, token }) = effects.last() else {
+        panic!("a timer for the repeat: {effects:?}")
+    };
+    assert_eq!(after, super::REPEAT_TIME);
+    // A second resize key restarts the clock: the first timer no longer ends it.
+    let effects = a.update(key('K'));
+    let Some(&Effect::WakeAfter { token: later, .. }) = effects.last() else {
+        panic!("{effects:?}")
+    };
+    a.update(Event::Wake(token));
+    assert!(
+        a.resizing.is_some(),
+        "an older timer does not end a newer repeat"
+    );
+    a.update(Event::Wake(later));
+    assert!(a.resizing.is_none());
+    assert_eq!(
+        a.update(key('J')),
+        [Effect::SendInput {
+            id,
+            bytes: Bytes::from_static(b"J")
+        }],
+        "after the idle, J is typed"
+    );
 }
 
 #[test]

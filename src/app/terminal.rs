@@ -5,7 +5,7 @@
 use jiff::Timestamp;
 
 use super::launcher::Launcher;
-use crate::model::{ContainerState, EventRow, PodDetail, PodKey};
+use crate::model::{ContainerState, EventRow, PodDetail, TerminalKey};
 use crate::term::pane::Pane;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,8 +52,8 @@ pub enum TerminalState {
 
 pub struct Terminal {
     pub id: u64,
-    pub pod: PodKey,
-    pub container: String,
+    /// The container, on the cluster (and as the user) it was opened with.
+    pub key: TerminalKey,
     pub kind: TerminalKind,
     pub state: TerminalState,
     pub since: Timestamp,
@@ -75,17 +75,10 @@ pub struct Terminal {
 }
 
 impl Terminal {
-    pub fn new(
-        id: u64,
-        pod: PodKey,
-        container: String,
-        kind: TerminalKind,
-        now: Timestamp,
-    ) -> Self {
+    pub fn new(id: u64, key: TerminalKey, kind: TerminalKind, now: Timestamp) -> Self {
         Terminal {
             id,
-            pod,
-            container,
+            key,
             kind,
             state: TerminalState::Attaching,
             since: now,
@@ -107,14 +100,18 @@ impl Terminal {
 
     /// "shop/web/debugger-x7k2".
     pub fn label(&self) -> String {
-        format!("{}/{}", self.pod, self.container)
+        self.key.to_string()
+    }
+
+    pub fn container(&self) -> &str {
+        &self.key.container
     }
 
     /// The container's state in the latest pod status.
     pub fn container_state(&self) -> Option<&ContainerState> {
         self.detail
             .as_ref()
-            .and_then(|d| d.container(&self.container))
+            .and_then(|d| d.container(&self.key.container))
             .map(|c| &c.state)
     }
 
@@ -123,7 +120,7 @@ impl Terminal {
         self.events
             .iter()
             .rev()
-            .find(|e| e.container() == Some(self.container.as_str()))
+            .find(|e| e.container() == Some(self.key.container.as_str()))
     }
 }
 
@@ -131,8 +128,7 @@ impl std::fmt::Debug for Terminal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Terminal")
             .field("id", &self.id)
-            .field("pod", &self.pod)
-            .field("container", &self.container)
+            .field("key", &self.key)
             .field("state", &self.state)
             .finish_non_exhaustive()
     }

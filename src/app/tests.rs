@@ -22,6 +22,7 @@ pub(crate) fn row(ns: &str, name: &str, status: &str) -> PodRow {
 
 pub(crate) fn app(all: bool) -> (App, Vec<Effect>) {
     App::new(AppOptions {
+        cluster: sim_cluster(),
         context: "sim".into(),
         contexts: vec!["sim".into(), "sim-dev".into()],
         namespace: "shop".into(),
@@ -33,6 +34,16 @@ pub(crate) fn app(all: bool) -> (App, Vec<Effect>) {
         debug_profile: Profile::General,
         panes: PaneOptions::default(),
     })
+}
+
+/// The cluster `app()` starts on.
+pub(crate) fn sim_cluster() -> ClusterId {
+    ClusterId::new("sim", "https://127.0.0.1:6443", "admin")
+}
+
+/// `container` of `ns/pod` on the cluster `app()` starts on.
+pub(crate) fn on_sim(ns: &str, pod: &str, container: &str) -> TerminalKey {
+    TerminalKey::new(sim_cluster(), PodKey::new(ns, pod), container)
 }
 
 pub(crate) fn key(c: char) -> Event {
@@ -235,6 +246,7 @@ fn ctx_checks_the_name_before_switching() {
         [Effect::SwitchContext("sim-dev".into())]
     );
     let effects = a.update(Event::Connected {
+        cluster: ClusterId::new("sim-dev", "https://127.0.0.1:6443", "dev"),
         context: "sim-dev".into(),
         namespace: "shop".into(),
         contexts: vec!["sim".into(), "sim-dev".into()],
@@ -406,15 +418,20 @@ fn launching_a_debug_container_follows_it_to_an_attached_terminal() {
     let name = form.name.clone();
     let effects = a.update(code(KeyCode::Enter));
     let [
-        Effect::Launch { id, pod, spec },
+        Effect::Launch {
+            id,
+            key: launched,
+            spec,
+        },
         Effect::Follow { id: followed, .. },
     ] = effects.as_slice()
     else {
         panic!("{effects:?}")
     };
+    assert_eq!(launched.cluster, sim_cluster());
     assert_eq!(
         (
-            pod.name.as_ref(),
+            launched.pod.name.as_ref(),
             spec.name.as_str(),
             spec.target.as_deref()
         ),
@@ -454,14 +471,16 @@ fn launching_a_debug_container_follows_it_to_an_attached_terminal() {
     let effects = a.update(terminal_pod(id, running));
     assert_eq!(
         effects,
-        [Effect::OpenSession {
-            id,
-            pod: PodKey::new("shop", "web"),
-            container: name,
-            kind: SessionKind::Attach,
-            size: (98, 25),
-            replay_log: true
-        }]
+        [
+            Effect::OpenSession {
+                id,
+                key: on_sim("shop", "web", &name),
+                kind: SessionKind::Attach,
+                size: (98, 25),
+                replay_log: true
+            },
+            Effect::RememberImage("busybox:1.36".into())
+        ]
     );
     a.update(Event::SessionAttached { id });
     a.update(Event::SessionOutput {
@@ -558,7 +577,7 @@ fn attach_shell_and_logs_on_the_selected_container() {
     );
     let effects = a.update(key('l'));
     assert!(
-        matches!(effects.as_slice(), [Effect::Follow { .. }, Effect::ShowLog { container, .. }] if container == "dbg"),
+        matches!(effects.as_slice(), [Effect::Follow { .. }, Effect::ShowLog { key, .. }] if key.container == "dbg"),
         "{effects:?}"
     );
     a.update(code(KeyCode::Esc));
@@ -566,7 +585,7 @@ fn attach_shell_and_logs_on_the_selected_container() {
     a.update(key('k'));
     let effects = a.update(key('s'));
     assert!(
-        matches!(effects.as_slice(), [Effect::Follow { .. }, Effect::OpenSession { kind: SessionKind::Exec(_), container, .. }] if container == "app"),
+        matches!(effects.as_slice(), [Effect::Follow { .. }, Effect::OpenSession { kind: SessionKind::Exec(_), key, .. }] if key.container == "app"),
         "{effects:?}"
     );
     assert_eq!(a.workspace.panes.len(), 2, "the shell split the log's pane");
@@ -669,4 +688,126 @@ fn a_cut_stream_offers_to_reattach_and_r_resumes_it() {
             bytes: Bytes::from_static(b"y")
         }]
     );
+}
+
+/// Back to the pod list, `:ctx NAME`, and the runtime's answer for `cluster`.
+fn switch_to(a: &mut App, cluster: ClusterId) {
+    a.update(ctrl('b'));
+    a.update(key('d'));
+    a.update(code(KeyCode::Esc));
+    a.update(key(':'));
+    typed(a, &format!("ctx {}", cluster.context));
+    a.update(code(KeyCode::Enter));
+    a.update(Event::Connected {
+        context: cluster.context.to_string(),
+        cluster,
+        namespace: "shop".into(),
+        contexts: vec!["sim".into(), "sim-dev".into()],
+    });
+}
+
+#[test]
+fn a_terminal_is_never_shared_across_clusters_or_credentials() {
+    let (mut a, first) = attached_to_debug_container();
+    // Another cluster with a pod of the same name: attaching opens a new
+    // stream on that cluster, not a second pane on the first one's.
+    let other = ClusterId::new("sim-dev", "https://10.9.9.9:6443", "dev");
+    switch_to(&mut a, other.clone());
+    a.update(listed(vec![row("shop", "web", "Running")]));
+    a.update(code(KeyCode::Enter));
+    a.update(detail_event(pod_detail(Some(ContainerState::Running {
+        since: None,
+    }))));
+    a.update(key('j'));
+    let effects = a.update(key('a'));
+    let Some(Effect::OpenSession {
+        id, key: opened, ..
+    }) = effects
+        .iter()
+        .find(|e| matches!(e, Effect::OpenSession { .. }))
+    else {
+        panic!("a new session on the other cluster: {effects:?}")
+    };
+    assert_ne!(*id, first);
+    assert_eq!(opened.cluster, other);
+    assert_eq!(
+        a.workspace.viewers(first),
+        1,
+        "the first terminal is not shared"
+    );
+    // Its re-attach still goes to the cluster it was opened on.
+    a.update(Event::SessionEnded {
+        id: first,
+        end: SessionEnd {
+            exit_code: None,
+            reason: "cut".into(),
+            disconnected: true,
+        },
+    });
+    a.focus = Focus::Workspace;
+    let pane = a.workspace.panes_of(first).next();
+    a.workspace.focused = pane;
+    let effects = a.update(key('r'));
+    let [Effect::OpenSession { key: again, .. }] = effects.as_slice() else {
+        panic!("{effects:?}")
+    };
+    assert_eq!(
+        again.cluster,
+        sim_cluster(),
+        "re-attach stays on its own cluster"
+    );
+
+    // The same server as another user is another cluster too.
+    let viewer = ClusterId::new("sim", "https://127.0.0.1:6443", "viewer");
+    assert_ne!(viewer, sim_cluster());
+    assert_eq!(a.contexts_used, ["sim", "sim-dev"]);
+}
+
+#[test]
+fn quitting_with_live_sessions_asks_first() {
+    let (mut a, _) = attached_to_debug_container();
+    a.update(ctrl('b'));
+    a.update(key('d'));
+    assert_eq!(a.focus, Focus::Browser);
+    assert!(a.update(key('q')).is_empty(), "q asks instead of quitting");
+    assert_eq!(a.mode, Mode::ConfirmQuit);
+    assert_eq!(
+        a.message.as_ref().map(|m| m.text.as_str()),
+        Some("1 session is live (1 attach). Quit? y/n")
+    );
+    assert!(a.update(key('n')).is_empty());
+    assert!(!a.quitting);
+    assert_eq!(a.mode, Mode::Normal);
+    // ctrl-c and :q ask the same question; y quits.
+    assert!(a.update(ctrl('c')).is_empty());
+    assert_eq!(a.mode, Mode::ConfirmQuit);
+    assert_eq!(a.update(key('y')), [Effect::Quit]);
+    assert!(a.quitting);
+
+    let (mut b, _) = attached_to_debug_container();
+    b.options.confirm_quit = false;
+    b.update(ctrl('b'));
+    b.update(key('d'));
+    assert_eq!(
+        b.update(key('q')),
+        [Effect::Quit],
+        "the config may turn it off"
+    );
+
+    let (mut c, _) = app(false);
+    assert_eq!(
+        c.update(key('q')),
+        [Effect::Quit],
+        "nothing live: no question"
+    );
+}
+
+#[test]
+fn the_live_sentence_counts_sessions_by_kind() {
+    use terminal::TerminalKind::{Attach, Debug, Shell};
+    assert_eq!(
+        live_sentence(&[Debug, Shell, Debug]),
+        "3 sessions are live (2 debug, 1 shell)"
+    );
+    assert_eq!(live_sentence(&[Attach]), "1 session is live (1 attach)");
 }

@@ -133,6 +133,16 @@ impl Workspace {
         self.panes_of(terminal).count()
     }
 
+    /// The kinds of terminals with a live shell or attach (logs lose
+    /// nothing when closed, so they do not count), oldest first.
+    pub fn live_sessions(&self) -> Vec<super::terminal::TerminalKind> {
+        self.terminals
+            .values()
+            .filter(|t| t.is_live() && t.kind != super::terminal::TerminalKind::Log)
+            .map(|t| t.kind)
+            .collect()
+    }
+
     pub fn marked_count(&self) -> usize {
         self.panes.values().filter(|p| p.marked).count()
     }
@@ -229,8 +239,11 @@ mod tests {
                 id,
                 Terminal::new(
                     id,
-                    PodKey::new("shop", "web"),
-                    "app".into(),
+                    crate::model::TerminalKey::new(
+                        crate::model::ClusterId::new("sim", "https://sim", "admin"),
+                        PodKey::new("shop", "web"),
+                        "app",
+                    ),
                     super::super::terminal::TerminalKind::Attach,
                     jiff::Timestamp::UNIX_EPOCH,
                 ),

@@ -64,6 +64,15 @@ pub struct Connection {
     /// Every context name in the kubeconfig, for `:ctx` completion.
     pub contexts: Vec<String>,
     pub server: String,
+    /// The kubeconfig user (credentials) the context names.
+    pub user: String,
+}
+
+impl Connection {
+    /// Which cluster this client reaches, and as whom.
+    pub fn cluster(&self) -> crate::model::ClusterId {
+        crate::model::ClusterId::new(&self.context, &self.server, &self.user)
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -155,6 +164,12 @@ impl Target {
             Some(c) => return Err(ConnectError::UnknownContext(c, known())),
             None => return Err(ConnectError::NoCurrentContext(known())),
         };
+        let user = kubeconfig
+            .contexts
+            .iter()
+            .find(|c| c.name == context)
+            .and_then(|c| c.context.as_ref()?.user.clone())
+            .unwrap_or_default();
         let options = KubeConfigOptions {
             context: Some(context.clone()),
             ..Default::default()
@@ -176,6 +191,7 @@ impl Target {
             namespace,
             contexts,
             server,
+            user,
         })
     }
 }

@@ -109,18 +109,23 @@ pub struct DebugSpec {
     pub command: Vec<String>,
     pub profile: Profile,
     pub env: Vec<(String, String)>,
+    /// Keep stdin open (`-i`).
+    pub stdin: bool,
+    /// Allocate a terminal (`-t`): stdout and stderr become one stream.
+    pub tty: bool,
 }
 
 impl DebugSpec {
-    /// The EphemeralContainer, as `kubectl debug` builds it: always stdin and tty.
+    /// The EphemeralContainer, as `kubectl debug` builds it: stdin and tty
+    /// as asked (the TUI always asks for both).
     pub fn container(&self) -> EphemeralContainer {
         EphemeralContainer {
             name: self.name.clone(),
             image: Some(self.image.clone()),
             command: (!self.command.is_empty()).then(|| self.command.clone()),
             target_container_name: self.target.clone(),
-            stdin: Some(true),
-            tty: Some(true),
+            stdin: self.stdin.then_some(true),
+            tty: self.tty.then_some(true),
             termination_message_policy: Some("File".to_string()),
             env: (!self.env.is_empty()).then(|| {
                 self.env
@@ -221,6 +226,8 @@ mod tests {
             command: vec![],
             profile,
             env: vec![],
+            stdin: true,
+            tty: true,
         }
     }
 
@@ -266,6 +273,14 @@ mod tests {
         assert_eq!(c["command"], json!(["sh", "-c", "echo hi"]));
         assert_eq!(c["env"], json!([{"name": "A", "value": "1"}]));
         assert!(c.get("ports").is_none() && c.get("resources").is_none());
+        s.stdin = false;
+        s.tty = false;
+        let c = s.container();
+        assert_eq!(
+            (c.stdin, c.tty),
+            (None, None),
+            "as kubectl debug without -i/-t"
+        );
     }
 
     #[test]
@@ -313,20 +328,15 @@ pub enum Startup {
         reason: String,
         message: String,
     },
-    /// Waiting for a reason that never resolves by itself (`InvalidImageName`).
+    /// Waiting for a reason that will not clear by itself (a bad image
+    /// name, a pull the registry refused, a config the runtime cannot use).
     Stuck {
+        failure: crate::model::StartFailure,
         reason: String,
         message: String,
     },
     PodGone,
 }
-
-/// Waiting reasons that retrying will not fix.
-const HOPELESS: [&str; 3] = [
-    "InvalidImageName",
-    "ErrImageNeverPull",
-    "CreateContainerConfigError",
-];
 
 /// Watches the pod (never polls) until the ephemeral container `name` runs,
 /// ends, or `timeout` passes. `progress` sees every waiting reason change.
@@ -381,8 +391,11 @@ pub async fn await_startup(
                 progress(&now.0, &now.1);
                 last = now;
             }
-            if HOPELESS.contains(&last.0.as_str()) {
+            if let crate::model::Waiting::Hopeless(failure) =
+                crate::model::classify_waiting(&last.0, &last.1)
+            {
                 return Startup::Stuck {
+                    failure,
                     reason: last.0,
                     message: last.1,
                 };

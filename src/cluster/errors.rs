@@ -88,6 +88,13 @@ pub fn describe(error: &kube::Error) -> (String, Option<Denied>) {
     }
 }
 
+/// Whether the server could not be reached at all (connection refused,
+/// no route, TLS or DNS failure), as opposed to an answer it gave.
+pub fn unreachable(error: &kube::Error) -> bool {
+    matches!(error, kube::Error::HyperError(_) | kube::Error::Service(_))
+        && credentials_problem(error).is_none()
+}
+
 /// The sentence for a failure to get the context's credentials, if that is
 /// what `error` (or any error under it) is. kube's own messages for these
 /// quote the credential plugin's output and command line (environment
@@ -159,7 +166,7 @@ fn trim(message: &str) -> &str {
 /// The innermost cause, which is the one that says what actually went wrong
 /// ("connection refused", "certificate expired"). Only its first line: some
 /// parsers follow it with a drawing of the input.
-pub(crate) fn root_cause(error: &(dyn std::error::Error + 'static)) -> String {
+pub fn root_cause(error: &(dyn std::error::Error + 'static)) -> String {
     let mut current = error;
     while let Some(next) = current.source() {
         current = next;

@@ -24,6 +24,11 @@ pub struct SessionSpec {
     /// How often to ping the server so idle streams are not cut by load
     /// balancers; `None` never pings.
     pub keepalive: Option<Duration>,
+    /// A terminal: one output stream, and resizes. Without one, stdout and
+    /// stderr arrive apart and nothing is translated.
+    pub tty: bool,
+    /// Send input (an attach without it only watches).
+    pub stdin: bool,
 }
 
 /// Pings every 30 s unless configured otherwise: well inside the common
@@ -50,7 +55,10 @@ pub fn shell_command() -> Vec<String> {
 /// What a session reports.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SessionEvent {
+    /// Standard output (all output, on a terminal).
     Output(Bytes),
+    /// Standard error, without a terminal.
+    Stderr(Bytes),
     Ended(SessionEnd),
 }
 
@@ -111,7 +119,15 @@ pub async fn open(
     events: mpsc::Sender<SessionEvent>,
 ) -> Result<Session, kube::Error> {
     let pods = kube::core::Request::new(format!("/api/v1/namespaces/{}/pods", spec.namespace));
-    let params = AttachParams::interactive_tty().container(spec.container.clone());
+    let params = if spec.tty {
+        AttachParams::interactive_tty().stdin(spec.stdin)
+    } else {
+        AttachParams::default()
+            .stdin(spec.stdin)
+            .stdout(true)
+            .stderr(true)
+    }
+    .container(spec.container.clone());
     let request = match &spec.kind {
         SessionKind::Attach => pods.attach(&spec.pod, &params),
         SessionKind::Exec(command) => pods.exec(&spec.pod, command.clone(), &params),
@@ -119,7 +135,8 @@ pub async fn open(
     .map_err(kube::Error::BuildRequest)?;
     let stream = client.connect(request).await?.into_stream();
     let (input, input_rx) = mpsc::unbounded_channel();
-    let task = tokio::spawn(pump(stream, spec.size, spec.keepalive, input_rx, events));
+    let size = spec.tty.then_some(spec.size);
+    let task = tokio::spawn(pump(stream, size, spec.keepalive, input_rx, events));
     Ok(Session { input, task })
 }
 
@@ -139,7 +156,7 @@ fn resize_frame(cols: u16, rows: u16) -> Message {
 
 async fn pump<S>(
     stream: tokio_tungstenite::WebSocketStream<S>,
-    (cols, rows): (u16, u16),
+    size: Option<(u16, u16)>,
     keepalive: Option<Duration>,
     mut input: mpsc::UnboundedReceiver<SessionInput>,
     events: mpsc::Sender<SessionEvent>,
@@ -152,17 +169,28 @@ async fn pump<S>(
         interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         interval
     });
-    let mut end = match outgoing.send(resize_frame(cols, rows)).await {
-        Ok(()) => None,
-        Err(e) => Some(cut(&e)),
+    // A terminal's size goes first, before any key, or the remote shell
+    // starts at 80×24.
+    let mut end = match size {
+        Some((cols, rows)) => outgoing
+            .send(resize_frame(cols, rows))
+            .await
+            .err()
+            .map(|e| cut(&e)),
+        None => None,
     };
     let mut input_open = true;
     while end.is_none() {
         tokio::select! {
             message = incoming.next() => match message {
                 Some(Ok(Message::Binary(frame))) => match frame.first() {
-                    Some(&STDOUT | &STDERR) if frame.len() > 1 => {
-                        let output = SessionEvent::Output(frame.slice(1..));
+                    Some(&channel @ (STDOUT | STDERR)) if frame.len() > 1 => {
+                        let data = frame.slice(1..);
+                        let output = if channel == STDERR {
+                            SessionEvent::Stderr(data)
+                        } else {
+                            SessionEvent::Output(data)
+                        };
                         if events.send(output).await.is_err() {
                             return;
                         }

@@ -17,6 +17,7 @@ use crate::cluster::client::Target;
 use crate::cluster::debug::{self, DebugSpec, LaunchProblem, Startup};
 use crate::cluster::errors;
 use crate::cluster::session::{self, SessionEvent, SessionInput, SessionKind, SessionSpec};
+use crate::model::StartFailure;
 
 /// Exit codes of podbay's own failures (the container's exit code is passed
 /// through otherwise). Documented in README.
@@ -47,8 +48,9 @@ fn fail(code: i32, sentence: impl Into<String>) -> Failure {
     }
 }
 
-/// Runs the command; `Ok(code)` is the exit code to use.
-pub async fn run(args: DebugArgs) -> Result<i32, Failure> {
+/// Runs the command; `Ok(code)` is the exit code to use. `default_image`
+/// is used when `--image` is left out (the first of the config's images).
+pub async fn run(args: DebugArgs, default_image: &str) -> Result<i32, Failure> {
     let target = Target {
         kubeconfig: args.kubeconfig.clone(),
         context: args.context.clone(),
@@ -64,12 +66,52 @@ pub async fn run(args: DebugArgs) -> Result<i32, Failure> {
         .unwrap_or(connection.namespace.clone());
     let pods: Api<Pod> = Api::namespaced(connection.client.clone(), &namespace);
 
-    let pod = pods
-        .get(&args.pod)
-        .await
-        .map_err(|e| api_failure(&e, &args.pod, &namespace))?;
+    let pod = get_pod(&pods, &args, &namespace, &connection.server).await?;
+    if args.list {
+        return list(&pod, &args);
+    }
+    let image = match &args.image {
+        Some(image) => image.clone(),
+        None => {
+            if !args.json() {
+                eprintln!("podbay: using image {default_image} (pass --image to choose another)");
+            }
+            default_image.to_string()
+        }
+    };
     preflight(&pod, &args, &namespace)?;
-    let taken = debug::container_names(&pod);
+    let reused = args
+        .reuse
+        .then(|| debug::reusable(&pod, &image, args.target.as_deref()))
+        .flatten();
+    let name = match reused {
+        Some(name) => {
+            if !args.json() {
+                eprintln!(
+                    "podbay: reusing debug container {name} of pod {namespace}/{} (same image and target, running)",
+                    args.pod
+                );
+            }
+            name
+        }
+        None => launch(&pods, &pod, &args, &namespace, image).await?,
+    };
+
+    if !args.no_attach {
+        attach(&connection.client, &namespace, &args, &name).await?;
+    }
+    report(&pods, &args, &name).await
+}
+
+/// Adds the debug container and waits for it to run (or end).
+async fn launch(
+    pods: &Api<Pod>,
+    pod: &Pod,
+    args: &DebugArgs,
+    namespace: &str,
+    image: String,
+) -> Result<String, Failure> {
+    let taken = debug::container_names(pod);
     let name = match &args.name {
         Some(name) if taken.contains(name) => {
             return Err(fail(
@@ -85,15 +127,17 @@ pub async fn run(args: DebugArgs) -> Result<i32, Failure> {
     };
     let spec = DebugSpec {
         name: name.clone(),
-        image: args.image.clone(),
+        image,
         target: args.target.clone(),
         command: args.command.clone(),
         profile: args.profile,
         env: args.env.clone(),
+        stdin: args.interactive,
+        tty: args.tty,
     };
-    spec.launch(&pods, &args.pod)
+    spec.launch(pods, &args.pod)
         .await
-        .map_err(|e| launch_failure(&e, &args.pod, &namespace))?;
+        .map_err(|e| launch_failure(&e, &args.pod, namespace))?;
     if !args.json() {
         eprintln!(
             "podbay: added debug container {name} to pod {namespace}/{}; waiting for it to start…",
@@ -102,7 +146,7 @@ pub async fn run(args: DebugArgs) -> Result<i32, Failure> {
     }
 
     let quiet = args.json();
-    let startup = debug::await_startup(&pods, &args.pod, &name, args.timeout, |reason, message| {
+    let startup = debug::await_startup(pods, &args.pod, &name, args.timeout, |reason, message| {
         if !quiet {
             let detail = if message.is_empty() {
                 String::new()
@@ -114,66 +158,170 @@ pub async fn run(args: DebugArgs) -> Result<i32, Failure> {
     })
     .await;
     match startup {
-        Startup::Running => {}
+        Startup::Running => Ok(name),
         Startup::Terminated {
             exit_code,
             reason,
             message,
-        } if reason == "StartError" => {
-            return Err(fail(
-                exit::START_FAILED,
-                format!(
-                    "The debug container could not start ({reason}, exit code {exit_code}): {message}. Check the command and that the image has it."
-                ),
-            ));
-        }
-        Startup::Terminated { .. } => {}
-        Startup::Stuck { reason, message } => {
-            return Err(fail(
-                exit::IMAGE,
-                format!(
-                    "The debug container cannot start: {reason}: {message}. Check the image name."
-                ),
-            ));
-        }
-        Startup::TimedOut { reason, message } if reason.contains("Image") => {
-            return Err(fail(
-                exit::IMAGE,
-                format!(
-                    "Timed out after {} waiting for the image: {reason}: {message}. Check the image name and the pod's image pull secrets.",
-                    humantime(args.timeout)
-                ),
-            ));
-        }
+        } if reason == "StartError" => Err(fail(
+            exit::START_FAILED,
+            format!(
+                "The debug container could not start ({reason}, exit code {exit_code}): {message}. Check the command and that the image has it."
+            ),
+        )),
+        Startup::Terminated { .. } => Ok(name),
+        Startup::Stuck {
+            failure: StartFailure::Image,
+            reason,
+            message,
+        } => Err(fail(
+            exit::IMAGE,
+            format!(
+                "The debug container's image cannot be pulled: {reason}: {}. Check the image name and the pod's image pull secrets.",
+                message.trim_end_matches('.')
+            ),
+        )),
+        Startup::Stuck {
+            failure: StartFailure::Start,
+            reason,
+            message,
+        } => Err(fail(
+            exit::START_FAILED,
+            format!(
+                "The debug container cannot be created: {reason}: {}.",
+                message.trim_end_matches('.')
+            ),
+        )),
         Startup::TimedOut { reason, .. } => {
             let still = if reason.is_empty() {
                 "has no status yet".to_string()
             } else {
                 format!("is still {reason}")
             };
-            return Err(fail(
+            Err(fail(
                 exit::TIMEOUT,
                 format!(
                     "Timed out after {}: the debug container {still}.",
                     humantime(args.timeout)
                 ),
-            ));
+            ))
         }
-        Startup::PodGone => {
+        Startup::PodGone => Err(fail(
+            exit::NOT_FOUND,
+            format!(
+                "Pod {namespace}/{} went away while the debug container was starting.",
+                args.pod
+            ),
+        )),
+    }
+}
+
+/// Reads the pod. An unreachable server is retried with back-off for up
+/// to `--timeout`, saying so once; anything else fails at once.
+async fn get_pod(
+    pods: &Api<Pod>,
+    args: &DebugArgs,
+    namespace: &str,
+    server: &str,
+) -> Result<Pod, Failure> {
+    let deadline = tokio::time::Instant::now() + args.timeout;
+    let mut pause = Duration::from_millis(500);
+    let mut said = false;
+    loop {
+        let error = match pods.get(&args.pod).await {
+            Ok(pod) => return Ok(pod),
+            Err(e) if errors::unreachable(&e) => e,
+            Err(e) => return Err(api_failure(&e, &args.pod, namespace)),
+        };
+        let cause = errors::root_cause(&error);
+        let now = tokio::time::Instant::now();
+        if now >= deadline {
             return Err(fail(
-                exit::NOT_FOUND,
+                exit::UNREACHABLE,
                 format!(
-                    "Pod {namespace}/{} went away while the debug container was starting.",
-                    args.pod
+                    "Cannot reach the API server at {server}: {cause}. Gave up after {}; check the context, your network or VPN.",
+                    humantime(args.timeout)
                 ),
             ));
         }
+        if !said && !args.json() {
+            eprintln!(
+                "podbay: cannot reach the API server at {server} ({cause}); retrying for up to {}…",
+                humantime(args.timeout)
+            );
+            said = true;
+        }
+        tokio::time::sleep(pause.min(deadline - now)).await;
+        pause = (pause * 2).min(Duration::from_secs(5));
     }
+}
 
-    if !args.no_attach {
-        attach(&connection.client, &pods, &namespace, &args, &name).await?;
+/// `--list`: the pod's debug containers with their state, image and target.
+fn list(pod: &Pod, args: &DebugArgs) -> Result<i32, Failure> {
+    let detail = crate::model::PodDetail::from_pod(pod);
+    let debug: Vec<_> = detail
+        .containers
+        .iter()
+        .filter(|c| c.kind == crate::model::ContainerKind::Ephemeral)
+        .collect();
+    let mut out = std::io::stdout();
+    if args.json() {
+        let statuses = pod
+            .status
+            .as_ref()
+            .and_then(|s| s.ephemeral_container_statuses.clone())
+            .unwrap_or_default();
+        let items: Vec<_> = debug
+            .iter()
+            .map(|c| {
+                json!({
+                    "name": c.name,
+                    "image": c.image,
+                    "target": c.target,
+                    "state": statuses.iter().find(|s| s.name == c.name).and_then(|s| s.state.clone()),
+                })
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&items).unwrap_or_default()
+        );
+        return Ok(0);
     }
-    report(&pods, &args, &name).await
+    let rows: Vec<[String; 4]> = debug
+        .iter()
+        .map(|c| {
+            [
+                c.name.clone(),
+                c.state.summary(),
+                c.image.clone(),
+                c.target.clone().unwrap_or_else(|| "-".into()),
+            ]
+        })
+        .collect();
+    let header = ["NAME", "STATE", "IMAGE", "TARGET"].map(String::from);
+    let widths: Vec<usize> = (0..4)
+        .map(|i| {
+            std::iter::once(&header)
+                .chain(&rows)
+                .map(|r| r[i].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    for row in std::iter::once(&header).chain(&rows) {
+        let line: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .map(|(cell, w)| format!("{cell:<w$}"))
+            .collect();
+        let _ = writeln!(out, "{}", line.join("   ").trim_end());
+    }
+    if rows.is_empty() {
+        eprintln!("podbay: pod {} has no debug containers.", args.pod);
+    }
+    Ok(0)
 }
 
 fn random() -> u64 {
@@ -224,8 +372,16 @@ fn preflight(pod: &Pod, args: &DebugArgs, namespace: &str) -> Result<(), Failure
         ));
     }
     if let Some(target) = &args.target {
+        // The API lets a debug container target init containers too.
         let containers: Vec<String> = spec
-            .map(|s| s.containers.iter().map(|c| c.name.clone()).collect())
+            .map(|s| {
+                let init = s.init_containers.iter().flatten();
+                s.containers
+                    .iter()
+                    .chain(init)
+                    .map(|c| c.name.clone())
+                    .collect()
+            })
             .unwrap_or_default();
         if !containers.contains(target) {
             return Err(fail(
@@ -237,20 +393,13 @@ fn preflight(pod: &Pod, args: &DebugArgs, namespace: &str) -> Result<(), Failure
             ));
         }
     }
-    let phase = pod
-        .status
-        .as_ref()
-        .and_then(|s| s.phase.clone())
-        .unwrap_or_default();
-    if phase != "Running" {
-        return Err(fail(
+    match crate::model::PodDetail::from_pod(pod).why_no_debug_container_starts() {
+        Some(why) => Err(fail(
             exit::NOT_RUNNING,
-            format!(
-                "Pod {namespace}/{name} is {phase}, not Running: the kubelet only starts debug containers in running pods."
-            ),
-        ));
+            format!("Pod {namespace}/{name} {why}."),
+        )),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 fn api_failure(error: &kube::Error, pod: &str, namespace: &str) -> Failure {
@@ -288,10 +437,11 @@ fn classify(error: &kube::Error) -> Failure {
 }
 
 /// Attaches: first prints what the container wrote before the attach (from
-/// its log), then streams, so nothing it printed is lost.
+/// its log), then streams, so nothing it printed is lost. With a terminal
+/// everything is one stream on stdout; without one, the container's stderr
+/// goes to podbay's stderr.
 async fn attach(
     client: &kube::Client,
-    pods: &Api<Pod>,
     namespace: &str,
     args: &DebugArgs,
     name: &str,
@@ -306,6 +456,8 @@ async fn attach(
         kind: SessionKind::Attach,
         size,
         keepalive: Some(session::DEFAULT_KEEPALIVE),
+        tty: args.tty,
+        stdin: args.interactive,
     };
     let session = match session::open(client.clone(), spec, events_tx).await {
         Ok(s) => Some(s),
@@ -313,25 +465,26 @@ async fn attach(
         Err(kube::Error::Api(status)) if status.code == 400 => None,
         Err(e) => return Err(classify(&e)),
     };
-    let mut early = Vec::new();
-    while let Ok(SessionEvent::Output(chunk)) = events.try_recv() {
-        early.extend_from_slice(&chunk);
+    let (mut early_out, mut early_err) = (Vec::new(), Vec::new());
+    while let Ok(event) = events.try_recv() {
+        match event {
+            SessionEvent::Output(chunk) => early_out.extend_from_slice(&chunk),
+            SessionEvent::Stderr(chunk) => early_err.extend_from_slice(&chunk),
+            SessionEvent::Ended(_) => break,
+        }
     }
-    let log = pods
-        .logs(
-            &args.pod,
-            &LogParams {
-                container: Some(name.to_string()),
-                ..Default::default()
-            },
-        )
-        .await
-        .unwrap_or_default();
+    let (log_out, log_err) = earlier_output(client, namespace, &args.pod, name, args.tty).await;
     let mut out = std::io::stdout();
-    let _ = out.write_all(log.as_bytes());
-    let skip = session::overlap(log.as_bytes(), &early);
-    let _ = out.write_all(&early[skip..]);
-    let _ = out.flush();
+    let mut err = std::io::stderr();
+    for (sink, log, early) in [
+        (&mut out as &mut dyn Write, &log_out, &early_out),
+        (&mut err, &log_err, &early_err),
+    ] {
+        let _ = sink.write_all(log);
+        let skip = session::overlap(log, early);
+        let _ = sink.write_all(&early[skip..]);
+        let _ = sink.flush();
+    }
     let Some(session) = session else {
         return Ok(());
     };
@@ -345,15 +498,61 @@ async fn attach(
         tokio::spawn(forward_resizes(input));
     }
     while let Some(event) = events.recv().await {
-        match event {
-            SessionEvent::Output(chunk) => {
-                let _ = out.write_all(&chunk);
-                let _ = out.flush();
-            }
+        let (sink, chunk): (&mut dyn Write, _) = match &event {
+            SessionEvent::Output(chunk) => (&mut out, chunk),
+            SessionEvent::Stderr(chunk) => (&mut err, chunk),
             SessionEvent::Ended(_) => break,
-        }
+        };
+        let _ = sink.write_all(chunk);
+        let _ = sink.flush();
     }
     Ok(())
+}
+
+/// What the container wrote before the attach, from its log: (stdout,
+/// stderr). Without a terminal the two are asked for apart
+/// (`stream=Stdout`/`Stderr`, Kubernetes 1.32+); a server that does not
+/// know `stream` answers both with the whole log, which then goes to stdout.
+async fn earlier_output(
+    client: &kube::Client,
+    namespace: &str,
+    pod: &str,
+    container: &str,
+    tty: bool,
+) -> (Vec<u8>, Vec<u8>) {
+    let params = LogParams {
+        container: Some(container.to_string()),
+        ..Default::default()
+    };
+    let fetch = |stream: Option<&'static str>| {
+        let params = params.clone();
+        async move {
+            let path = format!("/api/v1/namespaces/{namespace}/pods");
+            let mut request = kube::core::Request::new(path).logs(pod, &params).ok()?;
+            if let Some(stream) = stream {
+                let uri = format!("{}&stream={stream}", request.uri());
+                *request.uri_mut() = uri.parse().ok()?;
+            }
+            client.request_text(request).await.ok()
+        }
+    };
+    if tty {
+        return (
+            fetch(None).await.unwrap_or_default().into_bytes(),
+            Vec::new(),
+        );
+    }
+    let (out, err) = tokio::join!(fetch(Some("Stdout")), fetch(Some("Stderr")));
+    match (out, err) {
+        (Some(out), Some(err)) if out != err || out.is_empty() => {
+            (out.into_bytes(), err.into_bytes())
+        }
+        (Some(merged), _) | (None, Some(merged)) => (merged.into_bytes(), Vec::new()),
+        (None, None) => (
+            fetch(None).await.unwrap_or_default().into_bytes(),
+            Vec::new(),
+        ),
+    }
 }
 
 async fn forward_stdin(input: mpsc::UnboundedSender<SessionInput>) {

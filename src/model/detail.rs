@@ -46,13 +46,64 @@ impl ContainerState {
     pub fn is_running(&self) -> bool {
         matches!(self, ContainerState::Running { .. })
     }
+
+    /// "Running", "Waiting ErrImagePull", "Terminated Completed (exit 0)".
+    pub fn summary(&self) -> String {
+        match self {
+            ContainerState::Unknown => "Unknown".into(),
+            ContainerState::Waiting { reason, .. } => format!("Waiting {reason}"),
+            ContainerState::Running { .. } => "Running".into(),
+            ContainerState::Terminated {
+                exit_code, reason, ..
+            } => format!("Terminated {reason} (exit {exit_code})"),
+        }
+    }
 }
 
 /// Whether a container's waiting reason is trouble (`ErrImagePull`,
 /// `CrashLoopBackOff`, `InvalidImageName`…) rather than progress
 /// (`ContainerCreating`, `PodInitializing`).
 pub fn waiting_in_trouble(reason: &str) -> bool {
-    reason.contains("Err") || reason.contains("BackOff") || reason.contains("Invalid")
+    classify_waiting(reason, "") != Waiting::ComingUp
+}
+
+/// Where a waiting container stands: one classification for `podbay
+/// debug` (what to wait for, what exit code) and the TUI (how to show it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Waiting {
+    /// Progress: `ContainerCreating`, `PodInitializing`, pulling.
+    ComingUp,
+    /// Trouble that may still clear by itself (`CrashLoopBackOff`, a pull
+    /// error without a reason yet).
+    Troubled,
+    /// It will not start without a change from the user.
+    Hopeless(StartFailure),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StartFailure {
+    /// The image cannot be had: bad name, not found, no access.
+    Image,
+    /// The runtime cannot create or start it (a bad config, a missing secret).
+    Start,
+}
+
+pub fn classify_waiting(reason: &str, message: &str) -> Waiting {
+    match reason {
+        "InvalidImageName" | "ErrImageNeverPull" => Waiting::Hopeless(StartFailure::Image),
+        // A pull that failed with the registry's reason fails the same way
+        // on every retry: say so now rather than after the whole timeout.
+        "ErrImagePull" | "ImagePullBackOff" if !message.trim().is_empty() => {
+            Waiting::Hopeless(StartFailure::Image)
+        }
+        "CreateContainerConfigError" | "CreateContainerError" => {
+            Waiting::Hopeless(StartFailure::Start)
+        }
+        r if r.contains("Err") || r.contains("BackOff") || r.contains("Invalid") => {
+            Waiting::Troubled
+        }
+        _ => Waiting::ComingUp,
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -90,6 +141,24 @@ pub struct PodDetail {
 }
 
 impl PodDetail {
+    /// Why the kubelet would never start a debug container in this pod,
+    /// as the end of a sentence about it; `None` when it would. The kubelet
+    /// starts ephemeral containers before init containers finish, so a
+    /// pending pod that is on a node is fine.
+    pub fn why_no_debug_container_starts(&self) -> Option<String> {
+        match self.phase.as_str() {
+            "Succeeded" | "Failed" => Some(format!(
+                "has finished ({}): the kubelet starts no containers in a finished pod",
+                self.phase
+            )),
+            _ if self.node.is_empty() => Some(
+                "is not on a node yet: no kubelet can start a debug container until it is scheduled"
+                    .to_string(),
+            ),
+            _ => None,
+        }
+    }
+
     pub fn from_pod(pod: &Pod) -> Self {
         let spec = pod.spec.clone().unwrap_or_default();
         let status = pod.status.clone().unwrap_or_default();

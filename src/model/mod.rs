@@ -1,10 +1,14 @@
 //! Compact projections of Kubernetes objects: what the UI shows, nothing more.
 //! A full `Pod` costs tens of kilobytes of heap; a [`PodRow`] well under one.
 
+pub mod cluster;
 pub mod detail;
+pub mod image;
 pub mod pod;
 
+pub use cluster::{ClusterId, TerminalKey};
 pub use detail::{
-    ContainerInfo, ContainerKind, ContainerState, EventRow, PodDetail, waiting_in_trouble,
+    ContainerInfo, ContainerKind, ContainerState, EventRow, PodDetail, StartFailure, Waiting,
+    classify_waiting, waiting_in_trouble,
 };
 pub use pod::{Health, PodKey, PodRow, human_duration};

@@ -67,16 +67,22 @@ pub struct Kubelet {
 }
 
 impl Kubelet {
-    pub fn new(store: Arc<Store>, config: KubeletConfig) -> Arc<Self> {
-        let sandbox = std::env::temp_dir().join(format!("podbay-sim-{}", std::process::id()));
-        Arc::new(Kubelet {
+    /// A kubelet with a new private scratch directory for its pods.
+    pub fn new(store: Arc<Store>, config: KubeletConfig) -> std::io::Result<Arc<Self>> {
+        let sandbox = private_scratch_dir()?;
+        Ok(Arc::new(Kubelet {
             store,
             config,
             processes: Mutex::new(HashMap::new()),
             events: Mutex::new(HashMap::new()),
             sandbox,
             stopped: tokio::sync::broadcast::channel(64).0,
-        })
+        }))
+    }
+
+    /// Where the pods' files live (each pod in `NAMESPACE/NAME` below it).
+    pub fn sandbox(&self) -> &std::path::Path {
+        &self.sandbox
     }
 
     /// The running process of a container, started on first use for regular
@@ -159,6 +165,7 @@ impl Kubelet {
         for (_, p) in lock(&self.processes).drain() {
             p.kill();
         }
+        let _ = std::fs::remove_dir_all(&self.sandbox);
     }
 
     /// Tells when pods stop: exec'd processes die with their pod.
@@ -207,6 +214,14 @@ impl Kubelet {
             .pointer("/status/phase")
             .and_then(Value::as_str)
             .unwrap_or_default();
+        let on_a_node = pod
+            .pointer("/spec/nodeName")
+            .and_then(Value::as_str)
+            .is_some_and(|n| !n.is_empty());
+        if !on_a_node {
+            // No kubelet has the pod yet: nobody reports any status for it.
+            return Ok(());
+        }
         let waiting_reason = if has_pending_init_containers(&pod) {
             "PodInitializing"
         } else {
@@ -219,8 +234,9 @@ impl Kubelet {
             json!({"waiting": {"reason": waiting_reason}}),
             None,
         )?;
-        if phase != "Running" {
-            // The kubelet only starts ephemeral containers in running pods.
+        if phase == "Succeeded" || phase == "Failed" {
+            // The kubelet starts nothing in a finished pod. It does start
+            // ephemeral containers before init containers finish.
             return Ok(());
         }
 
@@ -433,6 +449,13 @@ impl Kubelet {
         if !program.contains('/') && which(program).is_none() {
             return Err(std::io::ErrorKind::NotFound.into());
         }
+        let flag = |name: &str| spec.get(name).and_then(Value::as_bool) == Some(true);
+        // Debug containers get a terminal only when they ask for one, as
+        // on a node; regular containers here always run on one (#16 gives
+        // them their real runtime).
+        if ephemeral && !flag("tty") {
+            return ContainerProcess::start_piped(program, args, &env, Some(&dir), flag("stdin"));
+        }
         ContainerProcess::start(program, args, &env, Some(&dir), Size::DEFAULT)
     }
 
@@ -528,6 +551,31 @@ impl Kubelet {
             .is_ok()
         {
             lock(&self.events).insert(dedup, event_key);
+        }
+    }
+}
+
+/// A new directory only this user may enter, with an unguessable name
+/// (mkdtemp-style), under `$XDG_RUNTIME_DIR` when set: never one that
+/// already exists, whose planted files a new shell would run.
+fn private_scratch_dir() -> std::io::Result<PathBuf> {
+    use std::os::unix::fs::DirBuilderExt;
+    let base = std::env::var_os("XDG_RUNTIME_DIR")
+        .map(PathBuf::from)
+        .filter(|d| d.is_absolute() && d.is_dir())
+        .unwrap_or_else(std::env::temp_dir);
+    let mut tries = 0;
+    loop {
+        let name = format!(
+            "podbay-sim-{}-{:016x}",
+            std::process::id(),
+            fastrand::u64(..)
+        );
+        let dir = base.join(name);
+        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && tries < 16 => tries += 1,
+            Err(e) => return Err(e),
         }
     }
 }

@@ -10,7 +10,7 @@ use tokio::sync::mpsc;
 
 use super::SimState;
 use super::http::{Body, Query, full, respond, streaming};
-use super::runtime::{ContainerProcess, LogRecord};
+use super::runtime::{ContainerProcess, LogRecord, Stream};
 use super::status::ApiError;
 use super::store::{Key, Kind};
 
@@ -33,10 +33,25 @@ pub fn serve(state: &Arc<SimState>, key: &Key, query: &Query) -> Result<Response
         since: query
             .number("sinceSeconds")?
             .map(|s| jiff::Timestamp::now() - jiff::SignedDuration::from_secs(s.max(0))),
+        stream: match query.get("stream") {
+            None | Some("All") => None,
+            Some("Stdout") => Some(Stream::Stdout),
+            Some("Stderr") => Some(Stream::Stderr),
+            Some(other) => {
+                return Err(ApiError::bad_request(format!(
+                    "stream: Unsupported value: \"{other}\": supported values: \"All\", \"Stderr\", \"Stdout\""
+                )));
+            }
+        },
     };
+    if options.stream.is_some() && options.tail_lines.is_some() {
+        return Err(ApiError::bad_request(
+            "tailLines: Forbidden: `tailLines` and specific `stream` are mutually exclusive for now",
+        ));
+    }
     let (records, next) = process.log_since(0);
     let first = select_records(&records, &options);
-    let initial = render(first, options.timestamps);
+    let initial = render(first, &options);
     if !query.flag("follow")? {
         let body = truncate(initial, options.limit_bytes);
         return Ok(respond(StatusCode::OK, "text/plain", full(body)));
@@ -47,6 +62,8 @@ pub fn serve(state: &Arc<SimState>, key: &Key, query: &Query) -> Result<Response
 }
 
 struct LogOptions {
+    /// `None`: both streams (`stream=All`, the default).
+    stream: Option<Stream>,
     timestamps: bool,
     tail_lines: Option<usize>,
     limit_bytes: Option<usize>,
@@ -147,10 +164,11 @@ fn select_records<'a>(records: &'a [LogRecord], options: &LogOptions) -> &'a [Lo
     &records[start..]
 }
 
-fn render(records: &[LogRecord], timestamps: bool) -> Bytes {
+fn render(records: &[LogRecord], options: &LogOptions) -> Bytes {
     let mut out = BytesMut::new();
-    for r in records {
-        if timestamps && r.starts_line {
+    let wanted = |r: &&LogRecord| options.stream.is_none_or(|s| s == r.stream);
+    for r in records.iter().filter(wanted) {
+        if options.timestamps && r.starts_line {
             out.put_slice(format!("{} ", r.at.strftime("%Y-%m-%dT%H:%M:%S.%fZ")).as_bytes());
         }
         out.put_slice(&r.data);
@@ -191,7 +209,7 @@ async fn follow(
         next = after;
         if !records.is_empty()
             && tx
-                .send(send(render(&records, options.timestamps), &mut budget))
+                .send(send(render(&records, &options), &mut budget))
                 .await
                 .is_err()
         {
@@ -201,9 +219,7 @@ async fn follow(
             // Drain anything written between the last read and the exit.
             let (records, _) = process.log_since(next);
             if !records.is_empty() {
-                let _ = tx
-                    .send(send(render(&records, options.timestamps), &mut budget))
-                    .await;
+                let _ = tx.send(send(render(&records, &options), &mut budget)).await;
             }
             return;
         }

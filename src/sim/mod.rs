@@ -83,6 +83,8 @@ pub enum SimError {
     NotLoopback(SocketAddr),
     #[error("{0}")]
     Tls(String),
+    #[error("cannot create the simulator's scratch directory: {0}")]
+    Scratch(std::io::Error),
     #[error("cannot listen on {addr}: {source}")]
     Bind {
         addr: SocketAddr,
@@ -166,7 +168,8 @@ impl Sim {
                 pull_delay: options.pull_delay,
                 pull_backoff: options.pull_backoff,
             },
-        );
+        )
+        .map_err(SimError::Scratch)?;
         let state = Arc::new(SimState {
             store,
             kubelet,
@@ -290,6 +293,12 @@ impl SimHandle {
 
     pub fn users(&self) -> &Users {
         &self.state.users
+    }
+
+    /// The private directory the simulated pods' files live in; removed
+    /// when the simulator stops.
+    pub fn sandbox_dir(&self) -> &Path {
+        self.state.kubelet.sandbox()
     }
 
     pub fn store(&self) -> &Arc<Store> {

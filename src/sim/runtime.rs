@@ -1,5 +1,7 @@
-//! A running container: one local process on a PTY, its log, and the
-//! attached streams that share its terminal.
+//! A running container: one local process, on a PTY when its spec asks
+//! for a terminal (`tty: true`) and on pipes otherwise (stdout and stderr
+//! apart, as a container runtime keeps them), its log, and the attached
+//! streams that share it.
 //!
 //! Every attacher sees the same output from the moment it attaches (no
 //! replay; earlier output is only in the log), any of them may type, and
@@ -26,12 +28,28 @@ pub struct Exit {
     pub finished: Timestamp,
 }
 
+/// Which of the container's output streams bytes came from. On a terminal
+/// everything is stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stream {
+    Stdout,
+    Stderr,
+}
+
+/// A chunk of output as an attacher receives it.
+#[derive(Debug, Clone)]
+pub struct Output {
+    pub stream: Stream,
+    pub data: Bytes,
+}
+
 /// One record of the container log: a line (ending in `\n`) or the partial
 /// tail of one, stamped when it was read.
 #[derive(Debug, Clone)]
 pub struct LogRecord {
     pub seq: u64,
     pub at: Timestamp,
+    pub stream: Stream,
     pub data: Bytes,
     /// Whether this record starts a new line (the previous one ended in `\n`).
     pub starts_line: bool,
@@ -45,14 +63,23 @@ struct Log {
     records: VecDeque<LogRecord>,
     bytes: usize,
     next_seq: u64,
-    at_line_start: bool,
+    /// Per stream (stdout, stderr): the last record ended a line.
+    at_line_start: [bool; 2],
+}
+
+/// How the process's standard streams are connected.
+enum Io {
+    Pty(PtyMaster),
+    Pipes {
+        stdin: tokio::sync::Mutex<Option<tokio::process::ChildStdin>>,
+    },
 }
 
 pub struct ContainerProcess {
-    master: PtyMaster,
+    io: Io,
     pid: Option<u32>,
     pub started: Timestamp,
-    attachers: Mutex<Vec<mpsc::Sender<Bytes>>>,
+    attachers: Mutex<Vec<mpsc::Sender<Output>>>,
     log: Mutex<Log>,
     log_seq: watch::Sender<u64>,
     exit: watch::Sender<Option<Exit>>,
@@ -75,26 +102,71 @@ impl ContainerProcess {
             cwd,
             size,
         })?;
-        let process = Arc::new(ContainerProcess {
-            master: spawned.master.clone(),
-            pid: spawned.child.id(),
-            started: Timestamp::now(),
-            attachers: Mutex::new(Vec::new()),
-            log: Mutex::new(Log {
-                at_line_start: true,
-                ..Log::default()
-            }),
-            log_seq: watch::channel(0).0,
-            exit: watch::channel(None).0,
-        });
+        let process = Self::new(Io::Pty(spawned.master.clone()), spawned.child.id());
         let (eof_tx, eof_rx) = tokio::sync::oneshot::channel();
-        tokio::spawn(pump_output(process.clone(), eof_tx));
+        tokio::spawn(pump_pty(process.clone(), spawned.master, eof_tx));
         tokio::spawn(wait_for_exit(process.clone(), spawned.child, eof_rx));
         Ok(process)
     }
 
+    /// Starts `program args` without a terminal: stdin a pipe when
+    /// `stdin` (else /dev/null), stdout and stderr two pipes.
+    pub fn start_piped(
+        program: &str,
+        args: &[String],
+        env: &[(String, String)],
+        cwd: Option<&Path>,
+        stdin: bool,
+    ) -> std::io::Result<Arc<Self>> {
+        use std::process::Stdio;
+        let mut cmd = tokio::process::Command::new(program);
+        cmd.args(args)
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .stdin(if stdin { Stdio::piped() } else { Stdio::null() })
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            // Its own process group, so `kill` ends whatever it started.
+            .process_group(0)
+            .kill_on_drop(true);
+        if let Some(cwd) = cwd {
+            cmd.current_dir(cwd);
+        }
+        let mut child = cmd.spawn()?;
+        let (Some(out), Some(err)) = (child.stdout.take(), child.stderr.take()) else {
+            return Err(std::io::ErrorKind::BrokenPipe.into());
+        };
+        let io = Io::Pipes {
+            stdin: tokio::sync::Mutex::new(child.stdin.take()),
+        };
+        let process = Self::new(io, child.id());
+        let (eof_tx, eof_rx) = tokio::sync::oneshot::channel();
+        tokio::spawn(pump_pipes(process.clone(), out, err, eof_tx));
+        tokio::spawn(wait_for_exit(process.clone(), child, eof_rx));
+        Ok(process)
+    }
+
+    fn new(io: Io, pid: Option<u32>) -> Arc<Self> {
+        Arc::new(ContainerProcess {
+            io,
+            pid,
+            started: Timestamp::now(),
+            attachers: Mutex::new(Vec::new()),
+            log: Mutex::new(Log {
+                at_line_start: [true; 2],
+                ..Log::default()
+            }),
+            log_seq: watch::channel(0).0,
+            exit: watch::channel(None).0,
+        })
+    }
+
+    /// Whether the process runs on a terminal (all output is stdout then).
+    pub fn tty(&self) -> bool {
+        matches!(self.io, Io::Pty(_))
+    }
+
     /// Adds an attacher: it receives output from now on until the process ends.
-    pub fn attach(&self) -> mpsc::Receiver<Bytes> {
+    pub fn attach(&self) -> mpsc::Receiver<Output> {
         let (tx, rx) = mpsc::channel(ATTACH_QUEUE);
         if self.exit.borrow().is_none() {
             lock(&self.attachers).push(tx);
@@ -109,16 +181,32 @@ impl ContainerProcess {
             .count()
     }
 
+    /// Writes to the process's stdin; without one (`stdin: false`) the
+    /// bytes go nowhere, as on a node.
     pub async fn write_input(&self, data: &[u8]) -> std::io::Result<()> {
-        self.master.write_all(data).await
+        use tokio::io::AsyncWriteExt;
+        match &self.io {
+            Io::Pty(master) => master.write_all(data).await,
+            Io::Pipes { stdin } => match stdin.lock().await.as_mut() {
+                Some(pipe) => pipe.write_all(data).await,
+                None => Ok(()),
+            },
+        }
     }
 
+    /// Resizes the terminal; a process without one has no size to change.
     pub fn resize(&self, size: Size) -> std::io::Result<()> {
-        self.master.resize(size)
+        match &self.io {
+            Io::Pty(master) => master.resize(size),
+            Io::Pipes { .. } => Ok(()),
+        }
     }
 
     pub fn size(&self) -> std::io::Result<Size> {
-        self.master.size()
+        match &self.io {
+            Io::Pty(master) => master.size(),
+            Io::Pipes { .. } => Ok(Size::DEFAULT),
+        }
     }
 
     pub fn pid(&self) -> Option<u32> {
@@ -176,18 +264,23 @@ impl ContainerProcess {
         self.exit.subscribe()
     }
 
-    fn record_output(&self, data: &[u8]) {
+    fn record_output(&self, stream: Stream, data: &[u8]) {
         let now = Timestamp::now();
         let mut log = lock(&self.log);
+        let at_line_start = &mut log.at_line_start[stream as usize];
+        let mut starts = Vec::new();
         for piece in data.split_inclusive(|b| *b == b'\n') {
+            starts.push((*at_line_start, piece));
+            *at_line_start = piece.ends_with(b"\n");
+        }
+        for (starts_line, piece) in starts {
             let seq = log.next_seq;
             log.next_seq += 1;
-            let starts_line = log.at_line_start;
-            log.at_line_start = piece.ends_with(b"\n");
             log.bytes += piece.len();
             log.records.push_back(LogRecord {
                 seq,
                 at: now,
+                stream,
                 data: Bytes::copy_from_slice(piece),
                 starts_line,
             });
@@ -204,27 +297,70 @@ impl ContainerProcess {
     }
 }
 
-/// Copies PTY output to the log and every attacher. A slow attacher slows
-/// the process down (as a real terminal would) rather than losing bytes.
-async fn pump_output(process: Arc<ContainerProcess>, eof: tokio::sync::oneshot::Sender<()>) {
+/// Copies PTY output to the log and every attacher.
+async fn pump_pty(
+    process: Arc<ContainerProcess>,
+    master: PtyMaster,
+    eof: tokio::sync::oneshot::Sender<()>,
+) {
     let mut buf = vec![0u8; 16 * 1024];
     loop {
-        let n = match process.master.read(&mut buf).await {
+        let n = match master.read(&mut buf).await {
             Ok(0) | Err(_) => break,
             Ok(n) => n,
         };
-        let chunk = Bytes::copy_from_slice(&buf[..n]);
-        process.record_output(&chunk);
-        let senders: Vec<_> = lock(&process.attachers).clone();
-        let mut closed = false;
-        for tx in &senders {
-            closed |= tx.send(chunk.clone()).await.is_err();
-        }
-        if closed {
-            lock(&process.attachers).retain(|tx| !tx.is_closed());
-        }
+        process.fan_out(Stream::Stdout, &buf[..n]).await;
     }
     let _ = eof.send(());
+}
+
+/// Copies stdout and stderr, each as it comes, to the log and every attacher.
+async fn pump_pipes(
+    process: Arc<ContainerProcess>,
+    stdout: tokio::process::ChildStdout,
+    stderr: tokio::process::ChildStderr,
+    eof: tokio::sync::oneshot::Sender<()>,
+) {
+    async fn pump(
+        process: &ContainerProcess,
+        stream: Stream,
+        mut pipe: impl tokio::io::AsyncRead + Unpin,
+    ) {
+        use tokio::io::AsyncReadExt;
+        let mut buf = vec![0u8; 16 * 1024];
+        while let Ok(n) = pipe.read(&mut buf).await {
+            if n == 0 {
+                break;
+            }
+            process.fan_out(stream, &buf[..n]).await;
+        }
+    }
+    tokio::join!(
+        pump(&process, Stream::Stdout, stdout),
+        pump(&process, Stream::Stderr, stderr)
+    );
+    let _ = eof.send(());
+}
+
+impl ContainerProcess {
+    /// Logs a chunk and hands it to every attacher. A slow attacher slows
+    /// the process down (as a real terminal would) rather than losing bytes.
+    async fn fan_out(&self, stream: Stream, data: &[u8]) {
+        let chunk = Bytes::copy_from_slice(data);
+        self.record_output(stream, &chunk);
+        let senders: Vec<_> = lock(&self.attachers).clone();
+        let mut closed = false;
+        for tx in &senders {
+            let output = Output {
+                stream,
+                data: chunk.clone(),
+            };
+            closed |= tx.send(output).await.is_err();
+        }
+        if closed {
+            lock(&self.attachers).retain(|tx| !tx.is_closed());
+        }
+    }
 }
 
 async fn wait_for_exit(
@@ -260,12 +396,12 @@ pub fn exit_code(status: std::process::ExitStatus) -> i32 {
 mod tests {
     use super::*;
 
-    async fn collect_until(rx: &mut mpsc::Receiver<Bytes>, needle: &str) -> String {
+    async fn collect_until(rx: &mut mpsc::Receiver<Output>, needle: &str) -> String {
         let mut out = Vec::new();
         let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
         while !String::from_utf8_lossy(&out).contains(needle) {
             match tokio::time::timeout_at(deadline, rx.recv()).await {
-                Ok(Some(chunk)) => out.extend_from_slice(&chunk),
+                Ok(Some(chunk)) => out.extend_from_slice(&chunk.data),
                 _ => break,
             }
         }
@@ -343,5 +479,37 @@ mod tests {
         assert!(records[0].starts_line);
         assert_eq!(next, records.len() as u64);
         assert!(records.iter().filter(|r| r.starts_line).count() >= 3);
+    }
+
+    #[tokio::test]
+    async fn without_a_terminal_stdout_and_stderr_stay_apart_and_lines_are_not_translated() {
+        let args = vec!["-c".into(), "read x; echo out-$x; echo err >&2".into()];
+        let p = ContainerProcess::start_piped("/bin/sh", &args, &[], None, true).unwrap();
+        assert!(!p.tty());
+        let mut attached = p.attach();
+        p.write_input(b"in\n").await.unwrap();
+        assert_eq!(p.wait().await.code, 0);
+        let mut seen = Vec::new();
+        while let Ok(chunk) = attached.try_recv() {
+            seen.push((
+                chunk.stream,
+                String::from_utf8_lossy(&chunk.data).into_owned(),
+            ));
+        }
+        assert!(
+            seen.contains(&(Stream::Stdout, "out-in\n".into())),
+            "{seen:?}"
+        );
+        assert!(seen.contains(&(Stream::Stderr, "err\n".into())), "{seen:?}");
+        let (records, _) = p.log_since(0);
+        let of = |stream| -> String {
+            records
+                .iter()
+                .filter(|r| r.stream == stream)
+                .map(|r| String::from_utf8_lossy(&r.data).into_owned())
+                .collect()
+        };
+        assert_eq!(of(Stream::Stdout), "out-in\n", "no echo, no CRLF");
+        assert_eq!(of(Stream::Stderr), "err\n");
     }
 }

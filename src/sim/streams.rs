@@ -27,7 +27,7 @@ use tokio_tungstenite::tungstenite::protocol::Role;
 use super::SimState;
 use super::http::{Body, Query, full};
 use super::logs::pod_and_container;
-use super::runtime::{ContainerProcess, exit_code};
+use super::runtime::{ContainerProcess, Stream, exit_code};
 use super::status::ApiError;
 use super::store::Key;
 use crate::pty::{self, Size};
@@ -85,7 +85,11 @@ pub fn upgrade(
     let session = if exec {
         Session::Exec { command }
     } else {
-        Session::Attach(state.kubelet.process(&pod, &container)?)
+        let process = state.kubelet.process(&pod, &container)?;
+        // As the kubelet: whether an attach is a terminal is the
+        // container's choice (its spec's `tty`), not the request's.
+        options.tty &= process.tty();
+        Session::Attach(process)
     };
     if exec {
         // Exec needs a running container as well.
@@ -265,11 +269,15 @@ async fn run_attach(
     loop {
         tokio::select! {
             chunk = output.recv() => match chunk {
-                Some(chunk) if options.stdout => {
+                Some(chunk) => {
+                    let channel = match chunk.stream {
+                        Stream::Stdout if options.stdout => STDOUT,
+                        Stream::Stderr if options.stderr => STDERR,
+                        _ => continue,
+                    };
                     last_frame = tokio::time::Instant::now();
-                    ws.send(frame(STDOUT, &chunk)).await?
+                    ws.send(frame(channel, &chunk.data)).await?
                 }
-                Some(_) => {}
                 None => break,
             },
             () = idle_cut(idle, last_frame) => return Ok(()),

@@ -65,12 +65,21 @@ pub fn footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             Span::styled("▏", theme.key_hint),
             Span::styled("   enter keep · esc clear", theme.dim),
         ]),
-        Mode::Command(line) => Line::from(vec![
-            Span::styled(":", theme.key_hint),
-            Span::styled(line.text(), theme.text),
-            Span::styled("▏", theme.key_hint),
-            Span::styled("   tab complete · enter run · esc cancel", theme.dim),
-        ]),
+        Mode::Command(line) => {
+            let (before, after) = line.split_at_cursor();
+            let hint = if line.candidates.is_empty() {
+                "   tab complete · enter run · esc cancel".to_string()
+            } else {
+                format!("   {}", line.candidates.join("  "))
+            };
+            Line::from(vec![
+                Span::styled(":", theme.key_hint),
+                Span::styled(before.to_string(), theme.text),
+                Span::styled("▏", theme.key_hint),
+                Span::styled(after.to_string(), theme.text),
+                Span::styled(hint, theme.dim),
+            ])
+        }
         Mode::ConfirmClose(_) => Line::from(vec![
             Span::styled(
                 " Close this pane? Its session ends (an attached container keeps running). ",
@@ -79,6 +88,19 @@ pub fn footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             Span::styled("y", theme.key_hint),
             Span::styled(" close · any other key keeps it", theme.dim),
         ]),
+        Mode::ConfirmQuit => Line::from(Span::styled(
+            format!(
+                " {}",
+                app.message
+                    .as_ref()
+                    .map_or("Quit? y/n", |m| m.text.as_str())
+            ),
+            theme.warning.add_modifier(ratatui::style::Modifier::BOLD),
+        )),
+        _ if app.resizing.is_some() && app.focus == Focus::Workspace => Line::from(Span::styled(
+            " resizing: H J K L again (or shift-arrows) · any other key goes to the pane",
+            theme.key_hint,
+        )),
         _ if app.prefix_armed && app.focus == Focus::Workspace => Line::from(Span::styled(
             format!(
                 " {} … pane command (? lists them)",

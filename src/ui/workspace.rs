@@ -53,10 +53,16 @@ fn draw_pane(
         theme.border
     };
     let name = slot.title.clone().unwrap_or_else(|| t.label());
-    let mut title = vec![
-        Span::styled(format!(" {} ", t.kind.label()), theme.debug),
-        Span::styled(format!("{name} "), theme.title),
-    ];
+    let mut title = Vec::new();
+    // With more than one context in this run, every pane says whose it is.
+    if app.contexts_used.len() > 1 {
+        title.push(Span::styled(
+            format!(" {} ▸", t.key.cluster.context),
+            theme.title.add_modifier(Modifier::BOLD),
+        ));
+    }
+    title.push(Span::styled(format!(" {} ", t.kind.label()), theme.debug));
+    title.push(Span::styled(format!("{name} "), theme.title));
     if viewers > 1 {
         title.push(Span::styled(format!("⇄ shared ×{viewers} "), theme.warning));
     }

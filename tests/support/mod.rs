@@ -217,6 +217,19 @@ impl PodbayScreen {
         parser.set_size(rows, cols);
     }
 
+    /// `q`, answering podbay's question with `y` when sessions are live.
+    pub async fn quit(&self) {
+        self.keys("q").await;
+        let deadline = tokio::time::Instant::now() + Duration::from_millis(600);
+        while tokio::time::Instant::now() < deadline {
+            if self.text().contains("Quit? y/n") {
+                self.keys("y").await;
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(40)).await;
+        }
+    }
+
     pub async fn raw(&self, bytes: &[u8]) {
         self.master
             .write_all(bytes)
@@ -323,4 +336,45 @@ pub fn table_rows(text: &str) -> Vec<String> {
         .take_while(|l| !l.trim().is_empty())
         .map(str::to_string)
         .collect()
+}
+
+/// One kubeconfig for several simulators, as a user merges production and
+/// staging: each simulator's admin context under the name given, with its
+/// own cluster and user entries.
+pub fn merged_kubeconfig(
+    sims: &[(&podbay::sim::SimHandle, &str)],
+    tag: &str,
+) -> std::path::PathBuf {
+    use serde_json::{Value, json};
+    let (mut clusters, mut users, mut contexts) = (Vec::new(), Vec::new(), Vec::new());
+    for (sim, name) in sims {
+        let config = sim.kubeconfig();
+        let cluster = config["clusters"][0]["cluster"].clone();
+        let admin_user = config["contexts"]
+            .as_array()
+            .and_then(|cs| cs.iter().find(|c| c["name"] == "sim"))
+            .map(|c| c["context"]["user"].clone())
+            .expect("the sim context");
+        let user = config["users"]
+            .as_array()
+            .and_then(|us| us.iter().find(|u| u["name"] == admin_user))
+            .map(|u| u["user"].clone())
+            .expect("the admin user");
+        clusters.push(json!({"name": format!("{name}-cluster"), "cluster": cluster}));
+        users.push(json!({"name": format!("{name}-admin"), "user": user}));
+        contexts.push(json!({"name": name, "context": {
+            "cluster": format!("{name}-cluster"), "user": format!("{name}-admin"), "namespace": "shop"}}));
+    }
+    let merged: Value = json!({
+        "apiVersion": "v1", "kind": "Config", "preferences": {},
+        "current-context": sims[0].1,
+        "clusters": clusters, "users": users, "contexts": contexts,
+    });
+    let path = std::env::temp_dir().join(format!(
+        "podbay-e2e-{tag}-{}-{}.kubeconfig",
+        std::process::id(),
+        sims[0].0.addr().port()
+    ));
+    std::fs::write(&path, serde_json::to_vec_pretty(&merged).expect("json")).expect("kubeconfig");
+    path
 }

@@ -50,7 +50,8 @@ fuzz_target!(|data: &[u8]| {
                 pull_delay: Duration::from_secs(3600),
                 pull_backoff: Duration::from_secs(3600),
             },
-        ),
+        )
+        .expect("a scratch directory"),
         store,
         users: Users::generate(),
         faults: Faults::default(),

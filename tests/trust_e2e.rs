@@ -1,0 +1,156 @@
+//! Sessions you can trust: a terminal belongs to the cluster (and the
+//! credentials) it was opened with. Two simulators with the same pod names,
+//! merged into one kubeconfig as a user merges production and staging.
+
+mod support;
+
+use k8s_openapi::api::core::v1::Pod;
+use kube::api::Api;
+use podbay::cluster::debug::{self, DebugSpec, Profile, Startup};
+use support::{PodbayScreen, client, exits_cleanly, merged_kubeconfig, pane_text, start_sim};
+
+/// The same debug container (a shell) in redis-0 of `sim`, added through
+/// the API, so both clusters have a container of the same name to attach to.
+async fn add_shell(sim: &podbay::sim::SimHandle) {
+    let pods: Api<Pod> = Api::namespaced(client(sim, "sim").await, "shop");
+    let spec = DebugSpec {
+        name: "debugger-trust".into(),
+        image: "busybox:1.36".into(),
+        target: Some("redis".into()),
+        command: vec!["sh".into()],
+        profile: Profile::General,
+        env: vec![],
+        stdin: true,
+        tty: true,
+    };
+    spec.launch(&pods, "redis-0").await.expect("launched");
+    let started = debug::await_startup(
+        &pods,
+        "redis-0",
+        "debugger-trust",
+        std::time::Duration::from_secs(10),
+        |_, _| {},
+    )
+    .await;
+    assert_eq!(started, Startup::Running);
+}
+
+/// From the pod list: open redis-0 and attach to its debug container (the
+/// last container in the pod view).
+async fn attach_to_the_shell(screen: &PodbayScreen) {
+    screen
+        .wait_for("shop pods", |t| t.contains("redis-0"))
+        .await;
+    screen.raw(b"\x1b").await;
+    screen.keys("/redis-0\r").await;
+    screen.raw(b"\r").await;
+    screen
+        .wait_for("the pod view", |t| t.contains("debugger-trust"))
+        .await;
+    screen.keys("Ga").await;
+}
+
+/// What the focused shell prints for `$HOME` (the pod's directory in its
+/// own simulator's sandbox), after `marker`.
+async fn home_after(screen: &PodbayScreen, marker: &str) -> String {
+    screen.keys(&format!("echo {marker}$HOME\r")).await;
+    screen
+        .wait_for(&format!("the home after {marker}"), |t| {
+            t.lines().any(|l| {
+                pane_text(l)
+                    .split_once(marker)
+                    .is_some_and(|(_, rest)| rest.starts_with('/'))
+            })
+        })
+        .await;
+    screen
+        .text()
+        .lines()
+        .find_map(|l| {
+            let (_, rest) = pane_text(l).split_once(marker)?;
+            rest.starts_with('/').then(|| {
+                rest.split(['│', ' '])
+                    .next()
+                    .unwrap_or_default()
+                    .to_string()
+            })
+        })
+        .unwrap_or_default()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pod_of_the_same_name_on_another_context_gets_its_own_terminal() {
+    let sim_a = start_sim(0).await;
+    let sim_b = start_sim(0).await;
+    add_shell(&sim_a).await;
+    add_shell(&sim_b).await;
+    let config = merged_kubeconfig(&[(&sim_a, "sim-a"), (&sim_b, "sim-b")], "two-clusters");
+    let args = vec![
+        "--kubeconfig".to_string(),
+        config.display().to_string(),
+        "--context".into(),
+        "sim-a".into(),
+    ];
+    let mut screen = PodbayScreen::spawn(&args, 120, 36);
+
+    attach_to_the_shell(&screen).await;
+    screen
+        .wait_for("attached on sim-a", |t| {
+            t.contains("attach shop/redis-0/debugger-trust") && t.contains("● attached")
+        })
+        .await;
+    let home_a = home_after(&screen, "A=").await;
+    assert!(
+        home_a.starts_with(&sim_a.sandbox_dir().display().to_string()),
+        "the first attach is sim-a's process: {home_a}"
+    );
+
+    // To sim-b, the same pod name, `a`: a new stream on sim-b, never a
+    // second pane on sim-a's.
+    screen.raw(b"\x02d").await;
+    screen.raw(b"\x1b").await;
+    screen.keys(":ctx sim-b\r").await;
+    screen
+        .wait_for("sim-b connected", |t| {
+            t.contains("Switched to context sim-b")
+        })
+        .await;
+    attach_to_the_shell(&screen).await;
+    screen
+        .wait_for("a pane of sim-b, labelled so", |t| {
+            t.contains("sim-b ▸ attach shop/redis-0/debugger-trust")
+                && t.contains("sim-a ▸ attach shop/redis-0/debugger-trust")
+        })
+        .await;
+    assert!(
+        !screen.text().contains("shared ×2"),
+        "not shared across clusters:\n{}",
+        screen.text()
+    );
+    let home_b = home_after(&screen, "B=").await;
+    assert!(
+        home_b.starts_with(&sim_b.sandbox_dir().display().to_string()),
+        "what is typed in sim-b's pane runs on sim-b: {home_b} (sim-a's is {home_a})"
+    );
+
+    // Two live sessions: q asks first, and n keeps podbay running.
+    screen.raw(b"\x02d").await;
+    screen.keys("q").await;
+    screen
+        .wait_for("the quit question", |t| {
+            t.contains("2 sessions are live (2 attach). Quit? y/n")
+        })
+        .await;
+    screen.keys("n").await;
+    screen
+        .wait_for("still running", |t| !t.contains("Quit? y/n"))
+        .await;
+    assert!(screen.child.try_wait().expect("status").is_none());
+    screen.keys(":q\r").await;
+    screen
+        .wait_for("the question again, for :q", |t| t.contains("Quit? y/n"))
+        .await;
+    screen.keys("y").await;
+    exits_cleanly(&mut screen).await;
+    let _ = std::fs::remove_file(config);
+}
