@@ -199,6 +199,10 @@ async fn kubectl_get_exec_debug_and_attach_work_unchanged() {
                 "--image=busybox:1.36",
                 "--target=redis",
                 "--profile=general",
+                // stdin kept open (as on a node, without it `read` sees EOF
+                // at once), attached to below.
+                "-i",
+                "--attach=false",
                 &format!("--container={name}"),
                 "--",
                 "sh",

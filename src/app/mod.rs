@@ -289,6 +289,8 @@ pub struct App {
     /// Extra namespaces from config, for restricted users.
     pub fallback_namespaces: Vec<String>,
     pub scope: Scope,
+    /// The namespaces shown before `0` switched to all of them.
+    scope_before_all: Option<Scope>,
     pub connection: Link,
     pub pods: PodTable,
     pub namespaces: Vec<String>,
@@ -348,6 +350,7 @@ impl App {
             home_namespace: options.namespace,
             fallback_namespaces: options.fallback_namespaces,
             scope: scope.clone(),
+            scope_before_all: None,
             connection: Link::new(),
             pods: PodTable::default(),
             namespaces: Vec::new(),
@@ -435,6 +438,7 @@ impl App {
             Event::Detail(feed) => {
                 let mut notice = None;
                 if let Some(view) = self.pod_view_mut() {
+                    let first = view.detail.is_none();
                     match feed {
                         Feed::Listed { mut rows, .. } => {
                             view.gone = rows.is_empty();
@@ -452,6 +456,9 @@ impl App {
                         | Feed::Cut
                         | Feed::Resumed
                         | Feed::Reconnecting(_) => {}
+                    }
+                    if first {
+                        Self::select_first_regular(view);
                     }
                     let len = view.detail.as_ref().map_or(0, |d| d.containers.len());
                     view.cursor = view.cursor.min(len.saturating_sub(1));
@@ -784,12 +791,24 @@ impl App {
                 self.mode = Mode::Filter(query);
                 vec![]
             }
-            Action::ToggleAllNamespaces => match self.scope {
-                Scope::All => self.set_scope(Scope::Namespaces(vec![self.home_namespace.clone()])),
-                Scope::Namespaces(_) => self.set_scope(Scope::All),
+            Action::ToggleAllNamespaces => match &self.scope {
+                // Back to where `0` was pressed (`-n shop` stays shop), not
+                // the context's own namespace.
+                Scope::All => {
+                    let back = self
+                        .scope_before_all
+                        .take()
+                        .unwrap_or_else(|| Scope::Namespaces(vec![self.home_namespace.clone()]));
+                    self.set_scope(back)
+                }
+                Scope::Namespaces(_) => {
+                    self.scope_before_all = Some(self.scope.clone());
+                    self.set_scope(Scope::All)
+                }
             },
             Action::Back => {
                 if in_pod_view {
+                    self.message = None;
                     self.view = View::Pods;
                     vec![Effect::StopWatchingPod]
                 } else {
@@ -815,6 +834,8 @@ impl App {
         let Some(key) = self.pods.selected().cloned() else {
             return vec![];
         };
+        // A notice about the previous screen does not belong on this one.
+        self.message = None;
         self.view = View::Pod(Box::new(PodView {
             key: key.clone(),
             detail: None,
@@ -824,6 +845,18 @@ impl App {
             launch_when_loaded: launch,
         }));
         vec![Effect::WatchPod(key)]
+    }
+
+    /// The pod view's detail, first arrived: as kubectl, select the first
+    /// regular container rather than a finished init container.
+    fn select_first_regular(view: &mut PodView) {
+        if let Some(d) = &view.detail {
+            view.cursor = d
+                .containers
+                .iter()
+                .position(|c| c.kind == crate::model::ContainerKind::Regular)
+                .unwrap_or(0);
+        }
     }
 
     fn pod_view_mut(&mut self) -> Option<&mut PodView> {

@@ -643,11 +643,15 @@ impl App {
         if let TerminalState::Ended(_) = t.state {
             if t.kind.resumable()
                 && let Some(ContainerState::Terminated {
-                    exit_code, reason, ..
+                    exit_code,
+                    reason,
+                    message,
+                    ..
                 }) = state
             {
                 t.state = TerminalState::Ended(format!(
-                    "the container exited with code {exit_code} ({reason})"
+                    "the container exited with code {exit_code} ({reason}){}",
+                    colon_message(&message)
                 ));
             }
             return vec![];
@@ -677,13 +681,9 @@ impl App {
                 message,
                 ..
             }) => {
-                let detail = if message.is_empty() {
-                    String::new()
-                } else {
-                    format!(": {message}")
-                };
                 t.state = TerminalState::Ended(format!(
-                    "exited with code {exit_code} ({reason}){detail}"
+                    "exited with code {exit_code} ({reason}){}",
+                    colon_message(&message)
                 ));
                 vec![Effect::ShowLog {
                     id,
@@ -771,5 +771,16 @@ fn attach(t: &mut Terminal, replay_log: bool) -> Effect {
         kind: SessionKind::Attach,
         size: t.pane.size(),
         replay_log,
+    }
+}
+
+/// ": the runtime's message" (`exec: "nosuchcmd": executable file not
+/// found in $PATH`), or nothing when it gave none.
+fn colon_message(message: &str) -> String {
+    let message = message.trim().trim_end_matches('.');
+    if message.is_empty() {
+        String::new()
+    } else {
+        format!(": {message}")
     }
 }

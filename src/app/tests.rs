@@ -811,3 +811,72 @@ fn the_live_sentence_counts_sessions_by_kind() {
     );
     assert_eq!(live_sentence(&[Attach]), "1 session is live (1 attach)");
 }
+
+#[test]
+fn zero_goes_back_to_the_namespace_it_left() {
+    let (mut a, _) = app(false);
+    a.update(key(':'));
+    typed(&mut a, "ns payments");
+    a.update(code(KeyCode::Enter));
+    assert_eq!(
+        a.update(key('0')).last(),
+        Some(&Effect::WatchPods(Scope::All))
+    );
+    assert_eq!(
+        a.update(key('0')).last(),
+        Some(&Effect::WatchPods(Scope::Namespaces(vec![
+            "payments".into()
+        ]))),
+        "back to payments, not the context's shop"
+    );
+}
+
+#[test]
+fn the_pod_view_starts_on_the_first_regular_container_and_drops_old_notices() {
+    use crate::model::{ContainerInfo, ContainerKind};
+    let (mut a, _) = app(false);
+    a.update(listed(vec![row("shop", "web", "Running")]));
+    a.message = Some(info("Recording saved: /tmp/x.cast.".into()));
+    a.update(code(KeyCode::Enter));
+    assert_eq!(a.message, None, "a notice of the last screen is gone");
+    let mut d = pod_detail(None);
+    d.containers.insert(
+        0,
+        ContainerInfo {
+            kind: ContainerKind::Init,
+            name: "init-config".into(),
+            ..d.containers[0].clone()
+        },
+    );
+    a.update(detail_event(d));
+    let View::Pod(view) = &a.view else {
+        panic!("pod view")
+    };
+    assert_eq!(view.cursor, 1, "as kubectl: the first regular container");
+}
+
+#[test]
+fn a_start_error_says_the_runtimes_message() {
+    let (mut a, id) = attached_to_debug_container();
+    a.update(Event::SessionEnded {
+        id,
+        end: SessionEnd {
+            exit_code: None,
+            reason: "exited".into(),
+            disconnected: false,
+        },
+    });
+    let ended = pod_detail(Some(ContainerState::Terminated {
+        exit_code: 128,
+        reason: "StartError".into(),
+        message: "exec: \"nosuchcmd\": executable file not found in $PATH".into(),
+        finished: None,
+    }));
+    a.update(terminal_pod(id, ended));
+    assert_eq!(
+        a.workspace.terminals[&id].state,
+        TerminalState::Ended(
+            "the container exited with code 128 (StartError): exec: \"nosuchcmd\": executable file not found in $PATH".into()
+        )
+    );
+}

@@ -174,8 +174,8 @@ fn pod_view() {
             field_path: "spec.containers{worker}".into(),
         }],
     }));
-    // The worker, whose last run was killed, in focus.
-    a.update(key('j'));
+    // The worker, whose last run was killed, in focus: the first regular
+    // container is selected when the pod opens.
     assert_snapshot("pod_view", &render(&a, 120, 20));
 }
 
