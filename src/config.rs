@@ -138,6 +138,21 @@ impl Config {
     }
 }
 
+/// The line (from 1) of `key = …` in `[section]` of the file at `path`.
+pub fn line_of(path: &Path, section: &str, key: &str) -> Option<usize> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let mut in_section = false;
+    text.lines().enumerate().find_map(|(i, line)| {
+        let line = line.trim();
+        if line.starts_with('[') {
+            in_section = line.trim_start_matches('[').trim_end_matches(']').trim() == section;
+            return None;
+        }
+        let name = line.split('=').next()?.trim().trim_matches('"');
+        (in_section && line.contains('=') && name == key).then_some(i + 1)
+    })
+}
+
 /// Where podbay keeps things.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Paths {

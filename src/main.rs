@@ -76,8 +76,17 @@ async fn browse(
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let theme_name = args.theme.clone().unwrap_or_else(|| config.theme.clone());
     let theme = Theme::load(&theme_name, Some(&paths.themes), no_color)?;
-    let keymap = Keymap::from_config(&config.keys)
-        .map_err(|e| anyhow::anyhow!("Config file {}: {e}.", paths.config.display()))?;
+    let keymap = Keymap::from_config(&config.keys).map_err(|e| {
+        // The error starts with the action's name: point at its line.
+        let action = e.split(':').next().unwrap_or_default();
+        match podbay::config::line_of(&paths.config, "keys", action) {
+            Some(line) => anyhow::anyhow!(
+                "Config file {}, line {line}: [keys] {e}. Fix it or move it aside.",
+                paths.config.display()
+            ),
+            None => anyhow::anyhow!("Config file {}: [keys] {e}.", paths.config.display()),
+        }
+    })?;
     let prefix = podbay::app::keymap::KeySpec::parse(&config.terminal.prefix).map_err(|e| {
         anyhow::anyhow!(
             "Config file {}: [terminal] prefix: {e}.",

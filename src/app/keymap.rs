@@ -257,8 +257,24 @@ impl Keymap {
                 None => action.defaults().to_vec(),
             };
             for text in texts {
-                let spec = KeySpec::parse(text)?;
-                keymap.bindings.insert(spec, action);
+                let spec = KeySpec::parse(text).map_err(|e| format!("{}: {e}", action.name()))?;
+                if let Some(other) = keymap.bindings.insert(spec, action)
+                    && other != action
+                {
+                    // Name the action the user set first: that is the line to fix.
+                    let (mine, theirs) = if overrides.contains_key(other.name())
+                        && !overrides.contains_key(action.name())
+                    {
+                        (other, action)
+                    } else {
+                        (action, other)
+                    };
+                    return Err(format!(
+                        "{}: {text:?} is also the key of {}; give each action its own keys",
+                        mine.name(),
+                        theirs.name()
+                    ));
+                }
                 keymap.keys.entry(action).or_default().push(spec);
             }
         }
@@ -341,5 +357,39 @@ mod tests {
         assert!(KeySpec::parse("f13").is_err());
         assert!(KeySpec::parse("hyper-x").is_err());
         assert_eq!(KeySpec::parse("pagedown").unwrap().label(), "pgdn");
+    }
+
+    #[test]
+    fn clashes_and_bad_keys_name_the_action() {
+        use crate::config::Keys;
+        let with = |action: &str, key: &str| {
+            let overrides = std::collections::BTreeMap::from([(
+                action.to_string(),
+                Keys::Many(vec![key.to_string()]),
+            )]);
+            Keymap::from_config(&overrides)
+        };
+        assert!(
+            Keymap::from_config(&Default::default()).is_ok(),
+            "the defaults do not clash"
+        );
+        let clash = with("quit", "j").unwrap_err();
+        assert_eq!(
+            clash,
+            "quit: \"j\" is also the key of down; give each action its own keys"
+        );
+        assert_eq!(with("quit", "qq").unwrap_err(), "quit: unknown key \"qq\"");
+    }
+
+    #[test]
+    fn config_lines_are_found_for_the_sentence() {
+        let path = std::env::temp_dir().join(format!("podbay-keys-{}.toml", std::process::id()));
+        std::fs::write(
+            &path,
+            "theme = \"dark\"\n[debug]\nquit = 1\n[keys]\n# quit = [\"q\"]\nquit = [\"qq\"]\n",
+        )
+        .unwrap();
+        assert_eq!(crate::config::line_of(&path, "keys", "quit"), Some(6));
+        let _ = std::fs::remove_file(path);
     }
 }
