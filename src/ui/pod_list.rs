@@ -58,7 +58,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         } else {
             theme.text
         };
-        Some(table_row(row, &positions, all_namespaces, app, theme).style(style))
+        let selected = i == app.pods.cursor();
+        Some(table_row(row, &positions, all_namespaces, selected, app, theme).style(style))
     });
     let table = Table::new(rows, widths)
         .header(Row::new(header).style(theme.header))
@@ -77,9 +78,13 @@ fn table_row<'a>(
     row: &'a PodRow,
     positions: &[usize],
     all_namespaces: bool,
+    selected: bool,
     app: &App,
     theme: &Theme,
 ) -> Row<'a> {
+    // On the selected row the selection's colours win: a status colour on
+    // the selection's background can vanish (white on white in high-contrast).
+    let accent = |style: Style| if selected { theme.selected } else { style };
     let ns_len = row.key.namespace.chars().count();
     let mut cells = Vec::with_capacity(8);
     if all_namespaces {
@@ -109,7 +114,7 @@ fn table_row<'a>(
     };
     cells.push(Cell::from(Span::styled(
         row.status.to_string(),
-        status_style,
+        accent(status_style),
     )));
     let restarts_style = if row.restarts > 0 {
         theme.warning
@@ -118,7 +123,7 @@ fn table_row<'a>(
     };
     cells.push(Cell::from(Span::styled(
         row.restarts_text(app.now),
-        restarts_style,
+        accent(restarts_style),
     )));
     cells.push(Cell::from(row.age_text(app.now)));
     cells.push(Cell::from(row.node.to_string()));
@@ -127,7 +132,7 @@ fn table_row<'a>(
     } else {
         String::new()
     };
-    cells.push(Cell::from(Span::styled(debug, theme.debug)));
+    cells.push(Cell::from(Span::styled(debug, accent(theme.debug))));
     Row::new(cells)
 }
 

@@ -300,3 +300,29 @@ fn side_by_side() {
     a.update(Event::Resize(210, 10));
     assert_snapshot("side_by_side", &render(&a, 210, 10));
 }
+
+/// The selected row reads in every theme: a status colour never lands on
+/// the selection's own background (high-contrast's `Completed` was white on
+/// white).
+#[test]
+fn the_selected_rows_status_is_readable_in_high_contrast() {
+    let (mut a, _) = app(true);
+    let mut done = row("batch", "report-28fj1", "Completed");
+    done.health = crate::model::Health::Done;
+    a.update(listed(vec![done]));
+    let theme = Theme::load("high-contrast", None, false).expect("built-in theme");
+    let mut terminal = Terminal::new(TestBackend::new(100, 6)).expect("test terminal");
+    terminal.draw(|f| super::draw(f, &a, &theme)).expect("draw");
+    let buffer = terminal.backend().buffer();
+    let (x, y) = (0..6u16)
+        .flat_map(|y| (0..100u16).map(move |x| (x, y)))
+        .find(|&(x, y)| {
+            (0..9u16).all(|i| {
+                x + i < 100
+                    && buffer[(x + i, y)].symbol() == &"Completed"[i as usize..i as usize + 1]
+            })
+        })
+        .expect("Completed on screen");
+    let cell = &buffer[(x, y)];
+    assert_ne!(cell.fg, cell.bg, "foreground and background differ");
+}
