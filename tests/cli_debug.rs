@@ -588,3 +588,32 @@ async fn a_pod_still_initializing_can_be_debugged_and_init_containers_targeted()
     );
     assert_eq!(stdout(&out), "init-target\n");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_never_answers_is_given_up_on_at_the_timeout() {
+    let f = Fixture::new(0).await;
+    f.sim.set_latency(std::time::Duration::from_secs(30));
+    let started = std::time::Instant::now();
+    let out = f
+        .podbay(&[
+            "redis-0",
+            "-n",
+            "shop",
+            "--image",
+            "busybox",
+            "--timeout",
+            "2s",
+        ])
+        .await;
+    assert_eq!(out.status.code(), Some(74), "{}", stderr(&out));
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(10),
+        "gave up at the timeout, not kube's own: {:?}",
+        started.elapsed()
+    );
+    assert!(
+        stderr(&out).contains("did not answer within 2s"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -217,7 +217,8 @@ async fn launch(
 }
 
 /// Reads the pod. An unreachable server is retried with back-off for up
-/// to `--timeout`, saying so once; anything else fails at once.
+/// to `--timeout`, saying so once; a server that never answers is given up
+/// on at the same deadline; anything else fails at once.
 async fn get_pod(
     pods: &Api<Pod>,
     args: &DebugArgs,
@@ -228,10 +229,19 @@ async fn get_pod(
     let mut pause = Duration::from_millis(500);
     let mut said = false;
     loop {
-        let error = match pods.get(&args.pod).await {
-            Ok(pod) => return Ok(pod),
-            Err(e) if errors::unreachable(&e) => e,
-            Err(e) => return Err(api_failure(&e, &args.pod, namespace)),
+        let error = match tokio::time::timeout_at(deadline, pods.get(&args.pod)).await {
+            Err(_stalled) => {
+                return Err(fail(
+                    exit::UNREACHABLE,
+                    format!(
+                        "The API server at {server} did not answer within {}; check the context, your network or VPN, or give it longer with --timeout.",
+                        humantime(args.timeout)
+                    ),
+                ));
+            }
+            Ok(Ok(pod)) => return Ok(pod),
+            Ok(Err(e)) if errors::unreachable(&e) => e,
+            Ok(Err(e)) => return Err(api_failure(&e, &args.pod, namespace)),
         };
         let cause = errors::root_cause(&error);
         let now = tokio::time::Instant::now();
