@@ -77,9 +77,10 @@ async fn browse(
     let theme_name = args.theme.clone().unwrap_or_else(|| config.theme.clone());
     let theme = Theme::load(&theme_name, Some(&paths.themes), no_color)?;
     let keymap = Keymap::from_config(&config.keys).map_err(|e| {
-        // The error starts with the action's name: point at its line.
-        let action = e.split(':').next().unwrap_or_default();
-        match podbay::config::line_of(&paths.config, "keys", action) {
+        let line = e
+            .action
+            .and_then(|action| podbay::config::line_of(&paths.config, "keys", action));
+        match line {
             Some(line) => anyhow::anyhow!(
                 "Config file {}, line {line}: [keys] {e}. Fix it or move it aside.",
                 paths.config.display()

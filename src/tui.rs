@@ -485,20 +485,14 @@ impl Tasks {
         }
     }
 
-    /// The client of `cluster`, connected earlier in this run. `None` only
-    /// if the app names a cluster the runtime never connected to (a bug):
-    /// then nothing is sent anywhere.
-    fn client_for(&self, cluster: &ClusterId) -> Option<kube::Client> {
-        let client = self.clients.get(cluster).cloned();
-        if client.is_none() {
-            tracing::error!("no connection to context {}", cluster.context);
+    /// The client of the cluster terminal `id` was opened on. If the app
+    /// names a cluster the runtime never connected to (a bug), nothing is
+    /// sent to whichever cluster is current: the terminal ends, saying so.
+    fn client_of_terminal(&mut self, id: u64, cluster: &ClusterId) -> Option<kube::Client> {
+        if let Some(client) = self.clients.get(cluster) {
+            return Some(client.clone());
         }
-        client
-    }
-
-    /// A terminal's effect names a cluster podbay has no client for: say so
-    /// on the terminal instead of sending it to whichever cluster is current.
-    fn unknown_cluster(&mut self, id: u64, cluster: &ClusterId) {
+        tracing::error!("no connection to context {}", cluster.context);
         let end = SessionEnd {
             exit_code: None,
             reason: format!(
@@ -510,11 +504,12 @@ impl Tasks {
         let _ = self
             .tx
             .try_send(Tagged::untied(Event::SessionEnded { id, end }));
+        None
     }
 
     /// Watches the pod a terminal is on, so it can follow its container.
     fn follow(&mut self, id: u64, key: TerminalKey) {
-        let Some(client) = self.client_for(&key.cluster) else {
+        let Some(client) = self.client_of_terminal(id, &key.cluster) else {
             return;
         };
         let pod = key.pod;
@@ -554,8 +549,8 @@ impl Tasks {
 
     /// Adds the debug container; the pod view's watch reports how it comes up.
     fn launch(&mut self, id: u64, key: TerminalKey, spec: DebugSpec) {
-        let Some(client) = self.client_for(&key.cluster) else {
-            return self.unknown_cluster(id, &key.cluster);
+        let Some(client) = self.client_of_terminal(id, &key.cluster) else {
+            return;
         };
         let pod = key.pod;
         let pods: Api<Pod> = Api::namespaced(client, &pod.namespace);
@@ -578,8 +573,8 @@ impl Tasks {
         size: (u16, u16),
         replay_log: bool,
     ) {
-        let Some(client) = self.client_for(&key.cluster) else {
-            return self.unknown_cluster(id, &key.cluster);
+        let Some(client) = self.client_of_terminal(id, &key.cluster) else {
+            return;
         };
         let TerminalKey { pod, container, .. } = key;
         let outbox = self.outboxes.open(id);
@@ -675,8 +670,8 @@ impl Tasks {
     }
 
     fn show_log(&mut self, id: u64, key: TerminalKey) {
-        let Some(client) = self.client_for(&key.cluster) else {
-            return self.unknown_cluster(id, &key.cluster);
+        let Some(client) = self.client_of_terminal(id, &key.cluster) else {
+            return;
         };
         let TerminalKey { pod, container, .. } = key;
         let pods: Api<Pod> = Api::namespaced(client, &pod.namespace);

@@ -223,6 +223,15 @@ pub struct Keymap {
     keys: HashMap<Action, Vec<KeySpec>>,
 }
 
+/// A `[keys]` setting that cannot be used, with the action it is about
+/// (so the sentence can point at its line in the config file).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}{message}", .action.map(|a| format!("{a}: ")).unwrap_or_default())]
+pub struct KeymapError {
+    pub action: Option<&'static str>,
+    pub message: String,
+}
+
 impl Default for Keymap {
     fn default() -> Self {
         Keymap::from_config(&Default::default()).unwrap_or_else(|_| Keymap {
@@ -237,14 +246,17 @@ impl Keymap {
     /// replaces all of an action's default keys.
     pub fn from_config(
         overrides: &std::collections::BTreeMap<String, crate::config::Keys>,
-    ) -> Result<Keymap, String> {
+    ) -> Result<Keymap, KeymapError> {
         for name in overrides.keys() {
             if !Action::ALL.iter().any(|a| a.name() == name) {
                 let known: Vec<_> = Action::ALL.iter().map(|a| a.name()).collect();
-                return Err(format!(
-                    "unknown action {name:?} in [keys]; actions are: {}",
-                    known.join(", ")
-                ));
+                return Err(KeymapError {
+                    action: None,
+                    message: format!(
+                        "unknown action {name:?} in [keys]; actions are: {}",
+                        known.join(", ")
+                    ),
+                });
             }
         }
         let mut keymap = Keymap {
@@ -257,7 +269,10 @@ impl Keymap {
                 None => action.defaults().to_vec(),
             };
             for text in texts {
-                let spec = KeySpec::parse(text).map_err(|e| format!("{}: {e}", action.name()))?;
+                let spec = KeySpec::parse(text).map_err(|message| KeymapError {
+                    action: Some(action.name()),
+                    message,
+                })?;
                 if let Some(other) = keymap.bindings.insert(spec, action)
                     && other != action
                 {
@@ -269,11 +284,13 @@ impl Keymap {
                     } else {
                         (action, other)
                     };
-                    return Err(format!(
-                        "{}: {text:?} is also the key of {}; give each action its own keys",
-                        mine.name(),
-                        theirs.name()
-                    ));
+                    return Err(KeymapError {
+                        action: Some(mine.name()),
+                        message: format!(
+                            "{text:?} is also the key of {}; give each action its own keys",
+                            theirs.name()
+                        ),
+                    });
                 }
                 keymap.keys.entry(action).or_default().push(spec);
             }
@@ -346,6 +363,7 @@ mod tests {
         assert!(
             Keymap::from_config(&o)
                 .unwrap_err()
+                .to_string()
                 .starts_with("unknown action \"fly\"")
         );
     }
@@ -373,12 +391,15 @@ mod tests {
             Keymap::from_config(&Default::default()).is_ok(),
             "the defaults do not clash"
         );
-        let clash = with("quit", "j").unwrap_err();
+        let clash = with("quit", "j").unwrap_err().to_string();
         assert_eq!(
             clash,
             "quit: \"j\" is also the key of down; give each action its own keys"
         );
-        assert_eq!(with("quit", "qq").unwrap_err(), "quit: unknown key \"qq\"");
+        assert_eq!(
+            with("quit", "qq").unwrap_err().to_string(),
+            "quit: unknown key \"qq\""
+        );
     }
 
     #[test]
