@@ -334,7 +334,8 @@ async fn launch_a_debug_container_work_in_it_leave_and_reattach() {
     screen.keys("Ga").await;
     screen
         .wait_for("the shared pane", |t| {
-            t.contains("shop/redis-0/debugger-") && t.contains("shared ×2")
+            // Two 60-column panes: the titles keep their flags and cut the name.
+            t.matches("debug shop/redis-0").count() == 2 && t.contains("shared ×2")
         })
         .await;
     screen.keys("echo still-here-$$\r").await;
@@ -434,4 +435,67 @@ async fn a_killed_stream_shows_the_disconnect_and_r_reattaches_to_the_same_proce
     screen.quit().await;
     exits_cleanly(&mut screen).await;
     let _ = std::fs::remove_file(config);
+}
+
+/// The pod table's (NAME, STATUS) cells, read after READY (`n/m`).
+fn names_and_statuses(text: &str) -> Vec<(String, String)> {
+    table_rows(text)
+        .iter()
+        .filter_map(|row| {
+            let words: Vec<&str> = row.split_whitespace().collect();
+            let ready = words.iter().position(|w| {
+                w.split_once('/')
+                    .is_some_and(|(a, b)| a.parse::<u32>().is_ok() && b.parse::<u32>().is_ok())
+            })?;
+            Some((
+                words[ready - 1].to_string(),
+                words.get(ready + 1)?.to_string(),
+            ))
+        })
+        .collect()
+}
+
+/// At 80×24 STATUS is never cut and a cut NAME still names one pod: every
+/// row says what the same pod's row says at 250×60, where nothing is cut.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn at_80x24_statuses_stay_whole_and_cut_names_still_name_one_pod() {
+    let sim = start_sim(0).await;
+    let config = kubeconfig(&sim, "narrow");
+    let mut screen = PodbayScreen::spawn(&args(&config, &["-A"]), 80, 24);
+    screen
+        .wait_for("pods to appear", |t| {
+            t.contains("redis-0") && t.contains("● live")
+        })
+        .await;
+    let narrow = names_and_statuses(&screen.text());
+    screen.resize(250, 60);
+    screen
+        .wait_for("the wide table", |t| t.contains("NODE"))
+        .await;
+    let wide = names_and_statuses(&screen.text());
+    assert!(narrow.len() >= 10, "a page of rows at 80×24: {narrow:#?}");
+    for (name, status) in &narrow {
+        let matches: Vec<&(String, String)> = wide
+            .iter()
+            .filter(|(full, _)| match name.split_once('…') {
+                Some((head, tail)) => full.starts_with(head) && full.ends_with(tail),
+                None => full == name,
+            })
+            .collect();
+        assert_eq!(
+            matches.len(),
+            1,
+            "{name:?} names exactly one pod of {wide:#?}"
+        );
+        assert_eq!(
+            &matches[0].1, status,
+            "{name}'s STATUS at 80×24 is the whole STATUS"
+        );
+    }
+    assert!(
+        narrow.iter().any(|(_, s)| s == "CrashLoopBackOff"),
+        "the long statuses are on the first page: {narrow:#?}"
+    );
+    screen.quit().await;
+    exits_cleanly(&mut screen).await;
 }

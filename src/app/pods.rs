@@ -27,6 +27,46 @@ pub struct PodTable {
     cursor: usize,
     /// Only for the highlight positions of drawn rows.
     matcher: SkimMatcherV2,
+    widths: TextWidths,
+}
+
+/// The widest namespace, name, status and node of all rows, in characters:
+/// what the table's columns are sized to, kept as rows change so that a
+/// frame never measures 100 000 rows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TextWidths {
+    pub namespace: usize,
+    pub name: usize,
+    pub status: usize,
+    pub node: usize,
+}
+
+impl TextWidths {
+    fn of(row: &PodRow) -> Self {
+        TextWidths {
+            namespace: row.key.namespace.chars().count(),
+            name: row.key.name.chars().count(),
+            status: row.status.chars().count(),
+            node: row.node.chars().count(),
+        }
+    }
+
+    fn grow(&mut self, row: &PodRow) {
+        let w = TextWidths::of(row);
+        self.namespace = self.namespace.max(w.namespace);
+        self.name = self.name.max(w.name);
+        self.status = self.status.max(w.status);
+        self.node = self.node.max(w.node);
+    }
+
+    /// Whether a row this wide may have been the widest of a column.
+    fn reached_by(&self, row: &PodRow) -> bool {
+        let w = TextWidths::of(row);
+        w.namespace == self.namespace
+            || w.name == self.name
+            || w.status == self.status
+            || w.node == self.node
+    }
 }
 
 struct Filter {
@@ -57,6 +97,7 @@ impl Default for PodTable {
             selected: None,
             cursor: 0,
             matcher: SkimMatcherV2::default().ignore_case(),
+            widths: TextWidths::default(),
         }
     }
 }
@@ -72,6 +113,10 @@ impl PodTable {
             Some(f) => f.hits.len(),
             None => self.rows.len(),
         }
+    }
+
+    pub fn widths(&self) -> TextWidths {
+        self.widths
     }
 
     pub fn query(&self) -> Option<&str> {
@@ -124,6 +169,7 @@ impl PodTable {
             }
             same
         });
+        self.measure();
         if let Some(f) = self.filter.take() {
             let hits = self.rank(&f.pattern, None);
             self.filter = Some(Filter {
@@ -136,8 +182,10 @@ impl PodTable {
 
     /// Adds or updates one row.
     pub fn apply(&mut self, row: PodRow) {
+        let mut remeasure = false;
         let at = match self.position(&row.key) {
             Ok(at) => {
+                remeasure = self.widths.reached_by(&self.rows[at]);
                 *self.rows[at] = row;
                 at
             }
@@ -153,6 +201,11 @@ impl PodTable {
                 at
             }
         };
+        if remeasure {
+            self.measure();
+        } else {
+            self.widths.grow(&self.rows[at]);
+        }
         self.refilter_one(at);
         self.resync_cursor();
     }
@@ -161,7 +214,10 @@ impl PodTable {
         let Ok(at) = self.position(key) else {
             return;
         };
-        self.rows.remove(at);
+        let gone = self.rows.remove(at);
+        if self.widths.reached_by(&gone) {
+            self.measure();
+        }
         if let Some(f) = &mut self.filter {
             let at = at as u32;
             f.hits.retain(|hit| hit.row != at);
@@ -213,6 +269,15 @@ impl PodTable {
         }
         self.cursor = index.min(len - 1);
         self.selected = self.key_at(self.cursor);
+    }
+
+    /// Measures every row again: after a relist, or when the widest row of
+    /// a column changed or went (rare: O(n) then, O(1) otherwise).
+    fn measure(&mut self) {
+        self.widths = TextWidths::default();
+        for row in &self.rows {
+            self.widths.grow(row);
+        }
     }
 
     fn position(&self, key: &PodKey) -> Result<usize, usize> {
@@ -375,6 +440,23 @@ mod tests {
         (0..t.visible_len())
             .map(|i| t.visible(i).unwrap().0.key.name.to_string())
             .collect()
+    }
+
+    #[test]
+    fn column_widths_follow_the_widest_row_as_rows_come_and_go() {
+        let mut t = PodTable::default();
+        t.replace(None, vec![row("a", "short"), row("kube-system", "x")]);
+        assert_eq!((t.widths().namespace, t.widths().name), (11, 5));
+        t.apply(row("b", "a-much-longer-name"));
+        assert_eq!(t.widths().name, 18);
+        let mut renamed_status = row("b", "a-much-longer-name");
+        renamed_status.status = "CrashLoopBackOff".into();
+        t.apply(renamed_status);
+        assert_eq!((t.widths().name, t.widths().status), (18, 16));
+        t.remove(&PodKey::new("b", "a-much-longer-name"));
+        assert_eq!((t.widths().name, t.widths().status), (5, 7));
+        t.remove(&PodKey::new("kube-system", "x"));
+        assert_eq!(t.widths().namespace, 1);
     }
 
     #[test]

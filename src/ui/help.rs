@@ -71,18 +71,53 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     draw_box(frame, area, title, lines, theme);
 }
 
-/// The help box over whatever is below, with its closing hint.
-fn draw_box(frame: &mut Frame, area: Rect, title: &str, mut lines: Vec<Line>, theme: &Theme) {
-    lines.push(Line::from(Span::styled(
-        " Any key closes this help.",
-        theme.dim,
-    )));
+/// The help box, sized to its lines and centred in `screen`. Lines wrap
+/// when the screen is narrow; when it is too short, blank lines go first,
+/// then the last lines, and the box says how many are not shown.
+fn draw_box(
+    frame: &mut Frame,
+    screen: Rect,
+    title: &str,
+    mut lines: Vec<Line<'static>>,
+    theme: &Theme,
+) {
+    let closing = Line::from(Span::styled(" Any key closes this help.", theme.dim));
+    let widest = lines
+        .iter()
+        .chain([&closing])
+        .map(Line::width)
+        .max()
+        .unwrap_or(0);
+    let width = (widest as u16 + 3)
+        .max(title.len() as u16 + 4)
+        .min(screen.width);
+    let inner = usize::from(width.saturating_sub(2));
+    let room = usize::from(screen.height.saturating_sub(3));
+    let wrap = |lines: &[Line<'static>]| -> Vec<Line<'static>> {
+        lines.iter().flat_map(|l| super::wrap(l, inner)).collect()
+    };
+    let mut rows = wrap(&lines);
+    if rows.len() > room {
+        lines.retain(|l| l.width() > 0);
+        rows = wrap(&lines);
+    }
+    if rows.len() > room {
+        let shown = room.saturating_sub(1);
+        let hidden = rows.len() - shown;
+        rows.truncate(shown);
+        rows.push(Line::from(Span::styled(
+            format!(" … {hidden} more lines (a taller terminal shows them)"),
+            theme.warning,
+        )));
+    }
+    rows.extend(super::wrap(&closing, inner));
+    let area = super::centered(screen, width, rows.len() as u16 + 2);
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(theme.border)
         .title(Span::styled(title.to_string(), theme.title));
     frame.render_widget(Clear, area);
-    frame.render_widget(Paragraph::new(lines).block(block), area);
+    frame.render_widget(Paragraph::new(rows).block(block), area);
 }
 
 /// The pane commands, each after the prefix key.

@@ -1,6 +1,7 @@
 //! Drawing only: `draw(frame, app, theme)` reads the state and paints it.
 
 mod bars;
+mod columns;
 mod help;
 mod launcher;
 mod pod_list;
@@ -11,6 +12,7 @@ mod workspace;
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::Line;
 
 use crate::app::{App, Mode, View};
 use crate::theme::Theme;
@@ -36,14 +38,10 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme) {
     }
     bars::footer(frame, footer, app, theme);
     match &app.mode {
-        Mode::Help => help::draw(frame, centered(body, 76, 26), app, theme),
-        Mode::Launcher(form) => launcher::draw(
-            frame,
-            centered(areas.browser.unwrap_or(body), 100, 22),
-            app,
-            form,
-            theme,
-        ),
+        Mode::Help => help::draw(frame, screen, app, theme),
+        Mode::Launcher(form) => {
+            launcher::draw(frame, areas.browser.unwrap_or(body), app, form, theme)
+        }
         _ => {}
     }
 }
@@ -68,4 +66,73 @@ fn ellipsize(text: &str, width: usize) -> String {
     let mut out: String = text.chars().take(width.saturating_sub(1)).collect();
     out.push('…');
     out
+}
+
+/// `line` broken into rows of at most `width` columns, at the last space
+/// that fits when there is one; rows after the first start with three
+/// spaces. Styles are kept.
+fn wrap(line: &Line, width: usize) -> Vec<Line<'static>> {
+    const INDENT: &str = "   ";
+    let width = width.max(INDENT.len() + 1);
+    let cells: Vec<(char, ratatui::style::Style)> = line
+        .spans
+        .iter()
+        .flat_map(|s| {
+            let style = line.style.patch(s.style);
+            s.content.chars().map(move |c| (c, style))
+        })
+        .collect();
+    let mut rows = Vec::new();
+    let mut rest = &cells[..];
+    let mut first = true;
+    loop {
+        let room = if first { width } else { width - INDENT.len() };
+        let (take, next) = if rest.len() <= room {
+            (rest.len(), rest.len())
+        } else {
+            match rest[..=room].iter().rposition(|(c, _)| *c == ' ') {
+                Some(space) if space > 0 => (space, space + 1),
+                _ => (room, room),
+            }
+        };
+        let mut spans: Vec<ratatui::text::Span<'static>> = Vec::new();
+        if !first {
+            spans.push(ratatui::text::Span::raw(INDENT));
+        }
+        for (c, style) in &rest[..take] {
+            match spans.last_mut() {
+                Some(last) if last.style == *style => last.content.to_mut().push(*c),
+                _ => spans.push(ratatui::text::Span::styled(c.to_string(), *style)),
+            }
+        }
+        rows.push(Line::from(spans));
+        rest = &rest[next..];
+        first = false;
+        if rest.is_empty() {
+            return rows;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wrap;
+    use ratatui::text::Line;
+
+    fn rows(text: &str, width: usize) -> Vec<String> {
+        wrap(&Line::from(text.to_string()), width)
+            .iter()
+            .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
+            .collect()
+    }
+
+    #[test]
+    fn lines_wrap_at_spaces_with_an_indent_and_lose_nothing() {
+        assert_eq!(rows("short", 20), ["short"]);
+        assert_eq!(
+            rows("the wheel scrolls the pane", 12),
+            ["the wheel", "   scrolls", "   the pane"]
+        );
+        assert_eq!(rows("abcdefghij", 6), ["abcdef", "   ghi", "   j"]);
+    }
 }

@@ -4,12 +4,14 @@
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::style::Style;
-use ratatui::text::{Line, Span};
+use ratatui::text::Span;
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table};
 
 use crate::app::{App, Connection, Scope};
 use crate::model::{Health, PodRow};
 use crate::theme::Theme;
+
+use super::columns::{self, Cut, Give, cut, cut_marked};
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let block = Block::default()
@@ -32,39 +34,142 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let all_namespaces = !matches!(&app.scope, Scope::Namespaces(list) if list.len() == 1);
     let height = usize::from(inner.height.saturating_sub(1)).max(1);
     let offset = visible_offset(app.pods.cursor(), height, app.pods.visible_len());
+    let page: Vec<_> = (offset..(offset + height).min(app.pods.visible_len()))
+        .filter_map(|i| {
+            app.pods
+                .visible(i)
+                .map(|(row, positions)| (i, row, positions))
+        })
+        .collect();
 
-    let mut header = vec![];
-    let mut widths = vec![];
-    if all_namespaces {
-        header.push("NAMESPACE");
-        widths.push(Constraint::Length(14));
-    }
-    header.extend([
-        "NAME", "READY", "STATUS", "RESTARTS", "AGE", "NODE", "DEBUG",
-    ]);
-    widths.extend([
-        Constraint::Min(24),
-        Constraint::Length(6),
-        Constraint::Length(18),
-        Constraint::Length(14),
-        Constraint::Length(7),
-        Constraint::Length(12),
-        Constraint::Length(5),
-    ]);
-    let rows = (offset..(offset + height).min(app.pods.visible_len())).filter_map(|i| {
-        let (row, positions) = app.pods.visible(i)?;
-        let style = if i == app.pods.cursor() {
-            theme.selected
-        } else {
-            theme.text
-        };
-        let selected = i == app.pods.cursor();
-        Some(table_row(row, &positions, all_namespaces, selected, app, theme).style(style))
+    let columns: &[Col] = if all_namespaces {
+        &Col::ALL
+    } else {
+        &Col::ALL[1..]
+    };
+    let (widths, spacing) = column_widths(columns, &page, app, usize::from(inner.width));
+    let shown = |i: usize| widths[i] > 0;
+    let header: Vec<&str> = (0..columns.len())
+        .filter(|&i| shown(i))
+        .map(|i| columns[i].title())
+        .collect();
+    let constraints: Vec<Constraint> = widths
+        .iter()
+        .filter(|w| **w > 0)
+        .map(|w| Constraint::Length(*w as u16))
+        .collect();
+    let rows = page.iter().map(|(i, row, positions)| {
+        let selected = *i == app.pods.cursor();
+        let style = if selected { theme.selected } else { theme.text };
+        let cells = columns
+            .iter()
+            .zip(&widths)
+            .filter(|(_, w)| **w > 0)
+            .map(|(col, w)| cell(*col, *w, row, positions, selected, app, theme));
+        Row::new(cells).style(style)
     });
-    let table = Table::new(rows, widths)
+    let table = Table::new(rows, constraints)
         .header(Row::new(header).style(theme.header))
-        .column_spacing(1);
+        .column_spacing(spacing as u16);
     frame.render_widget(table, inner);
+}
+
+/// The pod table's columns, in screen order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Col {
+    Namespace,
+    Name,
+    Ready,
+    Status,
+    Restarts,
+    Age,
+    Node,
+    Debug,
+}
+
+impl Col {
+    const ALL: [Col; 8] = [
+        Col::Namespace,
+        Col::Name,
+        Col::Ready,
+        Col::Status,
+        Col::Restarts,
+        Col::Age,
+        Col::Node,
+        Col::Debug,
+    ];
+
+    fn title(self) -> &'static str {
+        match self {
+            Col::Namespace => "NAMESPACE",
+            Col::Name => "NAME",
+            Col::Ready => "READY",
+            Col::Status => "STATUS",
+            Col::Restarts => "RESTARTS",
+            Col::Age => "AGE",
+            Col::Node => "NODE",
+            Col::Debug => "DEBUG",
+        }
+    }
+}
+
+/// How the columns give way when the screen is narrow, as kubectl and k9s
+/// users expect: NODE and NAMESPACE first, then RESTARTS drops its "(2m
+/// ago)", then NAME is cut in the middle (its unique tail stays). READY and
+/// STATUS are never cut.
+const PLAN: [(Col, usize); 14] = [
+    (Col::Node, 8),
+    (Col::Namespace, 10),
+    (Col::Restarts, 8),
+    (Col::Node, 0),
+    (Col::Namespace, 9),
+    (Col::Name, 24),
+    (Col::Name, 20),
+    (Col::Namespace, 6),
+    (Col::Debug, 0),
+    (Col::Age, 0),
+    (Col::Name, 16),
+    (Col::Namespace, 0),
+    (Col::Name, 12),
+    (Col::Restarts, 0),
+];
+
+/// Each column sized to its content (names over all rows, the short
+/// computed texts over the page), then fitted to `room`; with the spacing.
+fn column_widths(
+    columns: &[Col],
+    page: &[(usize, &PodRow, Vec<usize>)],
+    app: &App,
+    room: usize,
+) -> (Vec<usize>, usize) {
+    let text = app.pods.widths();
+    let widest =
+        |f: &dyn Fn(&PodRow) -> usize| page.iter().map(|(_, r, _)| f(r)).max().unwrap_or(0);
+    let wants: Vec<usize> = columns
+        .iter()
+        .map(|col| {
+            let content = match col {
+                Col::Namespace => text.namespace,
+                Col::Name => text.name,
+                Col::Ready => widest(&|r| format!("{}/{}", r.ready, r.total).len()),
+                Col::Status => text.status,
+                Col::Restarts => widest(&|r| r.restarts_text(app.now).chars().count()),
+                Col::Age => widest(&|r| r.age_text(app.now).chars().count()),
+                Col::Node => text.node,
+                Col::Debug => 0,
+            };
+            content.max(col.title().len())
+        })
+        .collect();
+    let plan: Vec<Give> = PLAN
+        .iter()
+        .filter_map(|(col, to)| {
+            let column = columns.iter().position(|c| c == col)?;
+            Some(Give { column, to: *to })
+        })
+        .collect();
+    let spacing = columns::spacing(&wants, room);
+    (columns::fit(&wants, &plan, room, spacing), spacing)
 }
 
 /// Keeps the cursor on screen, scrolling as little as a k9s user expects:
@@ -74,85 +179,81 @@ fn visible_offset(cursor: usize, height: usize, len: usize) -> usize {
     page_start.min(len.saturating_sub(height))
 }
 
-fn table_row<'a>(
+fn cell<'a>(
+    col: Col,
+    width: usize,
     row: &'a PodRow,
     positions: &[usize],
-    all_namespaces: bool,
     selected: bool,
     app: &App,
     theme: &Theme,
-) -> Row<'a> {
+) -> Cell<'a> {
     // On the selected row the selection's colours win: a status colour on
     // the selection's background can vanish (white on white in high-contrast).
     let accent = |style: Style| if selected { theme.selected } else { style };
+    // The filter matches `namespace/name`: positions index into that.
     let ns_len = row.key.namespace.chars().count();
-    let mut cells = Vec::with_capacity(8);
-    if all_namespaces {
-        let ns_positions: Vec<usize> = positions.iter().copied().filter(|p| *p < ns_len).collect();
-        cells.push(Cell::from(highlighted(
-            &row.key.namespace,
-            &ns_positions,
-            theme,
-        )));
-    }
-    let name_positions: Vec<usize> = positions
-        .iter()
-        .filter(|p| **p > ns_len)
-        .map(|p| p - ns_len - 1)
-        .collect();
-    cells.push(Cell::from(highlighted(
-        &row.key.name,
-        &name_positions,
-        theme,
-    )));
-    cells.push(Cell::from(format!("{}/{}", row.ready, row.total)));
-    let status_style = match row.health {
-        Health::Good => theme.good,
-        Health::Pending => theme.pending,
-        Health::Failing => theme.failing,
-        Health::Done => theme.done,
-    };
-    cells.push(Cell::from(Span::styled(
-        row.status.to_string(),
-        accent(status_style),
-    )));
-    let restarts_style = if row.restarts > 0 {
-        theme.warning
-    } else {
-        Style::default()
-    };
-    cells.push(Cell::from(Span::styled(
-        row.restarts_text(app.now),
-        accent(restarts_style),
-    )));
-    cells.push(Cell::from(row.age_text(app.now)));
-    cells.push(Cell::from(row.node.to_string()));
-    let debug = if row.ephemeral > 0 {
-        format!("◆{}", row.ephemeral)
-    } else {
-        String::new()
-    };
-    cells.push(Cell::from(Span::styled(debug, accent(theme.debug))));
-    Row::new(cells)
-}
-
-fn highlighted<'a>(text: &'a str, positions: &[usize], theme: &Theme) -> Line<'a> {
-    if positions.is_empty() {
-        return Line::from(text);
-    }
-    let spans: Vec<Span> = text
-        .chars()
-        .enumerate()
-        .map(|(i, c)| {
-            let style = if positions.contains(&i) {
-                theme.matched
+    match col {
+        Col::Namespace => {
+            let marked: Vec<usize> = positions.iter().copied().filter(|p| *p < ns_len).collect();
+            Cell::from(cut_marked(
+                &row.key.namespace,
+                &marked,
+                theme.matched,
+                width,
+                Cut::End,
+            ))
+        }
+        Col::Name => {
+            let marked: Vec<usize> = positions
+                .iter()
+                .filter(|p| **p > ns_len)
+                .map(|p| p - ns_len - 1)
+                .collect();
+            Cell::from(cut_marked(
+                &row.key.name,
+                &marked,
+                theme.matched,
+                width,
+                Cut::Middle,
+            ))
+        }
+        Col::Ready => Cell::from(format!("{}/{}", row.ready, row.total)),
+        Col::Status => {
+            let style = match row.health {
+                Health::Good => theme.good,
+                Health::Pending => theme.pending,
+                Health::Failing => theme.failing,
+                Health::Done => theme.done,
+            };
+            Cell::from(Span::styled(row.status.to_string(), accent(style)))
+        }
+        Col::Restarts => {
+            let style = if row.restarts > 0 {
+                theme.warning
             } else {
                 Style::default()
             };
-            Span::styled(c.to_string(), style)
-        })
-        .collect();
-    Line::from(spans)
+            // Narrowed, the count stays and "(2m ago)" goes.
+            let full = row.restarts_text(app.now);
+            let text = if full.chars().count() <= width {
+                full
+            } else {
+                row.restarts.to_string()
+            };
+            Cell::from(Span::styled(text, accent(style)))
+        }
+        Col::Age => Cell::from(row.age_text(app.now)),
+        Col::Node => Cell::from(cut(&row.node, width, Cut::End)),
+        Col::Debug => {
+            let debug = if row.ephemeral > 0 {
+                format!("◆{}", row.ephemeral)
+            } else {
+                String::new()
+            };
+            Cell::from(Span::styled(debug, accent(theme.debug)))
+        }
+    }
 }
 
 fn scope_words(scope: &Scope) -> String {

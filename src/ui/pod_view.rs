@@ -8,10 +8,11 @@ use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, Wrap};
 
 use crate::app::{App, PodView};
 use crate::model::{
-    ContainerInfo, ContainerKind, ContainerState, human_duration, waiting_in_trouble,
+    ContainerInfo, ContainerKind, ContainerState, PodDetail, human_duration, waiting_in_trouble,
 };
 use crate::theme::Theme;
 
+use super::columns::{self, Cut, Give, cut};
 use super::ellipsize;
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &PodView, theme: &Theme) {
@@ -27,23 +28,108 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &PodView, theme: &Th
         );
         return;
     };
+    let facts = Line::from(pod_facts(view, detail, theme));
+    let summary_height = wrapped_height(std::slice::from_ref(&facts), area.width).min(3) + 1;
     let containers = detail.containers.len() as u16;
     let focused = detail.containers.get(view.cursor);
     let on_a_node = !detail.node.is_empty();
     let about = focused.map_or_else(Vec::new, |c| container_facts(c, on_a_node, app, theme));
     // Shown only when the table and a few events still fit beside it.
     let about_height = match wrapped_height(&about, area.width).min(8) + 2 {
-        h if about.is_empty() || 2 + containers + 3 + h + 3 > area.height => 0,
+        h if about.is_empty() || summary_height + containers + 3 + h + 3 > area.height => 0,
         h => h,
     };
     let [summary, table, focus, events] = Layout::vertical([
-        Constraint::Length(2),
+        Constraint::Length(summary_height),
         Constraint::Length(containers + 3),
         Constraint::Length(about_height),
         Constraint::Min(3),
     ])
     .areas(area);
 
+    frame.render_widget(Paragraph::new(facts).wrap(Wrap { trim: false }), summary);
+
+    let block = Block::default()
+        .borders(Borders::TOP)
+        .border_style(theme.border)
+        .title(Span::styled(" containers ", theme.header));
+    frame.render_widget(
+        container_table(&detail.containers, view.cursor, table.width, app, theme).block(block),
+        table,
+    );
+
+    if let Some(container) = focused {
+        let block = Block::default()
+            .borders(Borders::TOP)
+            .border_style(theme.border)
+            .title(Span::styled(format!(" {} ", container.name), theme.header));
+        frame.render_widget(
+            Paragraph::new(about)
+                .block(block)
+                .wrap(Wrap { trim: false }),
+            focus,
+        );
+    }
+
+    let block = Block::default()
+        .borders(Borders::TOP)
+        .border_style(theme.border)
+        .title(Span::styled(" events ", theme.header));
+    let width = usize::from(events.width);
+    // Reason and container columns as wide as their longest entry, within reason.
+    let widest = |f: &dyn Fn(&crate::model::EventRow) -> usize, cap: usize| {
+        view.events.iter().map(f).max().unwrap_or(0).min(cap)
+    };
+    let reason_width = widest(&|e| e.reason.chars().count(), 20);
+    let container_width = widest(&|e| e.container().unwrap_or("pod").chars().count(), 24);
+    let lines: Vec<Line> = view
+        .events
+        .iter()
+        .rev()
+        .map(|e| {
+            let age = e
+                .last_seen
+                .map_or_else(|| "-".into(), |t| human_duration(app.now.duration_since(t)));
+            let count = if e.count > 1 {
+                format!(" ×{}", e.count)
+            } else {
+                String::new()
+            };
+            let kind_style = if e.warning { theme.warning } else { theme.dim };
+            let reason = cut(&e.reason, reason_width, Cut::End);
+            let container = cut(e.container().unwrap_or("pod"), container_width, Cut::Middle);
+            let mut line = Line::from(vec![
+                Span::styled(format!(" {age:>6} "), theme.dim),
+                Span::styled(
+                    format!("{:<8}", if e.warning { "Warning" } else { "Normal" }),
+                    kind_style,
+                ),
+                Span::styled(format!("{reason:<reason_width$} "), theme.text),
+                Span::styled(format!("{container:<container_width$} "), theme.dim),
+            ]);
+            // One line per event: the message gets what the columns leave.
+            let room = width.saturating_sub(line.width() + count.chars().count());
+            line.push_span(Span::styled(
+                ellipsize(&e.message, room.max(10)),
+                theme.text,
+            ));
+            line.push_span(Span::styled(count, theme.text));
+            line
+        })
+        .collect();
+    let body = if lines.is_empty() {
+        vec![Line::from(Span::styled(" No events.", theme.dim))]
+    } else {
+        lines
+    };
+    frame.render_widget(
+        Paragraph::new(body).block(block).wrap(Wrap { trim: false }),
+        events,
+    );
+}
+
+/// The pod in one line: name, status, node, IP, QoS and what limits debugging.
+fn pod_facts<'a>(view: &PodView, detail: &PodDetail, theme: &Theme) -> Vec<Span<'a>> {
     let sep = Span::styled("  ", theme.dim);
     let mut facts = vec![
         Span::styled(format!(" {}", view.key), theme.title),
@@ -77,105 +163,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &PodView, theme: &Th
             theme.warning,
         ));
     }
-    frame.render_widget(Paragraph::new(Line::from(facts)), summary);
-
-    let rows = detail.containers.iter().enumerate().map(|(i, c)| {
-        let style = if i == view.cursor {
-            theme.selected
-        } else {
-            theme.text
-        };
-        container_row(c, app, theme).style(style)
-    });
-    let block = Block::default()
-        .borders(Borders::TOP)
-        .border_style(theme.border)
-        .title(Span::styled(" containers ", theme.header));
-    let table_widget = Table::new(
-        rows,
-        [
-            Constraint::Length(6),
-            Constraint::Length(20),
-            Constraint::Min(20),
-            Constraint::Min(28),
-            Constraint::Length(5),
-            Constraint::Length(8),
-            Constraint::Length(14),
-        ],
-    )
-    .header(
-        Row::new([
-            "KIND", "NAME", "IMAGE", "STATE", "READY", "RESTARTS", "TARGET",
-        ])
-        .style(theme.header),
-    )
-    .column_spacing(1)
-    .block(block);
-    frame.render_widget(table_widget, table);
-
-    if let Some(container) = focused {
-        let block = Block::default()
-            .borders(Borders::TOP)
-            .border_style(theme.border)
-            .title(Span::styled(format!(" {} ", container.name), theme.header));
-        frame.render_widget(
-            Paragraph::new(about)
-                .block(block)
-                .wrap(Wrap { trim: false }),
-            focus,
-        );
-    }
-
-    let block = Block::default()
-        .borders(Borders::TOP)
-        .border_style(theme.border)
-        .title(Span::styled(" events ", theme.header));
-    let width = usize::from(events.width);
-    let lines: Vec<Line> = view
-        .events
-        .iter()
-        .rev()
-        .map(|e| {
-            let age = e
-                .last_seen
-                .map_or_else(|| "-".into(), |t| human_duration(app.now.duration_since(t)));
-            let count = if e.count > 1 {
-                format!(" ×{}", e.count)
-            } else {
-                String::new()
-            };
-            let kind_style = if e.warning { theme.warning } else { theme.dim };
-            let mut line = Line::from(vec![
-                Span::styled(format!(" {age:>6} "), theme.dim),
-                Span::styled(
-                    format!("{:<8}", if e.warning { "Warning" } else { "Normal" }),
-                    kind_style,
-                ),
-                Span::styled(format!("{:<14} ", e.reason), theme.text),
-                Span::styled(
-                    format!("{:<12} ", e.container().unwrap_or("pod")),
-                    theme.dim,
-                ),
-            ]);
-            // One line per event: the message gets what the columns leave.
-            let room = width.saturating_sub(line.width() + count.chars().count());
-            line.push_span(Span::styled(
-                ellipsize(&e.message, room.max(10)),
-                theme.text,
-            ));
-            line.push_span(Span::styled(count, theme.text));
-            line
-        })
-        .collect();
-    let body = if lines.is_empty() {
-        vec![Line::from(Span::styled(" No events.", theme.dim))]
-    } else {
-        lines
-    };
-    frame.render_widget(
-        Paragraph::new(body).block(block).wrap(Wrap { trim: false }),
-        events,
-    );
+    facts
 }
 
 /// The focused container in full: its state and how its previous run
@@ -231,14 +219,17 @@ fn wrapped_height(lines: &[Line], width: u16) -> u16 {
         .sum()
 }
 
-/// A state in words; `full` adds the time of a termination and its message.
+/// A state in words; `full` adds the waiting message, the time of a
+/// termination and its message.
 fn state_text(state: &ContainerState, app: &App, full: bool) -> String {
     let ago = |t: &jiff::Timestamp| human_duration(app.now.duration_since(*t));
     match state {
         ContainerState::Unknown => "—".to_string(),
         ContainerState::Running { since: Some(t) } => format!("Running {}", ago(t)),
         ContainerState::Running { since: None } => "Running".to_string(),
-        ContainerState::Waiting { reason, message } if message.is_empty() => reason.clone(),
+        ContainerState::Waiting { reason, message } if message.is_empty() || !full => {
+            reason.clone()
+        }
         ContainerState::Waiting { reason, message } => format!("{reason}: {message}"),
         ContainerState::Terminated {
             exit_code,
@@ -246,8 +237,11 @@ fn state_text(state: &ContainerState, app: &App, full: bool) -> String {
             message,
             finished,
         } => {
+            if !full {
+                return format!("{reason} (exit {exit_code})");
+            }
             let mut text = format!("Terminated {reason} (exit {exit_code})");
-            if full {
+            {
                 if let Some(t) = finished {
                     text.push_str(&format!(", {} ago", ago(t)));
                 }
@@ -271,25 +265,122 @@ fn state_style(state: &ContainerState, theme: &Theme) -> ratatui::style::Style {
     }
 }
 
-fn container_row<'a>(c: &'a ContainerInfo, app: &App, theme: &Theme) -> Row<'a> {
-    let (state, style) = (
-        state_text(&c.state, app, false),
-        state_style(&c.state, theme),
-    );
-    let kind_style = if c.kind == ContainerKind::Ephemeral {
-        theme.debug
-    } else {
-        theme.dim
-    };
-    Row::new(vec![
-        Cell::from(Span::styled(c.kind.label(), kind_style)),
-        Cell::from(c.name.as_str()),
-        Cell::from(c.image.as_str()),
-        Cell::from(Span::styled(state, style)),
-        Cell::from(if c.ready { "yes" } else { "no" }),
-        Cell::from(c.restarts.to_string()),
-        Cell::from(c.target.clone().unwrap_or_default()),
-    ])
+/// The containers' columns, in screen order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Col {
+    Kind,
+    Name,
+    Image,
+    State,
+    Ready,
+    Restarts,
+    Target,
+}
+
+const COLUMNS: [(Col, &str); 7] = [
+    (Col::Kind, "KIND"),
+    (Col::Name, "NAME"),
+    (Col::Image, "IMAGE"),
+    (Col::State, "STATE"),
+    (Col::Ready, "READY"),
+    (Col::Restarts, "RESTARTS"),
+    (Col::Target, "TARGET"),
+];
+
+/// How the containers' columns give way: TARGET and IMAGE first (cut in
+/// the middle, where the tag and the name's end stay), then STATE (its
+/// full text is in the focused container's box below), NAME last.
+const PLAN: [(Col, usize); 8] = [
+    (Col::Target, 8),
+    (Col::Image, 16),
+    (Col::State, 24),
+    (Col::Image, 10),
+    (Col::Target, 0),
+    (Col::State, 16),
+    (Col::Name, 12),
+    (Col::Image, 0),
+];
+
+fn container_table<'a>(
+    containers: &'a [ContainerInfo],
+    cursor: usize,
+    room: u16,
+    app: &App,
+    theme: &Theme,
+) -> Table<'a> {
+    let texts: Vec<[String; 7]> = containers
+        .iter()
+        .map(|c| {
+            [
+                c.kind.label().to_string(),
+                c.name.clone(),
+                c.image.clone(),
+                state_text(&c.state, app, false),
+                if c.ready { "yes" } else { "no" }.to_string(),
+                c.restarts.to_string(),
+                c.target.clone().unwrap_or_default(),
+            ]
+        })
+        .collect();
+    let wants: Vec<usize> = COLUMNS
+        .iter()
+        .enumerate()
+        .map(|(i, (_, title))| {
+            texts
+                .iter()
+                .map(|t| t[i].chars().count())
+                .max()
+                .unwrap_or(0)
+                .max(title.len())
+        })
+        .collect();
+    let plan: Vec<Give> = PLAN
+        .iter()
+        .map(|(col, to)| Give {
+            column: COLUMNS.iter().position(|(c, _)| c == col).unwrap_or(0),
+            to: *to,
+        })
+        .collect();
+    let room = usize::from(room);
+    let spacing = columns::spacing(&wants, room);
+    let widths = columns::fit(&wants, &plan, room, spacing);
+    let shown: Vec<usize> = (0..COLUMNS.len()).filter(|&i| widths[i] > 0).collect();
+    let rows = containers
+        .iter()
+        .zip(texts)
+        .enumerate()
+        .map(|(row, (c, text))| {
+            let selected = row == cursor;
+            let cells = shown.iter().map(|&i| {
+                let (col, width) = (COLUMNS[i].0, widths[i]);
+                let how = if col == Col::State {
+                    Cut::End
+                } else {
+                    Cut::Middle
+                };
+                let text = cut(&text[i], width, how);
+                match col {
+                    Col::Kind if c.kind == ContainerKind::Ephemeral && !selected => {
+                        Cell::from(Span::styled(text, theme.debug))
+                    }
+                    Col::Kind if !selected => Cell::from(Span::styled(text, theme.dim)),
+                    Col::State if !selected => {
+                        Cell::from(Span::styled(text, state_style(&c.state, theme)))
+                    }
+                    _ => Cell::from(text),
+                }
+            });
+            let style = if selected { theme.selected } else { theme.text };
+            Row::new(cells.collect::<Vec<_>>()).style(style)
+        });
+    let header: Vec<&str> = shown.iter().map(|&i| COLUMNS[i].1).collect();
+    let constraints: Vec<Constraint> = shown
+        .iter()
+        .map(|&i| Constraint::Length(widths[i] as u16))
+        .collect();
+    Table::new(rows, constraints)
+        .header(Row::new(header).style(theme.header))
+        .column_spacing(spacing as u16)
 }
 
 fn or_dash(s: &str) -> &str {

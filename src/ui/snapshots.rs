@@ -326,3 +326,308 @@ fn the_selected_rows_status_is_readable_in_high_contrast() {
     let cell = &buffer[(x, y)];
     assert_ne!(cell.fg, cell.bg, "foreground and background differ");
 }
+
+/// The sizes users live at: a laptop's 80×24, a split screen's 120×40, a
+/// wide monitor's 250×60.
+const SIZES: [(u16, u16); 3] = [(80, 24), (120, 40), (250, 60)];
+
+/// A cluster as it looks at 3 a.m.: generated names that differ only in
+/// their tails, long node names, long statuses, a pod without a node.
+fn busy_cluster() -> App {
+    let (mut a, _) = app(true);
+    let pod = |ns: &str, name: &str, status: &str, health, node: &str| {
+        let mut r = row(ns, name, status);
+        r.health = health;
+        r.node = node.into();
+        r
+    };
+    use crate::model::Health::*;
+    let aws = "ip-10-0-12-34.eu-west-1.compute.internal";
+    let mut crashing = pod(
+        "payments",
+        "payments-api-66b8f7d5c9-x2k9p",
+        "CrashLoopBackOff",
+        Failing,
+        aws,
+    );
+    crashing.restarts = 17;
+    crashing.ready = 0;
+    crashing.last_restart = Some("2026-01-01T00:58:00Z".parse().unwrap());
+    crashing.ephemeral = 2;
+    let mut sidecars = pod(
+        "monitoring",
+        "prometheus-kube-prometheus-stack-prometheus-0",
+        "Running",
+        Good,
+        aws,
+    );
+    sidecars.total = 2;
+    sidecars.ready = 2;
+    a.update(listed(vec![
+        pod(
+            "kube-system",
+            "coredns-5d78c9869d-7xk2p",
+            "Running",
+            Good,
+            aws,
+        ),
+        crashing,
+        pod(
+            "payments",
+            "payments-api-66b8f7d5c9-q7m4n",
+            "ImagePullBackOff",
+            Failing,
+            aws,
+        ),
+        pod(
+            "payments",
+            "ledger-migrate-8h2kd",
+            "Init:CrashLoopBackOff",
+            Failing,
+            "node-a2",
+        ),
+        sidecars,
+        pod(
+            "search",
+            "search-gpu-5c9f8d7b6-w2x4z",
+            "Pending",
+            Pending,
+            "",
+        ),
+        pod("shop", "redis-0", "Running", Good, "node-a1"),
+    ]));
+    a
+}
+
+fn busy_pod() -> PodDetail {
+    let api_waiting = ContainerState::Waiting {
+        reason: "CrashLoopBackOff".into(),
+        message: "back-off 5m0s restarting failed container=api".into(),
+    };
+    let image = |c: ContainerInfo, image: &str| ContainerInfo {
+        image: image.into(),
+        ..c
+    };
+    PodDetail {
+        key: PodKey::new("payments", "payments-api-66b8f7d5c9-x2k9p"),
+        status: "CrashLoopBackOff".into(),
+        phase: "Running".into(),
+        node: "ip-10-0-12-34.eu-west-1.compute.internal".into(),
+        ip: "10.244.1.7".into(),
+        qos: "Burstable".into(),
+        os: None,
+        is_static: false,
+        deleting: false,
+        containers: vec![
+            info(
+                ContainerKind::Init,
+                "wait-for-db",
+                ContainerState::Terminated {
+                    exit_code: 0,
+                    reason: "Completed".into(),
+                    message: String::new(),
+                    finished: None,
+                },
+                None,
+            ),
+            image(
+                info(ContainerKind::Regular, "api", api_waiting, None),
+                "registry.example.com/payments/api:v2.14.3",
+            ),
+            image(
+                info(
+                    ContainerKind::Regular,
+                    "istio-proxy",
+                    ContainerState::Running { since: None },
+                    None,
+                ),
+                "docker.io/istio/proxyv2:1.22.1",
+            ),
+            info(
+                ContainerKind::Ephemeral,
+                "debugger-x7k2q",
+                ContainerState::Running { since: None },
+                Some("api"),
+            ),
+            info(
+                ContainerKind::Ephemeral,
+                "debugger-m4n8z",
+                ContainerState::Terminated {
+                    exit_code: 1,
+                    reason: "Error".into(),
+                    message: String::new(),
+                    finished: None,
+                },
+                Some("api"),
+            ),
+        ],
+    }
+}
+
+fn busy_pod_view() -> App {
+    let mut a = busy_cluster();
+    // payments/payments-api-…-x2k9p, the fifth row.
+    for _ in 0..4 {
+        a.update(key('j'));
+    }
+    a.update(code(KeyCode::Enter));
+    a.update(Event::Detail(Feed::Listed {
+        scope: None,
+        rows: vec![busy_pod()],
+    }));
+    a
+}
+
+/// Every screen at every size: a golden file each, and what must hold at
+/// any size checked outright.
+#[test]
+fn every_screen_fits_every_size() {
+    for (w, h) in SIZES {
+        let size = format!("{w}x{h}");
+        let mut a = busy_cluster();
+        a.update(Event::Resize(w, h));
+        let screen = render(&a, w, h);
+        assert_snapshot(&format!("fit_pod_list_{size}"), &screen);
+        for (tail, status, ready) in [
+            ("x2k9p", "CrashLoopBackOff", "0/1"),
+            ("q7m4n", "ImagePullBackOff", "1/1"),
+            ("8h2kd", "Init:CrashLoopBackOff", "1/1"),
+            ("s-0", "Running", "2/2"),
+            ("w2x4z", "Pending", "1/1"),
+        ] {
+            let line = screen
+                .lines()
+                .find(|l| l.contains(tail))
+                .unwrap_or_else(|| panic!("{size}: a row ending {tail}\n{screen}"));
+            let words: Vec<&str> = line.split_whitespace().collect();
+            assert!(
+                words.contains(&status) && words.contains(&ready),
+                "{size}: STATUS and READY whole on the {tail} row\n{screen}"
+            );
+        }
+
+        let mut a = busy_pod_view();
+        a.update(Event::Resize(w, h));
+        let screen = render(&a, w, h);
+        assert_snapshot(&format!("fit_pod_view_{size}"), &screen);
+        for name in ["debugger-x7k2q", "debugger-m4n8z", "istio-proxy"] {
+            let tail = &name[name.len() - 5..];
+            assert!(
+                screen.lines().any(|l| l.contains(tail)),
+                "{size}: {name} told apart by its tail\n{screen}"
+            );
+        }
+
+        a.update(key('d'));
+        // From the image field to the command.
+        for _ in 0..2 {
+            a.update(code(KeyCode::Tab));
+        }
+        for c in
+            "sh -c 'while true; do cat /proc/1/root/etc/app/config.yaml; sleep 5; done'".chars()
+        {
+            a.update(key(c));
+        }
+        let screen = render(&a, w, h);
+        assert_snapshot(&format!("fit_launcher_{size}"), &screen);
+        assert!(
+            screen.contains("launch and attach"),
+            "{size}: the launcher's keys\n{screen}"
+        );
+        let preview_end = screen
+            .lines()
+            .skip_while(|l| !l.contains("┌ launch"))
+            .skip(1)
+            .take_while(|l| !l.contains("launch and attach"))
+            .filter_map(|l| Some(l[l.find('│')? + '│'.len_utf8()..l.rfind('│')?].trim()))
+            .filter(|l| !l.is_empty())
+            .last()
+            .unwrap_or_default();
+        assert!(
+            preview_end.ends_with('}') || preview_end.ends_with('…'),
+            "{size}: the preview ends whole or marked cut, not {preview_end:?}\n{screen}"
+        );
+
+        let mut a = busy_cluster();
+        a.update(Event::Resize(w, h));
+        a.update(key('?'));
+        let screen = render(&a, w, h);
+        assert_snapshot(&format!("fit_help_{size}"), &screen);
+        assert!(screen.contains("Any key closes this help."), "{screen}");
+
+        let (mut a, _) = crate::app::tests::attached_to_debug_container();
+        a.contexts_used.push("prod-eu-west-1".into());
+        a.update(Event::Resize(w, h));
+        a.update(crate::app::tests::ctrl('b'));
+        a.update(key('?'));
+        let screen = render(&a, w, h);
+        assert_snapshot(&format!("fit_pane_help_{size}"), &screen);
+        assert!(screen.contains("Any key closes this help."), "{screen}");
+        let all_shown = super::help::PANE_KEYS
+            .iter()
+            .all(|(_, what)| screen.contains(&what[..what.len().min(20)]));
+        assert!(
+            all_shown || screen.contains("more lines (a taller terminal"),
+            "{size}: every pane key, or a note saying some are not shown\n{screen}"
+        );
+        if h >= 40 {
+            assert!(all_shown, "{size}: every pane key\n{screen}");
+        }
+
+        a.update(key('q'));
+        for _ in 0..3 {
+            a.update(crate::app::tests::ctrl('b'));
+            a.update(key('|'));
+        }
+        a.update(crate::app::tests::ctrl('b'));
+        a.update(key('S'));
+        // Halved and halved again, as tmux splits: the last panes are narrow.
+        let screen = render(&a, w, h);
+        assert_snapshot(&format!("fit_panes_{size}"), &screen);
+        let title_row = screen.lines().nth(1).unwrap_or_default();
+        assert_eq!(
+            title_row.matches('⚑').count(),
+            4,
+            "{size}: every one of 4 panes keeps its broadcast flag\n{screen}"
+        );
+        a.update(crate::app::tests::ctrl('b'));
+        a.update(key('='));
+        let screen = render(&a, w, h);
+        assert_snapshot(&format!("fit_even_panes_{size}"), &screen);
+        let title_row = screen.lines().nth(1).unwrap_or_default();
+        assert_eq!(
+            (
+                title_row.matches('⚑').count(),
+                title_row.matches("sim ▸").count()
+            ),
+            (4, 4),
+            "{size}: every pane keeps its flag and says its context\n{screen}"
+        );
+    }
+}
+
+/// The launcher of a pod that cannot start a debug container says why once,
+/// also after `enter` (it used to repeat the sentence).
+#[test]
+fn an_unschedulable_pods_launcher_says_why_once() {
+    let mut a = busy_cluster();
+    a.update(code(KeyCode::Enter));
+    let mut pending = busy_pod();
+    pending.node = String::new();
+    pending.phase = "Pending".into();
+    a.update(Event::Detail(Feed::Listed {
+        scope: None,
+        rows: vec![pending],
+    }));
+    a.update(key('d'));
+    let why = "is not on a node yet";
+    let screen = render(&a, 120, 40);
+    assert_eq!(screen.matches(why).count(), 1, "{screen}");
+    a.update(code(KeyCode::Enter));
+    let screen = render(&a, 120, 40);
+    assert_eq!(screen.matches(why).count(), 1, "{screen}");
+    assert!(
+        !screen.contains("What will be sent"),
+        "nothing can be sent\n{screen}"
+    );
+}

@@ -16,6 +16,7 @@ use crate::model::{human_duration, waiting_in_trouble};
 use crate::term::pane::PaneView;
 use crate::theme::Theme;
 
+use super::columns::{Cut, cut};
 use super::ellipsize;
 
 const SPINNER: [&str; 8] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧"];
@@ -53,35 +54,19 @@ fn draw_pane(
         theme.border
     };
     let name = slot.title.clone().unwrap_or_else(|| t.label());
-    let mut title = Vec::new();
-    // With more than one context in this run, every pane says whose it is.
-    if app.contexts_used.len() > 1 {
-        title.push(Span::styled(
-            format!(" {} ▸", t.key.cluster.context),
-            theme.title.add_modifier(Modifier::BOLD),
-        ));
-    }
-    title.push(Span::styled(format!(" {} ", t.kind.label()), theme.debug));
-    title.push(Span::styled(format!("{name} "), theme.title));
-    if viewers > 1 {
-        title.push(Span::styled(format!("⇄ shared ×{viewers} "), theme.warning));
-    }
-    if t.recording.is_some() {
-        title.push(Span::styled("● REC ", theme.failing));
-    }
-    if slot.marked {
-        title.push(Span::styled(
-            " ⚑ BROADCAST ",
-            theme
-                .failing
-                .add_modifier(Modifier::REVERSED | Modifier::BOLD),
-        ));
-    }
+    let marks = Marks {
+        context: (app.contexts_used.len() > 1).then_some(&*t.key.cluster.context),
+        kind: t.kind.label(),
+        viewers,
+        recording: t.recording.is_some(),
+        broadcast: slot.marked,
+    };
     let (state, state_style) = state_label(app, t, theme);
+    let (title, state) = title_line(&marks, &name, state, rect.width.saturating_sub(2), theme);
     let mut block = Block::bordered()
         .border_style(border)
-        .title(Line::from(title))
-        .title_top(Line::from(Span::styled(format!(" {state} "), state_style)).right_aligned());
+        .title(title)
+        .title_top(Line::from(Span::styled(state, state_style)).right_aligned());
     if let Some(bottom) = bottom_line(slot, t, theme) {
         block = block.title_bottom(bottom);
     }
@@ -116,6 +101,140 @@ fn draw_pane(
             }
         }
     }
+}
+
+/// What a pane's title says besides its name.
+struct Marks<'a> {
+    /// Set once more than one context has been used in this run.
+    context: Option<&'a str>,
+    kind: &'a str,
+    viewers: usize,
+    recording: bool,
+    broadcast: bool,
+}
+
+/// How much of a title to show; the first level that leaves the name
+/// `name_min` columns is used.
+struct Level {
+    short_flags: bool,
+    state: bool,
+    kind: bool,
+    context_max: usize,
+    name_min: usize,
+}
+
+const LEVELS: [Level; 4] = [
+    Level {
+        short_flags: false,
+        state: true,
+        kind: true,
+        context_max: 16,
+        name_min: 12,
+    },
+    Level {
+        short_flags: true,
+        state: true,
+        kind: true,
+        context_max: 16,
+        name_min: 6,
+    },
+    Level {
+        short_flags: true,
+        state: false,
+        kind: true,
+        context_max: 10,
+        name_min: 4,
+    },
+    // The last resort: the flags, then as much of the context as fits.
+    Level {
+        short_flags: true,
+        state: false,
+        kind: false,
+        context_max: usize::MAX,
+        name_min: 0,
+    },
+];
+
+/// The pane's title and its state label, fitted to `room` columns: the name
+/// is cut first (in the middle), then the flags take their short forms,
+/// then the state, the kind and the context give way. The flags go last:
+/// typing into a broadcast pane must never come as a surprise.
+fn title_line<'a>(
+    marks: &Marks,
+    name: &str,
+    state: String,
+    room: u16,
+    theme: &Theme,
+) -> (Line<'a>, String) {
+    let room = usize::from(room);
+    let state = format!(" {state} ");
+    let width = |spans: &[Span]| spans.iter().map(Span::width).sum::<usize>();
+    for (i, level) in LEVELS.iter().enumerate() {
+        let last = i == LEVELS.len() - 1;
+        let flags = flag_spans(marks, level.short_flags, theme);
+        let state_width = if level.state {
+            state.chars().count()
+        } else {
+            0
+        };
+        let mut head = Vec::new();
+        if let Some(context) = marks.context {
+            // " ctx ▸": three columns besides the name.
+            let left = room.saturating_sub(width(&flags) + 3);
+            let max = level.context_max.min(left);
+            if max > 0 {
+                head.push(Span::styled(
+                    format!(" {} ▸", cut(context, max, Cut::End)),
+                    theme.title.add_modifier(Modifier::BOLD),
+                ));
+            }
+        }
+        if level.kind {
+            head.push(Span::styled(format!(" {} ", marks.kind), theme.debug));
+        } else {
+            head.push(Span::raw(" "));
+        }
+        let name_room = room.saturating_sub(width(&head) + width(&flags) + state_width + 1);
+        if name_room >= level.name_min.min(name.chars().count()) || last {
+            // A name of one or two columns says nothing.
+            if name_room >= 3 {
+                let shown = cut(name, name_room, Cut::Middle);
+                head.push(Span::styled(format!("{shown} "), theme.title));
+            }
+            head.extend(flags);
+            let state = if level.state { state } else { String::new() };
+            return (Line::from(head), state);
+        }
+    }
+    unreachable!("the last level always fits")
+}
+
+/// Shared, recording and broadcast marks, long (`⇄ shared ×2`) or short (`⇄2`).
+fn flag_spans<'a>(marks: &Marks, short: bool, theme: &Theme) -> Vec<Span<'a>> {
+    let mut flags = Vec::new();
+    if marks.viewers > 1 {
+        let text = if short {
+            format!("⇄{} ", marks.viewers)
+        } else {
+            format!("⇄ shared ×{} ", marks.viewers)
+        };
+        flags.push(Span::styled(text, theme.warning));
+    }
+    if marks.recording {
+        flags.push(Span::styled(
+            if short { "● " } else { "● REC " },
+            theme.failing,
+        ));
+    }
+    if marks.broadcast {
+        flags.push(Span::styled(
+            if short { "⚑ " } else { " ⚑ BROADCAST " },
+            theme
+                .failing
+                .add_modifier(Modifier::REVERSED | Modifier::BOLD),
+        ));
+    }
+    flags
 }
 
 /// The short state in the top border.
