@@ -53,6 +53,37 @@ pub enum Command {
     /// Add an ephemeral debug container to a pod, wait for it, attach, and
     /// exit with its exit code.
     Debug(DebugArgs),
+    /// Print a completion script: `podbay completions bash > ~/.local/share/bash-completion/completions/podbay`.
+    Completions {
+        /// bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff): `podbay man | man -l -`.
+    Man,
+}
+
+/// The name podbay answers to: `kubectl podbay` when run as the kubectl
+/// plugin (a `kubectl-podbay` link on the PATH), else `podbay`.
+pub fn display_name(argv0: &std::ffi::OsStr) -> &'static str {
+    let file = std::path::Path::new(argv0)
+        .file_name()
+        .and_then(|f| f.to_str())
+        .unwrap_or_default();
+    if file.starts_with("kubectl-podbay") {
+        "kubectl podbay"
+    } else {
+        "podbay"
+    }
+}
+
+/// The command line, parsed under the name podbay was run as (so help and
+/// usage errors read `kubectl podbay …` for the plugin).
+pub fn parse() -> Cli {
+    use clap::{CommandFactory as _, FromArgMatches as _};
+    let argv0 = std::env::args_os().next().unwrap_or_default();
+    let name = display_name(&argv0);
+    let matches = Cli::command().bin_name(name).get_matches();
+    Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
 }
 
 #[derive(Debug, Args)]

@@ -1,7 +1,6 @@
 use std::path::PathBuf;
 
 use anyhow::Context as _;
-use clap::Parser as _;
 
 use podbay::app::keymap::Keymap;
 use podbay::cli::{BrowseArgs, Cli, Command, DemoArgs, ScenarioArgs, SimArgs};
@@ -15,11 +14,31 @@ use podbay::tui::{self, TuiOptions};
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
-    let cli = Cli::parse();
+    let cli = podbay::cli::parse();
     let paths = Paths::discover();
     if cli.browse.print_paths {
         println!("{paths}");
         return;
+    }
+    match &cli.command {
+        Some(Command::Completions { shell }) => {
+            use clap::CommandFactory as _;
+            clap_complete::generate(
+                *shell,
+                &mut Cli::command(),
+                "podbay",
+                &mut std::io::stdout(),
+            );
+            return;
+        }
+        Some(Command::Man) => {
+            if let Err(e) = podbay::commands::man::render(&mut std::io::stdout().lock()) {
+                eprintln!("podbay: cannot write the manual page: {e}");
+                std::process::exit(1);
+            }
+            return;
+        }
+        _ => {}
     }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -42,6 +61,8 @@ fn main() {
 
 async fn run(cli: Cli, paths: Paths) -> anyhow::Result<()> {
     match cli.command {
+        // Printed before the runtime starts.
+        Some(Command::Completions { .. } | Command::Man) => Ok(()),
         Some(Command::Sim(args)) => run_sim(args).await,
         Some(Command::Demo(args)) => run_demo(args, cli.browse, &paths).await,
         Some(Command::Debug(args)) => {

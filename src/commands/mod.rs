@@ -1,3 +1,4 @@
 //! Subcommands that run without the TUI.
 
 pub mod debug;
+pub mod man;

@@ -15,7 +15,9 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;
 
 use crate::app::{App, Mode, View};
+
 use crate::theme::Theme;
+pub use help::PANE_KEYS;
 
 pub fn draw(frame: &mut Frame, app: &App, theme: &Theme) {
     let [header, body, footer] = Layout::vertical([
