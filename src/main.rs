@@ -14,6 +14,7 @@ use podbay::tui::{self, TuiOptions};
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
+    exit_on_any_panic();
     let cli = podbay::cli::parse();
     let paths = Paths::discover();
     if cli.browse.print_paths {
@@ -57,6 +58,19 @@ fn main() {
         eprintln!("podbay: {error:#}");
         std::process::exit(1);
     }
+}
+
+/// A panic in any thread or task ends podbay with status 101, after the
+/// message is printed (and the terminal restored, by the TUI's own hook
+/// around this one): a runtime would otherwise swallow a task's panic and
+/// leave a half-dead process drawing into a restored terminal.
+fn exit_on_any_panic() {
+    let print = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        tracing::error!("panic: {info}");
+        print(info);
+        std::process::exit(101);
+    }));
 }
 
 async fn run(cli: Cli, paths: Paths) -> anyhow::Result<()> {

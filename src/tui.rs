@@ -161,7 +161,13 @@ pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
         if let Some(Event::Key(key)) = &event
             && panic_key.is_some_and(|c| key.code == crossterm::event::KeyCode::Char(c))
         {
-            panic!("test-only panic, asked for by PODBAY_TEST_PANIC_KEY");
+            if std::env::var_os("PODBAY_TEST_PANIC_IN_TASK").is_some() {
+                tokio::spawn(async {
+                    panic!("test-only panic in a task, asked for by PODBAY_TEST_PANIC_KEY")
+                });
+            } else {
+                panic!("test-only panic, asked for by PODBAY_TEST_PANIC_KEY");
+            }
         }
         // A key for a pane: until its echo is back, the other panes wait.
         if matches!(event, Some(Event::Key(_) | Event::Paste(_)))
@@ -223,8 +229,9 @@ pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Debug builds only: the key on which to panic, so end-to-end tests can
-/// check that a panic restores the user's terminal.
+/// Debug builds only: the key on which to panic (in the UI loop, or in a
+/// task with `PODBAY_TEST_PANIC_IN_TASK` set), so end-to-end tests can
+/// check that a panic restores the user's terminal and ends podbay.
 fn test_panic_key() -> Option<char> {
     if !cfg!(debug_assertions) {
         return None;

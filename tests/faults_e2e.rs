@@ -200,6 +200,21 @@ async fn a_stopped_server_is_named_then_the_list_recovers_when_it_returns() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_panic_restores_the_terminal() {
+    panic_ends_podbay_with_the_terminal_restored(&[], "test-only panic").await;
+}
+
+/// A panic in a task, which the runtime would catch and carry on from,
+/// ends podbay all the same: never a half-dead process.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_panic_in_a_task_ends_podbay_with_the_terminal_restored() {
+    panic_ends_podbay_with_the_terminal_restored(
+        &[("PODBAY_TEST_PANIC_IN_TASK", "1")],
+        "test-only panic in a task",
+    )
+    .await;
+}
+
+async fn panic_ends_podbay_with_the_terminal_restored(env: &[(&str, &str)], message: &str) {
     let sim = start_sim(0).await;
     let config = kubeconfig(&sim, "panic");
     let mut screen = PodbayScreen::spawn_with_env(
@@ -207,7 +222,11 @@ async fn a_panic_restores_the_terminal() {
         100,
         30,
         "",
-        &[("PODBAY_TEST_PANIC_KEY", "%"), ("RUST_BACKTRACE", "0")],
+        &[
+            &[("PODBAY_TEST_PANIC_KEY", "%"), ("RUST_BACKTRACE", "0")],
+            env,
+        ]
+        .concat(),
     );
     screen.wait_for("the list", |t| t.contains("redis-0")).await;
     screen.with_screen(|s| {
@@ -225,7 +244,7 @@ async fn a_panic_restores_the_terminal() {
     assert_terminal_restored(&screen);
     screen
         .wait_for("the panic message on the normal screen", |t| {
-            t.contains("test-only panic")
+            t.contains(message)
         })
         .await;
     let _ = std::fs::remove_file(config);
