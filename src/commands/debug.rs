@@ -228,8 +228,23 @@ async fn get_pod(
     let deadline = tokio::time::Instant::now() + args.timeout;
     let mut pause = Duration::from_millis(500);
     let mut said = false;
+    // Why the last try failed: when the deadline passes while waiting to
+    // retry, that is what to report, not a server that never answered.
+    let mut last_cause: Option<String> = None;
+    let gave_up = |cause: &str| {
+        fail(
+            exit::UNREACHABLE,
+            format!(
+                "Cannot reach the API server at {server}: {cause}. Gave up after {}; check the context, your network or VPN.",
+                humantime(args.timeout)
+            ),
+        )
+    };
     loop {
         let error = match tokio::time::timeout_at(deadline, pods.get(&args.pod)).await {
+            Err(_stalled) if last_cause.is_some() => {
+                return Err(gave_up(last_cause.as_deref().unwrap_or_default()));
+            }
             Err(_stalled) => {
                 return Err(fail(
                     exit::UNREACHABLE,
@@ -246,13 +261,7 @@ async fn get_pod(
         let cause = errors::root_cause(&error);
         let now = tokio::time::Instant::now();
         if now >= deadline {
-            return Err(fail(
-                exit::UNREACHABLE,
-                format!(
-                    "Cannot reach the API server at {server}: {cause}. Gave up after {}; check the context, your network or VPN.",
-                    humantime(args.timeout)
-                ),
-            ));
+            return Err(gave_up(&cause));
         }
         if !said && !args.json() {
             eprintln!(
@@ -261,6 +270,7 @@ async fn get_pod(
             );
             said = true;
         }
+        last_cause = Some(cause);
         tokio::time::sleep(pause.min(deadline - now)).await;
         pause = (pause * 2).min(Duration::from_secs(5));
     }
