@@ -214,17 +214,21 @@ impl Launcher {
             }
             KeyCode::Tab | KeyCode::Down => self.focus = self.step_focus(1),
             KeyCode::BackTab | KeyCode::Up => self.focus = self.step_focus(-1),
+            // An edit answers the last refusal: its sentence goes.
             KeyCode::Left | KeyCode::Right => {
+                self.error = None;
                 self.cycle(if key.code == KeyCode::Left { -1 } else { 1 })
             }
             KeyCode::Backspace => {
                 if let Some(text) = self.text_mut() {
                     text.pop();
+                    self.error = None;
                 }
             }
             KeyCode::Char(c) if !ctrl => {
                 if let Some(text) = self.text_mut() {
                     text.push(c);
+                    self.error = None;
                 }
             }
             _ => {}

@@ -27,12 +27,11 @@ pub struct PodTable {
     cursor: usize,
     /// Only for the highlight positions of drawn rows.
     matcher: SkimMatcherV2,
-    widths: TextWidths,
+    widths: WidthTracker,
 }
 
 /// The widest namespace, name, status and node of all rows, in characters:
-/// what the table's columns are sized to, kept as rows change so that a
-/// frame never measures 100 000 rows.
+/// what the table's columns are sized to.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct TextWidths {
     pub namespace: usize,
@@ -41,31 +40,61 @@ pub struct TextWidths {
     pub node: usize,
 }
 
-impl TextWidths {
-    fn of(row: &PodRow) -> Self {
-        TextWidths {
-            namespace: row.key.namespace.chars().count(),
-            name: row.key.name.chars().count(),
-            status: row.status.chars().count(),
-            node: row.node.chars().count(),
+/// [`TextWidths`] kept as rows come and go, so that neither a frame nor a
+/// watch event measures 100 000 rows: each column counts the rows at its
+/// widest, and all rows are measured again only when the last of them goes.
+#[derive(Debug, Default)]
+struct WidthTracker {
+    columns: [Widest; 4],
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+struct Widest {
+    width: usize,
+    rows: usize,
+}
+
+impl WidthTracker {
+    fn of(row: &PodRow) -> [usize; 4] {
+        [
+            row.key.namespace.chars().count(),
+            row.key.name.chars().count(),
+            row.status.chars().count(),
+            row.node.chars().count(),
+        ]
+    }
+
+    fn add(&mut self, row: &PodRow) {
+        for (column, width) in self.columns.iter_mut().zip(Self::of(row)) {
+            if width > column.width {
+                *column = Widest { width, rows: 1 };
+            } else if width == column.width {
+                column.rows += 1;
+            }
         }
     }
 
-    fn grow(&mut self, row: &PodRow) {
-        let w = TextWidths::of(row);
-        self.namespace = self.namespace.max(w.namespace);
-        self.name = self.name.max(w.name);
-        self.status = self.status.max(w.status);
-        self.node = self.node.max(w.node);
+    /// Takes `row` out; false when a column lost its last widest row (the
+    /// rows must then be measured again).
+    fn remove(&mut self, row: &PodRow) -> bool {
+        let mut still_known = true;
+        for (column, width) in self.columns.iter_mut().zip(Self::of(row)) {
+            if width == column.width {
+                column.rows = column.rows.saturating_sub(1);
+                still_known &= column.rows > 0 || column.width == 0;
+            }
+        }
+        still_known
     }
 
-    /// Whether a row this wide may have been the widest of a column.
-    fn reached_by(&self, row: &PodRow) -> bool {
-        let w = TextWidths::of(row);
-        w.namespace == self.namespace
-            || w.name == self.name
-            || w.status == self.status
-            || w.node == self.node
+    fn widths(&self) -> TextWidths {
+        let [namespace, name, status, node] = self.columns.map(|c| c.width);
+        TextWidths {
+            namespace,
+            name,
+            status,
+            node,
+        }
     }
 }
 
@@ -97,7 +126,7 @@ impl Default for PodTable {
             selected: None,
             cursor: 0,
             matcher: SkimMatcherV2::default().ignore_case(),
-            widths: TextWidths::default(),
+            widths: WidthTracker::default(),
         }
     }
 }
@@ -116,7 +145,7 @@ impl PodTable {
     }
 
     pub fn widths(&self) -> TextWidths {
-        self.widths
+        self.widths.widths()
     }
 
     pub fn query(&self) -> Option<&str> {
@@ -182,10 +211,11 @@ impl PodTable {
 
     /// Adds or updates one row.
     pub fn apply(&mut self, row: PodRow) {
+        self.widths.add(&row);
         let mut remeasure = false;
         let at = match self.position(&row.key) {
             Ok(at) => {
-                remeasure = self.widths.reached_by(&self.rows[at]);
+                remeasure = !self.widths.remove(&self.rows[at]);
                 *self.rows[at] = row;
                 at
             }
@@ -203,8 +233,6 @@ impl PodTable {
         };
         if remeasure {
             self.measure();
-        } else {
-            self.widths.grow(&self.rows[at]);
         }
         self.refilter_one(at);
         self.resync_cursor();
@@ -215,7 +243,7 @@ impl PodTable {
             return;
         };
         let gone = self.rows.remove(at);
-        if self.widths.reached_by(&gone) {
+        if !self.widths.remove(&gone) {
             self.measure();
         }
         if let Some(f) = &mut self.filter {
@@ -271,12 +299,12 @@ impl PodTable {
         self.selected = self.key_at(self.cursor);
     }
 
-    /// Measures every row again: after a relist, or when the widest row of
-    /// a column changed or went (rare: O(n) then, O(1) otherwise).
+    /// Measures every row again: after a relist, or when the last of a
+    /// column's widest rows changed or went.
     fn measure(&mut self) {
-        self.widths = TextWidths::default();
+        self.widths = WidthTracker::default();
         for row in &self.rows {
-            self.widths.grow(row);
+            self.widths.add(row);
         }
     }
 
@@ -457,6 +485,34 @@ mod tests {
         assert_eq!((t.widths().name, t.widths().status), (5, 7));
         t.remove(&PodKey::new("kube-system", "x"));
         assert_eq!(t.widths().namespace, 1);
+    }
+
+    /// Rows of equal width are the rule (one namespace, node names of one
+    /// pattern): the widest stays known while any of them is left.
+    #[test]
+    fn ties_at_the_widest_are_counted() {
+        let mut t = PodTable::default();
+        t.replace(
+            None,
+            vec![row("team-0001", "aaaa"), row("team-0002", "bbbb")],
+        );
+        t.apply(row("x", "cc"));
+        t.remove(&PodKey::new("team-0001", "aaaa"));
+        assert_eq!((t.widths().namespace, t.widths().name), (9, 4));
+        let mut shorter = row("team-0002", "bbbb");
+        shorter.node = "n".into();
+        t.apply(shorter);
+        assert_eq!((t.widths().namespace, t.widths().node), (9, 6));
+        t.remove(&PodKey::new("team-0002", "bbbb"));
+        assert_eq!(
+            t.widths(),
+            TextWidths {
+                namespace: 1,
+                name: 2,
+                status: 7,
+                node: 6
+            }
+        );
     }
 
     #[test]

@@ -138,16 +138,17 @@ pub fn footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             Span::styled(format!("{what} "), theme.dim),
         ]
     };
-    let mut spans = Vec::new();
+    // Each hint is a group of spans, shown whole or not at all.
+    let mut spans: Vec<Vec<Span>> = Vec::new();
     if app.focus == Focus::Workspace {
         let marked = app.workspace.marked_count();
         if marked > 0 {
-            spans.push(Span::styled(
+            spans.push(vec![Span::styled(
                 format!(" ⚑ BROADCAST to {marked} panes "),
                 theme
                     .failing
                     .add_modifier(Modifier::REVERSED | Modifier::BOLD),
-            ));
+            )]);
         }
         let prefix = app.options.prefix.label();
         for (keys, what) in [
@@ -160,37 +161,46 @@ pub fn footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             ("m", "broadcast"),
             ("[", "copy"),
         ] {
-            spans.push(Span::styled(format!(" {prefix} {keys} "), theme.key_hint));
-            spans.push(Span::styled(format!("{what} "), theme.dim));
+            spans.push(vec![
+                Span::styled(format!(" {prefix} {keys} "), theme.key_hint),
+                Span::styled(format!("{what} "), theme.dim),
+            ]);
         }
-        frame.render_widget(
-            Paragraph::new(Line::from(spans)).style(theme.status_bar),
-            bottom,
-        );
-        return;
-    }
-    match app.view {
-        View::Pods => {
-            spans.extend(hint(Action::Filter, "filter"));
-            spans.extend(hint(Action::Open, "open"));
-            spans.extend(hint(Action::Command, "cmd"));
-            spans.extend(hint(Action::ToggleAllNamespaces, "all/ns"));
+    } else {
+        match app.view {
+            View::Pods => {
+                spans.push(hint(Action::Filter, "filter"));
+                spans.push(hint(Action::Open, "open"));
+                spans.push(hint(Action::Command, "cmd"));
+                spans.push(hint(Action::ToggleAllNamespaces, "all/ns"));
+            }
+            View::Pod(_) => {
+                spans.push(hint(Action::Back, "back"));
+                spans.push(hint(Action::Debug, "debug"));
+                spans.push(hint(Action::Attach, "attach"));
+                spans.push(hint(Action::Shell, "shell"));
+                spans.push(hint(Action::Logs, "logs"));
+            }
         }
-        View::Pod(_) => {
-            spans.extend(hint(Action::Back, "back"));
-            spans.extend(hint(Action::Debug, "debug"));
-            spans.extend(hint(Action::Attach, "attach"));
-            spans.extend(hint(Action::Shell, "shell"));
-            spans.extend(hint(Action::Logs, "logs"));
+        if !app.workspace.is_empty() {
+            spans.push(hint(Action::Workspace, "panes"));
         }
+        spans.push(hint(Action::Help, "help"));
+        spans.push(hint(Action::Quit, "quit"));
     }
-    if !app.workspace.is_empty() {
-        spans.extend(hint(Action::Workspace, "panes"));
-    }
-    spans.extend(hint(Action::Help, "help"));
-    spans.extend(hint(Action::Quit, "quit"));
+    let mut room = usize::from(bottom.width);
+    let shown: Vec<Span> = spans
+        .into_iter()
+        .take_while(|group| {
+            let width: usize = group.iter().map(Span::width).sum();
+            let fits = width <= room;
+            room = room.saturating_sub(width);
+            fits
+        })
+        .flatten()
+        .collect();
     frame.render_widget(
-        Paragraph::new(Line::from(spans)).style(theme.status_bar),
+        Paragraph::new(Line::from(shown)).style(theme.status_bar),
         bottom,
     );
 }

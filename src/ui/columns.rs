@@ -3,8 +3,57 @@
 //! they give way by a plan (some narrow, some step aside) while the ones
 //! that must stay whole, such as STATUS and READY, are never cut.
 
+use std::borrow::Cow;
+
+use ratatui::layout::Constraint;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
+use ratatui::widgets::{Row, Table};
+
+/// Columns fitted to a width: each one's width (0 when hidden) and the
+/// spacing between the shown ones.
+pub struct Fitted {
+    pub widths: Vec<usize>,
+    pub spacing: usize,
+}
+
+impl Fitted {
+    /// `wants` (0 for a column with nothing to show) fitted to `room` by `plan`.
+    pub fn new(wants: &[usize], plan: &[Give], room: usize) -> Self {
+        let spacing = spacing(wants, room);
+        Fitted {
+            widths: fit(wants, plan, room, spacing),
+            spacing,
+        }
+    }
+
+    /// Index and width of each shown column, in order.
+    pub fn shown(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.widths
+            .iter()
+            .enumerate()
+            .filter(|(_, w)| **w > 0)
+            .map(|(i, w)| (i, *w))
+    }
+
+    /// The table of `rows` (cells of the shown columns only) under the
+    /// shown `titles`.
+    pub fn table<'a>(
+        &self,
+        titles: &[&'a str],
+        rows: impl IntoIterator<Item = Row<'a>>,
+        header_style: Style,
+    ) -> Table<'a> {
+        let constraints: Vec<Constraint> = self
+            .shown()
+            .map(|(_, w)| Constraint::Length(w as u16))
+            .collect();
+        let header: Vec<&str> = self.shown().map(|(i, _)| titles[i]).collect();
+        Table::new(rows, constraints)
+            .header(Row::new(header).style(header_style))
+            .column_spacing(self.spacing as u16)
+    }
+}
 
 /// One step of a plan: `column` narrows down to `to` columns of text
 /// (0 hides it, with its spacing).
@@ -17,8 +66,8 @@ pub struct Give {
 /// The width of each column, given what each wants, the plan, the room and
 /// the spacing between shown columns. Steps are taken in order, only as
 /// far as needed; a step to 0 hides the column whole. A column the plan
-/// never names keeps its width, so if even the whole plan is not enough,
-/// the table is cut at its right edge.
+/// never names keeps its width; if even the whole plan is not enough (a
+/// pod list under ~40 columns), ratatui squeezes the columns without `…`.
 pub fn fit(wants: &[usize], plan: &[Give], room: usize, spacing: usize) -> Vec<usize> {
     let mut widths = wants.to_vec();
     for give in plan {
@@ -64,16 +113,16 @@ pub enum Cut {
     Middle,
 }
 
-/// `text` in `width` columns, the cut marked with `…`.
-pub fn cut(text: &str, width: usize, how: Cut) -> String {
+/// `text` in `width` columns, the cut marked with `…` (borrowed when it fits).
+pub fn cut(text: &str, width: usize, how: Cut) -> Cow<'_, str> {
     match cut_at(text.chars().count(), width, how) {
-        None => text.to_string(),
+        None => Cow::Borrowed(text),
         Some((head, tail)) => {
             let skip = text.chars().count() - tail;
             let mut out: String = text.chars().take(head).collect();
             out.push('…');
             out.extend(text.chars().skip(skip));
-            out
+            Cow::Owned(out)
         }
     }
 }

@@ -78,17 +78,17 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, form: &Launcher, theme: &T
     if let Some(error) = form.error.as_deref().filter(|e| Some(*e) != spec_error) {
         lines.push(Line::from(Span::styled(format!(" {error}"), theme.error)));
     }
-    let preview = match &spec {
+    let (preview, preview_style) = match &spec {
         Some(Ok(spec)) => {
             lines.push(Line::from(Span::styled(
                 " What will be sent (ephemeral containers can never be removed):",
                 theme.dim,
             )));
             let json = serde_json::to_string(&spec.container()).unwrap_or_default();
-            Line::from(Span::styled(format!(" {json}"), theme.text))
+            (format!(" {json}"), theme.text)
         }
-        Some(Err(e)) => Line::from(Span::styled(format!(" {e}"), theme.error)),
-        None => Line::from(Span::styled(" Loading the pod…", theme.dim)),
+        Some(Err(e)) => (format!(" {e}"), theme.error),
+        None => (" Loading the pod…".to_string(), theme.dim),
     };
     let foot = [
         Line::default(),
@@ -106,17 +106,15 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, form: &Launcher, theme: &T
     let inner = usize::from(width.saturating_sub(2));
     let mut rows: Vec<Line> = lines.iter().flat_map(|l| super::wrap(l, inner)).collect();
     let foot_rows: Vec<Line> = foot.iter().flat_map(|l| super::wrap(l, inner)).collect();
-    // The preview gets the rows left; a cut preview ends with `…`.
-    let room =
-        usize::from(area.height.saturating_sub(2)).saturating_sub(rows.len() + foot_rows.len());
-    let mut preview_rows = chunks(&preview, inner);
-    if preview_rows.len() > room {
-        preview_rows.truncate(room);
-        if let Some(last) = preview_rows.last_mut() {
-            *last = mark_cut(last, inner);
-        }
-    }
-    rows.extend(preview_rows);
+    // The preview gets the rows left, at least one.
+    let room = usize::from(area.height.saturating_sub(2))
+        .saturating_sub(rows.len() + foot_rows.len())
+        .max(1);
+    rows.extend(
+        preview_rows(&preview, inner, room)
+            .into_iter()
+            .map(|row| Line::from(Span::styled(row, preview_style))),
+    );
     rows.extend(foot_rows);
     let block = Block::default()
         .borders(Borders::ALL)
@@ -127,38 +125,23 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, form: &Launcher, theme: &T
     frame.render_widget(Paragraph::new(rows).block(block), area);
 }
 
-/// `line` cut into rows of exactly `width` columns: JSON reads better
-/// unbroken than wrapped at its spaces.
-fn chunks(line: &Line<'static>, width: usize) -> Vec<Line<'static>> {
-    let width = width.max(1);
-    let mut rows: Vec<Line<'static>> = vec![Line::default()];
-    for span in &line.spans {
-        for c in span.content.chars() {
-            if rows.last().is_some_and(|r| r.width() >= width) {
-                rows.push(Line::default());
+/// `text` cut into rows of exactly `width` characters (JSON reads better
+/// unbroken than wrapped at its spaces), at most `room` of them; a cut
+/// preview ends with `…`.
+fn preview_rows(text: &str, width: usize, room: usize) -> Vec<String> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut rows: Vec<String> = chars
+        .chunks(width.max(1))
+        .map(|row| row.iter().collect())
+        .collect();
+    if rows.len() > room {
+        rows.truncate(room);
+        if let Some(last) = rows.last_mut() {
+            if last.chars().count() >= width {
+                last.pop();
             }
-            if let Some(row) = rows.last_mut() {
-                row.push_span(Span::styled(c.to_string(), span.style));
-            }
+            last.push('…');
         }
     }
     rows
-}
-
-/// `row` with its last character replaced by `…` (or `…` appended when
-/// there is room), to show that more followed.
-fn mark_cut(row: &Line<'static>, width: usize) -> Line<'static> {
-    let mut spans = row.spans.clone();
-    if row.width() >= width {
-        while let Some(last) = spans.last_mut() {
-            let mut text = last.content.to_string();
-            if text.pop().is_some() {
-                last.content = text.into();
-                break;
-            }
-            spans.pop();
-        }
-    }
-    spans.push(Span::raw("…"));
-    Line::from(spans)
 }

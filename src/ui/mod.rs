@@ -60,16 +60,6 @@ fn centered(area: Rect, width: u16, height: u16) -> Rect {
     }
 }
 
-/// Cuts `text` to `width` columns, marking the cut with `…`.
-fn ellipsize(text: &str, width: usize) -> String {
-    if text.chars().count() <= width {
-        return text.to_string();
-    }
-    let mut out: String = text.chars().take(width.saturating_sub(1)).collect();
-    out.push('…');
-    out
-}
-
 /// `line` broken into rows of at most `width` columns, at the last space
 /// that fits when there is one; rows after the first start with three
 /// spaces. Styles are kept.

@@ -2,16 +2,16 @@
 //! highlighted, STATUS is coloured by health.
 
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Rect};
+use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::Span;
-use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table};
+use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row};
 
 use crate::app::{App, Connection, Scope};
 use crate::model::{Health, PodRow};
 use crate::theme::Theme;
 
-use super::columns::{self, Cut, Give, cut, cut_marked};
+use super::columns::{Cut, Fitted, Give, cut, cut_marked};
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let block = Block::default()
@@ -34,44 +34,47 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let all_namespaces = !matches!(&app.scope, Scope::Namespaces(list) if list.len() == 1);
     let height = usize::from(inner.height.saturating_sub(1)).max(1);
     let offset = visible_offset(app.pods.cursor(), height, app.pods.visible_len());
-    let page: Vec<_> = (offset..(offset + height).min(app.pods.visible_len()))
-        .filter_map(|i| {
-            app.pods
-                .visible(i)
-                .map(|(row, positions)| (i, row, positions))
+    let page: Vec<PageRow> = (offset..(offset + height).min(app.pods.visible_len()))
+        .filter_map(|index| {
+            let (row, positions) = app.pods.visible(index)?;
+            Some(PageRow {
+                selected: index == app.pods.cursor(),
+                ready: format!("{}/{}", row.ready, row.total),
+                restarts: row.restarts_text(app.now),
+                age: row.age_text(app.now),
+                row,
+                positions,
+            })
         })
         .collect();
+    let fitted = fit_columns(&page, all_namespaces, app, usize::from(inner.width));
+    let rows: Vec<Row> = page
+        .into_iter()
+        .map(|mut page_row| {
+            let style = if page_row.selected {
+                theme.selected
+            } else {
+                theme.text
+            };
+            let cells: Vec<Cell> = fitted
+                .shown()
+                .map(|(i, width)| cell(Col::ALL[i], width, &mut page_row, theme))
+                .collect();
+            Row::new(cells).style(style)
+        })
+        .collect();
+    frame.render_widget(fitted.table(&TITLES, rows, theme.header), inner);
+}
 
-    let columns: &[Col] = if all_namespaces {
-        &Col::ALL
-    } else {
-        &Col::ALL[1..]
-    };
-    let (widths, spacing) = column_widths(columns, &page, app, usize::from(inner.width));
-    let shown = |i: usize| widths[i] > 0;
-    let header: Vec<&str> = (0..columns.len())
-        .filter(|&i| shown(i))
-        .map(|i| columns[i].title())
-        .collect();
-    let constraints: Vec<Constraint> = widths
-        .iter()
-        .filter(|w| **w > 0)
-        .map(|w| Constraint::Length(*w as u16))
-        .collect();
-    let rows = page.iter().map(|(i, row, positions)| {
-        let selected = *i == app.pods.cursor();
-        let style = if selected { theme.selected } else { theme.text };
-        let cells = columns
-            .iter()
-            .zip(&widths)
-            .filter(|(_, w)| **w > 0)
-            .map(|(col, w)| cell(*col, *w, row, positions, selected, app, theme));
-        Row::new(cells).style(style)
-    });
-    let table = Table::new(rows, constraints)
-        .header(Row::new(header).style(theme.header))
-        .column_spacing(spacing as u16);
-    frame.render_widget(table, inner);
+/// A row on screen, with the texts computed for it once (they are both
+/// measured and shown).
+struct PageRow<'a> {
+    row: &'a PodRow,
+    positions: Vec<usize>,
+    selected: bool,
+    ready: String,
+    restarts: String,
+    age: String,
 }
 
 /// The pod table's columns, in screen order.
@@ -98,18 +101,23 @@ impl Col {
         Col::Node,
         Col::Debug,
     ];
+}
 
-    fn title(self) -> &'static str {
-        match self {
-            Col::Namespace => "NAMESPACE",
-            Col::Name => "NAME",
-            Col::Ready => "READY",
-            Col::Status => "STATUS",
-            Col::Restarts => "RESTARTS",
-            Col::Age => "AGE",
-            Col::Node => "NODE",
-            Col::Debug => "DEBUG",
-        }
+const TITLES: [&str; 8] = [
+    "NAMESPACE",
+    "NAME",
+    "READY",
+    "STATUS",
+    "RESTARTS",
+    "AGE",
+    "NODE",
+    "DEBUG",
+];
+
+const fn give(column: Col, to: usize) -> Give {
+    Give {
+        column: column as usize,
+        to,
     }
 }
 
@@ -117,59 +125,48 @@ impl Col {
 /// users expect: NODE and NAMESPACE first, then RESTARTS drops its "(2m
 /// ago)", then NAME is cut in the middle (its unique tail stays). READY and
 /// STATUS are never cut.
-const PLAN: [(Col, usize); 14] = [
-    (Col::Node, 8),
-    (Col::Namespace, 10),
-    (Col::Restarts, 8),
-    (Col::Node, 0),
-    (Col::Namespace, 9),
-    (Col::Name, 24),
-    (Col::Name, 20),
-    (Col::Namespace, 6),
-    (Col::Debug, 0),
-    (Col::Age, 0),
-    (Col::Name, 16),
-    (Col::Namespace, 0),
-    (Col::Name, 12),
-    (Col::Restarts, 0),
+const PLAN: [Give; 14] = [
+    give(Col::Node, 8),
+    give(Col::Namespace, 10),
+    give(Col::Restarts, 8),
+    give(Col::Node, 0),
+    give(Col::Namespace, 9),
+    give(Col::Name, 24),
+    give(Col::Name, 20),
+    give(Col::Namespace, 6),
+    give(Col::Debug, 0),
+    give(Col::Age, 0),
+    give(Col::Name, 16),
+    give(Col::Namespace, 0),
+    give(Col::Name, 12),
+    give(Col::Restarts, 0),
 ];
 
 /// Each column sized to its content (names over all rows, the short
-/// computed texts over the page), then fitted to `room`; with the spacing.
-fn column_widths(
-    columns: &[Col],
-    page: &[(usize, &PodRow, Vec<usize>)],
-    app: &App,
-    room: usize,
-) -> (Vec<usize>, usize) {
+/// computed texts over the page), then fitted to `room`. NAMESPACE has
+/// nothing to show for one namespace.
+fn fit_columns(page: &[PageRow], all_namespaces: bool, app: &App, room: usize) -> Fitted {
     let text = app.pods.widths();
-    let widest =
-        |f: &dyn Fn(&PodRow) -> usize| page.iter().map(|(_, r, _)| f(r)).max().unwrap_or(0);
-    let wants: Vec<usize> = columns
+    let widest = |f: &dyn Fn(&PageRow) -> usize| page.iter().map(f).max().unwrap_or(0);
+    let wants: Vec<usize> = Col::ALL
         .iter()
-        .map(|col| {
+        .zip(TITLES)
+        .map(|(col, title)| {
             let content = match col {
+                Col::Namespace if !all_namespaces => return 0,
                 Col::Namespace => text.namespace,
                 Col::Name => text.name,
-                Col::Ready => widest(&|r| format!("{}/{}", r.ready, r.total).len()),
+                Col::Ready => widest(&|r| r.ready.len()),
                 Col::Status => text.status,
-                Col::Restarts => widest(&|r| r.restarts_text(app.now).chars().count()),
-                Col::Age => widest(&|r| r.age_text(app.now).chars().count()),
+                Col::Restarts => widest(&|r| r.restarts.chars().count()),
+                Col::Age => widest(&|r| r.age.chars().count()),
                 Col::Node => text.node,
                 Col::Debug => 0,
             };
-            content.max(col.title().len())
+            content.max(title.len())
         })
         .collect();
-    let plan: Vec<Give> = PLAN
-        .iter()
-        .filter_map(|(col, to)| {
-            let column = columns.iter().position(|c| c == col)?;
-            Some(Give { column, to: *to })
-        })
-        .collect();
-    let spacing = columns::spacing(&wants, room);
-    (columns::fit(&wants, &plan, room, spacing), spacing)
+    Fitted::new(&wants, &PLAN, room)
 }
 
 /// Keeps the cursor on screen, scrolling as little as a k9s user expects:
@@ -179,15 +176,9 @@ fn visible_offset(cursor: usize, height: usize, len: usize) -> usize {
     page_start.min(len.saturating_sub(height))
 }
 
-fn cell<'a>(
-    col: Col,
-    width: usize,
-    row: &'a PodRow,
-    positions: &[usize],
-    selected: bool,
-    app: &App,
-    theme: &Theme,
-) -> Cell<'a> {
+/// The cell of `col`; the row's computed texts move into their cells.
+fn cell<'a>(col: Col, width: usize, page_row: &mut PageRow<'a>, theme: &Theme) -> Cell<'a> {
+    let (row, positions, selected) = (page_row.row, &page_row.positions, page_row.selected);
     // On the selected row the selection's colours win: a status colour on
     // the selection's background can vanish (white on white in high-contrast).
     let accent = |style: Style| if selected { theme.selected } else { style };
@@ -218,7 +209,7 @@ fn cell<'a>(
                 Cut::Middle,
             ))
         }
-        Col::Ready => Cell::from(format!("{}/{}", row.ready, row.total)),
+        Col::Ready => Cell::from(std::mem::take(&mut page_row.ready)),
         Col::Status => {
             let style = match row.health {
                 Health::Good => theme.good,
@@ -226,7 +217,7 @@ fn cell<'a>(
                 Health::Failing => theme.failing,
                 Health::Done => theme.done,
             };
-            Cell::from(Span::styled(row.status.to_string(), accent(style)))
+            Cell::from(Span::styled(&*row.status, accent(style)))
         }
         Col::Restarts => {
             let style = if row.restarts > 0 {
@@ -235,15 +226,14 @@ fn cell<'a>(
                 Style::default()
             };
             // Narrowed, the count stays and "(2m ago)" goes.
-            let full = row.restarts_text(app.now);
-            let text = if full.chars().count() <= width {
-                full
+            let text = if page_row.restarts.chars().count() <= width {
+                std::mem::take(&mut page_row.restarts)
             } else {
                 row.restarts.to_string()
             };
             Cell::from(Span::styled(text, accent(style)))
         }
-        Col::Age => Cell::from(row.age_text(app.now)),
+        Col::Age => Cell::from(std::mem::take(&mut page_row.age)),
         Col::Node => Cell::from(cut(&row.node, width, Cut::End)),
         Col::Debug => {
             let debug = if row.ephemeral > 0 {

@@ -12,8 +12,7 @@ use crate::model::{
 };
 use crate::theme::Theme;
 
-use super::columns::{self, Cut, Give, cut};
-use super::ellipsize;
+use super::columns::{Cut, Fitted, Give, cut};
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &PodView, theme: &Theme) {
     let Some(detail) = &view.detail else {
@@ -110,7 +109,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &PodView, theme: &Th
             // One line per event: the message gets what the columns leave.
             let room = width.saturating_sub(line.width() + count.chars().count());
             line.push_span(Span::styled(
-                ellipsize(&e.message, room.max(10)),
+                cut(&e.message, room.max(10), Cut::End),
                 theme.text,
             ));
             line.push_span(Span::styled(count, theme.text));
@@ -277,28 +276,41 @@ enum Col {
     Target,
 }
 
-const COLUMNS: [(Col, &str); 7] = [
-    (Col::Kind, "KIND"),
-    (Col::Name, "NAME"),
-    (Col::Image, "IMAGE"),
-    (Col::State, "STATE"),
-    (Col::Ready, "READY"),
-    (Col::Restarts, "RESTARTS"),
-    (Col::Target, "TARGET"),
+impl Col {
+    const ALL: [Col; 7] = [
+        Col::Kind,
+        Col::Name,
+        Col::Image,
+        Col::State,
+        Col::Ready,
+        Col::Restarts,
+        Col::Target,
+    ];
+}
+
+const TITLES: [&str; 7] = [
+    "KIND", "NAME", "IMAGE", "STATE", "READY", "RESTARTS", "TARGET",
 ];
+
+const fn give(column: Col, to: usize) -> Give {
+    Give {
+        column: column as usize,
+        to,
+    }
+}
 
 /// How the containers' columns give way: TARGET and IMAGE first (cut in
 /// the middle, where the tag and the name's end stay), then STATE (its
 /// full text is in the focused container's box below), NAME last.
-const PLAN: [(Col, usize); 8] = [
-    (Col::Target, 8),
-    (Col::Image, 16),
-    (Col::State, 24),
-    (Col::Image, 10),
-    (Col::Target, 0),
-    (Col::State, 16),
-    (Col::Name, 12),
-    (Col::Image, 0),
+const PLAN: [Give; 8] = [
+    give(Col::Target, 8),
+    give(Col::Image, 16),
+    give(Col::State, 24),
+    give(Col::Image, 10),
+    give(Col::Target, 0),
+    give(Col::State, 16),
+    give(Col::Name, 12),
+    give(Col::Image, 0),
 ];
 
 fn container_table<'a>(
@@ -322,10 +334,10 @@ fn container_table<'a>(
             ]
         })
         .collect();
-    let wants: Vec<usize> = COLUMNS
+    let wants: Vec<usize> = TITLES
         .iter()
         .enumerate()
-        .map(|(i, (_, title))| {
+        .map(|(i, title)| {
             texts
                 .iter()
                 .map(|t| t[i].chars().count())
@@ -334,53 +346,40 @@ fn container_table<'a>(
                 .max(title.len())
         })
         .collect();
-    let plan: Vec<Give> = PLAN
-        .iter()
-        .map(|(col, to)| Give {
-            column: COLUMNS.iter().position(|(c, _)| c == col).unwrap_or(0),
-            to: *to,
-        })
-        .collect();
-    let room = usize::from(room);
-    let spacing = columns::spacing(&wants, room);
-    let widths = columns::fit(&wants, &plan, room, spacing);
-    let shown: Vec<usize> = (0..COLUMNS.len()).filter(|&i| widths[i] > 0).collect();
-    let rows = containers
+    let fitted = Fitted::new(&wants, &PLAN, usize::from(room));
+    let rows: Vec<Row> = containers
         .iter()
         .zip(texts)
         .enumerate()
         .map(|(row, (c, text))| {
             let selected = row == cursor;
-            let cells = shown.iter().map(|&i| {
-                let (col, width) = (COLUMNS[i].0, widths[i]);
-                let how = if col == Col::State {
-                    Cut::End
-                } else {
-                    Cut::Middle
-                };
-                let text = cut(&text[i], width, how);
-                match col {
-                    Col::Kind if c.kind == ContainerKind::Ephemeral && !selected => {
-                        Cell::from(Span::styled(text, theme.debug))
+            let cells: Vec<Cell> = fitted
+                .shown()
+                .map(|(i, width)| {
+                    let col = Col::ALL[i];
+                    let how = if col == Col::State {
+                        Cut::End
+                    } else {
+                        Cut::Middle
+                    };
+                    let text = cut(&text[i], width, how).into_owned();
+                    match col {
+                        Col::Kind if c.kind == ContainerKind::Ephemeral && !selected => {
+                            Cell::from(Span::styled(text, theme.debug))
+                        }
+                        Col::Kind if !selected => Cell::from(Span::styled(text, theme.dim)),
+                        Col::State if !selected => {
+                            Cell::from(Span::styled(text, state_style(&c.state, theme)))
+                        }
+                        _ => Cell::from(text),
                     }
-                    Col::Kind if !selected => Cell::from(Span::styled(text, theme.dim)),
-                    Col::State if !selected => {
-                        Cell::from(Span::styled(text, state_style(&c.state, theme)))
-                    }
-                    _ => Cell::from(text),
-                }
-            });
+                })
+                .collect();
             let style = if selected { theme.selected } else { theme.text };
-            Row::new(cells.collect::<Vec<_>>()).style(style)
-        });
-    let header: Vec<&str> = shown.iter().map(|&i| COLUMNS[i].1).collect();
-    let constraints: Vec<Constraint> = shown
-        .iter()
-        .map(|&i| Constraint::Length(widths[i] as u16))
+            Row::new(cells).style(style)
+        })
         .collect();
-    Table::new(rows, constraints)
-        .header(Row::new(header).style(theme.header))
-        .column_spacing(spacing as u16)
+    fitted.table(&TITLES, rows, theme.header)
 }
 
 fn or_dash(s: &str) -> &str {

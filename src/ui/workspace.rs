@@ -17,7 +17,6 @@ use crate::term::pane::PaneView;
 use crate::theme::Theme;
 
 use super::columns::{Cut, cut};
-use super::ellipsize;
 
 const SPINNER: [&str; 8] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧"];
 
@@ -53,7 +52,16 @@ fn draw_pane(
     } else {
         theme.border
     };
-    let name = slot.title.clone().unwrap_or_else(|| t.label());
+    // A pane's own name, else `ns/pod/container`, which may drop its
+    // namespace before anything is cut: the pod is what tells panes apart.
+    let label = t.label();
+    let names: Vec<&str> = match &slot.title {
+        Some(title) => vec![title],
+        None => vec![
+            &label,
+            label.split_once('/').map_or(&*label, |(_, rest)| rest),
+        ],
+    };
     let marks = Marks {
         context: (app.contexts_used.len() > 1).then_some(&*t.key.cluster.context),
         kind: t.kind.label(),
@@ -62,7 +70,7 @@ fn draw_pane(
         broadcast: slot.marked,
     };
     let (state, state_style) = state_label(app, t, theme);
-    let (title, state) = title_line(&marks, &name, state, rect.width.saturating_sub(2), theme);
+    let (title, state) = title_line(&marks, &names, state, rect.width.saturating_sub(2), theme);
     let mut block = Block::bordered()
         .border_style(border)
         .title(title)
@@ -161,7 +169,7 @@ const LEVELS: [Level; 4] = [
 /// typing into a broadcast pane must never come as a surprise.
 fn title_line<'a>(
     marks: &Marks,
-    name: &str,
+    names: &[&str],
     state: String,
     room: u16,
     theme: &Theme,
@@ -169,18 +177,19 @@ fn title_line<'a>(
     let room = usize::from(room);
     let state = format!(" {state} ");
     let width = |spans: &[Span]| spans.iter().map(Span::width).sum::<usize>();
+    let shortest = names.iter().map(|n| n.chars().count()).min().unwrap_or(0);
     for (i, level) in LEVELS.iter().enumerate() {
         let last = i == LEVELS.len() - 1;
         let flags = flag_spans(marks, level.short_flags, theme);
         let state_width = if level.state {
-            state.chars().count()
+            Span::raw(state.as_str()).width()
         } else {
             0
         };
         let mut head = Vec::new();
         if let Some(context) = marks.context {
-            // " ctx ▸": three columns besides the name.
-            let left = room.saturating_sub(width(&flags) + 3);
+            // " ctx ▸" and, at the last level, the " " before the flags.
+            let left = room.saturating_sub(width(&flags) + 4);
             let max = level.context_max.min(left);
             if max > 0 {
                 head.push(Span::styled(
@@ -195,11 +204,13 @@ fn title_line<'a>(
             head.push(Span::raw(" "));
         }
         let name_room = room.saturating_sub(width(&head) + width(&flags) + state_width + 1);
-        if name_room >= level.name_min.min(name.chars().count()) || last {
-            // A name of one or two columns says nothing.
-            if name_room >= 3 {
-                let shown = cut(name, name_room, Cut::Middle);
-                head.push(Span::styled(format!("{shown} "), theme.title));
+        if name_room >= level.name_min.min(shortest) || last {
+            // A name of one or two columns says nothing, unless it is whole.
+            if name_room >= 3 || (name_room > 0 && name_room >= shortest) {
+                head.push(Span::styled(
+                    format!("{} ", fit_name(names, name_room)),
+                    theme.title,
+                ));
             }
             head.extend(flags);
             let state = if level.state { state } else { String::new() };
@@ -207,6 +218,15 @@ fn title_line<'a>(
         }
     }
     unreachable!("the last level always fits")
+}
+
+/// The first of `names` that fits `room` whole, else the last (the
+/// shortest) cut in the middle.
+fn fit_name<'a>(names: &[&'a str], room: usize) -> std::borrow::Cow<'a, str> {
+    match names.iter().find(|n| n.chars().count() <= room) {
+        Some(name) => std::borrow::Cow::Borrowed(name),
+        None => cut(names.last().copied().unwrap_or_default(), room, Cut::Middle),
+    }
 }
 
 /// Shared, recording and broadcast marks, long (`⇄ shared ×2`) or short (`⇄2`).
@@ -319,10 +339,12 @@ fn draw_coming_up(frame: &mut Frame, body: Rect, app: &App, t: &Terminal, theme:
             theme.dim
         };
         lines.push(Line::from(Span::styled(
-            ellipsize(
+            cut(
                 &format!("{}: {}", event.reason, event.message),
                 usize::from(body.width) * 3,
-            ),
+                Cut::End,
+            )
+            .into_owned(),
             style,
         )));
     }
