@@ -80,14 +80,17 @@ async fn run(cli: Cli, paths: Paths) -> anyhow::Result<()> {
         Some(Command::Sim(args)) => run_sim(args).await,
         Some(Command::Demo(args)) => run_demo(args, cli.browse, &paths).await,
         Some(Command::Debug(args)) => {
-            let config = match Config::load(&paths.config) {
-                Ok(config) => config,
-                Err(e) => {
-                    eprintln!("podbay: {e}");
-                    std::process::exit(podbay::commands::debug::exit::CONFIG);
-                }
+            // The config is only asked for the image, when --image is not given.
+            let image = match &args.image {
+                Some(_) => String::new(),
+                None => match Config::load(&paths.config) {
+                    Ok(config) => config.debug.images.first().cloned().unwrap_or_default(),
+                    Err(e) => {
+                        eprintln!("podbay: {e}");
+                        std::process::exit(podbay::commands::debug::exit::CONFIG);
+                    }
+                },
             };
-            let image = config.debug.images.first().cloned().unwrap_or_default();
             debug_command(args, &image).await
         }
         None => {

@@ -370,10 +370,16 @@ impl Tasks {
         match effect {
             Effect::Quit => {}
             Effect::RememberImage(image) => {
-                if let Some(path) = &self.image_history
-                    && let Err(e) = crate::config::remember_image(path, &image)
-                {
-                    tracing::warn!("cannot record the image history in {}: {e}", path.display());
+                // A file read and write: off the UI loop.
+                if let Some(path) = self.image_history.clone() {
+                    tokio::task::spawn_blocking(move || {
+                        if let Err(e) = crate::config::remember_image(&path, &image) {
+                            tracing::warn!(
+                                "cannot record the image history in {}: {e}",
+                                path.display()
+                            );
+                        }
+                    });
                 }
             }
             Effect::WakeAfter { after, token } => {
@@ -617,6 +623,7 @@ impl Tasks {
                     return;
                 }
             };
+            let mut ended = None;
             if replay_log {
                 // What the container printed before we attached is only in its log.
                 let pods: Api<Pod> = Api::namespaced(client, &pod.namespace);
@@ -625,16 +632,11 @@ impl Tasks {
                     ..Default::default()
                 };
                 let log = pods.logs(&pod.name, &params).await.unwrap_or_default();
-                let mut early = Vec::new();
-                while let Ok(SessionEvent::Output(chunk)) = events.try_recv() {
-                    early.extend_from_slice(&chunk);
-                }
-                let mut first = log
-                    .replace('\n', "\r\n")
-                    .replace("\r\r\n", "\r\n")
-                    .into_bytes();
-                let skip = session::overlap(log.as_bytes(), &early);
-                first.extend_from_slice(&early[skip..]);
+                let mut early = session::drain_early(&mut events);
+                early.out.append(&mut early.err);
+                let mut first = for_terminal(&log);
+                let skip = session::overlap(log.as_bytes(), &early.out);
+                first.extend_from_slice(&early.out[skip..]);
                 if !forward(Event::SessionOutput {
                     id,
                     bytes: first.into(),
@@ -643,8 +645,15 @@ impl Tasks {
                 {
                     return;
                 }
+                ended = early.end;
             }
             if !forward(Event::SessionAttached { id }).await {
+                return;
+            }
+            // It ended while its log was read: nothing more will come.
+            if let Some(end) = ended {
+                forward(Event::SessionEnded { id, end }).await;
+                session.detach();
                 return;
             }
             loop {
@@ -693,12 +702,7 @@ impl Tasks {
                 Ok(log) if log.is_empty() => {
                     (Vec::new(), format!("{container} wrote nothing to its log"))
                 }
-                Ok(log) => (
-                    log.replace('\n', "\r\n")
-                        .replace("\r\r\n", "\r\n")
-                        .into_bytes(),
-                    format!("end of {container}'s log"),
-                ),
+                Ok(log) => (for_terminal(&log), format!("end of {container}'s log")),
                 Err(e) => (Vec::new(), crate::cluster::errors::describe(&e).0),
             };
             for event in [
@@ -904,4 +908,11 @@ fn abort(handles: &mut Vec<JoinHandle<()>>) {
     for h in handles.drain(..) {
         h.abort();
     }
+}
+
+/// A log's text as a terminal shows it: every line ending `\r\n`.
+fn for_terminal(log: &str) -> Vec<u8> {
+    log.replace('\n', "\r\n")
+        .replace("\r\r\n", "\r\n")
+        .into_bytes()
 }

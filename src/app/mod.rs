@@ -295,6 +295,8 @@ pub struct App {
     pub pods: PodTable,
     pub namespaces: Vec<String>,
     pub mode: Mode,
+    /// The mode ctrl-c interrupted, restored when the user does not quit.
+    mode_before_quit: Option<Mode>,
     pub view: View,
     pub workspace: Workspace,
     pub focus: Focus,
@@ -355,6 +357,7 @@ impl App {
             pods: PodTable::default(),
             namespaces: Vec::new(),
             mode: Mode::Normal,
+            mode_before_quit: None,
             view: View::Pods,
             workspace: Workspace::default(),
             focus: Focus::Browser,
@@ -636,7 +639,8 @@ impl App {
             && !in_workspace
             && self.mode != Mode::ConfirmQuit
         {
-            self.mode = Mode::Normal;
+            // Kept, so that "no" goes back to a half-filled form.
+            self.mode_before_quit = Some(std::mem::replace(&mut self.mode, Mode::Normal));
             return self.quit();
         }
         if in_workspace && self.mode == Mode::Normal {
@@ -658,6 +662,7 @@ impl App {
                 }
                 _ => {
                     self.message = None;
+                    self.mode = self.mode_before_quit.take().unwrap_or(Mode::Normal);
                     vec![]
                 }
             },

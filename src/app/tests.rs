@@ -763,6 +763,25 @@ fn a_terminal_is_never_shared_across_clusters_or_credentials() {
     assert_eq!(a.contexts_used, ["sim", "sim-dev"]);
 }
 
+/// "No" to ctrl-c's question goes back to what it interrupted: a
+/// half-filled launcher is not lost.
+#[test]
+fn declining_to_quit_keeps_the_launcher() {
+    let (mut a, _) = attached_to_debug_container();
+    a.update(ctrl('b'));
+    a.update(key('d'));
+    a.update(key('d'));
+    assert!(matches!(a.mode, Mode::Launcher(_)));
+    assert!(a.update(ctrl('c')).is_empty());
+    assert_eq!(a.mode, Mode::ConfirmQuit);
+    a.update(key('n'));
+    assert!(
+        matches!(a.mode, Mode::Launcher(_)),
+        "the form is back: {:?}",
+        a.mode
+    );
+}
+
 #[test]
 fn quitting_with_live_sessions_asks_first() {
     let (mut a, _) = attached_to_debug_container();

@@ -324,6 +324,31 @@ pub fn describe_end(status: Option<&Status>, local_reason: Option<String>) -> Se
     }
 }
 
+/// What a session received while the log was being fetched: its stdout,
+/// its stderr, and its end if it came that soon.
+#[derive(Debug, Default)]
+pub struct Early {
+    pub out: Vec<u8>,
+    pub err: Vec<u8>,
+    pub end: Option<SessionEnd>,
+}
+
+/// Takes what is already waiting in `events`, without waiting. Take it
+/// after fetching the log, so [`overlap`] finds what both hold.
+pub fn drain_early(events: &mut mpsc::Receiver<SessionEvent>) -> Early {
+    let mut early = Early::default();
+    while early.end.is_none()
+        && let Ok(event) = events.try_recv()
+    {
+        match event {
+            SessionEvent::Output(chunk) => early.out.extend_from_slice(&chunk),
+            SessionEvent::Stderr(chunk) => early.err.extend_from_slice(&chunk),
+            SessionEvent::Ended(end) => early.end = Some(end),
+        }
+    }
+    early
+}
+
 /// How many leading bytes of `attached` (output received since attaching)
 /// the container `log` fetched afterwards already ends with. The log covers
 /// everything up to a moment after the attach began, so printing the log and
@@ -362,6 +387,28 @@ pub fn overlap(log: &[u8], attached: &[u8]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An end that came while the log was read is kept, never dropped
+    /// with the output around it (the TUI's pane stayed "attached").
+    #[test]
+    fn draining_keeps_stderr_and_the_end() {
+        let (tx, mut rx) = mpsc::channel(8);
+        let end = SessionEnd {
+            exit_code: Some(3),
+            reason: "exited with code 3".into(),
+            disconnected: false,
+        };
+        for event in [
+            SessionEvent::Output(Bytes::from_static(b"out")),
+            SessionEvent::Stderr(Bytes::from_static(b"err")),
+            SessionEvent::Ended(end),
+        ] {
+            tx.try_send(event).unwrap();
+        }
+        let early = drain_early(&mut rx);
+        assert_eq!((&early.out[..], &early.err[..]), (&b"out"[..], &b"err"[..]));
+        assert_eq!(early.end.and_then(|e| e.exit_code), Some(3));
+    }
 
     #[test]
     fn overlap_finds_what_the_log_already_has() {

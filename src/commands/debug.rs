@@ -66,7 +66,9 @@ pub async fn run(args: DebugArgs, default_image: &str) -> Result<i32, Failure> {
         .unwrap_or(connection.namespace.clone());
     let pods: Api<Pod> = Api::namespaced(connection.client.clone(), &namespace);
 
-    let pod = get_pod(&pods, &args, &namespace, &connection.server).await?;
+    // One deadline for the cluster and the container, as --timeout says.
+    let deadline = tokio::time::Instant::now() + args.timeout;
+    let pod = get_pod(&pods, &args, &namespace, &connection.server, deadline).await?;
     if args.list {
         return list(&pod, &args);
     }
@@ -94,7 +96,7 @@ pub async fn run(args: DebugArgs, default_image: &str) -> Result<i32, Failure> {
             }
             name
         }
-        None => launch(&pods, &pod, &args, &namespace, image).await?,
+        None => launch(&pods, &pod, &args, &namespace, image, deadline).await?,
     };
 
     if !args.no_attach {
@@ -110,6 +112,7 @@ async fn launch(
     args: &DebugArgs,
     namespace: &str,
     image: String,
+    deadline: tokio::time::Instant,
 ) -> Result<String, Failure> {
     let taken = debug::container_names(pod);
     let name = match &args.name {
@@ -146,7 +149,8 @@ async fn launch(
     }
 
     let quiet = args.json();
-    let startup = debug::await_startup(pods, &args.pod, &name, args.timeout, |reason, message| {
+    let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+    let startup = debug::await_startup(pods, &args.pod, &name, left, |reason, message| {
         if !quiet {
             let detail = if message.is_empty() {
                 String::new()
@@ -216,62 +220,49 @@ async fn launch(
     }
 }
 
-/// Reads the pod. An unreachable server is retried with back-off for up
-/// to `--timeout`, saying so once; a server that never answers is given up
-/// on at the same deadline; anything else fails at once.
+/// Reads the pod. An unreachable server is retried with back-off until
+/// `deadline`, saying so once; a server that never answers is given up on
+/// at the same deadline; anything else fails at once.
 async fn get_pod(
     pods: &Api<Pod>,
     args: &DebugArgs,
     namespace: &str,
     server: &str,
+    deadline: tokio::time::Instant,
 ) -> Result<Pod, Failure> {
-    let deadline = tokio::time::Instant::now() + args.timeout;
     let mut pause = Duration::from_millis(500);
-    let mut said = false;
     // Why the last try failed: when the deadline passes while waiting to
     // retry, that is what to report, not a server that never answered.
     let mut last_cause: Option<String> = None;
-    let gave_up = |cause: &str| {
-        fail(
-            exit::UNREACHABLE,
-            format!(
-                "Cannot reach the API server at {server}: {cause}. Gave up after {}; check the context, your network or VPN.",
-                humantime(args.timeout)
-            ),
-        )
-    };
     loop {
         let error = match tokio::time::timeout_at(deadline, pods.get(&args.pod)).await {
-            Err(_stalled) if last_cause.is_some() => {
-                return Err(gave_up(last_cause.as_deref().unwrap_or_default()));
-            }
-            Err(_stalled) => {
-                return Err(fail(
-                    exit::UNREACHABLE,
-                    format!(
-                        "The API server at {server} did not answer within {}; check the context, your network or VPN, or give it longer with --timeout.",
-                        humantime(args.timeout)
-                    ),
-                ));
-            }
             Ok(Ok(pod)) => return Ok(pod),
             Ok(Err(e)) if errors::unreachable(&e) => e,
             Ok(Err(e)) => return Err(api_failure(&e, &args.pod, namespace)),
+            Err(_deadline) => {
+                let timeout = humantime(args.timeout);
+                return Err(fail(
+                    exit::UNREACHABLE,
+                    match last_cause {
+                        Some(cause) => format!(
+                            "Cannot reach the API server at {server}: {cause}. Gave up after {timeout}; check the context, your network or VPN."
+                        ),
+                        None => format!(
+                            "The API server at {server} did not answer within {timeout}; check the context, your network or VPN, or give it longer with --timeout."
+                        ),
+                    },
+                ));
+            }
         };
         let cause = errors::root_cause(&error);
-        let now = tokio::time::Instant::now();
-        if now >= deadline {
-            return Err(gave_up(&cause));
-        }
-        if !said && !args.json() {
+        if last_cause.is_none() && !args.json() {
             eprintln!(
                 "podbay: cannot reach the API server at {server} ({cause}); retrying for up to {}…",
                 humantime(args.timeout)
             );
-            said = true;
         }
         last_cause = Some(cause);
-        tokio::time::sleep(pause.min(deadline - now)).await;
+        tokio::time::sleep_until(deadline.min(tokio::time::Instant::now() + pause)).await;
         pause = (pause * 2).min(Duration::from_secs(5));
     }
 }
@@ -485,27 +476,20 @@ async fn attach(
         Err(kube::Error::Api(status)) if status.code == 400 => None,
         Err(e) => return Err(classify(&e)),
     };
-    let (mut early_out, mut early_err) = (Vec::new(), Vec::new());
-    while let Ok(event) = events.try_recv() {
-        match event {
-            SessionEvent::Output(chunk) => early_out.extend_from_slice(&chunk),
-            SessionEvent::Stderr(chunk) => early_err.extend_from_slice(&chunk),
-            SessionEvent::Ended(_) => break,
-        }
-    }
     let (log_out, log_err) = earlier_output(client, namespace, &args.pod, name, args.tty).await;
+    let early = session::drain_early(&mut events);
     let mut out = std::io::stdout();
     let mut err = std::io::stderr();
     for (sink, log, early) in [
-        (&mut out as &mut dyn Write, &log_out, &early_out),
-        (&mut err, &log_err, &early_err),
+        (&mut out as &mut dyn Write, &log_out, &early.out),
+        (&mut err, &log_err, &early.err),
     ] {
         let _ = sink.write_all(log);
         let skip = session::overlap(log, early);
         let _ = sink.write_all(&early[skip..]);
         let _ = sink.flush();
     }
-    let Some(session) = session else {
+    let Some(session) = session.filter(|_| early.end.is_none()) else {
         return Ok(());
     };
 

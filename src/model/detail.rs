@@ -88,12 +88,29 @@ pub enum StartFailure {
     Start,
 }
 
+/// Whether a pull error's message is the registry saying no for good.
+fn pull_refused(message: &str) -> bool {
+    let message = message.to_ascii_lowercase();
+    [
+        "not found",
+        "manifest unknown",
+        "pull access denied",
+        "does not exist",
+        "unauthorized",
+        "forbidden",
+        "invalid reference format",
+    ]
+    .iter()
+    .any(|refusal| message.contains(refusal))
+}
+
 pub fn classify_waiting(reason: &str, message: &str) -> Waiting {
     match reason {
         "InvalidImageName" | "ErrImageNeverPull" => Waiting::Hopeless(StartFailure::Image),
-        // A pull that failed with the registry's reason fails the same way
-        // on every retry: say so now rather than after the whole timeout.
-        "ErrImagePull" | "ImagePullBackOff" if !message.trim().is_empty() => {
+        // A pull the registry refused (no such image, no access) fails the
+        // same way on every retry: say so now rather than after the whole
+        // timeout. Others (429, timeouts, "Back-off pulling") may pass.
+        "ErrImagePull" | "ImagePullBackOff" if pull_refused(message) => {
             Waiting::Hopeless(StartFailure::Image)
         }
         "CreateContainerConfigError" | "CreateContainerError" => {
@@ -325,6 +342,36 @@ impl EventRow {
 
 #[cfg(test)]
 mod tests {
+    /// Only a registry's refusal is hopeless; a rate limit or a timeout
+    /// may pass on the kubelet's next try.
+    #[test]
+    fn only_refused_pulls_are_hopeless() {
+        use super::{StartFailure, Waiting, classify_waiting};
+        let hopeless = Waiting::Hopeless(StartFailure::Image);
+        for refused in [
+            "rpc error: code = NotFound desc = failed to pull and unpack image \"docker.io/library/nope:1\": docker.io/library/nope:1: not found",
+            "pull access denied, repository does not exist or may require authorization",
+            "failed to resolve reference: unexpected status from HEAD request: 401 Unauthorized",
+        ] {
+            assert_eq!(
+                classify_waiting("ErrImagePull", refused),
+                hopeless,
+                "{refused}"
+            );
+        }
+        for passing in [
+            "failed to copy: httpReadSeeker: failed open: unexpected status code 429 Too Many Requests - toomanyrequests: You have reached your pull rate limit",
+            "dial tcp 10.0.0.1:443: i/o timeout",
+            "Back-off pulling image \"busybox:1.36\"",
+            "",
+        ] {
+            assert_eq!(
+                classify_waiting("ImagePullBackOff", passing),
+                Waiting::Troubled,
+                "{passing}"
+            );
+        }
+    }
     use super::*;
     use serde_json::json;
 
