@@ -334,8 +334,9 @@ async fn launch_a_debug_container_work_in_it_leave_and_reattach() {
     screen.keys("Ga").await;
     screen
         .wait_for("the shared pane", |t| {
-            // Two 60-column panes: the titles keep their flags and cut the name.
-            t.matches("debug shop/redis-0").count() == 2 && t.contains("shared ×2")
+            // Two 60-column panes: the titles keep their flags and drop the
+            // namespace before cutting the name.
+            t.matches("debug redis-0/debugger-").count() == 2 && t.contains("shared ×2")
         })
         .await;
     screen.keys("echo still-here-$$\r").await;
