@@ -67,6 +67,9 @@ fn main() {
         if run("launch") {
             launch(&mut report).await;
         }
+        if run("containers") {
+            container_start(&mut report).await;
+        }
         if run("idle") {
             idle(&mut report).await;
         }
@@ -175,6 +178,9 @@ async fn attach_shell(
         env: vec![],
         stdin: true,
         tty: true,
+        mounts: Vec::new(),
+        workdir: None,
+        pull_policy: None,
     };
     spec.launch(&pods, "redis-0").await.expect("launch");
     podbay::cluster::debug::await_startup(
@@ -211,6 +217,7 @@ async fn echo_latency(report: &mut Report) {
     println!("keystroke echo latency");
     let sim = Sim::start(SimOptions {
         pull_delay: Duration::ZERO,
+        shim: Some(env!("CARGO_BIN_EXE_podbay").into()),
         ..Default::default()
     })
     .await
@@ -463,10 +470,73 @@ fn key(code: KeyCode) -> Event {
     Event::Key(KeyEvent::new(code, KeyModifiers::NONE))
 }
 
+/// What the simulator's runtime costs per container: from the request to
+/// the shim saying the program runs, each in a new pod (so a pause process
+/// is started too), with namespaces and as plain processes.
+async fn container_start(report: &mut Report) {
+    use podbay::sim::images::Image;
+    use podbay::sim::runtime::ContainerProcess;
+    use podbay::sim::sandbox::{ContainerSpec, Isolation, PidChoice, Runtime};
+    use podbay::sim::store::Key;
+    println!("container start");
+    let shim = PathBuf::from(env!("CARGO_BIN_EXE_podbay"));
+    for (label, namespaces) in [("namespaces", true), ("plain process", false)] {
+        let isolation = Isolation::detect(&shim, namespaces);
+        if namespaces && !matches!(isolation, Isolation::Namespaces) {
+            report.row(
+                "container start (namespaces)",
+                "n/a".into(),
+                &isolation.describe(),
+            );
+            continue;
+        }
+        let scratch =
+            std::env::temp_dir().join(format!("podbay-bench-{}-{label}", std::process::id()));
+        let runtime = Runtime::new(
+            isolation,
+            shim.clone(),
+            scratch.clone(),
+            "127.0.0.1:6443".parse().unwrap(),
+        );
+        let mut samples = Vec::new();
+        for i in 0..40 {
+            let key = Key::new("bench", &format!("pod-{i}"));
+            let started = Instant::now();
+            let spec = ContainerSpec {
+                pod: &key,
+                name: "app",
+                image: &Image::Tools,
+                argv: vec!["sleep".into(), "30".into()],
+                env: Vec::new(),
+                workdir: None,
+                volume_mounts: Vec::new(),
+                pid: PidChoice::Own,
+            };
+            let process = runtime
+                .container(&spec)
+                .and_then(|launch| ContainerProcess::start(launch, podbay::pty::Size::DEFAULT))
+                .expect("the container starts");
+            samples.push(started.elapsed());
+            process.kill();
+            process.wait().await;
+            runtime.stop_pod(&key);
+        }
+        let (p50, p99) = percentiles(&mut samples);
+        report.row(
+            &format!("container start, new pod ({label})"),
+            format!("p50 {:.1} / p99 {:.1} ms", ms(p50), ms(p99)),
+            "",
+        );
+        drop(runtime);
+        let _ = std::fs::remove_dir_all(scratch);
+    }
+}
+
 async fn launch(report: &mut Report) {
     println!("debug launch");
     let sim = Sim::start(SimOptions {
         pull_delay: Duration::ZERO,
+        shim: Some(env!("CARGO_BIN_EXE_podbay").into()),
         ..Default::default()
     })
     .await
@@ -486,6 +556,9 @@ async fn launch(report: &mut Report) {
             env: vec![],
             stdin: true,
             tty: true,
+            mounts: Vec::new(),
+            workdir: None,
+            pull_policy: None,
         };
         let start = Instant::now();
         spec.launch(&pods, "redis-0").await.expect("launch");
@@ -574,6 +647,7 @@ impl Tui {
             env: &env,
             cwd: None,
             size: podbay::pty::Size { cols, rows },
+            fd3: None,
         })
         .expect("podbay runs");
         let screen = std::sync::Arc::new(std::sync::Mutex::new(vt100::Parser::new(

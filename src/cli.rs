@@ -52,7 +52,7 @@ pub enum Command {
     Demo(DemoArgs),
     /// Add an ephemeral debug container to a pod, wait for it, attach, and
     /// exit with its exit code.
-    Debug(DebugArgs),
+    Debug(Box<DebugArgs>),
     /// Print a completion script: `podbay completions bash > ~/.local/share/bash-completion/completions/podbay`.
     Completions {
         /// bash, zsh, fish, elvish or powershell.
@@ -126,6 +126,16 @@ pub struct DebugArgs {
     /// Environment variable for the debug container (repeatable).
     #[arg(long = "env", value_name = "K=V", value_parser = parse_env)]
     pub env: Vec<(String, String)>,
+    /// Mount one of the pod's volumes in the debug container (repeatable):
+    /// its files, when the target's /proc/1/root is out of reach.
+    #[arg(long = "mount", value_name = "VOLUME:PATH", value_parser = parse_mount)]
+    pub mounts: Vec<(String, String)>,
+    /// The debug container's working directory.
+    #[arg(long, value_name = "DIR")]
+    pub workdir: Option<String>,
+    /// When to pull the image.
+    #[arg(long, value_name = "POLICY", value_parser = ["Always", "IfNotPresent", "Never"])]
+    pub pull_policy: Option<String>,
     /// Keep the container's stdin open and send podbay's standard input to it.
     #[arg(short, long)]
     pub interactive: bool,
@@ -164,6 +174,17 @@ fn parse_env(s: &str) -> Result<(String, String), String> {
     match s.split_once('=') {
         Some((k, v)) if !k.is_empty() => Ok((k.to_string(), v.to_string())),
         _ => Err(format!("expected K=V, got {s:?}")),
+    }
+}
+
+fn parse_mount(s: &str) -> Result<(String, String), String> {
+    match s.split_once(':') {
+        Some((volume, path)) if !volume.is_empty() && path.starts_with('/') => {
+            Ok((volume.to_string(), path.to_string()))
+        }
+        _ => Err(format!(
+            "expected VOLUME:/absolute/path (one of the pod's volumes), got {s:?}"
+        )),
     }
 }
 
@@ -231,6 +252,10 @@ pub struct ScenarioArgs {
     /// (steady churn for soak runs).
     #[arg(long, value_name = "PER_SECOND")]
     pub churn: Option<f64>,
+    /// Run containers as plain host processes, without Linux namespaces
+    /// (no own root, PID namespace or hostname).
+    #[arg(long)]
+    pub no_namespaces: bool,
 }
 
 impl ScenarioArgs {

@@ -14,6 +14,15 @@ use podbay::tui::{self, TuiOptions};
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
+    // The simulator's container shim and its distroless workloads are this
+    // binary too; both must run before any thread exists.
+    let mut args = std::env::args();
+    if args.nth(1).as_deref() == Some(podbay::sim::sandbox::shim::ARG) {
+        podbay::sim::sandbox::shim::main(args.next().as_deref());
+    }
+    if let Ok(name) = std::env::var(podbay::sim::images::WORKLOAD_ENV) {
+        podbay::sim::workload::run(&name);
+    }
     exit_on_any_panic();
     let cli = podbay::cli::parse();
     let paths = Paths::discover();
@@ -91,7 +100,7 @@ async fn run(cli: Cli, paths: Paths) -> anyhow::Result<()> {
                     }
                 },
             };
-            debug_command(args, &image).await
+            debug_command(*args, &image).await
         }
         None => {
             let target = Target {
@@ -99,7 +108,7 @@ async fn run(cli: Cli, paths: Paths) -> anyhow::Result<()> {
                 context: cli.browse.context.clone(),
                 ..Target::default()
             };
-            browse(target, cli.browse, &paths, false).await
+            browse(target, cli.browse, &paths, false, None).await
         }
     }
 }
@@ -109,6 +118,7 @@ async fn browse(
     args: BrowseArgs,
     paths: &Paths,
     all_by_default: bool,
+    notice: Option<String>,
 ) -> anyhow::Result<()> {
     let config = Config::load(&paths.config)?;
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
@@ -146,6 +156,7 @@ async fn browse(
         panes,
         keepalive: seconds(config.terminal.keepalive),
         recordings: paths.state.join("recordings"),
+        notice,
         target,
         all_namespaces: args.all_namespaces
             || (args.namespace.is_none() && (config.all_namespaces || all_by_default)),
@@ -172,6 +183,7 @@ fn sim_options(scenario: &ScenarioArgs) -> SimOptions {
         pods: scenario.pods,
         pull_delay: scenario.pull_delay(),
         churn: scenario.churn,
+        namespaces: !scenario.no_namespaces,
         ..SimOptions::default()
     }
 }
@@ -196,6 +208,7 @@ async fn run_sim(args: SimArgs) -> anyhow::Result<()> {
         ..sim_options(&args.scenario)
     };
     let (sim, path) = start_sim(options, args.kubeconfig_out).await?;
+    println!("{}", sim.isolation().describe());
     println!("server: {}", sim.url());
     println!("kubeconfig: {}", path.display());
     println!("contexts: sim (admin), sim-viewer (read-only), sim-dev (namespace shop only)");
@@ -211,7 +224,11 @@ async fn run_demo(args: DemoArgs, browse_args: BrowseArgs, paths: &Paths) -> any
         context: browse_args.context.clone(),
         ..Target::default()
     };
-    let result = browse(target, browse_args, paths, true).await;
+    let notice = match sim.isolation() {
+        podbay::sim::sandbox::Isolation::Processes { .. } => Some(sim.isolation().describe()),
+        podbay::sim::sandbox::Isolation::Namespaces => None,
+    };
+    let result = browse(target, browse_args, paths, true, notice).await;
     let _ = std::fs::remove_file(&path);
     drop(sim);
     result

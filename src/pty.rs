@@ -45,6 +45,9 @@ pub struct Spawn<'a> {
     pub env: &'a [(String, String)],
     pub cwd: Option<&'a Path>,
     pub size: Size,
+    /// A descriptor to hand the child as fd 3 (the simulator's shim
+    /// reports on it).
+    pub fd3: Option<std::os::fd::RawFd>,
 }
 
 /// The master side of a PTY, shared between a reader and any number of
@@ -67,6 +70,11 @@ pub struct PtyChild {
 pub fn spawn(spec: &Spawn<'_>) -> io::Result<PtyChild> {
     let winsize = spec.size.winsize();
     let pty = openpty(Some(&winsize), None).map_err(io::Error::from)?;
+    // openpty's descriptors are inherited by default: every later child
+    // would hold this terminal open, so its hang-up would never come.
+    for fd in [pty.master.as_fd(), pty.slave.as_fd()] {
+        fcntl(fd, FcntlArg::F_SETFD(nix::fcntl::FdFlag::FD_CLOEXEC)).map_err(io::Error::from)?;
+    }
     let slave = pty.slave;
     let mut cmd = Command::new(spec.program);
     cmd.args(spec.args)
@@ -81,11 +89,17 @@ pub fn spawn(spec: &Spawn<'_>) -> io::Result<PtyChild> {
     if let Some(cwd) = spec.cwd {
         cmd.current_dir(cwd);
     }
-    // SAFETY: only async-signal-safe calls (setsid, ioctl) between fork and exec.
+    let fd3 = spec.fd3;
+    // SAFETY: only async-signal-safe calls (setsid, ioctl, dup2) between fork and exec.
     unsafe {
-        cmd.pre_exec(|| {
+        cmd.pre_exec(move || {
             nix::unistd::setsid().map_err(io::Error::from)?;
             if nix::libc::ioctl(0, nix::libc::TIOCSCTTY as _, 0) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            if let Some(fd) = fd3
+                && nix::libc::dup2(fd, 3) < 0
+            {
                 return Err(io::Error::last_os_error());
             }
             Ok(())
@@ -282,6 +296,7 @@ mod tests {
                 cols: 132,
                 rows: 43,
             },
+            fd3: None,
         };
         let mut pty = spawn(&spec).unwrap();
         let out = read_until(&pty.master, "has-tty").await;
@@ -298,6 +313,7 @@ mod tests {
             env: &[],
             cwd: None,
             size: Size::DEFAULT,
+            fd3: None,
         };
         let mut pty = spawn(&spec).unwrap();
         pty.master
@@ -329,6 +345,7 @@ mod tests {
             env: &[],
             cwd: None,
             size: Size::DEFAULT,
+            fd3: None,
         };
         let mut pty = spawn(&spec).unwrap();
         let status = pty.child.wait().await.unwrap();

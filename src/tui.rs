@@ -46,6 +46,8 @@ pub struct TuiOptions {
     pub keepalive: Option<Duration>,
     /// Where `:record` writes its files.
     pub recordings: std::path::PathBuf,
+    /// A sentence for the status line at start (the demo's fallback).
+    pub notice: Option<String>,
 }
 
 mod connect;
@@ -82,6 +84,9 @@ pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
         debug_profile: options.debug_profile,
         panes: options.panes.clone(),
     });
+    if let Some(notice) = options.notice.take() {
+        app.message = Some(crate::app::warning(notice));
+    }
 
     let guard = TerminalGuard::enter().context("cannot put the terminal in full-screen mode")?;
     let mut terminal = Terminal::new(CrosstermBackend::new(std::io::stdout()))

@@ -271,3 +271,76 @@ async fn kubectl_get_exec_debug_and_attach_work_unchanged() {
     }
     let _ = std::fs::remove_file(&kubeconfig);
 }
+
+/// kubectl against pods with namespaces: exec into a distroless container
+/// fails with containerd's error (exit 1), and `kubectl debug --target`
+/// sees the target's process as PID 1 and its files under /proc/1/root.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_meets_distroless_containers_as_on_a_node() {
+    if !support::namespaces_or_skip("kubectl and distroless containers") {
+        return;
+    }
+    let sim = start_sim(100).await;
+    let kubeconfig = kubeconfig_file(&sim, "kubectl-distroless");
+    let pod = "payments-api-66b8f7d5c9-qv8lm";
+    for binary in kubectls() {
+        let version = text(&kubectl(&binary, &kubeconfig, &["version", "--client"], None).await);
+        let exec = kubectl(
+            &binary,
+            &kubeconfig,
+            &["exec", "-n", "payments", pod, "-c", "api", "--", "sh"],
+            None,
+        )
+        .await;
+        let said = String::from_utf8_lossy(&exec.stderr);
+        assert_eq!(exec.status.code(), Some(1), "{version}\n{}", text(&exec));
+        assert!(
+            said.starts_with("error: Internal error occurred: error executing command in container: failed to exec in container: failed to start exec ")
+                && said.contains(r#"OCI runtime exec failed: exec failed: unable to start container process: exec: "sh": executable file not found in $PATH: unknown"#),
+            "{version}\n{said}"
+        );
+
+        let name = format!(
+            "dbg-{}",
+            binary
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .replace('.', "-")
+        );
+        let debug = kubectl(
+            &binary,
+            &kubeconfig,
+            &[
+                "debug",
+                "-n",
+                "payments",
+                pod,
+                "--image=busybox:1.36",
+                "--target=api",
+                "--profile=general",
+                "-i",
+                "-q",
+                &format!("--container={name}"),
+                "--",
+                "sh",
+                "-c",
+                // Wait for the attach before printing, so nothing is missed.
+                "read go; ps aux; cat /proc/1/root/etc/payments-api/config.yaml; hostname",
+            ],
+            Some("go\n"),
+        )
+        .await;
+        let out = String::from_utf8_lossy(&debug.stdout);
+        assert!(debug.status.success(), "{version}\n{}", text(&debug));
+        assert!(
+            out.lines().any(|l| {
+                let cols: Vec<&str> = l.split_whitespace().collect();
+                cols.get(1) == Some(&"1") && cols.last() == Some(&"/app/payments-api")
+            }),
+            "{version}: the target is PID 1\n{out}"
+        );
+        assert!(out.contains("service: payments-api"), "{version}\n{out}");
+        assert!(out.lines().any(|l| l == pod), "{version}\n{out}");
+    }
+}

@@ -140,8 +140,16 @@ async fn resizing_the_terminal_or_splitting_changes_stty_size() {
         .await;
 
     screen.resize(100, 30);
+    // podbay's own redraw: a pane border closing at the 100th column (the
+    // old 120-column frame, cut by the emulator, ends in `─`).
     screen
-        .wait_for("the redraw at the new size", |t| t.lines().count() == 30)
+        .wait_for("the redraw at the new size", |t| {
+            t.lines().count() == 30
+                && t.lines().any(|l| {
+                    let l = l.trim_end();
+                    l.chars().count() == 100 && l.ends_with('┐')
+                })
+        })
         .await;
     screen.keys("clear; echo size-$(stty size)\r").await;
     screen

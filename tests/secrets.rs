@@ -215,6 +215,7 @@ impl Fixture {
                 cols: 160,
                 rows: 40,
             },
+            fd3: None,
         })
         .expect("podbay starts on a pty");
         let output = Arc::new(Mutex::new(Vec::new()));

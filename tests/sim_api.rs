@@ -458,6 +458,7 @@ use kube::config::Kubeconfig;
 async fn scale_scenario_serves_a_full_list_in_pages() {
     let sim = podbay::sim::Sim::start(podbay::sim::SimOptions {
         pods: Some(20_000),
+        shim: Some(env!("CARGO_BIN_EXE_podbay").into()),
         ..Default::default()
     })
     .await

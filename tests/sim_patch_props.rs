@@ -53,6 +53,9 @@ fn state() -> (Arc<SimState>, Key, Value) {
         KubeletConfig {
             pull_delay: Duration::from_secs(3600),
             pull_backoff: Duration::from_secs(3600),
+            shim: env!("CARGO_BIN_EXE_podbay").into(),
+            namespaces: false,
+            api: SocketAddr::from(([127, 0, 0, 1], 0)),
         },
     )
     .expect("a scratch directory");

@@ -22,6 +22,9 @@ async fn add_shell(sim: &podbay::sim::SimHandle) {
         env: vec![],
         stdin: true,
         tty: true,
+        mounts: Vec::new(),
+        workdir: None,
+        pull_policy: None,
     };
     spec.launch(&pods, "redis-0").await.expect("launched");
     let started = debug::await_startup(
@@ -50,16 +53,18 @@ async fn attach_to_the_shell(screen: &PodbayScreen) {
     screen.keys("Ga").await;
 }
 
-/// What the focused shell prints for `$HOME` (the pod's directory in its
-/// own simulator's sandbox), after `marker`.
-async fn home_after(screen: &PodbayScreen, marker: &str) -> String {
-    screen.keys(&format!("echo {marker}$HOME\r")).await;
+/// The API server port the focused shell's container was told
+/// (`$KUBERNETES_SERVICE_PORT`: each simulator's own), after `marker`.
+async fn api_port_after(screen: &PodbayScreen, marker: &str) -> String {
     screen
-        .wait_for(&format!("the home after {marker}"), |t| {
+        .keys(&format!("echo {marker}$KUBERNETES_SERVICE_PORT/\r"))
+        .await;
+    screen
+        .wait_for(&format!("the port after {marker}"), |t| {
             t.lines().any(|l| {
                 pane_text(l)
                     .split_once(marker)
-                    .is_some_and(|(_, rest)| rest.starts_with('/'))
+                    .is_some_and(|(_, rest)| rest.starts_with(|c: char| c.is_ascii_digit()))
             })
         })
         .await;
@@ -68,7 +73,7 @@ async fn home_after(screen: &PodbayScreen, marker: &str) -> String {
         .lines()
         .find_map(|l| {
             let (_, rest) = pane_text(l).split_once(marker)?;
-            rest.starts_with('/').then(|| {
+            rest.starts_with(|c: char| c.is_ascii_digit()).then(|| {
                 rest.split(['│', ' '])
                     .next()
                     .unwrap_or_default()
@@ -99,10 +104,11 @@ async fn a_pod_of_the_same_name_on_another_context_gets_its_own_terminal() {
             t.contains("attach shop/redis-0/debugger-trust") && t.contains("● attached")
         })
         .await;
-    let home_a = home_after(&screen, "A=").await;
-    assert!(
-        home_a.starts_with(&sim_a.sandbox_dir().display().to_string()),
-        "the first attach is sim-a's process: {home_a}"
+    let port_a = api_port_after(&screen, "A=").await;
+    assert_eq!(
+        port_a,
+        format!("{}/", sim_a.addr().port()),
+        "the first attach is sim-a's process"
     );
 
     // To sim-b, the same pod name, `a`: a new stream on sim-b, never a
@@ -127,10 +133,11 @@ async fn a_pod_of_the_same_name_on_another_context_gets_its_own_terminal() {
         "not shared across clusters:\n{}",
         screen.text()
     );
-    let home_b = home_after(&screen, "B=").await;
-    assert!(
-        home_b.starts_with(&sim_b.sandbox_dir().display().to_string()),
-        "what is typed in sim-b's pane runs on sim-b: {home_b} (sim-a's is {home_a})"
+    let port_b = api_port_after(&screen, "B=").await;
+    assert_eq!(
+        port_b,
+        format!("{}/", sim_b.addr().port()),
+        "what is typed in sim-b's pane runs on sim-b (sim-a's is {port_a})"
     );
 
     // Two live sessions: q asks first, and n keeps podbay running.

@@ -1,4 +1,5 @@
-//! The debug launcher form: target, image, name, command, profile, env.
+//! The debug launcher form: target, image, name, command, profile, env,
+//! mounts.
 //! Pure state: it builds the `DebugSpec` to send and says what is wrong.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -14,16 +15,18 @@ pub enum Field {
     Command,
     Profile,
     Env,
+    Mounts,
 }
 
 impl Field {
-    pub const ALL: [Field; 6] = [
+    pub const ALL: [Field; 7] = [
         Field::Target,
         Field::Image,
         Field::Name,
         Field::Command,
         Field::Profile,
         Field::Env,
+        Field::Mounts,
     ];
 
     pub fn label(self) -> &'static str {
@@ -34,6 +37,7 @@ impl Field {
             Field::Command => "command",
             Field::Profile => "profile",
             Field::Env => "env",
+            Field::Mounts => "mounts",
         }
     }
 }
@@ -50,6 +54,10 @@ pub struct Launcher {
     pub command: String,
     pub profile: Profile,
     pub env: String,
+    /// The pod's volumes to mount: `NAME:PATH, NAME:PATH`.
+    pub mounts: String,
+    /// The pod's volumes, as ←/→ offers them.
+    pub volumes: Vec<String>,
     /// Why the last launch failed, shown in the form (values are kept).
     pub error: Option<String>,
     /// A running debug container with the same image and target, if any.
@@ -116,6 +124,8 @@ impl Launcher {
             command: String::new(),
             profile,
             env: String::new(),
+            mounts: String::new(),
+            volumes: detail.volumes.clone(),
             error: None,
             reusable: None,
         };
@@ -182,6 +192,20 @@ impl Launcher {
                 )),
             })
             .collect::<Result<Vec<_>, _>>()?;
+        let mounts = self
+            .mounts
+            .split(',')
+            .map(str::trim)
+            .filter(|m| !m.is_empty())
+            .map(|m| match m.split_once(':') {
+                Some((volume, path)) if !volume.is_empty() && path.starts_with('/') => {
+                    Ok((volume.to_string(), path.to_string()))
+                }
+                _ => Err(format!(
+                    "Mounts are VOLUME:/path separated by commas (←/→ offers the pod's volumes); {m:?} is not."
+                )),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(DebugSpec {
             name: name.to_string(),
             image: self.image.trim().to_string(),
@@ -191,6 +215,9 @@ impl Launcher {
             env,
             stdin: true,
             tty: true,
+            mounts,
+            workdir: None,
+            pull_policy: None,
         })
     }
 
@@ -251,6 +278,7 @@ impl Launcher {
             Field::Name => Some(&mut self.name),
             Field::Command => Some(&mut self.command),
             Field::Env => Some(&mut self.env),
+            Field::Mounts => Some(&mut self.mounts),
             Field::Target | Field::Profile => None,
         }
     }
@@ -280,6 +308,19 @@ impl Launcher {
                     .map_or(-1, |i| i as isize);
                 let n = self.images.len() as isize;
                 self.image = self.images[(i + delta).rem_euclid(n) as usize].clone();
+            }
+            Field::Mounts if !self.volumes.is_empty() => {
+                // Choices: none, then each of the pod's volumes.
+                let n = self.volumes.len() as isize + 1;
+                let i = self
+                    .volumes
+                    .iter()
+                    .position(|v| *v == self.mounts)
+                    .map_or(0, |i| i as isize + 1);
+                let next = (i + delta).rem_euclid(n) as usize;
+                self.mounts = next
+                    .checked_sub(1)
+                    .map_or_else(String::new, |v| self.volumes[v].clone());
             }
             _ => {}
         }
@@ -339,6 +380,7 @@ mod tests {
                 previous: None,
             };
         PodDetail {
+            volumes: Vec::new(),
             key: PodKey::new("shop", "web"),
             status: "Running".into(),
             phase: "Running".into(),
@@ -422,6 +464,34 @@ mod tests {
             }
             other => panic!("expected a launch, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn mounts_offer_the_pods_volumes_and_are_checked() {
+        let mut d = detail();
+        d.volumes = vec!["data:/data".into(), "config:/mnt/config".into()];
+        let mut form = Launcher::new(&d, Some("app"), &[], Profile::General, 1);
+        form.focus = Field::Mounts;
+        press(&mut form, &d, KeyCode::Right);
+        assert_eq!(form.mounts, "data:/data");
+        press(&mut form, &d, KeyCode::Right);
+        press(&mut form, &d, KeyCode::Right);
+        assert_eq!(form.mounts, "", "then none again");
+        press(&mut form, &d, KeyCode::Left);
+        assert_eq!(form.mounts, "config:/mnt/config");
+        for c in ", data:/srv".chars() {
+            press(&mut form, &d, KeyCode::Char(c));
+        }
+        let spec = form.spec(&d).unwrap();
+        assert_eq!(
+            spec.mounts,
+            [
+                ("config".into(), "/mnt/config".into()),
+                ("data".into(), "/srv".into())
+            ]
+        );
+        form.mounts = "data".into();
+        assert!(form.spec(&d).unwrap_err().contains("VOLUME:/path"));
     }
 
     #[test]

@@ -1026,7 +1026,7 @@ fn info(text: String) -> Message {
     }
 }
 
-fn warning(text: String) -> Message {
+pub fn warning(text: String) -> Message {
     Message {
         level: Level::Warning,
         text,

@@ -591,8 +591,46 @@ impl App {
             t.state = TerminalState::Disconnected(end.reason);
             return vec![];
         }
+        if t.kind == TerminalKind::Shell
+            && let Some(cause) = missing_program(&end.reason)
+        {
+            let sentence = format!(
+                "{} has no shell ({cause}): a debug container that targets it sees its processes and files.",
+                t.key.container
+            );
+            return self.offer_debug_instead(id, sentence);
+        }
         t.state = TerminalState::Ended(end.reason);
         self.after_terminal_change(id)
+    }
+
+    /// `s` found no shell (a distroless image): the pane goes, and the
+    /// launcher comes aimed at that container, saying why.
+    fn offer_debug_instead(&mut self, id: u64, sentence: String) -> Vec<Effect> {
+        let Some(key) = self.workspace.terminals.get(&id).map(|t| t.key.clone()) else {
+            return vec![];
+        };
+        self.workspace.close_terminal(id);
+        let mut effects = vec![Effect::CloseSession { id }];
+        effects.extend(self.show_browser());
+        let images = self.debug_images.clone();
+        let (profile, random) = (self.debug_profile, self.now.as_nanosecond() as u64);
+        let shown = match &self.view {
+            View::Pod(view) if view.key == key.pod && key.cluster == self.cluster => {
+                view.detail.as_ref()
+            }
+            _ => None,
+        };
+        match shown {
+            Some(detail) => {
+                let mut form =
+                    Launcher::new(detail, Some(&key.container), &images, profile, random);
+                form.error = Some(sentence);
+                self.mode = Mode::Launcher(Box::new(form));
+            }
+            _ => self.message = Some(warning(sentence)),
+        }
+        effects
     }
 
     pub(super) fn on_terminal_detail(&mut self, id: u64, feed: Feed<PodDetail>) -> Vec<Effect> {
@@ -782,5 +820,29 @@ fn colon_message(message: &str) -> String {
         String::new()
     } else {
         format!(": {message}")
+    }
+}
+
+/// The runtime's "no such program" cause in a failed exec's sentence:
+/// `exec: "sh": executable file not found in $PATH`.
+fn missing_program(reason: &str) -> Option<&str> {
+    const NOT_FOUND: &str = "executable file not found in $PATH";
+    let end = reason.find(NOT_FOUND)? + NOT_FOUND.len();
+    let start = reason[..end].rfind("exec: \"").unwrap_or(0);
+    Some(&reason[start..end])
+}
+
+#[cfg(test)]
+mod no_shell_tests {
+    use super::missing_program;
+
+    #[test]
+    fn the_runtimes_cause_is_found_in_the_kubelets_sentence() {
+        let reason = "failed: Internal error occurred: error executing command in container: failed to exec in container: failed to start exec \"ab12\": OCI runtime exec failed: exec failed: unable to start container process: exec: \"sh\": executable file not found in $PATH: unknown";
+        assert_eq!(
+            missing_program(reason),
+            Some("exec: \"sh\": executable file not found in $PATH")
+        );
+        assert_eq!(missing_program("exited with code 127"), None);
     }
 }

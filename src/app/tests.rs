@@ -366,6 +366,7 @@ pub(crate) fn pod_detail(debug_state: Option<ContainerState>) -> PodDetail {
         containers.push(debug);
     }
     PodDetail {
+        volumes: Vec::new(),
         key: PodKey::new("shop", "web"),
         status: "Running".into(),
         phase: "Running".into(),

@@ -5,7 +5,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use k8s_openapi::api::core::v1::{
-    Capabilities, EnvVar, EphemeralContainer, Pod, SeccompProfile, SecurityContext,
+    Capabilities, EnvVar, EphemeralContainer, Pod, SeccompProfile, SecurityContext, VolumeMount,
 };
 use kube::api::{Api, Patch, PatchParams};
 use serde_json::json;
@@ -113,6 +113,13 @@ pub struct DebugSpec {
     pub stdin: bool,
     /// Allocate a terminal (`-t`): stdout and stderr become one stream.
     pub tty: bool,
+    /// The pod's own volumes to mount, as (volume, path in the container):
+    /// the way to a target's files when `/proc/PID/root` is out of reach.
+    pub mounts: Vec<(String, String)>,
+    /// `workingDir`; `None`: the image's.
+    pub workdir: Option<String>,
+    /// `imagePullPolicy`; `None`: the apiserver's default.
+    pub pull_policy: Option<String>,
 }
 
 impl DebugSpec {
@@ -138,6 +145,18 @@ impl DebugSpec {
                     .collect()
             }),
             security_context: self.profile.security_context(),
+            volume_mounts: (!self.mounts.is_empty()).then(|| {
+                self.mounts
+                    .iter()
+                    .map(|(volume, path)| VolumeMount {
+                        name: volume.clone(),
+                        mount_path: path.clone(),
+                        ..Default::default()
+                    })
+                    .collect()
+            }),
+            working_dir: self.workdir.clone(),
+            image_pull_policy: self.pull_policy.clone(),
             ..Default::default()
         }
     }
@@ -228,6 +247,9 @@ mod tests {
             env: vec![],
             stdin: true,
             tty: true,
+            mounts: Vec::new(),
+            workdir: None,
+            pull_policy: None,
         }
     }
 

@@ -35,8 +35,17 @@ impl Denied {
             Some(ns) => format!("in namespace {ns}"),
             None => "at cluster scope".to_string(),
         };
+        let why = match (self.verb.as_str(), self.resource.as_str()) {
+            ("create", "pods/exec" | "pods/attach") => {
+                " (from Kubernetes 1.35 a terminal over WebSocket needs `create` as well as `get`)"
+            }
+            ("get", "pods/exec" | "pods/attach") => {
+                " (before Kubernetes 1.35 a terminal over WebSocket needs `get`)"
+            }
+            _ => "",
+        };
         format!(
-            "You may not {} {} {scope}: ask your cluster admin for `{}` on `{}`.",
+            "You may not {} {} {scope}: ask your cluster admin for `{}` on `{}`{why}.",
             self.verb, self.resource, self.verb, self.resource
         )
     }

@@ -137,6 +137,9 @@ async fn launch(
         env: args.env.clone(),
         stdin: args.interactive,
         tty: args.tty,
+        mounts: args.mounts.clone(),
+        workdir: args.workdir.clone(),
+        pull_policy: args.pull_policy.clone(),
     };
     spec.launch(pods, &args.pod)
         .await

@@ -155,6 +155,9 @@ pub struct PodDetail {
     pub is_static: bool,
     pub deleting: bool,
     pub containers: Vec<ContainerInfo>,
+    /// The pod's volumes as `NAME:PATH`, PATH where its containers mount
+    /// it (else `/mnt/NAME`): what a debug container can mount.
+    pub volumes: Vec<String>,
 }
 
 impl PodDetail {
@@ -210,7 +213,22 @@ impl PodDetail {
                 find(&status.ephemeral_container_statuses, &c.name),
             ));
         }
+        let volumes = spec
+            .volumes
+            .iter()
+            .flatten()
+            .map(|v| {
+                let path = spec
+                    .containers
+                    .iter()
+                    .flat_map(|c| c.volume_mounts.iter().flatten())
+                    .find(|m| m.name == v.name)
+                    .map_or_else(|| format!("/mnt/{}", v.name), |m| m.mount_path.clone());
+                format!("{}:{path}", v.name)
+            })
+            .collect();
         PodDetail {
+            volumes,
             key: PodKey::of(pod),
             status: summarize(pod).status,
             phase: status.phase.unwrap_or_default(),

@@ -165,15 +165,14 @@ async fn dispatch(
                     logs::serve(state, &key, &query)
                 }
                 (Method::GET | Method::POST, Subresource::Attach | Subresource::Exec) => {
-                    // Kubernetes 1.35+ authorizes WebSocket streams as `create`.
-                    authorize(
-                        user,
-                        "create",
-                        "pods",
-                        subresource.as_str(),
-                        &namespace,
-                        &name,
-                    )?;
+                    // A WebSocket upgrade is a GET, authorized as `get`; from
+                    // 1.35 (the version this server reports) it also needs
+                    // `create`, as SPDY's POST always did (kubernetes#134577).
+                    let sub = subresource.as_str();
+                    if method == Method::GET {
+                        authorize(user, "get", "pods", sub, &namespace, &name)?;
+                    }
+                    authorize(user, "create", "pods", sub, &namespace, &name)?;
                     streams::upgrade(
                         state,
                         &key,
@@ -383,8 +382,8 @@ fn delete_pod(
 fn version() -> Value {
     json!({
         "major": "1",
-        "minor": "33",
-        "gitVersion": "v1.33.0-podbay-sim",
+        "minor": "35",
+        "gitVersion": "v1.35.0-podbay-sim",
         "gitCommit": "0000000000000000000000000000000000000000",
         "gitTreeState": "clean",
         "buildDate": "2026-11-01T00:00:00Z",

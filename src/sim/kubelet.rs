@@ -18,7 +18,10 @@ use std::time::Duration;
 use jiff::Timestamp;
 use serde_json::{Value, json};
 
+use super::images::Image;
 use super::runtime::{ContainerProcess, Exit};
+use super::sandbox::{ContainerSpec, Isolation, Launch, PidChoice, Runtime};
+use super::scenario;
 use super::status::ApiError;
 use super::store::{Key, Kind, Store};
 use crate::model::ContainerKind;
@@ -52,6 +55,12 @@ pub struct KubeletConfig {
     pub pull_delay: Duration,
     /// First image-pull back-off; doubles up to five minutes, as the kubelet's.
     pub pull_backoff: Duration,
+    /// The podbay binary that serves as container shim and workload.
+    pub shim: PathBuf,
+    /// Whether to try Linux namespaces (else plain processes).
+    pub namespaces: bool,
+    /// The API server's address, which containers are told.
+    pub api: std::net::SocketAddr,
 }
 
 pub struct Kubelet {
@@ -62,6 +71,7 @@ pub struct Kubelet {
     /// aggregation the kubelet's event correlator does.
     events: Mutex<HashMap<(Key, String, String, String), Key>>,
     sandbox: PathBuf,
+    runtime: Runtime,
     /// Pods whose processes were just killed, for exec'd processes to follow.
     stopped: tokio::sync::broadcast::Sender<Key>,
 }
@@ -70,12 +80,15 @@ impl Kubelet {
     /// A kubelet with a new private scratch directory for its pods.
     pub fn new(store: Arc<Store>, config: KubeletConfig) -> std::io::Result<Arc<Self>> {
         let sandbox = private_scratch_dir()?;
+        let isolation = Isolation::detect(&config.shim, config.namespaces);
+        let runtime = Runtime::new(isolation, config.shim.clone(), sandbox.clone(), config.api);
         Ok(Arc::new(Kubelet {
             store,
             config,
             processes: Mutex::new(HashMap::new()),
             events: Mutex::new(HashMap::new()),
             sandbox,
+            runtime,
             stopped: tokio::sync::broadcast::channel(64).0,
         }))
     }
@@ -141,9 +154,37 @@ impl Kubelet {
         self.process(pod, container)
     }
 
-    /// The working directory of a pod's processes.
+    /// A pod's directory: its volumes, its containers' roots, and the
+    /// working directory of its processes where there are no namespaces.
     pub fn sandbox_dir(&self, key: &Key) -> PathBuf {
-        self.sandbox.join(&*key.namespace).join(&*key.name)
+        self.runtime.pod_dir(key)
+    }
+
+    /// How isolated containers are on this host.
+    pub fn isolation(&self) -> &Isolation {
+        self.runtime.isolation()
+    }
+
+    /// How to run `command` in a running container (`kubectl exec`): the
+    /// outer error refuses the request, the inner one is the runtime's
+    /// (the program does not exist in the image).
+    pub fn exec_launch(
+        &self,
+        pod: &Value,
+        container: &str,
+        command: Vec<String>,
+    ) -> Result<std::io::Result<Launch>, ApiError> {
+        let process = self.process(pod, container)?;
+        let (_, spec) = find_container(pod, container)
+            .ok_or_else(|| ApiError::bad_request(format!("container {container} is not valid")))?;
+        let key = pod_key(pod);
+        let image = Image::of(
+            spec.get("image")
+                .and_then(Value::as_str)
+                .unwrap_or_default(),
+        );
+        let c = container_spec(&key, container, &spec, &image, command, PidChoice::Own);
+        Ok(self.runtime.exec(&c, process.pid()))
     }
 
     /// Starts the processes of a running pod's regular containers now.
@@ -165,6 +206,7 @@ impl Kubelet {
         for (_, p) in lock(&self.processes).drain() {
             p.kill();
         }
+        self.runtime.shutdown();
         let _ = std::fs::remove_dir_all(&self.sandbox);
     }
 
@@ -185,6 +227,8 @@ impl Kubelet {
                 true
             }
         });
+        drop(processes);
+        self.runtime.stop_pod(key);
     }
 
     /// Runs the lifecycle of a newly added ephemeral container in the background.
@@ -335,7 +379,10 @@ impl Kubelet {
         let process = match self.spawn(&pod, &name, spec, true) {
             Ok(p) => p,
             Err(e) => {
-                let program = command_line(spec).first().cloned().unwrap_or_default();
+                let program = command_line(spec, &Image::of(&image))
+                    .first()
+                    .cloned()
+                    .unwrap_or_default();
                 let message = if e.kind() == std::io::ErrorKind::NotFound {
                     format!(
                         "failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: error during container init: exec: {program:?}: executable file not found in $PATH: unknown"
@@ -408,55 +455,63 @@ impl Kubelet {
         spec: &Value,
         ephemeral: bool,
     ) -> std::io::Result<Arc<ContainerProcess>> {
-        let argv = command_line(spec);
-        let (program, args) = argv.split_first().ok_or(std::io::ErrorKind::NotFound)?;
-        let pod_name = pod
-            .pointer("/metadata/name")
+        let key = pod_key(pod);
+        let image = Image::of(
+            spec.get("image")
+                .and_then(Value::as_str)
+                .unwrap_or_default(),
+        );
+        let shared = pod.pointer("/spec/shareProcessNamespace") == Some(&json!(true));
+        let target = spec
+            .get("targetContainerName")
             .and_then(Value::as_str)
-            .unwrap_or("pod");
-        let namespace = pod
-            .pointer("/metadata/namespace")
-            .and_then(Value::as_str)
-            .unwrap_or("default");
-        let dir = self.sandbox_dir(&Key::new(namespace, pod_name));
-        std::fs::create_dir_all(&dir)?;
-        let mut env: Vec<(String, String)> = vec![
-            ("HOSTNAME".into(), pod_name.into()),
-            ("HOME".into(), dir.display().to_string()),
-            ("PS1".into(), format!("{name}@{pod_name}# ")),
-            (
-                "PATH".into(),
-                std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into()),
-            ),
-            ("POD_NAMESPACE".into(), namespace.into()),
-        ];
-        if ephemeral {
-            env.push(("PODBAY_EPHEMERAL".into(), "1".into()));
-        }
-        for var in spec
-            .get("env")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            if let (Some(k), Some(v)) = (
-                var.get("name").and_then(Value::as_str),
-                var.get("value").and_then(Value::as_str),
-            ) {
-                env.push((k.into(), v.into()));
-            }
-        }
-        if !program.contains('/') && which(program).is_none() {
-            return Err(std::io::ErrorKind::NotFound.into());
-        }
+            .filter(|_| ephemeral);
+        let pid = match target {
+            _ if shared => PidChoice::Pod,
+            // A target that cannot run leaves the debug container its own
+            // namespace rather than none.
+            Some(target) => self
+                .process(pod, target)
+                .ok()
+                .and_then(|p| p.pid())
+                .map_or(PidChoice::Own, PidChoice::Target),
+            None => PidChoice::Own,
+        };
+        self.prepare_volumes(&key, pod)?;
+        let argv = command_line(spec, &image);
+        let launch = self
+            .runtime
+            .container(&container_spec(&key, name, spec, &image, argv, pid))?;
         let flag = |name: &str| spec.get(name).and_then(Value::as_bool) == Some(true);
         // Debug containers get a terminal only when they ask for one, as
-        // on a node; regular containers here always run on one (#16 gives
-        // them their real runtime).
+        // on a node; regular containers here always run on one.
         if ephemeral && !flag("tty") {
-            return ContainerProcess::start_piped(program, args, &env, Some(&dir), flag("stdin"));
+            return ContainerProcess::start_piped(launch, flag("stdin"));
         }
-        ContainerProcess::start(program, args, &env, Some(&dir), Size::DEFAULT)
+        ContainerProcess::start(launch, Size::DEFAULT)
+    }
+
+    /// Creates the pod's volume directories on first use; a claim the demo
+    /// knows comes with its data.
+    fn prepare_volumes(&self, key: &Key, pod: &Value) -> std::io::Result<()> {
+        let volumes = pod.pointer("/spec/volumes").and_then(Value::as_array);
+        for volume in volumes.into_iter().flatten() {
+            let Some(name) = volume.get("name").and_then(Value::as_str) else {
+                continue;
+            };
+            let dir = self.sandbox_dir(key).join("volumes").join(name);
+            if dir.exists() {
+                continue;
+            }
+            std::fs::create_dir_all(&dir)?;
+            let claim = volume
+                .pointer("/persistentVolumeClaim/claimName")
+                .and_then(Value::as_str);
+            for (path, content) in claim.map(scenario::claim_contents).unwrap_or_default() {
+                std::fs::write(dir.join(path), content)?;
+            }
+        }
+        Ok(())
     }
 
     /// Sets one ephemeral container's status entry (creating it if needed).
@@ -715,9 +770,9 @@ fn has_pending_init_containers(pod: &Value) -> bool {
     done < inits
 }
 
-/// argv as a container runtime computes it; images without an entrypoint
-/// the simulator knows default to a shell, as busybox does.
-pub fn command_line(spec: &Value) -> Vec<String> {
+/// argv as a container runtime computes it from the spec and the image's
+/// ENTRYPOINT/CMD (see [`Image::default_argv`]).
+pub fn command_line(spec: &Value, image: &Image) -> Vec<String> {
     let strings = |field: &str| -> Vec<String> {
         spec.get(field)
             .and_then(Value::as_array)
@@ -732,16 +787,55 @@ pub fn command_line(spec: &Value) -> Vec<String> {
     let args = strings("args");
     match (command.is_empty(), args.is_empty()) {
         (false, _) => command.into_iter().chain(args).collect(),
-        (true, false) => args,
-        (true, true) => vec!["sh".to_string()],
+        (true, false) => image.entrypoint().into_iter().chain(args).collect(),
+        (true, true) => image.default_argv(),
     }
 }
 
-fn which(program: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(program))
-        .find(|p| p.is_file())
+/// What the runtime needs to know of a container spec.
+fn container_spec<'a>(
+    key: &'a Key,
+    name: &'a str,
+    spec: &'a Value,
+    image: &'a Image,
+    argv: Vec<String>,
+    pid: PidChoice,
+) -> ContainerSpec<'a> {
+    let list = |field: &str| {
+        spec.get(field)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+    };
+    let str_of = |v: &Value, field: &str| v.get(field).and_then(Value::as_str).map(String::from);
+    ContainerSpec {
+        pod: key,
+        name,
+        image,
+        argv,
+        env: list("env")
+            .filter_map(|var| {
+                Some((
+                    str_of(var, "name")?,
+                    str_of(var, "value").unwrap_or_default(),
+                ))
+            })
+            .collect(),
+        workdir: spec
+            .get("workingDir")
+            .and_then(Value::as_str)
+            .filter(|w| !w.is_empty()),
+        volume_mounts: list("volumeMounts")
+            .filter_map(|m| {
+                Some((
+                    str_of(m, "name")?,
+                    str_of(m, "mountPath")?,
+                    m.get("readOnly").and_then(Value::as_bool).unwrap_or(false),
+                ))
+            })
+            .collect(),
+        pid,
+    }
 }
 
 /// A loose check of the image reference grammar: what `docker.io/distribution/reference` rejects most often.
@@ -816,13 +910,19 @@ mod tests {
 
     #[test]
     fn command_line_follows_runtime_rules() {
-        assert_eq!(command_line(&json!({})), ["sh"]);
+        let tools = Image::Tools;
+        assert_eq!(command_line(&json!({}), &tools), ["sh"]);
+        let distroless = Image::of("gcr.io/distroless/payments-api:3.2.0");
+        assert_eq!(command_line(&json!({}), &distroless), ["/app/payments-api"]);
         assert_eq!(
-            command_line(&json!({"args": ["echo", "hi"]})),
+            command_line(&json!({"args": ["echo", "hi"]}), &tools),
             ["echo", "hi"]
         );
         assert_eq!(
-            command_line(&json!({"command": ["sh", "-c"], "args": ["exit 3"]})),
+            command_line(
+                &json!({"command": ["sh", "-c"], "args": ["exit 3"]}),
+                &tools
+            ),
             ["sh", "-c", "exit 3"]
         );
     }

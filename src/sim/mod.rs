@@ -10,11 +10,13 @@ pub mod churn;
 pub mod ephemeral;
 pub mod filter;
 pub mod http;
+pub mod images;
 pub mod kubeconfig;
 pub mod kubelet;
 pub mod logs;
 pub mod rbac;
 pub mod runtime;
+pub mod sandbox;
 pub mod scenario;
 pub mod selectors;
 pub mod smp;
@@ -25,6 +27,7 @@ pub mod table;
 pub mod tls;
 pub mod validation;
 pub mod watch;
+pub mod workload;
 
 use std::net::SocketAddr;
 use std::path::Path;
@@ -60,6 +63,11 @@ pub struct SimOptions {
     pub bookmark_interval: Duration,
     /// Pod restarts per second (see [`churn`]); `None` for a still cluster.
     pub churn: Option<f64>,
+    /// The podbay binary that serves as the container shim and the
+    /// distroless workloads; `None`: this executable.
+    pub shim: Option<std::path::PathBuf>,
+    /// Give pods Linux namespaces where the host allows (else plain processes).
+    pub namespaces: bool,
 }
 
 impl Default for SimOptions {
@@ -71,6 +79,8 @@ impl Default for SimOptions {
             pull_backoff: Duration::from_secs(10),
             bookmark_interval: Duration::from_secs(30),
             churn: None,
+            shim: None,
+            namespaces: true,
         }
     }
 }
@@ -167,6 +177,12 @@ impl Sim {
             KubeletConfig {
                 pull_delay: options.pull_delay,
                 pull_backoff: options.pull_backoff,
+                shim: match &options.shim {
+                    Some(path) => path.clone(),
+                    None => std::env::current_exe().map_err(SimError::Scratch)?,
+                },
+                namespaces: options.namespaces,
+                api: addr,
             },
         )
         .map_err(SimError::Scratch)?;
@@ -299,6 +315,11 @@ impl SimHandle {
     /// when the simulator stops.
     pub fn sandbox_dir(&self) -> &Path {
         self.state.kubelet.sandbox()
+    }
+
+    /// How the simulated containers are isolated on this host.
+    pub fn isolation(&self) -> &sandbox::Isolation {
+        self.state.kubelet.isolation()
     }
 
     pub fn store(&self) -> &Arc<Store> {

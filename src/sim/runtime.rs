@@ -8,8 +8,6 @@
 //! detaching never closes the process's input.
 
 use std::collections::VecDeque;
-use std::ffi::OsStr;
-use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use super::lock;
@@ -19,7 +17,37 @@ use bytes::Bytes;
 use jiff::Timestamp;
 use tokio::sync::{mpsc, watch};
 
+use super::sandbox::{Launch, StatusPipe, pass_status_fd};
 use crate::pty::{self, PtyMaster, Size};
+
+/// Starts `launch` on pipes (stdin one only when asked), in its own
+/// process group so `kill` ends whatever it started, and waits until the
+/// shim says the program runs.
+pub fn spawn_piped(launch: Launch, stdin: bool) -> std::io::Result<tokio::process::Child> {
+    use std::process::Stdio;
+    let mut cmd = tokio::process::Command::new(&launch.program);
+    cmd.args(&launch.args)
+        .envs(launch.env.iter().map(|(k, v)| (k, v)))
+        .stdin(if stdin { Stdio::piped() } else { Stdio::null() })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    if let Some(cwd) = &launch.cwd {
+        cmd.current_dir(cwd);
+    }
+    if let Some(status) = &launch.status {
+        pass_status_fd(&mut cmd, status.child_end());
+    }
+    let mut child = cmd.spawn()?;
+    if let Some(status) = launch.status
+        && let Err(e) = status.wait()
+    {
+        let _ = child.start_kill();
+        return Err(e);
+    }
+    Ok(child)
+}
 
 /// How a container process ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,22 +114,23 @@ pub struct ContainerProcess {
 }
 
 impl ContainerProcess {
-    /// Starts `program args` on a PTY and the tasks that pump its output and
-    /// wait for its exit.
-    pub fn start(
-        program: &str,
-        args: &[String],
-        env: &[(String, String)],
-        cwd: Option<&Path>,
-        size: Size,
-    ) -> std::io::Result<Arc<Self>> {
-        let spawned = pty::spawn(&pty::Spawn {
-            program: OsStr::new(program),
-            args,
-            env,
-            cwd,
+    /// Starts a container's process on a PTY and the tasks that pump its
+    /// output and wait for its exit.
+    pub fn start(launch: Launch, size: Size) -> std::io::Result<Arc<Self>> {
+        let mut spawned = pty::spawn(&pty::Spawn {
+            program: launch.program.as_os_str(),
+            args: &launch.args,
+            env: &launch.env,
+            cwd: launch.cwd.as_deref(),
             size,
+            fd3: launch.status.as_ref().map(StatusPipe::child_end),
         })?;
+        if let Some(status) = launch.status
+            && let Err(e) = status.wait()
+        {
+            let _ = spawned.child.start_kill();
+            return Err(e);
+        }
         let process = Self::new(Io::Pty(spawned.master.clone()), spawned.child.id());
         let (eof_tx, eof_rx) = tokio::sync::oneshot::channel();
         tokio::spawn(pump_pty(process.clone(), spawned.master, eof_tx));
@@ -109,29 +138,10 @@ impl ContainerProcess {
         Ok(process)
     }
 
-    /// Starts `program args` without a terminal: stdin a pipe when
+    /// Starts a container's process without a terminal: stdin a pipe when
     /// `stdin` (else /dev/null), stdout and stderr two pipes.
-    pub fn start_piped(
-        program: &str,
-        args: &[String],
-        env: &[(String, String)],
-        cwd: Option<&Path>,
-        stdin: bool,
-    ) -> std::io::Result<Arc<Self>> {
-        use std::process::Stdio;
-        let mut cmd = tokio::process::Command::new(program);
-        cmd.args(args)
-            .envs(env.iter().map(|(k, v)| (k, v)))
-            .stdin(if stdin { Stdio::piped() } else { Stdio::null() })
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            // Its own process group, so `kill` ends whatever it started.
-            .process_group(0)
-            .kill_on_drop(true);
-        if let Some(cwd) = cwd {
-            cmd.current_dir(cwd);
-        }
-        let mut child = cmd.spawn()?;
+    pub fn start_piped(launch: Launch, stdin: bool) -> std::io::Result<Arc<Self>> {
+        let mut child = spawn_piped(launch, stdin)?;
         let (Some(out), Some(err)) = (child.stdout.take(), child.stderr.take()) else {
             return Err(std::io::ErrorKind::BrokenPipe.into());
         };
@@ -396,6 +406,16 @@ pub fn exit_code(status: std::process::ExitStatus) -> i32 {
 mod tests {
     use super::*;
 
+    fn sh(args: Vec<String>) -> Launch {
+        Launch {
+            program: "/bin/sh".into(),
+            args,
+            env: Vec::new(),
+            cwd: None,
+            status: None,
+        }
+    }
+
     async fn collect_until(rx: &mut mpsc::Receiver<Output>, needle: &str) -> String {
         let mut out = Vec::new();
         let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
@@ -414,7 +434,7 @@ mod tests {
             "-c".into(),
             "echo before; read x; echo got-$x; read y".into(),
         ];
-        let p = ContainerProcess::start("/bin/sh", &args, &[], None, Size::DEFAULT).unwrap();
+        let p = ContainerProcess::start(sh(args), Size::DEFAULT).unwrap();
         // Wait for the early output to land in the log before anyone attaches.
         let mut updates = p.log_updates();
         while !p
@@ -455,11 +475,11 @@ mod tests {
     #[tokio::test]
     async fn exit_code_and_signals_are_reported_like_a_runtime() {
         let args = vec!["-c".into(), "exit 3".into()];
-        let p = ContainerProcess::start("/bin/sh", &args, &[], None, Size::DEFAULT).unwrap();
+        let p = ContainerProcess::start(sh(args), Size::DEFAULT).unwrap();
         assert_eq!(p.wait().await.code, 3);
 
         let args = vec!["-c".into(), "sleep 30".into()];
-        let p = ContainerProcess::start("/bin/sh", &args, &[], None, Size::DEFAULT).unwrap();
+        let p = ContainerProcess::start(sh(args), Size::DEFAULT).unwrap();
         p.kill();
         assert_eq!(p.wait().await.code, 128 + 9);
     }
@@ -467,7 +487,7 @@ mod tests {
     #[tokio::test]
     async fn log_records_split_at_line_ends() {
         let args = vec!["-c".into(), "printf 'a\\nb\\npartial'".into()];
-        let p = ContainerProcess::start("/bin/sh", &args, &[], None, Size::DEFAULT).unwrap();
+        let p = ContainerProcess::start(sh(args), Size::DEFAULT).unwrap();
         p.wait().await;
         let (records, next) = p.log_since(0);
         let texts: Vec<_> = records
@@ -484,7 +504,7 @@ mod tests {
     #[tokio::test]
     async fn without_a_terminal_stdout_and_stderr_stay_apart_and_lines_are_not_translated() {
         let args = vec!["-c".into(), "read x; echo out-$x; echo err >&2".into()];
-        let p = ContainerProcess::start_piped("/bin/sh", &args, &[], None, true).unwrap();
+        let p = ContainerProcess::start_piped(sh(args), true).unwrap();
         assert!(!p.tty());
         let mut attached = p.attach();
         p.write_input(b"in\n").await.unwrap();

@@ -4,6 +4,8 @@
 use jiff::{SignedDuration, Timestamp};
 use serde_json::{Value, json};
 
+use super::images::Image;
+
 /// Namespaces of the demo, and the node names pods are spread over.
 pub const NAMESPACES: [&str; 7] = [
     "default",
@@ -38,6 +40,9 @@ struct PodSpec<'a> {
     age: SignedDuration,
     static_pod: bool,
     windows: bool,
+    /// Persistent volumes (name, mount path), claimed as `NAME-POD` as a
+    /// StatefulSet does, mounted in every container.
+    volumes: Vec<(&'a str, &'a str)>,
 }
 
 /// The demo scenario: several namespaces, deployment-style names, 1–3
@@ -66,6 +71,7 @@ pub fn demo(now: Timestamp) -> Vec<Value> {
                 age,
                 static_pod: false,
                 windows: false,
+                volumes: vec![],
             })
             .collect::<Vec<_>>()
     };
@@ -153,8 +159,9 @@ pub fn demo(now: Timestamp) -> Vec<Value> {
         age,
         static_pod: false,
         windows: false,
+        volumes: vec![],
     };
-    push(one(
+    let mut redis = one(
         "shop",
         "redis-0",
         "redis",
@@ -163,7 +170,9 @@ pub fn demo(now: Timestamp) -> Vec<Value> {
         Shape::Running,
         Some("node-b1"),
         hours(90),
-    ));
+    );
+    redis.volumes = vec![("data", "/data")];
+    push(redis);
     push(one(
         "payments",
         "ledger-worker-7f9c6d8b5-w9x8v",
@@ -287,6 +296,7 @@ pub fn generated(n: usize, now: Timestamp) -> impl Iterator<Item = Value> {
             age: SignedDuration::from_mins((i % 10_000) as i64 + 5),
             static_pod: false,
             windows: false,
+            volumes: vec![],
         };
         build(&spec, now)
     })
@@ -307,6 +317,20 @@ pub fn namespace_object(name: &str, created: Timestamp) -> Value {
     })
 }
 
+/// What a persistent volume claim of the demo already holds when its pod
+/// starts: files (path in the volume, content).
+pub fn claim_contents(claim: &str) -> Vec<(&'static str, String)> {
+    match claim {
+        "data-redis-0" => vec![(
+            "dump.rdb",
+            "REDIS0011 redis-ver 7.4.1 redis-bits 64 aof-base 0\n\
+             db0 keys=3 session:8f2a41 cart:1042 rate:/v1/charges\n"
+                .to_string(),
+        )],
+        _ => Vec::new(),
+    }
+}
+
 /// What a demo container's process does: print a log line now and then,
 /// like a service would.
 fn container_command(app: &str, container: &str) -> Value {
@@ -325,11 +349,23 @@ fn build(spec: &PodSpec<'_>, now: Timestamp) -> Value {
         .containers
         .iter()
         .map(|(name, image)| {
-            json!({
-                "name": name, "image": image, "command": container_command(spec.app, name),
+            let mut container = json!({
+                "name": name, "image": image,
                 "resources": {}, "terminationMessagePath": "/dev/termination-log",
                 "terminationMessagePolicy": "File", "imagePullPolicy": "IfNotPresent",
-            })
+            });
+            // A distroless service runs its image's entrypoint.
+            if matches!(Image::of(image), Image::Tools) {
+                container["command"] = container_command(spec.app, name);
+            }
+            if !spec.volumes.is_empty() {
+                container["volumeMounts"] = spec
+                    .volumes
+                    .iter()
+                    .map(|(volume, path)| json!({"name": volume, "mountPath": path}))
+                    .collect();
+            }
+            container
         })
         .collect();
     let init: Vec<Value> = spec
@@ -467,6 +503,21 @@ fn build(spec: &PodSpec<'_>, now: Timestamp) -> Value {
     });
     if annotations.as_object().is_some_and(|a| !a.is_empty()) {
         pod["metadata"]["annotations"] = annotations;
+    }
+    if !spec.volumes.is_empty() {
+        pod["spec"]["volumes"] = spec
+            .volumes
+            .iter()
+            .map(|(volume, _)| {
+                json!({"name": volume, "persistentVolumeClaim": {"claimName": format!("{volume}-{}", spec.name)}})
+            })
+            .collect();
+    }
+    if spec.node.is_none() {
+        // No kubelet has the pod: nobody reports on its containers.
+        if let Some(status) = pod["status"].as_object_mut() {
+            status.remove("containerStatuses");
+        }
     }
     if !init.is_empty() {
         pod["spec"]["initContainers"] = json!(init);

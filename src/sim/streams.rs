@@ -27,7 +27,8 @@ use tokio_tungstenite::tungstenite::protocol::Role;
 use super::SimState;
 use super::http::{Body, Query, full};
 use super::logs::pod_and_container;
-use super::runtime::{ContainerProcess, Stream, exit_code};
+use super::runtime::{ContainerProcess, Stream, exit_code, spawn_piped};
+use super::sandbox::{Launch, StatusPipe};
 use super::status::ApiError;
 use super::store::Key;
 use crate::pty::{self, Size};
@@ -83,7 +84,10 @@ pub fn upgrade(
         ));
     }
     let session = if exec {
-        Session::Exec { command }
+        let launch = state
+            .kubelet
+            .exec_launch(&pod, &container, command.clone())?;
+        Session::Exec { command, launch }
     } else {
         let process = state.kubelet.process(&pod, &container)?;
         // As the kubelet: whether an attach is a terminal is the
@@ -91,10 +95,6 @@ pub fn upgrade(
         options.tty &= process.tty();
         Session::Attach(process)
     };
-    if exec {
-        // Exec needs a running container as well.
-        state.kubelet.process(&pod, &container)?;
-    }
 
     let headers = request.headers();
     let is_websocket = headers
@@ -127,7 +127,6 @@ pub fn upgrade(
 
     let kills = state.faults.stream_kills();
     let idle = state.faults.stream_idle_timeout();
-    let cwd = state.kubelet.sandbox_dir(key);
     let pod_stopped = pod_stop(state.kubelet.stopped_pods(), key.clone());
     let on_upgrade = hyper::upgrade::on(&mut request);
     tokio::spawn(async move {
@@ -137,8 +136,8 @@ pub fn upgrade(
         let ws = WebSocketStream::from_raw_socket(TokioIo::new(upgraded), Role::Server, None).await;
         let result = match session {
             Session::Attach(process) => run_attach(ws, process, options, kills, idle).await,
-            Session::Exec { command } => {
-                run_exec(ws, command, cwd, options, kills, idle, pod_stopped).await
+            Session::Exec { command, launch } => {
+                run_exec(ws, command, launch, options, kills, idle, pod_stopped).await
             }
         };
         if let Err(e) = result {
@@ -160,7 +159,10 @@ pub fn upgrade(
 
 enum Session {
     Attach(Arc<ContainerProcess>),
-    Exec { command: Vec<String> },
+    Exec {
+        command: Vec<String>,
+        launch: std::io::Result<Launch>,
+    },
 }
 
 type Ws = WebSocketStream<TokioIo<hyper::upgrade::Upgraded>>;
@@ -299,32 +301,43 @@ async fn run_attach(
 async fn run_exec(
     mut ws: Ws,
     command: Vec<String>,
-    cwd: std::path::PathBuf,
+    launch: std::io::Result<Launch>,
     options: StreamOptions,
     mut kills: tokio::sync::watch::Receiver<u64>,
     idle: Option<std::time::Duration>,
     pod_stopped: impl std::future::Future<Output = ()>,
 ) -> anyhow::Result<()> {
     tokio::pin!(pod_stopped);
-    let Some((program, args)) = command.split_first() else {
-        return Ok(());
-    };
+    let program = command.first().cloned().unwrap_or_default();
     hello(&mut ws, &options).await?;
-    std::fs::create_dir_all(&cwd)?;
-    let env = [("HOME".to_string(), cwd.display().to_string())];
+    let launch = match launch {
+        Ok(launch) => launch,
+        Err(e) => {
+            finish(&mut ws, start_failure(&program, &e)).await;
+            return Ok(());
+        }
+    };
     kills.borrow_and_update();
     if options.tty {
         let spawned = pty::spawn(&pty::Spawn {
-            program: std::ffi::OsStr::new(program),
-            args,
-            env: &env,
-            cwd: Some(&cwd),
+            program: launch.program.as_os_str(),
+            args: &launch.args,
+            env: &launch.env,
+            cwd: launch.cwd.as_deref(),
             size: Size::DEFAULT,
+            fd3: launch.status.as_ref().map(StatusPipe::child_end),
+        })
+        .and_then(|mut spawned| match launch.status.map(StatusPipe::wait) {
+            Some(Err(e)) => {
+                let _ = spawned.child.start_kill();
+                Err(e)
+            }
+            _ => Ok(spawned),
         });
         let mut spawned = match spawned {
             Ok(s) => s,
             Err(e) => {
-                finish(&mut ws, start_failure(program, &e)).await;
+                finish(&mut ws, start_failure(&program, &e)).await;
                 return Ok(());
             }
         };
@@ -398,22 +411,10 @@ async fn run_exec(
         return Ok(());
     }
 
-    let mut cmd = tokio::process::Command::new(program);
-    cmd.args(args)
-        .current_dir(&cwd)
-        .envs(env.iter().map(|(k, v)| (k, v)))
-        .stdin(if options.stdin {
-            std::process::Stdio::piped()
-        } else {
-            std::process::Stdio::null()
-        })
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .kill_on_drop(true);
-    let mut child = match cmd.spawn() {
+    let mut child = match spawn_piped(launch, options.stdin) {
         Ok(c) => c,
         Err(e) => {
-            finish(&mut ws, start_failure(program, &e)).await;
+            finish(&mut ws, start_failure(&program, &e)).await;
             return Ok(());
         }
     };
@@ -514,17 +515,22 @@ async fn idle_cut(idle: Option<std::time::Duration>, last_frame: tokio::time::In
     }
 }
 
+/// The Status the kubelet sends when the runtime cannot start the program
+/// (containerd's wording, wrapped by the kubelet's streaming server).
 fn start_failure(program: &str, error: &std::io::Error) -> Value {
-    let message = if error.kind() == std::io::ErrorKind::NotFound {
-        format!(
-            "OCI runtime exec failed: exec failed: unable to start container process: exec: {program:?}: executable file not found in $PATH: unknown"
-        )
-    } else {
-        format!(
-            "OCI runtime exec failed: exec failed: unable to start container process: {error}: unknown"
-        )
+    let exec_id = super::rbac::random_token();
+    let cause = match error.kind() {
+        std::io::ErrorKind::NotFound => {
+            format!("exec: {program:?}: executable file not found in $PATH")
+        }
+        std::io::ErrorKind::PermissionDenied => format!("exec: {program:?}: permission denied"),
+        _ => error.to_string(),
     };
-    json!({"metadata": {}, "status": "Failure", "message": message, "reason": "InternalError", "code": 500})
+    let message = format!(
+        "Internal error occurred: error executing command in container: failed to exec in container: failed to start exec {exec_id:?}: OCI runtime exec failed: exec failed: unable to start container process: {cause}: unknown"
+    );
+    json!({"metadata": {}, "status": "Failure", "message": message, "reason": "InternalError", "code": 500,
+        "details": {"causes": [{"message": format!("error executing command in container: failed to exec in container: failed to start exec {exec_id:?}: OCI runtime exec failed: exec failed: unable to start container process: {cause}: unknown")}]}})
 }
 
 #[cfg(test)]

@@ -35,6 +35,11 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, form: &Launcher, theme: &T
                     form.env.clone()
                 }
             }
+            Field::Mounts => match (form.mounts.is_empty(), form.volumes.is_empty()) {
+                (false, _) => form.mounts.clone(),
+                (true, true) => "(the pod has no volumes)".to_string(),
+                (true, false) => format!("(none; {})", form.volumes.join(", ")),
+            },
         }
     };
     let mut lines = vec![
@@ -46,7 +51,10 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, form: &Launcher, theme: &T
     ];
     for field in Field::ALL {
         let focused = field == form.focus;
-        let cycles = matches!(field, Field::Target | Field::Profile | Field::Image);
+        let cycles = matches!(
+            field,
+            Field::Target | Field::Profile | Field::Image | Field::Mounts
+        );
         let marker = if focused { "▸" } else { " " };
         let hint = if focused && cycles { "  ←/→" } else { "" };
         lines.push(Line::from(vec![

@@ -102,6 +102,7 @@ fn pod_view() {
         message: "Back-off pulling image \"doesnotexist\"".into(),
     };
     let detail = PodDetail {
+        volumes: Vec::new(),
         key: PodKey::new("payments", "ledger-worker-7f9c6d8b5-w9x8v"),
         status: "CrashLoopBackOff".into(),
         phase: "Running".into(),
@@ -185,6 +186,7 @@ fn a_container_without_status_says_why() {
     let mut a = demo_app();
     a.update(code(KeyCode::Enter));
     let mut detail = PodDetail {
+        volumes: Vec::new(),
         key: PodKey::new("payments", "ledger-worker-7f9c6d8b5-w9x8v"),
         status: "Pending".into(),
         phase: "Pending".into(),
@@ -409,6 +411,7 @@ fn busy_pod() -> PodDetail {
         ..c
     };
     PodDetail {
+        volumes: Vec::new(),
         key: PodKey::new("payments", "payments-api-66b8f7d5c9-x2k9p"),
         status: "CrashLoopBackOff".into(),
         phase: "Running".into(),

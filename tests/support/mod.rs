@@ -13,10 +13,33 @@ pub async fn start_sim(pull_delay_ms: u64) -> SimHandle {
         pull_delay: Duration::from_millis(pull_delay_ms),
         pull_backoff: Duration::from_millis(500),
         bookmark_interval: Duration::from_millis(300),
+        shim: Some(env!("CARGO_BIN_EXE_podbay").into()),
         ..SimOptions::default()
     })
     .await
     .expect("simulator starts")
+}
+
+/// Whether this host gives the simulator's pods Linux namespaces (asked of
+/// the real binary, as the simulator does). When it does not, the test says
+/// why and skips, unless `PODBAY_REQUIRE_NAMESPACES` is set (CI sets it:
+/// it runs as root on Linux, where they must work).
+pub fn namespaces_or_skip(test: &str) -> bool {
+    let isolation = podbay::sim::sandbox::Isolation::detect(
+        std::path::Path::new(env!("CARGO_BIN_EXE_podbay")),
+        true,
+    );
+    match isolation {
+        podbay::sim::sandbox::Isolation::Namespaces => true,
+        podbay::sim::sandbox::Isolation::Processes { reason } => {
+            assert!(
+                std::env::var_os("PODBAY_REQUIRE_NAMESPACES").is_none(),
+                "{test}: namespaces are required here but {reason}"
+            );
+            eprintln!("{test}: skipped, {reason}");
+            false
+        }
+    }
 }
 
 /// A kube-rs client for one of the simulator's contexts (`sim`, `sim-viewer`, `sim-dev`).
@@ -139,6 +162,7 @@ impl PodbayScreen {
             env: &env,
             cwd: None,
             size: podbay::pty::Size { cols, rows },
+            fd3: None,
         })
         .expect("podbay starts on a pty");
         let rows_nz = std::num::NonZeroU16::new(rows).expect("rows");
@@ -263,6 +287,13 @@ pub async fn exits_cleanly(screen: &mut PodbayScreen) {
         .expect("podbay exits after q")
         .unwrap();
     assert!(status.success(), "exit status {status:?}");
+    // The reader may not have parsed podbay's last bytes yet.
+    for _ in 0..40 {
+        if !screen.with_screen(|s| s.alternate_screen()) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     assert_terminal_restored(screen);
 }
 

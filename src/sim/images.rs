@@ -1,0 +1,184 @@
+//! What the simulator's images contain. There is no registry: an image is
+//! one of two kinds, told apart by its name.
+//!
+//! - **Distroless** (a path component `distroless`, and the demo's ledger
+//!   service): only its program, its files and the host's shared
+//!   libraries (as `gcr.io/distroless/cc`). No shell, no coreutils, so
+//!   `kubectl exec … -- sh` fails as it does on a real node. The program is
+//!   podbay's own binary in its workload mode, which logs like a service.
+//! - **Everything else** (busybox, netshoot, redis, …): a shell and the
+//!   usual tools, which are the host's own system directories mounted
+//!   read-only.
+
+/// The host directories a tools image is made of.
+pub const HOST_SYSTEM_DIRS: [&str; 9] = [
+    "bin", "sbin", "lib", "lib32", "lib64", "libx32", "usr", "etc", "opt",
+];
+
+/// The host directories a distroless image gets: the C library and the
+/// dynamic loader its program needs (as `gcr.io/distroless/cc` has them),
+/// and no `bin`.
+pub const HOST_LIBRARY_DIRS: [&str; 8] = [
+    "lib",
+    "lib32",
+    "lib64",
+    "libx32",
+    "usr/lib",
+    "usr/lib32",
+    "usr/lib64",
+    "usr/libx32",
+];
+
+/// The environment variable that selects podbay's workload mode, and names
+/// the service it plays.
+pub const WORKLOAD_ENV: &str = "PODBAY_WORKLOAD";
+
+/// Demo images that are distroless although their names do not say so.
+const DISTROLESS_DEMO_REPOSITORIES: [&str; 1] = ["ghcr.io/podbay/ledger"];
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Image {
+    /// A single program (at `/app/NAME`) and its configuration.
+    Distroless { name: String },
+    /// A shell and tools.
+    Tools,
+}
+
+impl Image {
+    pub fn of(reference: &str) -> Image {
+        let repository = repository(reference);
+        let distroless = repository.split('/').any(|part| part == "distroless")
+            || DISTROLESS_DEMO_REPOSITORIES.contains(&repository);
+        if distroless {
+            let name = repository.rsplit('/').next().unwrap_or("app").to_string();
+            Image::Distroless { name }
+        } else {
+            Image::Tools
+        }
+    }
+
+    /// The image's ENTRYPOINT, which a spec's `args` alone are appended to.
+    pub fn entrypoint(&self) -> Vec<String> {
+        self.program().into_iter().collect()
+    }
+
+    /// The image's ENTRYPOINT + CMD, used when the spec sets neither
+    /// `command` nor `args`.
+    pub fn default_argv(&self) -> Vec<String> {
+        match self {
+            Image::Distroless { .. } => self.entrypoint(),
+            Image::Tools => vec!["sh".into()],
+        }
+    }
+
+    /// The path of a distroless image's one program.
+    pub fn program(&self) -> Option<String> {
+        match self {
+            Image::Distroless { name } => Some(format!("/app/{name}")),
+            Image::Tools => None,
+        }
+    }
+
+    /// The image's own environment (its config's `Env`).
+    pub fn env(&self) -> Vec<(String, String)> {
+        match self {
+            Image::Distroless { name } => vec![
+                ("PATH".into(), "/usr/local/bin:/usr/bin:/bin".into()),
+                (
+                    "SSL_CERT_FILE".into(),
+                    "/etc/ssl/certs/ca-certificates.crt".into(),
+                ),
+                (WORKLOAD_ENV.into(), name.clone()),
+            ],
+            Image::Tools => vec![(
+                "PATH".into(),
+                "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin".into(),
+            )],
+        }
+    }
+
+    /// Files the image holds besides its program, as (path, content).
+    pub fn files(&self) -> Vec<(String, String)> {
+        match self {
+            Image::Distroless { name } => vec![
+                (
+                    "/etc/passwd".into(),
+                    "root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n".into(),
+                ),
+                ("/etc/group".into(), "root:x:0:\nnonroot:x:65532:\n".into()),
+                (
+                    format!("/etc/{name}/config.yaml"),
+                    format!(
+                        "service: {name}\nlisten: :8080\nupstream:\n  ledger: http://ledger.payments.svc:8080\n  timeout: 2s\nretries: 3\n"
+                    ),
+                ),
+            ],
+            Image::Tools => Vec::new(),
+        }
+    }
+
+    /// Whether `program` (as argv[0]) exists in the image, for hosts where
+    /// the simulator cannot give containers their own root.
+    pub fn provides(&self, program: &str) -> bool {
+        match self {
+            Image::Distroless { .. } => self.program().as_deref() == Some(program),
+            Image::Tools => program.contains('/') || which(program).is_some(),
+        }
+    }
+}
+
+/// `registry/path/name` without the tag or digest.
+fn repository(reference: &str) -> &str {
+    let name = reference.split('@').next().unwrap_or(reference);
+    match name.rsplit_once(':') {
+        Some((repo, tag)) if !tag.contains('/') => repo,
+        _ => name,
+    }
+}
+
+pub fn which(program: &str) -> Option<std::path::PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|p| p.is_file())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn distroless_images_are_told_by_name() {
+        assert_eq!(
+            Image::of("gcr.io/distroless/payments-api:3.2.0"),
+            Image::Distroless {
+                name: "payments-api".into()
+            }
+        );
+        assert_eq!(
+            Image::of("ghcr.io/podbay/ledger:1.0.4")
+                .program()
+                .as_deref(),
+            Some("/app/ledger")
+        );
+        for tools in [
+            "busybox:1.36",
+            "redis:7.4",
+            "nicolaka/netshoot",
+            "localhost:5000/x",
+        ] {
+            assert_eq!(Image::of(tools), Image::Tools, "{tools}");
+        }
+    }
+
+    #[test]
+    fn a_distroless_image_has_its_program_and_no_shell() {
+        let image = Image::of("gcr.io/distroless/payments-api@sha256:abc");
+        assert!(image.provides("/app/payments-api"));
+        assert!(!image.provides("sh"));
+        assert!(!image.provides("/bin/sh"));
+        assert_eq!(image.default_argv(), ["/app/payments-api"]);
+        assert!(Image::Tools.provides("sh"));
+        assert!(!Image::Tools.provides("no-such-program-anywhere"));
+    }
+}

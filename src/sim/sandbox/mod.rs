@@ -1,0 +1,527 @@
+//! Pods as Linux namespaces. Each pod gets a pause process holding its
+//! user (mapped to the invoking user, so no privilege is needed), UTS
+//! (hostname = the pod's name) and IPC namespaces; each container its own
+//! mount namespace and root directory, and its own PID namespace unless it
+//! targets another container (an ephemeral container's
+//! `targetContainerName`) or the pod shares one (`shareProcessNamespace`).
+//! The network namespace stays the host's.
+//!
+//! Where the host forbids namespaces, containers are plain processes in a
+//! per-pod directory, as [`Isolation::Processes`] says.
+
+pub mod shim;
+
+use std::collections::HashMap;
+use std::io;
+use std::os::fd::{AsRawFd as _, OwnedFd, RawFd};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use super::images::{HOST_LIBRARY_DIRS, HOST_SYSTEM_DIRS, Image, WORKLOAD_ENV};
+use super::lock;
+use super::store::Key;
+use shim::{Mount, PidNamespace, Process, Spec};
+
+/// How far the simulator can isolate its containers on this host.
+#[derive(Debug, Clone)]
+pub enum Isolation {
+    Namespaces,
+    /// Plain processes; the reason is one sentence for the user.
+    Processes {
+        reason: String,
+    },
+}
+
+impl Isolation {
+    /// Tries namespaces with `podbay __container probe` unless `allowed` is false.
+    pub fn detect(shim: &Path, allowed: bool) -> Isolation {
+        if !allowed {
+            return Isolation::Processes {
+                reason: "namespaces are turned off (--no-namespaces)".into(),
+            };
+        }
+        if !cfg!(target_os = "linux") {
+            return Isolation::Processes {
+                reason: "Linux namespaces need Linux".into(),
+            };
+        }
+        let probe = std::process::Command::new(shim)
+            .arg(shim::ARG)
+            .arg(serde_json::to_string(&Spec::Probe).unwrap_or_default())
+            .stdin(std::process::Stdio::null())
+            .output();
+        match probe {
+            Ok(out) if String::from_utf8_lossy(&out.stdout).contains(shim::PROBE_OK) => {
+                Isolation::Namespaces
+            }
+            Ok(out) => Isolation::Processes {
+                reason: format!(
+                    "this host does not allow unprivileged namespaces ({})",
+                    String::from_utf8_lossy(&out.stderr)
+                        .trim()
+                        .trim_start_matches("podbay __container: ")
+                ),
+            },
+            Err(e) => Isolation::Processes {
+                reason: format!("cannot run {}: {e}", shim.display()),
+            },
+        }
+    }
+
+    /// One line for the start of `podbay sim` and the demo's status line.
+    pub fn describe(&self) -> String {
+        match self {
+            Isolation::Namespaces => {
+                "containers: Linux namespaces (own PID, mount, UTS, IPC, user; host network)".into()
+            }
+            Isolation::Processes { reason } => format!(
+                "containers: plain host processes, without their own root or PID namespace ({reason})"
+            ),
+        }
+    }
+}
+
+/// A pipe on which the shim reports a failed start (see [`shim`]).
+pub struct StatusPipe {
+    read: OwnedFd,
+    write: OwnedFd,
+}
+
+impl StatusPipe {
+    fn new() -> io::Result<Self> {
+        let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)?;
+        Ok(StatusPipe { read, write })
+    }
+
+    /// The descriptor to place at fd 3 in the child.
+    pub fn child_end(&self) -> RawFd {
+        self.write.as_raw_fd()
+    }
+
+    /// Waits for the shim to start the program or say why it could not.
+    pub fn wait(self) -> io::Result<()> {
+        use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+        use std::io::Read as _;
+        drop(self.write);
+        let mut file = std::fs::File::from(self.read);
+        let mut said = Vec::new();
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            let mut fds = [PollFd::new(
+                std::os::fd::AsFd::as_fd(&file),
+                PollFlags::POLLIN,
+            )];
+            let timeout = PollTimeout::try_from(left.as_millis().min(10_000) as i32)
+                .unwrap_or(PollTimeout::MAX);
+            match poll(&mut fds, timeout) {
+                Ok(0) => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        "the container did not start within 10 s",
+                    ));
+                }
+                Ok(_) => {}
+                Err(nix::errno::Errno::EINTR) => continue,
+                Err(e) => return Err(e.into()),
+            }
+            let mut buf = [0u8; 512];
+            match file.read(&mut buf)? {
+                0 => break,
+                n => said.extend_from_slice(&buf[..n]),
+            }
+        }
+        let said = String::from_utf8_lossy(&said);
+        match said.trim() {
+            "" => Ok(()),
+            "notfound" => Err(io::ErrorKind::NotFound.into()),
+            "denied" => Err(io::ErrorKind::PermissionDenied.into()),
+            other => Err(io::Error::other(
+                other.trim_start_matches("error: ").to_string(),
+            )),
+        }
+    }
+}
+
+/// How to start one process of a container.
+pub struct Launch {
+    pub program: PathBuf,
+    pub args: Vec<String>,
+    pub env: Vec<(String, String)>,
+    pub cwd: Option<PathBuf>,
+    pub status: Option<StatusPipe>,
+}
+
+/// What a container is, for the runtime.
+pub struct ContainerSpec<'a> {
+    pub pod: &'a Key,
+    pub name: &'a str,
+    pub image: &'a Image,
+    pub argv: Vec<String>,
+    /// The container's env beyond the runtime's own (image, then spec).
+    pub env: Vec<(String, String)>,
+    pub workdir: Option<&'a str>,
+    /// (volume name, path in the container, read-only)
+    pub volume_mounts: Vec<(String, String, bool)>,
+    pub pid: PidChoice,
+}
+
+/// Whose PID namespace a new container joins.
+#[derive(Debug, Clone, Copy)]
+pub enum PidChoice {
+    Own,
+    /// The pod's shared one (`shareProcessNamespace: true`).
+    Pod,
+    /// A target container's: the shim pid of its main process.
+    Target(u32),
+}
+
+/// The simulator's container runtime: pause processes and container roots.
+pub struct Runtime {
+    isolation: Isolation,
+    shim: PathBuf,
+    scratch: PathBuf,
+    /// The Kubernetes service address containers are told about.
+    api: std::net::SocketAddr,
+    pauses: Mutex<HashMap<Key, std::process::Child>>,
+}
+
+impl Runtime {
+    pub fn new(
+        isolation: Isolation,
+        shim: PathBuf,
+        scratch: PathBuf,
+        api: std::net::SocketAddr,
+    ) -> Self {
+        Runtime {
+            isolation,
+            shim,
+            scratch,
+            api,
+            pauses: Mutex::new(HashMap::new()),
+        }
+    }
+
+    pub fn isolation(&self) -> &Isolation {
+        &self.isolation
+    }
+
+    /// A pod's directory: its volumes and its containers' roots.
+    pub fn pod_dir(&self, key: &Key) -> PathBuf {
+        self.scratch.join(&*key.namespace).join(&*key.name)
+    }
+
+    fn root_of(&self, key: &Key, container: &str) -> PathBuf {
+        self.pod_dir(key).join("containers").join(container)
+    }
+
+    /// The environment every container gets from the kubelet.
+    fn base_env(&self, key: &Key, container: &str) -> Vec<(String, String)> {
+        let mut env = vec![("HOSTNAME".to_string(), key.name.to_string())];
+        match self.isolation {
+            Isolation::Namespaces => env.push(("HOME".into(), "/root".into())),
+            Isolation::Processes { .. } => {
+                env.push(("HOME".into(), self.pod_dir(key).display().to_string()));
+            }
+        }
+        env.extend([
+            ("KUBERNETES_SERVICE_HOST".into(), self.api.ip().to_string()),
+            (
+                "KUBERNETES_SERVICE_PORT".into(),
+                self.api.port().to_string(),
+            ),
+            ("POD_NAMESPACE".into(), key.namespace.to_string()),
+            // So a shell's prompt tells containers apart.
+            ("PS1".into(), format!("{container}@{}# ", key.name)),
+        ]);
+        env
+    }
+
+    /// How to start a container's main process.
+    pub fn container(&self, c: &ContainerSpec<'_>) -> io::Result<Launch> {
+        let mut env = self.base_env(c.pod, c.name);
+        merge_env(&mut env, c.image.env());
+        merge_env(&mut env, c.env.clone());
+        let pod_dir = self.pod_dir(c.pod);
+        std::fs::create_dir_all(&pod_dir)?;
+        for (volume, _, _) in &c.volume_mounts {
+            std::fs::create_dir_all(pod_dir.join("volumes").join(volume))?;
+        }
+        match self.isolation {
+            Isolation::Processes { .. } => self.plain(c.image, &c.argv, env, &pod_dir),
+            Isolation::Namespaces => {
+                let pod = self.pause(c.pod)?;
+                let root = self.root_of(c.pod, c.name);
+                let mut mounts = build_root(&root, c.image, &self.shim)?;
+                for (volume, path, read_only) in &c.volume_mounts {
+                    let target = root.join(path.trim_start_matches('/'));
+                    std::fs::create_dir_all(&target)?;
+                    mounts.push(Mount {
+                        source: pod_dir.join("volumes").join(volume),
+                        target: path.clone(),
+                        read_only: *read_only,
+                    });
+                }
+                let pid = match c.pid {
+                    PidChoice::Own => PidNamespace::Own,
+                    PidChoice::Pod => PidNamespace::ChildrenOf(pod),
+                    PidChoice::Target(shim) => PidNamespace::ChildrenOf(shim),
+                };
+                let spec = Spec::Run {
+                    pod,
+                    pid,
+                    root,
+                    mounts,
+                    process: Process {
+                        argv: c.argv.clone(),
+                        env,
+                        workdir: c.workdir.unwrap_or("/").to_string(),
+                    },
+                };
+                self.shim_launch(&spec)
+            }
+        }
+    }
+
+    /// How to start `argv` inside a running container (`kubectl exec`).
+    pub fn exec(&self, c: &ContainerSpec<'_>, container_shim: Option<u32>) -> io::Result<Launch> {
+        let mut env = self.base_env(c.pod, c.name);
+        merge_env(&mut env, c.image.env());
+        merge_env(&mut env, c.env.clone());
+        env.retain(|(k, _)| k != WORKLOAD_ENV);
+        match (&self.isolation, container_shim) {
+            (Isolation::Namespaces, Some(shim)) => {
+                let spec = Spec::Exec {
+                    container: shim,
+                    root: self.root_of(c.pod, c.name),
+                    process: Process {
+                        argv: c.argv.clone(),
+                        env,
+                        workdir: c.workdir.unwrap_or("/").to_string(),
+                    },
+                };
+                self.shim_launch(&spec)
+            }
+            _ => {
+                let pod_dir = self.pod_dir(c.pod);
+                std::fs::create_dir_all(&pod_dir)?;
+                self.plain(c.image, &c.argv, env, &pod_dir)
+            }
+        }
+    }
+
+    /// A host process, for hosts without namespaces: the image decides
+    /// which programs exist; a distroless program is this binary.
+    fn plain(
+        &self,
+        image: &Image,
+        argv: &[String],
+        mut env: Vec<(String, String)>,
+        pod_dir: &Path,
+    ) -> io::Result<Launch> {
+        let (program, args) = argv.split_first().ok_or(io::ErrorKind::NotFound)?;
+        if !image.provides(program) {
+            return Err(io::ErrorKind::NotFound.into());
+        }
+        let program = if image.program().as_deref() == Some(program.as_str()) {
+            self.shim.clone()
+        } else {
+            env.retain(|(k, _)| k != "PATH");
+            PathBuf::from(program)
+        };
+        // The host's PATH: the image's would not find the host's tools.
+        if let Ok(path) = std::env::var("PATH") {
+            env.push(("PATH".into(), path));
+        }
+        Ok(Launch {
+            program,
+            args: args.to_vec(),
+            env,
+            cwd: Some(pod_dir.to_path_buf()),
+            status: None,
+        })
+    }
+
+    fn shim_launch(&self, spec: &Spec) -> io::Result<Launch> {
+        Ok(Launch {
+            program: self.shim.clone(),
+            args: vec![shim::ARG.to_string(), serde_json::to_string(spec)?],
+            env: Vec::new(),
+            cwd: None,
+            status: Some(StatusPipe::new()?),
+        })
+    }
+
+    /// The pause process of a pod, started on first use.
+    fn pause(&self, key: &Key) -> io::Result<u32> {
+        let mut pauses = lock(&self.pauses);
+        if let Some(child) = pauses.get_mut(key) {
+            if child.try_wait()?.is_none() {
+                return Ok(child.id());
+            }
+            pauses.remove(key);
+        }
+        let status = StatusPipe::new()?;
+        let spec = Spec::Pause {
+            hostname: key.name.to_string(),
+            share_pid: true,
+        };
+        let mut command = std::process::Command::new(&self.shim);
+        command
+            .arg(shim::ARG)
+            .arg(serde_json::to_string(&spec)?)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null());
+        pass_status_fd(&mut command, status.child_end());
+        let mut child = command.spawn()?;
+        if let Err(e) = status.wait() {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(e);
+        }
+        let pid = child.id();
+        pauses.insert(key.clone(), child);
+        Ok(pid)
+    }
+
+    /// Ends a pod's pause process (its containers are already killed).
+    pub fn stop_pod(&self, key: &Key) {
+        if let Some(mut child) = lock(&self.pauses).remove(key) {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    pub fn shutdown(&self) {
+        for (_, mut child) in lock(&self.pauses).drain() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+/// Sets or overrides variables, keeping the first position of each name.
+fn merge_env(env: &mut Vec<(String, String)>, more: Vec<(String, String)>) {
+    for (k, v) in more {
+        match env.iter_mut().find(|(name, _)| *name == k) {
+            Some(slot) => slot.1 = v,
+            None => env.push((k, v)),
+        }
+    }
+}
+
+/// Puts `fd` at descriptor 3 in the child (where the shim reports).
+pub fn pass_status_fd(command: &mut impl PreExec, fd: RawFd) {
+    command.before_exec(fd);
+}
+
+/// The two process builders the simulator uses.
+pub trait PreExec {
+    fn before_exec(&mut self, fd: RawFd);
+}
+
+fn dup_to_3(fd: RawFd) -> io::Result<()> {
+    // SAFETY: dup2 is async-signal-safe; fd is open in the parent at fork.
+    if unsafe { nix::libc::dup2(fd, 3) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+impl PreExec for std::process::Command {
+    fn before_exec(&mut self, fd: RawFd) {
+        use std::os::unix::process::CommandExt as _;
+        // SAFETY: only dup2 between fork and exec.
+        unsafe {
+            self.pre_exec(move || dup_to_3(fd));
+        }
+    }
+}
+
+impl PreExec for tokio::process::Command {
+    fn before_exec(&mut self, fd: RawFd) {
+        // SAFETY: only dup2 between fork and exec.
+        unsafe {
+            self.pre_exec(move || dup_to_3(fd));
+        }
+    }
+}
+
+/// Lays out a container's root directory and lists what the shim must
+/// mount into it: the host's system directories (tools images) or the one
+/// program (distroless), and `/dev`.
+fn build_root(root: &Path, image: &Image, shim: &Path) -> io::Result<Vec<Mount>> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let mut mounts = Vec::new();
+    for dir in ["proc", "dev", "root", "var/tmp"] {
+        std::fs::create_dir_all(root.join(dir))?;
+    }
+    let tmp = root.join("tmp");
+    std::fs::create_dir_all(&tmp)?;
+    std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o1777))?;
+    mounts.push(Mount {
+        source: "/dev".into(),
+        target: "/dev".into(),
+        read_only: false,
+    });
+    let host_dirs: &[&str] = match image {
+        Image::Tools => &HOST_SYSTEM_DIRS,
+        Image::Distroless { .. } => &HOST_LIBRARY_DIRS,
+    };
+    for dir in host_dirs {
+        let host = Path::new("/").join(dir);
+        let inside = root.join(dir);
+        match std::fs::symlink_metadata(&host) {
+            Ok(meta)
+                if meta.file_type().is_symlink()
+                    && std::fs::symlink_metadata(&inside).is_err() =>
+            {
+                if let Some(parent) = inside.parent() {
+                    std::fs::create_dir_all(parent)?;
+                }
+                std::os::unix::fs::symlink(std::fs::read_link(&host)?, &inside)?;
+            }
+            Ok(meta) if meta.is_dir() => {
+                std::fs::create_dir_all(&inside)?;
+                mounts.push(Mount {
+                    source: host,
+                    target: format!("/{dir}"),
+                    read_only: true,
+                });
+            }
+            _ => {}
+        }
+    }
+    match image {
+        Image::Tools => {}
+        Image::Distroless { .. } => {
+            for (path, content) in image.files() {
+                let file = root.join(path.trim_start_matches('/'));
+                if let Some(parent) = file.parent() {
+                    std::fs::create_dir_all(parent)?;
+                }
+                std::fs::write(file, content)?;
+            }
+            if let Some(program) = image.program() {
+                let file = root.join(program.trim_start_matches('/'));
+                if let Some(parent) = file.parent() {
+                    std::fs::create_dir_all(parent)?;
+                }
+                std::fs::write(&file, b"")?;
+                mounts.push(Mount {
+                    source: shim.to_path_buf(),
+                    target: program,
+                    read_only: true,
+                });
+            }
+        }
+    }
+    Ok(mounts)
+}

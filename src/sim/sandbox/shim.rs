@@ -1,0 +1,474 @@
+//! `podbay __container SPEC`: the simulator's container runtime shim.
+//!
+//! The simulator runs this in a fresh process (namespaces can only be
+//! entered by a single-threaded process, and the simulator has many
+//! threads). The shim enters or creates the Linux namespaces its spec names,
+//! prepares the mounts, forks the container's process, and waits for it,
+//! exiting with its code. Whatever goes wrong before the container's program
+//! runs is written to file descriptor 3 as one line (`notfound`, `denied` or
+//! `error: …`); a clean end of that pipe means the program started.
+
+use std::convert::Infallible;
+use std::ffi::CString;
+use std::io::Write as _;
+use std::os::fd::{FromRawFd as _, OwnedFd};
+use std::path::{Path, PathBuf};
+
+use nix::errno::Errno;
+use nix::mount::MsFlags;
+use nix::sched::CloneFlags;
+use nix::sys::signal::{SigHandler, Signal};
+use nix::sys::wait::WaitStatus;
+use nix::unistd::ForkResult;
+use serde::{Deserialize, Serialize};
+
+/// The argument that selects the shim in `podbay`'s `main`.
+pub const ARG: &str = "__container";
+/// Printed by a probe that could do everything a pod needs.
+pub const PROBE_OK: &str = "podbay-namespaces-ok";
+/// The descriptor the shim reports start failures on.
+const STATUS_FD: i32 = 3;
+
+/// What the shim is asked to do.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Spec {
+    /// Hold a pod's user, UTS and IPC namespaces (and its PID namespace
+    /// when the pod shares one), as the pause container does.
+    Pause { hostname: String, share_pid: bool },
+    /// Start a container's main process in the pod's namespaces.
+    Run {
+        /// The pod's pause process.
+        pod: u32,
+        pid: PidNamespace,
+        root: PathBuf,
+        mounts: Vec<Mount>,
+        process: Process,
+    },
+    /// Start a process in a running container (`kubectl exec`).
+    Exec {
+        /// The shim of the container's main process.
+        container: u32,
+        root: PathBuf,
+        process: Process,
+    },
+    /// Check that this host lets us do all of the above.
+    Probe,
+}
+
+/// Which PID namespace a container's processes live in.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PidNamespace {
+    /// A new one: the container's program is PID 1.
+    Own,
+    /// The one the processes of this (shim) process's children live in:
+    /// a target container's, or the pod's shared one.
+    ChildrenOf(u32),
+}
+
+/// A bind mount into the container's root.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Mount {
+    pub source: PathBuf,
+    /// Absolute path inside the container.
+    pub target: String,
+    pub read_only: bool,
+}
+
+/// The program to run, as the runtime's process spec has it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Process {
+    pub argv: Vec<String>,
+    pub env: Vec<(String, String)>,
+    pub workdir: String,
+}
+
+/// Runs the shim for the arguments after [`ARG`]; never returns.
+pub fn main(spec_json: Option<&str>) -> ! {
+    let spec: Spec = match spec_json.map(serde_json::from_str) {
+        Some(Ok(spec)) => spec,
+        _ => {
+            eprintln!("podbay {ARG}: internal use only (the simulator's container shim)");
+            std::process::exit(2);
+        }
+    };
+    // Die with the simulator, whatever happens to it.
+    let _ = nix::sys::prctl::set_pdeathsig(Signal::SIGKILL);
+    let result = match spec {
+        Spec::Pause {
+            hostname,
+            share_pid,
+        } => pause(&hostname, share_pid),
+        Spec::Run {
+            pod,
+            pid,
+            root,
+            mounts,
+            process,
+        } => run(pod, pid, &root, &mounts, &process),
+        Spec::Exec {
+            container,
+            root,
+            process,
+        } => exec(container, &root, &process),
+        Spec::Probe => probe(),
+    };
+    let Err(failure) = result;
+    report(&failure);
+    std::process::exit(1);
+}
+
+/// Why the container's program did not start.
+#[derive(Debug)]
+enum Failure {
+    NotFound,
+    Denied,
+    Step(&'static str, Errno),
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failure::NotFound => f.write_str("notfound"),
+            Failure::Denied => f.write_str("denied"),
+            Failure::Step(step, errno) => write!(f, "error: {step}: {}", errno.desc()),
+        }
+    }
+}
+
+fn step<T>(what: &'static str, result: nix::Result<T>) -> Result<T, Failure> {
+    result.map_err(|e| Failure::Step(what, e))
+}
+
+/// Writes the failure to the status pipe (or stderr when there is none).
+fn report(failure: &Failure) {
+    // SAFETY: fd 3 is the status pipe the simulator passed, or not open.
+    let mut status = unsafe { std::fs::File::from_raw_fd(STATUS_FD) };
+    if writeln!(status, "{failure}").is_err() {
+        eprintln!("podbay {ARG}: {failure}");
+    }
+    std::mem::forget(status);
+}
+
+/// Marks the status pipe close-on-exec, so the program's start closes it.
+fn status_closes_on_exec() {
+    use nix::fcntl::{FcntlArg, FdFlag, fcntl};
+    // SAFETY: borrowing fd 3 for one fcntl; it may not be open (probe).
+    let fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(STATUS_FD) };
+    let _ = fcntl(fd, FcntlArg::F_SETFD(FdFlag::FD_CLOEXEC));
+}
+
+fn close_status() {
+    // SAFETY: fd 3 is ours (see `report`); closing it tells the simulator
+    // this process will not write to it.
+    drop(unsafe { OwnedFd::from_raw_fd(STATUS_FD) });
+}
+
+fn pause(hostname: &str, share_pid: bool) -> Result<Infallible, Failure> {
+    let mut flags = CloneFlags::CLONE_NEWUTS | CloneFlags::CLONE_NEWIPC;
+    if share_pid {
+        flags |= CloneFlags::CLONE_NEWPID;
+    }
+    new_user_namespace()?;
+    step("unshare", nix::sched::unshare(flags))?;
+    step("sethostname", nix::unistd::sethostname(hostname))?;
+    if share_pid {
+        // The pod's PID 1, reaping what the containers orphan.
+        // SAFETY: single-threaded process.
+        if let ForkResult::Child = step("fork", unsafe { nix::unistd::fork() })? {
+            close_status();
+            let _ = nix::sys::prctl::set_pdeathsig(Signal::SIGKILL);
+            loop {
+                if nix::sys::wait::wait() == Err(Errno::ECHILD) {
+                    nix::unistd::pause();
+                }
+            }
+        }
+    }
+    close_status();
+    loop {
+        nix::unistd::pause();
+    }
+}
+
+/// A user namespace in which this process is root, mapped to the user
+/// that started the simulator (so no privilege is needed).
+fn new_user_namespace() -> Result<(), Failure> {
+    let (uid, gid) = (nix::unistd::getuid(), nix::unistd::getgid());
+    step(
+        "unshare user",
+        nix::sched::unshare(CloneFlags::CLONE_NEWUSER),
+    )?;
+    let write = |file: &str, text: String| {
+        std::fs::write(format!("/proc/self/{file}"), text)
+            .map_err(|e| Failure::Step("uid map", Errno::from_raw(e.raw_os_error().unwrap_or(0))))
+    };
+    write("uid_map", format!("0 {uid} 1"))?;
+    write("setgroups", "deny".into())?;
+    write("gid_map", format!("0 {gid} 1"))
+}
+
+fn join(pid: u32, namespace: &str, flag: CloneFlags) -> Result<(), Failure> {
+    let path = format!("/proc/{pid}/ns/{namespace}");
+    let file =
+        std::fs::File::open(&path).map_err(|_| Failure::Step("open namespace", Errno::ESRCH))?;
+    step("setns", nix::sched::setns(file, flag))
+}
+
+fn run(
+    pod: u32,
+    pid: PidNamespace,
+    root: &Path,
+    mounts: &[Mount],
+    process: &Process,
+) -> Result<Infallible, Failure> {
+    status_closes_on_exec();
+    join(pod, "user", CloneFlags::CLONE_NEWUSER)?;
+    join(pod, "uts", CloneFlags::CLONE_NEWUTS)?;
+    join(pod, "ipc", CloneFlags::CLONE_NEWIPC)?;
+    match pid {
+        PidNamespace::Own => step("unshare pid", nix::sched::unshare(CloneFlags::CLONE_NEWPID))?,
+        PidNamespace::ChildrenOf(other) => {
+            join(other, "pid_for_children", CloneFlags::CLONE_NEWPID)?
+        }
+    }
+    step(
+        "unshare mount",
+        nix::sched::unshare(CloneFlags::CLONE_NEWNS),
+    )?;
+    step(
+        "make mounts private",
+        nix::mount::mount(
+            None::<&str>,
+            "/",
+            None::<&str>,
+            MsFlags::MS_REC | MsFlags::MS_PRIVATE,
+            None::<&str>,
+        ),
+    )?;
+    for m in mounts {
+        bind(root, m)?;
+    }
+    spawn_and_wait(|| {
+        let proc_dir = root.join("proc");
+        step(
+            "mount proc",
+            nix::mount::mount(
+                Some("proc"),
+                &proc_dir,
+                Some("proc"),
+                MsFlags::MS_NOSUID | MsFlags::MS_NODEV | MsFlags::MS_NOEXEC,
+                None::<&str>,
+            ),
+        )?;
+        enter_root_and_exec(root, process)
+    })
+}
+
+fn bind(root: &Path, m: &Mount) -> Result<(), Failure> {
+    let target = root.join(m.target.trim_start_matches('/'));
+    step(
+        "bind mount",
+        nix::mount::mount(
+            Some(&m.source),
+            &target,
+            None::<&str>,
+            MsFlags::MS_BIND | MsFlags::MS_REC,
+            None::<&str>,
+        ),
+    )?;
+    if m.read_only {
+        step(
+            "read-only mount",
+            nix::mount::mount(
+                None::<&str>,
+                &target,
+                None::<&str>,
+                MsFlags::MS_BIND | MsFlags::MS_REMOUNT | MsFlags::MS_RDONLY,
+                None::<&str>,
+            ),
+        )?;
+    }
+    Ok(())
+}
+
+fn exec(container: u32, root: &Path, process: &Process) -> Result<Infallible, Failure> {
+    status_closes_on_exec();
+    join(container, "user", CloneFlags::CLONE_NEWUSER)?;
+    join(container, "mnt", CloneFlags::CLONE_NEWNS)?;
+    join(container, "uts", CloneFlags::CLONE_NEWUTS)?;
+    join(container, "ipc", CloneFlags::CLONE_NEWIPC)?;
+    join(container, "pid_for_children", CloneFlags::CLONE_NEWPID)?;
+    spawn_and_wait(|| enter_root_and_exec(root, process))
+}
+
+/// Forks; the child runs `child` (which only returns on failure), this
+/// process waits for it and exits as it did.
+fn spawn_and_wait(
+    child: impl FnOnce() -> Result<Infallible, Failure>,
+) -> Result<Infallible, Failure> {
+    // The program leads its own session with the terminal, as runc makes a
+    // container's process do: a shell's job control must find its process
+    // group inside its PID namespace. So this process lets the terminal go.
+    let on_terminal = nix::unistd::isatty(std::io::stdin()).unwrap_or(false);
+    if on_terminal {
+        // SAFETY: ignoring a signal installs no handler.
+        let _ = unsafe { nix::sys::signal::signal(Signal::SIGHUP, SigHandler::SigIgn) };
+        // SAFETY: TIOCNOTTY takes no argument.
+        unsafe { nix::libc::ioctl(0, nix::libc::TIOCNOTTY as _) };
+    }
+    // SAFETY: the shim is single-threaded.
+    match step("fork", unsafe { nix::unistd::fork() })? {
+        ForkResult::Child => {
+            let _ = nix::sys::prctl::set_pdeathsig(Signal::SIGKILL);
+            let Err(failure) = take_terminal(on_terminal).and_then(|()| child());
+            report(&failure);
+            // 127 as a shell says "not found"; nobody reads it but the shim.
+            std::process::exit(127);
+        }
+        ForkResult::Parent { child } => {
+            close_status();
+            // Keys typed on the container's terminal are for its program;
+            // this process must outlive them, or the program dies with it.
+            for signal in [Signal::SIGINT, Signal::SIGQUIT, Signal::SIGTSTP] {
+                // SAFETY: ignoring a signal installs no handler.
+                let _ = unsafe { nix::sys::signal::signal(signal, SigHandler::SigIgn) };
+            }
+            loop {
+                match nix::sys::wait::waitpid(child, None) {
+                    Ok(WaitStatus::Exited(_, code)) => std::process::exit(code),
+                    Ok(WaitStatus::Signaled(_, signal, _)) => {
+                        std::process::exit(128 + signal as i32)
+                    }
+                    Ok(_) | Err(Errno::EINTR) => {}
+                    Err(_) => std::process::exit(128),
+                }
+            }
+        }
+    }
+}
+
+/// Makes this process a session leader, with the terminal when there is one.
+fn take_terminal(on_terminal: bool) -> Result<(), Failure> {
+    // SAFETY: restoring the default disposition installs no handler.
+    let _ = unsafe { nix::sys::signal::signal(Signal::SIGHUP, SigHandler::SigDfl) };
+    step("setsid", nix::unistd::setsid())?;
+    // SAFETY: TIOCSCTTY with 0 takes a terminal no session holds.
+    if on_terminal && unsafe { nix::libc::ioctl(0, nix::libc::TIOCSCTTY as _, 0) } != 0 {
+        return Err(Failure::Step("controlling terminal", Errno::last()));
+    }
+    Ok(())
+}
+
+fn enter_root_and_exec(root: &Path, process: &Process) -> Result<Infallible, Failure> {
+    step("chroot", nix::unistd::chroot(root))?;
+    step("chdir", nix::unistd::chdir("/"))?;
+    step("chdir", nix::unistd::chdir(process.workdir.as_str()))?;
+    exec_program(process)
+}
+
+/// `execvpe` with the container's PATH, reporting `notfound` as containerd
+/// does when no directory has the program.
+fn exec_program(process: &Process) -> Result<Infallible, Failure> {
+    let Some(program) = process.argv.first() else {
+        return Err(Failure::NotFound);
+    };
+    let cstr = |s: &str| CString::new(s).map_err(|_| Failure::Step("argument", Errno::EINVAL));
+    let argv = process
+        .argv
+        .iter()
+        .map(|a| cstr(a))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut env = process
+        .env
+        .iter()
+        .map(|(k, v)| cstr(&format!("{k}={v}")))
+        .collect::<Result<Vec<_>, _>>()?;
+    // containerd sets TERM for a process on a terminal.
+    let on_terminal = nix::unistd::isatty(std::io::stdin()).unwrap_or(false);
+    if on_terminal && !process.env.iter().any(|(k, _)| k == "TERM") {
+        env.push(cstr("TERM=xterm")?);
+    }
+    let candidates: Vec<PathBuf> = if program.contains('/') {
+        vec![PathBuf::from(program)]
+    } else {
+        let path = process
+            .env
+            .iter()
+            .find(|(k, _)| k == "PATH")
+            .map_or("/usr/local/bin:/usr/bin:/bin", |(_, v)| v.as_str());
+        path.split(':')
+            .map(|dir| Path::new(dir).join(program))
+            .collect()
+    };
+    let mut denied = false;
+    for candidate in candidates {
+        let Ok(path) = CString::new(candidate.as_os_str().as_encoded_bytes()) else {
+            continue;
+        };
+        match nix::unistd::execve(&path, &argv, &env) {
+            Err(Errno::EACCES) => denied = true,
+            Err(Errno::ENOENT | Errno::ENOTDIR) => {}
+            Err(e) => return Err(Failure::Step("exec", e)),
+        }
+    }
+    Err(if denied {
+        Failure::Denied
+    } else {
+        Failure::NotFound
+    })
+}
+
+/// Does, in a throwaway process, what a pod and its containers need:
+/// a user namespace, the others below it, and a fresh `/proc`.
+fn probe() -> Result<Infallible, Failure> {
+    new_user_namespace()?;
+    step(
+        "unshare",
+        nix::sched::unshare(
+            CloneFlags::CLONE_NEWUTS
+                | CloneFlags::CLONE_NEWIPC
+                | CloneFlags::CLONE_NEWPID
+                | CloneFlags::CLONE_NEWNS,
+        ),
+    )?;
+    step(
+        "make mounts private",
+        nix::mount::mount(
+            None::<&str>,
+            "/",
+            None::<&str>,
+            MsFlags::MS_REC | MsFlags::MS_PRIVATE,
+            None::<&str>,
+        ),
+    )?;
+    // SAFETY: single-threaded process.
+    match step("fork", unsafe { nix::unistd::fork() })? {
+        ForkResult::Child => {
+            let mounted = nix::mount::mount(
+                Some("proc"),
+                "/proc",
+                Some("proc"),
+                MsFlags::MS_NOSUID | MsFlags::MS_NODEV | MsFlags::MS_NOEXEC,
+                None::<&str>,
+            );
+            std::process::exit(match mounted {
+                Ok(()) if std::process::id() == 1 => 0,
+                Ok(()) => 3,
+                Err(e) => e as i32,
+            });
+        }
+        ForkResult::Parent { child } => match step("wait", nix::sys::wait::waitpid(child, None))? {
+            WaitStatus::Exited(_, 0) => {
+                println!("{PROBE_OK}");
+                std::process::exit(0);
+            }
+            WaitStatus::Exited(_, 3) => Err(Failure::Step("pid namespace", Errno::EINVAL)),
+            WaitStatus::Exited(_, errno) => {
+                Err(Failure::Step("mount proc", Errno::from_raw(errno)))
+            }
+            _ => Err(Failure::Step("mount proc", Errno::EINTR)),
+        },
+    }
+}
