@@ -97,10 +97,8 @@ pub fn spawn(spec: &Spawn<'_>) -> io::Result<PtyChild> {
             if nix::libc::ioctl(0, nix::libc::TIOCSCTTY as _, 0) != 0 {
                 return Err(io::Error::last_os_error());
             }
-            if let Some(fd) = fd3
-                && nix::libc::dup2(fd, 3) < 0
-            {
-                return Err(io::Error::last_os_error());
+            if let Some(fd) = fd3 {
+                pass_as_fd3(fd)?;
             }
             Ok(())
         });
@@ -108,6 +106,24 @@ pub fn spawn(spec: &Spawn<'_>) -> io::Result<PtyChild> {
     let child = cmd.spawn()?;
     let master = PtyMaster::new(pty.master)?;
     Ok(PtyChild { master, child })
+}
+
+/// Between fork and exec: `fd` becomes the child's fd 3, kept across exec.
+pub fn pass_as_fd3(fd: std::os::fd::RawFd) -> io::Result<()> {
+    use nix::libc::{F_SETFD, dup2, fcntl};
+    // SAFETY: dup2 and fcntl are async-signal-safe; fd is open at fork.
+    // dup2 onto itself would keep close-on-exec, so clear it then.
+    let result = unsafe {
+        if fd == 3 {
+            fcntl(3, F_SETFD, 0)
+        } else {
+            dup2(fd, 3)
+        }
+    };
+    if result < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 impl PtyMaster {

@@ -200,6 +200,36 @@ async fn distroless_exec_fails_like_a_node_and_volumes_reach_debug_containers() 
         "{out}"
     );
 
+    // readOnly: the remount keeps the flags the host's mount locks.
+    let pods: kube::Api<k8s_openapi::api::core::v1::Pod> =
+        kube::Api::namespaced(kube.clone(), "shop");
+    let patch = serde_json::json!({"spec": {"ephemeralContainers": [{
+        "name": "read-only", "image": "busybox:1.36",
+        "command": ["sh", "-c", "cat /data/fresh.txt; touch /data/more 2>&1; true"],
+        "volumeMounts": [{"name": "data", "mountPath": "/data", "readOnly": true}],
+    }]}});
+    pods.patch_subresource(
+        "ephemeralcontainers",
+        "redis-0",
+        &kube::api::PatchParams::default(),
+        &kube::api::Patch::Strategic(patch),
+    )
+    .await
+    .expect("the read-only debug container is added");
+    let log = support::eventually(20, "the read-only container's log", || {
+        let pods = pods.clone();
+        async move {
+            let params = kube::api::LogParams {
+                container: Some("read-only".into()),
+                ..Default::default()
+            };
+            let log = pods.logs("redis-0", &params).await.ok()?;
+            log.contains("Read-only file system").then_some(log)
+        }
+    })
+    .await;
+    assert!(log.starts_with("written-by-redis"), "{log}");
+
     let refused = tokio::process::Command::new(env!("CARGO_BIN_EXE_podbay"))
         .args(["debug", "--kubeconfig"])
         .arg(&kubeconfig)

@@ -40,7 +40,7 @@ impl Denied {
                 " (from Kubernetes 1.35 a terminal over WebSocket needs `create` as well as `get`)"
             }
             ("get", "pods/exec" | "pods/attach") => {
-                " (before Kubernetes 1.35 a terminal over WebSocket needs `get`)"
+                " (a terminal over WebSocket needs `get`, and from Kubernetes 1.35 `create` too)"
             }
             _ => "",
         };
@@ -208,6 +208,24 @@ mod tests {
         assert_eq!(all.namespace, None);
         assert!(all.sentence().contains("at cluster scope"));
         assert_eq!(Denied::from_message("something else"), None);
+    }
+
+    #[test]
+    fn a_refused_terminal_names_the_verb_of_the_servers_version() {
+        let denied = |verb: &str| {
+            Denied::from_message(&format!(
+                "pods \"redis-0\" is forbidden: User \"u\" cannot {verb} resource \"pods/exec\" in API group \"\" in the namespace \"shop\""
+            ))
+            .unwrap()
+            .sentence()
+        };
+        assert_eq!(
+            denied("create"),
+            "You may not create pods/exec in namespace shop: ask your cluster admin for `create` on `pods/exec` (from Kubernetes 1.35 a terminal over WebSocket needs `create` as well as `get`)."
+        );
+        assert!(denied("get").ends_with(
+            "(a terminal over WebSocket needs `get`, and from Kubernetes 1.35 `create` too)."
+        ));
     }
 
     #[test]

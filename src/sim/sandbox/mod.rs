@@ -255,6 +255,16 @@ impl Runtime {
                 let root = self.root_of(c.pod, c.name);
                 let mut mounts = build_root(&root, c.image, &self.shim)?;
                 for (volume, path, read_only) in &c.volume_mounts {
+                    let escapes = |p: &str| {
+                        Path::new(p)
+                            .components()
+                            .any(|c| c == std::path::Component::ParentDir)
+                    };
+                    if escapes(path) || escapes(volume) {
+                        return Err(io::Error::other(format!(
+                            "mount path {path:?} leaves the container's root"
+                        )));
+                    }
                     let target = root.join(path.trim_start_matches('/'));
                     std::fs::create_dir_all(&target)?;
                     mounts.push(Mount {
@@ -355,12 +365,10 @@ impl Runtime {
 
     /// The pause process of a pod, started on first use.
     fn pause(&self, key: &Key) -> io::Result<u32> {
-        let mut pauses = lock(&self.pauses);
-        if let Some(child) = pauses.get_mut(key) {
-            if child.try_wait()?.is_none() {
-                return Ok(child.id());
-            }
-            pauses.remove(key);
+        if let Some(child) = lock(&self.pauses).get_mut(key)
+            && child.try_wait()?.is_none()
+        {
+            return Ok(child.id());
         }
         let status = StatusPipe::new()?;
         let spec = Spec::Pause {
@@ -379,6 +387,16 @@ impl Runtime {
             let _ = child.kill();
             let _ = child.wait();
             return Err(e);
+        }
+        // Started without the lock, so one slow start holds up no other
+        // pod; if two raced, the first one stays.
+        let mut pauses = lock(&self.pauses);
+        if let Some(running) = pauses.get_mut(key)
+            && running.try_wait()?.is_none()
+        {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Ok(running.id());
         }
         let pid = child.id();
         pauses.insert(key.clone(), child);
@@ -427,20 +445,12 @@ pub trait PreExec {
     fn before_exec(&mut self, fd: RawFd);
 }
 
-fn dup_to_3(fd: RawFd) -> io::Result<()> {
-    // SAFETY: dup2 is async-signal-safe; fd is open in the parent at fork.
-    if unsafe { nix::libc::dup2(fd, 3) } < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(())
-}
-
 impl PreExec for std::process::Command {
     fn before_exec(&mut self, fd: RawFd) {
         use std::os::unix::process::CommandExt as _;
         // SAFETY: only dup2 between fork and exec.
         unsafe {
-            self.pre_exec(move || dup_to_3(fd));
+            self.pre_exec(move || crate::pty::pass_as_fd3(fd));
         }
     }
 }
@@ -449,7 +459,7 @@ impl PreExec for tokio::process::Command {
     fn before_exec(&mut self, fd: RawFd) {
         // SAFETY: only dup2 between fork and exec.
         unsafe {
-            self.pre_exec(move || dup_to_3(fd));
+            self.pre_exec(move || crate::pty::pass_as_fd3(fd));
         }
     }
 }
@@ -480,8 +490,7 @@ fn build_root(root: &Path, image: &Image, shim: &Path) -> io::Result<Vec<Mount>>
         let inside = root.join(dir);
         match std::fs::symlink_metadata(&host) {
             Ok(meta)
-                if meta.file_type().is_symlink()
-                    && std::fs::symlink_metadata(&inside).is_err() =>
+                if meta.file_type().is_symlink() && std::fs::symlink_metadata(&inside).is_err() =>
             {
                 if let Some(parent) = inside.parent() {
                     std::fs::create_dir_all(parent)?;

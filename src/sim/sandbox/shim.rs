@@ -179,10 +179,11 @@ fn pause(hostname: &str, share_pid: bool) -> Result<Infallible, Failure> {
         if let ForkResult::Child = step("fork", unsafe { nix::unistd::fork() })? {
             close_status();
             let _ = nix::sys::prctl::set_pdeathsig(Signal::SIGKILL);
+            // SIGCHLD ignored: the kernel reaps every orphan that lands here.
+            // SAFETY: ignoring a signal installs no handler.
+            let _ = unsafe { nix::sys::signal::signal(Signal::SIGCHLD, SigHandler::SigIgn) };
             loop {
-                if nix::sys::wait::wait() == Err(Errno::ECHILD) {
-                    nix::unistd::pause();
-                }
+                nix::unistd::pause();
             }
         }
     }
@@ -285,12 +286,36 @@ fn bind(root: &Path, m: &Mount) -> Result<(), Failure> {
                 None::<&str>,
                 &target,
                 None::<&str>,
-                MsFlags::MS_BIND | MsFlags::MS_REMOUNT | MsFlags::MS_RDONLY,
+                MsFlags::MS_BIND
+                    | MsFlags::MS_REMOUNT
+                    | MsFlags::MS_RDONLY
+                    | locked_flags(&m.source),
                 None::<&str>,
             ),
         )?;
     }
     Ok(())
+}
+
+/// The flags of the mount `path` is on, which a remount inside a user
+/// namespace must keep (the kernel locks them), as runc and bwrap do.
+fn locked_flags(path: &Path) -> MsFlags {
+    use nix::sys::statvfs::FsFlags;
+    let Ok(stat) = nix::sys::statvfs::statvfs(path) else {
+        return MsFlags::empty();
+    };
+    let flags = stat.flags();
+    [
+        (FsFlags::ST_NOSUID, MsFlags::MS_NOSUID),
+        (FsFlags::ST_NODEV, MsFlags::MS_NODEV),
+        (FsFlags::ST_NOEXEC, MsFlags::MS_NOEXEC),
+        (FsFlags::ST_NOATIME, MsFlags::MS_NOATIME),
+        (FsFlags::ST_NODIRATIME, MsFlags::MS_NODIRATIME),
+        (FsFlags::ST_RELATIME, MsFlags::MS_RELATIME),
+    ]
+    .into_iter()
+    .filter(|(st, _)| flags.contains(*st))
+    .fold(MsFlags::empty(), |all, (_, ms)| all | ms)
 }
 
 fn exec(container: u32, root: &Path, process: &Process) -> Result<Infallible, Failure> {
