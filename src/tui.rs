@@ -409,7 +409,7 @@ impl Tasks {
                 size,
                 replay_log,
             } => self.open_session(id, key, kind, size, replay_log),
-            Effect::ShowLog { id, key } => self.show_log(id, key),
+            Effect::ShowLog { id, key, previous } => self.show_log(id, key, previous),
             Effect::SendInput { id, bytes } => self.send(id, SessionInput::Data(bytes)),
             Effect::ResizeSession { id, cols, rows } => {
                 if let Some(recorder) = self.recorders.get_mut(&id)
@@ -690,7 +690,7 @@ impl Tasks {
         }
     }
 
-    fn show_log(&mut self, id: u64, key: TerminalKey) {
+    fn show_log(&mut self, id: u64, key: TerminalKey, previous: bool) {
         let Some(client) = self.client_of_terminal(id, &key.cluster) else {
             return;
         };
@@ -701,13 +701,18 @@ impl Tasks {
         let task = tokio::spawn(async move {
             let params = LogParams {
                 container: Some(container.clone()),
+                previous,
                 ..Default::default()
             };
+            let which = if previous { "previous run's " } else { "" };
             let (bytes, reason) = match pods.logs(&pod.name, &params).await {
                 Ok(log) if log.is_empty() => {
-                    (Vec::new(), format!("{container} wrote nothing to its log"))
+                    (Vec::new(), format!("{container}'s {which}log is empty"))
                 }
-                Ok(log) => (for_terminal(&log), format!("end of {container}'s log")),
+                Ok(log) => (
+                    for_terminal(&log),
+                    format!("end of {container}'s {which}log"),
+                ),
                 Err(e) => (Vec::new(), crate::cluster::errors::describe(&e).0),
             };
             for event in [

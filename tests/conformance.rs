@@ -342,5 +342,26 @@ async fn kubectl_meets_distroless_containers_as_on_a_node() {
         );
         assert!(out.contains("service: payments-api"), "{version}\n{out}");
         assert!(out.lines().any(|l| l == pod), "{version}\n{out}");
+
+        // What the crash loop next door died of.
+        let previous = kubectl(
+            &binary,
+            &kubeconfig,
+            &[
+                "logs",
+                "-p",
+                "-n",
+                "payments",
+                "ledger-worker-7f9c6d8b5-w9x8v",
+            ],
+            None,
+        )
+        .await;
+        assert!(
+            String::from_utf8_lossy(&previous.stdout)
+                .contains("FATAL ledger-worker: cannot reach the database"),
+            "{version}\n{}",
+            text(&previous)
+        );
     }
 }

@@ -241,6 +241,7 @@ async fn panic_ends_podbay_with_the_terminal_restored(env: &[(&str, &str)], mess
         .expect("podbay exits after the panic")
         .unwrap();
     assert_eq!(status.code(), Some(101), "a panic's exit status");
+    screen.output_ended().await;
     assert_terminal_restored(&screen);
     screen
         .wait_for("the panic message on the normal screen", |t| {

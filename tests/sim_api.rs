@@ -728,3 +728,56 @@ async fn a_cut_stream_ends_the_session_as_a_disconnect_and_the_process_lives_on(
         "the process keeps running"
     );
 }
+
+/// Logs choose their run as the kubelet does: a crash-looping container's
+/// last crash (also with `previous`), a completed job's output, and the
+/// kubelet's sentences where there is no run to read.
+#[tokio::test]
+async fn logs_read_the_run_the_kubelet_would() {
+    let sim = start_sim(0).await;
+    let kube = client(&sim, "sim").await;
+    let log = |ns: &'static str, pod: &'static str, container: &'static str, previous: bool| {
+        let pods: Api<Pod> = Api::namespaced(kube.clone(), ns);
+        async move {
+            let params = LogParams {
+                container: Some(container.into()),
+                previous,
+                ..Default::default()
+            };
+            pods.logs(pod, &params).await
+        }
+    };
+    let crash = "ledger-worker-7f9c6d8b5-w9x8v";
+    let last = log("payments", crash, "worker", false).await.unwrap();
+    let previous = log("payments", crash, "worker", true).await.unwrap();
+    assert!(
+        last.contains("FATAL ledger-worker: cannot reach the database; exiting with code 1"),
+        "{last}"
+    );
+    assert_eq!(
+        last, previous,
+        "waiting in CrashLoopBackOff: both read lastState"
+    );
+
+    let report = log("batch", "nightly-report-29121440-8xk2p", "report", false)
+        .await
+        .unwrap();
+    assert!(report.contains("INFO nightly-report: done"), "{report}");
+
+    let no_previous = log("shop", "redis-0", "redis", true).await.unwrap_err();
+    assert!(
+        no_previous
+            .to_string()
+            .contains(r#"previous terminated container "redis" in pod "redis-0" not found"#),
+        "{no_previous}"
+    );
+    let pulling = log("batch", "thumbnailer-6d5c8b9f7-q4w5e", "thumbnailer", false)
+        .await
+        .unwrap_err();
+    assert!(
+        pulling
+            .to_string()
+            .contains("is waiting to start: trying and failing to pull image"),
+        "{pulling}"
+    );
+}

@@ -500,3 +500,46 @@ async fn at_80x24_statuses_stay_whole_and_cut_names_still_name_one_pod() {
     screen.quit().await;
     exits_cleanly(&mut screen).await;
 }
+
+/// The crash loop's reason is one key away: `l` shows the last crash,
+/// `p` the run before; a completed job's `l` shows its output.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crash_loops_last_run_and_a_completed_jobs_output_are_readable() {
+    let sim = start_sim(0).await;
+    let config = kubeconfig(&sim, "runs");
+    let mut screen = PodbayScreen::spawn(&args(&config, &["-A"]), 120, 36);
+    screen
+        .wait_for("the list", |t| t.contains("ledger-worker"))
+        .await;
+    screen.keys("/ledger-worker\r").await;
+    screen.raw(b"\r").await;
+    screen
+        .wait_for("the pod view", |t| t.contains("CrashLoopBackOff"))
+        .await;
+    screen.keys("p").await;
+    screen
+        .wait_for("the previous run's crash", |t| {
+            t.contains("previous log payments/ledger-worker")
+                && t.contains("FATAL ledger-worker: cannot reach the database")
+                && t.contains("end of worker's previous run's log")
+        })
+        .await;
+    screen.raw(b"\x02d").await;
+    screen.raw(b"\x1b").await;
+    screen.raw(b"\x1b").await;
+    screen.keys("/nightly-report\r").await;
+    screen.raw(b"\r").await;
+    screen
+        .wait_for("the completed pod's view", |t| t.contains("Completed"))
+        .await;
+    screen.keys("l").await;
+    screen
+        .wait_for("the job's output", |t| {
+            t.contains("INFO nightly-report: done") && t.contains("end of report's log")
+        })
+        .await;
+    screen.raw(b"\x02d").await;
+    screen.keys("q").await;
+    let _ = screen.child.wait().await;
+    let _ = std::fs::remove_file(config);
+}

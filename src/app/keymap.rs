@@ -24,11 +24,12 @@ pub enum Action {
     Attach,
     Shell,
     Logs,
+    PreviousLogs,
     Workspace,
 }
 
 impl Action {
-    pub const ALL: [Action; 18] = [
+    pub const ALL: [Action; 19] = [
         Action::Quit,
         Action::Up,
         Action::Down,
@@ -46,6 +47,7 @@ impl Action {
         Action::Attach,
         Action::Shell,
         Action::Logs,
+        Action::PreviousLogs,
         Action::Workspace,
     ];
 
@@ -69,6 +71,7 @@ impl Action {
             Action::Attach => "attach",
             Action::Shell => "shell",
             Action::Logs => "logs",
+            Action::PreviousLogs => "previous_logs",
             Action::Workspace => "workspace",
         }
     }
@@ -91,7 +94,8 @@ impl Action {
             Action::Debug => "launch a debug container",
             Action::Attach => "attach to the selected container",
             Action::Shell => "open a shell (exec) in the selected container",
-            Action::Logs => "the selected container's log",
+            Action::Logs => "the selected container's log (its last run's, if it is not running)",
+            Action::PreviousLogs => "the log of the run before (what a crash loop died of)",
             Action::Workspace => "the panes ↔ the browser (in panes: f-keys only)",
         }
     }
@@ -115,6 +119,7 @@ impl Action {
             Action::Attach => &["a"],
             Action::Shell => &["s"],
             Action::Logs => &["l"],
+            Action::PreviousLogs => &["p"],
             Action::Workspace => &["tab", "f12"],
         }
     }

@@ -144,6 +144,8 @@ pub enum Effect {
     ShowLog {
         id: u64,
         key: TerminalKey,
+        /// The previous run's log (`previous=true`).
+        previous: bool,
     },
     SendInput {
         id: u64,
@@ -825,7 +827,7 @@ impl App {
             Action::Open if !in_pod_view => self.open_pod(false),
             Action::Debug if !in_pod_view => self.open_pod(true),
             Action::Debug => self.open_launcher(),
-            Action::Attach | Action::Shell | Action::Logs if in_pod_view => {
+            Action::Attach | Action::Shell | Action::Logs | Action::PreviousLogs if in_pod_view => {
                 self.open_terminal(action)
             }
             movement => {
@@ -933,9 +935,10 @@ impl App {
         let running = container.state.is_running();
         let kind = match action {
             Action::Logs => TerminalKind::Log,
+            Action::PreviousLogs => TerminalKind::PreviousLog,
             _ if !running => {
                 self.message = Some(warning(format!(
-                    "Container {} is not running; press l for its log, or d to launch a debug container.",
+                    "Container {} is not running; press l for its last run's log, p for the run before, or d to launch a debug container.",
                     container.name
                 )));
                 return vec![];

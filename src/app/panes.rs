@@ -86,7 +86,11 @@ impl App {
         let size = self.workspace.terminals[&id].pane.size();
         match kind {
             TerminalKind::Debug => {}
-            TerminalKind::Log => effects.push(Effect::ShowLog { id, key }),
+            TerminalKind::Log | TerminalKind::PreviousLog => effects.push(Effect::ShowLog {
+                id,
+                key,
+                previous: kind == TerminalKind::PreviousLog,
+            }),
             TerminalKind::Attach | TerminalKind::Shell => effects.push(Effect::OpenSession {
                 id,
                 key,
@@ -726,6 +730,7 @@ impl App {
                 vec![Effect::ShowLog {
                     id,
                     key: t.key.clone(),
+                    previous: false,
                 }]
             }
             Some(ContainerState::Waiting { reason, message }) => {

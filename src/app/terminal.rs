@@ -15,6 +15,8 @@ pub enum TerminalKind {
     Attach,
     Shell,
     Log,
+    /// The log of the container's previous run (`previous=true`).
+    PreviousLog,
 }
 
 impl TerminalKind {
@@ -24,6 +26,7 @@ impl TerminalKind {
             TerminalKind::Attach => "attach",
             TerminalKind::Shell => "shell",
             TerminalKind::Log => "log",
+            TerminalKind::PreviousLog => "previous log",
         }
     }
 

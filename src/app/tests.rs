@@ -574,7 +574,7 @@ fn attach_shell_and_logs_on_the_selected_container() {
             .as_ref()
             .unwrap()
             .text
-            .contains("press l for its log")
+            .contains("press l for its last run's log, p for the run before")
     );
     let effects = a.update(key('l'));
     assert!(

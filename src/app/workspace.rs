@@ -138,7 +138,14 @@ impl Workspace {
     pub fn live_sessions(&self) -> Vec<super::terminal::TerminalKind> {
         self.terminals
             .values()
-            .filter(|t| t.is_live() && t.kind != super::terminal::TerminalKind::Log)
+            .filter(|t| {
+                t.is_live()
+                    && !matches!(
+                        t.kind,
+                        super::terminal::TerminalKind::Log
+                            | super::terminal::TerminalKind::PreviousLog
+                    )
+            })
             .map(|t| t.kind)
             .collect()
     }

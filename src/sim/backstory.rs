@@ -3,8 +3,11 @@
 //! a pod no node can take. Derived from the pod itself, so they always
 //! agree with its status.
 
+use bytes::Bytes;
 use jiff::{SignedDuration, Timestamp};
 use serde_json::Value;
+
+use super::runtime::{LogRecord, Stream};
 
 use super::kubelet::{PodEvent, pod_event};
 
@@ -172,5 +175,107 @@ mod tests {
                 assert!(parsed.first_timestamp <= parsed.last_timestamp);
             }
         }
+    }
+}
+
+/// What a run that ended before the simulator started wrote, as log
+/// records between its `startedAt` and `finishedAt`: the report a
+/// completed job printed, the error a crashed service died of, the
+/// requests an OOM-killed one was serving. A run that never started
+/// (`StartError`) wrote nothing.
+pub fn run_log(pod: &Value, container: &str, terminated: &Value) -> Vec<LogRecord> {
+    let time = |field: &str| {
+        terminated[field]
+            .as_str()
+            .and_then(|t| t.parse::<Timestamp>().ok())
+    };
+    let finished = time("finishedAt").unwrap_or_else(Timestamp::now);
+    let started = time("startedAt")
+        .filter(|s| *s < finished)
+        .unwrap_or(finished - SignedDuration::from_secs(60));
+    let app = pod
+        .pointer("/metadata/labels/app.kubernetes.io~1name")
+        .and_then(Value::as_str)
+        .unwrap_or(container);
+    let code = terminated["exitCode"].as_i64().unwrap_or(0);
+    let lines: Vec<String> = match terminated["reason"].as_str().unwrap_or_default() {
+        "StartError" | "ContainerCannotRun" => Vec::new(),
+        "Completed" => vec![
+            format!("INFO {app}: starting {container}"),
+            format!("INFO {app}: reading orders for the previous day"),
+            format!("INFO {app}: 18442 orders, 37 refunds, 0 disputes"),
+            format!("INFO {app}: wrote s3://reports/nightly/{app}.csv (412 KiB)"),
+            format!("INFO {app}: done"),
+        ],
+        "OOMKilled" => (0..4)
+            .map(|i| {
+                format!(
+                    "INFO {app}/{container}: handled request id={:x} status=200",
+                    0x51f0 + i
+                )
+            })
+            .collect(),
+        _ => vec![
+            format!("INFO {app}: starting {container}"),
+            format!("INFO {app}: connecting to postgres at ledger-db.payments.svc:5432"),
+            format!(
+                "ERROR {app}: dial tcp 10.96.14.2:5432: connect: connection refused (attempt 3 of 3)"
+            ),
+            format!("FATAL {app}: cannot reach the database; exiting with code {code}"),
+        ],
+    };
+    let span = finished.duration_since(started).as_millis().max(1);
+    let count = lines.len().max(1) as i128;
+    lines
+        .into_iter()
+        .enumerate()
+        .map(|(i, line)| {
+            let at = started + SignedDuration::from_millis((span * i as i128 / count) as i64);
+            LogRecord {
+                seq: i as u64,
+                at,
+                stream: if line.starts_with("INFO") {
+                    Stream::Stdout
+                } else {
+                    Stream::Stderr
+                },
+                data: Bytes::from(format!("{} {line}\n", at.strftime("%Y-%m-%dT%H:%M:%SZ"))),
+                starts_line: true,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod run_log_tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_finished_run_says_why_it_ended_between_its_start_and_finish() {
+        let pod = json!({"metadata": {"labels": {"app.kubernetes.io/name": "ledger-worker"}}});
+        let crash = json!({"exitCode": 1, "reason": "Error",
+            "startedAt": "2026-11-23T10:00:00Z", "finishedAt": "2026-11-23T10:01:00Z"});
+        let records = run_log(&pod, "worker", &crash);
+        let text: String = records
+            .iter()
+            .map(|r| String::from_utf8_lossy(&r.data).into_owned())
+            .collect();
+        assert!(
+            text.starts_with("2026-11-23T10:00:00Z INFO ledger-worker: starting worker\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("FATAL ledger-worker: cannot reach the database; exiting with code 1"),
+            "{text}"
+        );
+        assert!(
+            records
+                .iter()
+                .all(|r| r.at < "2026-11-23T10:01:00Z".parse::<Timestamp>().unwrap())
+        );
+        assert_eq!(records.last().map(|r| r.stream), Some(Stream::Stderr));
+        let never_ran = json!({"exitCode": 128, "reason": "StartError"});
+        assert!(run_log(&pod, "worker", &never_ran).is_empty());
     }
 }

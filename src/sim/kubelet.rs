@@ -154,6 +154,19 @@ impl Kubelet {
         self.process(pod, container)
     }
 
+    /// The process of a container's latest run, if it has ended and the
+    /// simulator ran it.
+    pub fn exited_process(&self, pod: &Value, container: &str) -> Option<Arc<ContainerProcess>> {
+        let cref = ContainerRef {
+            pod: pod_key(pod),
+            container: container.to_string(),
+        };
+        lock(&self.processes)
+            .get(&cref)
+            .filter(|p| p.exit().is_some())
+            .cloned()
+    }
+
     /// A pod's directory: its volumes, its containers' roots, and the
     /// working directory of its processes where there are no namespaces.
     pub fn sandbox_dir(&self, key: &Key) -> PathBuf {

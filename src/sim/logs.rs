@@ -16,13 +16,7 @@ use super::store::{Key, Kind};
 
 pub fn serve(state: &Arc<SimState>, key: &Key, query: &Query) -> Result<Response<Body>, ApiError> {
     let (pod, container) = pod_and_container(state, key, query)?;
-    if query.flag("previous")? {
-        return Err(ApiError::bad_request(format!(
-            "previous terminated container {container:?} in pod {:?} not found",
-            key.name
-        )));
-    }
-    let process = state.kubelet.log_source(&pod, &container)?;
+    let run = which_run(&pod, &key.name, &container, query.flag("previous")?)?;
     let options = LogOptions {
         timestamps: query.flag("timestamps")?,
         tail_lines: query.number("tailLines")?.map(|n| n.max(0) as usize),
@@ -49,6 +43,26 @@ pub fn serve(state: &Arc<SimState>, key: &Key, query: &Query) -> Result<Response
             "tailLines: Forbidden: `tailLines` and specific `stream` are mutually exclusive for now",
         ));
     }
+    let process = match run {
+        Run::Current => Some(state.kubelet.log_source(&pod, &container)?),
+        // The last run's output, while the simulator still has it.
+        Run::Finished { latest: true, .. } => state.kubelet.exited_process(&pod, &container),
+        Run::Finished { .. } => None,
+    };
+    let Some(process) = process else {
+        // A run from before the simulator started (or one it did not keep):
+        // what the scenario says it wrote. Finished, so `follow` ends at once.
+        let Run::Finished { terminated, .. } = &run else {
+            return Err(ApiError::internal("no log source"));
+        };
+        let records = super::backstory::run_log(&pod, &container, terminated);
+        let body = render(select_records(&records, &options), &options);
+        return Ok(respond(
+            StatusCode::OK,
+            "text/plain",
+            full(truncate(body, options.limit_bytes)),
+        ));
+    };
     let (records, next) = process.log_since(0);
     let first = select_records(&records, &options);
     let initial = render(first, &options);
@@ -59,6 +73,85 @@ pub fn serve(state: &Arc<SimState>, key: &Key, query: &Query) -> Result<Response
     let (tx, rx) = mpsc::channel(64);
     tokio::spawn(follow(process, tx, initial, next, options));
     Ok(respond(StatusCode::OK, "text/plain", streaming(rx)))
+}
+
+/// Which run of a container a log request reads.
+enum Run {
+    /// The running process.
+    Current,
+    /// A run that ended: the container's latest (`state.terminated`) or the
+    /// one before (`lastState.terminated`), with its terminated state.
+    Finished { terminated: Value, latest: bool },
+}
+
+/// The kubelet's choice (`validateContainerLogStatus`): `previous` reads
+/// `lastState`; otherwise the running process, else the latest run that
+/// ended (a crash-looping container's last crash), else why there is none.
+fn which_run(
+    pod: &Value,
+    pod_name: &str,
+    container: &str,
+    previous: bool,
+) -> Result<Run, ApiError> {
+    let status = [
+        "containerStatuses",
+        "initContainerStatuses",
+        "ephemeralContainerStatuses",
+    ]
+    .iter()
+    .filter_map(|list| pod.pointer(&format!("/status/{list}"))?.as_array())
+    .flatten()
+    .find(|s| s["name"] == container);
+    let state = status.map(|s| &s["state"]);
+    let last = status
+        .and_then(|s| s.pointer("/lastState/terminated"))
+        .filter(|t| t["containerID"].as_str().is_some_and(|id| !id.is_empty()));
+    let finished = |t: &Value, latest| Run::Finished {
+        terminated: t.clone(),
+        latest,
+    };
+    let terminated_error = || {
+        ApiError::bad_request(format!(
+            "container {container:?} in pod {pod_name:?} is terminated"
+        ))
+    };
+    if previous {
+        return last.map(|t| finished(t, false)).ok_or_else(|| {
+            ApiError::bad_request(format!(
+                "previous terminated container {container:?} in pod {pod_name:?} not found"
+            ))
+        });
+    }
+    let Some(state) = state else {
+        return Err(ApiError::bad_request(format!(
+            "container {container:?} in pod {pod_name:?} is waiting to start: ContainerCreating"
+        )));
+    };
+    if state.get("running").is_some() {
+        return Ok(Run::Current);
+    }
+    if let Some(terminated) = state.get("terminated") {
+        let has_id = terminated["containerID"]
+            .as_str()
+            .is_some_and(|id| !id.is_empty());
+        return match (has_id, last) {
+            (true, _) => Ok(finished(terminated, true)),
+            (false, Some(t)) => Ok(finished(t, false)),
+            (false, None) => Err(terminated_error()),
+        };
+    }
+    if let Some(t) = last {
+        return Ok(finished(t, false));
+    }
+    let reason = match state.pointer("/waiting/reason").and_then(Value::as_str) {
+        Some("ErrImagePull") => "image can't be pulled",
+        Some("ImagePullBackOff") => "trying and failing to pull image",
+        Some(reason) => reason,
+        None => "ContainerCreating",
+    };
+    Err(ApiError::bad_request(format!(
+        "container {container:?} in pod {pod_name:?} is waiting to start: {reason}"
+    )))
 }
 
 struct LogOptions {

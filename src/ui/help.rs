@@ -40,6 +40,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             Action::Attach,
             Action::Shell,
             Action::Logs,
+            Action::PreviousLogs,
             Action::Workspace,
             Action::Command,
             Action::Help,

@@ -81,6 +81,8 @@ pub struct PodbayScreen {
     pub master: podbay::pty::PtyMaster,
     pub child: tokio::process::Child,
     parser: std::sync::Arc<std::sync::Mutex<vt100::Parser>>,
+    /// Becomes true once everything podbay wrote has been parsed.
+    ended: tokio::sync::watch::Receiver<bool>,
     _home: tempdir::TempHome,
 }
 
@@ -172,6 +174,7 @@ impl PodbayScreen {
         )));
         let reader = spawned.master.clone();
         let sink = parser.clone();
+        let (ended_tx, ended) = tokio::sync::watch::channel(false);
         tokio::spawn(async move {
             let mut buf = vec![0u8; 64 * 1024];
             while let Ok(n) = reader.read(&mut buf).await {
@@ -180,13 +183,22 @@ impl PodbayScreen {
                 }
                 sink.lock().unwrap().process(&buf[..n]);
             }
+            ended_tx.send_replace(true);
         });
         PodbayScreen {
             master: spawned.master,
             child: spawned.child,
             parser,
+            ended,
             _home: home,
         }
+    }
+
+    /// Waits (up to 5 s) until podbay's output has ended and been parsed:
+    /// after it exits, its last bytes may still be on their way.
+    pub async fn output_ended(&self) {
+        let mut ended = self.ended.clone();
+        let _ = tokio::time::timeout(Duration::from_secs(5), ended.wait_for(|e| *e)).await;
     }
 
     pub fn text(&self) -> String {
@@ -287,13 +299,7 @@ pub async fn exits_cleanly(screen: &mut PodbayScreen) {
         .expect("podbay exits after q")
         .unwrap();
     assert!(status.success(), "exit status {status:?}");
-    // The reader may not have parsed podbay's last bytes yet.
-    for _ in 0..40 {
-        if !screen.with_screen(|s| s.alternate_screen()) {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    screen.output_ended().await;
     assert_terminal_restored(screen);
 }
 
