@@ -51,6 +51,7 @@ pub struct TuiOptions {
 }
 
 mod connect;
+mod log_pane;
 mod outbox;
 
 const FRAME: Duration = Duration::from_millis(16);
@@ -304,6 +305,8 @@ struct Tasks {
     image_history: Option<std::path::PathBuf>,
     keepalive: Option<Duration>,
     recordings: std::path::PathBuf,
+    /// Where each followed log pane got to, for `r`.
+    log_resume: std::collections::HashMap<u64, log_pane::Resume>,
 }
 
 /// A terminal session's task and the way to talk to it.
@@ -340,6 +343,7 @@ impl Tasks {
             image_history: None,
             keepalive: Some(session::DEFAULT_KEEPALIVE),
             recordings: std::env::temp_dir(),
+            log_resume: std::collections::HashMap::new(),
         }
     }
 
@@ -698,40 +702,22 @@ impl Tasks {
         let pods: Api<Pod> = Api::namespaced(client, &pod.namespace);
         let outbox = self.outboxes.open(id);
         let (input, _) = mpsc::unbounded_channel();
-        let task = tokio::spawn(async move {
-            let params = LogParams {
-                container: Some(container.clone()),
-                previous,
-                ..Default::default()
-            };
-            let which = if previous { "previous run's " } else { "" };
-            let (bytes, reason) = match pods.logs(&pod.name, &params).await {
-                Ok(log) if log.is_empty() => {
-                    (Vec::new(), format!("{container}'s {which}log is empty"))
-                }
-                Ok(log) => (
-                    for_terminal(&log),
-                    format!("end of {container}'s {which}log"),
-                ),
-                Err(e) => (Vec::new(), crate::cluster::errors::describe(&e).0),
-            };
-            for event in [
-                Event::SessionOutput {
-                    id,
-                    bytes: bytes.into(),
-                },
-                Event::SessionEnded {
-                    id,
-                    end: SessionEnd {
-                        exit_code: None,
-                        reason,
-                        disconnected: false,
-                    },
-                },
-            ] {
-                outbox.send(event).await;
-            }
-        });
+        // A previous run's log is read whole; the current one resumes
+        // after its last line.
+        let resume = if previous {
+            log_pane::Resume::default()
+        } else {
+            self.log_resume.entry(id).or_default().clone()
+        };
+        let task = tokio::spawn(log_pane::run(
+            id,
+            pods,
+            pod.name.to_string(),
+            container,
+            previous,
+            resume,
+            outbox,
+        ));
         self.sessions.insert(id, SessionTask { input, task });
     }
 

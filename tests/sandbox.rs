@@ -81,7 +81,7 @@ async fn in_the_demo_a_debug_container_sees_its_targets_files_processes_and_pod_
                 // PID 1 is the target's main process, not the debug shell.
                 && lines.iter().any(|l| {
                     let cols: Vec<&str> = l.split_whitespace().collect();
-                    cols.get(1) == Some(&"1") && l.contains("sh -c while :; do echo")
+                    cols.get(1) == Some(&"1") && l.contains("sh -c n=0; while :; do")
                 })
         })
         .await;

@@ -543,3 +543,44 @@ async fn a_crash_loops_last_run_and_a_completed_jobs_output_are_readable() {
     let _ = screen.child.wait().await;
     let _ = std::fs::remove_file(config);
 }
+
+/// A log pane follows: a line the container writes after the pane opened
+/// appears in it, and nothing is shown twice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_log_pane_follows_its_container() {
+    let sim = start_sim(0).await;
+    let config = kubeconfig(&sim, "follow");
+    let screen = PodbayScreen::spawn(&args(&config, &["-n", "shop"]), 120, 36);
+    screen.wait_for("the list", |t| t.contains("redis-0")).await;
+    screen.keys("/redis-0\r").await;
+    screen.raw(b"\r").await;
+    screen
+        .wait_for("the pod view", |t| t.contains("init-config"))
+        .await;
+    screen.keys("jl").await;
+    let lines = |t: &str| t.matches("redis/redis handled request").count();
+    screen
+        .wait_for("the first line", |t| {
+            t.contains("log shop/redis-0/redis") && lines(t) >= 1
+        })
+        .await;
+    let first = lines(&screen.text());
+    // The demo's containers write a line every five seconds.
+    screen
+        .wait_for("a line written after the pane opened", |t| lines(t) > first)
+        .await;
+    let text = screen.text();
+    let mut ids: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.split("id=").nth(1))
+        .map(|rest| rest.split_whitespace().next().unwrap_or_default())
+        .collect();
+    let all = ids.len();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), all, "no line twice:\n{text}");
+    assert!(
+        !text.contains("end of redis's log"),
+        "still following:\n{text}"
+    );
+}

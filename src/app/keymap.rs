@@ -25,11 +25,12 @@ pub enum Action {
     Shell,
     Logs,
     PreviousLogs,
+    CopyName,
     Workspace,
 }
 
 impl Action {
-    pub const ALL: [Action; 19] = [
+    pub const ALL: [Action; 20] = [
         Action::Quit,
         Action::Up,
         Action::Down,
@@ -48,6 +49,7 @@ impl Action {
         Action::Shell,
         Action::Logs,
         Action::PreviousLogs,
+        Action::CopyName,
         Action::Workspace,
     ];
 
@@ -72,6 +74,7 @@ impl Action {
             Action::Shell => "shell",
             Action::Logs => "logs",
             Action::PreviousLogs => "previous_logs",
+            Action::CopyName => "copy_name",
             Action::Workspace => "workspace",
         }
     }
@@ -96,6 +99,7 @@ impl Action {
             Action::Shell => "open a shell (exec) in the selected container",
             Action::Logs => "the selected container's log (its last run's, if it is not running)",
             Action::PreviousLogs => "the log of the run before (what a crash loop died of)",
+            Action::CopyName => "copy the pod's name to the clipboard",
             Action::Workspace => "the panes ↔ the browser (in panes: f-keys only)",
         }
     }
@@ -120,6 +124,7 @@ impl Action {
             Action::Shell => &["s"],
             Action::Logs => &["l"],
             Action::PreviousLogs => &["p"],
+            Action::CopyName => &["c"],
             Action::Workspace => &["tab", "f12"],
         }
     }

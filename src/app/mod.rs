@@ -824,6 +824,18 @@ impl App {
                     vec![]
                 }
             }
+            Action::CopyName => {
+                let key = match &self.view {
+                    View::Pod(view) => Some(view.key.clone()),
+                    View::Pods => self.pods.selected().cloned(),
+                };
+                let Some(key) = key else { return vec![] };
+                self.message = Some(info(format!(
+                    "Copied {} to the clipboard (through your terminal, OSC 52).",
+                    key.name
+                )));
+                vec![Effect::Copy(key.name.to_string())]
+            }
             Action::Open if !in_pod_view => self.open_pod(false),
             Action::Debug if !in_pod_view => self.open_pod(true),
             Action::Debug => self.open_launcher(),

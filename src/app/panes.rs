@@ -467,6 +467,15 @@ impl App {
         let Some(t) = self.workspace.terminals.get_mut(&id) else {
             return vec![];
         };
+        if t.kind == TerminalKind::Log {
+            t.state = TerminalState::Attaching;
+            let key = t.key.clone();
+            return vec![Effect::ShowLog {
+                id,
+                key,
+                previous: false,
+            }];
+        }
         vec![attach(t, false)]
     }
 
@@ -577,6 +586,26 @@ impl App {
         };
         if t.pod_gone {
             t.state = TerminalState::Ended(format!("the pod {} was deleted", t.key.pod));
+            return vec![];
+        }
+        if end.disconnected && t.kind == TerminalKind::Log {
+            // A followed log ends when its container stops; otherwise the
+            // stream was cut and `r` picks up after the last line.
+            let stopped = !matches!(
+                t.container_state(),
+                Some(ContainerState::Running { .. } | ContainerState::Unknown) | None
+            );
+            t.state = if stopped {
+                TerminalState::Ended(format!(
+                    "end of {}'s log: the container is not running",
+                    t.key.container
+                ))
+            } else {
+                TerminalState::Disconnected(format!(
+                    "{}; r resumes after the last line",
+                    end.reason
+                ))
+            };
             return vec![];
         }
         if end.disconnected && t.kind.resumable() {

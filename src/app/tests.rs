@@ -900,3 +900,74 @@ fn a_start_error_says_the_runtimes_message() {
         )
     );
 }
+
+#[test]
+fn a_followed_log_that_ends_says_why_and_r_resumes_it_while_the_container_runs() {
+    let end = || crate::cluster::session::SessionEnd {
+        exit_code: None,
+        reason: "dbg's log stream ended".into(),
+        disconnected: true,
+    };
+    let log_id = |effects: &[Effect]| {
+        effects.iter().find_map(|e| match e {
+            Effect::ShowLog {
+                id,
+                previous: false,
+                ..
+            } => Some(*id),
+            _ => None,
+        })
+    };
+    let mut a = in_pod_view();
+    a.update(detail_event(pod_detail(Some(ContainerState::Running {
+        since: None,
+    }))));
+    a.update(key('j'));
+    let id = log_id(&a.update(key('l'))).expect("a log pane");
+    a.update(Event::SessionEnded { id, end: end() });
+    assert_eq!(
+        focused(&a).state,
+        TerminalState::Disconnected("dbg's log stream ended; r resumes after the last line".into())
+    );
+    assert_eq!(
+        log_id(&a.update(key('r'))),
+        Some(id),
+        "the same pane asks again"
+    );
+
+    let mut a = in_pod_view();
+    a.update(detail_event(pod_detail(Some(ContainerState::Terminated {
+        exit_code: 0,
+        reason: "Completed".into(),
+        message: String::new(),
+        finished: None,
+    }))));
+    a.update(key('j'));
+    let id = log_id(&a.update(key('l'))).expect("a log pane");
+    a.update(Event::SessionEnded { id, end: end() });
+    assert_eq!(
+        focused(&a).state,
+        TerminalState::Ended("end of dbg's log: the container is not running".into())
+    );
+    assert!(
+        log_id(&a.update(key('r'))).is_none(),
+        "nothing more will come"
+    );
+}
+
+#[test]
+fn c_copies_the_pods_name_through_the_terminal() {
+    let mut a = in_pod_view();
+    let effects = a.update(key('c'));
+    let View::Pod(view) = &a.view else {
+        panic!("the pod view")
+    };
+    assert_eq!(effects, [Effect::Copy(view.key.name.to_string())]);
+    assert!(
+        a.message
+            .as_ref()
+            .unwrap()
+            .text
+            .contains("to the clipboard")
+    );
+}

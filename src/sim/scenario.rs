@@ -335,7 +335,7 @@ pub fn claim_contents(claim: &str) -> Vec<(&'static str, String)> {
 /// like a service would.
 fn container_command(app: &str, container: &str) -> Value {
     let line = format!(
-        "while :; do echo \"$(date -u +%Y-%m-%dT%H:%M:%SZ) {app}/{container} handled request id=$$-$RANDOM status=200\"; sleep 5; done"
+        "n=0; while :; do n=$((n+1)); echo \"$(date -u +%Y-%m-%dT%H:%M:%SZ) {app}/{container} handled request id=$n status=200\"; sleep 5; done"
     );
     json!(["sh", "-c", line])
 }

@@ -30,6 +30,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             Action::Command,
             Action::Help,
             Action::ToggleAllNamespaces,
+            Action::CopyName,
             Action::Workspace,
         ],
         View::Pod(_) => &[
@@ -41,6 +42,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             Action::Shell,
             Action::Logs,
             Action::PreviousLogs,
+            Action::CopyName,
             Action::Workspace,
             Action::Command,
             Action::Help,
