@@ -584,3 +584,34 @@ async fn a_log_pane_follows_its_container() {
         "still following:\n{text}"
     );
 }
+
+/// `/status:crash` keeps the pods whose STATUS matches, and only those.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_status_filter_keeps_the_pods_in_trouble() {
+    let sim = start_sim(0).await;
+    let config = kubeconfig(&sim, "status");
+    let screen = PodbayScreen::spawn(&args(&config, &["-A"]), 120, 36);
+    screen
+        .wait_for("the list", |t| t.contains("ledger-worker"))
+        .await;
+    screen.keys("/status:crash").await;
+    screen
+        .wait_for("only the crash loop", |t| {
+            let rows = support::table_rows(t);
+            rows.len() == 1
+                && rows[0].contains("ledger-worker")
+                && rows[0].contains("CrashLoopBackOff")
+        })
+        .await;
+    screen.raw(b"\x1b").await;
+    screen.keys("/status:pending").await;
+    screen
+        .wait_for("the pending pods", |t| {
+            let rows = support::table_rows(t);
+            !rows.is_empty()
+                && rows
+                    .iter()
+                    .all(|r| r.contains("Pending") || r.contains("Init:"))
+        })
+        .await;
+}

@@ -99,7 +99,7 @@ impl WidthTracker {
 }
 
 struct Filter {
-    pattern: Pattern,
+    pattern: Query,
     /// The rows that match, best score first, ties in key order.
     hits: Vec<Hit>,
 }
@@ -164,7 +164,7 @@ impl PodTable {
                 let row = self.rows.get(f.hits.get(index)?.row as usize)?;
                 let positions = self
                     .matcher
-                    .fuzzy_indices(&row.search, f.pattern.as_str())
+                    .fuzzy_indices(&row.search, f.pattern.highlight())
                     .map(|(_, p)| p)
                     .unwrap_or_default();
                 Some((row, positions))
@@ -263,13 +263,13 @@ impl PodTable {
         if query.is_empty() {
             self.filter = None;
         } else {
-            let pattern = Pattern::new(query);
+            let pattern = Query::new(query);
             // Whatever matches the longer query matches the shorter one:
             // only the rows matching now can still match.
             let narrow = self
                 .filter
                 .take()
-                .filter(|f| query.starts_with(f.pattern.as_str()))
+                .filter(|f| pattern.extends(&f.pattern))
                 .map(|f| f.hits);
             let hits = self.rank(&pattern, narrow.as_deref());
             self.filter = Some(Filter { pattern, hits });
@@ -338,7 +338,7 @@ impl PodTable {
 
     /// The rows matching `pattern`, ranked: all rows, or only those among
     /// `candidates` (hits of a query that `pattern` extends).
-    fn rank(&self, pattern: &Pattern, candidates: Option<&[Hit]>) -> Vec<Hit> {
+    fn rank(&self, pattern: &Query, candidates: Option<&[Hit]>) -> Vec<Hit> {
         let rows = &self.rows;
         let indices: Vec<u32> = match candidates {
             None => (0..rows.len() as u32).collect(),
@@ -397,15 +397,64 @@ impl PodTable {
 /// Tables (or candidate sets) at least this big are scored on two threads.
 const PARALLEL_FROM: usize = 20_000;
 
-/// Scores a row: namespace/name first, then node, then labels — the first
-/// field that matches counts, so a query cannot match with letters
-/// scattered across fields and a name match outranks a label match. (The
-/// scorer's first step is the cheap in-order check that rules out most
-/// fields.)
-fn score_row(pattern: &Pattern, row: &PodRow, scratch: &mut Scratch) -> Option<i32> {
-    [&*row.search, &*row.node, &*row.labels]
+/// A filter query: fuzzy over every field, or over STATUS alone after a
+/// `status:` prefix (`status:crash`).
+struct Query {
+    text: Box<str>,
+    pattern: Pattern,
+    status_only: bool,
+}
+
+impl Query {
+    const STATUS: &'static str = "status:";
+
+    fn new(text: &str) -> Self {
+        let (status_only, rest) = match text.strip_prefix(Self::STATUS) {
+            Some(rest) => (true, rest.trim_start()),
+            None => (false, text),
+        };
+        Query {
+            text: text.into(),
+            pattern: Pattern::new(rest),
+            status_only,
+        }
+    }
+
+    fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// What to highlight in namespace/name (nothing for a status query).
+    fn highlight(&self) -> &str {
+        if self.status_only {
+            ""
+        } else {
+            self.pattern.as_str()
+        }
+    }
+
+    /// Whether every row matching `self` matches `shorter` too.
+    fn extends(&self, shorter: &Query) -> bool {
+        self.status_only == shorter.status_only && self.text.starts_with(&*shorter.text)
+    }
+
+    fn score(&self, field: &str, scratch: &mut Scratch) -> Option<i32> {
+        self.pattern.score(field, scratch)
+    }
+}
+
+/// Scores a row: namespace/name first, then node, then labels, then
+/// status — the first field that matches counts, so a query cannot match
+/// with letters scattered across fields and a name match outranks a label
+/// match. (The scorer's first step is the cheap in-order check that rules
+/// out most fields.) A `status:` query looks at STATUS only.
+fn score_row(query: &Query, row: &PodRow, scratch: &mut Scratch) -> Option<i32> {
+    if query.status_only {
+        return query.score(&row.status, scratch);
+    }
+    [&*row.search, &*row.node, &*row.labels, &*row.status]
         .into_iter()
-        .find_map(|field| pattern.score(field, scratch))
+        .find_map(|field| query.score(field, scratch))
 }
 
 /// Orders hits that arrive in row (key) order: best score first, ties in
@@ -462,6 +511,30 @@ mod tests {
             ephemeral: 0,
             health: Health::Good,
         }
+    }
+
+    #[test]
+    fn the_filter_matches_status_and_a_status_prefix_matches_only_status() {
+        let mut t = PodTable::default();
+        let mut crashing = row("shop", "cart-1");
+        crashing.status = "CrashLoopBackOff".into();
+        let mut pulling = row("shop", "crashreporter-2");
+        pulling.status = "ImagePullBackOff".into();
+        t.replace(None, vec![row("shop", "web-1"), crashing, pulling]);
+        t.set_filter("crashloop");
+        assert_eq!(names(&t), ["cart-1"], "STATUS is matched too");
+        t.set_filter("status:crash");
+        assert_eq!(
+            names(&t),
+            ["cart-1"],
+            "the name crashreporter is not a status"
+        );
+        t.set_filter("status:backoff");
+        assert_eq!(names(&t), ["cart-1", "crashreporter-2"]);
+        t.set_filter("status:");
+        assert_eq!(t.visible_len(), 3, "an empty status query keeps every row");
+        t.set_filter("status:run");
+        assert_eq!(names(&t), ["web-1"]);
     }
 
     fn names(t: &PodTable) -> Vec<String> {
