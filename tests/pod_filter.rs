@@ -1,5 +1,5 @@
 //! The pod list's filter against a plain model of what the user should see:
-//! the rows where namespace/name, node or labels fuzzy-match the query (the
+//! the rows where namespace/name, node, labels or status fuzzy-match the query (the
 //! first of those fields that matches gives the score, as skim scores it),
 //! best score first, ties in namespace/name order — however the table got
 //! there: typed keystroke by keystroke, typed at once, or with pods coming,
@@ -42,7 +42,7 @@ fn expected(rows: &[PodRow], query: &str) -> Vec<PodKey> {
     let mut scored: Vec<(i64, PodKey)> = sorted
         .into_iter()
         .filter_map(|r| {
-            [&*r.search, &*r.node, &*r.labels]
+            [&*r.search, &*r.node, &*r.labels, &*r.status]
                 .into_iter()
                 .find_map(|field| {
                     SkimMatcherV2::default()
@@ -78,8 +78,13 @@ fn arb_row() -> impl Strategy<Value = PodRow> {
         "[a-cA-C0-2\\-]{1,10}",
         prop_oneof!["node-a1", "node-b2", "worker-0", ""],
         "(app=[a-c0-2\\-]{1,6}( tier=[a-c]{1,3})?)?",
+        prop_oneof!["Running", "CrashLoopBackOff", "Pending", "Init:0/1"],
     )
-        .prop_map(|(ns, name, node, labels)| row(&ns, &name, &node, &labels))
+        .prop_map(|(ns, name, node, labels, status)| {
+            let mut r = row(&ns, &name, &node, &labels);
+            r.status = status.into();
+            r
+        })
 }
 
 #[derive(Debug, Clone)]
