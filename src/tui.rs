@@ -428,6 +428,7 @@ impl Tasks {
                     s.task.abort();
                 }
                 self.outboxes.close(id);
+                self.log_resume.remove(&id);
                 if let Some(mut handles) = self.followers.remove(&id) {
                     abort(&mut handles);
                 }

@@ -106,6 +106,12 @@ fn kubectls() -> Vec<PathBuf> {
     found
 }
 
+/// A debug container name per kubectl binary, so runs of several do not clash.
+fn debug_container_name(binary: &Path) -> String {
+    let file = binary.file_name().unwrap_or_default().to_string_lossy();
+    format!("dbg-{}", file.replace('.', "-"))
+}
+
 async fn kubectl(binary: &Path, kubeconfig: &Path, args: &[&str], stdin: Option<&str>) -> Output {
     use tokio::io::AsyncWriteExt;
     let mut child = tokio::process::Command::new(binary)
@@ -180,14 +186,7 @@ async fn kubectl_get_exec_debug_and_attach_work_unchanged() {
         assert!(piped.status.success(), "{}", text(&piped));
         assert_eq!(String::from_utf8_lossy(&piped.stdout), "through-stdin\n");
 
-        let name = format!(
-            "dbg-{}",
-            binary
-                .file_name()
-                .unwrap()
-                .to_string_lossy()
-                .replace('.', "-")
-        );
+        let name = debug_container_name(&binary);
         let debug = kubectl(
             &binary,
             &kubeconfig,
@@ -300,14 +299,7 @@ async fn kubectl_meets_distroless_containers_as_on_a_node() {
             "{version}\n{said}"
         );
 
-        let name = format!(
-            "dbg-{}",
-            binary
-                .file_name()
-                .unwrap()
-                .to_string_lossy()
-                .replace('.', "-")
-        );
+        let name = debug_container_name(&binary);
         let debug = kubectl(
             &binary,
             &kubeconfig,

@@ -40,6 +40,21 @@ async fn exec(
     }
 }
 
+/// `podbay demo` at `cols`×`rows`, in the pod view of the pod matching
+/// `filter` once `loaded` is on screen.
+async fn demo_pod_view(filter: &str, loaded: &str, cols: u16, rows: u16) -> PodbayScreen {
+    let screen = PodbayScreen::spawn(&["demo".to_string()], cols, rows);
+    screen
+        .wait_for("the demo's pods", |t| t.contains(filter))
+        .await;
+    screen.keys(&format!("/{filter}\r")).await;
+    screen.raw(b"\r").await;
+    screen
+        .wait_for("the pod view", |t| t.contains(loaded))
+        .await;
+    screen
+}
+
 /// The demo, as the README shows it: a debug container targeting `redis`
 /// reads the target's file through /proc/1/root, lists the target's
 /// processes with its own, and is on a host named after the pod.
@@ -48,15 +63,7 @@ async fn in_the_demo_a_debug_container_sees_its_targets_files_processes_and_pod_
     if !namespaces_or_skip("the demo's debug container") {
         return;
     }
-    let screen = PodbayScreen::spawn(&["demo".to_string()], 120, 40);
-    screen
-        .wait_for("the demo's pods", |t| t.contains("redis-0"))
-        .await;
-    screen.keys("/redis-0\r").await;
-    screen.raw(b"\r").await;
-    screen
-        .wait_for("redis-0's pod view", |t| t.contains("init-config"))
-        .await;
+    let screen = demo_pod_view("redis-0", "init-config", 120, 40).await;
     screen.keys("d").await;
     screen
         .wait_for("the launcher aimed at redis", |t| {
@@ -99,15 +106,8 @@ async fn a_shell_in_a_distroless_container_turns_into_the_debug_launcher() {
     if !namespaces_or_skip("a shell in a distroless container") {
         return;
     }
-    let screen = PodbayScreen::spawn(&["demo".to_string()], 80, 24);
-    screen
-        .wait_for("the demo's pods", |t| t.contains("payments-api"))
-        .await;
-    screen.keys("/payments-api\r").await;
-    screen.raw(b"\r").await;
-    screen
-        .wait_for("the pod view, api first", |t| t.contains("log-shipper"))
-        .await;
+    // api is the first container.
+    let screen = demo_pod_view("payments-api", "log-shipper", 80, 24).await;
     screen.keys("s").await;
     screen
         .wait_for("the exec error and the launcher offer", |t| {

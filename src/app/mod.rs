@@ -886,9 +886,6 @@ impl App {
     }
 
     fn open_launcher(&mut self) -> Vec<Effect> {
-        let images = self.debug_images.clone();
-        let profile = self.debug_profile;
-        let random = self.now.as_nanosecond() as u64;
         let View::Pod(view) = &mut self.view else {
             return vec![];
         };
@@ -897,9 +894,31 @@ impl App {
             return vec![];
         };
         let selected = detail.containers.get(view.cursor).map(|c| c.name.clone());
-        let form = Launcher::new(detail, selected.as_deref(), &images, profile, random);
-        self.mode = Mode::Launcher(Box::new(form));
+        self.show_launcher(selected.as_deref(), None);
         vec![]
+    }
+
+    /// Opens the launcher on the pod view's pod (once its detail is in),
+    /// aimed at `selected`, saying `why` when there is a reason to.
+    /// Returns false when there is no pod view with a detail to launch in.
+    fn show_launcher(&mut self, selected: Option<&str>, why: Option<String>) -> bool {
+        let View::Pod(view) = &self.view else {
+            return false;
+        };
+        let Some(detail) = &view.detail else {
+            return false;
+        };
+        let random = self.now.as_nanosecond() as u64;
+        let mut form = Launcher::new(
+            detail,
+            selected,
+            &self.debug_images,
+            self.debug_profile,
+            random,
+        );
+        form.error = why;
+        self.mode = Mode::Launcher(Box::new(form));
+        true
     }
 
     fn on_launcher_key(&mut self, mut form: Launcher, key: KeyEvent) -> Vec<Effect> {

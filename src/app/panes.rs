@@ -646,22 +646,10 @@ impl App {
         self.workspace.close_terminal(id);
         let mut effects = vec![Effect::CloseSession { id }];
         effects.extend(self.show_browser());
-        let images = self.debug_images.clone();
-        let (profile, random) = (self.debug_profile, self.now.as_nanosecond() as u64);
-        let shown = match &self.view {
-            View::Pod(view) if view.key == key.pod && key.cluster == self.cluster => {
-                view.detail.as_ref()
-            }
-            _ => None,
-        };
-        match shown {
-            Some(detail) => {
-                let mut form =
-                    Launcher::new(detail, Some(&key.container), &images, profile, random);
-                form.error = Some(sentence);
-                self.mode = Mode::Launcher(Box::new(form));
-            }
-            _ => self.message = Some(warning(sentence)),
+        let showing_its_pod = matches!(&self.view,
+            View::Pod(view) if view.key == key.pod && key.cluster == self.cluster);
+        if !(showing_its_pod && self.show_launcher(Some(&key.container), Some(sentence.clone()))) {
+            self.message = Some(warning(sentence));
         }
         effects
     }

@@ -437,10 +437,6 @@ impl Query {
     fn extends(&self, shorter: &Query) -> bool {
         self.status_only == shorter.status_only && self.text.starts_with(&*shorter.text)
     }
-
-    fn score(&self, field: &str, scratch: &mut Scratch) -> Option<i32> {
-        self.pattern.score(field, scratch)
-    }
 }
 
 /// Scores a row: namespace/name first, then node, then labels, then
@@ -450,11 +446,11 @@ impl Query {
 /// out most fields.) A `status:` query looks at STATUS only.
 fn score_row(query: &Query, row: &PodRow, scratch: &mut Scratch) -> Option<i32> {
     if query.status_only {
-        return query.score(&row.status, scratch);
+        return query.pattern.score(&row.status, scratch);
     }
     [&*row.search, &*row.node, &*row.labels, &*row.status]
         .into_iter()
-        .find_map(|field| query.score(field, scratch))
+        .find_map(|field| query.pattern.score(field, scratch))
 }
 
 /// Orders hits that arrive in row (key) order: best score first, ties in

@@ -30,6 +30,11 @@ impl TerminalKind {
         }
     }
 
+    /// Log panes read the container's log; they have no process to talk to.
+    pub fn is_log(self) -> bool {
+        matches!(self, TerminalKind::Log | TerminalKind::PreviousLog)
+    }
+
     /// Attaches reach the container's own process, which outlives the stream.
     pub fn resumable(self) -> bool {
         matches!(self, TerminalKind::Debug | TerminalKind::Attach)

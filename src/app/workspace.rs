@@ -138,14 +138,7 @@ impl Workspace {
     pub fn live_sessions(&self) -> Vec<super::terminal::TerminalKind> {
         self.terminals
             .values()
-            .filter(|t| {
-                t.is_live()
-                    && !matches!(
-                        t.kind,
-                        super::terminal::TerminalKind::Log
-                            | super::terminal::TerminalKind::PreviousLog
-                    )
-            })
+            .filter(|t| t.is_live() && !t.kind.is_log())
             .map(|t| t.kind)
             .collect()
     }

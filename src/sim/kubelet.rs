@@ -512,7 +512,7 @@ impl Kubelet {
             let Some(name) = volume.get("name").and_then(Value::as_str) else {
                 continue;
             };
-            let dir = self.sandbox_dir(key).join("volumes").join(name);
+            let dir = self.runtime.volume_dir(key, name);
             if dir.exists() {
                 continue;
             }

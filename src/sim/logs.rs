@@ -43,25 +43,25 @@ pub fn serve(state: &Arc<SimState>, key: &Key, query: &Query) -> Result<Response
             "tailLines: Forbidden: `tailLines` and specific `stream` are mutually exclusive for now",
         ));
     }
-    let process = match run {
-        Run::Current => Some(state.kubelet.log_source(&pod, &container)?),
-        // The last run's output, while the simulator still has it.
-        Run::Finished { latest: true, .. } => state.kubelet.exited_process(&pod, &container),
-        Run::Finished { .. } => None,
-    };
-    let Some(process) = process else {
-        // A run from before the simulator started (or one it did not keep):
-        // what the scenario says it wrote. Finished, so `follow` ends at once.
-        let Run::Finished { terminated, .. } = &run else {
-            return Err(ApiError::internal("no log source"));
-        };
-        let records = super::backstory::run_log(&pod, &container, terminated);
-        let body = render(select_records(&records, &options), &options);
-        return Ok(respond(
-            StatusCode::OK,
-            "text/plain",
-            full(truncate(body, options.limit_bytes)),
-        ));
+    let process = match &run {
+        Run::Current => state.kubelet.log_source(&pod, &container)?,
+        // The last run's output, while the simulator still has it; else
+        // (a run from before the simulator started) what the scenario
+        // says it wrote. Finished either way, so `follow` ends at once.
+        Run::Finished { terminated, latest } => {
+            match latest
+                .then(|| state.kubelet.exited_process(&pod, &container))
+                .flatten()
+            {
+                Some(process) => process,
+                None => {
+                    let records = super::backstory::run_log(&pod, &container, terminated);
+                    let body = render(select_records(&records, &options), &options);
+                    let body = full(truncate(body, options.limit_bytes));
+                    return Ok(respond(StatusCode::OK, "text/plain", body));
+                }
+            }
+        }
     };
     let (records, next) = process.log_since(0);
     let first = select_records(&records, &options);

@@ -37,7 +37,7 @@ pub fn spawn_piped(launch: Launch, stdin: bool) -> std::io::Result<tokio::proces
         cmd.current_dir(cwd);
     }
     if let Some(status) = &launch.status {
-        pass_status_fd(&mut cmd, status.child_end());
+        pass_status_fd(cmd.as_std_mut(), status.child_end());
     }
     let mut child = cmd.spawn()?;
     if let Some(status) = launch.status
@@ -47,6 +47,26 @@ pub fn spawn_piped(launch: Launch, stdin: bool) -> std::io::Result<tokio::proces
         return Err(e);
     }
     Ok(child)
+}
+
+/// Starts `launch` on a new PTY and waits until the shim says the program
+/// runs.
+pub fn spawn_on_pty(launch: Launch, size: Size) -> std::io::Result<pty::PtyChild> {
+    let mut spawned = pty::spawn(&pty::Spawn {
+        program: launch.program.as_os_str(),
+        args: &launch.args,
+        env: &launch.env,
+        cwd: launch.cwd.as_deref(),
+        size,
+        fd3: launch.status.as_ref().map(StatusPipe::child_end),
+    })?;
+    if let Some(status) = launch.status
+        && let Err(e) = status.wait()
+    {
+        let _ = spawned.child.start_kill();
+        return Err(e);
+    }
+    Ok(spawned)
 }
 
 /// How a container process ended.
@@ -117,20 +137,7 @@ impl ContainerProcess {
     /// Starts a container's process on a PTY and the tasks that pump its
     /// output and wait for its exit.
     pub fn start(launch: Launch, size: Size) -> std::io::Result<Arc<Self>> {
-        let mut spawned = pty::spawn(&pty::Spawn {
-            program: launch.program.as_os_str(),
-            args: &launch.args,
-            env: &launch.env,
-            cwd: launch.cwd.as_deref(),
-            size,
-            fd3: launch.status.as_ref().map(StatusPipe::child_end),
-        })?;
-        if let Some(status) = launch.status
-            && let Err(e) = status.wait()
-        {
-            let _ = spawned.child.start_kill();
-            return Err(e);
-        }
+        let spawned = spawn_on_pty(launch, size)?;
         let process = Self::new(Io::Pty(spawned.master.clone()), spawned.child.id());
         let (eof_tx, eof_rx) = tokio::sync::oneshot::channel();
         tokio::spawn(pump_pty(process.clone(), spawned.master, eof_tx));

@@ -27,11 +27,11 @@ use tokio_tungstenite::tungstenite::protocol::Role;
 use super::SimState;
 use super::http::{Body, Query, full};
 use super::logs::pod_and_container;
-use super::runtime::{ContainerProcess, Stream, exit_code, spawn_piped};
-use super::sandbox::{Launch, StatusPipe};
+use super::runtime::{ContainerProcess, Stream, exit_code, spawn_on_pty, spawn_piped};
+use super::sandbox::Launch;
 use super::status::ApiError;
 use super::store::Key;
-use crate::pty::{self, Size};
+use crate::pty::Size;
 
 pub const STDIN: u8 = 0;
 pub const STDOUT: u8 = 1;
@@ -319,21 +319,7 @@ async fn run_exec(
     };
     kills.borrow_and_update();
     if options.tty {
-        let spawned = pty::spawn(&pty::Spawn {
-            program: launch.program.as_os_str(),
-            args: &launch.args,
-            env: &launch.env,
-            cwd: launch.cwd.as_deref(),
-            size: Size::DEFAULT,
-            fd3: launch.status.as_ref().map(StatusPipe::child_end),
-        })
-        .and_then(|mut spawned| match launch.status.map(StatusPipe::wait) {
-            Some(Err(e)) => {
-                let _ = spawned.child.start_kill();
-                Err(e)
-            }
-            _ => Ok(spawned),
-        });
+        let spawned = spawn_on_pty(launch, Size::DEFAULT);
         let mut spawned = match spawned {
             Ok(s) => s,
             Err(e) => {

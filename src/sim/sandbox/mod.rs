@@ -167,6 +167,16 @@ pub struct ContainerSpec<'a> {
     pub pid: PidChoice,
 }
 
+impl ContainerSpec<'_> {
+    fn process(&self, env: Vec<(String, String)>) -> Process {
+        Process {
+            argv: self.argv.clone(),
+            env,
+            workdir: self.workdir.unwrap_or("/").to_string(),
+        }
+    }
+}
+
 /// Whose PID namespace a new container joins.
 #[derive(Debug, Clone, Copy)]
 pub enum PidChoice {
@@ -216,6 +226,20 @@ impl Runtime {
         self.pod_dir(key).join("containers").join(container)
     }
 
+    /// Where a pod's volume lives.
+    pub fn volume_dir(&self, key: &Key, volume: &str) -> PathBuf {
+        self.pod_dir(key).join("volumes").join(volume)
+    }
+
+    /// A container's environment: the kubelet's, then the image's, then
+    /// the spec's, each overriding the one before.
+    fn env_of(&self, c: &ContainerSpec<'_>) -> Vec<(String, String)> {
+        let mut env = self.base_env(c.pod, c.name);
+        merge_env(&mut env, c.image.env());
+        merge_env(&mut env, c.env.clone());
+        env
+    }
+
     /// The environment every container gets from the kubelet.
     fn base_env(&self, key: &Key, container: &str) -> Vec<(String, String)> {
         let mut env = vec![("HOSTNAME".to_string(), key.name.to_string())];
@@ -240,13 +264,11 @@ impl Runtime {
 
     /// How to start a container's main process.
     pub fn container(&self, c: &ContainerSpec<'_>) -> io::Result<Launch> {
-        let mut env = self.base_env(c.pod, c.name);
-        merge_env(&mut env, c.image.env());
-        merge_env(&mut env, c.env.clone());
+        let env = self.env_of(c);
         let pod_dir = self.pod_dir(c.pod);
         std::fs::create_dir_all(&pod_dir)?;
         for (volume, _, _) in &c.volume_mounts {
-            std::fs::create_dir_all(pod_dir.join("volumes").join(volume))?;
+            std::fs::create_dir_all(self.volume_dir(c.pod, volume))?;
         }
         match self.isolation {
             Isolation::Processes { .. } => self.plain(c.image, &c.argv, env, &pod_dir),
@@ -268,7 +290,7 @@ impl Runtime {
                     let target = root.join(path.trim_start_matches('/'));
                     std::fs::create_dir_all(&target)?;
                     mounts.push(Mount {
-                        source: pod_dir.join("volumes").join(volume),
+                        source: self.volume_dir(c.pod, volume),
                         target: path.clone(),
                         read_only: *read_only,
                     });
@@ -283,11 +305,7 @@ impl Runtime {
                     pid,
                     root,
                     mounts,
-                    process: Process {
-                        argv: c.argv.clone(),
-                        env,
-                        workdir: c.workdir.unwrap_or("/").to_string(),
-                    },
+                    process: c.process(env),
                 };
                 self.shim_launch(&spec)
             }
@@ -296,20 +314,14 @@ impl Runtime {
 
     /// How to start `argv` inside a running container (`kubectl exec`).
     pub fn exec(&self, c: &ContainerSpec<'_>, container_shim: Option<u32>) -> io::Result<Launch> {
-        let mut env = self.base_env(c.pod, c.name);
-        merge_env(&mut env, c.image.env());
-        merge_env(&mut env, c.env.clone());
+        let mut env = self.env_of(c);
         env.retain(|(k, _)| k != WORKLOAD_ENV);
         match (&self.isolation, container_shim) {
             (Isolation::Namespaces, Some(shim)) => {
                 let spec = Spec::Exec {
                     container: shim,
                     root: self.root_of(c.pod, c.name),
-                    process: Process {
-                        argv: c.argv.clone(),
-                        env,
-                        workdir: c.workdir.unwrap_or("/").to_string(),
-                    },
+                    process: c.process(env),
                 };
                 self.shim_launch(&spec)
             }
@@ -337,12 +349,11 @@ impl Runtime {
         let program = if image.program().as_deref() == Some(program.as_str()) {
             self.shim.clone()
         } else {
-            env.retain(|(k, _)| k != "PATH");
             PathBuf::from(program)
         };
         // The host's PATH: the image's would not find the host's tools.
         if let Ok(path) = std::env::var("PATH") {
-            env.push(("PATH".into(), path));
+            merge_env(&mut env, vec![("PATH".into(), path)]);
         }
         Ok(Launch {
             program,
@@ -435,32 +446,13 @@ fn merge_env(env: &mut Vec<(String, String)>, more: Vec<(String, String)>) {
     }
 }
 
-/// Puts `fd` at descriptor 3 in the child (where the shim reports).
-pub fn pass_status_fd(command: &mut impl PreExec, fd: RawFd) {
-    command.before_exec(fd);
-}
-
-/// The two process builders the simulator uses.
-pub trait PreExec {
-    fn before_exec(&mut self, fd: RawFd);
-}
-
-impl PreExec for std::process::Command {
-    fn before_exec(&mut self, fd: RawFd) {
-        use std::os::unix::process::CommandExt as _;
-        // SAFETY: only dup2 between fork and exec.
-        unsafe {
-            self.pre_exec(move || crate::pty::pass_as_fd3(fd));
-        }
-    }
-}
-
-impl PreExec for tokio::process::Command {
-    fn before_exec(&mut self, fd: RawFd) {
-        // SAFETY: only dup2 between fork and exec.
-        unsafe {
-            self.pre_exec(move || crate::pty::pass_as_fd3(fd));
-        }
+/// Puts `fd` at descriptor 3 in the child (where the shim reports). For
+/// a tokio command, pass its `as_std_mut()`.
+pub fn pass_status_fd(command: &mut std::process::Command, fd: RawFd) {
+    use std::os::unix::process::CommandExt as _;
+    // SAFETY: only dup2/fcntl between fork and exec.
+    unsafe {
+        command.pre_exec(move || crate::pty::pass_as_fd3(fd));
     }
 }
 

@@ -238,6 +238,18 @@ fn run(
         "unshare mount",
         nix::sched::unshare(CloneFlags::CLONE_NEWNS),
     )?;
+    make_mounts_private()?;
+    for m in mounts {
+        bind(root, m)?;
+    }
+    spawn_and_wait(|| {
+        step("mount proc", mount_proc(&root.join("proc")))?;
+        enter_root_and_exec(root, process)
+    })
+}
+
+/// Keeps this mount namespace's mounts from reaching the host's.
+fn make_mounts_private() -> Result<(), Failure> {
     step(
         "make mounts private",
         nix::mount::mount(
@@ -247,24 +259,18 @@ fn run(
             MsFlags::MS_REC | MsFlags::MS_PRIVATE,
             None::<&str>,
         ),
-    )?;
-    for m in mounts {
-        bind(root, m)?;
-    }
-    spawn_and_wait(|| {
-        let proc_dir = root.join("proc");
-        step(
-            "mount proc",
-            nix::mount::mount(
-                Some("proc"),
-                &proc_dir,
-                Some("proc"),
-                MsFlags::MS_NOSUID | MsFlags::MS_NODEV | MsFlags::MS_NOEXEC,
-                None::<&str>,
-            ),
-        )?;
-        enter_root_and_exec(root, process)
-    })
+    )
+}
+
+/// A `/proc` of this process's PID namespace at `dir`.
+fn mount_proc(dir: &Path) -> nix::Result<()> {
+    nix::mount::mount(
+        Some("proc"),
+        dir,
+        Some("proc"),
+        MsFlags::MS_NOSUID | MsFlags::MS_NODEV | MsFlags::MS_NOEXEC,
+        None::<&str>,
+    )
 }
 
 fn bind(root: &Path, m: &Mount) -> Result<(), Failure> {
@@ -458,26 +464,11 @@ fn probe() -> Result<Infallible, Failure> {
                 | CloneFlags::CLONE_NEWNS,
         ),
     )?;
-    step(
-        "make mounts private",
-        nix::mount::mount(
-            None::<&str>,
-            "/",
-            None::<&str>,
-            MsFlags::MS_REC | MsFlags::MS_PRIVATE,
-            None::<&str>,
-        ),
-    )?;
+    make_mounts_private()?;
     // SAFETY: single-threaded process.
     match step("fork", unsafe { nix::unistd::fork() })? {
         ForkResult::Child => {
-            let mounted = nix::mount::mount(
-                Some("proc"),
-                "/proc",
-                Some("proc"),
-                MsFlags::MS_NOSUID | MsFlags::MS_NODEV | MsFlags::MS_NOEXEC,
-                None::<&str>,
-            );
+            let mounted = mount_proc(Path::new("/proc"));
             std::process::exit(match mounted {
                 Ok(()) if std::process::id() == 1 => 0,
                 Ok(()) => 3,
