@@ -601,10 +601,8 @@ impl App {
                     t.key.container
                 ))
             } else {
-                TerminalState::Disconnected(format!(
-                    "{}; r resumes after the last line",
-                    end.reason
-                ))
+                // The pane adds "r to reattach": r asks again after the last line.
+                TerminalState::Disconnected(end.reason)
             };
             return vec![];
         }

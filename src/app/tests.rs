@@ -927,7 +927,7 @@ fn a_followed_log_that_ends_says_why_and_r_resumes_it_while_the_container_runs()
     a.update(Event::SessionEnded { id, end: end() });
     assert_eq!(
         focused(&a).state,
-        TerminalState::Disconnected("dbg's log stream ended; r resumes after the last line".into())
+        TerminalState::Disconnected("dbg's log stream ended".into())
     );
     assert_eq!(
         log_id(&a.update(key('r'))),

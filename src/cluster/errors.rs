@@ -36,12 +36,8 @@ impl Denied {
             None => "at cluster scope".to_string(),
         };
         let why = match (self.verb.as_str(), self.resource.as_str()) {
-            ("create", "pods/exec" | "pods/attach") => {
-                " (from Kubernetes 1.35 a terminal over WebSocket needs `create` as well as `get`)"
-            }
-            ("get", "pods/exec" | "pods/attach") => {
-                " (a terminal over WebSocket needs `get`, and from Kubernetes 1.35 `create` too)"
-            }
+            ("create", "pods/exec" | "pods/attach") => " (Kubernetes 1.35+ wants it besides `get`)",
+            ("get", "pods/exec" | "pods/attach") => " (and `create` from Kubernetes 1.35)",
             _ => "",
         };
         format!(
@@ -221,11 +217,9 @@ mod tests {
         };
         assert_eq!(
             denied("create"),
-            "You may not create pods/exec in namespace shop: ask your cluster admin for `create` on `pods/exec` (from Kubernetes 1.35 a terminal over WebSocket needs `create` as well as `get`)."
+            "You may not create pods/exec in namespace shop: ask your cluster admin for `create` on `pods/exec` (Kubernetes 1.35+ wants it besides `get`)."
         );
-        assert!(denied("get").ends_with(
-            "(a terminal over WebSocket needs `get`, and from Kubernetes 1.35 `create` too)."
-        ));
+        assert!(denied("get").ends_with("(and `create` from Kubernetes 1.35)."));
     }
 
     #[test]

@@ -39,8 +39,11 @@ pub async fn run(
     let stream = match pods.log_stream(&pod, &params).await {
         Ok(stream) => stream,
         Err(e) => {
+            // The server's answer is final; a server out of reach may
+            // come back, and `r` asks again.
+            let unreachable = !matches!(e, kube::Error::Api(_));
             let reason = crate::cluster::errors::describe(&e).0;
-            end(&outbox, id, reason, false).await;
+            end(&outbox, id, reason, unreachable && !previous).await;
             return;
         }
     };
