@@ -182,7 +182,9 @@ async fn attach_shell(
         workdir: None,
         pull_policy: None,
     };
-    spec.launch(&pods, "redis-0").await.expect("launch");
+    spec.launch(client, "shop", "redis-0")
+        .await
+        .expect("launch");
     podbay::cluster::debug::await_startup(
         &pods,
         "redis-0",
@@ -511,6 +513,7 @@ async fn container_start(report: &mut Report) {
                 workdir: None,
                 volume_mounts: Vec::new(),
                 pid: PidChoice::Own,
+                pod_user: (0, 0),
             };
             let process = runtime
                 .container(&spec)
@@ -561,7 +564,9 @@ async fn launch(report: &mut Report) {
             pull_policy: None,
         };
         let start = Instant::now();
-        spec.launch(&pods, "redis-0").await.expect("launch");
+        spec.launch(&client, "shop", "redis-0")
+            .await
+            .expect("launch");
         let patched = start.elapsed();
         podbay::cluster::debug::await_startup(
             &pods,

@@ -120,9 +120,12 @@ pub struct DebugArgs {
     /// Container name; default debugger-xxxxx, unique in the pod.
     #[arg(long)]
     pub name: Option<String>,
-    /// Security profile, as kubectl debug: general, baseline, restricted, netadmin, sysadmin.
-    #[arg(long, default_value = "general")]
-    pub profile: Profile,
+    /// Security profile, as kubectl debug: general, baseline, restricted,
+    /// netadmin, sysadmin (default: debug.profile in config.toml, else
+    /// general; a profile the namespace's Pod Security level refuses is
+    /// replaced by the strongest one it admits).
+    #[arg(long)]
+    pub profile: Option<Profile>,
     /// Environment variable for the debug container (repeatable).
     #[arg(long = "env", value_name = "K=V", value_parser = parse_env)]
     pub env: Vec<(String, String)>,
@@ -310,7 +313,7 @@ mod tests {
         };
         assert_eq!(args.pod, "web-1");
         assert_eq!(args.namespace.as_deref(), Some("shop"));
-        assert_eq!(args.profile, Profile::Restricted);
+        assert_eq!(args.profile, Some(Profile::Restricted));
         assert_eq!(args.env, [("A".to_string(), "1".to_string())]);
         assert!(args.interactive && args.tty && args.json());
         assert_eq!(args.timeout, Duration::from_secs(45));

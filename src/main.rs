@@ -89,18 +89,19 @@ async fn run(cli: Cli, paths: Paths) -> anyhow::Result<()> {
         Some(Command::Sim(args)) => run_sim(args).await,
         Some(Command::Demo(args)) => run_demo(args, cli.browse, &paths).await,
         Some(Command::Debug(args)) => {
-            // The config is only asked for the image, when --image is not given.
-            let image = match &args.image {
-                Some(_) => String::new(),
-                None => match Config::load(&paths.config) {
-                    Ok(config) => config.debug.images.first().cloned().unwrap_or_default(),
-                    Err(e) => {
-                        eprintln!("podbay: {e}");
+            // The config is only read for what the command line leaves out.
+            let defaults = if args.image.is_some() && args.profile.is_some() {
+                podbay::commands::debug::Defaults::default()
+            } else {
+                match load_debug_defaults(&paths.config) {
+                    Ok(defaults) => defaults,
+                    Err(sentence) => {
+                        eprintln!("podbay: {sentence}");
                         std::process::exit(podbay::commands::debug::exit::CONFIG);
                     }
-                },
+                }
             };
-            debug_command(*args, &image).await
+            debug_command(*args, &defaults).await
         }
         None => {
             let target = Target {
@@ -234,9 +235,28 @@ async fn run_demo(args: DemoArgs, browse_args: BrowseArgs, paths: &Paths) -> any
     result
 }
 
+/// The config's debug image and profile, or the sentence on what is wrong.
+fn load_debug_defaults(
+    path: &std::path::Path,
+) -> Result<podbay::commands::debug::Defaults, String> {
+    let config = Config::load(path).map_err(|e| e.to_string())?;
+    let profile = config
+        .debug
+        .profile
+        .parse()
+        .map_err(|e| format!("Config file {}: {e}.", path.display()))?;
+    Ok(podbay::commands::debug::Defaults {
+        image: config.debug.images.first().cloned().unwrap_or_default(),
+        profile,
+    })
+}
+
 /// `podbay debug`: exits with the container's exit code or podbay's own.
-async fn debug_command(args: podbay::cli::DebugArgs, default_image: &str) -> ! {
-    match podbay::commands::debug::run(args, default_image).await {
+async fn debug_command(
+    args: podbay::cli::DebugArgs,
+    defaults: &podbay::commands::debug::Defaults,
+) -> ! {
+    match podbay::commands::debug::run(args, defaults).await {
         Ok(code) => std::process::exit(code),
         Err(failure) => {
             eprintln!("podbay: {}", failure.sentence);

@@ -23,6 +23,8 @@ use crate::cluster::feed::{self, Feed};
 use crate::cluster::session::{
     self, SessionEnd, SessionEvent, SessionInput, SessionKind, SessionSpec,
 };
+use crate::model::pod_security::Policy;
+use crate::model::text::sanitize;
 use crate::model::{ClusterId, EventRow, PodDetail, PodKey, PodRow, TerminalKey};
 use crate::term::Size;
 use crate::term::record::Recorder;
@@ -55,6 +57,9 @@ mod log_pane;
 mod outbox;
 
 const FRAME: Duration = Duration::from_millis(16);
+/// How long a one-off read (a namespace's labels) may take before podbay
+/// goes on without it.
+const READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// Output parsed per session per loop turn: small enough that a flood
 /// cannot delay a keystroke's echo in another pane by more than a few
 /// milliseconds, large enough to keep up with a fast producer.
@@ -576,15 +581,35 @@ impl Tasks {
             return;
         };
         let pod = key.pod;
-        let pods: Api<Pod> = Api::namespaced(client, &pod.namespace);
         let tx = self.tx.clone();
         tokio::spawn(async move {
-            if let Err(e) = spec.launch(&pods, &pod.name).await {
-                let (_, sentence) =
-                    crate::cluster::debug::describe_launch_error(&e, &pod.namespace, &pod.name);
-                let event = Event::LaunchFailed { id, sentence };
-                let _ = tx.send(Tagged::untied(event)).await;
-            }
+            let event = match spec.launch(&client, &pod.namespace, &pod.name).await {
+                Ok(launched) if launched.warnings.is_empty() => return,
+                Ok(launched) => Event::LaunchWarned {
+                    id,
+                    warnings: launched
+                        .warnings
+                        .iter()
+                        .map(|w| sanitize(w).into_owned())
+                        .collect(),
+                },
+                Err(e) => {
+                    let (_, sentence) =
+                        crate::cluster::debug::describe_launch_error(&e, &pod.namespace, &pod.name);
+                    let refused_by = match &e {
+                        kube::Error::Api(status) if status.code == 403 => {
+                            Policy::from_refusal(&status.message)
+                        }
+                        _ => None,
+                    };
+                    Event::LaunchFailed {
+                        id,
+                        sentence: sanitize(&sentence).into_owned(),
+                        refused_by,
+                    }
+                }
+            };
+            let _ = tx.send(Tagged::untied(event)).await;
         });
     }
 
@@ -820,13 +845,32 @@ impl Tasks {
         let events = self.spawn_feed(
             Source::Pod,
             generation,
-            Api::<KubeEvent>::namespaced(client, &key.namespace),
+            Api::<KubeEvent>::namespaced(client.clone(), &key.namespace),
             about,
             None,
             EventRow::from_event,
             Event::PodEvents,
         );
-        self.pod = vec![detail, events];
+        let tx = self.tx.clone();
+        let namespaces = Api::<Namespace>::all(client);
+        let policy = tokio::spawn(async move {
+            // Read once: labels rarely change, and a user who may not read
+            // namespaces learns the level from a refusal instead.
+            let read = tokio::time::timeout(READ_TIMEOUT, namespaces.get(&key.namespace));
+            let policy = match read.await {
+                Ok(Ok(ns)) => Some(Policy::from_labels(&ns.metadata.labels.unwrap_or_default())),
+                _ => None,
+            };
+            let event = Event::PodSecurity(policy);
+            let _ = tx
+                .send(Tagged {
+                    source: Source::Pod,
+                    generation,
+                    event,
+                })
+                .await;
+        });
+        self.pod = vec![detail, events, policy];
     }
 
     fn watch_namespaces(&mut self) {

@@ -310,7 +310,8 @@ async fn kubectl_meets_distroless_containers_as_on_a_node() {
                 pod,
                 "--image=busybox:1.36",
                 "--target=api",
-                "--profile=general",
+                // payments enforces Pod Security baseline.
+                "--profile=baseline",
                 "-i",
                 "-q",
                 &format!("--container={name}"),
@@ -356,4 +357,68 @@ async fn kubectl_meets_distroless_containers_as_on_a_node() {
             text(&previous)
         );
     }
+}
+
+/// kubectl meets Pod Security admission as on a cluster: `payments`
+/// enforces baseline (general's SYS_PTRACE is refused, baseline is
+/// created), `batch` only warns at restricted (kubectl prints the warning).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_debug_meets_pod_security_admission() {
+    let sim = start_sim(0).await;
+    let kubeconfig = kubeconfig_file(&sim, "kubectl-psa");
+    let pod = "payments-api-66b8f7d5c9-qv8lm";
+    for binary in kubectls() {
+        let version = text(&kubectl(&binary, &kubeconfig, &["version", "--client"], None).await);
+        let debug = |profile: &'static str, namespace: &'static str, pod: &'static str| {
+            let name = format!("{}-{profile}", debug_container_name(&binary));
+            let args = vec![
+                "debug".to_string(),
+                "-n".into(),
+                namespace.into(),
+                pod.into(),
+                "--image=busybox:1.36".into(),
+                format!("--profile={profile}"),
+                format!("--container={name}"),
+                "--".into(),
+                "true".into(),
+            ];
+            let (binary, kubeconfig) = (binary.clone(), kubeconfig.clone());
+            async move {
+                let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                (name, kubectl(&binary, &kubeconfig, &args, None).await)
+            }
+        };
+        let (name, refused) = debug("general", "payments", pod).await;
+        assert_eq!(
+            refused.status.code(),
+            Some(1),
+            "{version}\n{}",
+            text(&refused)
+        );
+        let expected = format!(
+            r#"Error from server (Forbidden): pods "{pod}" is forbidden: violates PodSecurity "baseline:latest": non-default capabilities (container "{name}" must not include "SYS_PTRACE" in securityContext.capabilities.add)"#
+        );
+        assert!(
+            String::from_utf8_lossy(&refused.stderr).contains(&expected),
+            "{version}\n{}",
+            text(&refused)
+        );
+        let (_, created) = debug("baseline", "payments", pod).await;
+        assert!(created.status.success(), "{version}\n{}", text(&created));
+
+        let (name, warned) = debug("general", "batch", "thumbnailer-6d5c8b9f7-q4w5e").await;
+        assert!(warned.status.success(), "{version}\n{}", text(&warned));
+        // The whole pod is evaluated: debug containers added by an
+        // earlier kubectl are named too.
+        let said = String::from_utf8_lossy(&warned.stderr);
+        let warning = said
+            .lines()
+            .find(|l| l.starts_with(r#"Warning: would violate PodSecurity "restricted:latest": allowPrivilegeEscalation != false (container"#))
+            .unwrap_or_else(|| panic!("{version}\n{}", text(&warned)));
+        assert!(
+            warning.contains(&format!("{name:?}")),
+            "{version}\n{warning}"
+        );
+    }
+    let _ = std::fs::remove_file(&kubeconfig);
 }

@@ -103,7 +103,7 @@ fn check(content_type: &str, body: &[u8]) -> Result<(), TestCaseError> {
         .expect("runtime");
     let _inside = runtime.enter();
     let is_patch = content_type != "put";
-    match ephemeral::update(&state, &key, is_patch, content_type, body) {
+    match ephemeral::update(&state, &key, is_patch, content_type, body).map(|u| u.pod) {
         Ok(json) => {
             let pod: Pod = serde_json::from_slice(&json)
                 .map_err(|e| TestCaseError::fail(format!("accepted, but not a pod: {e}")))?;
@@ -238,7 +238,9 @@ fn a_valid_patch_of_each_type_is_accepted() {
             content_type,
             body.as_bytes(),
         );
-        let json = result.unwrap_or_else(|e| panic!("{content_type}: {e:?}"));
+        let json = result
+            .unwrap_or_else(|e| panic!("{content_type}: {e:?}"))
+            .pod;
         let pod: Pod = serde_json::from_slice(&json).unwrap();
         let names: Vec<String> = pod
             .spec

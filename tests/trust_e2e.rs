@@ -12,7 +12,8 @@ use support::{PodbayScreen, client, exits_cleanly, merged_kubeconfig, pane_text,
 /// The same debug container (a shell) in redis-0 of `sim`, added through
 /// the API, so both clusters have a container of the same name to attach to.
 async fn add_shell(sim: &podbay::sim::SimHandle) {
-    let pods: Api<Pod> = Api::namespaced(client(sim, "sim").await, "shop");
+    let client = client(sim, "sim").await;
+    let pods: Api<Pod> = Api::namespaced(client.clone(), "shop");
     let spec = DebugSpec {
         name: "debugger-trust".into(),
         image: "busybox:1.36".into(),
@@ -26,7 +27,9 @@ async fn add_shell(sim: &podbay::sim::SimHandle) {
         workdir: None,
         pull_policy: None,
     };
-    spec.launch(&pods, "redis-0").await.expect("launched");
+    spec.launch(&client, "shop", "redis-0")
+        .await
+        .expect("launched");
     let started = debug::await_startup(
         &pods,
         "redis-0",

@@ -4,7 +4,8 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use crate::cluster::debug::{DebugSpec, Profile};
+use crate::cluster::debug::{self, Admission, DebugSpec, Profile};
+use crate::model::pod_security::{self, Level, Policy};
 use crate::model::{ContainerKind, PodDetail};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,6 +63,13 @@ pub struct Launcher {
     pub error: Option<String>,
     /// A running debug container with the same image and target, if any.
     pub reusable: Option<String>,
+    /// The namespace's Pod Security labels, when they could be read (or a
+    /// refusal named them).
+    pub policy: Option<Policy>,
+    /// Why the profile is not the configured one.
+    pub profile_note: Option<String>,
+    /// The user picked the profile: it is not changed for them any more.
+    pub profile_chosen: bool,
 }
 
 /// What a key in the form asks for.
@@ -80,6 +88,7 @@ impl Launcher {
         selected: Option<&str>,
         images: &[String],
         profile: Profile,
+        policy: Option<&Policy>,
         random: u64,
     ) -> Launcher {
         // Regular containers first; the API allows init containers too.
@@ -128,9 +137,74 @@ impl Launcher {
             volumes: detail.volumes.clone(),
             error: None,
             reusable: None,
+            policy: None,
+            profile_note: None,
+            profile_chosen: false,
         };
         form.refresh_reusable(detail);
+        form.apply_policy(policy.cloned(), detail);
         form
+    }
+
+    /// Adopts the namespace's Pod Security labels: a profile its enforced
+    /// level would refuse gives way to the strongest one it admits, unless
+    /// the user chose it.
+    pub fn apply_policy(&mut self, policy: Option<Policy>, detail: &PodDetail) {
+        self.policy = policy;
+        if self.profile_chosen {
+            return;
+        }
+        let Some(Admission::Refused {
+            passing: Some(passing),
+            violations,
+        }) = self.admission(self.profile, detail)
+        else {
+            return;
+        };
+        let level = self.policy.as_ref().map_or("", |p| p.enforce.level.name());
+        self.profile_note = Some(format!(
+            "{} enforces Pod Security \"{level}\", which refuses {} ({}): using {passing}.",
+            detail.key.namespace,
+            self.profile,
+            pod_security::short(&violations)
+        ));
+        self.profile = passing;
+    }
+
+    /// What the namespace's enforced level says of `profile`; `None` when
+    /// nothing is known or nothing is enforced.
+    pub fn admission(&self, profile: Profile, detail: &PodDetail) -> Option<Admission> {
+        let policy = self.policy.as_ref()?;
+        if policy.enforce.level == Level::Privileged {
+            return None;
+        }
+        let probe = DebugSpec {
+            name: self.name.trim().to_string(),
+            image: self.image.trim().to_string(),
+            target: self.target_name().map(str::to_string),
+            command: Vec::new(),
+            profile,
+            env: Vec::new(),
+            stdin: true,
+            tty: true,
+            mounts: Vec::new(),
+            workdir: None,
+            pull_policy: None,
+        };
+        Some(probe.admission(policy, &detail.manifest))
+    }
+
+    /// A few words on how the chosen profile fares: `(admitted, words)`.
+    pub fn profile_verdict(&self, detail: &PodDetail) -> Option<(bool, String)> {
+        let level = self.policy.as_ref()?.enforce.level.name();
+        Some(match self.admission(self.profile, detail)? {
+            Admission::Admitted => (true, format!("{} enforces {level}", detail.key.namespace)),
+            Admission::Refused { violations, .. } => (
+                false,
+                format!("{level} forbids {}", pod_security::short(&violations)),
+            ),
+            Admission::PodViolates(_) => (false, format!("the pod itself breaks {level}")),
+        })
     }
 
     pub fn target_name(&self) -> Option<&str> {
@@ -179,6 +253,13 @@ impl Launcher {
             return Err(format!(
                 "The pod already has a container named {name:?}; ephemeral containers can never be removed, pick another name."
             ));
+        }
+        if let (Some(policy), Some(admission)) =
+            (&self.policy, self.admission(self.profile, detail))
+            && let Some(sentence) =
+                debug::refusal_sentence(&detail.key.namespace, policy, self.profile, &admission)
+        {
+            return Err(sentence);
         }
         let env = self
             .env
@@ -293,6 +374,8 @@ impl Launcher {
                 self.target = (next < n - 1).then_some(next as usize);
             }
             Field::Profile => {
+                self.profile_chosen = true;
+                self.profile_note = None;
                 let i = Profile::ALL
                     .iter()
                     .position(|p| *p == self.profile)
@@ -381,6 +464,7 @@ mod tests {
             };
         PodDetail {
             volumes: Vec::new(),
+            manifest: Default::default(),
             key: PodKey::new("shop", "web"),
             status: "Running".into(),
             phase: "Running".into(),
@@ -417,6 +501,7 @@ mod tests {
             Some("app"),
             &["busybox:1.36".into(), "alpine".into()],
             Profile::General,
+            None,
             42,
         );
         assert_eq!(form.target_name(), Some("app"));
@@ -435,6 +520,7 @@ mod tests {
             None,
             &["busybox:1.36".into(), "nicolaka/netshoot".into()],
             Profile::General,
+            None,
             7,
         );
         press(&mut form, &d, KeyCode::Right);
@@ -470,7 +556,7 @@ mod tests {
     fn mounts_offer_the_pods_volumes_and_are_checked() {
         let mut d = detail();
         d.volumes = vec!["data:/data".into(), "config:/mnt/config".into()];
-        let mut form = Launcher::new(&d, Some("app"), &[], Profile::General, 1);
+        let mut form = Launcher::new(&d, Some("app"), &[], Profile::General, None, 1);
         form.focus = Field::Mounts;
         press(&mut form, &d, KeyCode::Right);
         assert_eq!(form.mounts, "data:/data");
@@ -497,7 +583,7 @@ mod tests {
     #[test]
     fn target_cycles_through_none() {
         let d = detail();
-        let mut form = Launcher::new(&d, Some("envoy"), &[], Profile::General, 1);
+        let mut form = Launcher::new(&d, Some("envoy"), &[], Profile::General, None, 1);
         form.focus = Field::Target;
         press(&mut form, &d, KeyCode::Right);
         assert_eq!(
@@ -519,6 +605,7 @@ mod tests {
             Some("envoy"),
             &["busybox:1.36".into()],
             Profile::General,
+            None,
             3,
         );
         assert_eq!(form.reusable.as_deref(), Some("debugger-old"));
@@ -529,7 +616,7 @@ mod tests {
     #[test]
     fn problems_are_one_sentence_and_keep_the_form() {
         let mut d = detail();
-        let mut form = Launcher::new(&d, Some("app"), &[], Profile::General, 5);
+        let mut form = Launcher::new(&d, Some("app"), &[], Profile::General, None, 5);
         form.name = "app".into();
         assert_eq!(press(&mut form, &d, KeyCode::Enter), FormOutcome::Stay);
         assert!(
@@ -573,5 +660,63 @@ mod tests {
         assert_eq!(split_command("sh -c 'echo a b'"), ["sh", "-c", "echo a b"]);
         assert_eq!(split_command("  "), Vec::<String>::new());
         assert_eq!(split_command("say \"\""), ["say", ""]);
+    }
+
+    fn policy(level: &str) -> Policy {
+        let labels = [(
+            "pod-security.kubernetes.io/enforce".to_string(),
+            level.to_string(),
+        )];
+        Policy::from_labels(&labels.into_iter().collect())
+    }
+
+    #[test]
+    fn a_profile_the_namespace_refuses_gives_way_unless_the_user_chose_it() {
+        let d = detail();
+        let form = Launcher::new(
+            &d,
+            Some("app"),
+            &[],
+            Profile::General,
+            Some(&policy("baseline")),
+            1,
+        );
+        assert_eq!(form.profile, Profile::Baseline);
+        assert!(
+            form.profile_note
+                .as_deref()
+                .is_some_and(|n| n.contains("refuses general (SYS_PTRACE)")),
+            "{:?}",
+            form.profile_note
+        );
+        assert_eq!(
+            form.profile_verdict(&d),
+            Some((true, "shop enforces baseline".to_string()))
+        );
+
+        let mut chosen = Launcher::new(&d, Some("app"), &[], Profile::General, None, 1);
+        chosen.focus = Field::Profile;
+        press(&mut chosen, &d, KeyCode::Right);
+        press(&mut chosen, &d, KeyCode::Left);
+        chosen.apply_policy(Some(policy("restricted")), &d);
+        assert_eq!(chosen.profile, Profile::General, "the user's choice stays");
+        assert_eq!(
+            chosen.profile_verdict(&d).map(|v| v.0),
+            Some(false),
+            "and is marked as refused"
+        );
+        let refused = chosen.spec(&d).unwrap_err();
+        assert!(
+            refused.contains("The restricted profile passes."),
+            "{refused}"
+        );
+    }
+
+    #[test]
+    fn without_a_policy_nothing_is_judged() {
+        let d = detail();
+        let form = Launcher::new(&d, Some("app"), &[], Profile::Sysadmin, None, 1);
+        assert_eq!(form.profile_verdict(&d), None);
+        assert!(form.spec(&d).is_ok());
     }
 }

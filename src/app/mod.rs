@@ -22,6 +22,7 @@ use crate::cluster::debug::{DebugSpec, Profile};
 use crate::cluster::errors::Denied;
 use crate::cluster::feed::Feed;
 use crate::cluster::session::{SessionEnd, SessionKind};
+use crate::model::pod_security::Policy;
 use crate::model::{ClusterId, EventRow, PodDetail, PodKey, PodRow, TerminalKey};
 use crate::term::layout::{Direction, PaneId};
 use command::CommandLine;
@@ -73,11 +74,21 @@ pub enum Event {
     },
     /// Switching context failed: one sentence.
     ConnectFailed(String),
-    /// Adding the debug container failed: one sentence.
+    /// Adding the debug container failed: one sentence, and the Pod
+    /// Security level when that was the refusal.
     LaunchFailed {
         id: u64,
         sentence: String,
+        refused_by: Option<Policy>,
     },
+    /// The debug container was added with warnings (`Warning` headers).
+    LaunchWarned {
+        id: u64,
+        warnings: Vec<String>,
+    },
+    /// The pod view's namespace's Pod Security labels; `None` when the user
+    /// may not read the namespace.
+    PodSecurity(Option<Policy>),
     /// The stream is open (and any earlier output shown): typing goes through.
     SessionAttached {
         id: u64,
@@ -276,6 +287,8 @@ pub struct PodView {
     pub gone: bool,
     /// Open the debug launcher as soon as the pod's detail arrives.
     pub launch_when_loaded: bool,
+    /// The namespace's Pod Security labels, once read (if they may be).
+    pub policy: Option<Policy>,
 }
 
 pub struct App {
@@ -507,7 +520,19 @@ impl App {
                 self.message = Some(error(sentence));
                 vec![]
             }
-            Event::LaunchFailed { id, sentence } => self.on_launch_failed(id, sentence),
+            Event::LaunchFailed {
+                id,
+                sentence,
+                refused_by,
+            } => self.on_launch_failed(id, sentence, refused_by),
+            Event::LaunchWarned { id, warnings } => {
+                self.on_launch_warned(id, &warnings);
+                vec![]
+            }
+            Event::PodSecurity(policy) => {
+                self.on_pod_security(policy);
+                vec![]
+            }
             Event::SessionAttached { id } => self.on_session_attached(id),
             Event::SessionOutput { id, bytes } => {
                 self.on_session_output(id, &bytes);
@@ -862,6 +887,7 @@ impl App {
             cursor: 0,
             gone: false,
             launch_when_loaded: launch,
+            policy: None,
         }));
         vec![Effect::WatchPod(key)]
     }
@@ -914,6 +940,7 @@ impl App {
             selected,
             &self.debug_images,
             self.debug_profile,
+            view.policy.as_ref(),
             random,
         );
         form.error = why;

@@ -13,6 +13,7 @@ use super::workspace::inner;
 use super::{App, Effect, Focus, Mode, View, error, info, warning};
 use crate::cluster::feed::Feed;
 use crate::cluster::session::{SessionEnd, SessionKind};
+use crate::model::pod_security::Policy;
 use crate::model::{ContainerState, EventRow, PodDetail, TerminalKey};
 use crate::term::keys::{encode_key, encode_paste};
 use crate::term::layout::{Dir, Direction, PaneId};
@@ -758,7 +759,12 @@ impl App {
 
     /// The launch was refused: the pane goes, the form comes back with its
     /// values and the reason.
-    pub(super) fn on_launch_failed(&mut self, id: u64, sentence: String) -> Vec<Effect> {
+    pub(super) fn on_launch_failed(
+        &mut self,
+        id: u64,
+        sentence: String,
+        refused_by: Option<Policy>,
+    ) -> Vec<Effect> {
         let form = self
             .workspace
             .terminals
@@ -768,13 +774,40 @@ impl App {
         let mut effects = vec![Effect::CloseSession { id }];
         effects.extend(self.show_browser());
         match (form, &self.view) {
-            (Some(mut form), View::Pod(_)) => {
+            (Some(mut form), View::Pod(view)) => {
+                // A Pod Security refusal names the level: the form comes
+                // back on a profile that passes it.
+                if let (Some(policy), Some(detail)) = (refused_by, &view.detail) {
+                    form.profile_chosen = false;
+                    form.apply_policy(Some(policy), detail);
+                }
                 form.error = Some(sentence);
                 self.mode = Mode::Launcher(Box::new(form));
             }
             _ => self.message = Some(error(sentence)),
         }
         effects
+    }
+
+    /// Admission let the debug container in with a warning: the pane and
+    /// the status line say it, as sent.
+    pub(super) fn on_launch_warned(&mut self, id: u64, warnings: &[String]) {
+        let text = warnings.join(" · ");
+        if let Some(t) = self.workspace.terminals.get_mut(&id) {
+            t.notice = Some(format!("⚠ {text}"));
+        }
+        self.message = Some(warning(format!("The cluster warned: {text}")));
+    }
+
+    /// The pod view's namespace labels arrived: an open launcher adopts them.
+    pub(super) fn on_pod_security(&mut self, policy: Option<Policy>) {
+        let View::Pod(view) = &mut self.view else {
+            return;
+        };
+        view.policy = policy.clone();
+        if let (Mode::Launcher(form), Some(detail)) = (&mut self.mode, &view.detail) {
+            form.apply_policy(policy, detail);
+        }
     }
 
     pub(super) fn on_recording(

@@ -367,6 +367,7 @@ pub(crate) fn pod_detail(debug_state: Option<ContainerState>) -> PodDetail {
     }
     PodDetail {
         volumes: Vec::new(),
+        manifest: Default::default(),
         key: PodKey::new("shop", "web"),
         status: "Running".into(),
         phase: "Running".into(),
@@ -540,6 +541,7 @@ fn a_failed_launch_reopens_the_form_with_its_values_and_the_reason() {
     let effects = a.update(Event::LaunchFailed {
         id,
         sentence: "You may not patch pods/ephemeralcontainers in namespace shop.".into(),
+        refused_by: None,
     });
     assert_eq!(effects, [Effect::CloseSession { id }]);
     let Mode::Launcher(form) = &a.mode else {
@@ -553,6 +555,32 @@ fn a_failed_launch_reopens_the_form_with_its_values_and_the_reason() {
     assert!(matches!(a.view, View::Pod(_)));
     assert!(a.workspace.is_empty(), "the pane went with the launch");
     assert_eq!(a.focus, Focus::Browser);
+}
+
+#[test]
+fn a_pod_security_refusal_reopens_the_form_on_a_profile_that_passes() {
+    let mut a = in_pod_view();
+    a.update(key('d'));
+    let effects = a.update(code(KeyCode::Enter));
+    let [Effect::Launch { id, spec, .. }, ..] = effects.as_slice() else {
+        panic!()
+    };
+    assert_eq!(spec.profile, crate::cluster::debug::Profile::General);
+    let message = format!(
+        r#"pods "web" is forbidden: violates PodSecurity "baseline:latest": non-default capabilities (container "{}" must not include "SYS_PTRACE" in securityContext.capabilities.add)"#,
+        spec.name
+    );
+    let id = *id;
+    a.update(Event::LaunchFailed {
+        id,
+        sentence: message.clone(),
+        refused_by: Policy::from_refusal(&message),
+    });
+    let Mode::Launcher(form) = &a.mode else {
+        panic!("form expected")
+    };
+    assert_eq!(form.profile, crate::cluster::debug::Profile::Baseline);
+    assert_eq!(form.error.as_deref(), Some(message.as_str()));
 }
 
 #[test]

@@ -4,11 +4,14 @@
 use std::fmt;
 use std::str::FromStr;
 
+use http_body_util::BodyExt as _;
 use k8s_openapi::api::core::v1::{
     Capabilities, EnvVar, EphemeralContainer, Pod, SeccompProfile, SecurityContext, VolumeMount,
 };
 use kube::api::{Api, Patch, PatchParams};
 use serde_json::json;
+
+use crate::model::pod_security::{self, Policy, Violation};
 
 /// The security profiles of `kubectl debug --profile`, as they apply to an
 /// ephemeral container (k8s.io/kubectl/pkg/cmd/debug/profiles.go).
@@ -167,15 +170,127 @@ impl DebugSpec {
     }
 
     /// Adds the container to `pod` with one patch of its
-    /// `ephemeralcontainers` subresource, touching nothing else.
-    pub async fn launch(&self, pods: &Api<Pod>, pod: &str) -> Result<Pod, kube::Error> {
-        pods.patch_ephemeral_containers(
-            pod,
-            &PatchParams::default(),
-            &Patch::Strategic(self.patch_body()),
-        )
-        .await
+    /// `ephemeralcontainers` subresource, touching nothing else. The
+    /// answer's `Warning` headers (Pod Security `warn`, any admission
+    /// webhook) come back too: kube-rs drops them.
+    pub async fn launch(
+        &self,
+        client: &kube::Client,
+        namespace: &str,
+        pod: &str,
+    ) -> Result<Launched, kube::Error> {
+        let request = kube::core::Request::new(format!("/api/v1/namespaces/{namespace}/pods"))
+            .patch_subresource(
+                "ephemeralcontainers",
+                pod,
+                &PatchParams::default(),
+                &Patch::Strategic(self.patch_body()),
+            )
+            .map_err(kube::Error::BuildRequest)?;
+        let response = client.send(request.map(kube::client::Body::from)).await?;
+        let warnings = super::warnings::from_headers(response.headers());
+        let code = response.status();
+        let body = response.into_body().collect().await?.to_bytes();
+        if code.is_client_error() || code.is_server_error() {
+            return Err(super::errors::api_error(code.as_u16(), &body));
+        }
+        let pod = serde_json::from_slice(&body).map_err(kube::Error::SerdeError)?;
+        Ok(Launched { pod, warnings })
     }
+}
+
+/// What a namespace's enforced Pod Security level says of a debug
+/// container, before it is sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Admission {
+    /// The level admits it (or there is no level).
+    Admitted,
+    /// The level refuses this profile; `passing` admits the same container.
+    Refused {
+        violations: Vec<Violation>,
+        passing: Option<Profile>,
+    },
+    /// The pod's own containers already break the level: the cluster
+    /// refuses any ephemeral container in it, whatever its profile.
+    PodViolates(Vec<Violation>),
+}
+
+impl DebugSpec {
+    /// `pod` as it would be with this container added: what admission
+    /// evaluates.
+    pub fn added_to(&self, pod: &Pod) -> Pod {
+        let mut pod = pod.clone();
+        let spec = pod.spec.get_or_insert_with(Default::default);
+        spec.ephemeral_containers
+            .get_or_insert_with(Vec::new)
+            .push(self.container());
+        pod
+    }
+
+    /// What `policy`'s enforced level says of this container in `pod`.
+    pub fn admission(&self, policy: &Policy, pod: &Pod) -> Admission {
+        let level = policy.enforce.level;
+        let own = pod_security::evaluate(level, pod);
+        if !own.is_empty() {
+            return Admission::PodViolates(own);
+        }
+        let violations = pod_security::evaluate(level, &self.added_to(pod));
+        if violations.is_empty() {
+            return Admission::Admitted;
+        }
+        let passing = FALLBACK.into_iter().find(|profile| {
+            let other = DebugSpec {
+                profile: *profile,
+                ..self.clone()
+            };
+            pod_security::evaluate(level, &other.added_to(pod)).is_empty()
+        });
+        Admission::Refused {
+            violations,
+            passing,
+        }
+    }
+}
+
+/// The profiles tried, in order, when the chosen one would be refused: the
+/// strongest first.
+const FALLBACK: [Profile; 3] = [Profile::General, Profile::Baseline, Profile::Restricted];
+
+/// The sentence for a profile `namespace`'s level refuses, naming the one
+/// that passes.
+pub fn refusal_sentence(
+    namespace: &str,
+    policy: &Policy,
+    profile: Profile,
+    admission: &Admission,
+) -> Option<String> {
+    let level = policy.enforce.level.name();
+    match admission {
+        Admission::Admitted => None,
+        Admission::Refused {
+            violations,
+            passing,
+        } => Some(format!(
+            "{namespace} enforces Pod Security \"{level}\", which refuses the {profile} profile: {}. {}",
+            pod_security::detail(violations),
+            match passing {
+                Some(p) => format!("The {p} profile passes."),
+                None => "No debug profile passes; ask for an exemption.".to_string(),
+            }
+        )),
+        Admission::PodViolates(violations) => Some(format!(
+            "The pod itself breaks {namespace}'s Pod Security level \"{level}\" ({}), so the cluster refuses any debug container in it; debug a copy of the pod or ask for an exemption.",
+            pod_security::detail(violations)
+        )),
+    }
+}
+
+/// A debug container the cluster accepted.
+#[derive(Debug)]
+pub struct Launched {
+    pub pod: Pod,
+    /// What admission warned about (`Warning: 299` headers), as sent.
+    pub warnings: Vec<String>,
 }
 
 /// Every container name in the pod (regular, init and ephemeral).
@@ -485,10 +600,12 @@ pub fn describe_launch_error(
         kube::Error::Api(status)
             if status.code == 403 && status.message.contains("violates PodSecurity") =>
         {
+            let level = Policy::from_refusal(&status.message)
+                .map_or("restricted", |p| p.enforce.level.name());
             (
                 LaunchProblem::Forbidden,
                 format!(
-                    "{} Try the baseline or restricted profile, which that policy allows.",
+                    "{}. The {level} profile meets that level.",
                     status.message.trim_end_matches('.')
                 ),
             )

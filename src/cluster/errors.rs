@@ -93,6 +93,16 @@ pub fn describe(error: &kube::Error) -> (String, Option<Denied>) {
     }
 }
 
+/// The `kube::Error` for an error answer read by hand, as kube-rs builds it:
+/// the body's `Status`, or one made from its text (a proxy's HTML page).
+pub fn api_error(code: u16, body: &[u8]) -> kube::Error {
+    let status = serde_json::from_slice::<kube::core::Status>(body).unwrap_or_else(|_| {
+        let text = String::from_utf8_lossy(body);
+        kube::core::Status::failure(text.trim(), "Failed to parse error data").with_code(code)
+    });
+    kube::Error::Api(status.boxed())
+}
+
 /// Whether the server could not be reached at all (connection refused,
 /// no route, TLS or DNS failure), as opposed to an answer it gave.
 pub fn unreachable(error: &kube::Error) -> bool {

@@ -6,3 +6,4 @@ pub mod errors;
 pub mod feed;
 pub mod session;
 pub mod transport;
+pub mod warnings;

@@ -6,7 +6,7 @@ use std::io::{IsTerminal, Write};
 use std::time::Duration;
 
 use bytes::Bytes;
-use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::api::core::v1::{Namespace, Pod};
 use kube::api::{Api, LogParams};
 use serde_json::json;
 use tokio::io::AsyncReadExt;
@@ -14,10 +14,12 @@ use tokio::sync::mpsc;
 
 use crate::cli::DebugArgs;
 use crate::cluster::client::Target;
-use crate::cluster::debug::{self, DebugSpec, LaunchProblem, Startup};
+use crate::cluster::debug::{self, Admission, DebugSpec, LaunchProblem, Profile, Startup};
 use crate::cluster::errors;
 use crate::cluster::session::{self, SessionEvent, SessionInput, SessionKind, SessionSpec};
 use crate::model::StartFailure;
+use crate::model::pod_security::Policy;
+use crate::model::text::sanitize;
 
 /// Exit codes of podbay's own failures (the container's exit code is passed
 /// through otherwise). Documented in README.
@@ -48,9 +50,18 @@ fn fail(code: i32, sentence: impl Into<String>) -> Failure {
     }
 }
 
-/// Runs the command; `Ok(code)` is the exit code to use. `default_image`
-/// is used when `--image` is left out (the first of the config's images).
-pub async fn run(args: DebugArgs, default_image: &str) -> Result<i32, Failure> {
+/// What the config chooses when the command line does not.
+#[derive(Debug, Clone, Default)]
+pub struct Defaults {
+    /// The first of `debug.images`.
+    pub image: String,
+    /// `debug.profile`.
+    pub profile: Profile,
+}
+
+/// Runs the command; `Ok(code)` is the exit code to use.
+pub async fn run(args: DebugArgs, defaults: &Defaults) -> Result<i32, Failure> {
+    let default_image = defaults.image.as_str();
     let target = Target {
         kubeconfig: args.kubeconfig.clone(),
         context: args.context.clone(),
@@ -96,7 +107,22 @@ pub async fn run(args: DebugArgs, default_image: &str) -> Result<i32, Failure> {
             }
             name
         }
-        None => launch(&pods, &pod, &args, &namespace, image, deadline).await?,
+        None => {
+            let chosen = Chosen {
+                image,
+                profile: args.profile.unwrap_or(defaults.profile),
+                explicit_profile: args.profile.is_some(),
+            };
+            launch(
+                &connection.client,
+                &pod,
+                &args,
+                &namespace,
+                chosen,
+                deadline,
+            )
+            .await?
+        }
     };
 
     if !args.no_attach {
@@ -105,15 +131,24 @@ pub async fn run(args: DebugArgs, default_image: &str) -> Result<i32, Failure> {
     report(&pods, &args, &name).await
 }
 
+/// The image and profile to launch with.
+struct Chosen {
+    image: String,
+    profile: Profile,
+    /// `--profile` was given: it is never swapped for another.
+    explicit_profile: bool,
+}
+
 /// Adds the debug container and waits for it to run (or end).
 async fn launch(
-    pods: &Api<Pod>,
+    client: &kube::Client,
     pod: &Pod,
     args: &DebugArgs,
     namespace: &str,
-    image: String,
+    chosen: Chosen,
     deadline: tokio::time::Instant,
 ) -> Result<String, Failure> {
+    let pods: Api<Pod> = Api::namespaced(client.clone(), namespace);
     let taken = debug::container_names(pod);
     let name = match &args.name {
         Some(name) if taken.contains(name) => {
@@ -128,12 +163,12 @@ async fn launch(
         Some(name) => name.clone(),
         None => debug::unique_name(&taken, random),
     };
-    let spec = DebugSpec {
+    let mut spec = DebugSpec {
         name: name.clone(),
-        image,
+        image: chosen.image,
         target: args.target.clone(),
         command: args.command.clone(),
-        profile: args.profile,
+        profile: chosen.profile,
         env: args.env.clone(),
         stdin: args.interactive,
         tty: args.tty,
@@ -141,9 +176,16 @@ async fn launch(
         workdir: args.workdir.clone(),
         pull_policy: args.pull_policy.clone(),
     };
-    spec.launch(pods, &args.pod)
+    spec.profile =
+        admitted_profile(client, pod, &spec, namespace, chosen.explicit_profile, args).await?;
+    let launched = spec
+        .launch(client, namespace, &args.pod)
         .await
         .map_err(|e| launch_failure(&e, &args.pod, namespace))?;
+    // As kubectl prints them, `-o json` included: they are not the output.
+    for warning in &launched.warnings {
+        eprintln!("Warning: {}", sanitize(warning));
+    }
     if !args.json() {
         eprintln!(
             "podbay: added debug container {name} to pod {namespace}/{}; waiting for it to start…",
@@ -153,7 +195,7 @@ async fn launch(
 
     let quiet = args.json();
     let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-    let startup = debug::await_startup(pods, &args.pod, &name, left, |reason, message| {
+    let startup = debug::await_startup(&pods, &args.pod, &name, left, |reason, message| {
         if !quiet {
             let detail = if message.is_empty() {
                 String::new()
@@ -414,6 +456,63 @@ fn preflight(pod: &Pod, args: &DebugArgs, namespace: &str) -> Result<(), Failure
         )),
         None => Ok(()),
     }
+}
+
+/// The profile to send: the chosen one if the namespace's enforced Pod
+/// Security level admits it; else, unless it was asked for explicitly, the
+/// strongest one it admits (said on stderr). Nothing is decided when the
+/// namespace cannot be read: the cluster's answer will say.
+async fn admitted_profile(
+    client: &kube::Client,
+    pod: &Pod,
+    spec: &DebugSpec,
+    namespace: &str,
+    explicit: bool,
+    args: &DebugArgs,
+) -> Result<Profile, Failure> {
+    let Some(policy) = read_policy(client, namespace).await else {
+        return Ok(spec.profile);
+    };
+    let admission = spec.admission(&policy, pod);
+    let level = policy.enforce.level.name();
+    match &admission {
+        Admission::Admitted => Ok(spec.profile),
+        Admission::Refused {
+            passing: Some(passing),
+            ..
+        } if !explicit => {
+            if !args.json() {
+                eprintln!(
+                    "podbay: {namespace} enforces Pod Security \"{level}\": using --profile={passing} instead of {}",
+                    spec.profile
+                );
+            }
+            Ok(*passing)
+        }
+        refused => {
+            let sentence = debug::refusal_sentence(namespace, &policy, spec.profile, refused)
+                .unwrap_or_default();
+            let hint = match refused {
+                Admission::Refused {
+                    passing: Some(p), ..
+                } => format!(" Nothing was sent; run again with --profile={p}."),
+                _ => " Nothing was sent.".to_string(),
+            };
+            Err(fail(
+                exit::FORBIDDEN,
+                format!("{}{hint}", sanitize(&sentence)),
+            ))
+        }
+    }
+}
+
+/// The namespace's Pod Security labels, when the user may read it (a few
+/// seconds at most: this only saves a refusal).
+async fn read_policy(client: &kube::Client, namespace: &str) -> Option<Policy> {
+    let namespaces: Api<Namespace> = Api::all(client.clone());
+    let read = tokio::time::timeout(Duration::from_secs(5), namespaces.get(namespace));
+    let labels = read.await.ok()?.ok()?.metadata.labels.unwrap_or_default();
+    Some(Policy::from_labels(&labels))
 }
 
 fn api_failure(error: &kube::Error, pod: &str, namespace: &str) -> Failure {

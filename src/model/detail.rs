@@ -3,6 +3,7 @@
 
 use jiff::Timestamp;
 use k8s_openapi::api::core::v1::{Container, ContainerStatus, Event, Pod};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use super::pod::{PodKey, summarize};
 
@@ -158,6 +159,9 @@ pub struct PodDetail {
     /// The pod's volumes as `NAME:PATH`, PATH where its containers mount
     /// it (else `/mnt/NAME`): what a debug container can mount.
     pub volumes: Vec<String>,
+    /// The pod's name, annotations and spec (no status): what Pod Security
+    /// admission evaluates when a debug container is added.
+    pub manifest: Box<Pod>,
 }
 
 impl PodDetail {
@@ -227,8 +231,19 @@ impl PodDetail {
                 format!("{}:{path}", v.name)
             })
             .collect();
+        let manifest = Box::new(Pod {
+            metadata: ObjectMeta {
+                name: pod.metadata.name.clone(),
+                namespace: pod.metadata.namespace.clone(),
+                annotations: pod.metadata.annotations.clone(),
+                ..Default::default()
+            },
+            spec: pod.spec.clone(),
+            status: None,
+        });
         PodDetail {
             volumes,
+            manifest,
             key: PodKey::of(pod),
             status: summarize(pod).status,
             phase: status.phase.unwrap_or_default(),

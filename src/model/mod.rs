@@ -5,6 +5,8 @@ pub mod cluster;
 pub mod detail;
 pub mod image;
 pub mod pod;
+pub mod pod_security;
+pub mod text;
 
 pub use cluster::{ClusterId, TerminalKey};
 pub use detail::{

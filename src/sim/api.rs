@@ -151,14 +151,20 @@ async fn dispatch(
                         .unwrap_or_default()
                         .to_string();
                     let body = read_body(request).await?;
-                    let pod = ephemeral::update(
+                    let updated = ephemeral::update(
                         state,
                         &key,
                         method == Method::PATCH,
                         &content_type,
                         &body,
                     )?;
-                    Ok(ok_bytes(pod))
+                    let mut response = ok_bytes(updated.pod);
+                    for text in updated.warnings {
+                        if let Ok(value) = warning_header(&text).parse() {
+                            response.headers_mut().append(hyper::header::WARNING, value);
+                        }
+                    }
+                    Ok(response)
                 }
                 (Method::GET, Subresource::Log) => {
                     authorize(user, "get", "pods", "log", &namespace, &name)?;
@@ -186,6 +192,13 @@ async fn dispatch(
         }
         _ => Err(ApiError::method_not_allowed()),
     }
+}
+
+/// `299 - "text"`, with `"` and `\\` escaped, as the apiserver's
+/// `NewWarningHeader` writes it.
+fn warning_header(text: &str) -> String {
+    let escaped = text.replace('\\', "\\\\").replace('"', "\\\"");
+    format!("299 - \"{escaped}\"")
 }
 
 fn authorize(

@@ -3,6 +3,7 @@
 //! `spec.ephemeralContainers` of the submitted pod is kept; everything else
 //! (labels, annotations, other spec fields) is silently left as it was.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -14,6 +15,14 @@ use super::smp;
 use super::status::ApiError;
 use super::store::{Key, Kind, StoreError};
 use super::validation;
+use crate::model::pod_security::Policy;
+
+/// What an accepted update answers: the pod, and admission's warnings
+/// (sent as `Warning: 299` headers).
+pub struct Updated {
+    pub pod: Bytes,
+    pub warnings: Vec<String>,
+}
 
 /// Applies a PUT (`is_patch == false`) or PATCH to the subresource and returns
 /// the updated pod as JSON. New ephemeral containers are handed to the kubelet.
@@ -23,7 +32,9 @@ pub fn update(
     is_patch: bool,
     content_type: &str,
     body: &[u8],
-) -> Result<Bytes, ApiError> {
+) -> Result<Updated, ApiError> {
+    let policy = pod_security_policy(state, &key.namespace);
+    let mut warnings = Vec::new();
     let request: Value = serde_json::from_slice(body)
         .map_err(|e| ApiError::bad_request(format!("error decoding request body: {e}")))?;
     let mut added = Vec::new();
@@ -62,11 +73,14 @@ pub fn update(
         // A field of the wrong type (`"stdin": "yes"`, `"command": false`,
         // a number out of int32 range) fails the apiserver's decoding of
         // the object: 400, and nothing is stored that clients cannot read.
-        if let Err(e) = serde_json::from_value::<Pod>(new.clone()) {
-            return Err(ApiError::bad_request(format!(
-                "error decoding the updated Pod: {e}"
-            )));
-        }
+        let typed = match serde_json::from_value::<Pod>(new.clone()) {
+            Ok(pod) => pod,
+            Err(e) => {
+                return Err(ApiError::bad_request(format!(
+                    "error decoding the updated Pod: {e}"
+                )));
+            }
+        };
         added = new["spec"]["ephemeralContainers"]
             .as_array()
             .into_iter()
@@ -77,7 +91,15 @@ pub fn update(
                     .is_some_and(|n| !existing.contains(&n.to_string()))
             })
             .cloned()
-            .collect();
+            .collect::<Vec<_>>();
+        // Pod Security admission evaluates the whole pod when a container
+        // is added (`isSignificantPodUpdate`), after validation.
+        if !added.is_empty() {
+            if let Some(message) = policy.refusal(&typed) {
+                return Err(ApiError::admission_forbidden(message, &key.name));
+            }
+            warnings.extend(policy.warning(&typed));
+        }
         Ok(new)
     });
     let entry = match result {
@@ -92,7 +114,20 @@ pub fn update(
             .kubelet
             .ephemeral_container_added(key.clone(), container);
     }
-    Ok(entry.json.clone())
+    Ok(Updated {
+        pod: entry.json.clone(),
+        warnings,
+    })
+}
+
+/// The namespace's `pod-security.kubernetes.io/*` labels, as a policy.
+fn pod_security_policy(state: &SimState, namespace: &str) -> Policy {
+    let labels: BTreeMap<String, String> = state
+        .store
+        .get(Kind::Namespace, &Key::new("", namespace))
+        .and_then(|ns| serde_json::from_value(ns.value()["metadata"]["labels"].take()).ok())
+        .unwrap_or_default();
+    Policy::from_labels(&labels)
 }
 
 fn apply_patch(content_type: &str, old: &Value, patch: &Value) -> Result<Value, ApiError> {

@@ -44,6 +44,17 @@ pub enum Image {
     Tools,
 }
 
+/// The image's `USER`: root, as busybox and most images run, except the
+/// `nonroot` variants (distroless's `:nonroot`, uid 65532).
+pub fn user_of(reference: &str) -> i64 {
+    let tag = reference
+        .rsplit_once(':')
+        .map(|(_, tag)| tag)
+        .filter(|tag| !tag.contains('/'))
+        .unwrap_or_default();
+    if tag.contains("nonroot") { 65532 } else { 0 }
+}
+
 impl Image {
     pub fn of(reference: &str) -> Image {
         let repository = repository(reference);

@@ -196,7 +196,8 @@ impl Kubelet {
                 .and_then(Value::as_str)
                 .unwrap_or_default(),
         );
-        let c = container_spec(&key, container, &spec, &image, command, PidChoice::Own);
+        let mut c = container_spec(&key, container, &spec, &image, command, PidChoice::Own);
+        c.pod_user = pod_user(pod);
         Ok(self.runtime.exec(&c, process.pid()))
     }
 
@@ -380,6 +381,26 @@ impl Kubelet {
             "Pulled",
             &format!("Successfully pulled image {image:?} in {pulled:.3}s ({pulled:.3}s including waiting). Image size: 2167176 bytes."),
         );
+        let pod = self.current_pod(key)?;
+        if let Some(message) = breaks_run_as_non_root(&pod, spec, &image) {
+            // generateContainerConfig fails before anything is created; the
+            // kubelet retries on every sync with the same result.
+            self.event(
+                key,
+                &field_path,
+                "Warning",
+                "Failed",
+                &format!("Error: {message}"),
+            );
+            self.set_state(
+                key,
+                &name,
+                &image,
+                json!({"waiting": {"reason": "CreateContainerConfigError", "message": message}}),
+                None,
+            )?;
+            return Ok(());
+        }
         let container_id = format!("containerd://{}", super::rbac::random_token());
         self.event(
             key,
@@ -492,9 +513,9 @@ impl Kubelet {
         };
         self.prepare_volumes(&key, pod)?;
         let argv = command_line(spec, &image);
-        let launch = self
-            .runtime
-            .container(&container_spec(&key, name, spec, &image, argv, pid))?;
+        let mut c = container_spec(&key, name, spec, &image, argv, pid);
+        c.pod_user = pod_user(pod);
+        let launch = self.runtime.container(&c)?;
         let flag = |name: &str| spec.get(name).and_then(Value::as_bool) == Some(true);
         // Debug containers get a terminal only when they ask for one, as
         // on a node; regular containers here always run on one.
@@ -848,7 +869,20 @@ fn container_spec<'a>(
             })
             .collect(),
         pid,
+        pod_user: (0, 0),
     }
+}
+
+/// The pod's `runAsUser` and `runAsGroup` (root when unset): who its
+/// processes are. One pod, one user: the sandbox maps a single id.
+fn pod_user(pod: &Value) -> (u32, u32) {
+    let id = |field: &str| {
+        pod.pointer(&format!("/spec/securityContext/{field}"))
+            .and_then(Value::as_u64)
+            .and_then(|id| u32::try_from(id).ok())
+            .unwrap_or(0)
+    };
+    (id("runAsUser"), id("runAsGroup"))
 }
 
 /// A loose check of the image reference grammar: what `docker.io/distribution/reference` rejects most often.
@@ -915,6 +949,46 @@ pub fn uuid_like() -> String {
         &hex[17..20],
         &hex[20..32]
     )
+}
+
+/// The kubelet's `verifyRunAsNonRoot`: with `runAsNonRoot` (the container's,
+/// else the pod's), the user must be known not to be root.
+fn breaks_run_as_non_root(pod: &Value, container: &Value, image: &str) -> Option<String> {
+    let effective = |field: &str| {
+        container
+            .pointer(&format!("/securityContext/{field}"))
+            .filter(|v| !v.is_null())
+            .or_else(|| pod.pointer(&format!("/spec/securityContext/{field}")))
+            .filter(|v| !v.is_null())
+    };
+    if effective("runAsNonRoot").and_then(Value::as_bool) != Some(true) {
+        return None;
+    }
+    let meta = |field: &str| {
+        pod.pointer(&format!("/metadata/{field}"))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+    };
+    let who = format!(
+        "pod: \"{}_{}({})\", container: {}",
+        meta("name"),
+        meta("namespace"),
+        meta("uid"),
+        container
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+    );
+    match effective("runAsUser").and_then(Value::as_i64) {
+        Some(0) => Some(format!(
+            "container's runAsUser breaks non-root policy ({who})"
+        )),
+        Some(_) => None,
+        None if super::images::user_of(image) == 0 => Some(format!(
+            "container has runAsNonRoot and image will run as root ({who})"
+        )),
+        None => None,
+    }
 }
 
 #[cfg(test)]

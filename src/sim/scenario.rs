@@ -5,6 +5,7 @@ use jiff::{SignedDuration, Timestamp};
 use serde_json::{Value, json};
 
 use super::images::Image;
+use crate::model::pod_security::{Level, Policy};
 
 /// Namespaces of the demo, and the node names pods are spread over.
 pub const NAMESPACES: [&str; 7] = [
@@ -302,7 +303,48 @@ pub fn generated(n: usize, now: Timestamp) -> impl Iterator<Item = Value> {
     })
 }
 
+/// The Pod Security labels of the demo's namespaces: `payments` enforces
+/// baseline, `monitoring` restricted, and `batch` only warns at restricted.
+pub fn pod_security_labels(namespace: &str) -> &'static [(&'static str, &'static str)] {
+    match namespace {
+        "payments" => &[("enforce", "baseline"), ("enforce-version", "latest")],
+        "monitoring" => &[("enforce", "restricted"), ("enforce-version", "latest")],
+        "batch" => &[("warn", "restricted"), ("warn-version", "latest")],
+        _ => &[],
+    }
+}
+
+fn pod_security_policy(namespace: &str) -> Policy {
+    let labels = pod_security_labels(namespace)
+        .iter()
+        .map(|(k, v)| (format!("pod-security.kubernetes.io/{k}"), v.to_string()))
+        .collect();
+    Policy::from_labels(&labels)
+}
+
+/// What a pod needs to meet the restricted level, as a well-kept chart
+/// sets it: a non-root user for the pod, and containers that escalate
+/// nothing and keep no capabilities.
+fn meet_restricted(pod: &mut Value) {
+    pod["spec"]["securityContext"] = json!({
+        "runAsNonRoot": true, "runAsUser": 65534, "runAsGroup": 65534, "fsGroup": 65534,
+        "seccompProfile": {"type": "RuntimeDefault"},
+    });
+    for list in ["initContainers", "containers"] {
+        for c in pod["spec"][list].as_array_mut().into_iter().flatten() {
+            c["securityContext"] = json!({
+                "allowPrivilegeEscalation": false, "capabilities": {"drop": ["ALL"]},
+            });
+        }
+    }
+}
+
 pub fn namespace_object(name: &str, created: Timestamp) -> Value {
+    let mut labels = serde_json::Map::new();
+    labels.insert("kubernetes.io/metadata.name".into(), json!(name));
+    for (key, value) in pod_security_labels(name) {
+        labels.insert(format!("pod-security.kubernetes.io/{key}"), json!(value));
+    }
     json!({
         "apiVersion": "v1",
         "kind": "Namespace",
@@ -310,7 +352,7 @@ pub fn namespace_object(name: &str, created: Timestamp) -> Value {
             "name": name,
             "uid": uid(name, 5),
             "creationTimestamp": created.to_string(),
-            "labels": {"kubernetes.io/metadata.name": name},
+            "labels": labels,
         },
         "spec": {"finalizers": ["kubernetes"]},
         "status": {"phase": "Active"},
@@ -536,6 +578,10 @@ fn build(spec: &PodSpec<'_>, now: Timestamp) -> Value {
     if spec.windows {
         pod["spec"]["os"] = json!({"name": "windows"});
         pod["spec"]["nodeSelector"] = json!({"kubernetes.io/os": "windows"});
+    }
+    let policy = pod_security_policy(spec.namespace);
+    if policy.enforce.level == Level::Restricted || policy.warn.level == Level::Restricted {
+        meet_restricted(&mut pod);
     }
     pod
 }

@@ -209,6 +209,11 @@ impl ApiError {
         Self::new(403, "Forbidden", message).with_details(details)
     }
 
+    /// An admission plugin's refusal of a pod: `pods "x" is forbidden: …`.
+    pub fn admission_forbidden(message: String, name: &str) -> Self {
+        Self::new(403, "Forbidden", message).with_details(json!({"name": name, "kind": "pods"}))
+    }
+
     /// Optimistic concurrency failure on update.
     pub fn conflict(resource: &str, name: &str) -> Self {
         Self::new(

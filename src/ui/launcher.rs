@@ -57,7 +57,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, form: &Launcher, theme: &T
         );
         let marker = if focused { "▸" } else { " " };
         let hint = if focused && cycles { "  ←/→" } else { "" };
-        lines.push(Line::from(vec![
+        let mut spans = vec![
             Span::styled(
                 format!(" {marker} {:<9}", field.label()),
                 if focused { theme.key_hint } else { theme.dim },
@@ -66,10 +66,25 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, form: &Launcher, theme: &T
                 value(field),
                 if focused { theme.selected } else { theme.text },
             ),
-            Span::styled(hint, theme.dim),
-        ]));
+        ];
+        // How the namespace's Pod Security level takes the profile.
+        if field == Field::Profile
+            && let Some((admitted, words)) =
+                view.detail.as_ref().and_then(|d| form.profile_verdict(d))
+        {
+            spans.push(if admitted {
+                Span::styled(format!(" ✓ {words}"), theme.dim)
+            } else {
+                Span::styled(format!(" ✗ {words}"), theme.error)
+            });
+        }
+        spans.push(Span::styled(hint, theme.dim));
+        lines.push(Line::from(spans));
     }
     lines.push(Line::default());
+    if let Some(note) = &form.profile_note {
+        lines.push(Line::from(Span::styled(format!(" {note}"), theme.warning)));
+    }
     if let Some(name) = &form.reusable {
         lines.push(Line::from(Span::styled(
             format!(" {name} already runs this image on this target: ctrl-a attaches to it instead of adding another."),
@@ -95,7 +110,11 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, form: &Launcher, theme: &T
             let json = serde_json::to_string(&spec.container()).unwrap_or_default();
             (format!(" {json}"), theme.text)
         }
-        Some(Err(e)) => (format!(" {e}"), theme.error),
+        Some(Err(e)) => {
+            // A sentence wraps at its words, unlike the JSON.
+            lines.push(Line::from(Span::styled(format!(" {e}"), theme.error)));
+            (String::new(), theme.error)
+        }
         None => (" Loading the pod…".to_string(), theme.dim),
     };
     let foot = [

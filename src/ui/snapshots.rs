@@ -103,6 +103,7 @@ fn pod_view() {
     };
     let detail = PodDetail {
         volumes: Vec::new(),
+        manifest: Default::default(),
         key: PodKey::new("payments", "ledger-worker-7f9c6d8b5-w9x8v"),
         status: "CrashLoopBackOff".into(),
         phase: "Running".into(),
@@ -187,6 +188,7 @@ fn a_container_without_status_says_why() {
     a.update(code(KeyCode::Enter));
     let mut detail = PodDetail {
         volumes: Vec::new(),
+        manifest: Default::default(),
         key: PodKey::new("payments", "ledger-worker-7f9c6d8b5-w9x8v"),
         status: "Pending".into(),
         phase: "Pending".into(),
@@ -412,6 +414,7 @@ fn busy_pod() -> PodDetail {
     };
     PodDetail {
         volumes: Vec::new(),
+        manifest: Default::default(),
         key: PodKey::new("payments", "payments-api-66b8f7d5c9-x2k9p"),
         status: "CrashLoopBackOff".into(),
         phase: "Running".into(),

@@ -164,4 +164,19 @@ ok, body = expect_error(lambda: viewer.patch_namespaced_pod_ephemeralcontainers(
 check("403 for the viewer", ok and body.get("reason") == "Forbidden" and body.get("message") ==
       f'pods "{POD}" is forbidden: User "sim-viewer" cannot patch resource "pods/ephemeralcontainers" in API group "" in the namespace "{NAMESPACE}"', body)
 
+# Pod Security admission: payments enforces baseline, which refuses SYS_PTRACE.
+PAYMENTS_POD = "payments-api-66b8f7d5c9-qv8lm"
+traced = dict(debug, name="psa-" + uuid.uuid4().hex[:6], targetContainerName="api",
+              securityContext={"capabilities": {"add": ["SYS_PTRACE"]}})
+ok, body = expect_error(lambda: core.patch_namespaced_pod_ephemeralcontainers(PAYMENTS_POD, "payments", {"spec": {"ephemeralContainers": [traced]}}), 403)
+check("PodSecurity baseline refuses SYS_PTRACE", ok and body.get("reason") == "Forbidden" and body.get("message") ==
+      f'pods "{PAYMENTS_POD}" is forbidden: violates PodSecurity "baseline:latest": non-default capabilities '
+      f'(container "{traced["name"]}" must not include "SYS_PTRACE" in securityContext.capabilities.add)', body)
+plain = dict(traced, name="psa-" + uuid.uuid4().hex[:6])
+del plain["securityContext"]
+admitted = core.patch_namespaced_pod_ephemeralcontainers(PAYMENTS_POD, "payments", {"spec": {"ephemeralContainers": [plain]}})
+check("PodSecurity baseline admits the baseline profile", any(c.name == plain["name"] for c in admitted.spec.ephemeral_containers))
+labels = core.read_namespace("monitoring").metadata.labels
+check("monitoring enforces restricted", labels.get("pod-security.kubernetes.io/enforce") == "restricted", labels)
+
 print(f"python client conformance: {len(passed)} passed, 0 failed", flush=True)

@@ -165,6 +165,8 @@ pub struct ContainerSpec<'a> {
     /// (volume name, path in the container, read-only)
     pub volume_mounts: Vec<(String, String, bool)>,
     pub pid: PidChoice,
+    /// The pod's user and group ids, inside its user namespace.
+    pub pod_user: (u32, u32),
 }
 
 impl ContainerSpec<'_> {
@@ -273,7 +275,7 @@ impl Runtime {
         match self.isolation {
             Isolation::Processes { .. } => self.plain(c.image, &c.argv, env, &pod_dir),
             Isolation::Namespaces => {
-                let pod = self.pause(c.pod)?;
+                let pod = self.pause(c.pod, c.pod_user)?;
                 let root = self.root_of(c.pod, c.name);
                 let mut mounts = build_root(&root, c.image, &self.shim)?;
                 for (volume, path, read_only) in &c.volume_mounts {
@@ -375,7 +377,7 @@ impl Runtime {
     }
 
     /// The pause process of a pod, started on first use.
-    fn pause(&self, key: &Key) -> io::Result<u32> {
+    fn pause(&self, key: &Key, (user, group): (u32, u32)) -> io::Result<u32> {
         if let Some(child) = lock(&self.pauses).get_mut(key)
             && child.try_wait()?.is_none()
         {
@@ -385,6 +387,8 @@ impl Runtime {
         let spec = Spec::Pause {
             hostname: key.name.to_string(),
             share_pid: true,
+            user,
+            group,
         };
         let mut command = std::process::Command::new(&self.shim);
         command

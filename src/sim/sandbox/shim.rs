@@ -35,7 +35,14 @@ const STATUS_FD: i32 = 3;
 pub enum Spec {
     /// Hold a pod's user, UTS and IPC namespaces (and its PID namespace
     /// when the pod shares one), as the pause container does.
-    Pause { hostname: String, share_pid: bool },
+    Pause {
+        hostname: String,
+        share_pid: bool,
+        /// The ids the invoking user is inside the pod (`runAsUser`,
+        /// `runAsGroup`).
+        user: u32,
+        group: u32,
+    },
     /// Start a container's main process in the pod's namespaces.
     Run {
         /// The pod's pause process.
@@ -99,7 +106,9 @@ pub fn main(spec_json: Option<&str>) -> ! {
         Spec::Pause {
             hostname,
             share_pid,
-        } => pause(&hostname, share_pid),
+            user,
+            group,
+        } => pause(&hostname, share_pid, (user, group)),
         Spec::Run {
             pod,
             pid,
@@ -165,12 +174,12 @@ fn close_status() {
     drop(unsafe { OwnedFd::from_raw_fd(STATUS_FD) });
 }
 
-fn pause(hostname: &str, share_pid: bool) -> Result<Infallible, Failure> {
+fn pause(hostname: &str, share_pid: bool, ids: (u32, u32)) -> Result<Infallible, Failure> {
     let mut flags = CloneFlags::CLONE_NEWUTS | CloneFlags::CLONE_NEWIPC;
     if share_pid {
         flags |= CloneFlags::CLONE_NEWPID;
     }
-    new_user_namespace()?;
+    new_user_namespace(ids)?;
     step("unshare", nix::sched::unshare(flags))?;
     step("sethostname", nix::unistd::sethostname(hostname))?;
     if share_pid {
@@ -193,9 +202,11 @@ fn pause(hostname: &str, share_pid: bool) -> Result<Infallible, Failure> {
     }
 }
 
-/// A user namespace in which this process is root, mapped to the user
-/// that started the simulator (so no privilege is needed).
-fn new_user_namespace() -> Result<(), Failure> {
+/// A user namespace in which this process is `user`:`group` (root for
+/// most pods), mapped to the user that started the simulator (so no
+/// privilege is needed). Joining it gives a container's setup every
+/// capability in it; a non-root program loses them at exec, as on a node.
+fn new_user_namespace((user, group): (u32, u32)) -> Result<(), Failure> {
     let (uid, gid) = (nix::unistd::getuid(), nix::unistd::getgid());
     step(
         "unshare user",
@@ -205,9 +216,9 @@ fn new_user_namespace() -> Result<(), Failure> {
         std::fs::write(format!("/proc/self/{file}"), text)
             .map_err(|e| Failure::Step("uid map", Errno::from_raw(e.raw_os_error().unwrap_or(0))))
     };
-    write("uid_map", format!("0 {uid} 1"))?;
+    write("uid_map", format!("{user} {uid} 1"))?;
     write("setgroups", "deny".into())?;
-    write("gid_map", format!("0 {gid} 1"))
+    write("gid_map", format!("{group} {gid} 1"))
 }
 
 fn join(pid: u32, namespace: &str, flag: CloneFlags) -> Result<(), Failure> {
@@ -454,7 +465,7 @@ fn exec_program(process: &Process) -> Result<Infallible, Failure> {
 /// Does, in a throwaway process, what a pod and its containers need:
 /// a user namespace, the others below it, and a fresh `/proc`.
 fn probe() -> Result<Infallible, Failure> {
-    new_user_namespace()?;
+    new_user_namespace((0, 0))?;
     step(
         "unshare",
         nix::sched::unshare(

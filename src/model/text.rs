@@ -1,0 +1,87 @@
+//! Text from the cluster or a container, made safe to print: a message can
+//! hold escape sequences (`ESC ] 52` writes the clipboard, `ESC [ 2J`
+//! clears the screen), 8-bit C1 controls, bidi overrides that reorder what
+//! follows them, and zero-width characters that hide text.
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
+/// `text` with every control character shown escaped (`\e`, `\n`, `\x9b`)
+/// and bidi overrides and zero-width characters shown as `\u{202e}`:
+/// what is printed is exactly what was sent, and nothing acts on the
+/// terminal.
+pub fn sanitize(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(needs_escape) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\x1b' => out.push_str("\\e"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            c if is_invisible_format(c) => {
+                let _ = write!(out, "\\u{{{:04x}}}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+fn needs_escape(c: char) -> bool {
+    c.is_control() || is_invisible_format(c)
+}
+
+/// Bidi embeddings, overrides and isolates, and zero-width characters.
+fn is_invisible_format(c: char) -> bool {
+    matches!(c,
+        '\u{200b}'..='\u{200f}'
+        | '\u{202a}'..='\u{202e}'
+        | '\u{2060}'..='\u{2064}'
+        | '\u{2066}'..='\u{2069}'
+        | '\u{061c}'
+        | '\u{feff}')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sanitize;
+
+    #[test]
+    fn escape_sequences_are_shown_not_run() {
+        let hostile = "denied\x1b]52;c;SGVsbG8=\x07\x1b]0;pwned\x07\x1b[2J";
+        assert_eq!(
+            sanitize(hostile),
+            "denied\\e]52;c;SGVsbG8=\\x07\\e]0;pwned\\x07\\e[2J"
+        );
+    }
+
+    #[test]
+    fn c1_controls_and_del_are_escaped() {
+        assert_eq!(sanitize("a\u{9b}2Jb\u{9d}c\x7f"), "a\\x9b2Jb\\x9dc\\x7f");
+    }
+
+    #[test]
+    fn bidi_overrides_and_zero_width_characters_are_neutralised() {
+        assert_eq!(
+            sanitize("pod\u{202e}txt.exe\u{200b}\u{2066}"),
+            "pod\\u{202e}txt.exe\\u{200b}\\u{2066}"
+        );
+    }
+
+    #[test]
+    fn plain_text_is_borrowed_unchanged() {
+        let text = "pods \"redis-0\" is forbidden: naïve ✓ 日本";
+        assert!(matches!(sanitize(text), std::borrow::Cow::Borrowed(t) if t == text));
+    }
+
+    #[test]
+    fn line_breaks_stay_on_one_line() {
+        assert_eq!(sanitize("one\r\ntwo\tthree"), "one\\r\\ntwo\\tthree");
+    }
+}
