@@ -67,6 +67,9 @@ fn main() {
         eprintln!("podbay: {error:#}");
         std::process::exit(1);
     }
+    if let Some(signal) = podbay::terminal::stopped_by() {
+        std::process::exit(128 + signal);
+    }
 }
 
 /// A panic in any thread or task ends podbay with status 101, after the

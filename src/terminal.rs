@@ -1,9 +1,9 @@
 //! The user's terminal: entering the TUI (raw mode, alternate screen,
 //! bracketed paste, mouse) and leaving it on every exit path — normal
-//! return, error, panic, SIGTERM, SIGHUP.
+//! return, error, panic, SIGTERM, SIGHUP, SIGQUIT.
 
 use std::io::{self, Write};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
 use crossterm::event::{
     DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
@@ -83,27 +83,41 @@ fn install_panic_hook() {
     }));
 }
 
-/// Resolves when the process is asked to stop (SIGTERM, SIGHUP, SIGINT
-/// outside raw mode), so the caller can unwind and restore the terminal.
+/// Resolves when the process is asked to stop (SIGTERM, SIGHUP, SIGQUIT,
+/// SIGINT outside raw mode), so the caller can unwind and restore the
+/// terminal; [`stopped_by`] then says which signal it was.
 pub async fn termination() {
     use tokio::signal::unix::{SignalKind, signal};
-    let mut term = signal(SignalKind::terminate()).ok();
-    let mut hup = signal(SignalKind::hangup()).ok();
-    let mut int = signal(SignalKind::interrupt()).ok();
-    let next = |s: &mut Option<tokio::signal::unix::Signal>| {
-        let s = s.take();
-        async move {
-            match s {
-                Some(mut s) => {
-                    s.recv().await;
-                }
-                None => std::future::pending::<()>().await,
-            }
-        }
-    };
-    tokio::select! {
-        _ = next(&mut term) => {}
-        _ = next(&mut hup) => {}
-        _ = next(&mut int) => {}
+    let kinds = [
+        SignalKind::terminate(),
+        SignalKind::hangup(),
+        SignalKind::quit(),
+        SignalKind::interrupt(),
+    ];
+    let waits: Vec<_> = kinds
+        .into_iter()
+        .filter_map(|kind| {
+            let mut stream = signal(kind).ok()?;
+            Some(Box::pin(async move {
+                stream.recv().await;
+                kind.as_raw_value()
+            }))
+        })
+        .collect();
+    if waits.is_empty() {
+        return std::future::pending().await;
+    }
+    let (number, _, _) = futures::future::select_all(waits).await;
+    STOPPED_BY.store(number, Ordering::SeqCst);
+}
+
+static STOPPED_BY: AtomicI32 = AtomicI32::new(0);
+
+/// The signal that stopped podbay, if one did: it exits with 128 + its
+/// number, as a shell reports a process the signal killed.
+pub fn stopped_by() -> Option<i32> {
+    match STOPPED_BY.load(Ordering::SeqCst) {
+        0 => None,
+        n => Some(n),
     }
 }

@@ -381,12 +381,13 @@ async fn the_viewer_gets_the_permission_sentence_and_keeps_the_form() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sigterm_and_sighup_restore_the_terminal() {
+async fn sigterm_sighup_and_sigquit_restore_the_terminal_and_exit_128_plus_the_signal() {
     let sim = start_sim(0).await;
     let config = kubeconfig(&sim, "signals");
     for signal in [
         nix::sys::signal::Signal::SIGTERM,
         nix::sys::signal::Signal::SIGHUP,
+        nix::sys::signal::Signal::SIGQUIT,
     ] {
         let mut screen = PodbayScreen::spawn(&args(&config, &["-A"]), 100, 30);
         screen.wait_for("the list", |t| t.contains("redis-0")).await;
@@ -399,7 +400,13 @@ async fn sigterm_and_sighup_restore_the_terminal() {
         assert!(!screen.master.is_cooked().unwrap(), "raw while running");
         let pid = nix::unistd::Pid::from_raw(screen.child.id().unwrap() as i32);
         nix::sys::signal::kill(pid, signal).unwrap();
-        exits_cleanly(&mut screen).await;
+        let status = tokio::time::timeout(std::time::Duration::from_secs(10), screen.child.wait())
+            .await
+            .expect("podbay exits on the signal")
+            .unwrap();
+        assert_eq!(status.code(), Some(128 + signal as i32), "{signal}");
+        screen.output_ended().await;
+        support::assert_terminal_restored(&screen);
     }
     let _ = std::fs::remove_file(config);
 }
