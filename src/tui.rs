@@ -852,15 +852,11 @@ impl Tasks {
             Event::PodEvents,
         );
         let tx = self.tx.clone();
-        let namespaces = Api::<Namespace>::all(client);
         let policy = tokio::spawn(async move {
             // Read once: labels rarely change, and a user who may not read
             // namespaces learns the level from a refusal instead.
-            let read = tokio::time::timeout(READ_TIMEOUT, namespaces.get(&key.namespace));
-            let policy = match read.await {
-                Ok(Ok(ns)) => Some(Policy::from_labels(&ns.metadata.labels.unwrap_or_default())),
-                _ => None,
-            };
+            let policy =
+                crate::cluster::debug::read_policy(&client, &key.namespace, READ_TIMEOUT).await;
             let event = Event::PodSecurity(policy);
             let _ = tx
                 .send(Tagged {

@@ -68,6 +68,9 @@ pub struct Launcher {
     pub policy: Option<Policy>,
     /// Why the profile is not the configured one.
     pub profile_note: Option<String>,
+    /// What the enforced level says of the current values (kept up to
+    /// date by [`refresh`](Self::refresh), read on every frame).
+    verdict: Option<Admission>,
     /// The user picked the profile: it is not changed for them any more.
     pub profile_chosen: bool,
 }
@@ -140,8 +143,8 @@ impl Launcher {
             policy: None,
             profile_note: None,
             profile_chosen: false,
+            verdict: None,
         };
-        form.refresh_reusable(detail);
         form.apply_policy(policy.cloned(), detail);
         form
     }
@@ -151,13 +154,14 @@ impl Launcher {
     /// the user chose it.
     pub fn apply_policy(&mut self, policy: Option<Policy>, detail: &PodDetail) {
         self.policy = policy;
+        self.refresh(detail);
         if self.profile_chosen {
             return;
         }
         let Some(Admission::Refused {
             passing: Some(passing),
             violations,
-        }) = self.admission(self.profile, detail)
+        }) = self.verdict.clone()
         else {
             return;
         };
@@ -169,11 +173,12 @@ impl Launcher {
             pod_security::short(&violations)
         ));
         self.profile = passing;
+        self.refresh(detail);
     }
 
     /// What the namespace's enforced level says of `profile`; `None` when
     /// nothing is known or nothing is enforced.
-    pub fn admission(&self, profile: Profile, detail: &PodDetail) -> Option<Admission> {
+    fn admission(&self, profile: Profile, detail: &PodDetail) -> Option<Admission> {
         let policy = self.policy.as_ref()?;
         if policy.enforce.level == Level::Privileged {
             return None;
@@ -197,11 +202,11 @@ impl Launcher {
     /// A few words on how the chosen profile fares: `(admitted, words)`.
     pub fn profile_verdict(&self, detail: &PodDetail) -> Option<(bool, String)> {
         let level = self.policy.as_ref()?.enforce.level.name();
-        Some(match self.admission(self.profile, detail)? {
+        Some(match self.verdict.as_ref()? {
             Admission::Admitted => (true, format!("{} enforces {level}", detail.key.namespace)),
             Admission::Refused { violations, .. } => (
                 false,
-                format!("{level} forbids {}", pod_security::short(&violations)),
+                format!("{level} forbids {}", pod_security::short(violations)),
             ),
             Admission::PodViolates(_) => (false, format!("the pod itself breaks {level}")),
         })
@@ -213,8 +218,11 @@ impl Launcher {
             .map(String::as_str)
     }
 
-    /// Notes a running debug container with this image and target.
-    pub fn refresh_reusable(&mut self, detail: &PodDetail) {
+    /// Brings what the form derives from its values and the pod up to
+    /// date: a running debug container with this image and target, and the
+    /// enforced level's verdict.
+    pub fn refresh(&mut self, detail: &PodDetail) {
+        self.verdict = self.admission(self.profile, detail);
         let target = self.target_name().map(str::to_string);
         self.reusable = detail
             .containers
@@ -254,10 +262,9 @@ impl Launcher {
                 "The pod already has a container named {name:?}; ephemeral containers can never be removed, pick another name."
             ));
         }
-        if let (Some(policy), Some(admission)) =
-            (&self.policy, self.admission(self.profile, detail))
+        if let (Some(policy), Some(admission)) = (&self.policy, &self.verdict)
             && let Some(sentence) =
-                debug::refusal_sentence(&detail.key.namespace, policy, self.profile, &admission)
+                debug::refusal_sentence(&detail.key.namespace, policy, self.profile, admission)
         {
             return Err(sentence);
         }
@@ -341,7 +348,7 @@ impl Launcher {
             }
             _ => {}
         }
-        self.refresh_reusable(detail);
+        self.refresh(detail);
         FormOutcome::Stay
     }
 

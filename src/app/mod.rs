@@ -484,6 +484,12 @@ impl App {
                 if notice.is_some() {
                     self.message = notice;
                 }
+                // An open form judges the pod as it now is.
+                if let (Mode::Launcher(form), View::Pod(view)) = (&mut self.mode, &self.view)
+                    && let Some(detail) = &view.detail
+                {
+                    form.refresh(detail);
+                }
                 self.after_detail_change()
             }
             Event::PodEvents(feed) => {

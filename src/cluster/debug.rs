@@ -252,6 +252,20 @@ impl DebugSpec {
     }
 }
 
+/// The namespace's Pod Security labels, if the user may read it and it
+/// answers within `limit`; else `None`, and the cluster's own refusal (if
+/// any) will name the level.
+pub async fn read_policy(
+    client: &kube::Client,
+    namespace: &str,
+    limit: std::time::Duration,
+) -> Option<Policy> {
+    let namespaces: Api<k8s_openapi::api::core::v1::Namespace> = Api::all(client.clone());
+    let read = tokio::time::timeout(limit, namespaces.get(namespace));
+    let labels = read.await.ok()?.ok()?.metadata.labels.unwrap_or_default();
+    Some(Policy::from_labels(&labels))
+}
+
 /// The profiles tried, in order, when the chosen one would be refused: the
 /// strongest first.
 const FALLBACK: [Profile; 3] = [Profile::General, Profile::Baseline, Profile::Restricted];

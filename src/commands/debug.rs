@@ -6,7 +6,7 @@ use std::io::{IsTerminal, Write};
 use std::time::Duration;
 
 use bytes::Bytes;
-use k8s_openapi::api::core::v1::{Namespace, Pod};
+use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, LogParams};
 use serde_json::json;
 use tokio::io::AsyncReadExt;
@@ -18,7 +18,6 @@ use crate::cluster::debug::{self, Admission, DebugSpec, LaunchProblem, Profile, 
 use crate::cluster::errors;
 use crate::cluster::session::{self, SessionEvent, SessionInput, SessionKind, SessionSpec};
 use crate::model::StartFailure;
-use crate::model::pod_security::Policy;
 use crate::model::text::sanitize;
 
 /// Exit codes of podbay's own failures (the container's exit code is passed
@@ -176,8 +175,16 @@ async fn launch(
         workdir: args.workdir.clone(),
         pull_policy: args.pull_policy.clone(),
     };
-    spec.profile =
-        admitted_profile(client, pod, &spec, namespace, chosen.explicit_profile, args).await?;
+    spec.profile = admitted_profile(
+        client,
+        pod,
+        &spec,
+        namespace,
+        chosen.explicit_profile,
+        args,
+        deadline,
+    )
+    .await?;
     let launched = spec
         .launch(client, namespace, &args.pod)
         .await
@@ -469,8 +476,12 @@ async fn admitted_profile(
     namespace: &str,
     explicit: bool,
     args: &DebugArgs,
+    deadline: tokio::time::Instant,
 ) -> Result<Profile, Failure> {
-    let Some(policy) = read_policy(client, namespace).await else {
+    // A few seconds at most, within --timeout: this only saves a refusal.
+    let limit =
+        Duration::from_secs(5).min(deadline.saturating_duration_since(tokio::time::Instant::now()));
+    let Some(policy) = debug::read_policy(client, namespace, limit).await else {
         return Ok(spec.profile);
     };
     let admission = spec.admission(&policy, pod);
@@ -504,15 +515,6 @@ async fn admitted_profile(
             ))
         }
     }
-}
-
-/// The namespace's Pod Security labels, when the user may read it (a few
-/// seconds at most: this only saves a refusal).
-async fn read_policy(client: &kube::Client, namespace: &str) -> Option<Policy> {
-    let namespaces: Api<Namespace> = Api::all(client.clone());
-    let read = tokio::time::timeout(Duration::from_secs(5), namespaces.get(namespace));
-    let labels = read.await.ok()?.ok()?.metadata.labels.unwrap_or_default();
-    Some(Policy::from_labels(&labels))
 }
 
 fn api_failure(error: &kube::Error, pod: &str, namespace: &str) -> Failure {

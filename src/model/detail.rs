@@ -231,6 +231,9 @@ impl PodDetail {
                 format!("{}:{path}", v.name)
             })
             .collect();
+        let node = spec.node_name.clone().unwrap_or_default();
+        let os = spec.os.as_ref().map(|o| o.name.clone());
+        // The spec moves into the manifest: one copy of it, not two.
         let manifest = Box::new(Pod {
             metadata: ObjectMeta {
                 name: pod.metadata.name.clone(),
@@ -238,7 +241,7 @@ impl PodDetail {
                 annotations: pod.metadata.annotations.clone(),
                 ..Default::default()
             },
-            spec: pod.spec.clone(),
+            spec: pod.spec.is_some().then_some(spec),
             status: None,
         });
         PodDetail {
@@ -247,10 +250,10 @@ impl PodDetail {
             key: PodKey::of(pod),
             status: summarize(pod).status,
             phase: status.phase.unwrap_or_default(),
-            node: spec.node_name.unwrap_or_default(),
+            node,
             ip: status.pod_ip.unwrap_or_default(),
             qos: status.qos_class.unwrap_or_default(),
-            os: spec.os.map(|o| o.name),
+            os,
             is_static: pod
                 .metadata
                 .annotations

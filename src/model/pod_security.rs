@@ -336,6 +336,15 @@ fn setters(pod: bool, containers: &[&str]) -> String {
     parts.join(" and ")
 }
 
+/// A check whose detail has several parts (explicit bad values, then
+/// missing ones), joined as the plugin joins them; `None` without any.
+fn violation_of_parts(reason: &'static str, parts: Vec<String>, short: &str) -> Option<Violation> {
+    if parts.is_empty() {
+        return None;
+    }
+    violation(reason, parts.join("; "), short)
+}
+
 fn violation(reason: &'static str, detail: String, short: &str) -> Option<Violation> {
     Some(Violation {
         reason,
@@ -347,24 +356,22 @@ fn violation(reason: &'static str, detail: String, short: &str) -> Option<Violat
 fn app_armor(pod: &PodView) -> Option<Violation> {
     let allowed = |t: &str| matches!(t, "RuntimeDefault" | "Localhost");
     let mut bad_values = BTreeSet::new();
-    let pod_bad = pod
-        .pod_security()
-        .and_then(|s| s.app_armor_profile.as_ref())
-        .filter(|p| !allowed(&p.type_))
-        .map(|p| bad_values.insert(p.type_.clone()))
-        .is_some();
-    let containers = pod.containers_where(|c| {
-        c.security
-            .and_then(|s| s.app_armor_profile.as_ref())
-            .is_some_and(|p| !allowed(&p.type_))
-    });
-    for c in &pod.containers {
-        if let Some(p) = c.security.and_then(|s| s.app_armor_profile.as_ref())
-            && !allowed(&p.type_)
-        {
+    let mut bad = |profile: Option<&k8s_openapi::api::core::v1::AppArmorProfile>| {
+        let forbidden = profile.filter(|p| !allowed(&p.type_));
+        if let Some(p) = forbidden {
             bad_values.insert(p.type_.clone());
         }
-    }
+        forbidden.is_some()
+    };
+    let pod_bad = bad(pod
+        .pod_security()
+        .and_then(|s| s.app_armor_profile.as_ref()));
+    let containers: Vec<&str> = pod
+        .containers
+        .iter()
+        .filter(|c| bad(c.security.and_then(|s| s.app_armor_profile.as_ref())))
+        .map(|c| c.name)
+        .collect();
     let mut values: Vec<String> = bad_values.into_iter().collect();
     let mut annotations = BTreeSet::new();
     for (key, value) in pod.annotations.into_iter().flatten() {
@@ -788,10 +795,7 @@ fn seccomp_restricted(pod: &PodView) -> Option<Violation> {
             containers_phrase(&unset)
         ));
     }
-    if parts.is_empty() {
-        return None;
-    }
-    violation("seccompProfile", parts.join("; "), "no seccomp profile")
+    violation_of_parts("seccompProfile", parts, "no seccomp profile")
 }
 
 /// The sysctls baseline allows on a 1.35 cluster.
@@ -894,15 +898,12 @@ fn capabilities_restricted(pod: &PodView) -> Option<Violation> {
             join_quote(&capabilities)
         ));
     }
-    if parts.is_empty() {
-        return None;
-    }
     let short = if capabilities.is_empty() {
         "capabilities".to_string()
     } else {
         capabilities.join(", ")
     };
-    violation("unrestricted capabilities", parts.join("; "), &short)
+    violation_of_parts("unrestricted capabilities", parts, &short)
 }
 
 fn restricted_volumes(pod: &PodView) -> Option<Violation> {
@@ -973,10 +974,7 @@ fn run_as_non_root(pod: &PodView) -> Option<Violation> {
             containers_phrase(&unset)
         ));
     }
-    if parts.is_empty() {
-        return None;
-    }
-    violation("runAsNonRoot != true", parts.join("; "), "root")
+    violation_of_parts("runAsNonRoot != true", parts, "root")
 }
 
 fn run_as_user(pod: &PodView) -> Option<Violation> {

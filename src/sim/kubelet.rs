@@ -409,7 +409,6 @@ impl Kubelet {
             "Created",
             &format!("Created container: {name}"),
         );
-        let pod = self.current_pod(key)?;
         let process = match self.spawn(&pod, &name, spec, true) {
             Ok(p) => p,
             Err(e) => {
