@@ -112,8 +112,9 @@ pub struct ConfigError {
 impl Config {
     /// Reads `path`; a missing file is the default configuration.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        match std::fs::read_to_string(path) {
-            Ok(text) => Config::parse(&text, &path.display().to_string()),
+        let file = path.display().to_string();
+        match std::fs::read(path) {
+            Ok(bytes) => Config::parse(utf8(&bytes, &file)?, &file),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
             Err(e) => Err(ConfigError {
                 file: path.display().to_string(),
@@ -134,13 +135,82 @@ impl Config {
         if config.debug.images.is_empty() {
             config.debug.images = DebugConfig::default().images;
         }
+        config.check_ranges(text, file)?;
         Ok(config)
     }
+
+    /// Every number within what podbay can act on: a keepalive of 2^64
+    /// seconds would overflow the clock in a worker.
+    fn check_ranges(&self, text: &str, file: &str) -> Result<(), ConfigError> {
+        let terminal = &self.terminal;
+        let settings: [(&str, u64, std::ops::RangeInclusive<u64>, &str); 3] = [
+            (
+                "scrollback",
+                terminal.scrollback as u64,
+                0..=MAX_SCROLLBACK,
+                "lines",
+            ),
+            ("keepalive", terminal.keepalive, 0..=3_600, "seconds"),
+            (
+                "reattach_when_idle",
+                terminal.reattach_when_idle,
+                0..=86_400,
+                "seconds",
+            ),
+        ];
+        for (key, value, range, unit) in settings {
+            if !range.contains(&value) {
+                return Err(ConfigError {
+                    file: file.to_string(),
+                    line: line_in(text, "terminal", key).unwrap_or(0),
+                    message: format!(
+                        "terminal.{key} = {value} is out of range: {} to {} {unit}",
+                        range.start(),
+                        range.end()
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The most lines of scrollback a terminal may keep.
+pub const MAX_SCROLLBACK: u64 = 1_000_000;
+
+/// The file's text, or where it stops being UTF-8.
+fn utf8<'a>(bytes: &'a [u8], file: &str) -> Result<&'a str, ConfigError> {
+    text_of(bytes).map_err(|(line, message)| ConfigError {
+        file: file.to_string(),
+        line,
+        message,
+    })
+}
+
+/// `bytes` as text, or the line (from 1) where they stop being UTF-8 and
+/// a sentence saying so: a file saved as Latin-1 is found where it is.
+pub(crate) fn text_of(bytes: &[u8]) -> Result<&str, (usize, String)> {
+    std::str::from_utf8(bytes).map_err(|e| {
+        let good = &bytes[..e.valid_up_to()];
+        let line = good.iter().filter(|&&b| b == b'\n').count() + 1;
+        let line_start = good
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |at| at + 1);
+        let column = good.len() - line_start + 1;
+        (
+            line,
+            format!("byte {column} of the line is not UTF-8 (TOML files are UTF-8 text)"),
+        )
+    })
 }
 
 /// The line (from 1) of `key = …` in `[section]` of the file at `path`.
 pub fn line_of(path: &Path, section: &str, key: &str) -> Option<usize> {
-    let text = std::fs::read_to_string(path).ok()?;
+    line_in(&std::fs::read_to_string(path).ok()?, section, key)
+}
+
+fn line_in(text: &str, section: &str, key: &str) -> Option<usize> {
     let mut in_section = false;
     text.lines().enumerate().find_map(|(i, line)| {
         let line = line.trim();
@@ -300,6 +370,37 @@ mod tests {
             ["a", "b", "busybox"]
         );
         std::fs::remove_file(path).unwrap();
+    }
+
+    #[test]
+    fn numbers_out_of_range_name_the_line_and_the_range() {
+        let err = Config::parse(
+            "[terminal]\nrecord = false\nkeepalive = 18446744073709551615\n",
+            "/home/me/config.toml",
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "Config file /home/me/config.toml, line 3: terminal.keepalive = 18446744073709551615 \
+             is out of range: 0 to 3600 seconds. Fix it or move it aside."
+        );
+        let err = Config::parse("[terminal]\nscrollback = 99999999\n", "c.toml").unwrap_err();
+        assert_eq!(err.line, 2);
+        assert!(err.message.contains("0 to 1000000 lines"), "{err}");
+        assert!(Config::parse("[terminal]\nkeepalive = 3600\n", "c.toml").is_ok());
+    }
+
+    #[test]
+    fn a_file_that_is_not_utf8_is_reported_at_its_line() {
+        let path = std::env::temp_dir().join(format!("podbay-latin1-{}.toml", std::process::id()));
+        std::fs::write(&path, b"theme = \"dark\"\n# caf\xe9\n").unwrap();
+        let err = Config::load(&path).unwrap_err();
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(err.line, 2);
+        assert!(
+            err.message.starts_with("byte 6 of the line is not UTF-8"),
+            "{err}"
+        );
     }
 
     #[test]

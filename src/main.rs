@@ -6,6 +6,7 @@ use podbay::app::keymap::Keymap;
 use podbay::cli::{BrowseArgs, Cli, Command, DemoArgs, ScenarioArgs, SimArgs};
 use podbay::cluster::client::Target;
 use podbay::config::{Config, Paths};
+use podbay::model::text::sanitize;
 use podbay::sim::{Sim, SimHandle, SimOptions};
 use podbay::theme::Theme;
 use podbay::tui::{self, TuiOptions};
@@ -64,7 +65,7 @@ fn main() {
     // Watch tasks may still be winding down; do not wait for them.
     runtime.shutdown_background();
     if let Err(error) = result {
-        eprintln!("podbay: {error:#}");
+        eprintln!("podbay: {}", sanitize(&format!("{error:#}")));
         std::process::exit(1);
     }
     if let Some(signal) = podbay::terminal::stopped_by() {
@@ -99,7 +100,7 @@ async fn run(cli: Cli, paths: Paths) -> anyhow::Result<()> {
                 match load_debug_defaults(&paths.config) {
                     Ok(defaults) => defaults,
                     Err(sentence) => {
-                        eprintln!("podbay: {sentence}");
+                        eprintln!("podbay: {}", sanitize(&sentence));
                         std::process::exit(podbay::commands::debug::exit::CONFIG);
                     }
                 }
@@ -199,7 +200,8 @@ async fn start_sim(
     let sim = Sim::start(options).await?;
     let path = match kubeconfig {
         Some(path) => path,
-        None => std::env::temp_dir().join(format!("podbay-sim-{}.kubeconfig", std::process::id())),
+        // In the simulator's private scratch directory, removed on exit.
+        None => sim.sandbox_dir().join("kubeconfig"),
     };
     sim.write_kubeconfig(&path)
         .with_context(|| format!("cannot write the kubeconfig to {}", path.display()))?;
@@ -262,7 +264,7 @@ async fn debug_command(
     match podbay::commands::debug::run(args, defaults).await {
         Ok(code) => std::process::exit(code),
         Err(failure) => {
-            eprintln!("podbay: {}", failure.sentence);
+            eprintln!("podbay: {}", sanitize(&failure.sentence));
             std::process::exit(failure.code);
         }
     }

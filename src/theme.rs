@@ -89,12 +89,20 @@ impl Theme {
         let user_file = themes_dir.map(|d| d.join(format!("{name}.toml")));
         let (file, text) = match user_file.as_ref().filter(|p| p.exists()) {
             Some(path) => {
-                let text = std::fs::read_to_string(path).map_err(|e| ThemeError::Invalid {
-                    file: path.display().to_string(),
+                let file = path.display().to_string();
+                let bytes = std::fs::read(path).map_err(|e| ThemeError::Invalid {
+                    file: file.clone(),
                     line: 0,
                     message: e.to_string(),
                 })?;
-                (path.display().to_string(), text)
+                let text = crate::config::text_of(&bytes)
+                    .map_err(|(line, message)| ThemeError::Invalid {
+                        file: file.clone(),
+                        line,
+                        message,
+                    })?
+                    .to_string();
+                (file, text)
             }
             None => match BUILT_IN.iter().find(|(n, _)| *n == name) {
                 Some((n, text)) => (format!("themes/{n}.toml (built in)"), text.to_string()),

@@ -117,8 +117,10 @@ async fn shop_feed(sim: &podbay::sim::SimHandle) -> tokio::sync::mpsc::Receiver<
     ));
     assert!(matches!(next(&mut rx).await, Feed::Listing { .. }));
     assert!(matches!(next(&mut rx).await, Feed::Listed { .. }));
-    // Listed is sent before the watch request; let it reach the server.
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Listed is sent before the watch request; let it reach the server and
+    // run past a second (a watch cut sooner without an event is a failure,
+    // backed off, as in client-go's reflector).
+    tokio::time::sleep(Duration::from_millis(1300)).await;
     rx
 }
 

@@ -289,6 +289,9 @@ pub struct PodView {
     pub launch_when_loaded: bool,
     /// The namespace's Pod Security labels, once read (if they may be).
     pub policy: Option<Policy>,
+    /// Why the pod's detail is not arriving (the server fails or is
+    /// silent), until it does.
+    pub trouble: Option<String>,
 }
 
 pub struct App {
@@ -457,6 +460,9 @@ impl App {
                 let mut notice = None;
                 if let Some(view) = self.pod_view_mut() {
                     let first = view.detail.is_none();
+                    if !matches!(feed, Feed::Reconnecting(_) | Feed::Listing { .. }) {
+                        view.trouble = None;
+                    }
                     match feed {
                         Feed::Listed { mut rows, .. } => {
                             view.gone = rows.is_empty();
@@ -470,10 +476,12 @@ impl App {
                         }
                         Feed::Deleted(_) => view.gone = true,
                         Feed::Forbidden(denied) => notice = Some(warning(denied.sentence())),
-                        Feed::Listing { .. }
-                        | Feed::Cut
-                        | Feed::Resumed
-                        | Feed::Reconnecting(_) => {}
+                        Feed::Reconnecting(sentence) => {
+                            let said = warning(sentence);
+                            view.trouble = Some(said.text.clone());
+                            notice = Some(said);
+                        }
+                        Feed::Listing { .. } | Feed::Cut | Feed::Resumed => {}
                     }
                     if first {
                         Self::select_first_regular(view);
@@ -894,6 +902,7 @@ impl App {
             gone: false,
             launch_when_loaded: launch,
             policy: None,
+            trouble: None,
         }));
         vec![Effect::WatchPod(key)]
     }
@@ -1089,21 +1098,21 @@ fn live_sentence(kinds: &[TerminalKind]) -> String {
 fn info(text: String) -> Message {
     Message {
         level: Level::Info,
-        text,
+        text: crate::model::text::printable(text),
     }
 }
 
 pub fn warning(text: String) -> Message {
     Message {
         level: Level::Warning,
-        text,
+        text: crate::model::text::printable(text),
     }
 }
 
 fn error(text: String) -> Message {
     Message {
         level: Level::Error,
-        text,
+        text: crate::model::text::printable(text),
     }
 }
 

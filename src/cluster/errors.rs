@@ -52,6 +52,9 @@ pub fn describe(error: &kube::Error) -> (String, Option<Denied>) {
     if let Some(sentence) = credentials_problem(error) {
         return (sentence, None);
     }
+    if let Some(too_large) = super::limits::too_large(error) {
+        return (format!("{}.", capitalized(&too_large.to_string())), None);
+    }
     match error {
         kube::Error::Api(status) => {
             let code = status.code;
@@ -70,18 +73,25 @@ pub fn describe(error: &kube::Error) -> (String, Option<Denied>) {
             let sentence = match code {
                 401 => "The cluster rejected your credentials (401 Unauthorized): your token may have expired; log in again or pick another context with :ctx.".to_string(),
                 404 => format!("Not found: {}.", trim(&status.message)),
+                300..=399 => format!(
+                    "{}: podbay does not follow redirects; point the kubeconfig's `server` at the API server itself.",
+                    capitalized(trim(&status.message))
+                ),
                 409 => format!("Someone changed this object at the same time: {}. Try again.", trim(&status.message)),
-                410 => "The cluster's history moved on (410 Gone); podbay is listing again.".to_string(),
+                410 => "The cluster's history moved on (410 Gone): list again.".to_string(),
                 422 => format!("The cluster rejected it as invalid: {}.", trim(&status.message)),
-                429 => "The cluster is throttling requests (429); podbay will retry.".to_string(),
-                500..=599 => format!("The API server failed ({code}): {}. podbay will retry.", trim(&status.message)),
+                429 => match status.details.as_ref().map(|d| d.retry_after_seconds).filter(|s| *s > 0) {
+                    Some(wait) => format!("The API server is throttling requests (429 Too Many Requests) and asks to wait {wait} s."),
+                    None => "The API server is throttling requests (429 Too Many Requests).".to_string(),
+                },
+                500..=599 => format!("The API server failed ({code}): {}.", trim(&status.message)),
                 _ => format!("The API server answered {code}: {}.", trim(&status.message)),
             };
             (sentence, None)
         }
         kube::Error::HyperError(_) | kube::Error::Service(_) => (
             format!(
-                "Cannot reach the API server: {}. Check the context, your network or VPN; podbay keeps retrying.",
+                "Cannot reach the API server: {}. Check the context, your network or VPN.",
                 root_cause(error)
             ),
             None,
@@ -172,6 +182,26 @@ pub(crate) fn safe_cause(error: &(dyn std::error::Error + 'static)) -> String {
     credentials_problem(error)
         .map(|s| s.trim_end_matches('.').to_string())
         .unwrap_or_else(|| root_cause(error))
+}
+
+/// How long the server asked to be left alone, from a 429's `Status`.
+pub fn retry_after(error: &kube::Error) -> Option<std::time::Duration> {
+    match error {
+        kube::Error::Api(status) if status.code == 429 => status
+            .details
+            .as_ref()
+            .map(|d| std::time::Duration::from_secs(d.retry_after_seconds.into()))
+            .filter(|wait| !wait.is_zero()),
+        _ => None,
+    }
+}
+
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
 }
 
 fn trim(message: &str) -> &str {

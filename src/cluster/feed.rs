@@ -11,7 +11,15 @@
 //! the list's version → on a clean end at the requested timeout, watch again;
 //! on an early end, report [`Feed::Cut`] and watch again at once; on 410 Gone,
 //! list again; on errors, report one sentence and back off (0.8 s doubling to
-//! 30 s, with jitter). Every resumed watch reports [`Feed::Resumed`].
+//! 30 s, with jitter, or longer when a 429 asks). Every resumed watch reports
+//! [`Feed::Resumed`].
+//!
+//! A server is not trusted to behave: a watch that ends within a second
+//! without an event is a failure, not a cut (else an empty answer is asked
+//! again hundreds of times a second), and the back-off only resets once a
+//! watch has delivered; a watch silent past its timeout is dropped; a list
+//! page or a watch that does not answer within [`ANSWER_TIMEOUT`] fails; a
+//! page over the size cap is asked again in smaller pages.
 
 use futures::{StreamExt, TryStreamExt};
 use kube::api::{Api, ListParams, WatchEvent, WatchParams};
@@ -59,6 +67,18 @@ const CHANNEL_DEPTH: usize = 1024;
 /// A watch that ends this close to its requested timeout ended normally.
 const TIMEOUT_SLACK: Duration = Duration::from_secs(5);
 
+/// A watch silent this long after its requested timeout is dead.
+const SILENCE_SLACK: Duration = Duration::from_secs(30);
+
+/// A watch that ends sooner than this without an event failed.
+const TOO_SHORT: Duration = Duration::from_secs(1);
+
+/// How long a list page, or the head of a watch, may take to arrive.
+pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The smallest page asked for when pages come back over the size cap.
+const SMALLEST_PAGE: u32 = 20;
+
 pub fn channel<R>() -> (mpsc::Sender<Feed<R>>, mpsc::Receiver<Feed<R>>) {
     mpsc::channel(CHANNEL_DEPTH)
 }
@@ -69,6 +89,8 @@ enum Ended {
     Timeout,
     /// Early, without an error: a cut connection.
     Cut,
+    /// At once, without an event: a server answering watches with nothing.
+    Empty,
     /// The version we watch from was compacted away: list again.
     Gone,
     Failed(kube::Error),
@@ -139,7 +161,8 @@ where
                 },
             };
             let params = self.watch_params();
-            let stream = match self.api.watch(&params, &from).await {
+            let opened = answered_in_time(self.api.watch(&params, &from)).await;
+            let stream = match opened {
                 Ok(stream) => stream,
                 Err(error) if is_gone(&error) => continue,
                 Err(error) => {
@@ -149,7 +172,6 @@ where
                     continue;
                 }
             };
-            self.backoff.reset();
             if std::mem::take(&mut interrupted) {
                 self.send(Feed::Resumed).await?;
             }
@@ -158,6 +180,14 @@ where
                 Ended::Timeout => version = Some(last),
                 Ended::Cut => {
                     self.send(Feed::Cut).await?;
+                    interrupted = true;
+                    version = Some(last);
+                }
+                Ended::Empty => {
+                    let error = kube::Error::ReadEvents(std::io::Error::other(
+                        "the API server ended the watch at once, without an event",
+                    ));
+                    self.failed(&error).await?;
                     interrupted = true;
                     version = Some(last);
                 }
@@ -187,12 +217,25 @@ where
             ..ListParams::default()
         };
         loop {
-            let page = match self.api.list(&params).await {
+            let page = match answered_in_time(self.api.list(&params)).await {
                 Ok(page) => page,
                 Err(error) if is_gone(&error) && params.continue_token.is_some() => {
                     rows.clear();
                     params.continue_token = None;
                     continue;
+                }
+                // Fat objects (big annotations, many containers): smaller
+                // pages, from the start, as a new list.
+                Err(error) if super::limits::too_large(&error).is_some() => {
+                    match params.limit.filter(|limit| *limit > SMALLEST_PAGE) {
+                        Some(limit) => {
+                            params.limit = Some((limit / 5).max(SMALLEST_PAGE));
+                            params.continue_token = None;
+                            rows.clear();
+                            continue;
+                        }
+                        None => return Ok(Err(error)),
+                    }
                 }
                 Err(error) => return Ok(Err(error)),
             };
@@ -224,8 +267,24 @@ where
         last: &mut String,
     ) -> Result<Ended, Stop> {
         let started = Instant::now();
+        let requested = Duration::from_secs(self.config.timeout.unwrap_or(290).into());
+        let dead_after = tokio::time::Instant::now() + requested + SILENCE_SLACK;
+        let mut delivered = false;
         let mut stream = std::pin::pin!(stream.into_stream());
-        while let Some(event) = stream.next().await {
+        loop {
+            let Ok(next) = tokio::time::timeout_at(dead_after, stream.next()).await else {
+                return Ok(Ended::Failed(kube::Error::ReadEvents(
+                    std::io::Error::other(format!(
+                        "the watch sent nothing for {} s, past its own timeout",
+                        (requested + SILENCE_SLACK).as_secs()
+                    )),
+                )));
+            };
+            let Some(event) = next else { break };
+            // Only a watch that delivers proves the server well again.
+            if event.is_ok() && !std::mem::replace(&mut delivered, true) {
+                self.backoff.reset();
+            }
             let update = match event {
                 Ok(WatchEvent::Added(object) | WatchEvent::Modified(object)) => {
                     remember(last, &object);
@@ -247,9 +306,11 @@ where
             };
             self.send(update).await?;
         }
-        let requested = Duration::from_secs(self.config.timeout.unwrap_or(290).into());
-        Ok(if started.elapsed() + TIMEOUT_SLACK >= requested {
+        let lasted = started.elapsed();
+        Ok(if lasted + TIMEOUT_SLACK >= requested {
             Ended::Timeout
+        } else if !delivered && lasted < TOO_SHORT {
+            Ended::Empty
         } else {
             Ended::Cut
         })
@@ -263,8 +324,12 @@ where
             let _ = self.send(Feed::Forbidden(denied)).await;
             return Err(Stop);
         }
-        self.send(Feed::Reconnecting(sentence)).await?;
-        let pause = self.backoff.next().unwrap_or(Duration::from_secs(30));
+        self.send(Feed::Reconnecting(format!(
+            "{sentence} podbay keeps retrying."
+        )))
+        .await?;
+        let backoff = self.backoff.next().unwrap_or(Duration::from_secs(30));
+        let pause = super::errors::retry_after(error).map_or(backoff, |asked| asked.max(backoff));
         tokio::time::sleep(pause).await;
         Ok(())
     }
@@ -282,6 +347,21 @@ where
     async fn send(&self, update: Feed<R>) -> Result<(), Stop> {
         self.tx.send(update).await.map_err(|_| Stop)
     }
+}
+
+/// `request`, or an error if its answer does not start within
+/// [`ANSWER_TIMEOUT`].
+async fn answered_in_time<T>(
+    request: impl std::future::Future<Output = kube::Result<T>>,
+) -> kube::Result<T> {
+    tokio::time::timeout(ANSWER_TIMEOUT, request)
+        .await
+        .unwrap_or_else(|_| {
+            Err(kube::Error::Service(Box::new(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                format!("no answer within {} s", ANSWER_TIMEOUT.as_secs()),
+            ))))
+        })
 }
 
 fn remember<K: Resource>(last: &mut String, object: &K) {

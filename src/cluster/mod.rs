@@ -4,6 +4,7 @@ pub mod client;
 pub mod debug;
 pub mod errors;
 pub mod feed;
+pub mod limits;
 pub mod session;
 pub mod transport;
 pub mod warnings;

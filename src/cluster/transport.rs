@@ -1,4 +1,6 @@
-//! kube-rs's default client stack, with `TCP_NODELAY` on its connections.
+//! kube-rs's default client stack, with `TCP_NODELAY` on its connections,
+//! podbay's limits on what a server may send and its own retry of
+//! throttled requests (see `limits`).
 //!
 //! kube-rs leaves Nagle's algorithm on (kube-rs/kube#2056). A terminal sends
 //! tiny frames: when two go out back to back, a resize then a key, the
@@ -10,11 +12,12 @@
 use hyper_timeout::TimeoutConnector;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
-use kube::client::retry::RetryPolicy;
 use kube::client::{Body, ConfigExt as _};
 use tower::retry::RetryLayer;
 use tower::{BoxError, ServiceBuilder};
 use tower_http::trace::TraceLayer;
+
+use super::limits::{GuardLayer, ThrottleRetry};
 
 pub fn client(config: kube::Config) -> kube::Result<kube::Client> {
     if config.proxy_url.is_some() {
@@ -36,12 +39,13 @@ pub fn client(config: kube::Config) -> kube::Result<kube::Client> {
         .option_layer(
             config
                 .default_retry
-                .then(|| RetryLayer::new(RetryPolicy::server_retry())),
+                .then(|| RetryLayer::new(ThrottleRetry::new())),
         )
         .option_layer(config.auth_layer()?)
         .layer(config.extra_headers_layer()?)
         .layer(TraceLayer::new_for_http())
         .map_err(BoxError::from)
+        .layer(GuardLayer)
         .service(http);
     Ok(kube::Client::new(service, config.default_namespace))
 }

@@ -16,7 +16,9 @@ use crate::cli::DebugArgs;
 use crate::cluster::client::Target;
 use crate::cluster::debug::{self, Admission, DebugSpec, LaunchProblem, Profile, Startup};
 use crate::cluster::errors;
-use crate::cluster::session::{self, SessionEvent, SessionInput, SessionKind, SessionSpec};
+use crate::cluster::session::{
+    self, SessionEnd, SessionEvent, SessionInput, SessionKind, SessionSpec,
+};
 use crate::model::StartFailure;
 use crate::model::text::sanitize;
 
@@ -30,6 +32,8 @@ pub mod exit {
     pub const IMAGE: i32 = 71;
     pub const START_FAILED: i32 = 72;
     pub const UNREACHABLE: i32 = 74;
+    /// EX_TEMPFAIL: the stream was cut while the container runs on.
+    pub const CUT: i32 = 75;
     pub const CONFIG: i32 = 78;
     pub const FORBIDDEN: i32 = 77;
     pub const TIMEOUT: i32 = 124;
@@ -124,10 +128,12 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> Result<i32, Failure> {
         }
     };
 
-    if !args.no_attach {
-        attach(&connection.client, &namespace, &args, &name).await?;
-    }
-    report(&pods, &args, &name).await
+    let end = if args.no_attach {
+        None
+    } else {
+        attach(&connection.client, &namespace, &args, &name).await?
+    };
+    report(&pods, &args, &namespace, &name, end).await
 }
 
 /// The image and profile to launch with.
@@ -209,7 +215,10 @@ async fn launch(
             } else {
                 format!(": {message}")
             };
-            eprintln!("podbay: {name} is waiting: {reason}{detail}");
+            eprintln!(
+                "podbay: {name} is waiting: {}",
+                sanitize(&format!("{reason}{detail}"))
+            );
         }
     })
     .await;
@@ -306,7 +315,7 @@ async fn get_pod(
                 ));
             }
         };
-        let cause = errors::root_cause(&error);
+        let cause = sanitize(&errors::root_cause(&error)).into_owned();
         if last_cause.is_none() && !args.json() {
             eprintln!(
                 "podbay: cannot reach the API server at {server} ({cause}); retrying for up to {}…",
@@ -560,7 +569,7 @@ async fn attach(
     namespace: &str,
     args: &DebugArgs,
     name: &str,
-) -> Result<(), Failure> {
+) -> Result<Option<SessionEnd>, Failure> {
     let raw = args.tty && std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
     let size = crossterm::terminal::size().unwrap_or((80, 24));
     let (events_tx, mut events) = mpsc::channel(256);
@@ -594,7 +603,7 @@ async fn attach(
         let _ = sink.flush();
     }
     let Some(session) = session.filter(|_| early.end.is_none()) else {
-        return Ok(());
+        return Ok(early.end);
     };
 
     let _raw_guard = if raw { RawMode::enable() } else { None };
@@ -606,15 +615,15 @@ async fn attach(
         tokio::spawn(forward_resizes(input));
     }
     while let Some(event) = events.recv().await {
-        let (sink, chunk): (&mut dyn Write, _) = match &event {
+        let (sink, chunk): (&mut dyn Write, _) = match event {
             SessionEvent::Output(chunk) => (&mut out, chunk),
             SessionEvent::Stderr(chunk) => (&mut err, chunk),
-            SessionEvent::Ended(_) => break,
+            SessionEvent::Ended(end) => return Ok(Some(end)),
         };
-        let _ = sink.write_all(chunk);
+        let _ = sink.write_all(&chunk);
         let _ = sink.flush();
     }
-    Ok(())
+    Ok(None)
 }
 
 /// What the container wrote before the attach, from its log: (stdout,
@@ -706,8 +715,16 @@ impl Drop for RawMode {
     }
 }
 
-/// Final status: the container's exit code when it has ended, else 0.
-async fn report(pods: &Api<Pod>, args: &DebugArgs, name: &str) -> Result<i32, Failure> {
+/// Final status: the container's exit code when it has ended (from the
+/// pod, else from the stream's `Failure` status), else 0; exit 75 when the
+/// stream was cut while the container runs on.
+async fn report(
+    pods: &Api<Pod>,
+    args: &DebugArgs,
+    namespace: &str,
+    name: &str,
+    end: Option<SessionEnd>,
+) -> Result<i32, Failure> {
     // The attach stream can end a moment before the kubelet reports the exit.
     let mut status = None;
     for _ in 0..20 {
@@ -728,11 +745,26 @@ async fn report(pods: &Api<Pod>, args: &DebugArgs, name: &str) -> Result<i32, Fa
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    let exit_code = status
+    let terminated = status
         .as_ref()
         .and_then(|s| s.state.as_ref())
         .and_then(|s| s.terminated.as_ref())
-        .map_or(0, |t| t.exit_code);
+        .map(|t| t.exit_code);
+    let from_stream = end.as_ref().and_then(|e| e.exit_code).filter(|c| *c != 0);
+    if let Some(end) = end.filter(|e| e.disconnected && terminated.is_none())
+        && !args.no_attach
+    {
+        let pod = &args.pod;
+        return Err(fail(
+            exit::CUT,
+            format!(
+                "The connection to debug container {name} was cut ({}); it is still running. \
+                 Attach again with `kubectl attach -it {pod} -c {name} -n {namespace}`.",
+                sanitize(end.reason.trim_start_matches("disconnected: "))
+            ),
+        ));
+    }
+    let exit_code = terminated.or(from_stream).unwrap_or(0);
     if args.json() {
         let value = json!({
             "pod": args.pod,

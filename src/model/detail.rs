@@ -6,6 +6,7 @@ use k8s_openapi::api::core::v1::{Container, ContainerStatus, Event, Pod};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use super::pod::{PodKey, summarize};
+use super::text::printable;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ContainerKind {
@@ -250,8 +251,8 @@ impl PodDetail {
             key: PodKey::of(pod),
             status: summarize(pod).status,
             phase: status.phase.unwrap_or_default(),
-            node,
-            ip: status.pod_ip.unwrap_or_default(),
+            node: printable(node),
+            ip: printable(status.pod_ip.unwrap_or_default()),
             qos: status.qos_class.unwrap_or_default(),
             os,
             is_static: pod
@@ -302,8 +303,8 @@ fn info(kind: ContainerKind, spec: Spec, status: Option<ContainerStatus>) -> Con
         .map(state_of);
     ContainerInfo {
         kind,
-        name: spec.name.to_string(),
-        image: spec.image.unwrap_or_default().to_string(),
+        name: printable(spec.name.to_string()),
+        image: printable(spec.image.unwrap_or_default().to_string()),
         state,
         ready: status.as_ref().is_some_and(|s| s.ready),
         restarts: status.as_ref().map_or(0, |s| s.restart_count),
@@ -322,14 +323,14 @@ fn state_of(s: &k8s_openapi::api::core::v1::ContainerState) -> ContainerState {
     } else if let Some(t) = &s.terminated {
         ContainerState::Terminated {
             exit_code: t.exit_code,
-            reason: t.reason.clone().unwrap_or_default(),
-            message: t.message.clone().unwrap_or_default(),
+            reason: printable(t.reason.clone().unwrap_or_default()),
+            message: printable(t.message.clone().unwrap_or_default()),
             finished: t.finished_at.as_ref().map(|t| t.0),
         }
     } else if let Some(w) = &s.waiting {
         ContainerState::Waiting {
-            reason: w.reason.clone().unwrap_or_default(),
-            message: w.message.clone().unwrap_or_default(),
+            reason: printable(w.reason.clone().unwrap_or_default()),
+            message: printable(w.message.clone().unwrap_or_default()),
         }
     } else {
         ContainerState::Unknown
@@ -360,8 +361,8 @@ impl EventRow {
         EventRow {
             name: event.metadata.name.clone().unwrap_or_default(),
             warning: event.type_.as_deref() == Some("Warning"),
-            reason: event.reason.clone().unwrap_or_default(),
-            message: event.message.clone().unwrap_or_default(),
+            reason: printable(event.reason.clone().unwrap_or_default()),
+            message: printable(event.message.clone().unwrap_or_default()),
             count: event.count.unwrap_or(1),
             last_seen,
             field_path: event.involved_object.field_path.clone().unwrap_or_default(),

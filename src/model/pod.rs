@@ -4,6 +4,8 @@
 use std::sync::Arc;
 
 use jiff::Timestamp;
+
+use super::text::{printable, sanitize};
 use k8s_openapi::api::core::v1::{Container, ContainerStatus, Pod};
 
 /// Namespace and name: how podbay identifies a pod. Reference-counted, so
@@ -22,10 +24,12 @@ impl PodKey {
         }
     }
 
+    /// The pod's key, drawn as is: a real apiserver only accepts DNS
+    /// names, but a hostile one could send anything.
     pub fn of(pod: &Pod) -> Self {
         PodKey::new(
-            pod.metadata.namespace.as_deref().unwrap_or_default(),
-            pod.metadata.name.as_deref().unwrap_or_default(),
+            &sanitize(pod.metadata.namespace.as_deref().unwrap_or_default()),
+            &sanitize(pod.metadata.name.as_deref().unwrap_or_default()),
         )
     }
 }
@@ -74,7 +78,7 @@ impl PodRow {
             .labels
             .iter()
             .flatten()
-            .map(|(k, v)| format!("{k}={v}"))
+            .map(|(k, v)| sanitize(&format!("{k}={v}")).into_owned())
             .collect::<Vec<_>>()
             .join(" ");
         let health = health(&summary.status);
@@ -88,18 +92,20 @@ impl PodRow {
             restarts: summary.restarts,
             last_restart: summary.last_restart,
             created: pod.metadata.creation_timestamp.as_ref().map(|t| t.0),
-            node: pod
-                .spec
-                .as_ref()
-                .and_then(|s| s.node_name.as_deref())
-                .unwrap_or_default()
-                .into(),
-            ip: pod
-                .status
-                .as_ref()
-                .and_then(|s| s.pod_ip.as_deref())
-                .unwrap_or_default()
-                .into(),
+            node: sanitize(
+                pod.spec
+                    .as_ref()
+                    .and_then(|s| s.node_name.as_deref())
+                    .unwrap_or_default(),
+            )
+            .into(),
+            ip: sanitize(
+                pod.status
+                    .as_ref()
+                    .and_then(|s| s.pod_ip.as_deref())
+                    .unwrap_or_default(),
+            )
+            .into(),
             labels: labels.into(),
             ephemeral: pod
                 .spec
@@ -305,7 +311,7 @@ pub fn summarize(pod: &Pod) -> Summary {
     Summary {
         ready,
         total,
-        status: reason,
+        status: printable(reason),
         restarts,
         last_restart,
     }

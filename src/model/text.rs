@@ -33,6 +33,14 @@ pub fn sanitize(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// [`sanitize`] for an owned string, kept as is when it is clean.
+pub fn printable(text: String) -> String {
+    match sanitize(&text) {
+        Cow::Borrowed(_) => text,
+        Cow::Owned(safe) => safe,
+    }
+}
+
 fn needs_escape(c: char) -> bool {
     c.is_control() || is_invisible_format(c)
 }

@@ -34,17 +34,21 @@ pub fn render(server_url: &str, ca_pem: &str, users: &Users) -> Value {
 }
 
 /// Writes the kubeconfig (JSON is valid YAML) readable by the owner only:
-/// it holds bearer tokens.
+/// it holds bearer tokens. A file already there is made private before it
+/// is written (`mode` only applies to new files); a symlink is refused.
 pub fn write(path: &Path, server_url: &str, ca_pem: &str, users: &Users) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt as _;
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
     }
     let mut file = std::fs::OpenOptions::new()
         .write(true)
         .create(true)
-        .truncate(true)
         .mode(0o600)
+        .custom_flags(nix::libc::O_NOFOLLOW)
         .open(path)?;
+    file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    file.set_len(0)?;
     let text = serde_json::to_string_pretty(&render(server_url, ca_pem, users))
         .map_err(std::io::Error::other)?;
     file.write_all(text.as_bytes())?;

@@ -37,7 +37,7 @@ use std::time::Duration;
 
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::TcpListener;
 use tokio::sync::watch as signal;
 
@@ -254,12 +254,21 @@ fn load_scenario(state: &SimState) {
     }
 }
 
+/// Connections served at once; more are closed on arrival, so idle or
+/// half-open ones cannot exhaust the simulator's file descriptors.
+const MAX_CONNECTIONS: usize = 1024;
+
+/// How long a connection may take to send its TLS handshake, and then each
+/// request's headers.
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+
 async fn serve(
     listener: TcpListener,
     acceptor: tokio_rustls::TlsAcceptor,
     state: Arc<SimState>,
     mut stop: signal::Receiver<bool>,
 ) {
+    let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
     loop {
         let (socket, _) = tokio::select! {
             accepted = listener.accept() => match accepted {
@@ -272,13 +281,18 @@ async fn serve(
             },
             _ = stop.changed() => return,
         };
+        let Ok(slot) = slots.clone().try_acquire_owned() else {
+            tracing::warn!("{MAX_CONNECTIONS} connections open: refusing another");
+            continue;
+        };
         let _ = socket.set_nodelay(true);
         let state = state.clone();
         let mut stop = stop.clone();
         let acceptor = acceptor.clone();
         tokio::spawn(async move {
+            let _slot = slot;
             let Ok(Ok(socket)) =
-                tokio::time::timeout(Duration::from_secs(10), acceptor.accept(socket)).await
+                tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(socket)).await
             else {
                 return;
             };
@@ -287,6 +301,8 @@ async fn serve(
                 async move { Ok::<_, std::convert::Infallible>(api::handle(state, request).await) }
             });
             let connection = http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(HANDSHAKE_TIMEOUT)
                 .serve_connection(TokioIo::new(socket), service)
                 .with_upgrades();
             tokio::pin!(connection);

@@ -142,6 +142,11 @@ const PLAN: [Give; 14] = [
     give(Col::Restarts, 0),
 ];
 
+/// The widest STATUS column: kubectl's longest words
+/// (`Init:CreateContainerConfigError`) fit; a server's essay does not push
+/// RESTARTS and AGE off the screen.
+const STATUS_WIDEST: usize = 32;
+
 /// Each column sized to its content (names over all rows, the short
 /// computed texts over the page), then fitted to `room`. NAMESPACE has
 /// nothing to show for one namespace.
@@ -157,7 +162,7 @@ fn fit_columns(page: &[PageRow], all_namespaces: bool, app: &App, room: usize) -
                 Col::Namespace => text.namespace,
                 Col::Name => text.name,
                 Col::Ready => widest(&|r| r.ready.len()),
-                Col::Status => text.status,
+                Col::Status => text.status.min(STATUS_WIDEST),
                 Col::Restarts => widest(&|r| r.restarts.chars().count()),
                 Col::Age => widest(&|r| r.age.chars().count()),
                 Col::Node => text.node,
@@ -217,7 +222,10 @@ fn cell<'a>(col: Col, width: usize, page_row: &mut PageRow<'a>, theme: &Theme) -
                 Health::Failing => theme.failing,
                 Health::Done => theme.done,
             };
-            Cell::from(Span::styled(&*row.status, accent(style)))
+            Cell::from(Span::styled(
+                cut(&row.status, width, Cut::End),
+                accent(style),
+            ))
         }
         Col::Restarts => {
             let style = if row.restarts > 0 {

@@ -16,13 +16,14 @@ use super::columns::{Cut, Fitted, Give, cut};
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &PodView, theme: &Theme) {
     let Some(detail) = &view.detail else {
-        let text = if view.gone {
-            "This pod no longer exists."
-        } else {
-            "Loading…"
+        let (text, style) = match &view.trouble {
+            _ if view.gone => ("This pod no longer exists.", theme.dim),
+            Some(trouble) => (trouble.as_str(), theme.warning),
+            None => ("Loading…", theme.dim),
         };
         frame.render_widget(
-            Paragraph::new(Span::styled(format!(" {} — {text}", view.key), theme.dim)),
+            Paragraph::new(Span::styled(format!(" {} — {text}", view.key), style))
+                .wrap(Wrap { trim: false }),
             area,
         );
         return;

@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 pub mod churn;
+pub mod hostile;
 
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use podbay::sim::{Sim, SimHandle, SimOptions};
@@ -81,6 +82,8 @@ pub struct PodbayScreen {
     pub master: podbay::pty::PtyMaster,
     pub child: tokio::process::Child,
     parser: std::sync::Arc<std::sync::Mutex<vt100::Parser>>,
+    /// Every byte podbay wrote, as the terminal got it.
+    written: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
     /// Becomes true once everything podbay wrote has been parsed.
     ended: tokio::sync::watch::Receiver<bool>,
     _home: tempdir::TempHome,
@@ -174,6 +177,8 @@ impl PodbayScreen {
         )));
         let reader = spawned.master.clone();
         let sink = parser.clone();
+        let written = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let log = written.clone();
         let (ended_tx, ended) = tokio::sync::watch::channel(false);
         tokio::spawn(async move {
             let mut buf = vec![0u8; 64 * 1024];
@@ -182,6 +187,11 @@ impl PodbayScreen {
                     break;
                 }
                 sink.lock().unwrap().process(&buf[..n]);
+                let mut log = log.lock().unwrap();
+                // A flood test need not keep its flood.
+                if log.len() < 64 << 20 {
+                    log.extend_from_slice(&buf[..n]);
+                }
             }
             ended_tx.send_replace(true);
         });
@@ -189,6 +199,7 @@ impl PodbayScreen {
             master: spawned.master,
             child: spawned.child,
             parser,
+            written,
             ended,
             _home: home,
         }
@@ -199,6 +210,11 @@ impl PodbayScreen {
     pub async fn output_ended(&self) {
         let mut ended = self.ended.clone();
         let _ = tokio::time::timeout(Duration::from_secs(5), ended.wait_for(|e| *e)).await;
+    }
+
+    /// Every byte podbay has written to its terminal so far.
+    pub fn written(&self) -> Vec<u8> {
+        self.written.lock().unwrap().clone()
     }
 
     pub fn text(&self) -> String {

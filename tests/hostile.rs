@@ -1,0 +1,650 @@
+//! podbay against API servers that lie, stall, flood, throttle and
+//! redirect (`support::hostile`): the real binary, the TUI in a PTY and
+//! `podbay debug` piped, read at the byte, the request log, the process's
+//! peak memory and its exit status.
+
+mod support;
+
+use std::process::Output;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use serde_json::json;
+use support::hostile::{self, Hostile, Reply, Request};
+use support::{PodbayScreen, args};
+
+/// What a hostile message tries to do to the terminal: write the
+/// clipboard, retitle the window, clear the screen, with 8-bit C1 controls.
+const PAYLOAD: &str = "\u{1b}]52;c;SGVsbG8=\u{7}\u{1b}]0;pwned\u{7}\u{1b}[2J\u{9b}31m\u{9d}0;x";
+
+/// Whether `bytes` hold any of the payload's sequences, live.
+fn holds_live_payload(bytes: &[u8]) -> bool {
+    let live = [
+        &b"\x1b]52;"[..],
+        b"\x1b]0;pwned",
+        b"\xc2\x9b",
+        b"\xc2\x9d",
+        b"\x9b31m",
+    ];
+    live.iter()
+        .any(|seq| bytes.windows(seq.len()).any(|w| w == *seq))
+}
+
+/// Peak resident memory of a process, in MB.
+fn peak_rss_mb(pid: u32) -> f64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
+async fn exit_code(screen: &mut PodbayScreen, within: Duration) -> Option<i32> {
+    let status = tokio::time::timeout(within, screen.child.wait())
+        .await
+        .expect("podbay exits")
+        .expect("exit status");
+    screen.output_ended().await;
+    status.code()
+}
+
+/// A server whose pod list answers, and whose other answers `rest` decides.
+fn with_pods(
+    names: &'static [&'static str],
+    rest: impl Fn(&Request) -> Reply + Send + Sync + 'static,
+) -> impl Fn(&Request) -> Reply + Send + Sync + 'static {
+    move |r: &Request| {
+        if r.path == "/version" {
+            hostile::version()
+        } else if r.is_list_of("pods") && !r.is_watch() && !r.query.contains("fieldSelector") {
+            hostile::list("PodList", names.iter().map(|n| hostile::pod(n)).collect())
+        } else {
+            rest(r)
+        }
+    }
+}
+
+fn watch_stalls(r: &Request) -> Reply {
+    if r.is_watch() {
+        Reply::raw(200, "application/json", Vec::new()).then_stall()
+    } else if r.is_list_of("events") {
+        hostile::list("EventList", vec![])
+    } else {
+        Reply::failure(404, "NotFound", "not here")
+    }
+}
+
+async fn podbay_debug(config: &std::path::Path, extra: &[&str]) -> Output {
+    let run = tokio::process::Command::new(env!("CARGO_BIN_EXE_podbay"))
+        .arg("debug")
+        .arg("--kubeconfig")
+        .arg(config)
+        .args(extra)
+        .stdin(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .output();
+    tokio::time::timeout(Duration::from_secs(60), run)
+        .await
+        .expect("podbay debug finished in time")
+        .expect("podbay runs")
+}
+
+// §1: server text is shown, never run.
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_startup_refusal_quoting_escape_sequences_is_printed_escaped() {
+    let server =
+        Hostile::start(|_| Reply::failure(403, "Forbidden", &format!("forbidden: {PAYLOAD}")))
+            .await;
+    let config = server.kubeconfig("403");
+    let mut screen = PodbayScreen::spawn(&args(&config, &[]), 80, 24);
+    assert_eq!(
+        exit_code(&mut screen, Duration::from_secs(20)).await,
+        Some(1)
+    );
+    let written = screen.written();
+    assert!(
+        !holds_live_payload(&written),
+        "{:?}",
+        String::from_utf8_lossy(&written)
+    );
+    let text = String::from_utf8_lossy(&written);
+    assert!(
+        text.contains("forbidden: \\e]52;c;SGVsbG8=\\x07\\e]0;pwned"),
+        "the sentence shows what was sent: {text}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn podbay_debug_quotes_the_server_escaped_on_stderr() {
+    let server = Hostile::start(|r| match r.path.as_str() {
+        "/version" => hostile::version(),
+        _ => Reply::failure(403, "Forbidden", &format!("no: {PAYLOAD}")),
+    })
+    .await;
+    let config = server.kubeconfig("debug-403");
+    let out = podbay_debug(&config, &["web-1", "--image", "busybox"]).await;
+    assert_eq!(out.status.code(), Some(77), "{out:?}");
+    assert!(!holds_live_payload(&out.stderr), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no: \\e]52;c;SGVsbG8="),
+        "{out:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bidi_overrides_and_escapes_in_cells_keep_the_columns_in_place() {
+    const EVIL: &str = "evil\u{202e}\u{202e}\u{202e}\u{202e}\u{202e}\u{202e}\u{202e}\u{202e}\u{202e}\u{202e}\u{200b}x";
+    let server = Hostile::start(move |r: &Request| {
+        if r.path == "/version" {
+            hostile::version()
+        } else if r.is_list_of("pods") && !r.is_watch() {
+            let mut evil = hostile::pod(EVIL);
+            evil["status"]["reason"] = json!(format!("Bad{PAYLOAD}"));
+            hostile::list("PodList", vec![hostile::pod("web-1"), evil])
+        } else {
+            watch_stalls(r)
+        }
+    })
+    .await;
+    let config = server.kubeconfig("cells");
+    for (cols, rows) in [(80, 24), (250, 60)] {
+        let screen = PodbayScreen::spawn(&args(&config, &[]), cols, rows);
+        screen
+            .wait_for("both pods", |t| t.contains("web-1") && t.contains("evil"))
+            .await;
+        let text = screen.text();
+        let Some(header) = text.lines().find(|l| l.contains("RESTARTS")) else {
+            panic!("a RESTARTS column at {cols}×{rows}:\n{text}");
+        };
+        let column = header
+            .find("RESTARTS")
+            .map(|b| header[..b].chars().count())
+            .unwrap();
+        for row in support::table_rows(&text) {
+            let cell: String = row.chars().skip(column).take(1).collect();
+            assert!(
+                cell.chars().all(|c| c.is_ascii_digit()),
+                "RESTARTS stays under its title at {cols}×{rows}: {row:?}\n{text}"
+            );
+        }
+        assert!(
+            text.contains("evil\\u{202"),
+            "the override is shown, not obeyed: {text}"
+        );
+        assert!(!holds_live_payload(&screen.written()));
+        screen.quit().await;
+    }
+}
+
+// §2: watches that end at once are retried with back-off.
+
+async fn watch_requests_in_ten_seconds(tag: &str, watch: fn() -> Reply) -> (usize, String) {
+    let server = Hostile::start(with_pods(&["web-1"], move |r: &Request| {
+        if r.is_watch() {
+            watch()
+        } else {
+            watch_stalls(r)
+        }
+    }))
+    .await;
+    let config = server.kubeconfig(tag);
+    let screen = PodbayScreen::spawn(&args(&config, &[]), 120, 30);
+    screen.wait_for("the list", |t| t.contains("web-1")).await;
+    tokio::time::sleep(Duration::from_secs(10)).await;
+    let watches = server.count(|r| r.is_list_of("pods") && r.is_watch());
+    eprintln!("{tag}: {watches} watch requests in 10 s");
+    let text = screen.text();
+    screen.quit().await;
+    (watches, text)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watch_answered_with_nothing_backs_off() {
+    let (watches, text) =
+        watch_requests_in_ten_seconds("empty", || Reply::raw(200, "application/json", Vec::new()))
+            .await;
+    // Back-off from 0.8 s doubling: four or five tries in ten seconds
+    // (1 868 before).
+    assert!(watches <= 6, "{watches} watches in 10 s");
+    assert!(
+        text.contains("ended the watch at once") && text.contains("reconnecting"),
+        "{text}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watch_streaming_garbage_backs_off() {
+    let (watches, text) = watch_requests_in_ten_seconds("garbage", || {
+        Reply::raw(
+            200,
+            "application/json",
+            b"<html>not json</html>\n".repeat(50),
+        )
+    })
+    .await;
+    // Nine before: each garbage line reset the back-off.
+    assert!(watches <= 6, "{watches} watches in 10 s");
+    assert!(text.contains("reconnecting"), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pod_whose_requests_never_answer_says_so_instead_of_loading_forever() {
+    let server = Hostile::start(with_pods(&["web-1"], |r: &Request| {
+        if r.is_watch() {
+            Reply::raw(200, "application/json", Vec::new()).then_stall()
+        } else {
+            // The pod's own list (by name) and its events: never answered.
+            Reply::hang()
+        }
+    }))
+    .await;
+    let config = server.kubeconfig("stall");
+    let screen = PodbayScreen::spawn(&args(&config, &[]), 120, 30);
+    screen.wait_for("the list", |t| t.contains("web-1")).await;
+    screen.keys("\r").await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(45);
+    loop {
+        let text = screen.text();
+        if text.contains("no answer within 30 s") {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the pod view says the server did not answer: {text}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    screen.quit().await;
+}
+
+// §3: memory is bounded whatever the server sends.
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_201_mb_watch_line_is_dropped_at_16_mib_and_memory_stays_bounded() {
+    let server = Hostile::start(with_pods(&["web-1"], |r: &Request| {
+        if r.is_watch() {
+            Reply::flood(200, vec![b'x'; 1 << 20], 201)
+        } else {
+            watch_stalls(r)
+        }
+    }))
+    .await;
+    let config = server.kubeconfig("flood");
+    let screen = PodbayScreen::spawn(&args(&config, &[]), 160, 30);
+    screen
+        .wait_for("the sentence", |t| t.contains("larger than 16 MiB"))
+        .await;
+    let peak = peak_rss_mb(screen.child.id().unwrap());
+    eprintln!("peak RSS with a 201 MB watch line: {peak:.1} MB");
+    assert!(peak > 1.0 && peak < 150.0, "peak RSS {peak:.1} MB");
+    screen.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_100_mb_list_is_asked_again_in_smaller_pages_then_refused_within_bounds() {
+    let server = Hostile::start(|r: &Request| {
+        if r.path == "/version" {
+            hostile::version()
+        } else if r.is_list_of("pods") && !r.is_watch() {
+            let item = format!("{},", hostile::pod("web-1")).into_bytes();
+            let times = (100 << 20) / item.len();
+            Reply::flood(200, item, times)
+        } else {
+            watch_stalls(r)
+        }
+    })
+    .await;
+    let config = server.kubeconfig("biglist");
+    let screen = PodbayScreen::spawn(&args(&config, &[]), 160, 30);
+    screen
+        .wait_for("the sentence", |t| t.contains("larger than 16 MiB"))
+        .await;
+    let peak = peak_rss_mb(screen.child.id().unwrap());
+    eprintln!("peak RSS with a 100 MB list: {peak:.1} MB");
+    assert!(peak > 1.0 && peak < 250.0, "peak RSS {peak:.1} MB");
+    let pages: Vec<String> = server
+        .requests()
+        .into_iter()
+        .filter(|r| r.contains("/pods?") && !r.contains("watch"))
+        .collect();
+    for limit in ["limit=500", "limit=100", "limit=20"] {
+        assert!(
+            pages.iter().any(|p| p.contains(limit)),
+            "asked with {limit}: {pages:?}"
+        );
+    }
+    screen.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_ignores_limit_is_still_listed_in_full() {
+    let names: &'static [&'static str] = Box::leak(
+        (0..3000)
+            .map(|i| &*Box::leak(format!("web-{i:04}").into_boxed_str()))
+            .collect::<Vec<_>>()
+            .into_boxed_slice(),
+    );
+    let server = Hostile::start(with_pods(names, watch_stalls)).await;
+    let config = server.kubeconfig("nolimit");
+    let screen = PodbayScreen::spawn(&args(&config, &[]), 120, 30);
+    screen
+        .wait_for("every pod", |t| {
+            t.contains("3000 pods") && t.contains("● live")
+        })
+        .await;
+    screen.quit().await;
+}
+
+// §6: `podbay debug` and the end of a stream.
+
+/// A pod that gains debug container `dbg` (running) once patched, whose
+/// attach stream sends `messages`.
+async fn debuggable(messages: Vec<Vec<u8>>) -> Hostile {
+    let patched = Arc::new(AtomicBool::new(false));
+    let messages = Arc::new(messages);
+    Hostile::start(move |r: &Request| {
+        let mut pod = hostile::pod("web-1");
+        if r.method == "PATCH" {
+            patched.store(true, Ordering::SeqCst);
+        }
+        if patched.load(Ordering::SeqCst) {
+            pod["spec"]["ephemeralContainers"] =
+                json!([{"name": "dbg", "image": "busybox", "targetContainerName": "app"}]);
+            pod["status"]["ephemeralContainerStatuses"] = json!([{"name": "dbg", "ready": false,
+                "restartCount": 0, "image": "busybox", "imageID": "",
+                "state": {"running": {"startedAt": "2026-11-01T00:00:00Z"}}}]);
+        }
+        match r.path.as_str() {
+            "/version" => hostile::version(),
+            p if p.ends_with("/attach") => Reply::websocket(messages.to_vec()),
+            p if p.ends_with("/log") => Reply::raw(200, "text/plain", Vec::new()),
+            p if p.ends_with("/pods/web-1") || p.ends_with("/ephemeralcontainers") => {
+                Reply::json(200, &pod)
+            }
+            _ if r.is_watch() => Reply::raw(200, "application/json", Vec::new()).then_stall(),
+            _ if r.is_list_of("pods") => hostile::list("PodList", vec![pod]),
+            _ => Reply::failure(404, "NotFound", "not here"),
+        }
+    })
+    .await
+}
+
+fn channel(channel: u8, payload: &[u8]) -> Vec<u8> {
+    let mut message = vec![channel];
+    message.extend_from_slice(payload);
+    message
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failure_status_with_an_exit_code_is_podbay_debugs_exit_code() {
+    let status = json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+        "message": "command terminated with non-zero exit code", "reason": "NonZeroExitCode",
+        "details": {"causes": [{"reason": "ExitCode", "message": "42"}]}});
+    let server = debuggable(vec![
+        channel(1, b"partial output\n"),
+        channel(3, status.to_string().as_bytes()),
+    ])
+    .await;
+    let config = server.kubeconfig("exit42");
+    let out = podbay_debug(&config, &["web-1", "--image", "busybox", "--name", "dbg"]).await;
+    assert_eq!(out.status.code(), Some(42), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("partial output"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_closed_without_a_status_while_the_container_runs_is_exit_75() {
+    let server = debuggable(vec![channel(1, b"working\n")]).await;
+    let config = server.kubeconfig("cut");
+    let out = podbay_debug(&config, &["web-1", "--image", "busybox", "--name", "dbg"]).await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(75), "{stderr}");
+    assert!(
+        stderr.contains("was cut") && stderr.contains("kubectl attach -it web-1 -c dbg -n shop"),
+        "{stderr}"
+    );
+}
+
+// §7: sentences that say what happened.
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_throttling_server_is_named_with_its_wait_at_once() {
+    let server = Hostile::start(|_| {
+        Reply::json(
+            429,
+            &json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                "message": "Too many requests, please try again later.", "reason": "TooManyRequests",
+                "details": {"retryAfterSeconds": 120}, "code": 429}),
+        )
+        .header("Retry-After", "120")
+    })
+    .await;
+    let config = server.kubeconfig("429");
+    let started = std::time::Instant::now();
+    let mut screen = PodbayScreen::spawn(&args(&config, &[]), 120, 24);
+    assert_eq!(
+        exit_code(&mut screen, Duration::from_secs(20)).await,
+        Some(1)
+    );
+    let text = String::from_utf8_lossy(&screen.written()).into_owned();
+    assert!(
+        text.contains("throttling requests (429 Too Many Requests) and asks to wait 120 s"),
+        "{text}"
+    );
+    assert!(!text.contains("network or VPN") && !text.contains("keeps retrying"));
+    assert!(
+        started.elapsed() < Duration::from_secs(8),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_redirect_is_named_with_its_location() {
+    let server = Hostile::start(|_| {
+        Reply::raw(302, "text/html", b"<a href=\"/login\">Found</a>".to_vec())
+            .header("Location", "https://sso.example.com/login")
+    })
+    .await;
+    let config = server.kubeconfig("302");
+    let mut screen = PodbayScreen::spawn(&args(&config, &[]), 200, 24);
+    assert_eq!(
+        exit_code(&mut screen, Duration::from_secs(20)).await,
+        Some(1)
+    );
+    let text = String::from_utf8_lossy(&screen.written()).into_owned();
+    assert!(
+        text.contains("redirected the request (302) to https://sso.example.com/login")
+            && !text.contains("EOF while parsing"),
+        "{text}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_refused_at_startup_does_not_promise_retries() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let server = Hostile::start(|_| hostile::version()).await;
+    let config = server.kubeconfig("refused");
+    let text = std::fs::read_to_string(&config)
+        .unwrap()
+        .replace(&server.addr.port().to_string(), &port.to_string());
+    std::fs::write(&config, text).unwrap();
+    let mut screen = PodbayScreen::spawn(&args(&config, &[]), 200, 24);
+    assert_eq!(
+        exit_code(&mut screen, Duration::from_secs(20)).await,
+        Some(1)
+    );
+    let text = String::from_utf8_lossy(&screen.written()).into_owned();
+    assert!(text.contains("Cannot reach the API server"), "{text}");
+    assert!(!text.contains("keeps retrying"), "{text}");
+}
+
+// §4: unchecked config values.
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_keepalive_past_the_clock_is_refused_with_file_line_and_range() {
+    let server = Hostile::start(with_pods(&["web-1"], watch_stalls)).await;
+    let config = server.kubeconfig("keepalive");
+    let mut screen = PodbayScreen::spawn_with_config(
+        &args(&config, &[]),
+        200,
+        24,
+        "[terminal]\nkeepalive = 18446744073709551615\n",
+    );
+    assert_eq!(
+        exit_code(&mut screen, Duration::from_secs(20)).await,
+        Some(1)
+    );
+    let text = String::from_utf8_lossy(&screen.written()).into_owned();
+    assert!(
+        text.contains("config.toml, line 2: terminal.keepalive = 18446744073709551615 is out of range: 0 to 3600 seconds"),
+        "{text}"
+    );
+}
+
+// §5: the simulator's files and connections.
+
+/// Starts `podbay sim` with `extra` and reads its output up to the `try:`
+/// line; returns the process and the kubeconfig path it printed.
+async fn podbay_sim(extra: &[&str]) -> (tokio::process::Child, std::path::PathBuf) {
+    use tokio::io::AsyncBufReadExt;
+    let mut sim = tokio::process::Command::new(env!("CARGO_BIN_EXE_podbay"))
+        .args(["sim", "--no-namespaces"])
+        .args(extra)
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("podbay sim starts");
+    let mut lines = tokio::io::BufReader::new(sim.stdout.take().expect("stdout")).lines();
+    let mut path = None;
+    while let Ok(Ok(Some(line))) =
+        tokio::time::timeout(Duration::from_secs(20), lines.next_line()).await
+    {
+        if let Some(p) = line.strip_prefix("kubeconfig: ") {
+            path = Some(std::path::PathBuf::from(p));
+        }
+        if line.starts_with("try:") {
+            break;
+        }
+    }
+    (sim, path.expect("the kubeconfig line"))
+}
+
+fn mode(path: &std::path::Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::metadata(path)
+        .expect("exists")
+        .permissions()
+        .mode()
+        & 0o777
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_simulators_kubeconfig_is_private_and_its_scratch_directory_goes_with_it() {
+    use std::os::unix::fs::PermissionsExt as _;
+    // A file already there, readable by all, keeps no permission it had.
+    let planted =
+        std::env::temp_dir().join(format!("podbay-planted-{}.kubeconfig", std::process::id()));
+    std::fs::write(&planted, "old").unwrap();
+    std::fs::set_permissions(&planted, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let (mut sim, path) = podbay_sim(&["--kubeconfig-out", planted.to_str().unwrap()]).await;
+    assert_eq!(path, planted);
+    assert_eq!(mode(&planted), 0o600, "the tokens are the owner's alone");
+    let _ = sim.kill().await;
+    let _ = std::fs::remove_file(&planted);
+
+    // By default it lives in the private scratch directory, which a
+    // SIGTERM removes.
+    let (mut sim, path) = podbay_sim(&[]).await;
+    let scratch = path.parent().unwrap().to_path_buf();
+    let name = scratch.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(
+        name.starts_with("podbay-sim-") && name.len() > "podbay-sim-".len() + 16,
+        "an unguessable name: {name}"
+    );
+    assert_eq!((mode(&scratch), mode(&path)), (0o700, 0o600));
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(sim.id().unwrap() as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    let status = tokio::time::timeout(Duration::from_secs(10), sim.wait())
+        .await
+        .expect("exits on SIGTERM")
+        .unwrap();
+    assert_eq!(status.code(), Some(143));
+    assert!(!scratch.exists(), "{} removed on exit", scratch.display());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_simulator_closes_connections_that_send_no_request_and_caps_how_many_it_holds() {
+    use tokio::io::AsyncReadExt as _;
+    use tower::Service as _;
+    let sim = support::start_sim(0).await;
+
+    // A TLS connection that never sends its request headers: closed after
+    // the 10 s header timeout.
+    let kubeconfig: kube::config::Kubeconfig = serde_json::from_value(sim.kubeconfig()).unwrap();
+    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default())
+        .await
+        .unwrap();
+    let mut connector = {
+        use kube::client::ConfigExt as _;
+        config.rustls_https_connector().unwrap()
+    };
+    let opened = std::time::Instant::now();
+    let stream = connector.call(sim.url().parse().unwrap()).await.unwrap();
+    let mut stream = hyper_util::rt::TokioIo::new(stream);
+    let mut byte = [0u8; 1];
+    let read = tokio::time::timeout(Duration::from_secs(20), stream.read(&mut byte))
+        .await
+        .expect("the server closes an idle connection");
+    assert!(matches!(read, Ok(0) | Err(_)), "{read:?}");
+    let held = opened.elapsed();
+    assert!(
+        held >= Duration::from_secs(9) && held < Duration::from_secs(15),
+        "{held:?}"
+    );
+
+    // More connections than the cap: those past it are closed at once.
+    raise_open_file_limit(4096);
+    let mut sockets = Vec::new();
+    for _ in 0..1100 {
+        sockets.push(tokio::net::TcpStream::connect(sim.addr()).await.unwrap());
+    }
+    // All read at once, well within the 10 s handshake timeout.
+    let reads = sockets.iter_mut().map(|socket| async move {
+        let mut byte = [0u8; 1];
+        let read = tokio::time::timeout(Duration::from_secs(1), socket.read(&mut byte)).await;
+        matches!(read, Ok(Ok(0) | Err(_)))
+    });
+    let closed_at_once = futures::future::join_all(reads)
+        .await
+        .into_iter()
+        .filter(|closed| *closed)
+        .count();
+    assert!(
+        (76..=200).contains(&closed_at_once),
+        "{closed_at_once} of 1100 closed at once (the cap is 1024)"
+    );
+}
+
+fn raise_open_file_limit(to: u64) {
+    use nix::libc;
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: plain system calls on a local struct.
+    unsafe {
+        libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit);
+        limit.rlim_cur = limit.rlim_max.min(to.max(limit.rlim_cur));
+        libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+    }
+}
