@@ -5,14 +5,13 @@
 
 mod support;
 
-use std::process::Output;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use serde_json::json;
 use support::hostile::{self, Hostile, Reply, Request};
-use support::{PodbayScreen, args};
+use support::{PodbayScreen, args, podbay_debug};
 
 /// What a hostile message tries to do to the terminal: write the
 /// clipboard, retitle the window, clear the screen, with 8-bit C1 controls.
@@ -74,21 +73,6 @@ fn watch_stalls(r: &Request) -> Reply {
     } else {
         Reply::failure(404, "NotFound", "not here")
     }
-}
-
-async fn podbay_debug(config: &std::path::Path, extra: &[&str]) -> Output {
-    let run = tokio::process::Command::new(env!("CARGO_BIN_EXE_podbay"))
-        .arg("debug")
-        .arg("--kubeconfig")
-        .arg(config)
-        .args(extra)
-        .stdin(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .output();
-    tokio::time::timeout(Duration::from_secs(60), run)
-        .await
-        .expect("podbay debug finished in time")
-        .expect("podbay runs")
 }
 
 // §1: server text is shown, never run.
@@ -646,5 +630,68 @@ fn raise_open_file_limit(to: u64) {
         libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit);
         limit.rlim_cur = limit.rlim_max.min(to.max(limit.rlim_cur));
         libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+    }
+}
+
+/// Every live (not zombie) process descended from `root`.
+fn live_descendants(root: u32) -> Vec<u32> {
+    let parent_and_state = |pid: u32| -> Option<(u32, char)> {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        let after = &stat[stat.rfind(')')? + 2..];
+        let mut fields = after.split_whitespace();
+        let state = fields.next()?.chars().next()?;
+        Some((fields.next()?.parse().ok()?, state))
+    };
+    let all: Vec<(u32, u32, char)> = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter_map(|pid| parent_and_state(pid).map(|(ppid, state)| (pid, ppid, state)))
+        .collect();
+    let mut found = vec![root];
+    let mut i = 0;
+    while i < found.len() {
+        let parent = found[i];
+        found.extend(
+            all.iter()
+                .filter(|(_, ppid, _)| *ppid == parent)
+                .map(|(pid, ..)| *pid),
+        );
+        i += 1;
+    }
+    found.retain(|pid| *pid != root && parent_and_state(*pid).is_some_and(|(_, s)| s != 'Z'));
+    found
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_simulators_containers_die_with_it_even_on_kill_9() {
+    let (mut sim, _) = podbay_sim(&[]).await;
+    let pid = sim.id().unwrap();
+    let containers = support::eventually(20, "the containers started", || async move {
+        let found = live_descendants(pid);
+        (found.len() >= 10).then_some(found)
+    })
+    .await;
+    sim.start_kill().unwrap();
+    let _ = sim.wait().await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let alive: Vec<u32> = containers
+            .iter()
+            .copied()
+            .filter(|p| {
+                std::fs::read_to_string(format!("/proc/{p}/stat"))
+                    .is_ok_and(|s| !s[s.rfind(')').unwrap() + 2..].starts_with('Z'))
+            })
+            .collect();
+        if alive.is_empty() {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{} of {} container processes outlived the simulator: {alive:?}",
+            alive.len(),
+            containers.len()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }

@@ -302,6 +302,22 @@ pub fn kubeconfig(sim: &podbay::sim::SimHandle, tag: &str) -> std::path::PathBuf
     path
 }
 
+/// `podbay debug` with this kubeconfig, piped, stdin closed; its output.
+pub async fn podbay_debug(kubeconfig: &std::path::Path, extra: &[&str]) -> std::process::Output {
+    let run = tokio::process::Command::new(env!("CARGO_BIN_EXE_podbay"))
+        .arg("debug")
+        .arg("--kubeconfig")
+        .arg(kubeconfig)
+        .args(extra)
+        .stdin(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .output();
+    tokio::time::timeout(Duration::from_secs(60), run)
+        .await
+        .expect("podbay debug finished in time")
+        .expect("podbay runs")
+}
+
 pub fn args(kubeconfig: &std::path::Path, extra: &[&str]) -> Vec<String> {
     let mut a = vec!["--kubeconfig".to_string(), kubeconfig.display().to_string()];
     a.extend(extra.iter().map(|s| s.to_string()));
