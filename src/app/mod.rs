@@ -552,7 +552,11 @@ impl App {
                 self.on_session_output(id, &bytes);
                 vec![]
             }
-            Event::SessionEnded { id, end } => self.on_session_ended(id, end),
+            Event::SessionEnded { id, mut end } => {
+                // Drawn on the pane's border: it may quote the server.
+                end.reason = crate::model::text::printable(end.reason);
+                self.on_session_ended(id, end)
+            }
             Event::TerminalPod { id, feed } => self.on_terminal_detail(id, feed),
             Event::TerminalEvents { id, feed } => {
                 self.on_terminal_events(id, feed);

@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use http::{Request, Response, StatusCode};
+use http_body_util::{Either, Full};
 use hyper::body::{Body, Frame, SizeHint};
 use tower::BoxError;
 
@@ -169,10 +170,10 @@ where
         // A client error, so kube reads the Status; its `code` stays 3xx.
         parts.status = StatusCode::MISDIRECTED_REQUEST;
         parts.headers.remove(http::header::CONTENT_LENGTH);
-        return Response::from_parts(parts, Guarded::Redirected(Some(Bytes::from(text))));
+        return Response::from_parts(parts, Either::Right(Full::new(Bytes::from(text))));
     }
     response.map(|inner| {
-        Guarded::Capped(Capped {
+        Either::Left(Capped {
             inner,
             measure,
             counted: 0,
@@ -218,36 +219,7 @@ where
 }
 
 /// Either the capped answer or the `Status` that replaced a redirect.
-pub enum Guarded<B> {
-    Capped(Capped<B>),
-    Redirected(Option<Bytes>),
-}
-
-impl<B> Body for Guarded<B>
-where
-    B: Body<Data = Bytes> + Unpin,
-    B::Error: Into<BoxError>,
-{
-    type Data = Bytes;
-    type Error = BoxError;
-
-    fn poll_frame(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
-        match self.get_mut() {
-            Guarded::Capped(body) => Pin::new(body).poll_frame(cx),
-            Guarded::Redirected(status) => Poll::Ready(status.take().map(|b| Ok(Frame::data(b)))),
-        }
-    }
-
-    fn is_end_stream(&self) -> bool {
-        match self {
-            Guarded::Capped(body) => body.is_end_stream(),
-            Guarded::Redirected(status) => status.is_none(),
-        }
-    }
-}
+pub type Guarded<B> = Either<Capped<B>, Full<Bytes>>;
 
 /// Retries of answers that say "later" (429, 503, 504): at most three,
 /// after the server's `Retry-After` when it is short, else with back-off.
@@ -258,6 +230,8 @@ where
 #[derive(Clone)]
 pub struct ThrottleRetry {
     attempt: u32,
+    /// Only for its `clone_request`.
+    kube: kube::client::retry::RetryPolicy,
 }
 
 impl ThrottleRetry {
@@ -266,7 +240,10 @@ impl ThrottleRetry {
     pub const MAX_WAIT: Duration = Duration::from_secs(5);
 
     pub fn new() -> Self {
-        ThrottleRetry { attempt: 0 }
+        ThrottleRetry {
+            attempt: 0,
+            kube: kube::client::retry::RetryPolicy::default(),
+        }
     }
 
     /// How long to wait before trying again, if at all.
@@ -319,16 +296,7 @@ impl<Res> tower::retry::Policy<Request<kube::client::Body>, Response<Res>, BoxEr
         &mut self,
         request: &Request<kube::client::Body>,
     ) -> Option<Request<kube::client::Body>> {
-        let body = request.body().try_clone()?;
-        let mut clone = Request::builder()
-            .method(request.method().clone())
-            .uri(request.uri().clone())
-            .version(request.version())
-            .body(body)
-            .ok()?;
-        *clone.headers_mut() = request.headers().clone();
-        *clone.extensions_mut() = request.extensions().clone();
-        Some(clone)
+        tower::retry::Policy::<_, Response<Res>, BoxError>::clone_request(&mut self.kube, request)
     }
 }
 
@@ -417,6 +385,7 @@ mod tests {
         assert_eq!(policy.pause(StatusCode::NOT_FOUND, None), None);
         let spent = ThrottleRetry {
             attempt: ThrottleRetry::MAX_RETRIES,
+            ..ThrottleRetry::new()
         };
         assert_eq!(spent.pause(busy, Some("1")), None);
     }

@@ -518,10 +518,7 @@ async fn admitted_profile(
                 } => format!(" Nothing was sent; run again with --profile={p}."),
                 _ => " Nothing was sent.".to_string(),
             };
-            Err(fail(
-                exit::FORBIDDEN,
-                format!("{}{hint}", sanitize(&sentence)),
-            ))
+            Err(fail(exit::FORBIDDEN, format!("{sentence}{hint}")))
         }
     }
 }
@@ -760,7 +757,7 @@ async fn report(
             format!(
                 "The connection to debug container {name} was cut ({}); it is still running. \
                  Attach again with `kubectl attach -it {pod} -c {name} -n {namespace}`.",
-                sanitize(end.reason.trim_start_matches("disconnected: "))
+                end.reason.trim_start_matches("disconnected: ")
             ),
         ));
     }

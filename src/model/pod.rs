@@ -78,7 +78,7 @@ impl PodRow {
             .labels
             .iter()
             .flatten()
-            .map(|(k, v)| sanitize(&format!("{k}={v}")).into_owned())
+            .map(|(k, v)| printable(format!("{k}={v}")))
             .collect::<Vec<_>>()
             .join(" ");
         let health = health(&summary.status);

@@ -125,7 +125,12 @@ fn pod_security_policy(state: &SimState, namespace: &str) -> Policy {
     let labels: BTreeMap<String, String> = state
         .store
         .get(Kind::Namespace, &Key::new("", namespace))
-        .and_then(|ns| serde_json::from_value(ns.value()["metadata"]["labels"].take()).ok())
+        .map(|ns| {
+            ns.labels
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        })
         .unwrap_or_default();
     Policy::from_labels(&labels)
 }

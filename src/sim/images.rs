@@ -47,11 +47,7 @@ pub enum Image {
 /// The image's `USER`: root, as busybox and most images run, except the
 /// `nonroot` variants (distroless's `:nonroot`, uid 65532).
 pub fn user_of(reference: &str) -> i64 {
-    let tag = reference
-        .rsplit_once(':')
-        .map(|(_, tag)| tag)
-        .filter(|tag| !tag.contains('/'))
-        .unwrap_or_default();
+    let tag = split_reference(reference).1.unwrap_or_default();
     if tag.contains("nonroot") { 65532 } else { 0 }
 }
 
@@ -140,10 +136,16 @@ impl Image {
 
 /// `registry/path/name` without the tag or digest.
 fn repository(reference: &str) -> &str {
+    split_reference(reference).0
+}
+
+/// (`registry/path/name`, its tag), the digest left off: a `:` in the
+/// registry's port or in `@sha256:…` is not a tag.
+fn split_reference(reference: &str) -> (&str, Option<&str>) {
     let name = reference.split('@').next().unwrap_or(reference);
     match name.rsplit_once(':') {
-        Some((repo, tag)) if !tag.contains('/') => repo,
-        _ => name,
+        Some((repo, tag)) if !tag.contains('/') => (repo, Some(tag)),
+        _ => (name, None),
     }
 }
 
@@ -191,5 +193,17 @@ mod tests {
         assert_eq!(image.default_argv(), ["/app/payments-api"]);
         assert!(Image::Tools.provides("sh"));
         assert!(!Image::Tools.provides("no-such-program-anywhere"));
+    }
+
+    #[test]
+    fn only_nonroot_tags_run_as_non_root_whatever_the_digest_or_port() {
+        assert_eq!(user_of("gcr.io/distroless/static:nonroot"), 65532);
+        assert_eq!(
+            user_of("gcr.io/distroless/static:nonroot@sha256:0123abcd"),
+            65532
+        );
+        assert_eq!(user_of("gcr.io/distroless/static@sha256:0123abcd"), 0);
+        assert_eq!(user_of("localhost:5000/nonroot-tools"), 0);
+        assert_eq!(user_of("busybox:1.36"), 0);
     }
 }

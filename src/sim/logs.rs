@@ -38,6 +38,7 @@ pub fn serve(state: &Arc<SimState>, key: &Key, query: &Query) -> Result<Response
             }
         },
     };
+    let follows = query.flag("follow")?;
     if options.stream.is_some() && options.tail_lines.is_some() {
         return Err(ApiError::bad_request(
             "tailLines: Forbidden: `tailLines` and specific `stream` are mutually exclusive for now",
@@ -66,7 +67,7 @@ pub fn serve(state: &Arc<SimState>, key: &Key, query: &Query) -> Result<Response
     let (records, next) = process.log_since(0);
     let first = select_records(&records, &options);
     let initial = render(first, &options);
-    if !query.flag("follow")? {
+    if !follows {
         let body = truncate(initial, options.limit_bytes);
         return Ok(respond(StatusCode::OK, "text/plain", full(body)));
     }

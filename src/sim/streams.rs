@@ -512,11 +512,11 @@ fn start_failure(program: &str, error: &std::io::Error) -> Value {
         std::io::ErrorKind::PermissionDenied => format!("exec: {program:?}: permission denied"),
         _ => error.to_string(),
     };
-    let message = format!(
-        "Internal error occurred: error executing command in container: failed to exec in container: failed to start exec {exec_id:?}: OCI runtime exec failed: exec failed: unable to start container process: {cause}: unknown"
+    let cause = format!(
+        "error executing command in container: failed to exec in container: failed to start exec {exec_id:?}: OCI runtime exec failed: exec failed: unable to start container process: {cause}: unknown"
     );
-    json!({"metadata": {}, "status": "Failure", "message": message, "reason": "InternalError", "code": 500,
-        "details": {"causes": [{"message": format!("error executing command in container: failed to exec in container: failed to start exec {exec_id:?}: OCI runtime exec failed: exec failed: unable to start container process: {cause}: unknown")}]}})
+    json!({"metadata": {}, "status": "Failure", "message": format!("Internal error occurred: {cause}"),
+        "reason": "InternalError", "code": 500, "details": {"causes": [{"message": cause}]}})
 }
 
 #[cfg(test)]

@@ -12,7 +12,6 @@ use crate::app::copy::CopyMode;
 use crate::app::terminal::{Terminal, TerminalState};
 use crate::app::workspace::{PaneSlot, inner};
 use crate::app::{App, Focus};
-use crate::model::text::sanitize;
 use crate::model::{human_duration, waiting_in_trouble};
 use crate::term::pane::PaneView;
 use crate::theme::Theme;
@@ -290,15 +289,13 @@ fn bottom_line<'a>(slot: &PaneSlot, t: &Terminal, theme: &Theme) -> Option<Line<
         return Some(Line::from(Span::styled(text, theme.key_hint)));
     }
     let (text, style) = match &t.state {
-        TerminalState::Disconnected(reason) => (
-            format!(" ◍ {} — r to reattach ", sanitize(reason)),
-            theme.warning,
-        ),
-        TerminalState::Ended(reason) => (
-            format!(" ■ {} — x closes the pane ", sanitize(reason)),
-            theme.warning,
-        ),
-        _ => (format!(" {} ", sanitize(t.notice.as_ref()?)), theme.warning),
+        TerminalState::Disconnected(reason) => {
+            (format!(" ◍ {reason} — r to reattach "), theme.warning)
+        }
+        TerminalState::Ended(reason) => {
+            (format!(" ■ {reason} — x closes the pane "), theme.warning)
+        }
+        _ => (format!(" {} ", t.notice.as_ref()?), theme.warning),
     };
     Some(Line::from(Span::styled(text, style)))
 }
