@@ -418,7 +418,12 @@ impl Tasks {
                 size,
                 replay_log,
             } => self.open_session(id, key, kind, size, replay_log),
-            Effect::ShowLog { id, key, previous } => self.show_log(id, key, previous),
+            Effect::ShowLog {
+                id,
+                key,
+                previous,
+                follow,
+            } => self.show_log(id, key, previous, follow),
             Effect::SendInput { id, bytes } => self.send(id, SessionInput::Data(bytes)),
             Effect::ResizeSession { id, cols, rows } => {
                 if let Some(recorder) = self.recorders.get_mut(&id)
@@ -720,7 +725,7 @@ impl Tasks {
         }
     }
 
-    fn show_log(&mut self, id: u64, key: TerminalKey, previous: bool) {
+    fn show_log(&mut self, id: u64, key: TerminalKey, previous: bool, follow: bool) {
         let Some(client) = self.client_of_terminal(id, &key.cluster) else {
             return;
         };
@@ -740,7 +745,7 @@ impl Tasks {
             pods,
             pod.name.to_string(),
             container,
-            previous,
+            log_pane::Read { previous, follow },
             resume,
             outbox,
         ));

@@ -157,6 +157,10 @@ pub enum Effect {
         key: TerminalKey,
         /// The previous run's log (`previous=true`).
         previous: bool,
+        /// Follow the running container's log (`follow=true`), as a log
+        /// pane does; else read what there is, as a finished container's
+        /// pane does.
+        follow: bool,
     },
     SendInput {
         id: u64,

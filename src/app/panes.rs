@@ -91,6 +91,7 @@ impl App {
                 id,
                 key,
                 previous: kind == TerminalKind::PreviousLog,
+                follow: kind == TerminalKind::Log,
             }),
             TerminalKind::Attach | TerminalKind::Shell => effects.push(Effect::OpenSession {
                 id,
@@ -475,6 +476,7 @@ impl App {
                 id,
                 key,
                 previous: false,
+                follow: true,
             }];
         }
         vec![attach(t, false)]
@@ -747,6 +749,7 @@ impl App {
                     id,
                     key: t.key.clone(),
                     previous: false,
+                    follow: false,
                 }]
             }
             Some(ContainerState::Waiting { reason, message }) => {

@@ -999,3 +999,54 @@ fn c_copies_the_pods_name_through_the_terminal() {
             .contains("to the clipboard")
     );
 }
+
+#[test]
+fn a_debug_container_that_exits_before_the_attach_shows_its_log_once_and_its_exit_code() {
+    let mut a = in_pod_view();
+    a.update(key('d'));
+    let name = match &a.mode {
+        Mode::Launcher(form) => form.name.clone(),
+        other => panic!("launcher expected, got {other:?}"),
+    };
+    let effects = a.update(code(KeyCode::Enter));
+    let Some(Effect::Launch { id, .. }) = effects.first() else {
+        panic!("{effects:?}")
+    };
+    let id = *id;
+    let mut exited = pod_detail(None);
+    exited.containers.push(crate::model::ContainerInfo {
+        kind: crate::model::ContainerKind::Ephemeral,
+        name: name.clone(),
+        state: ContainerState::Terminated {
+            exit_code: 3,
+            reason: "Error".into(),
+            message: String::new(),
+            finished: None,
+        },
+        ..exited.containers[0].clone()
+    });
+    let effects = a.update(terminal_pod(id, exited));
+    assert!(
+        matches!(
+            effects.as_slice(),
+            [Effect::ShowLog {
+                previous: false,
+                follow: false,
+                ..
+            }]
+        ),
+        "read once, not followed: {effects:?}"
+    );
+    a.update(Event::SessionEnded {
+        id,
+        end: SessionEnd {
+            exit_code: None,
+            reason: format!("end of {name}'s log"),
+            disconnected: false,
+        },
+    });
+    assert_eq!(
+        a.workspace.terminals[&id].state,
+        TerminalState::Ended("the container exited with code 3 (Error)".into())
+    );
+}
