@@ -156,6 +156,7 @@ async fn browse(
         side_by_side_from: config.terminal.side_by_side_from,
         confirm_quit: config.terminal.confirm_quit,
     };
+    let debug_profile = debug_profile(&config, &paths.config).map_err(anyhow::Error::msg)?;
     let _log = podbay::logging::init(&paths.log);
     tui::run(TuiOptions {
         panes,
@@ -169,11 +170,7 @@ async fn browse(
         fallback_namespaces: config.namespaces,
         keymap,
         theme,
-        debug_profile: config
-            .debug
-            .profile
-            .parse()
-            .map_err(|e| anyhow::anyhow!("Config file {}: {e}.", paths.config.display()))?,
+        debug_profile,
         debug_images: podbay::config::image_choices(
             &podbay::config::image_history(&paths.image_history()),
             &config.debug.images,
@@ -245,15 +242,22 @@ fn load_debug_defaults(
     path: &std::path::Path,
 ) -> Result<podbay::commands::debug::Defaults, String> {
     let config = Config::load(path).map_err(|e| e.to_string())?;
-    let profile = config
+    Ok(podbay::commands::debug::Defaults {
+        image: config.debug.images.first().cloned().unwrap_or_default(),
+        profile: debug_profile(&config, path)?,
+    })
+}
+
+/// `debug.profile`, or the sentence naming the file.
+fn debug_profile(
+    config: &Config,
+    path: &std::path::Path,
+) -> Result<podbay::cluster::debug::Profile, String> {
+    config
         .debug
         .profile
         .parse()
-        .map_err(|e| format!("Config file {}: {e}.", path.display()))?;
-    Ok(podbay::commands::debug::Defaults {
-        image: config.debug.images.first().cloned().unwrap_or_default(),
-        profile,
-    })
+        .map_err(|e| format!("Config file {}: {e}.", path.display()))
 }
 
 /// `podbay debug`: exits with the container's exit code or podbay's own.

@@ -975,22 +975,22 @@ impl App {
         let View::Pod(view) = &self.view else {
             return vec![];
         };
-        let Some(detail) = view.detail.clone() else {
+        let Some(detail) = view.detail.as_ref() else {
             return vec![];
         };
-        match form.on_key(key, &detail) {
+        let pod = detail.key.clone();
+        match form.on_key(key, detail) {
             FormOutcome::Stay => {
                 self.mode = Mode::Launcher(Box::new(form));
                 vec![]
             }
             FormOutcome::Cancel => vec![],
             FormOutcome::Reattach(name) => {
-                let key = TerminalKey::new(self.cluster.clone(), detail.key.clone(), name);
+                let key = TerminalKey::new(self.cluster.clone(), pod, name);
                 self.open_terminal_pane(TerminalKind::Attach, key, None).1
             }
             FormOutcome::Launch(spec) => {
-                let key =
-                    TerminalKey::new(self.cluster.clone(), detail.key.clone(), spec.name.clone());
+                let key = TerminalKey::new(self.cluster.clone(), pod, spec.name.clone());
                 let (id, mut effects) =
                     self.open_terminal_pane(TerminalKind::Debug, key.clone(), Some(form));
                 effects.insert(0, Effect::Launch { id, key, spec });

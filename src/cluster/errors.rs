@@ -80,8 +80,8 @@ pub fn describe(error: &kube::Error) -> (String, Option<Denied>) {
                 409 => format!("Someone changed this object at the same time: {}. Try again.", trim(&status.message)),
                 410 => "The cluster's history moved on (410 Gone): list again.".to_string(),
                 422 => format!("The cluster rejected it as invalid: {}.", trim(&status.message)),
-                429 => match status.details.as_ref().map(|d| d.retry_after_seconds).filter(|s| *s > 0) {
-                    Some(wait) => format!("The API server is throttling requests (429 Too Many Requests) and asks to wait {wait} s."),
+                429 => match retry_after(error) {
+                    Some(wait) => format!("The API server is throttling requests (429 Too Many Requests) and asks to wait {} s.", wait.as_secs()),
                     None => "The API server is throttling requests (429 Too Many Requests).".to_string(),
                 },
                 500..=599 => format!("The API server failed ({code}): {}.", trim(&status.message)),
@@ -166,10 +166,25 @@ pub fn credential_plugin_failed(error: &(dyn std::error::Error + 'static)) -> bo
 fn auth_error<'a>(
     error: &'a (dyn std::error::Error + 'static),
 ) -> Option<&'a kube::client::AuthError> {
+    find_cause(error)
+}
+
+/// The first `T` in `error`'s chain of causes, looking inside `io::Error`
+/// too (its `source()` skips the error it wraps).
+pub fn find_cause<'a, T: std::error::Error + 'static>(
+    error: &'a (dyn std::error::Error + 'static),
+) -> Option<&'a T> {
     let mut current = Some(error);
     while let Some(e) = current {
-        if let Some(auth) = e.downcast_ref::<kube::client::AuthError>() {
-            return Some(auth);
+        if let Some(found) = e.downcast_ref::<T>() {
+            return Some(found);
+        }
+        if let Some(found) = e
+            .downcast_ref::<std::io::Error>()
+            .and_then(|io| io.get_ref())
+            .and_then(|inner| find_cause::<T>(inner))
+        {
+            return Some(found);
         }
         current = e.source();
     }

@@ -29,24 +29,9 @@ pub struct TooLarge {
     pub what: &'static str,
 }
 
-/// The `TooLarge` under `error`, looking through `io::Error`'s wrapper,
-/// whose `source()` skips the error it holds.
+/// The `TooLarge` under `error`, if that is what it is.
 pub fn too_large(error: &(dyn std::error::Error + 'static)) -> Option<TooLarge> {
-    let mut current = Some(error);
-    while let Some(e) = current {
-        if let Some(found) = e.downcast_ref::<TooLarge>() {
-            return Some(*found);
-        }
-        if let Some(inner) = e
-            .downcast_ref::<std::io::Error>()
-            .and_then(|io| io.get_ref())
-            .and_then(|inner| too_large(inner))
-        {
-            return Some(inner);
-        }
-        current = e.source();
-    }
-    None
+    super::errors::find_cause::<TooLarge>(error).copied()
 }
 
 /// How an answer is measured: a stream line by line (a watch, a followed
