@@ -405,6 +405,8 @@ impl Tasks {
             }
             Effect::WatchPods(scope) => self.watch_pods(scope),
             Effect::WatchPod(key) => self.watch_pod(key),
+            Effect::WatchEvents(scope) => self.watch_events(scope),
+            Effect::DeletePod(key) => self.delete_pod(key),
             Effect::StopWatchingPod => {
                 self.next_generation(Source::Pod);
                 abort(&mut self.pod);
@@ -872,6 +874,61 @@ impl Tasks {
                 .await;
         });
         self.pod = vec![detail, events, policy];
+    }
+
+    /// The events view's watch, in the pod view's slot (one or the other shows).
+    fn watch_events(&mut self, scope: Scope) {
+        abort(&mut self.pod);
+        let generation = self.next_generation(Source::Pod);
+        let client = self.connection.client.clone();
+        self.pod = match scope {
+            Scope::All => vec![self.spawn_feed(
+                Source::Pod,
+                generation,
+                Api::<KubeEvent>::all(client),
+                feed::config(),
+                None,
+                EventRow::from_event,
+                Event::Events,
+            )],
+            Scope::Namespaces(list) => list
+                .into_iter()
+                .map(|ns| {
+                    self.spawn_feed(
+                        Source::Pod,
+                        generation,
+                        Api::<KubeEvent>::namespaced(client.clone(), &ns),
+                        feed::config(),
+                        None,
+                        EventRow::from_event,
+                        Event::Events,
+                    )
+                })
+                .collect(),
+        };
+    }
+
+    fn delete_pod(&mut self, key: PodKey) {
+        let pods: Api<Pod> = Api::namespaced(self.connection.client.clone(), &key.namespace);
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            let outcome = match tokio::time::timeout(
+                READ_TIMEOUT,
+                pods.delete(&key.name, &Default::default()),
+            )
+            .await
+            {
+                Ok(Ok(_)) => Ok(()),
+                Ok(Err(e)) => Err(crate::cluster::errors::describe(&e).0),
+                Err(_) => Err(format!(
+                    "The API server did not answer the delete of pod {key} within {} s; it may still happen: watch the list.",
+                    READ_TIMEOUT.as_secs()
+                )),
+            };
+            let _ = tx
+                .send(Tagged::untied(Event::PodDeleted { key, outcome }))
+                .await;
+        });
     }
 
     fn watch_namespaces(&mut self) {

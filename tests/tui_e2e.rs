@@ -622,3 +622,149 @@ async fn a_status_filter_keeps_the_pods_in_trouble() {
         })
         .await;
 }
+
+/// `D` describes the crash-looping pod as kubectl does, its container
+/// section found with `/`; `y` shows it as YAML. At 80×24, where users
+/// live.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn describe_and_yaml_read_the_crash_looping_pod_at_80x24() {
+    let sim = start_sim(0).await;
+    let config = kubeconfig(&sim, "describe");
+    let mut screen = PodbayScreen::spawn(&args(&config, &["-A"]), 80, 24);
+    screen.wait_for("the list", |t| t.contains("w9x8v")).await;
+    screen.keys("/ledger-worker\r").await;
+    screen.keys("D").await;
+    screen
+        .wait_for("the description's top", |t| {
+            t.contains("describe pod payments/ledger-worker")
+                && t.contains("Namespace:        payments")
+                && t.contains("Controlled By:")
+        })
+        .await;
+    screen.keys("/Last State\r").await;
+    screen
+        .wait_for("the container section", |t| {
+            t.contains("Last State:     Terminated")
+                && t.contains("Exit Code:    1")
+                && t.contains("Restart Count:  17")
+        })
+        .await;
+    screen.keys("y").await;
+    screen
+        .wait_for("the YAML's top", |t| {
+            t.contains("yaml pod payments/ledger-worker")
+                && t.contains("apiVersion: v1")
+                && t.contains("kind: Pod")
+        })
+        .await;
+    screen.keys("/restartCount\r").await;
+    screen
+        .wait_for("the status in YAML", |t| t.contains("restartCount: 17"))
+        .await;
+    // esc: back to the list the view was opened from.
+    screen.raw(b"\x1b").await;
+    screen
+        .wait_for("the list again", |t| {
+            t.contains("READY") && t.contains("RESTARTS")
+        })
+        .await;
+    screen.quit().await;
+    exits_cleanly(&mut screen).await;
+    let _ = std::fs::remove_file(config);
+}
+
+/// `E`: every namespace's events, newest first; a scheduling message
+/// longer than the 80-column screen is on it in full, and `enter` reads
+/// the selected event whole.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_events_view_shows_long_messages_in_full_at_80x24() {
+    let sim = start_sim(0).await;
+    let config = kubeconfig(&sim, "events");
+    let mut screen = PodbayScreen::spawn(&args(&config, &["-A"]), 80, 24);
+    screen
+        .wait_for("the list", |t| t.contains("search-gpu"))
+        .await;
+    screen.keys("E").await;
+    screen
+        .wait_for("the events", |t| {
+            t.contains("events in all") && t.contains("FailedScheduling")
+        })
+        .await;
+    screen.keys("/gpu").await;
+    screen.raw(b"\r").await;
+    let message = "0/4 nodes are available: 4 Insufficient nvidia.com/gpu. preemption: 0/4 nodes are available: 4 No preemption victims found for incoming pod.";
+    assert!(message.len() > 80);
+    screen
+        .wait_for("the whole message, wrapped", |t| {
+            let joined: String = t.split_whitespace().collect::<Vec<_>>().join(" ");
+            joined.contains(message)
+        })
+        .await;
+    screen.raw(b"\r").await;
+    screen
+        .wait_for("the event read in full", |t| {
+            t.contains("Reason:     FailedScheduling")
+                && t.contains("Object:     search/pod/search-gpu")
+        })
+        .await;
+    screen.quit().await;
+    exits_cleanly(&mut screen).await;
+    let _ = std::fs::remove_file(config);
+}
+
+/// `R` sorts the list by restarts, most first; `R` again, fewest first.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_list_sorts_by_restarts_both_ways() {
+    let sim = start_sim(0).await;
+    let config = kubeconfig(&sim, "sort");
+    let mut screen = PodbayScreen::spawn(&args(&config, &["-A"]), 120, 36);
+    screen
+        .wait_for("the list", |t| t.contains("ledger-worker"))
+        .await;
+    let restarts = |text: &str| -> Vec<u32> {
+        let header = text
+            .lines()
+            .find(|l| l.contains("RESTARTS"))
+            .unwrap_or_default();
+        let at = header
+            .chars()
+            .collect::<Vec<_>>()
+            .windows(8)
+            .position(|w| w.iter().collect::<String>() == "RESTARTS")
+            .unwrap_or(0);
+        table_rows(text)
+            .iter()
+            .filter_map(|row| {
+                let cell: String = row
+                    .chars()
+                    .skip(at)
+                    .take_while(|c| c.is_ascii_digit())
+                    .collect();
+                cell.parse().ok()
+            })
+            .collect()
+    };
+    screen.keys("R").await;
+    screen
+        .wait_for("sorted, most restarts first", |t| {
+            let column = restarts(t);
+            t.contains("RESTARTS▼")
+                && column.len() > 5
+                && column[0] >= 17
+                && column.windows(2).all(|w| w[0] >= w[1])
+        })
+        .await;
+    screen.keys("R").await;
+    screen
+        .wait_for("sorted, fewest first", |t| {
+            let column = restarts(t);
+            t.contains("RESTARTS▲")
+                && column.len() > 5
+                && column.windows(2).all(|w| w[0] <= w[1])
+                && column.first() < column.last()
+        })
+        .await;
+    screen.quit().await;
+    exits_cleanly(&mut screen).await;
+    let _ = std::fs::remove_file(config);
+}

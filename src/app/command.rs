@@ -1,5 +1,6 @@
 //! The `:` command line: `:ns NAME`, `:ns` (all namespaces), `:ctx NAME`,
-//! `:q`, with Tab completion of commands, namespaces and contexts.
+//! `:describe`, `:yaml`, `:events [-A]`, `:sort COLUMN`, `:exec CMD…`,
+//! `:delete`, `:q`, with Tab completion of commands, namespaces and contexts.
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Command {
@@ -10,10 +11,56 @@ pub enum Command {
     Record,
     /// Name the focused pane (empty: back to pod/container).
     Rename(String),
+    Describe,
+    Yaml,
+    /// The events of the namespace(s) shown, or of all namespaces.
+    Events {
+        all_namespaces: bool,
+    },
+    Sort(SortColumn),
+    /// Run this command line in the selected container.
+    Exec(Vec<String>),
+    Delete,
     Quit,
 }
 
-const COMMANDS: [&str; 6] = ["ns", "ctx", "record", "rename", "q", "quit"];
+/// The columns the pod list sorts by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SortColumn {
+    Name,
+    Namespace,
+    Status,
+    Restarts,
+    Age,
+    Node,
+}
+
+impl SortColumn {
+    pub const ALL: [SortColumn; 6] = [
+        SortColumn::Name,
+        SortColumn::Namespace,
+        SortColumn::Status,
+        SortColumn::Restarts,
+        SortColumn::Age,
+        SortColumn::Node,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SortColumn::Name => "name",
+            SortColumn::Namespace => "namespace",
+            SortColumn::Status => "status",
+            SortColumn::Restarts => "restarts",
+            SortColumn::Age => "age",
+            SortColumn::Node => "node",
+        }
+    }
+}
+
+const COMMANDS: [&str; 12] = [
+    "ns", "ctx", "describe", "yaml", "events", "sort", "exec", "delete", "record", "rename", "q",
+    "quit",
+];
 
 pub fn parse(text: &str) -> Result<Command, String> {
     if let Some(name) = text.trim_start().strip_prefix("rename")
@@ -23,6 +70,13 @@ pub fn parse(text: &str) -> Result<Command, String> {
     }
     let mut words = text.split_whitespace();
     let verb = words.next().unwrap_or_default();
+    if verb == "exec" {
+        let command: Vec<String> = words.map(str::to_string).collect();
+        if command.is_empty() {
+            return Err("Name the command to run: :exec CMD [ARG…], e.g. :exec ps -ef.".into());
+        }
+        return Ok(Command::Exec(command));
+    }
     let arg = words.next().map(str::to_string);
     if words.next().is_some() {
         return Err(format!(
@@ -32,6 +86,21 @@ pub fn parse(text: &str) -> Result<Command, String> {
     match (verb, arg) {
         ("q" | "quit", None) => Ok(Command::Quit),
         ("record", None) => Ok(Command::Record),
+        ("describe", None) => Ok(Command::Describe),
+        ("yaml", None) => Ok(Command::Yaml),
+        ("delete", None) => Ok(Command::Delete),
+        ("events" | "ev", None) => Ok(Command::Events {
+            all_namespaces: false,
+        }),
+        ("events" | "ev", Some(flag)) if flag == "-A" || flag == "all" => Ok(Command::Events {
+            all_namespaces: true,
+        }),
+        ("sort", Some(column)) => SortColumn::ALL
+            .into_iter()
+            .find(|c| c.name() == column || (column.len() >= 2 && c.name().starts_with(&column)))
+            .map(Command::Sort)
+            .ok_or_else(|| format!("Cannot sort by {column:?}; try :sort {}.", sort_names())),
+        ("sort", None) => Err(format!("Name a column: :sort {}.", sort_names())),
         ("ns" | "namespace", ns) => Ok(Command::Namespace(ns.filter(|n| n != "all" && n != "-A"))),
         ("ctx" | "context", Some(ctx)) => Ok(Command::Context(ctx)),
         ("ctx" | "context", None) => Err("Name a context: :ctx NAME (Tab completes).".to_string()),
@@ -40,6 +109,10 @@ pub fn parse(text: &str) -> Result<Command, String> {
             "Unknown command :{other}; try :ns NAME, :ctx NAME or :q."
         )),
     }
+}
+
+fn sort_names() -> String {
+    SortColumn::ALL.map(SortColumn::name).join("|")
 }
 
 /// The text being typed after `:`, edited as in a shell's line editor:
@@ -196,6 +269,8 @@ impl CommandLine {
             None => COMMANDS.to_vec(),
             Some("ns" | "namespace") => namespaces.iter().map(String::as_str).collect(),
             Some("ctx" | "context") => contexts.iter().map(String::as_str).collect(),
+            Some("sort") => SortColumn::ALL.map(SortColumn::name).to_vec(),
+            Some("events" | "ev") => vec!["-A"],
             Some(_) => return,
         };
         let matching: Vec<&str> = candidates
@@ -253,6 +328,27 @@ mod tests {
                 .starts_with("Unknown command :frobnicate")
         );
         assert!(parse("ns a b").is_err());
+        assert_eq!(
+            parse("sort restarts"),
+            Ok(Command::Sort(SortColumn::Restarts))
+        );
+        assert_eq!(parse("sort re"), Ok(Command::Sort(SortColumn::Restarts)));
+        assert!(
+            parse("sort r")
+                .unwrap_err()
+                .contains("name|namespace|status")
+        );
+        assert_eq!(
+            parse("events -A"),
+            Ok(Command::Events {
+                all_namespaces: true
+            })
+        );
+        assert_eq!(
+            parse("exec ps -ef"),
+            Ok(Command::Exec(vec!["ps".into(), "-ef".into()]))
+        );
+        assert!(parse("exec").unwrap_err().contains(":exec CMD"));
     }
 
     #[test]

@@ -27,10 +27,19 @@ pub enum Action {
     PreviousLogs,
     CopyName,
     Workspace,
+    Describe,
+    Yaml,
+    Events,
+    Exec,
+    Delete,
+    SortByName,
+    SortByStatus,
+    SortByRestarts,
+    SortByAge,
 }
 
 impl Action {
-    pub const ALL: [Action; 20] = [
+    pub const ALL: [Action; 29] = [
         Action::Quit,
         Action::Up,
         Action::Down,
@@ -51,6 +60,15 @@ impl Action {
         Action::PreviousLogs,
         Action::CopyName,
         Action::Workspace,
+        Action::Describe,
+        Action::Yaml,
+        Action::Events,
+        Action::Exec,
+        Action::Delete,
+        Action::SortByName,
+        Action::SortByStatus,
+        Action::SortByRestarts,
+        Action::SortByAge,
     ];
 
     /// The name used in config.toml's `[keys]`.
@@ -76,6 +94,15 @@ impl Action {
             Action::PreviousLogs => "previous_logs",
             Action::CopyName => "copy_name",
             Action::Workspace => "workspace",
+            Action::Describe => "describe",
+            Action::Yaml => "yaml",
+            Action::Events => "events",
+            Action::Exec => "exec",
+            Action::Delete => "delete",
+            Action::SortByName => "sort_name",
+            Action::SortByStatus => "sort_status",
+            Action::SortByRestarts => "sort_restarts",
+            Action::SortByAge => "sort_age",
         }
     }
 
@@ -101,6 +128,15 @@ impl Action {
             Action::PreviousLogs => "the log of the run before (what a crash loop died of)",
             Action::CopyName => "copy the pod's name to the clipboard",
             Action::Workspace => "the panes ↔ the browser (in panes: f-keys only)",
+            Action::Describe => "the pod as kubectl describe lays it out (live)",
+            Action::Yaml => "the pod as YAML (live)",
+            Action::Events => "the namespace's events, newest first (live)",
+            Action::Exec => "run a command in the selected container (:exec CMD…)",
+            Action::Delete => "delete the pod (asks first)",
+            Action::SortByName => "sort by name (again: reverse)",
+            Action::SortByStatus => "sort by status (again: reverse)",
+            Action::SortByRestarts => "sort by restarts, most first (again: reverse)",
+            Action::SortByAge => "sort by age, youngest first (again: reverse)",
         }
     }
 
@@ -126,6 +162,15 @@ impl Action {
             Action::PreviousLogs => &["p"],
             Action::CopyName => &["c"],
             Action::Workspace => &["tab", "f12"],
+            Action::Describe => &["D"],
+            Action::Yaml => &["y"],
+            Action::Events => &["E"],
+            Action::Exec => &["e"],
+            Action::Delete => &["X"],
+            Action::SortByName => &["N"],
+            Action::SortByStatus => &["S"],
+            Action::SortByRestarts => &["R"],
+            Action::SortByAge => &["A"],
         }
     }
 }

@@ -10,6 +10,7 @@ pub mod launcher;
 mod link;
 mod panes;
 pub mod pods;
+pub mod reader;
 pub mod terminal;
 pub mod workspace;
 
@@ -25,11 +26,12 @@ use crate::cluster::session::{SessionEnd, SessionKind};
 use crate::model::pod_security::Policy;
 use crate::model::{ClusterId, EventRow, PodDetail, PodKey, PodRow, TerminalKey};
 use crate::term::layout::{Direction, PaneId};
-use command::CommandLine;
+use command::{CommandLine, SortColumn};
 use keymap::{Action, KeySpec, Keymap};
 use launcher::{FormOutcome, Launcher};
 pub use link::Link;
 use pods::PodTable;
+use reader::{Reader, Scroll};
 use terminal::TerminalKind;
 use workspace::Workspace;
 
@@ -65,6 +67,14 @@ pub enum Event {
     Namespaces(Feed<String>),
     Detail(Feed<PodDetail>),
     PodEvents(Feed<EventRow>),
+    /// The events view's watch.
+    Events(Feed<EventRow>),
+    /// A delete asked for with [`Effect::DeletePod`] was accepted, or not
+    /// (one sentence).
+    PodDeleted {
+        key: PodKey,
+        outcome: Result<(), String>,
+    },
     /// A new context is connected.
     Connected {
         cluster: ClusterId,
@@ -132,7 +142,13 @@ pub enum Effect {
     WatchPods(Scope),
     /// Watch one pod's detail and events (the pod view).
     WatchPod(PodKey),
+    /// Watch the events of these namespaces (the events view); replaces
+    /// the pod view's watch.
+    WatchEvents(Scope),
+    /// Stop the pod view's or the events view's watch.
     StopWatchingPod,
+    /// Delete the pod (the user confirmed).
+    DeletePod(PodKey),
     SwitchContext(String),
     /// Add this ephemeral container (`key.container`) to the pod, on the
     /// key's cluster.
@@ -228,6 +244,11 @@ pub enum Mode {
     ConfirmClose(PaneId),
     /// Quitting while sessions are live: y to confirm.
     ConfirmQuit,
+    /// Typing a search in the describe or YAML view, or in an event read
+    /// in full.
+    Find(String),
+    /// Deleting this pod: y to confirm.
+    ConfirmDelete(PodKey),
 }
 
 /// The browser's screens (the workspace is beside them, see [`Focus`]).
@@ -235,6 +256,99 @@ pub enum Mode {
 pub enum View {
     Pods,
     Pod(Box<PodView>),
+    Events(Box<EventsView>),
+}
+
+/// What the pod view shows.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Page {
+    Containers,
+    /// The pod as `kubectl describe pod` lays it out, live.
+    Describe(Reader),
+    /// The pod as YAML, live.
+    Yaml(Reader),
+}
+
+/// The events view: the events of a namespace (or of all), newest first.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EventsView {
+    pub scope: Scope,
+    /// Oldest first, as the watch keeps them.
+    pub rows: Vec<EventRow>,
+    pub filter: String,
+    /// An index into [`EventsView::visible`].
+    pub cursor: usize,
+    /// `enter`: the selected event in full.
+    pub reading: Option<Reader>,
+    /// Where `esc` goes back to: this pod's view, or the list.
+    pub back_to: Option<PodKey>,
+    /// The watch's trouble (refused, failing), until it lists.
+    pub trouble: Option<String>,
+    pub listed: bool,
+}
+
+impl EventsView {
+    /// The events shown: newest first, those matching the filter (fuzzy
+    /// over the object, reason, namespace and type; the message must hold
+    /// the words as typed, or a long message would match anything).
+    pub fn visible(&self) -> Vec<&EventRow> {
+        use fuzzy_matcher::FuzzyMatcher;
+        let matcher = fuzzy_matcher::skim::SkimMatcherV2::default().ignore_case();
+        let query = self.filter.trim();
+        let lower = query.to_lowercase();
+        self.rows
+            .iter()
+            .rev()
+            .filter(|e| {
+                query.is_empty()
+                    || [
+                        e.object.as_str(),
+                        e.reason.as_str(),
+                        e.namespace.as_str(),
+                        if e.warning { "Warning" } else { "Normal" },
+                    ]
+                    .iter()
+                    .any(|field| matcher.fuzzy_match(field, query).is_some())
+                    || e.message.to_lowercase().contains(&lower)
+            })
+            .collect()
+    }
+
+    /// One event in full, for reading.
+    fn full_text(e: &EventRow, now: Timestamp) -> Vec<String> {
+        let when = |t: Option<Timestamp>| {
+            t.map_or_else(
+                || "-".into(),
+                |t| {
+                    format!(
+                        "{} ago",
+                        crate::model::human_duration(now.duration_since(t))
+                    )
+                },
+            )
+        };
+        let mut lines = vec![
+            format!(
+                "Type:       {}",
+                if e.warning { "Warning" } else { "Normal" }
+            ),
+            format!("Reason:     {}", e.reason),
+            format!("Object:     {}/{}", e.namespace, e.object),
+        ];
+        if !e.field_path.is_empty() {
+            lines.push(format!("Field:      {}", e.field_path));
+        }
+        lines.extend([
+            format!("From:       {}", e.source),
+            format!("Count:      {}", e.count),
+            format!("First seen: {}", when(e.first_seen)),
+            format!("Last seen:  {}", when(e.last_seen)),
+            String::new(),
+        ]);
+        // Messages arrive with their line breaks escaped (`\n`): show them as lines.
+        lines.extend(e.message.split("\\n").map(str::to_string));
+        lines
+    }
 }
 
 /// Which half has the keyboard: the browser or the workspace of panes.
@@ -296,6 +410,43 @@ pub struct PodView {
     /// Why the pod's detail is not arriving (the server fails or is
     /// silent), until it does.
     pub trouble: Option<String>,
+    pub page: Page,
+    /// Opened straight on a page from the list (`D`, `y`): `esc` goes back
+    /// to the list.
+    pub back_to_list: bool,
+}
+
+impl PodView {
+    fn new(key: PodKey) -> Self {
+        PodView {
+            key,
+            detail: None,
+            events: Vec::new(),
+            cursor: 0,
+            gone: false,
+            launch_when_loaded: false,
+            policy: None,
+            trouble: None,
+            page: Page::Containers,
+            back_to_list: false,
+        }
+    }
+
+    /// Writes the describe or YAML page again from the pod as it now is.
+    fn refresh_page(&mut self, now: Timestamp) {
+        let Some(detail) = &self.detail else { return };
+        match &mut self.page {
+            Page::Containers => {}
+            Page::Describe(reader) => reader.replace(crate::model::describe::describe_pod(
+                &detail.manifest,
+                &self.events,
+                now,
+            )),
+            Page::Yaml(reader) => {
+                reader.replace(crate::model::describe::pod_yaml(&detail.manifest))
+            }
+        }
+    }
 }
 
 pub struct App {
@@ -402,6 +553,12 @@ impl App {
     }
 
     pub fn update(&mut self, event: Event) -> Vec<Effect> {
+        let effects = self.handle(event);
+        self.fit_reader();
+        effects
+    }
+
+    fn handle(&mut self, event: Event) -> Vec<Effect> {
         match event {
             Event::Key(key) => self.on_key(key),
             Event::Mouse(mouse) => {
@@ -433,6 +590,12 @@ impl App {
             Event::Tick(now) => {
                 self.now = now;
                 self.connection.tick();
+                // Ages in the description move on.
+                if let View::Pod(view) = &mut self.view
+                    && matches!(view.page, Page::Describe(_))
+                {
+                    view.refresh_page(now);
+                }
                 vec![]
             }
             Event::Pods(feed) => self.on_pods(feed),
@@ -461,6 +624,7 @@ impl App {
                 vec![]
             }
             Event::Detail(feed) => {
+                let now = self.now;
                 let mut notice = None;
                 if let Some(view) = self.pod_view_mut() {
                     let first = view.detail.is_none();
@@ -492,6 +656,7 @@ impl App {
                     }
                     let len = view.detail.as_ref().map_or(0, |d| d.containers.len());
                     view.cursor = view.cursor.min(len.saturating_sub(1));
+                    view.refresh_page(now);
                 }
                 if notice.is_some() {
                     self.message = notice;
@@ -505,9 +670,39 @@ impl App {
                 self.after_detail_change()
             }
             Event::PodEvents(feed) => {
+                let now = self.now;
                 if let Some(view) = self.pod_view_mut() {
                     apply_events(&mut view.events, feed);
+                    view.refresh_page(now);
                 }
+                vec![]
+            }
+            Event::Events(feed) => {
+                if let View::Events(view) = &mut self.view {
+                    match &feed {
+                        Feed::Listed { .. } => {
+                            view.listed = true;
+                            view.trouble = None;
+                        }
+                        Feed::Forbidden(denied) => view.trouble = Some(denied.sentence()),
+                        Feed::Reconnecting(sentence) => {
+                            view.trouble = Some(crate::model::text::printable(sentence.clone()))
+                        }
+                        _ => {}
+                    }
+                    apply_events(&mut view.rows, feed);
+                    let len = view.visible().len();
+                    view.cursor = view.cursor.min(len.saturating_sub(1));
+                }
+                vec![]
+            }
+            Event::PodDeleted { key, outcome } => {
+                self.message = Some(match outcome {
+                    Ok(()) => info(format!(
+                        "Deleting pod {key}: it goes once its containers have stopped."
+                    )),
+                    Err(sentence) => error(sentence),
+                });
                 vec![]
             }
             Event::Connected {
@@ -715,32 +910,177 @@ impl App {
                     vec![]
                 }
             },
+            Mode::ConfirmDelete(pod) => match key.code {
+                KeyCode::Char('y') | KeyCode::Char('Y') => {
+                    self.message = Some(info(format!("Deleting pod {pod}…")));
+                    vec![Effect::DeletePod(pod)]
+                }
+                _ => {
+                    self.message = Some(info(format!("Pod {pod} was not deleted.")));
+                    vec![]
+                }
+            },
+            Mode::Find(query) => self.on_find_key(query, key),
             Mode::Normal => self.on_normal_key(key),
         }
     }
 
     fn on_filter_key(&mut self, mut query: String, key: KeyEvent) -> Vec<Effect> {
         match key.code {
-            KeyCode::Esc => self.pods.set_filter(""),
+            KeyCode::Esc => self.set_filter(""),
             KeyCode::Enter => {}
             KeyCode::Backspace => {
                 query.pop();
-                self.pods.set_filter(&query);
+                self.set_filter(&query);
                 self.mode = Mode::Filter(query);
             }
             KeyCode::Up | KeyCode::Down => {
-                self.pods
-                    .move_by(if key.code == KeyCode::Up { -1 } else { 1 });
+                let action = if key.code == KeyCode::Up {
+                    Action::Up
+                } else {
+                    Action::Down
+                };
+                self.move_cursor(action);
                 self.mode = Mode::Filter(query);
             }
             KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
                 query.push(c);
-                self.pods.set_filter(&query);
+                self.set_filter(&query);
                 self.mode = Mode::Filter(query);
             }
             _ => self.mode = Mode::Filter(query),
         }
         vec![]
+    }
+
+    /// The filter of the list or of the events view, whichever is shown.
+    fn set_filter(&mut self, query: &str) {
+        match &mut self.view {
+            View::Events(view) => {
+                view.filter = query.to_string();
+                view.cursor = 0;
+            }
+            _ => self.pods.set_filter(query),
+        }
+    }
+
+    /// A search typed in a reader (describe, YAML, an event in full).
+    fn on_find_key(&mut self, mut query: String, key: KeyEvent) -> Vec<Effect> {
+        match key.code {
+            KeyCode::Esc => {}
+            KeyCode::Enter => self.find(Some(query), false),
+            KeyCode::Backspace => {
+                if query.pop().is_some() {
+                    self.mode = Mode::Find(query);
+                }
+            }
+            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+                query.push(c);
+                self.mode = Mode::Find(query);
+            }
+            _ => self.mode = Mode::Find(query),
+        }
+        vec![]
+    }
+
+    /// Moves the reader to the next (or previous) match of `query`, or of
+    /// the last search; says so when there is none.
+    fn find(&mut self, query: Option<String>, backwards: bool) {
+        let Some(reader) = self.reader_mut() else {
+            return;
+        };
+        let Some(query) = query.or_else(|| reader.search.clone()) else {
+            self.message = Some(info("Type / and a word to search for.".into()));
+            return;
+        };
+        self.message = if reader.find(&query, backwards) {
+            None
+        } else {
+            Some(warning(format!("No line holds {query:?}.")))
+        };
+    }
+
+    /// The text being read, if the browser shows one.
+    fn reader_mut(&mut self) -> Option<&mut Reader> {
+        match &mut self.view {
+            View::Pod(view) => match &mut view.page {
+                Page::Describe(reader) | Page::Yaml(reader) => Some(reader),
+                Page::Containers => None,
+            },
+            View::Events(view) => view.reading.as_mut(),
+            View::Pods => None,
+        }
+    }
+
+    /// Keeps the reader's wrapping and paging in step with the browser's size.
+    fn fit_reader(&mut self) {
+        let area = self.areas().browser.unwrap_or_default();
+        // A title row above the text.
+        let (width, height) = (
+            usize::from(area.width),
+            usize::from(area.height).saturating_sub(1),
+        );
+        if let Some(reader) = self.reader_mut() {
+            reader.fit(width, height);
+        }
+    }
+
+    /// Keys for a text being read: scrolling, `/`, `n`, `N`, `esc`. `None`
+    /// for the keys that keep their usual meaning.
+    fn on_reader_key(&mut self, key: &KeyEvent) -> Option<Vec<Effect>> {
+        self.reader_mut()?;
+        let plain = !key
+            .modifiers
+            .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
+        match key.code {
+            KeyCode::Char('n') if plain => {
+                self.find(None, false);
+                return Some(vec![]);
+            }
+            KeyCode::Char('N') if plain => {
+                self.find(None, true);
+                return Some(vec![]);
+            }
+            _ => {}
+        }
+        let scroll = match self.keymap.action(key)? {
+            Action::Up => Scroll::Up,
+            Action::Down => Scroll::Down,
+            Action::PageUp => Scroll::PageUp,
+            Action::PageDown => Scroll::PageDown,
+            Action::Top => Scroll::Top,
+            Action::Bottom => Scroll::Bottom,
+            Action::Filter => {
+                self.mode = Mode::Find(String::new());
+                return Some(vec![]);
+            }
+            Action::Back => return Some(self.close_reader()),
+            _ => return None,
+        };
+        if let Some(reader) = self.reader_mut() {
+            reader.scroll(scroll);
+        }
+        Some(vec![])
+    }
+
+    /// `esc` on a text being read: back to where it was opened from.
+    fn close_reader(&mut self) -> Vec<Effect> {
+        self.message = None;
+        match &mut self.view {
+            View::Pod(view) if view.back_to_list => {
+                self.view = View::Pods;
+                vec![Effect::StopWatchingPod]
+            }
+            View::Pod(view) => {
+                view.page = Page::Containers;
+                vec![]
+            }
+            View::Events(view) => {
+                view.reading = None;
+                vec![]
+            }
+            View::Pods => vec![],
+        }
     }
 
     fn on_command_key(&mut self, mut line: CommandLine, key: KeyEvent) -> Vec<Effect> {
@@ -780,6 +1120,18 @@ impl App {
                     vec![]
                 }
             },
+            Ok(command::Command::Describe) => self.open_page(false),
+            Ok(command::Command::Yaml) => self.open_page(true),
+            Ok(command::Command::Events { all_namespaces }) => self.open_events(all_namespaces),
+            Ok(command::Command::Sort(column)) => {
+                self.sort_by(column);
+                vec![]
+            }
+            Ok(command::Command::Exec(command)) => self.exec(command),
+            Ok(command::Command::Delete) => {
+                self.ask_delete();
+                vec![]
+            }
             Ok(command::Command::Rename(name)) => {
                 self.rename_focused(&name);
                 vec![]
@@ -825,11 +1177,45 @@ impl App {
     }
 
     fn on_normal_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        if let Some(effects) = self.on_reader_key(&key) {
+            return effects;
+        }
         let Some(action) = self.keymap.action(&key) else {
             return vec![];
         };
+        if let Some(effects) = self.on_events_key(action) {
+            return effects;
+        }
         let in_pod_view = matches!(self.view, View::Pod(_));
         match action {
+            Action::Describe => self.open_page(false),
+            Action::Yaml => self.open_page(true),
+            Action::Events => self.open_events(false),
+            Action::Delete => {
+                self.ask_delete();
+                vec![]
+            }
+            Action::Exec if in_pod_view => {
+                let mut line = CommandLine::default();
+                line.insert_str("exec ");
+                self.mode = Mode::Command(line);
+                vec![]
+            }
+            Action::Exec => self.exec(Vec::new()),
+            Action::SortByName
+            | Action::SortByStatus
+            | Action::SortByRestarts
+            | Action::SortByAge
+                if !in_pod_view =>
+            {
+                self.sort_by(match action {
+                    Action::SortByName => SortColumn::Name,
+                    Action::SortByStatus => SortColumn::Status,
+                    Action::SortByRestarts => SortColumn::Restarts,
+                    _ => SortColumn::Age,
+                });
+                vec![]
+            }
             Action::Quit => self.quit(),
             Action::Help => {
                 self.mode = Mode::Help;
@@ -875,6 +1261,7 @@ impl App {
                 let key = match &self.view {
                     View::Pod(view) => Some(view.key.clone()),
                     View::Pods => self.pods.selected().cloned(),
+                    View::Events(_) => None,
                 };
                 let Some(key) = key else { return vec![] };
                 self.message = Some(info(format!(
@@ -902,17 +1289,177 @@ impl App {
         };
         // A notice about the previous screen does not belong on this one.
         self.message = None;
-        self.view = View::Pod(Box::new(PodView {
-            key: key.clone(),
-            detail: None,
-            events: Vec::new(),
-            cursor: 0,
-            gone: false,
-            launch_when_loaded: launch,
-            policy: None,
-            trouble: None,
-        }));
+        let mut view = PodView::new(key.clone());
+        view.launch_when_loaded = launch;
+        self.view = View::Pod(Box::new(view));
         vec![Effect::WatchPod(key)]
+    }
+
+    /// `D` or `y`: the pod described or as YAML, in the pod view or
+    /// straight from the list.
+    fn open_page(&mut self, yaml: bool) -> Vec<Effect> {
+        let page = if yaml {
+            Page::Yaml(Reader::default())
+        } else {
+            Page::Describe(Reader::default())
+        };
+        let effects = match &mut self.view {
+            View::Pod(view) => {
+                view.page = page;
+                vec![]
+            }
+            View::Pods => {
+                let effects = self.open_pod(false);
+                if let View::Pod(view) = &mut self.view {
+                    view.page = page;
+                    view.back_to_list = true;
+                }
+                effects
+            }
+            View::Events(_) => return vec![],
+        };
+        let now = self.now;
+        if let Some(view) = self.pod_view_mut() {
+            view.refresh_page(now);
+        }
+        self.fit_reader();
+        effects
+    }
+
+    /// `E` or `:events`: the events of the namespaces shown (of the pod's,
+    /// from its view), or of all namespaces.
+    fn open_events(&mut self, all_namespaces: bool) -> Vec<Effect> {
+        let (scope, back_to) = match &self.view {
+            View::Pod(view) => (
+                Scope::Namespaces(vec![view.key.namespace.to_string()]),
+                Some(view.key.clone()),
+            ),
+            View::Events(view) => (view.scope.clone(), view.back_to.clone()),
+            View::Pods => (self.scope.clone(), None),
+        };
+        let scope = if all_namespaces { Scope::All } else { scope };
+        self.message = None;
+        self.view = View::Events(Box::new(EventsView {
+            scope: scope.clone(),
+            rows: Vec::new(),
+            filter: String::new(),
+            cursor: 0,
+            reading: None,
+            back_to,
+            trouble: None,
+            listed: false,
+        }));
+        vec![Effect::WatchEvents(scope)]
+    }
+
+    /// Keys of the events view's list; `None` for those with their usual meaning.
+    fn on_events_key(&mut self, action: Action) -> Option<Vec<Effect>> {
+        let View::Events(view) = &mut self.view else {
+            return None;
+        };
+        match action {
+            Action::Open => {
+                let now = self.now;
+                let text = view
+                    .visible()
+                    .get(view.cursor)
+                    .map(|e| EventsView::full_text(e, now))?;
+                view.reading = Some(Reader::new(text));
+                self.fit_reader();
+            }
+            Action::Filter => self.mode = Mode::Filter(view.filter.clone()),
+            Action::Back if !view.filter.is_empty() => {
+                view.filter.clear();
+                view.cursor = 0;
+            }
+            Action::Back => {
+                self.message = None;
+                return Some(match view.back_to.clone() {
+                    Some(pod) => {
+                        self.view = View::Pod(Box::new(PodView::new(pod.clone())));
+                        vec![Effect::WatchPod(pod)]
+                    }
+                    None => {
+                        self.view = View::Pods;
+                        vec![Effect::StopWatchingPod]
+                    }
+                });
+            }
+            Action::ToggleAllNamespaces => {
+                let all = !matches!(view.scope, Scope::All);
+                if !all {
+                    // Back to the namespaces the view was opened on.
+                    view.scope = match &view.back_to {
+                        Some(pod) => Scope::Namespaces(vec![pod.namespace.to_string()]),
+                        None => self.scope.clone(),
+                    };
+                }
+                return Some(self.open_events(all));
+            }
+            Action::Up
+            | Action::Down
+            | Action::PageUp
+            | Action::PageDown
+            | Action::Top
+            | Action::Bottom => self.move_cursor(action),
+            Action::Describe | Action::Yaml | Action::Events | Action::Delete | Action::Exec => {}
+            _ => return None,
+        }
+        Some(vec![])
+    }
+
+    /// `X` or `:delete`: asks before deleting the selected pod.
+    fn ask_delete(&mut self) {
+        let key = match &self.view {
+            View::Pod(view) => Some(view.key.clone()),
+            View::Pods => self.pods.selected().cloned(),
+            View::Events(_) => None,
+        };
+        let Some(key) = key else {
+            return;
+        };
+        self.message = Some(warning(format!(
+            "Delete pod {key}? y deletes it (its containers get their grace period to stop); any other key keeps it."
+        )));
+        self.mode = Mode::ConfirmDelete(key);
+    }
+
+    /// `:exec CMD…` in the selected container of the pod view.
+    fn exec(&mut self, command: Vec<String>) -> Vec<Effect> {
+        let View::Pod(view) = &self.view else {
+            self.message = Some(info(
+                "Open a pod (enter) and select a container: e or :exec CMD runs a command in it."
+                    .into(),
+            ));
+            return vec![];
+        };
+        let Some(container) = view
+            .detail
+            .as_ref()
+            .and_then(|d| d.containers.get(view.cursor))
+        else {
+            return vec![];
+        };
+        if !container.state.is_running() {
+            self.message = Some(warning(format!(
+                "Container {} is not running: nothing can be run in it; press d to launch a debug container beside it.",
+                container.name
+            )));
+            return vec![];
+        }
+        let key = TerminalKey::new(self.cluster.clone(), view.key.clone(), &container.name);
+        self.open_exec_pane(key, command)
+    }
+
+    /// `N`, `S`, `R`, `A` or `:sort COLUMN`: sorts the list (again: the
+    /// other way round).
+    fn sort_by(&mut self, column: SortColumn) {
+        let sort = self.pods.sort_by(column);
+        self.message = Some(info(format!(
+            "Sorted by {}, {}; the same key again reverses it.",
+            column.name(),
+            sort.order_words()
+        )));
     }
 
     /// The pod view's detail, first arrived: as kubectl, select the first
@@ -930,7 +1477,7 @@ impl App {
     fn pod_view_mut(&mut self) -> Option<&mut PodView> {
         match &mut self.view {
             View::Pod(v) => Some(v),
-            View::Pods => None,
+            View::Pods | View::Events(_) => None,
         }
     }
 
@@ -1045,6 +1592,19 @@ impl App {
 
     fn move_cursor(&mut self, action: Action) {
         let page = self.page as isize;
+        if let View::Events(view) = &mut self.view {
+            let last = view.visible().len().saturating_sub(1);
+            view.cursor = match action {
+                Action::Up => view.cursor.saturating_sub(1),
+                Action::Down => (view.cursor + 1).min(last),
+                Action::PageUp => view.cursor.saturating_sub(self.page / 2),
+                Action::PageDown => (view.cursor + self.page / 2).min(last),
+                Action::Top => 0,
+                Action::Bottom => last,
+                _ => view.cursor,
+            };
+            return;
+        }
         if let View::Pod(view) = &mut self.view {
             let len = view.detail.as_ref().map_or(0, |d| d.containers.len());
             let last = len.saturating_sub(1);
@@ -1073,11 +1633,14 @@ impl App {
 fn apply_events(events: &mut Vec<EventRow>, feed: Feed<EventRow>) {
     match feed {
         Feed::Listed { rows, .. } => *events = rows,
-        Feed::Applied(e) => match events.iter_mut().find(|x| x.name == e.name) {
+        Feed::Applied(e) => match events
+            .iter_mut()
+            .find(|x| x.name == e.name && x.namespace == e.namespace)
+        {
             Some(existing) => *existing = e,
             None => events.push(e),
         },
-        Feed::Deleted(e) => events.retain(|x| x.name != e.name),
+        Feed::Deleted(e) => events.retain(|x| x.name != e.name || x.namespace != e.namespace),
         Feed::Forbidden(_)
         | Feed::Listing { .. }
         | Feed::Cut

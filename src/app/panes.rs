@@ -52,6 +52,21 @@ impl App {
         key: TerminalKey,
         form: Option<Launcher>,
     ) -> (u64, Vec<Effect>) {
+        self.open_pane(kind, key, form, Vec::new())
+    }
+
+    /// A pane running `command` in the container (`:exec`).
+    pub(super) fn open_exec_pane(&mut self, key: TerminalKey, command: Vec<String>) -> Vec<Effect> {
+        self.open_pane(TerminalKind::Exec, key, None, command).1
+    }
+
+    fn open_pane(
+        &mut self,
+        kind: TerminalKind,
+        key: TerminalKey,
+        form: Option<Launcher>,
+        command: Vec<String>,
+    ) -> (u64, Vec<Effect>) {
         if kind == TerminalKind::Attach
             && let Some(shared) = self.attached_terminal(&key)
         {
@@ -62,6 +77,7 @@ impl App {
         let mut terminal = Terminal::new(id, key.clone(), kind, self.now);
         terminal.pane = Pane::new(80, 24, self.options.scrollback);
         terminal.form = form;
+        terminal.command = command.clone();
         if kind == TerminalKind::Debug {
             terminal.state = TerminalState::Launching;
         }
@@ -93,17 +109,21 @@ impl App {
                 previous: kind == TerminalKind::PreviousLog,
                 follow: kind == TerminalKind::Log,
             }),
-            TerminalKind::Attach | TerminalKind::Shell => effects.push(Effect::OpenSession {
-                id,
-                key,
-                kind: if kind == TerminalKind::Shell {
-                    SessionKind::Exec(crate::cluster::session::shell_command())
-                } else {
-                    SessionKind::Attach
-                },
-                size,
-                replay_log: false,
-            }),
+            TerminalKind::Attach | TerminalKind::Shell | TerminalKind::Exec => {
+                effects.push(Effect::OpenSession {
+                    id,
+                    key,
+                    kind: match kind {
+                        TerminalKind::Shell => {
+                            SessionKind::Exec(crate::cluster::session::shell_command())
+                        }
+                        TerminalKind::Exec => SessionKind::Exec(command),
+                        _ => SessionKind::Attach,
+                    },
+                    size,
+                    replay_log: false,
+                })
+            }
         }
         if self.options.record {
             effects.extend(self.toggle_recording(id));

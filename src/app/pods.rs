@@ -14,6 +14,9 @@ mod score;
 use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
 
+use std::cmp::Ordering;
+
+use super::command::SortColumn;
 use crate::model::{PodKey, PodRow};
 use score::{Pattern, Scratch};
 
@@ -22,7 +25,10 @@ pub struct PodTable {
     /// row into 100 000 moves pointers, not ~160-byte rows.
     #[allow(clippy::vec_box)]
     rows: Vec<Box<PodRow>>,
+    /// The rows shown and their order, when filtered or sorted (a sort
+    /// without a query is a filter that keeps every row).
     filter: Option<Filter>,
+    sort: Option<Sort>,
     selected: Option<PodKey>,
     cursor: usize,
     /// Only for the highlight positions of drawn rows.
@@ -100,8 +106,49 @@ impl WidthTracker {
 
 struct Filter {
     pattern: Query,
-    /// The rows that match, best score first, ties in key order.
+    /// The rows that match, in the sort's order, else best score first;
+    /// ties in key order.
     hits: Vec<Hit>,
+}
+
+/// The list sorted by a column, in the column's natural direction (most
+/// restarts first, youngest first, A to Z) or reversed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sort {
+    pub column: SortColumn,
+    pub reversed: bool,
+}
+
+impl Sort {
+    /// Orders two rows by the column, ties by namespace/name.
+    fn cmp(&self, a: &PodRow, b: &PodRow) -> Ordering {
+        let natural = match self.column {
+            SortColumn::Name => a.key.name.cmp(&b.key.name),
+            SortColumn::Namespace => a.key.namespace.cmp(&b.key.namespace),
+            SortColumn::Status => a.status.cmp(&b.status),
+            SortColumn::Restarts => b.restarts.cmp(&a.restarts),
+            SortColumn::Age => b.created.cmp(&a.created),
+            SortColumn::Node => a.node.cmp(&b.node),
+        };
+        let by_column = if self.reversed {
+            natural.reverse()
+        } else {
+            natural
+        };
+        by_column.then_with(|| a.key.cmp(&b.key))
+    }
+
+    /// "most first", "oldest first", "A to Z".
+    pub fn order_words(&self) -> &'static str {
+        match (self.column, self.reversed) {
+            (SortColumn::Restarts, false) => "most first",
+            (SortColumn::Restarts, true) => "fewest first",
+            (SortColumn::Age, false) => "youngest first",
+            (SortColumn::Age, true) => "oldest first",
+            (_, false) => "A to Z",
+            (_, true) => "Z to A",
+        }
+    }
 }
 
 /// A matching row: its index in `rows` and its score.
@@ -123,6 +170,7 @@ impl Default for PodTable {
         PodTable {
             rows: Vec::new(),
             filter: None,
+            sort: None,
             selected: None,
             cursor: 0,
             matcher: SkimMatcherV2::default().ignore_case(),
@@ -149,7 +197,35 @@ impl PodTable {
     }
 
     pub fn query(&self) -> Option<&str> {
-        self.filter.as_ref().map(|f| f.pattern.as_str())
+        self.filter
+            .as_ref()
+            .map(|f| f.pattern.as_str())
+            .filter(|q| !q.is_empty())
+    }
+
+    pub fn sort(&self) -> Option<Sort> {
+        self.sort
+    }
+
+    /// Sorts by `column`; by the same column again, the other way round.
+    /// The selected pod stays selected.
+    pub fn sort_by(&mut self, column: SortColumn) -> Sort {
+        let sort = match self.sort {
+            Some(s) if s.column == column => Sort {
+                column,
+                reversed: !s.reversed,
+            },
+            _ => Sort {
+                column,
+                reversed: false,
+            },
+        };
+        self.sort = Some(sort);
+        let query = self.query().unwrap_or_default().to_string();
+        self.filter = None;
+        self.rebuild(&query);
+        self.resync_cursor();
+        sort
     }
 
     pub fn get(&self, key: &PodKey) -> Option<&PodRow> {
@@ -260,7 +336,15 @@ impl PodTable {
 
     /// Sets the filter; an empty query clears it.
     pub fn set_filter(&mut self, query: &str) {
-        if query.is_empty() {
+        self.rebuild(query);
+        // A new filter starts at the best match.
+        self.cursor = 0;
+        self.selected = self.key_at(0);
+    }
+
+    /// The rows shown for `query` and the sort.
+    fn rebuild(&mut self, query: &str) {
+        if query.is_empty() && self.sort.is_none() {
             self.filter = None;
         } else {
             let pattern = Query::new(query);
@@ -274,9 +358,6 @@ impl PodTable {
             let hits = self.rank(&pattern, narrow.as_deref());
             self.filter = Some(Filter { pattern, hits });
         }
-        // A new filter starts at the best match.
-        self.cursor = 0;
-        self.selected = self.key_at(0);
     }
 
     pub fn move_by(&mut self, delta: isize) {
@@ -376,19 +457,34 @@ impl PodTable {
                 mine
             })
         };
-        rank_hits(hits)
+        match self.sort {
+            Some(sort) => {
+                let mut hits = hits;
+                hits.sort_unstable_by(|a, b| {
+                    sort.cmp(&rows[a.row as usize], &rows[b.row as usize])
+                });
+                hits
+            }
+            None => rank_hits(hits),
+        }
     }
 
     fn refilter_one(&mut self, at: usize) {
         let Some(filter) = self.filter.as_mut() else {
             return;
         };
+        let rows = &self.rows;
         let row = at as u32;
         filter.hits.retain(|h| h.row != row);
-        let scored = score_row(&filter.pattern, &self.rows[at], &mut Scratch::default());
+        let scored = score_row(&filter.pattern, &rows[at], &mut Scratch::default());
         if let Some(score) = scored {
             let hit = Hit { row, score };
-            let place = filter.hits.partition_point(|x| x.before(&hit));
+            let place = match self.sort {
+                Some(sort) => filter.hits.partition_point(|x| {
+                    sort.cmp(&rows[x.row as usize], &rows[at]) == Ordering::Less
+                }),
+                None => filter.hits.partition_point(|x| x.before(&hit)),
+            };
             filter.hits.insert(place, hit);
         }
     }
@@ -507,6 +603,47 @@ mod tests {
             ephemeral: 0,
             health: Health::Good,
         }
+    }
+
+    #[test]
+    fn a_sort_by_restarts_holds_as_rows_change_and_combines_with_the_filter() {
+        let with_restarts = |name: &str, restarts: u32| PodRow {
+            restarts,
+            ..row("shop", name)
+        };
+        let mut t = PodTable::default();
+        t.replace(
+            None,
+            vec![
+                with_restarts("a", 1),
+                with_restarts("b", 7),
+                with_restarts("c", 0),
+                with_restarts("web-d", 3),
+            ],
+        );
+        t.select_index(0);
+        assert_eq!(t.selected().unwrap().name.as_ref(), "a");
+        let sort = t.sort_by(SortColumn::Restarts);
+        assert_eq!(sort.order_words(), "most first");
+        assert_eq!(names(&t), ["b", "web-d", "a", "c"]);
+        // The selection stays on its pod, wherever it moved.
+        assert_eq!(t.selected().unwrap().name.as_ref(), "a");
+        assert_eq!(t.cursor(), 2);
+        // A row that changes moves to its new place; a new one is placed.
+        t.apply(with_restarts("c", 9));
+        t.apply(with_restarts("web-e", 2));
+        assert_eq!(names(&t), ["c", "b", "web-d", "web-e", "a"]);
+        // Filtered rows keep the sort's order, not the score's.
+        t.set_filter("web");
+        assert_eq!(names(&t), ["web-d", "web-e"]);
+        t.set_filter("");
+        // Again: the other way round.
+        assert_eq!(
+            t.sort_by(SortColumn::Restarts).order_words(),
+            "fewest first"
+        );
+        assert_eq!(names(&t), ["a", "web-e", "web-d", "b", "c"]);
+        assert_eq!(t.query(), None);
     }
 
     #[test]

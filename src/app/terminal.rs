@@ -14,6 +14,8 @@ pub enum TerminalKind {
     Debug,
     Attach,
     Shell,
+    /// A command the user chose (`:exec CMD…`).
+    Exec,
     Log,
     /// The log of the container's previous run (`previous=true`).
     PreviousLog,
@@ -25,6 +27,7 @@ impl TerminalKind {
             TerminalKind::Debug => "debug",
             TerminalKind::Attach => "attach",
             TerminalKind::Shell => "shell",
+            TerminalKind::Exec => "exec",
             TerminalKind::Log => "log",
             TerminalKind::PreviousLog => "previous log",
         }
@@ -63,6 +66,8 @@ pub struct Terminal {
     /// The container, on the cluster (and as the user) it was opened with.
     pub key: TerminalKey,
     pub kind: TerminalKind,
+    /// What an exec runs (`TerminalKind::Exec`; empty otherwise).
+    pub command: Vec<String>,
     pub state: TerminalState,
     pub since: Timestamp,
     pub pane: Pane,
@@ -88,6 +93,7 @@ impl Terminal {
             id,
             key,
             kind,
+            command: Vec::new(),
             state: TerminalState::Attaching,
             since: now,
             pane: Pane::new(80, 24, crate::term::pane::DEFAULT_SCROLLBACK),

@@ -177,6 +177,7 @@ fn enter_opens_the_pod_view_and_esc_returns() {
         count: 3,
         last_seen: None,
         field_path: String::new(),
+        ..Default::default()
     })));
     let View::Pod(v) = &a.view else { panic!() };
     assert_eq!(v.events.len(), 1);
@@ -1048,5 +1049,126 @@ fn a_debug_container_that_exits_before_the_attach_shows_its_log_once_and_its_exi
     assert_eq!(
         a.workspace.terminals[&id].state,
         TerminalState::Ended("the container exited with code 3 (Error)".into())
+    );
+}
+
+#[test]
+fn delete_asks_first_and_only_y_deletes() {
+    let (mut a, _) = app(false);
+    a.update(listed(vec![row("shop", "web", "Running")]));
+    assert_eq!(a.update(key('X')), []);
+    assert_eq!(a.mode, Mode::ConfirmDelete(PodKey::new("shop", "web")));
+    // Anything but y keeps the pod, and the key does nothing else.
+    assert_eq!(a.update(key('q')), []);
+    assert_eq!(a.mode, Mode::Normal);
+    assert!(a.message.as_ref().unwrap().text.contains("was not deleted"));
+    a.update(key('X'));
+    assert_eq!(
+        a.update(key('y')),
+        [Effect::DeletePod(PodKey::new("shop", "web"))]
+    );
+    let refused = "You (sim-viewer) may not delete pods in namespace shop.".to_string();
+    a.update(Event::PodDeleted {
+        key: PodKey::new("shop", "web"),
+        outcome: Err(refused.clone()),
+    });
+    assert_eq!(a.message.as_ref().unwrap().text, refused);
+    assert_eq!(a.message.as_ref().unwrap().level, Level::Error);
+}
+
+#[test]
+fn e_runs_a_typed_command_in_the_selected_container() {
+    let mut a = in_pod_view();
+    a.update(key('e'));
+    let Mode::Command(line) = &a.mode else {
+        panic!("the command line, prefilled: {:?}", a.mode);
+    };
+    assert_eq!(line.text(), "exec ");
+    typed(&mut a, "ps -ef");
+    let effects = a.update(code(KeyCode::Enter));
+    let opened = effects.iter().find_map(|e| match e {
+        Effect::OpenSession { key, kind, .. } => Some((key.clone(), kind.clone())),
+        _ => None,
+    });
+    assert_eq!(
+        opened,
+        Some((
+            on_sim("shop", "web", "app"),
+            SessionKind::Exec(vec!["ps".into(), "-ef".into()])
+        ))
+    );
+    assert_eq!(focused(&a).kind, TerminalKind::Exec);
+}
+
+#[test]
+fn describe_from_the_list_follows_the_pod_and_esc_goes_back_to_the_list() {
+    let (mut a, _) = app(false);
+    a.update(Event::Resize(80, 24));
+    a.update(listed(vec![row("shop", "web", "Running")]));
+    assert_eq!(
+        a.update(key('D')),
+        [Effect::WatchPod(PodKey::new("shop", "web"))]
+    );
+    a.update(detail_event(pod_detail(None)));
+    let View::Pod(view) = &a.view else {
+        panic!("the pod view");
+    };
+    let Page::Describe(text) = &view.page else {
+        panic!("the describe page");
+    };
+    assert!(text.lines().iter().any(|l| l == "Containers:"));
+    assert_eq!(a.update(code(KeyCode::Esc)), [Effect::StopWatchingPod]);
+    assert!(matches!(a.view, View::Pods));
+}
+
+#[test]
+fn the_events_view_filters_reads_one_in_full_and_goes_back_to_its_pod() {
+    let mut a = in_pod_view();
+    assert_eq!(
+        a.update(key('E')),
+        [Effect::WatchEvents(Scope::Namespaces(vec!["shop".into()]))]
+    );
+    let event = |name: &str, reason: &str, message: &str| EventRow {
+        name: name.into(),
+        reason: reason.into(),
+        message: message.into(),
+        namespace: "shop".into(),
+        object: "pod/web".into(),
+        ..Default::default()
+    };
+    a.update(Event::Events(Feed::Listed {
+        scope: None,
+        rows: vec![
+            event("a", "Scheduled", "Successfully assigned shop/web to n"),
+            event("b", "BackOff", "Back-off restarting failed container"),
+        ],
+    }));
+    let View::Events(view) = &a.view else {
+        panic!("the events view");
+    };
+    assert_eq!(view.visible()[0].name, "b", "newest first");
+    a.update(key('/'));
+    typed(&mut a, "assigned");
+    a.update(code(KeyCode::Enter));
+    let View::Events(view) = &a.view else {
+        panic!("the events view");
+    };
+    assert_eq!(view.visible().len(), 1);
+    a.update(code(KeyCode::Enter));
+    let View::Events(view) = &a.view else {
+        panic!("the events view");
+    };
+    let text = view.reading.as_ref().expect("the event in full");
+    assert!(
+        text.lines()
+            .iter()
+            .any(|l| l.contains("Successfully assigned"))
+    );
+    // esc: the event, then the filter, then back to the pod it came from.
+    a.update(code(KeyCode::Esc));
+    a.update(code(KeyCode::Esc));
+    assert_eq!(
+        a.update(code(KeyCode::Esc)),
+        [Effect::WatchPod(PodKey::new("shop", "web"))]
     );
 }

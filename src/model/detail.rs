@@ -3,7 +3,6 @@
 
 use jiff::Timestamp;
 use k8s_openapi::api::core::v1::{Container, ContainerStatus, Event, Pod};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use super::pod::{PodKey, summarize};
 use super::text::printable;
@@ -160,8 +159,9 @@ pub struct PodDetail {
     /// The pod's volumes as `NAME:PATH`, PATH where its containers mount
     /// it (else `/mnt/NAME`): what a debug container can mount.
     pub volumes: Vec<String>,
-    /// The pod's name, annotations and spec (no status): what Pod Security
-    /// admission evaluates when a debug container is added.
+    /// The pod as the server sent it, without `managedFields`: what the
+    /// describe and YAML views show, and what Pod Security admission
+    /// evaluates when a debug container is added.
     pub manifest: Box<Pod>,
 }
 
@@ -234,17 +234,8 @@ impl PodDetail {
             .collect();
         let node = spec.node_name.clone().unwrap_or_default();
         let os = spec.os.as_ref().map(|o| o.name.clone());
-        // The spec moves into the manifest: one copy of it, not two.
-        let manifest = Box::new(Pod {
-            metadata: ObjectMeta {
-                name: pod.metadata.name.clone(),
-                namespace: pod.metadata.namespace.clone(),
-                annotations: pod.metadata.annotations.clone(),
-                ..Default::default()
-            },
-            spec: pod.spec.is_some().then_some(spec),
-            status: None,
-        });
+        let mut manifest = Box::new(pod.clone());
+        manifest.metadata.managed_fields = None;
         PodDetail {
             volumes,
             manifest,
@@ -338,16 +329,22 @@ fn state_of(s: &k8s_openapi::api::core::v1::ContainerState) -> ContainerState {
 }
 
 /// One line of the pod view's event list.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct EventRow {
     pub name: String,
     pub warning: bool,
     pub reason: String,
     pub message: String,
     pub count: i32,
+    pub first_seen: Option<Timestamp>,
     pub last_seen: Option<Timestamp>,
     /// `spec.ephemeralContainers{debugger}` and the like.
     pub field_path: String,
+    /// Who reported it: `kubelet`, `default-scheduler`.
+    pub source: String,
+    pub namespace: String,
+    /// What it is about, as `kind/name` in lower case (`pod/api-0`).
+    pub object: String,
 }
 
 impl EventRow {
@@ -358,8 +355,28 @@ impl EventRow {
             .map(|t| t.0)
             .or_else(|| event.event_time.as_ref().map(|t| t.0))
             .or_else(|| event.metadata.creation_timestamp.as_ref().map(|t| t.0));
+        let first_seen = event
+            .first_timestamp
+            .as_ref()
+            .map(|t| t.0)
+            .or_else(|| event.event_time.as_ref().map(|t| t.0));
+        let source = event
+            .source
+            .as_ref()
+            .and_then(|s| s.component.clone())
+            .or_else(|| event.reporting_component.clone())
+            .unwrap_or_default();
+        let object = &event.involved_object;
         EventRow {
             name: event.metadata.name.clone().unwrap_or_default(),
+            first_seen,
+            source: printable(source),
+            namespace: printable(event.metadata.namespace.clone().unwrap_or_default()),
+            object: printable(format!(
+                "{}/{}",
+                object.kind.as_deref().unwrap_or_default().to_lowercase(),
+                object.name.as_deref().unwrap_or_default()
+            )),
             warning: event.type_.as_deref() == Some("Warning"),
             reason: printable(event.reason.clone().unwrap_or_default()),
             message: printable(event.message.clone().unwrap_or_default()),

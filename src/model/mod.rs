@@ -2,6 +2,7 @@
 //! A full `Pod` costs tens of kilobytes of heap; a [`PodRow`] well under one.
 
 pub mod cluster;
+pub mod describe;
 pub mod detail;
 pub mod image;
 pub mod pod;

@@ -8,7 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use crate::app::keymap::Action;
-use crate::app::{App, Connection, Focus, Level, Mode, View};
+use crate::app::{App, Connection, Focus, Level, Mode, Page, View};
 use crate::theme::Theme;
 
 pub fn header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
@@ -17,12 +17,32 @@ pub fn header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         Connection::Connecting => ("◌", "connecting", theme.pending),
         Connection::Reconnecting => ("◍", "reconnecting", theme.warning),
     };
-    let total = app.pods.total();
-    let noun = if total == 1 { "pod" } else { "pods" };
-    let counts = if app.pods.query().is_some() {
-        format!("{}/{total} {noun}", app.pods.visible_len())
-    } else {
-        format!("{total} {noun}")
+    let (scope, counts, query) = match &app.view {
+        View::Events(view) => {
+            let total = view.rows.len();
+            let noun = if total == 1 { "event" } else { "events" };
+            let counts = if view.filter.is_empty() {
+                format!("{total} {noun}")
+            } else {
+                format!("{}/{total} {noun}", view.visible().len())
+            };
+            let query = (!view.filter.is_empty()).then(|| view.filter.clone());
+            (view.scope.label(), counts, query)
+        }
+        _ => {
+            let total = app.pods.total();
+            let noun = if total == 1 { "pod" } else { "pods" };
+            let counts = if app.pods.query().is_some() {
+                format!("{}/{total} {noun}", app.pods.visible_len())
+            } else {
+                format!("{total} {noun}")
+            };
+            (
+                app.scope.label(),
+                counts,
+                app.pods.query().map(str::to_string),
+            )
+        }
     };
     let sep = Span::styled(" │ ", theme.dim);
     let mut spans = vec![
@@ -32,14 +52,14 @@ pub fn header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         Span::styled(app.context.clone(), theme.text),
         sep.clone(),
         Span::styled("ns ", theme.dim),
-        Span::styled(app.scope.label(), theme.text),
+        Span::styled(scope, theme.text),
         sep.clone(),
         Span::styled(counts, theme.text),
     ];
-    if let Some(query) = app.pods.query() {
+    if let Some(query) = query {
         spans.push(sep.clone());
         spans.push(Span::styled("filter ", theme.dim));
-        spans.push(Span::styled(query.to_string(), theme.matched));
+        spans.push(Span::styled(query, theme.matched));
     }
     spans.push(sep);
     spans.push(Span::styled(format!("{dot} {state}"), style));
@@ -80,6 +100,21 @@ pub fn footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 Span::styled(hint, theme.dim),
             ])
         }
+        Mode::Find(query) => Line::from(vec![
+            Span::styled("/", theme.key_hint),
+            Span::styled(query.clone(), theme.text),
+            Span::styled("▏", theme.key_hint),
+            Span::styled("   enter find · n/N next/previous · esc cancel", theme.dim),
+        ]),
+        Mode::ConfirmDelete(_) => Line::from(Span::styled(
+            format!(
+                " {}",
+                app.message
+                    .as_ref()
+                    .map_or("Delete the pod? y/n", |m| m.text.as_str())
+            ),
+            theme.warning.add_modifier(ratatui::style::Modifier::BOLD),
+        )),
         Mode::ConfirmClose(_) => Line::from(vec![
             Span::styled(
                 " Close this pane? Its session ends (an attached container keeps running). ",
@@ -167,11 +202,30 @@ pub fn footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             ]);
         }
     } else {
-        match app.view {
+        let reading = match &app.view {
+            View::Pod(view) => !matches!(view.page, Page::Containers),
+            View::Events(view) => view.reading.is_some(),
+            View::Pods => false,
+        };
+        match &app.view {
+            _ if reading => {
+                spans.push(hint(Action::Back, "back"));
+                spans.push(hint(Action::Filter, "search"));
+                spans.push(vec![
+                    Span::styled(" n/N ", theme.key_hint),
+                    Span::styled("next/prev ", theme.dim),
+                ]);
+                if matches!(app.view, View::Pod(_)) {
+                    spans.push(hint(Action::Describe, "describe"));
+                    spans.push(hint(Action::Yaml, "yaml"));
+                }
+            }
             View::Pods => {
                 spans.push(hint(Action::Filter, "filter"));
                 spans.push(hint(Action::Open, "open"));
                 spans.push(hint(Action::Command, "cmd"));
+                spans.push(hint(Action::Describe, "describe"));
+                spans.push(hint(Action::Events, "events"));
                 spans.push(hint(Action::ToggleAllNamespaces, "all/ns"));
             }
             View::Pod(_) => {
@@ -180,23 +234,37 @@ pub fn footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 spans.push(hint(Action::Attach, "attach"));
                 spans.push(hint(Action::Shell, "shell"));
                 spans.push(hint(Action::Logs, "logs"));
+                spans.push(hint(Action::PreviousLogs, "previous"));
+                spans.push(hint(Action::Describe, "describe"));
+            }
+            View::Events(_) => {
+                spans.push(hint(Action::Back, "back"));
+                spans.push(hint(Action::Filter, "filter"));
+                spans.push(hint(Action::Open, "read in full"));
+                spans.push(hint(Action::ToggleAllNamespaces, "all/ns"));
             }
         }
         if !app.workspace.is_empty() {
-            spans.push(hint(Action::Workspace, "panes"));
+            spans.insert(0, hint(Action::Workspace, "panes"));
         }
-        spans.push(hint(Action::Help, "help"));
-        spans.push(hint(Action::Quit, "quit"));
     }
-    let mut room = usize::from(bottom.width);
+    // Help and quit always show; the view's hints take the room left.
+    let last: Vec<Vec<Span>> = if app.focus == Focus::Workspace {
+        Vec::new()
+    } else {
+        vec![hint(Action::Help, "help"), hint(Action::Quit, "quit")]
+    };
+    let width_of = |group: &Vec<Span>| group.iter().map(Span::width).sum::<usize>();
+    let mut room = usize::from(bottom.width).saturating_sub(last.iter().map(width_of).sum());
     let shown: Vec<Span> = spans
         .into_iter()
         .take_while(|group| {
-            let width: usize = group.iter().map(Span::width).sum();
+            let width = width_of(group);
             let fits = width <= room;
             room = room.saturating_sub(width);
             fits
         })
+        .chain(last)
         .flatten()
         .collect();
     frame.render_widget(

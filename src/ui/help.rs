@@ -30,8 +30,29 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             Action::Command,
             Action::Help,
             Action::ToggleAllNamespaces,
+            Action::Describe,
+            Action::Yaml,
+            Action::Events,
+            Action::SortByName,
+            Action::SortByStatus,
+            Action::SortByRestarts,
+            Action::SortByAge,
+            Action::Delete,
             Action::CopyName,
             Action::Workspace,
+        ],
+        View::Events(_) => &[
+            Action::Up,
+            Action::Down,
+            Action::Top,
+            Action::Bottom,
+            Action::Open,
+            Action::Filter,
+            Action::Back,
+            Action::ToggleAllNamespaces,
+            Action::Command,
+            Action::Help,
+            Action::Quit,
         ],
         View::Pod(_) => &[
             Action::Up,
@@ -42,6 +63,11 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             Action::Shell,
             Action::Logs,
             Action::PreviousLogs,
+            Action::Exec,
+            Action::Describe,
+            Action::Yaml,
+            Action::Events,
+            Action::Delete,
             Action::CopyName,
             Action::Workspace,
             Action::Command,
@@ -64,12 +90,17 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         theme.dim,
     )));
     lines.push(Line::from(Span::styled(
-        " Commands: :ns NAME · :ns (all) · :ctx NAME · :q · tab completes",
+        " Describe, YAML, an event in full: ↑/↓ pgup/pgdn g/G scroll · / search · n/N next/previous · esc back",
+        theme.dim,
+    )));
+    lines.push(Line::from(Span::styled(
+        " Commands: :ns NAME · :ns (all) · :ctx NAME · :describe · :yaml · :events [-A] · :sort COLUMN · :exec CMD… · :delete · :q · tab completes",
         theme.dim,
     )));
     let title = match app.view {
         View::Pods => " keys: pods ",
         View::Pod(_) => " keys: pod ",
+        View::Events(_) => " keys: events ",
     };
     draw_box(frame, area, title, lines, theme);
 }

@@ -2,10 +2,12 @@
 
 mod bars;
 mod columns;
+mod events;
 mod help;
 mod launcher;
 mod pod_list;
 mod pod_view;
+mod reader;
 #[cfg(test)]
 mod snapshots;
 mod workspace;
@@ -14,7 +16,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;
 
-use crate::app::{App, Mode, View};
+use crate::app::{App, Mode, Page, View};
 
 use crate::theme::Theme;
 pub use help::PANE_KEYS;
@@ -32,7 +34,30 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme) {
     if let Some(area) = areas.browser {
         match &app.view {
             View::Pods => pod_list::draw(frame, area, app, theme),
-            View::Pod(view) => pod_view::draw(frame, area, app, view, theme),
+            View::Pod(view) => match &view.page {
+                Page::Containers => pod_view::draw(frame, area, app, view, theme),
+                Page::Describe(text) | Page::Yaml(text) => {
+                    let what = if matches!(view.page, Page::Yaml(_)) {
+                        "yaml"
+                    } else {
+                        "describe"
+                    };
+                    let title = format!("{what} pod {} (live)", view.key);
+                    let waiting = match &view.trouble {
+                        _ if view.gone => Some(("This pod no longer exists.", theme.dim)),
+                        Some(trouble) if view.detail.is_none() => {
+                            Some((trouble.as_str(), theme.warning))
+                        }
+                        _ if view.detail.is_none() => Some(("Loading…", theme.dim)),
+                        _ => None,
+                    };
+                    reader::draw(frame, area, &title, waiting, text, theme)
+                }
+            },
+            View::Events(view) => match &view.reading {
+                Some(text) => reader::draw(frame, area, "event", None, text, theme),
+                None => events::draw(frame, area, app, view, theme),
+            },
         }
     }
     if let Some(area) = areas.workspace {
@@ -104,6 +129,49 @@ fn wrap(line: &Line, width: usize) -> Vec<Line<'static>> {
             return rows;
         }
     }
+}
+
+/// `text` in rows of at most `width` characters, broken at spaces where
+/// possible; at least one row.
+pub(crate) fn wrap_words(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut rows = Vec::new();
+    let mut row = String::new();
+    let mut row_len = 0;
+    for word in text.split(' ') {
+        let mut word = word;
+        loop {
+            let len = word.chars().count();
+            let gap = usize::from(row_len > 0);
+            if row_len + gap + len <= width {
+                if gap == 1 {
+                    row.push(' ');
+                }
+                row.push_str(word);
+                row_len += gap + len;
+                break;
+            }
+            if row_len > 0 {
+                rows.push(std::mem::take(&mut row));
+                row_len = 0;
+                continue;
+            }
+            // A word longer than the row: cut it.
+            let cut_at = word
+                .char_indices()
+                .nth(width)
+                .map_or(word.len(), |(i, _)| i);
+            rows.push(word[..cut_at].to_string());
+            word = &word[cut_at..];
+            if word.is_empty() {
+                break;
+            }
+        }
+    }
+    if row_len > 0 || rows.is_empty() {
+        rows.push(row);
+    }
+    rows
 }
 
 #[cfg(test)]

@@ -63,7 +63,32 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             Row::new(cells).style(style)
         })
         .collect();
-    frame.render_widget(fitted.table(&TITLES, rows, theme.header), inner);
+    let titles = sorted_titles(app.pods.sort());
+    let titles: Vec<&str> = titles.iter().map(String::as_str).collect();
+    frame.render_widget(fitted.table(&titles, rows, theme.header), inner);
+}
+
+/// The column titles, the sorted one marked ▲ (ascending) or ▼.
+fn sorted_titles(sort: Option<crate::app::pods::Sort>) -> Vec<String> {
+    use crate::app::command::SortColumn;
+    let mut titles: Vec<String> = TITLES.iter().map(|t| t.to_string()).collect();
+    if let Some(sort) = sort {
+        let (column, descending) = match sort.column {
+            SortColumn::Name => (Col::Name, false),
+            SortColumn::Namespace => (Col::Namespace, false),
+            SortColumn::Status => (Col::Status, false),
+            SortColumn::Restarts => (Col::Restarts, true),
+            SortColumn::Age => (Col::Age, false),
+            SortColumn::Node => (Col::Node, false),
+        };
+        let arrow = if descending != sort.reversed {
+            '▼'
+        } else {
+            '▲'
+        };
+        titles[column as usize].push(arrow);
+    }
+    titles
 }
 
 /// A row on screen, with the texts computed for it once (they are both

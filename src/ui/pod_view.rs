@@ -86,7 +86,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &PodView, theme: &Th
         .events
         .iter()
         .rev()
-        .map(|e| {
+        .flat_map(|e| {
             let age = e
                 .last_seen
                 .map_or_else(|| "-".into(), |t| human_duration(app.now.duration_since(t)));
@@ -98,7 +98,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &PodView, theme: &Th
             let kind_style = if e.warning { theme.warning } else { theme.dim };
             let reason = cut(&e.reason, reason_width, Cut::End);
             let container = cut(e.container().unwrap_or("pod"), container_width, Cut::Middle);
-            let mut line = Line::from(vec![
+            let mut first = Line::from(vec![
                 Span::styled(format!(" {age:>6} "), theme.dim),
                 Span::styled(
                     format!("{:<8}", if e.warning { "Warning" } else { "Normal" }),
@@ -107,14 +107,22 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &PodView, theme: &Th
                 Span::styled(format!("{reason:<reason_width$} "), theme.text),
                 Span::styled(format!("{container:<container_width$} "), theme.dim),
             ]);
-            // One line per event: the message gets what the columns leave.
-            let room = width.saturating_sub(line.width() + count.chars().count());
-            line.push_span(Span::styled(
-                cut(&e.message, room.max(10), Cut::End),
-                theme.text,
-            ));
-            line.push_span(Span::styled(count, theme.text));
-            line
+            // The message in full, wrapped under its column.
+            let indent = first.width();
+            let message = super::wrap_words(
+                &format!("{}{count}", e.message),
+                width.saturating_sub(indent).max(20),
+            );
+            let mut rows = message.into_iter();
+            first.push_span(Span::styled(rows.next().unwrap_or_default(), theme.text));
+            let mut lines = vec![first];
+            lines.extend(rows.map(|more| {
+                Line::from(Span::styled(
+                    format!("{}{more}", " ".repeat(indent)),
+                    theme.text,
+                ))
+            }));
+            lines
         })
         .collect();
     let body = if lines.is_empty() {

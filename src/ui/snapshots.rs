@@ -166,7 +166,9 @@ fn pod_view() {
             count: 4,
             last_seen: Some("2026-01-01T00:59:00Z".parse().unwrap()),
             field_path: "spec.ephemeralContainers{debugger-x2k9p}".into(),
-        }, EventRow {
+            ..Default::default()
+        },
+        EventRow {
             name: "f".into(),
             warning: true,
             reason: "BackOff".into(),
@@ -174,11 +176,124 @@ fn pod_view() {
             count: 68,
             last_seen: Some("2026-01-01T00:59:40Z".parse().unwrap()),
             field_path: "spec.containers{worker}".into(),
+            ..Default::default()
         }],
     }));
     // The worker, whose last run was killed, in focus: the first regular
     // container is selected when the pod opens.
     assert_snapshot("pod_view", &render(&a, 120, 20));
+}
+
+/// The pod the describe and YAML views are tested on: a crash-looping
+/// worker with a previous run, env from a secret, a port and mounts.
+fn described_pod() -> PodDetail {
+    let pod: k8s_openapi::api::core::v1::Pod = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "ledger-worker-0", "namespace": "payments",
+            "labels": {"app": "ledger", "tier": "worker"},
+            "annotations": {"note": "first line\nsecond line"},
+            "managedFields": [{"manager": "kubectl", "operation": "Update"}],
+            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "ledger-worker", "uid": "u", "controller": true}]},
+        "spec": {"nodeName": "node-a2", "serviceAccountName": "ledger",
+            "containers": [{"name": "worker", "image": "ledger/worker:2.1",
+                "command": ["/app/worker"], "args": ["--queue", "ledger"],
+                "ports": [{"containerPort": 8080}],
+                "resources": {"limits": {"memory": "128Mi"}},
+                "env": [{"name": "QUEUE", "value": "ledger"},
+                        {"name": "DB_PASSWORD", "valueFrom": {"secretKeyRef": {"name": "db", "key": "password"}}}],
+                "volumeMounts": [{"name": "data", "mountPath": "/data"}]}],
+            "volumes": [{"name": "data", "emptyDir": {}}],
+            "tolerations": [{"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}]},
+        "status": {"phase": "Running", "podIP": "10.244.1.7", "hostIP": "10.0.0.12", "qosClass": "Burstable",
+            "startTime": "2026-01-01T00:00:00Z",
+            "conditions": [{"type": "Ready", "status": "False"}, {"type": "PodScheduled", "status": "True"}],
+            "containerStatuses": [{"name": "worker", "image": "ledger/worker:2.1", "imageID": "sha256:ab12",
+                "containerID": "containerd://c0ffee", "ready": false, "restartCount": 17,
+                "state": {"waiting": {"reason": "CrashLoopBackOff", "message": "back-off 5m0s restarting failed container"}},
+                "lastState": {"terminated": {"exitCode": 1, "reason": "Error",
+                    "startedAt": "2026-01-01T00:58:00Z", "finishedAt": "2026-01-01T00:58:02Z"}}}]}
+    }))
+    .expect("a pod");
+    PodDetail::from_pod(&pod)
+}
+
+#[test]
+fn describe_yaml_and_events_views_at_80x24() {
+    let mut a = demo_app();
+    a.update(Event::Resize(80, 24));
+    a.update(key('D'));
+    a.update(Event::Detail(Feed::Listed {
+        scope: None,
+        rows: vec![described_pod()],
+    }));
+    a.update(Event::PodEvents(Feed::Listed {
+        scope: None,
+        rows: vec![EventRow {
+            name: "e".into(),
+            warning: true,
+            reason: "BackOff".into(),
+            message: "Back-off restarting failed container worker".into(),
+            count: 40,
+            first_seen: Some("2026-01-01T00:10:00Z".parse().unwrap()),
+            last_seen: Some("2026-01-01T00:59:00Z".parse().unwrap()),
+            source: "kubelet".into(),
+            ..Default::default()
+        }],
+    }));
+    let top = render(&a, 80, 24);
+    assert_snapshot("describe_top", &top);
+    // The container section: state, last state, env from a secret.
+    a.update(code(KeyCode::PageDown));
+    assert_snapshot("describe_containers", &render(&a, 80, 24));
+    a.update(key('G'));
+    assert_snapshot("describe_end", &render(&a, 80, 24));
+
+    a.update(key('y'));
+    let yaml = render(&a, 80, 24);
+    assert_snapshot("yaml", &yaml);
+    assert!(!yaml.contains("managedFields"), "{yaml}");
+    a.update(key('/'));
+    for c in "restartcount".chars() {
+        a.update(key(c));
+    }
+    a.update(code(KeyCode::Enter));
+    assert_snapshot("yaml_found", &render(&a, 80, 24));
+
+    a.update(code(KeyCode::Esc));
+    a.update(key('E'));
+    let long = format!(
+        "0/3 nodes are available: {}preemption: not eligible due to preemptionPolicy=Never. THE-END",
+        "1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, ".repeat(12)
+    );
+    a.update(Event::Events(Feed::Listed {
+        scope: None,
+        rows: vec![
+            EventRow {
+                name: "old".into(),
+                reason: "Scheduled".into(),
+                message: "Successfully assigned payments/api-0 to node-a1".into(),
+                object: "pod/api-0".into(),
+                namespace: "payments".into(),
+                last_seen: Some("2026-01-01T00:50:00Z".parse().unwrap()),
+                ..Default::default()
+            },
+            EventRow {
+                name: "new".into(),
+                warning: true,
+                reason: "FailedScheduling".into(),
+                message: long,
+                object: "pod/batch-7".into(),
+                namespace: "payments".into(),
+                last_seen: Some("2026-01-01T00:59:30Z".parse().unwrap()),
+                ..Default::default()
+            },
+        ],
+    }));
+    let events = render(&a, 80, 24);
+    assert_snapshot("events", &events);
+    assert!(
+        events.contains("THE-END"),
+        "the whole message wraps on screen\n{events}"
+    );
 }
 
 /// A container without a status says why it has not started.
