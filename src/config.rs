@@ -19,6 +19,21 @@ pub struct Config {
     pub keys: BTreeMap<String, Keys>,
     pub debug: DebugConfig,
     pub terminal: TerminalConfig,
+    pub logs: LogsConfig,
+}
+
+/// `[logs]`: how log panes read.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LogsConfig {
+    /// The last this many lines when a log pane opens (0: all).
+    pub tail: u64,
+}
+
+impl Default for LogsConfig {
+    fn default() -> Self {
+        LogsConfig { tail: 1000 }
+    }
 }
 
 /// `[terminal]`: how panes behave.
@@ -88,6 +103,7 @@ impl Default for Config {
             keys: BTreeMap::new(),
             debug: DebugConfig::default(),
             terminal: TerminalConfig::default(),
+            logs: LogsConfig::default(),
         }
     }
 }
@@ -158,6 +174,16 @@ impl Config {
                 "seconds",
             ),
         ];
+        if self.logs.tail > MAX_SCROLLBACK {
+            return Err(ConfigError {
+                file: file.to_string(),
+                line: line_in(text, "logs", "tail").unwrap_or(0),
+                message: format!(
+                    "logs.tail = {} is out of range: 0 to {MAX_SCROLLBACK} lines",
+                    self.logs.tail
+                ),
+            });
+        }
         for (key, value, range, unit) in settings {
             if !range.contains(&value) {
                 return Err(ConfigError {

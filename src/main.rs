@@ -155,6 +155,7 @@ async fn browse(
         reattach_when_idle: seconds(config.terminal.reattach_when_idle),
         side_by_side_from: config.terminal.side_by_side_from,
         confirm_quit: config.terminal.confirm_quit,
+        log_tail: (config.logs.tail > 0).then_some(config.logs.tail as i64),
     };
     let debug_profile = debug_profile(&config, &paths.config).map_err(anyhow::Error::msg)?;
     let _log = podbay::logging::init(&paths.log);

@@ -310,8 +310,8 @@ struct Tasks {
     image_history: Option<std::path::PathBuf>,
     keepalive: Option<Duration>,
     recordings: std::path::PathBuf,
-    /// Where each followed log pane got to, for `r`.
-    log_resume: std::collections::HashMap<u64, log_pane::Resume>,
+    /// Where each followed log pane got to in each container, for `r`.
+    log_resume: std::collections::HashMap<(u64, String), log_pane::Resume>,
 }
 
 /// A terminal session's task and the way to talk to it.
@@ -423,9 +423,19 @@ impl Tasks {
             Effect::ShowLog {
                 id,
                 key,
+                containers,
                 previous,
                 follow,
-            } => self.show_log(id, key, previous, follow),
+                options,
+                fresh,
+            } => {
+                let read = log_pane::Read {
+                    previous,
+                    follow,
+                    options,
+                };
+                self.show_log(id, key, containers, read, fresh)
+            }
             Effect::SendInput { id, bytes } => self.send(id, SessionInput::Data(bytes)),
             Effect::ResizeSession { id, cols, rows } => {
                 if let Some(recorder) = self.recorders.get_mut(&id)
@@ -440,7 +450,7 @@ impl Tasks {
                     s.task.abort();
                 }
                 self.outboxes.close(id);
-                self.log_resume.remove(&id);
+                self.log_resume.retain(|(pane, _), _| *pane != id);
                 if let Some(mut handles) = self.followers.remove(&id) {
                     abort(&mut handles);
                 }
@@ -727,7 +737,14 @@ impl Tasks {
         }
     }
 
-    fn show_log(&mut self, id: u64, key: TerminalKey, previous: bool, follow: bool) {
+    fn show_log(
+        &mut self,
+        id: u64,
+        key: TerminalKey,
+        containers: Vec<String>,
+        read: log_pane::Read,
+        fresh: bool,
+    ) {
         let Some(client) = self.client_of_terminal(id, &key.cluster) else {
             return;
         };
@@ -735,23 +752,46 @@ impl Tasks {
         let pods: Api<Pod> = Api::namespaced(client, &pod.namespace);
         let outbox = self.outboxes.open(id);
         let (input, _) = mpsc::unbounded_channel();
-        // A previous run's log is read whole; the current one resumes
-        // after its last line.
-        let resume = if previous {
-            log_pane::Resume::default()
-        } else {
-            self.log_resume.entry(id).or_default().clone()
+        if fresh {
+            self.log_resume.retain(|(pane, _), _| *pane != id);
+        }
+        // Each container's stream resumes after its own last line; a
+        // previous run's log is read whole.
+        let mut resume = |container: &str| {
+            if read.previous {
+                log_pane::Resume::default()
+            } else {
+                self.log_resume
+                    .entry((id, container.to_string()))
+                    .or_default()
+                    .clone()
+            }
         };
-        let task = tokio::spawn(log_pane::run(
+        let sources: Vec<log_pane::Source> = if containers.is_empty() {
+            vec![log_pane::Source::alone(&container, resume(&container))]
+        } else {
+            let width = containers
+                .iter()
+                .map(|c| c.chars().count())
+                .max()
+                .unwrap_or(0);
+            containers
+                .iter()
+                .enumerate()
+                .map(|(i, c)| log_pane::Source::prefixed(c, i, width, resume(c)))
+                .collect()
+        };
+        let task = tokio::spawn(log_pane::run_all(
             id,
             pods,
             pod.name.to_string(),
-            container,
-            log_pane::Read { previous, follow },
-            resume,
+            sources,
+            read,
             outbox,
         ));
-        self.sessions.insert(id, SessionTask { input, task });
+        if let Some(old) = self.sessions.insert(id, SessionTask { input, task }) {
+            old.task.abort();
+        }
     }
 
     /// Runs a feed, forwarding its updates to the app as `wrap(update)`.

@@ -21,6 +21,8 @@ pub enum Command {
     /// Run this command line in the selected container.
     Exec(Vec<String>),
     Delete,
+    /// The focused log pane from this many seconds ago (`None`: all of it).
+    Since(Option<i64>),
     Quit,
 }
 
@@ -57,9 +59,9 @@ impl SortColumn {
     }
 }
 
-const COMMANDS: [&str; 12] = [
-    "ns", "ctx", "describe", "yaml", "events", "sort", "exec", "delete", "record", "rename", "q",
-    "quit",
+const COMMANDS: [&str; 13] = [
+    "ns", "ctx", "describe", "yaml", "events", "sort", "exec", "delete", "since", "record",
+    "rename", "q", "quit",
 ];
 
 pub fn parse(text: &str) -> Result<Command, String> {
@@ -101,6 +103,11 @@ pub fn parse(text: &str) -> Result<Command, String> {
             .map(Command::Sort)
             .ok_or_else(|| format!("Cannot sort by {column:?}; try :sort {}.", sort_names())),
         ("sort", None) => Err(format!("Name a column: :sort {}.", sort_names())),
+        ("since", Some(span)) if span == "all" || span == "0" => Ok(Command::Since(None)),
+        ("since", Some(span)) => seconds_in(&span).map(|s| Command::Since(Some(s))).ok_or_else(|| {
+            format!("Cannot read {span:?} as a time span; try :since 10m, :since 1h30m or :since all.")
+        }),
+        ("since", None) => Err("Say how far back: :since 10m, :since 2h or :since all.".into()),
         ("ns" | "namespace", ns) => Ok(Command::Namespace(ns.filter(|n| n != "all" && n != "-A"))),
         ("ctx" | "context", Some(ctx)) => Ok(Command::Context(ctx)),
         ("ctx" | "context", None) => Err("Name a context: :ctx NAME (Tab completes).".to_string()),
@@ -109,6 +116,28 @@ pub fn parse(text: &str) -> Result<Command, String> {
             "Unknown command :{other}; try :ns NAME, :ctx NAME or :q."
         )),
     }
+}
+
+/// `90s`, `10m`, `1h30m`, `2d` in seconds; `None` when it is not a span.
+fn seconds_in(span: &str) -> Option<i64> {
+    let mut total: i64 = 0;
+    let mut number = String::new();
+    for c in span.chars() {
+        if c.is_ascii_digit() {
+            number.push(c);
+            continue;
+        }
+        let unit = match c {
+            's' => 1,
+            'm' => 60,
+            'h' => 3600,
+            'd' => 86_400,
+            _ => return None,
+        };
+        let n: i64 = std::mem::take(&mut number).parse().ok()?;
+        total = total.checked_add(n.checked_mul(unit)?)?;
+    }
+    (number.is_empty() && total > 0).then_some(total)
 }
 
 fn sort_names() -> String {
@@ -349,6 +378,10 @@ mod tests {
             Ok(Command::Exec(vec!["ps".into(), "-ef".into()]))
         );
         assert!(parse("exec").unwrap_err().contains(":exec CMD"));
+        assert_eq!(parse("since 1h30m"), Ok(Command::Since(Some(5400))));
+        assert_eq!(parse("since all"), Ok(Command::Since(None)));
+        assert!(parse("since 10").is_err());
+        assert!(parse("since 10x").is_err());
     }
 
     #[test]

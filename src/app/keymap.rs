@@ -36,10 +36,11 @@ pub enum Action {
     SortByStatus,
     SortByRestarts,
     SortByAge,
+    AllLogs,
 }
 
 impl Action {
-    pub const ALL: [Action; 29] = [
+    pub const ALL: [Action; 30] = [
         Action::Quit,
         Action::Up,
         Action::Down,
@@ -69,6 +70,7 @@ impl Action {
         Action::SortByStatus,
         Action::SortByRestarts,
         Action::SortByAge,
+        Action::AllLogs,
     ];
 
     /// The name used in config.toml's `[keys]`.
@@ -103,6 +105,7 @@ impl Action {
             Action::SortByStatus => "sort_status",
             Action::SortByRestarts => "sort_restarts",
             Action::SortByAge => "sort_age",
+            Action::AllLogs => "all_logs",
         }
     }
 
@@ -137,6 +140,7 @@ impl Action {
             Action::SortByStatus => "sort by status (again: reverse)",
             Action::SortByRestarts => "sort by restarts, most first (again: reverse)",
             Action::SortByAge => "sort by age, youngest first (again: reverse)",
+            Action::AllLogs => "every container's log in one pane, init containers included",
         }
     }
 
@@ -171,6 +175,7 @@ impl Action {
             Action::SortByStatus => &["S"],
             Action::SortByRestarts => &["R"],
             Action::SortByAge => &["A"],
+            Action::AllLogs => &["L"],
         }
     }
 }

@@ -171,6 +171,13 @@ pub enum Effect {
     ShowLog {
         id: u64,
         key: TerminalKey,
+        /// Each of these containers' logs, each line after the container's
+        /// name (the all-containers pane); empty: `key.container`'s alone.
+        containers: Vec<String>,
+        options: terminal::LogOptions,
+        /// Start over (after a toggle or `:since`), not from where the
+        /// pane's last stream stopped.
+        fresh: bool,
         /// The previous run's log (`previous=true`).
         previous: bool,
         /// Follow the running container's log (`follow=true`), as a log
@@ -380,6 +387,9 @@ pub struct PaneOptions {
     pub side_by_side_from: u16,
     /// Quitting with live sessions asks first.
     pub confirm_quit: bool,
+    /// A log pane starts with the last this many lines (`[logs] tail`);
+    /// `None`: the whole log.
+    pub log_tail: Option<i64>,
 }
 
 impl Default for PaneOptions {
@@ -391,6 +401,7 @@ impl Default for PaneOptions {
             reattach_when_idle: Some(std::time::Duration::from_secs(20)),
             side_by_side_from: 200,
             confirm_quit: true,
+            log_tail: Some(1000),
         }
     }
 }
@@ -1128,6 +1139,7 @@ impl App {
                 vec![]
             }
             Ok(command::Command::Exec(command)) => self.exec(command),
+            Ok(command::Command::Since(seconds)) => self.log_since(seconds),
             Ok(command::Command::Delete) => {
                 self.ask_delete();
                 vec![]
@@ -1202,6 +1214,7 @@ impl App {
                 vec![]
             }
             Action::Exec => self.exec(Vec::new()),
+            Action::AllLogs if in_pod_view => self.open_all_logs(),
             Action::SortByName
             | Action::SortByStatus
             | Action::SortByRestarts
@@ -1451,6 +1464,20 @@ impl App {
         self.open_exec_pane(key, command)
     }
 
+    /// `L`: every container's log (init and debug containers included) in
+    /// one pane.
+    fn open_all_logs(&mut self) -> Vec<Effect> {
+        let View::Pod(view) = &self.view else {
+            return vec![];
+        };
+        let Some(detail) = &view.detail else {
+            return vec![];
+        };
+        let containers: Vec<String> = detail.containers.iter().map(|c| c.name.clone()).collect();
+        let key = TerminalKey::new(self.cluster.clone(), view.key.clone(), ALL_CONTAINERS);
+        self.open_all_logs_pane(key, containers)
+    }
+
     /// `N`, `S`, `R`, `A` or `:sort COLUMN`: sorts the list (again: the
     /// other way round).
     fn sort_by(&mut self, column: SortColumn) {
@@ -1628,6 +1655,10 @@ impl App {
         }
     }
 }
+
+/// The container name of an all-containers log pane's key: no container
+/// can be named so.
+pub const ALL_CONTAINERS: &str = "*";
 
 /// Applies an event watch's update to a list kept oldest first.
 fn apply_events(events: &mut Vec<EventRow>, feed: Feed<EventRow>) {

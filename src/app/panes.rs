@@ -60,13 +60,31 @@ impl App {
         self.open_pane(TerminalKind::Exec, key, None, command).1
     }
 
+    /// A pane with every one of `containers`' logs (`L`), `key.container`
+    /// naming them all.
+    pub(super) fn open_all_logs_pane(
+        &mut self,
+        key: TerminalKey,
+        containers: Vec<String>,
+    ) -> Vec<Effect> {
+        self.open_pane(TerminalKind::AllLogs, key, None, containers)
+            .1
+    }
+
+    /// Opens a pane; `words` is the command of an exec or the containers
+    /// of an all-containers log.
     fn open_pane(
         &mut self,
         kind: TerminalKind,
         key: TerminalKey,
         form: Option<Launcher>,
-        command: Vec<String>,
+        words: Vec<String>,
     ) -> (u64, Vec<Effect>) {
+        let (command, containers) = if kind == TerminalKind::AllLogs {
+            (Vec::new(), words)
+        } else {
+            (words, Vec::new())
+        };
         if kind == TerminalKind::Attach
             && let Some(shared) = self.attached_terminal(&key)
         {
@@ -103,12 +121,12 @@ impl App {
         let size = self.workspace.terminals[&id].pane.size();
         match kind {
             TerminalKind::Debug => {}
-            TerminalKind::Log | TerminalKind::PreviousLog => effects.push(Effect::ShowLog {
-                id,
-                key,
-                previous: kind == TerminalKind::PreviousLog,
-                follow: kind == TerminalKind::Log,
-            }),
+            TerminalKind::Log | TerminalKind::PreviousLog | TerminalKind::AllLogs => {
+                let t = self.workspace.terminals.get_mut(&id).expect("just added");
+                t.log.tail = self.options.log_tail;
+                t.containers = containers;
+                effects.push(log_effect(t, false));
+            }
             TerminalKind::Attach | TerminalKind::Shell | TerminalKind::Exec => {
                 effects.push(Effect::OpenSession {
                     id,
@@ -220,6 +238,9 @@ impl App {
         if let Some(effects) = self.on_copy_key(key) {
             return effects;
         }
+        if let Some(effects) = self.on_log_key(&key) {
+            return effects;
+        }
         let Some(t) = self.workspace.focused_terminal_mut() else {
             return self.show_browser();
         };
@@ -250,6 +271,81 @@ impl App {
             t.pane.scroll(-(1 << 30));
         }
         self.type_into(|pane| encode_key(&key, pane.application_cursor()))
+    }
+
+    /// Keys of a log pane, which takes no typing: `t` timestamps, `w`
+    /// wrap, `G` or `end` back to the newest line. `None` for other keys
+    /// and other panes.
+    fn on_log_key(&mut self, key: &KeyEvent) -> Option<Vec<Effect>> {
+        let t = self.workspace.focused_terminal_mut()?;
+        if !t.kind.is_log()
+            || key
+                .modifiers
+                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+        {
+            return None;
+        }
+        let said = match key.code {
+            KeyCode::Char('t') => {
+                t.log.timestamps = !t.log.timestamps;
+                if t.log.timestamps {
+                    "Each line after its timestamp; t hides them."
+                } else {
+                    "Timestamps hidden; t shows them."
+                }
+            }
+            KeyCode::Char('w') => {
+                t.log.cut_at = match t.log.cut_at {
+                    Some(_) => None,
+                    None => Some(t.pane.size().0),
+                };
+                if t.log.cut_at.is_some() {
+                    "Long lines cut at the pane's width; w wraps them again."
+                } else {
+                    "Long lines wrapped; w cuts them at the pane's width."
+                }
+            }
+            KeyCode::Char('G') | KeyCode::End => {
+                t.pane.scroll(-(1 << 30));
+                return Some(vec![]);
+            }
+            _ => return None,
+        };
+        let id = t.id;
+        self.message = Some(info(said.to_string()));
+        Some(self.restream_log(id))
+    }
+
+    /// Reads a log pane's log again from the start, with its options.
+    pub(super) fn restream_log(&mut self, id: u64) -> Vec<Effect> {
+        let scrollback = self.options.scrollback;
+        let Some(t) = self.workspace.terminals.get_mut(&id) else {
+            return vec![];
+        };
+        let (cols, rows) = t.pane.size();
+        t.pane = Pane::new(cols, rows, scrollback);
+        t.state = TerminalState::Attaching;
+        vec![log_effect(t, true)]
+    }
+
+    /// `:since 10m` (or `:since all`) on the focused log pane.
+    pub(super) fn log_since(&mut self, seconds: Option<i64>) -> Vec<Effect> {
+        let tail = self.options.log_tail;
+        let Some(t) = self
+            .workspace
+            .focused_terminal_mut()
+            .filter(|t| t.kind.is_log())
+        else {
+            self.message = Some(error(
+                ":since works on the focused log pane; open one with l, p or L.".into(),
+            ));
+            return vec![];
+        };
+        t.log.since_seconds = seconds;
+        // The window bounds the log; without one, the tail does.
+        t.log.tail = if seconds.is_some() { None } else { tail };
+        let id = t.id;
+        self.restream_log(id)
     }
 
     pub(super) fn on_workspace_paste(&mut self, text: &str) -> Vec<Effect> {
@@ -489,15 +585,9 @@ impl App {
         let Some(t) = self.workspace.terminals.get_mut(&id) else {
             return vec![];
         };
-        if t.kind == TerminalKind::Log {
+        if matches!(t.kind, TerminalKind::Log | TerminalKind::AllLogs) {
             t.state = TerminalState::Attaching;
-            let key = t.key.clone();
-            return vec![Effect::ShowLog {
-                id,
-                key,
-                previous: false,
-                follow: true,
-            }];
+            return vec![log_effect(t, false)];
         }
         vec![attach(t, false)]
     }
@@ -765,11 +855,15 @@ impl App {
                     "exited with code {exit_code} ({reason}){}",
                     colon_message(&message)
                 ));
+                // Read once: the container is gone, there is nothing to follow.
                 vec![Effect::ShowLog {
                     id,
                     key: t.key.clone(),
+                    containers: Vec::new(),
                     previous: false,
                     follow: false,
+                    options: t.log,
+                    fresh: false,
                 }]
             }
             Some(ContainerState::Waiting { reason, message }) => {
@@ -874,6 +968,20 @@ impl App {
 #[cfg(test)]
 #[path = "panes_tests.rs"]
 mod tests;
+
+/// The stream of a log pane: the previous run's read once, the current
+/// run's (or every container's) followed; `fresh` starts over.
+fn log_effect(t: &Terminal, fresh: bool) -> Effect {
+    Effect::ShowLog {
+        id: t.id,
+        key: t.key.clone(),
+        containers: t.containers.clone(),
+        previous: t.kind == TerminalKind::PreviousLog,
+        follow: t.kind != TerminalKind::PreviousLog,
+        options: t.log,
+        fresh,
+    }
+}
 
 /// (Re-)attaches a terminal to its container's own terminal; with
 /// `replay_log`, what it printed before is shown first.

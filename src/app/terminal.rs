@@ -17,6 +17,9 @@ pub enum TerminalKind {
     /// A command the user chose (`:exec CMD…`).
     Exec,
     Log,
+    /// Every container's log in one pane, each line prefixed with its
+    /// container's name.
+    AllLogs,
     /// The log of the container's previous run (`previous=true`).
     PreviousLog,
 }
@@ -29,19 +32,36 @@ impl TerminalKind {
             TerminalKind::Shell => "shell",
             TerminalKind::Exec => "exec",
             TerminalKind::Log => "log",
+            TerminalKind::AllLogs => "logs",
             TerminalKind::PreviousLog => "previous log",
         }
     }
 
     /// Log panes read the container's log; they have no process to talk to.
     pub fn is_log(self) -> bool {
-        matches!(self, TerminalKind::Log | TerminalKind::PreviousLog)
+        matches!(
+            self,
+            TerminalKind::Log | TerminalKind::PreviousLog | TerminalKind::AllLogs
+        )
     }
 
     /// Attaches reach the container's own process, which outlives the stream.
     pub fn resumable(self) -> bool {
         matches!(self, TerminalKind::Debug | TerminalKind::Attach)
     }
+}
+
+/// How a log pane reads and shows its log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct LogOptions {
+    /// Each line after the kubelet's timestamp (`t` toggles).
+    pub timestamps: bool,
+    /// Lines cut at this many columns instead of wrapped (`w` toggles).
+    pub cut_at: Option<u16>,
+    /// Only the last this many seconds (`:since 10m`).
+    pub since_seconds: Option<i64>,
+    /// Only the last this many lines (`[logs] tail`); `None`: all of it.
+    pub tail: Option<i64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,6 +88,10 @@ pub struct Terminal {
     pub kind: TerminalKind,
     /// What an exec runs (`TerminalKind::Exec`; empty otherwise).
     pub command: Vec<String>,
+    /// The containers an all-containers log pane reads, in the pod's order.
+    pub containers: Vec<String>,
+    /// How a log pane reads and shows its log.
+    pub log: LogOptions,
     pub state: TerminalState,
     pub since: Timestamp,
     pub pane: Pane,
@@ -94,6 +118,8 @@ impl Terminal {
             key,
             kind,
             command: Vec::new(),
+            containers: Vec::new(),
+            log: LogOptions::default(),
             state: TerminalState::Attaching,
             since: now,
             pane: Pane::new(80, 24, crate::term::pane::DEFAULT_SCROLLBACK),

@@ -1172,3 +1172,42 @@ fn the_events_view_filters_reads_one_in_full_and_goes_back_to_its_pod() {
         [Effect::WatchPod(PodKey::new("shop", "web"))]
     );
 }
+
+#[test]
+fn a_log_pane_reads_again_with_timestamps_a_window_or_every_container() {
+    let mut a = in_pod_view();
+    let log_of = |effects: &[Effect]| {
+        effects.iter().find_map(|e| match e {
+            Effect::ShowLog {
+                containers,
+                options,
+                fresh,
+                ..
+            } => Some((containers.clone(), *options, *fresh)),
+            _ => None,
+        })
+    };
+    let (_, options, fresh) = log_of(&a.update(key('l'))).expect("a log stream");
+    assert_eq!(options.tail, Some(1000), "the configured tail");
+    assert!(!options.timestamps && !fresh);
+    // In the pane: t shows timestamps, reading the log again from the start.
+    let (_, options, fresh) = log_of(&a.update(key('t'))).expect("read again");
+    assert!(options.timestamps && fresh);
+    // :since 10m: a window instead of the tail.
+    a.update(Event::Key(KeyEvent::new(
+        KeyCode::F(12),
+        KeyModifiers::NONE,
+    )));
+    assert_eq!(a.focus, Focus::Browser);
+    a.update(key(':'));
+    typed(&mut a, "since 10m");
+    a.update(key('\t'));
+    let effects = a.update(code(KeyCode::Enter));
+    let (_, options, _) = log_of(&effects).expect("read from ten minutes ago");
+    assert_eq!((options.since_seconds, options.tail), (Some(600), None));
+    // L in the pod view: every container of the pod in one pane.
+    assert_eq!(a.focus, Focus::Browser);
+    let (containers, _, _) = log_of(&a.update(key('L'))).expect("all logs");
+    assert_eq!(containers, ["app"]);
+    assert_eq!(focused(&a).kind, TerminalKind::AllLogs);
+}

@@ -198,8 +198,17 @@ pub fn run_log(pod: &Value, container: &str, terminated: &Value) -> Vec<LogRecor
         .and_then(Value::as_str)
         .unwrap_or(container);
     let code = terminated["exitCode"].as_i64().unwrap_or(0);
+    let init = pod
+        .pointer("/spec/initContainers")
+        .and_then(Value::as_array)
+        .is_some_and(|list| list.iter().any(|c| c["name"] == container));
     let lines: Vec<String> = match terminated["reason"].as_str().unwrap_or_default() {
         "StartError" | "ContainerCannotRun" => Vec::new(),
+        "Completed" if init => vec![
+            format!("INFO {container}: rendering the configuration for {app}"),
+            format!("INFO {container}: wrote /etc/{app}/{app}.conf"),
+            format!("INFO {container}: done"),
+        ],
         "Completed" => vec![
             format!("INFO {app}: starting {container}"),
             format!("INFO {app}: reading orders for the previous day"),

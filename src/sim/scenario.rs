@@ -631,7 +631,8 @@ fn terminated_ok(
     json!({
         "name": name, "image": image, "imageID": "", "containerID": container_id,
         "ready": true, "restartCount": 0,
-        "state": {"terminated": {"exitCode": 0, "reason": "Completed", "startedAt": created.to_string(), "finishedAt": started.to_string()}},
+        // As the kubelet writes it: the terminated state names its container too.
+        "state": {"terminated": {"exitCode": 0, "reason": "Completed", "startedAt": created.to_string(), "finishedAt": started.to_string(), "containerID": container_id}},
         "lastState": {},
     })
 }

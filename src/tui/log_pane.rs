@@ -11,30 +11,109 @@ use kube::api::{Api, LogParams};
 
 use super::outbox::Outbox;
 use crate::app::Event;
+use crate::app::terminal::LogOptions;
 use crate::cluster::session::SessionEnd;
 
 /// Where a followed log got to: the timestamp of the last line shown.
 pub type Resume = Arc<Mutex<Option<jiff::Timestamp>>>;
 
-/// Which log, and whether to follow it.
+/// Which log, whether to follow it, and how to show it.
 #[derive(Debug, Clone, Copy)]
 pub struct Read {
     /// The previous run's (`previous=true`).
     pub previous: bool,
     /// Follow it (`follow=true`) until the container stops.
     pub follow: bool,
+    pub options: LogOptions,
 }
 
-/// Streams `container`'s log into pane `id` and says how it ended.
-pub async fn run(
+/// One container's log in a pane: the prefix its lines get (none when it
+/// is alone) and where its stream got to.
+pub struct Source {
+    container: String,
+    prefix: Vec<u8>,
+    /// Columns the prefix takes on screen.
+    prefix_width: usize,
+    resume: Resume,
+}
+
+impl Source {
+    pub fn alone(container: &str, resume: Resume) -> Self {
+        Source {
+            container: container.to_string(),
+            prefix: Vec::new(),
+            prefix_width: 0,
+            resume,
+        }
+    }
+
+    /// Lines after the container's name, padded to `width`, in the
+    /// `index`th of six colours (as stern does).
+    pub fn prefixed(container: &str, index: usize, width: usize, resume: Resume) -> Self {
+        const COLOURS: [u8; 6] = [36, 33, 35, 32, 34, 31];
+        let colour = COLOURS[index % COLOURS.len()];
+        Source {
+            container: container.to_string(),
+            prefix: format!("\x1b[{colour}m{container:<width$}\x1b[0m \u{2502} ").into_bytes(),
+            prefix_width: width + 3,
+            resume,
+        }
+    }
+}
+
+/// How one container's stream ended.
+struct Outcome {
+    reason: String,
+    /// Cut, not finished: `r` may resume it.
+    disconnected: bool,
+}
+
+/// Streams each source's log into pane `id` as lines arrive, and says how
+/// it ended once every stream has.
+pub async fn run_all(
     id: u64,
     pods: Api<Pod>,
     pod: String,
-    container: String,
-    Read { previous, follow }: Read,
-    resume: Resume,
+    sources: Vec<Source>,
+    read: Read,
     outbox: Outbox,
 ) {
+    let streams = sources
+        .iter()
+        .map(|source| run(id, &pods, &pod, source, read, &outbox));
+    let outcomes = futures::future::join_all(streams).await;
+    let end_of = match outcomes.as_slice() {
+        [one] if sources[0].prefix.is_empty() => Outcome {
+            reason: one.reason.clone(),
+            disconnected: one.disconnected,
+        },
+        all => Outcome {
+            reason: if read.follow {
+                format!("the {} containers' log streams ended", all.len())
+            } else {
+                format!("end of the {} containers' logs", all.len())
+            },
+            disconnected: all.iter().any(|o| o.disconnected),
+        },
+    };
+    end(&outbox, id, end_of.reason, end_of.disconnected).await;
+}
+
+/// Streams one container's log into pane `id`.
+async fn run(
+    id: u64,
+    pods: &Api<Pod>,
+    pod: &str,
+    source: &Source,
+    Read {
+        previous,
+        follow,
+        options,
+    }: Read,
+    outbox: &Outbox,
+) -> Outcome {
+    let container = &source.container;
+    let resume = &source.resume;
     let since = *resume.lock().unwrap_or_else(|p| p.into_inner());
     let params = LogParams {
         container: Some(container.clone()),
@@ -43,39 +122,53 @@ pub async fn run(
         timestamps: true,
         // The apiserver takes whole seconds: lines up to `since` are skipped below.
         since_time: since.and_then(|t| jiff::Timestamp::from_second(t.as_second()).ok()),
+        // Resuming reads from where the pane stopped, whatever the window.
+        since_seconds: options.since_seconds.filter(|_| since.is_none()),
+        tail_lines: options.tail.filter(|_| since.is_none()),
         ..Default::default()
     };
     let which = if previous { "previous run's " } else { "" };
-    let stream = match pods.log_stream(&pod, &params).await {
+    let mut stream = match pods.log_stream(pod, &params).await {
         Ok(stream) => stream,
         Err(e) => {
             // The server's answer is final; a server out of reach may
             // come back, and `r` asks again.
             let unreachable = !matches!(e, kube::Error::Api(_));
             let reason = crate::cluster::errors::describe(&e).0;
-            end(&outbox, id, reason, unreachable && follow).await;
-            return;
+            if !source.prefix.is_empty() {
+                // One container of many: say it in the pane, the others go on.
+                let mut line = source.prefix.clone();
+                line.extend_from_slice(format!("\x1b[2m{reason}\x1b[22m\r\n").as_bytes());
+                let bytes = line.into();
+                outbox.send(Event::SessionOutput { id, bytes }).await;
+            }
+            return Outcome {
+                reason,
+                disconnected: unreachable && follow,
+            };
         }
     };
     let _ = outbox.send(Event::SessionAttached { id }).await;
-    let mut reader = stream;
     // A line not yet complete, and the lines ready to go to the pane.
     let (mut partial, mut batch) = (Vec::new(), Vec::new());
     let mut shown = 0usize;
     let mut ended = false;
+    let room = options
+        .cut_at
+        .map(|cols| usize::from(cols).saturating_sub(source.prefix_width));
     while !ended {
         // Wait for one line, then take those already here, up to a batch:
         // one event per batch, not per line, however fast the log.
         let mut waited = false;
         while !ended && batch.len() < BATCH_BYTES {
             let read = if waited {
-                match reader.read_until(b'\n', &mut partial).now_or_never() {
+                match stream.read_until(b'\n', &mut partial).now_or_never() {
                     Some(read) => read,
                     None => break,
                 }
             } else {
                 waited = true;
-                reader.read_until(b'\n', &mut partial).await
+                stream.read_until(b'\n', &mut partial).await
             };
             ended = !matches!(read, Ok(n) if n > 0);
             if partial.ends_with(b"\n") || (ended && !partial.is_empty()) {
@@ -91,15 +184,30 @@ pub async fn run(
                     *resume.lock().unwrap_or_else(|p| p.into_inner()) = Some(at);
                 }
                 shown += 1;
-                batch.extend_from_slice(text);
-                batch.extend_from_slice(b"\r\n");
+                batch.extend_from_slice(&source.prefix);
+                let mut room = room;
+                if options.timestamps && at.is_some() {
+                    let stamp = &line[..line.len() - text.len()];
+                    batch.extend_from_slice(b"\x1b[2m");
+                    batch.extend_from_slice(stamp);
+                    batch.extend_from_slice(b"\x1b[22m");
+                    room = room.map(|r| r.saturating_sub(stamp.len()));
+                }
+                batch.extend_from_slice(match room {
+                    Some(room) => cut_to_columns(text, room),
+                    None => text,
+                });
+                batch.extend_from_slice(b"\x1b[0m\r\n");
                 partial.clear();
             }
         }
         if !batch.is_empty() {
             let bytes = std::mem::take(&mut batch).into();
             if !outbox.send(Event::SessionOutput { id, bytes }).await {
-                return;
+                return Outcome {
+                    reason: format!("{container}'s log pane closed"),
+                    disconnected: false,
+                };
             }
         }
     }
@@ -109,11 +217,46 @@ pub async fn run(
         } else {
             format!("end of {container}'s {which}log")
         };
-        end(&outbox, id, reason, false).await;
+        Outcome {
+            reason,
+            disconnected: false,
+        }
     } else {
         // The app tells an exit from a cut by the container's state.
-        end(&outbox, id, format!("{container}'s log stream ended"), true).await;
+        Outcome {
+            reason: format!("{container}'s log stream ended"),
+            disconnected: true,
+        }
     }
+}
+
+/// The start of `text` that fits in `columns` on screen: escape sequences
+/// take none, every other character one.
+fn cut_to_columns(text: &[u8], columns: usize) -> &[u8] {
+    let mut used = 0;
+    let mut i = 0;
+    while i < text.len() {
+        if text[i] == 0x1b {
+            // CSI: ESC [ parameters, then a final byte in @..~.
+            if text.get(i + 1) == Some(&b'[') {
+                i += 2;
+                while i < text.len() && !(0x40..=0x7e).contains(&text[i]) {
+                    i += 1;
+                }
+            }
+            i += 1;
+            continue;
+        }
+        // UTF-8 continuation bytes belong to the character before.
+        if text[i] & 0xc0 != 0x80 {
+            if used == columns {
+                return &text[..i];
+            }
+            used += 1;
+        }
+        i += 1;
+    }
+    text
 }
 
 async fn end(outbox: &Outbox, id: u64, reason: String, disconnected: bool) {
@@ -166,6 +309,15 @@ mod tests {
         let (at, text) = super::split_timestamp_bytes(b"2026-11-23T10:00:00Z caf\xe9");
         assert!(at.is_some());
         assert_eq!(text, b"caf\xe9");
+    }
+
+    #[test]
+    fn lines_are_cut_at_columns_not_bytes_and_colours_take_none() {
+        use super::cut_to_columns;
+        assert_eq!(cut_to_columns(b"abcdef", 3), b"abc");
+        assert_eq!(cut_to_columns(b"\x1b[31mabcdef", 2), b"\x1b[31mab");
+        assert_eq!(cut_to_columns("héllo".as_bytes(), 2), "hé".as_bytes());
+        assert_eq!(cut_to_columns(b"ab", 5), b"ab");
     }
 
     #[test]
