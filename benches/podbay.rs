@@ -73,6 +73,9 @@ fn main() {
         if run("idle") {
             idle(&mut report).await;
         }
+        if run("logs") {
+            log_flood(&mut report).await;
+        }
         // Minutes long: only when asked for by name.
         if only.iter().any(|o| o == "soak") {
             soak(&mut report).await;
@@ -295,7 +298,8 @@ fn rss_kib(pid: u32) -> u64 {
         .unwrap_or(0)
 }
 
-/// Starts `podbay sim --pods N` as its own process (so its memory is not ours).
+/// Starts `podbay sim --pods N` (the demo with 0) as its own process (so
+/// its memory is not ours).
 async fn sim_process(pods: usize, pull_delay: u64) -> (tokio::process::Child, PathBuf, Duration) {
     sim_process_with(pods, pull_delay, &[]).await
 }
@@ -311,14 +315,15 @@ async fn sim_process_with(
         std::process::id()
     ));
     let start = Instant::now();
+    // 0 pods: the demo scenario.
+    let generated = if pods > 0 {
+        vec!["--pods".to_string(), pods.to_string()]
+    } else {
+        Vec::new()
+    };
     let mut child = tokio::process::Command::new(&binary)
-        .args([
-            "sim",
-            "--pods",
-            &pods.to_string(),
-            "--pull-delay",
-            &pull_delay.to_string(),
-        ])
+        .args(["sim", "--pull-delay", &pull_delay.to_string()])
+        .args(generated)
         .args(extra)
         .arg("--kubeconfig-out")
         .arg(&kubeconfig)
@@ -834,6 +839,106 @@ async fn idle(report: &mut Report) {
         "echo in 1 of 4 panes, 3 flooding (real binary, PTY)",
         format!("p50 {:.2} / p99 {:.2} ms", ms(p50), ms(p99)),
         "p99 ≤ 15 ms",
+    );
+    tui.quit().await;
+    let _ = std::fs::remove_file(kubeconfig);
+}
+
+/// A log pane following a debug container that writes 50 MB as fast as it
+/// can, and keystroke echo in a shell pane beside it meanwhile (real
+/// binary in a PTY, simulator in its own process).
+async fn log_flood(report: &mut Report) {
+    println!("a log pane following 50 MB");
+    const BYTES: u64 = 50_000_000;
+    let (_sim, kubeconfig, _) = sim_process(0, 0).await;
+    let client = Target {
+        kubeconfig: Some(kubeconfig.clone()),
+        ..Target::default()
+    }
+    .connect()
+    .await
+    .expect("connect")
+    .client;
+    // Quiet for a few seconds, so the pane is following before the flood.
+    let flood = format!(
+        "sleep 12; yes 'flood 0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijk' | head -c {BYTES}; echo; echo FLOOD-END; sleep 3600"
+    );
+    let spec = DebugSpec {
+        name: "flood".into(),
+        image: "busybox".into(),
+        target: None,
+        command: vec!["sh".into(), "-c".into(), flood],
+        profile: Profile::General,
+        env: vec![],
+        stdin: false,
+        tty: false,
+        mounts: Vec::new(),
+        workdir: None,
+        pull_policy: None,
+    };
+    spec.launch(&client, "shop", "redis-0")
+        .await
+        .expect("launch");
+    let tui = Tui::start(&kubeconfig);
+    tui.wait_for("redis-0").await;
+    tui.type_slowly(b"/redis-0\r\r").await;
+    tui.wait_for("init-config").await;
+    // The flood container is the last row; its log in a pane.
+    tui.type_slowly(b"Gl").await;
+    tui.wait_for("log shop/redis-0/flood").await;
+    // A shell in redis beside it.
+    tui.type_slowly(b"\x02dks").await;
+    tui.wait_for("shell shop/redis-0/redis").await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let pid = tui.child.child.id().expect("pid");
+    while !tui.shows("flood 0123") {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let started = Instant::now();
+    let mut samples = Vec::new();
+    let mut round = 0;
+    while !tui.shows("FLOOD-END") && round < 200 {
+        let mut typed = format!("ZQ{round}:");
+        tui.type_slowly(typed.as_bytes()).await;
+        tui.wait_for(&typed).await;
+        for i in 0..20u8 {
+            let c = (b'a' + i) as char;
+            typed.push(c);
+            let start = Instant::now();
+            let _ = tui.child.master.write_all(&[c as u8]).await;
+            tui.wait_for(&typed).await;
+            samples.push(start.elapsed());
+        }
+        tui.type_slowly(b"\x15").await;
+        round += 1;
+    }
+    while !tui.shows("FLOOD-END") {
+        assert!(
+            started.elapsed() < Duration::from_secs(300),
+            "the flood never ended"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let took = started.elapsed();
+    let (p50, p99) = percentiles(&mut samples);
+    report.row(
+        "50 MB log followed in a pane, until its last line is drawn",
+        format!(
+            "{:.1} s ({:.0} MB/s)",
+            took.as_secs_f64(),
+            BYTES as f64 / 1e6 / took.as_secs_f64()
+        ),
+        "",
+    );
+    report.row(
+        &format!("echo in a shell pane meanwhile ({} keys)", samples.len()),
+        format!("p50 {:.2} / p99 {:.2} ms", ms(p50), ms(p99)),
+        "p99 ≤ 15 ms",
+    );
+    report.row(
+        "podbay's RSS after the flood (scrollback 10 000 lines)",
+        format!("{} MiB", rss_kib(pid) / 1024),
+        "",
     );
     tui.quit().await;
     let _ = std::fs::remove_file(kubeconfig);

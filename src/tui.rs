@@ -939,7 +939,7 @@ impl Tasks {
                         generation,
                         Api::<KubeEvent>::namespaced(client.clone(), &ns),
                         feed::config(),
-                        None,
+                        Some(ns),
                         EventRow::from_event,
                         Event::Events,
                     )

@@ -422,3 +422,129 @@ async fn kubectl_debug_meets_pod_security_admission() {
     }
     let _ = std::fs::remove_file(&kubeconfig);
 }
+
+/// What an SRE reads before debugging, from kubectl against the simulator:
+/// `describe pod` (and podbay's own description says the same things),
+/// `get events -A`, `logs -f` that follows a running container and ends
+/// with a finished one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_describe_events_and_followed_logs_read_as_on_a_cluster() {
+    let sim = support::start_sim(0).await;
+    let kubeconfig = kubeconfig_file(&sim, "kubectl-investigate");
+    let client = support::client(&sim, "sim").await;
+    let pod: k8s_openapi::api::core::v1::Pod = kube::Api::namespaced(client, "payments")
+        .get("ledger-worker-7f9c6d8b5-w9x8v")
+        .await
+        .expect("the crash-looping pod");
+    let ours: Vec<String> =
+        podbay::model::describe::describe_pod(&pod, &[], jiff::Timestamp::now())
+            .iter()
+            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+            .collect();
+    for binary in kubectls() {
+        let version = text(&kubectl(&binary, &kubeconfig, &["version", "--client"], None).await);
+        let describe = kubectl(
+            &binary,
+            &kubeconfig,
+            &[
+                "describe",
+                "pod",
+                "-n",
+                "payments",
+                "ledger-worker-7f9c6d8b5-w9x8v",
+            ],
+            None,
+        )
+        .await;
+        assert!(describe.status.success(), "{version}\n{}", text(&describe));
+        let theirs = String::from_utf8_lossy(&describe.stdout).into_owned();
+        // Every line of kubectl's description above its events, spacing
+        // aside, is in podbay's.
+        let above_events = theirs.split("\nEvents:").next().unwrap_or_default();
+        let mut compared = 0;
+        for line in above_events.lines() {
+            let line = line.split_whitespace().collect::<Vec<_>>().join(" ");
+            if line.is_empty() {
+                continue;
+            }
+            assert!(
+                ours.contains(&line),
+                "{version}: kubectl says {line:?}; podbay's description:\n{}",
+                ours.join("\n")
+            );
+            compared += 1;
+        }
+        assert!(
+            compared > 25,
+            "{version}: {compared} lines compared\n{theirs}"
+        );
+        assert!(theirs.contains("Restart Count:  17"), "{theirs}");
+
+        let events = kubectl(&binary, &kubeconfig, &["get", "events", "-A"], None).await;
+        let listed = String::from_utf8_lossy(&events.stdout).into_owned();
+        assert!(events.status.success(), "{version}\n{}", text(&events));
+        // The apiserver's columns, not a bare NAME and AGE.
+        let header = listed.lines().next().unwrap_or_default();
+        for column in [
+            "NAMESPACE",
+            "LAST SEEN",
+            "TYPE",
+            "REASON",
+            "OBJECT",
+            "MESSAGE",
+        ] {
+            assert!(header.contains(column), "{version}: {column}\n{listed}");
+        }
+        for (namespace, reason) in [("search", "FailedScheduling"), ("payments", "BackOff")] {
+            assert!(
+                listed
+                    .lines()
+                    .any(|l| l.starts_with(namespace) && l.contains(reason)),
+                "{version}: {namespace} {reason}\n{listed}"
+            );
+        }
+
+        // A finished init container: -f prints its log and ends.
+        let init = kubectl(
+            &binary,
+            &kubeconfig,
+            &["logs", "-f", "-n", "shop", "redis-0", "-c", "init-config"],
+            None,
+        )
+        .await;
+        assert!(init.status.success(), "{version}\n{}", text(&init));
+        assert!(
+            String::from_utf8_lossy(&init.stdout).contains("init-config: done"),
+            "{version}\n{}",
+            text(&init)
+        );
+
+        // A running one: -f keeps going, and a line written later arrives.
+        let mut follow = tokio::process::Command::new(&binary)
+            .arg("--kubeconfig")
+            .arg(&kubeconfig)
+            .args([
+                "logs", "-f", "--tail=1", "-n", "shop", "redis-0", "-c", "redis",
+            ])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("kubectl starts");
+        tokio::time::sleep(Duration::from_secs(7)).await;
+        assert!(
+            follow.try_wait().expect("kubectl's status").is_none(),
+            "{version}: logs -f of a running container ended"
+        );
+        let _ = follow.start_kill();
+        let out = follow.wait_with_output().await.expect("kubectl output");
+        let lines = String::from_utf8_lossy(&out.stdout)
+            .matches("handled request")
+            .count();
+        assert!(
+            lines >= 2,
+            "{version}: the tail and a later line, got {lines}"
+        );
+    }
+    let _ = std::fs::remove_file(kubeconfig);
+}

@@ -37,10 +37,11 @@ pub enum Action {
     SortByRestarts,
     SortByAge,
     AllLogs,
+    Fold,
 }
 
 impl Action {
-    pub const ALL: [Action; 30] = [
+    pub const ALL: [Action; 31] = [
         Action::Quit,
         Action::Up,
         Action::Down,
@@ -71,6 +72,7 @@ impl Action {
         Action::SortByRestarts,
         Action::SortByAge,
         Action::AllLogs,
+        Action::Fold,
     ];
 
     /// The name used in config.toml's `[keys]`.
@@ -106,6 +108,7 @@ impl Action {
             Action::SortByRestarts => "sort_restarts",
             Action::SortByAge => "sort_age",
             Action::AllLogs => "all_logs",
+            Action::Fold => "fold",
         }
     }
 
@@ -141,6 +144,7 @@ impl Action {
             Action::SortByRestarts => "sort by restarts, most first (again: reverse)",
             Action::SortByAge => "sort by age, youngest first (again: reverse)",
             Action::AllLogs => "every container's log in one pane, init containers included",
+            Action::Fold => "show or fold the finished debug containers",
         }
     }
 
@@ -176,6 +180,7 @@ impl Action {
             Action::SortByRestarts => &["R"],
             Action::SortByAge => &["A"],
             Action::AllLogs => &["L"],
+            Action::Fold => &["f"],
         }
     }
 }

@@ -425,6 +425,9 @@ pub struct PodView {
     /// Opened straight on a page from the list (`D`, `y`): `esc` goes back
     /// to the list.
     pub back_to_list: bool,
+    /// Finished debug containers are folded into one row (`f`): they pile
+    /// up, one per try.
+    pub fold_finished: bool,
 }
 
 impl PodView {
@@ -440,6 +443,35 @@ impl PodView {
             trouble: None,
             page: Page::Containers,
             back_to_list: false,
+            fold_finished: false,
+        }
+    }
+
+    /// The containers listed, in the pod's order (finished debug
+    /// containers left out when folded).
+    pub fn listed(&self) -> Vec<&crate::model::ContainerInfo> {
+        let Some(detail) = &self.detail else {
+            return Vec::new();
+        };
+        detail
+            .containers
+            .iter()
+            .filter(|c| !self.fold_finished || !finished_debug(c))
+            .collect()
+    }
+
+    /// The container under the cursor.
+    pub fn selected(&self) -> Option<&crate::model::ContainerInfo> {
+        self.listed().get(self.cursor).copied()
+    }
+
+    /// How many finished debug containers are folded away.
+    pub fn folded(&self) -> usize {
+        match &self.detail {
+            Some(d) if self.fold_finished => {
+                d.containers.iter().filter(|c| finished_debug(c)).count()
+            }
+            _ => 0,
         }
     }
 
@@ -502,6 +534,8 @@ pub struct App {
     pub screen: (u16, u16),
     pub debug_images: Vec<String>,
     pub debug_profile: Profile,
+    /// `f` folded finished debug containers: every pod view opens so.
+    fold_finished: bool,
     next_session: u64,
     pub quitting: bool,
 }
@@ -557,6 +591,7 @@ impl App {
             screen: (80, 24),
             debug_images: options.debug_images,
             debug_profile: options.debug_profile,
+            fold_finished: false,
             next_session: 0,
             quitting: false,
         };
@@ -665,7 +700,7 @@ impl App {
                     if first {
                         Self::select_first_regular(view);
                     }
-                    let len = view.detail.as_ref().map_or(0, |d| d.containers.len());
+                    let len = view.listed().len();
                     view.cursor = view.cursor.min(len.saturating_sub(1));
                     view.refresh_page(now);
                 }
@@ -701,7 +736,18 @@ impl App {
                         }
                         _ => {}
                     }
-                    apply_events(&mut view.rows, feed);
+                    match feed {
+                        // One namespace's list of several watched: the others stay.
+                        Feed::Listed {
+                            scope: Some(namespace),
+                            rows,
+                        } => {
+                            view.rows.retain(|e| e.namespace != namespace);
+                            view.rows.extend(rows);
+                            view.rows.sort_by_key(|e| e.last_seen);
+                        }
+                        feed => apply_events(&mut view.rows, feed),
+                    }
                     let len = view.visible().len();
                     view.cursor = view.cursor.min(len.saturating_sub(1));
                 }
@@ -1215,6 +1261,18 @@ impl App {
             }
             Action::Exec => self.exec(Vec::new()),
             Action::AllLogs if in_pod_view => self.open_all_logs(),
+            Action::Fold => {
+                if let View::Pod(view) = &mut self.view {
+                    // Stay on the same container.
+                    let on = view.selected().map(|c| c.name.clone());
+                    view.fold_finished = !view.fold_finished;
+                    self.fold_finished = view.fold_finished;
+                    view.cursor = on
+                        .and_then(|name| view.listed().iter().position(|c| c.name == name))
+                        .unwrap_or(0);
+                }
+                vec![]
+            }
             Action::SortByName
             | Action::SortByStatus
             | Action::SortByRestarts
@@ -1304,6 +1362,7 @@ impl App {
         self.message = None;
         let mut view = PodView::new(key.clone());
         view.launch_when_loaded = launch;
+        view.fold_finished = self.fold_finished;
         self.view = View::Pod(Box::new(view));
         vec![Effect::WatchPod(key)]
     }
@@ -1446,11 +1505,7 @@ impl App {
             ));
             return vec![];
         };
-        let Some(container) = view
-            .detail
-            .as_ref()
-            .and_then(|d| d.containers.get(view.cursor))
-        else {
+        let Some(container) = view.selected() else {
             return vec![];
         };
         if !container.state.is_running() {
@@ -1512,11 +1567,11 @@ impl App {
         let View::Pod(view) = &mut self.view else {
             return vec![];
         };
-        let Some(detail) = &view.detail else {
+        if view.detail.is_none() {
             view.launch_when_loaded = true;
             return vec![];
-        };
-        let selected = detail.containers.get(view.cursor).map(|c| c.name.clone());
+        }
+        let selected = view.selected().map(|c| c.name.clone());
         self.show_launcher(selected.as_deref(), None);
         vec![]
     }
@@ -1578,12 +1633,7 @@ impl App {
         let View::Pod(view) = &self.view else {
             return vec![];
         };
-        let Some(container) = view
-            .detail
-            .as_ref()
-            .and_then(|d| d.containers.get(view.cursor))
-            .cloned()
-        else {
+        let Some(container) = view.selected().cloned() else {
             return vec![];
         };
         let key = TerminalKey::new(self.cluster.clone(), view.key.clone(), &container.name);
@@ -1633,7 +1683,7 @@ impl App {
             return;
         }
         if let View::Pod(view) = &mut self.view {
-            let len = view.detail.as_ref().map_or(0, |d| d.containers.len());
+            let len = view.listed().len();
             let last = len.saturating_sub(1);
             view.cursor = match action {
                 Action::Up => view.cursor.saturating_sub(1),
@@ -1654,6 +1704,12 @@ impl App {
             _ => {}
         }
     }
+}
+
+/// A debug container that has exited: it will never run again.
+fn finished_debug(c: &crate::model::ContainerInfo) -> bool {
+    c.kind == crate::model::ContainerKind::Ephemeral
+        && matches!(c.state, crate::model::ContainerState::Terminated { .. })
 }
 
 /// The container name of an all-containers log pane's key: no container

@@ -1211,3 +1211,86 @@ fn a_log_pane_reads_again_with_timestamps_a_window_or_every_container() {
     assert_eq!(containers, ["app"]);
     assert_eq!(focused(&a).kind, TerminalKind::AllLogs);
 }
+
+#[test]
+fn f_folds_finished_debug_containers_and_shows_them_again() {
+    let mut a = in_pod_view();
+    let exited = ContainerState::Terminated {
+        exit_code: 0,
+        reason: "Completed".into(),
+        message: String::new(),
+        finished: None,
+    };
+    a.update(detail_event(pod_detail(Some(exited))));
+    let names = |a: &App| -> (Vec<String>, usize, Option<String>) {
+        let View::Pod(view) = &a.view else {
+            panic!("the pod view")
+        };
+        (
+            view.listed().iter().map(|c| c.name.clone()).collect(),
+            view.folded(),
+            view.selected().map(|c| c.name.clone()),
+        )
+    };
+    a.update(key('j'));
+    assert_eq!(
+        names(&a),
+        (vec!["app".into(), "dbg".into()], 0, Some("dbg".into()))
+    );
+    a.update(key('f'));
+    // Folded: the cursor goes to a container still listed.
+    assert_eq!(names(&a), (vec!["app".into()], 1, Some("app".into())));
+    // The next pod opens folded too.
+    a.update(code(KeyCode::Esc));
+    a.update(code(KeyCode::Enter));
+    a.update(detail_event(pod_detail(Some(ContainerState::Terminated {
+        exit_code: 1,
+        reason: "Error".into(),
+        message: String::new(),
+        finished: None,
+    }))));
+    assert_eq!(names(&a).1, 1);
+    a.update(key('f'));
+    assert_eq!(
+        names(&a),
+        (vec!["app".into(), "dbg".into()], 0, Some("app".into()))
+    );
+}
+
+#[test]
+fn events_of_several_namespaces_are_listed_side_by_side() {
+    let (mut a, _) = app(false);
+    a.update(key(':'));
+    typed(&mut a, "events");
+    a.update(code(KeyCode::Enter));
+    let event = |ns: &str, name: &str| EventRow {
+        name: name.into(),
+        namespace: ns.into(),
+        ..Default::default()
+    };
+    for (ns, name) in [("shop", "a"), ("payments", "b")] {
+        a.update(Event::Events(Feed::Listed {
+            scope: Some(ns.into()),
+            rows: vec![event(ns, name)],
+        }));
+    }
+    // The same name in another namespace is another event.
+    a.update(Event::Events(Feed::Applied(event("payments", "a"))));
+    let View::Events(view) = &a.view else {
+        panic!("the events view")
+    };
+    let mut seen: Vec<(String, String)> = view
+        .rows
+        .iter()
+        .map(|e| (e.namespace.clone(), e.name.clone()))
+        .collect();
+    seen.sort();
+    assert_eq!(
+        seen,
+        [
+            ("payments".to_string(), "a".to_string()),
+            ("payments".into(), "b".into()),
+            ("shop".into(), "a".into())
+        ]
+    );
+}

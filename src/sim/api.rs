@@ -97,6 +97,13 @@ async fn dispatch(
                     "",
                 )));
             }
+            if wants_table(&request) && kind == Kind::Event {
+                return Ok(ok_json(&table::events(
+                    &[entry.value()],
+                    entry.resource_version,
+                    "",
+                )));
+            }
             Ok(ok_bytes(entry.json.clone()))
         }
         (
@@ -306,9 +313,13 @@ fn list(
         (true, Some(last)) => encode_continue(list_rv, &last.key),
         _ => String::new(),
     };
-    if as_table && filter.kind == Kind::Pod {
-        let pods: Vec<Value> = items.iter().map(|e| e.value()).collect();
-        return Ok(ok_json(&table::pods(&pods, list_rv, &continue_token)));
+    if as_table && matches!(filter.kind, Kind::Pod | Kind::Event) {
+        let objects: Vec<Value> = items.iter().map(|e| e.value()).collect();
+        let table = match filter.kind {
+            Kind::Pod => table::pods(&objects, list_rv, &continue_token),
+            _ => table::events(&objects, list_rv, &continue_token),
+        };
+        return Ok(ok_json(&table));
     }
     let mut body =
         BytesMut::with_capacity(64 + items.iter().map(|e| e.json.len() + 1).sum::<usize>());

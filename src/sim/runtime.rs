@@ -103,7 +103,10 @@ pub struct LogRecord {
     pub starts_line: bool,
 }
 
-const LOG_CAPACITY_BYTES: usize = 4 << 20;
+/// What a container's log keeps, as the kubelet's defaults do
+/// (`containerLogMaxSize` 10 MiB × `containerLogMaxFiles` 5): a follower
+/// that falls further behind than this skips what was rotated away.
+const LOG_CAPACITY_BYTES: usize = 50 << 20;
 const ATTACH_QUEUE: usize = 256;
 
 #[derive(Default)]

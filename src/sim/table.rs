@@ -1,5 +1,5 @@
-//! `meta.k8s.io/v1` Table rendering of pods, for `kubectl get` (which asks
-//! the server to print).
+//! `meta.k8s.io/v1` Table rendering of pods and events, for `kubectl get`
+//! (which asks the server to print), with the apiserver's columns.
 
 use k8s_openapi::api::core::v1::Pod;
 use serde_json::{Value, json};
@@ -74,6 +74,81 @@ pub fn pods(pods: &[Value], resource_version: u64, continue_token: &str) -> Valu
             column("Node", "string", "", "NodeName is a request to schedule this pod onto a specific node.", 1),
             column("Nominated Node", "string", "", "nominatedNodeName is set when this pod preempts other pods on the node.", 1),
             column("Readiness Gates", "string", "", "If specified, all readiness gates will be evaluated for pod readiness.", 1),
+        ],
+        "rows": rows,
+    })
+}
+
+/// Events as the apiserver prints them (`printEvent`): LAST SEEN, TYPE,
+/// REASON, OBJECT, MESSAGE, and with `-o wide` the subobject, source,
+/// first seen, count and name.
+pub fn events(events: &[Value], resource_version: u64, continue_token: &str) -> Value {
+    let column = |name: &str, priority: u8| json!({"name": name, "type": "string", "format": if name == "Name" { "name" } else { "" }, "description": "", "priority": priority});
+    let now = jiff::Timestamp::now();
+    let rows: Vec<Value> = events
+        .iter()
+        .map(|e| {
+            let since = |field: &str| {
+                e[field]
+                    .as_str()
+                    .and_then(|t| t.parse::<jiff::Timestamp>().ok())
+                    .map_or_else(
+                        || "<unknown>".to_string(),
+                        |t| crate::model::human_duration(now.duration_since(t)),
+                    )
+            };
+            let object = &e["involvedObject"];
+            let kind = object["kind"].as_str().unwrap_or_default().to_lowercase();
+            let target = match object["name"].as_str() {
+                Some(name) if !name.is_empty() => format!("{kind}/{name}"),
+                _ => kind,
+            };
+            let source = [e.pointer("/source/component"), e.pointer("/source/host")]
+                .iter()
+                .filter_map(|v| v.and_then(Value::as_str))
+                .filter(|s| !s.is_empty())
+                .collect::<Vec<_>>()
+                .join(", ");
+            json!({
+                "cells": [
+                    since("lastTimestamp"),
+                    e["type"],
+                    e["reason"],
+                    target,
+                    object["fieldPath"].as_str().unwrap_or_default(),
+                    source,
+                    e["message"].as_str().unwrap_or_default().trim(),
+                    since("firstTimestamp"),
+                    e["count"].as_i64().unwrap_or(1),
+                    e["metadata"]["name"],
+                ],
+                "object": {
+                    "kind": "PartialObjectMetadata",
+                    "apiVersion": "meta.k8s.io/v1",
+                    "metadata": e["metadata"],
+                },
+            })
+        })
+        .collect();
+    let mut metadata = json!({"resourceVersion": resource_version.to_string()});
+    if !continue_token.is_empty() {
+        metadata["continue"] = json!(continue_token);
+    }
+    json!({
+        "kind": "Table",
+        "apiVersion": "meta.k8s.io/v1",
+        "metadata": metadata,
+        "columnDefinitions": [
+            column("Last Seen", 0),
+            column("Type", 0),
+            column("Reason", 0),
+            column("Object", 0),
+            column("Subobject", 1),
+            column("Source", 1),
+            column("Message", 0),
+            column("First Seen", 1),
+            column("Count", 1),
+            column("Name", 1),
         ],
         "rows": rows,
     })

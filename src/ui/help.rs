@@ -63,6 +63,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             Action::Shell,
             Action::Logs,
             Action::PreviousLogs,
+            Action::AllLogs,
+            Action::Fold,
             Action::Exec,
             Action::Describe,
             Action::Yaml,

@@ -30,8 +30,10 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &PodView, theme: &Th
     };
     let facts = Line::from(pod_facts(view, detail, theme));
     let summary_height = wrapped_height(std::slice::from_ref(&facts), area.width).min(3) + 1;
-    let containers = detail.containers.len() as u16;
-    let focused = detail.containers.get(view.cursor);
+    let listed = view.listed();
+    let folded = view.folded();
+    let containers = listed.len() as u16 + u16::from(folded > 0);
+    let focused = listed.get(view.cursor).copied();
     let on_a_node = !detail.node.is_empty();
     let about = focused.map_or_else(Vec::new, |c| container_facts(c, on_a_node, app, theme));
     // Shown only when the table and a few events still fit beside it.
@@ -54,7 +56,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &PodView, theme: &Th
         .border_style(theme.border)
         .title(Span::styled(" containers ", theme.header));
     frame.render_widget(
-        container_table(&detail.containers, view.cursor, table.width, app, theme).block(block),
+        container_table(&listed, folded, view.cursor, table.width, app, theme).block(block),
         table,
     );
 
@@ -322,8 +324,11 @@ const PLAN: [Give; 8] = [
     give(Col::Image, 0),
 ];
 
+/// The containers' table; `folded` finished debug containers are one
+/// last row that says so.
 fn container_table<'a>(
-    containers: &'a [ContainerInfo],
+    containers: &[&'a ContainerInfo],
+    folded: usize,
     cursor: usize,
     room: u16,
     app: &App,
@@ -356,7 +361,7 @@ fn container_table<'a>(
         })
         .collect();
     let fitted = Fitted::new(&wants, &PLAN, usize::from(room));
-    let rows: Vec<Row> = containers
+    let mut rows: Vec<Row> = containers
         .iter()
         .zip(texts)
         .enumerate()
@@ -388,6 +393,13 @@ fn container_table<'a>(
             Row::new(cells).style(style)
         })
         .collect();
+    if folded > 0 {
+        // Short, to fit the NAME column; the help and README say more.
+        rows.push(Row::new([
+            Cell::from(Span::styled("debug", theme.debug)),
+            Cell::from(Span::styled(format!("+{folded} exited (f)"), theme.dim)),
+        ]));
+    }
     fitted.table(&TITLES, rows, theme.header)
 }
 

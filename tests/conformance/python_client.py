@@ -77,6 +77,20 @@ stamped = core.read_namespaced_pod_log(POD, NAMESPACE, container=TARGET, timesta
 check("read log with timestamps", stamped[:4].isdigit() and "T" in stamped.split(" ")[0], repr(stamped))
 ok, body = expect_error(lambda: core.read_namespaced_pod_log("storefront-7d9c8b6f4-x2k9p", NAMESPACE), 400)
 check("log needs a container when there are several", ok and "a container name must be specified" in body.get("message", ""), body)
+previous = core.read_namespaced_pod_log("ledger-worker-7f9c6d8b5-w9x8v", "payments", previous=True)
+check("previous run's log", "FATAL ledger-worker" in previous, repr(previous))
+ok, body = expect_error(lambda: core.read_namespaced_pod_log(POD, NAMESPACE, container=TARGET, previous=True), 400)
+check("no previous run, no previous log", ok and "previous terminated container" in body.get("message", ""), body)
+finished = core.read_namespaced_pod_log("redis-0", "shop", container="init-config")
+check("a finished init container's log", "init-config: done" in finished, repr(finished))
+everywhere = core.list_event_for_all_namespaces()
+check("events of all namespaces", {"search", "payments"} <= {e.metadata.namespace for e in everywhere.items},
+      sorted({e.metadata.namespace for e in everywhere.items}))
+seen = []
+for event in watch.Watch().stream(core.list_event_for_all_namespaces, timeout_seconds=2):
+    seen.append(event["type"])
+    break
+check("events watch across namespaces", seen == ["ADDED"], seen)
 
 # 404 and 401.
 ok, body = expect_error(lambda: core.read_namespaced_pod("no-such-pod", NAMESPACE), 404)
