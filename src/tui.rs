@@ -406,7 +406,7 @@ impl Tasks {
             Effect::WatchPods(scope) => self.watch_pods(scope),
             Effect::WatchPod(key) => self.watch_pod(key),
             Effect::WatchEvents(scope) => self.watch_events(scope),
-            Effect::DeletePod(key) => self.delete_pod(key),
+            Effect::DeletePod { cluster, pod } => self.delete_pod(&cluster, pod),
             Effect::StopWatchingPod => {
                 self.next_generation(Source::Pod);
                 abort(&mut self.pod);
@@ -948,8 +948,12 @@ impl Tasks {
         };
     }
 
-    fn delete_pod(&mut self, key: PodKey) {
-        let pods: Api<Pod> = Api::namespaced(self.connection.client.clone(), &key.namespace);
+    fn delete_pod(&mut self, cluster: &ClusterId, key: PodKey) {
+        // The cluster the user was asked about, whatever the browser shows now.
+        let Some(client) = self.clients.get(cluster).cloned() else {
+            return;
+        };
+        let pods: Api<Pod> = Api::namespaced(client, &key.namespace);
         let tx = self.tx.clone();
         tokio::spawn(async move {
             let outcome = match tokio::time::timeout(

@@ -147,8 +147,11 @@ pub enum Effect {
     WatchEvents(Scope),
     /// Stop the pod view's or the events view's watch.
     StopWatchingPod,
-    /// Delete the pod (the user confirmed).
-    DeletePod(PodKey),
+    /// Delete the pod, on this cluster (the user confirmed).
+    DeletePod {
+        cluster: ClusterId,
+        pod: PodKey,
+    },
     SwitchContext(String),
     /// Add this ephemeral container (`key.container`) to the pod, on the
     /// key's cluster.
@@ -618,7 +621,7 @@ impl App {
                     Mode::Filter(query) => {
                         query.push_str(text.lines().next().unwrap_or_default());
                         let q = query.clone();
-                        self.pods.set_filter(&q);
+                        self.set_filter(&q);
                     }
                     Mode::Command(line) => line.insert_str(text.lines().next().unwrap_or_default()),
                     Mode::Normal if self.focus == Focus::Workspace => {
@@ -734,8 +737,14 @@ impl App {
                         Feed::Reconnecting(sentence) => {
                             view.trouble = Some(crate::model::text::printable(sentence.clone()))
                         }
-                        _ => {}
+                        Feed::Resumed | Feed::Applied(_) | Feed::Deleted(_) => view.trouble = None,
+                        Feed::Listing { .. } | Feed::Cut => {}
                     }
+                    // The highlight stays on its event as newer ones arrive above it.
+                    let selected = view
+                        .visible()
+                        .get(view.cursor)
+                        .map(|e| (e.namespace.clone(), e.name.clone()));
                     match feed {
                         // One namespace's list of several watched: the others stay.
                         Feed::Listed {
@@ -748,8 +757,14 @@ impl App {
                         }
                         feed => apply_events(&mut view.rows, feed),
                     }
-                    let len = view.visible().len();
-                    view.cursor = view.cursor.min(len.saturating_sub(1));
+                    let visible = view.visible();
+                    let found = selected.and_then(|(namespace, name)| {
+                        visible
+                            .iter()
+                            .position(|e| e.namespace == namespace && e.name == name)
+                    });
+                    let len = visible.len();
+                    view.cursor = found.unwrap_or(view.cursor).min(len.saturating_sub(1));
                 }
                 vec![]
             }
@@ -769,6 +784,10 @@ impl App {
                 contexts,
             } => {
                 self.cluster = cluster;
+                // A question about the other cluster's pod is void.
+                if matches!(self.mode, Mode::ConfirmDelete(_)) {
+                    self.mode = Mode::Normal;
+                }
                 if !self.contexts_used.contains(&context) {
                     self.contexts_used.push(context.clone());
                 }
@@ -970,7 +989,10 @@ impl App {
             Mode::ConfirmDelete(pod) => match key.code {
                 KeyCode::Char('y') | KeyCode::Char('Y') => {
                     self.message = Some(info(format!("Deleting pod {pod}…")));
-                    vec![Effect::DeletePod(pod)]
+                    vec![Effect::DeletePod {
+                        cluster: self.cluster.clone(),
+                        pod,
+                    }]
                 }
                 _ => {
                     self.message = Some(info(format!("Pod {pod} was not deleted.")));
@@ -1435,9 +1457,11 @@ impl App {
                 let text = view
                     .visible()
                     .get(view.cursor)
-                    .map(|e| EventsView::full_text(e, now))?;
-                view.reading = Some(Reader::new(text));
-                self.fit_reader();
+                    .map(|e| EventsView::full_text(e, now));
+                if let Some(text) = text {
+                    view.reading = Some(Reader::new(text));
+                    self.fit_reader();
+                }
             }
             Action::Filter => self.mode = Mode::Filter(view.filter.clone()),
             Action::Back if !view.filter.is_empty() => {
@@ -1448,7 +1472,9 @@ impl App {
                 self.message = None;
                 return Some(match view.back_to.clone() {
                     Some(pod) => {
-                        self.view = View::Pod(Box::new(PodView::new(pod.clone())));
+                        let mut back = PodView::new(pod.clone());
+                        back.fold_finished = self.fold_finished;
+                        self.view = View::Pod(Box::new(back));
                         vec![Effect::WatchPod(pod)]
                     }
                     None => {
@@ -1474,8 +1500,25 @@ impl App {
             | Action::PageDown
             | Action::Top
             | Action::Bottom => self.move_cursor(action),
-            Action::Describe | Action::Yaml | Action::Events | Action::Delete | Action::Exec => {}
-            _ => return None,
+            // Keys about a pod or the pod list: no pod is selected here.
+            Action::Describe
+            | Action::Yaml
+            | Action::Events
+            | Action::Delete
+            | Action::Exec
+            | Action::Debug
+            | Action::Attach
+            | Action::Shell
+            | Action::Logs
+            | Action::PreviousLogs
+            | Action::AllLogs
+            | Action::CopyName
+            | Action::Fold
+            | Action::SortByName
+            | Action::SortByStatus
+            | Action::SortByRestarts
+            | Action::SortByAge => {}
+            Action::Quit | Action::Command | Action::Help | Action::Workspace => return None,
         }
         Some(vec![])
     }

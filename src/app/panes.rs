@@ -330,7 +330,6 @@ impl App {
 
     /// `:since 10m` (or `:since all`) on the focused log pane.
     pub(super) fn log_since(&mut self, seconds: Option<i64>) -> Vec<Effect> {
-        let tail = self.options.log_tail;
         let Some(t) = self
             .workspace
             .focused_terminal_mut()
@@ -342,8 +341,8 @@ impl App {
             return vec![];
         };
         t.log.since_seconds = seconds;
-        // The window bounds the log; without one, the tail does.
-        t.log.tail = if seconds.is_some() { None } else { tail };
+        // A window bounds the log; `:since all` asks for all of it.
+        t.log.tail = None;
         let id = t.id;
         self.restream_log(id)
     }
@@ -614,6 +613,16 @@ impl App {
             return self.on_workspace_mouse(event, area, at);
         }
         if areas.browser.is_some_and(|a| a.contains(at)) {
+            // The wheel scrolls a text being read, else moves the cursor.
+            let wheel = match event.kind {
+                MouseEventKind::ScrollUp => Some(super::reader::Scroll::Up),
+                MouseEventKind::ScrollDown => Some(super::reader::Scroll::Down),
+                _ => None,
+            };
+            if let (Some(scroll), Some(reader)) = (wheel, self.reader_mut()) {
+                reader.scroll(scroll);
+                return vec![];
+            }
             match event.kind {
                 MouseEventKind::ScrollUp => self.move_cursor(super::keymap::Action::Up),
                 MouseEventKind::ScrollDown => self.move_cursor(super::keymap::Action::Down),
@@ -701,13 +710,23 @@ impl App {
             t.state = TerminalState::Ended(format!("the pod {} was deleted", t.key.pod));
             return vec![];
         }
-        if end.disconnected && t.kind == TerminalKind::Log {
-            // A followed log ends when its container stops; otherwise the
-            // stream was cut and `r` picks up after the last line.
-            let stopped = !matches!(
-                t.container_state(),
-                Some(ContainerState::Running { .. } | ContainerState::Unknown) | None
-            );
+        if end.disconnected && matches!(t.kind, TerminalKind::Log | TerminalKind::AllLogs) {
+            // A followed log ends when its container stops (all of them,
+            // for an all-containers pane); otherwise the stream was cut and
+            // `r` picks up after the last line.
+            let running = |state: Option<&ContainerState>| {
+                matches!(
+                    state,
+                    Some(ContainerState::Running { .. } | ContainerState::Unknown) | None
+                )
+            };
+            let stopped = if t.kind == TerminalKind::AllLogs {
+                !t.detail
+                    .as_ref()
+                    .is_some_and(|d| d.containers.iter().any(|c| running(Some(&c.state))))
+            } else {
+                !running(t.container_state())
+            };
             t.state = if stopped {
                 TerminalState::Ended(format!(
                     "end of {}'s log: the container is not running",

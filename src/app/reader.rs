@@ -13,6 +13,9 @@ pub struct Reader {
     height: usize,
     /// The last search, for `n` and `N`.
     pub search: Option<String>,
+    /// The row of the match last moved to (the view may not start there
+    /// at the end of the text).
+    hit: Option<usize>,
 }
 
 /// One wrapped row: the line it belongs to, and its text.
@@ -91,6 +94,8 @@ impl Reader {
     }
 
     pub fn scroll(&mut self, how: Scroll) {
+        // `n` then searches from where the reader is, not the last match.
+        self.hit = None;
         let page = self.height.saturating_sub(1).max(1);
         self.top = match how {
             Scroll::Up => self.top.saturating_sub(1),
@@ -110,6 +115,12 @@ impl Reader {
         if query.is_empty() {
             return false;
         }
+        // A new search starts from the top row shown; `n` from the last match.
+        let from = match (&self.search, self.hit) {
+            (Some(last), Some(hit)) if *last == query => hit,
+            _ => self.top,
+        };
+        let new_search = self.search.as_deref() != Some(query.as_str()) || self.hit.is_none();
         self.search = Some(query.clone());
         let rows = self.rows();
         let hits: Vec<usize> = rows
@@ -119,13 +130,16 @@ impl Reader {
             .map(|(i, _)| i)
             .collect();
         let next = if backwards {
-            hits.iter().rev().find(|&&i| i < self.top).or(hits.last())
+            hits.iter().rev().find(|&&i| i < from).or(hits.last())
+        } else if new_search {
+            hits.iter().find(|&&i| i >= from).or(hits.first())
         } else {
-            hits.iter().find(|&&i| i > self.top).or(hits.first())
+            hits.iter().find(|&&i| i > from).or(hits.first())
         };
         match next {
             Some(&row) => {
                 self.top = row;
+                self.hit = Some(row);
                 self.clamp();
                 true
             }
@@ -176,6 +190,20 @@ mod tests {
         assert!(r.find("two", false));
         assert_eq!(r.top(), 1);
         assert!(!r.find("absent", false));
+    }
+
+    #[test]
+    fn n_goes_on_from_a_match_on_the_last_page_and_wraps() {
+        let mut r = reader(&["two", "x", "x", "x", "two", "two"], 20, 3);
+        assert!(r.find("two", false));
+        assert_eq!(r.top(), 0);
+        assert!(r.find("two", false));
+        // Row 4 is on the last page, which starts at row 3.
+        assert_eq!(r.top(), 3);
+        assert!(r.find("two", false));
+        assert_eq!(r.top(), 3, "row 5, on the same last page");
+        assert!(r.find("two", false));
+        assert_eq!(r.top(), 0, "past the last match, back to the first");
     }
 
     #[test]

@@ -1065,7 +1065,10 @@ fn delete_asks_first_and_only_y_deletes() {
     a.update(key('X'));
     assert_eq!(
         a.update(key('y')),
-        [Effect::DeletePod(PodKey::new("shop", "web"))]
+        [Effect::DeletePod {
+            cluster: sim_cluster(),
+            pod: PodKey::new("shop", "web")
+        }]
     );
     let refused = "You (sim-viewer) may not delete pods in namespace shop.".to_string();
     a.update(Event::PodDeleted {
@@ -1293,4 +1296,38 @@ fn events_of_several_namespaces_are_listed_side_by_side() {
             ("shop".into(), "a".into())
         ]
     );
+}
+
+#[test]
+fn the_events_view_keeps_its_selection_recovers_and_ignores_pod_keys() {
+    let (mut a, _) = app(false);
+    a.update(listed(vec![row("shop", "web", "Running")]));
+    a.update(key('E'));
+    let event = |name: &str, at: &str| EventRow {
+        name: name.into(),
+        namespace: "shop".into(),
+        last_seen: Some(at.parse().unwrap()),
+        ..Default::default()
+    };
+    a.update(Event::Events(Feed::Listed {
+        scope: Some("shop".into()),
+        rows: vec![event("old", "2026-01-01T00:00:00Z")],
+    }));
+    a.update(Event::Events(Feed::Reconnecting(
+        "Cannot reach the API server.".into(),
+    )));
+    // A newer event arrives above the selected one, which stays selected.
+    a.update(Event::Events(Feed::Applied(event(
+        "new",
+        "2026-01-01T00:05:00Z",
+    ))));
+    let View::Events(view) = &a.view else {
+        panic!("the events view")
+    };
+    assert_eq!(view.trouble, None, "events flow again");
+    assert_eq!(view.visible()[view.cursor].name, "old");
+    // Keys about a pod do nothing here (no pod is selected).
+    assert_eq!(a.update(key('d')), []);
+    assert_eq!(a.update(key('l')), []);
+    assert!(matches!(a.view, View::Events(_)));
 }

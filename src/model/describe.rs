@@ -27,14 +27,16 @@ pub fn describe_pod(pod: &Pod, events: &[EventRow], now: Timestamp) -> Vec<Strin
         "Namespace",
         meta.namespace.as_deref().unwrap_or_default(),
     );
-    out.pair(0, "Priority", &spec.priority.unwrap_or(0).to_string());
+    if let Some(priority) = spec.priority {
+        out.pair(0, "Priority", &priority.to_string());
+    }
     if let Some(class) = &spec.priority_class_name {
         out.pair(0, "Priority Class Name", class);
     }
     out.pair(
         0,
         "Service Account",
-        spec.service_account_name.as_deref().unwrap_or("default"),
+        spec.service_account_name.as_deref().unwrap_or_default(),
     );
     let node = match (&spec.node_name, &status.host_ip) {
         (Some(node), Some(ip)) => format!("{node}/{ip}"),
@@ -46,8 +48,16 @@ pub fn describe_pod(pod: &Pod, events: &[EventRow], now: Timestamp) -> Vec<Strin
         out.pair(0, "Start Time", &rfc1123(start.0));
     }
     out.map(0, "Labels", meta.labels.as_ref(), "=");
-    out.map(0, "Annotations", meta.annotations.as_ref(), ": ");
-    if let Some(deleting) = &meta.deletion_timestamp {
+    // As kubectl: the last-applied copy of the object is noise here (the
+    // YAML view has it).
+    let annotations = meta.annotations.as_ref().map(|all| {
+        let mut shown = all.clone();
+        shown.remove("kubectl.kubernetes.io/last-applied-configuration");
+        shown
+    });
+    out.map(0, "Annotations", annotations.as_ref(), ": ");
+    let finished = matches!(status.phase.as_deref(), Some("Succeeded" | "Failed"));
+    if let Some(deleting) = meta.deletion_timestamp.as_ref().filter(|_| !finished) {
         let grace = meta.deletion_grace_period_seconds.unwrap_or(0);
         out.pair(
             0,
@@ -161,7 +171,10 @@ pub fn describe_pod(pod: &Pod, events: &[EventRow], now: Timestamp) -> Vec<Strin
                 text.push_str(effect);
             }
             if t.operator.as_deref() == Some("Exists") && t.value.is_none() {
-                text.push_str(" op=Exists");
+                if !text.is_empty() {
+                    text.push(' ');
+                }
+                text.push_str("op=Exists");
             }
             if let Some(seconds) = t.toleration_seconds {
                 text.push_str(&format!(" for {seconds}s"));
@@ -216,6 +229,8 @@ struct Described<'a> {
     image: Option<&'a str>,
     target: Option<&'a str>,
     ports: Vec<String>,
+    /// `hostPort/protocol` of each port.
+    host_ports: Vec<String>,
     command: Option<&'a Vec<String>>,
     args: Option<&'a Vec<String>>,
     limits: Option<&'a BTreeMap<String, Quantity>>,
@@ -232,6 +247,18 @@ impl<'a> Described<'a> {
             name: &c.name,
             image: c.image.as_deref(),
             target: None,
+            host_ports: c
+                .ports
+                .iter()
+                .flatten()
+                .map(|p| {
+                    format!(
+                        "{}/{}",
+                        p.host_port.unwrap_or(0),
+                        p.protocol.as_deref().unwrap_or("TCP")
+                    )
+                })
+                .collect(),
             ports: c
                 .ports
                 .iter()
@@ -264,6 +291,7 @@ impl<'a> Described<'a> {
             image: c.image.as_deref(),
             target: c.target_container_name.as_deref(),
             ports: Vec::new(),
+            host_ports: Vec::new(),
             command: c.command.as_ref(),
             args: c.args.as_ref(),
             limits: None,
@@ -432,7 +460,9 @@ impl Sheet {
             self.pair(4, "Container ID", id);
         }
         self.pair(4, "Image", c.image.unwrap_or_default());
-        self.pair(4, "Image ID", status.map_or("", |s| s.image_id.as_str()));
+        if let Some(status) = status {
+            self.pair(4, "Image ID", &status.image_id);
+        }
         if let Some(target) = c.target {
             self.pair(4, "Target Container", target);
         }
@@ -443,11 +473,11 @@ impl Sheet {
             }
             [one] => {
                 self.pair(4, "Port", one);
-                self.pair(4, "Host Port", "0/TCP");
+                self.pair(4, "Host Port", &c.host_ports.join(", "));
             }
             many => {
                 self.pair(4, "Ports", &many.join(", "));
-                self.pair(4, "Host Ports", &vec!["0/TCP"; many.len()].join(", "));
+                self.pair(4, "Host Ports", &c.host_ports.join(", "));
             }
         }
         for (key, words) in [("Command", c.command), ("Args", c.args)] {
@@ -462,8 +492,9 @@ impl Sheet {
             Some(state) => self.state(4, "State", state),
             None => self.pair(4, "State", "Waiting"),
         }
-        if let Some(last) = status.and_then(|s| s.last_state.as_ref())
-            && (last.running.is_some() || last.terminated.is_some() || last.waiting.is_some())
+        if let Some(last) = status
+            .and_then(|s| s.last_state.as_ref())
+            .filter(|last| last.terminated.is_some())
         {
             self.state(4, "Last State", last);
         }
@@ -522,7 +553,9 @@ impl Sheet {
             }
         } else if let Some(t) = &state.terminated {
             self.pair(indent, key, "Terminated");
-            self.pair(sub, "Reason", t.reason.as_deref().unwrap_or_default());
+            if let Some(reason) = t.reason.as_deref().filter(|r| !r.is_empty()) {
+                self.pair(sub, "Reason", reason);
+            }
             if let Some(message) = &t.message {
                 self.pair(sub, "Message", message);
             }
