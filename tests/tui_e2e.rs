@@ -101,13 +101,19 @@ async fn a_crash_looping_pod_shows_how_its_last_run_ended_and_its_back_offs() {
         })
         .await;
     let text = screen.text();
-    let backoff = text
-        .lines()
-        .find(|l| l.contains("Warning BackOff"))
-        .unwrap_or_else(|| panic!("a BackOff warning:\n{text}"));
+    // The event's message wraps in full; its count ends it.
+    let mut rows = text.lines().skip_while(|l| !l.contains("Warning BackOff"));
+    let first = rows.next().unwrap_or_default();
+    // Its continuation rows start under the message column.
+    let rest = rows.take_while(|l| l.starts_with("          ") && !l.trim().is_empty());
+    let backoff: String = std::iter::once(first)
+        .chain(rest)
+        .collect::<Vec<_>>()
+        .join(" ");
     assert!(
-        backoff.trim_end().ends_with("×68"),
-        "its count shows: {backoff}"
+        backoff.trim_end().ends_with("×68")
+            && backoff.contains("ledger-worker-7f9c6d8b5-w9x8v_payments"),
+        "the whole message and its count show:\n{text}"
     );
     screen.quit().await;
     exits_cleanly(&mut screen).await;
