@@ -756,6 +756,23 @@ impl Tui {
         }
     }
 
+    /// Types a line of 20 keys into the focused shell, one at a time, each
+    /// timed from the key sent to its echo on screen; then clears the line.
+    async fn echo_round(&self, round: usize, samples: &mut Vec<Duration>) {
+        let mut typed = format!("ZQ{round}:");
+        self.type_slowly(typed.as_bytes()).await;
+        self.wait_for(&typed).await;
+        for i in 0..20u8 {
+            let c = (b'a' + i) as char;
+            typed.push(c);
+            let start = Instant::now();
+            let _ = self.child.master.write_all(&[c as u8]).await;
+            self.wait_for(&typed).await;
+            samples.push(start.elapsed());
+        }
+        self.type_slowly(b"\x15").await;
+    }
+
     async fn quit(mut self) {
         if self.shows("pane keys") {
             // Out of the panes first.
@@ -821,18 +838,7 @@ async fn idle(report: &mut Report) {
     let mut samples = Vec::new();
     // 500 samples, so the p99 is not just the second-worst key.
     for round in 0..25 {
-        let mut typed = format!("ZQ{round}:");
-        tui.type_slowly(typed.as_bytes()).await;
-        tui.wait_for(&typed).await;
-        for i in 0..20u8 {
-            let c = (b'a' + i) as char;
-            typed.push(c);
-            let start = Instant::now();
-            let _ = tui.child.master.write_all(&[c as u8]).await;
-            tui.wait_for(&typed).await;
-            samples.push(start.elapsed());
-        }
-        tui.type_slowly(b"\x15").await;
+        tui.echo_round(round, &mut samples).await;
     }
     let (p50, p99) = percentiles(&mut samples);
     report.row(
@@ -898,18 +904,7 @@ async fn log_flood(report: &mut Report) {
     let mut samples = Vec::new();
     let mut round = 0;
     while !tui.shows("FLOOD-END") && round < 200 {
-        let mut typed = format!("ZQ{round}:");
-        tui.type_slowly(typed.as_bytes()).await;
-        tui.wait_for(&typed).await;
-        for i in 0..20u8 {
-            let c = (b'a' + i) as char;
-            typed.push(c);
-            let start = Instant::now();
-            let _ = tui.child.master.write_all(&[c as u8]).await;
-            tui.wait_for(&typed).await;
-            samples.push(start.elapsed());
-        }
-        tui.type_slowly(b"\x15").await;
+        tui.echo_round(round, &mut samples).await;
         round += 1;
     }
     while !tui.shows("FLOOD-END") {

@@ -277,6 +277,9 @@ fn truncate(bytes: Bytes, limit: Option<usize>) -> Bytes {
     }
 }
 
+/// Bytes of log a follower renders and sends at a time.
+const FOLLOW_CHUNK: usize = 256 * 1024;
+
 async fn follow(
     process: Arc<ContainerProcess>,
     tx: mpsc::Sender<Bytes>,
@@ -299,7 +302,10 @@ async fn follow(
         if budget == 0 {
             return;
         }
-        let (records, after) = process.log_since(next);
+        // In chunks, yielding between them: a follower far behind a flood
+        // must not hold a worker (and every other stream on it) for the
+        // whole backlog.
+        let (records, after, more) = process.log_chunk(next, FOLLOW_CHUNK);
         next = after;
         if !records.is_empty()
             && tx
@@ -309,13 +315,26 @@ async fn follow(
         {
             return;
         }
+        if more {
+            tokio::task::yield_now().await;
+            continue;
+        }
         if exits.borrow_and_update().is_some() {
             // Drain anything written between the last read and the exit.
-            let (records, _) = process.log_since(next);
-            if !records.is_empty() {
-                let _ = tx.send(send(render(&records, &options), &mut budget)).await;
+            loop {
+                let (records, after, more) = process.log_chunk(next, FOLLOW_CHUNK);
+                next = after;
+                if budget == 0
+                    || (!records.is_empty()
+                        && tx
+                            .send(send(render(&records, &options), &mut budget))
+                            .await
+                            .is_err())
+                    || !more
+                {
+                    return;
+                }
             }
-            return;
         }
         tokio::select! {
             changed = updates.changed() => if changed.is_err() { return },

@@ -265,14 +265,32 @@ impl ContainerProcess {
 
     /// Log records with `seq >= from`, and the sequence number to ask for next.
     pub fn log_since(&self, from: u64) -> (Vec<LogRecord>, u64) {
+        let (records, next, _) = self.log_chunk(from, usize::MAX);
+        (records, next)
+    }
+
+    /// Records from `from` on, about `max_bytes` of them: with the seq to
+    /// ask from next, and whether more are already there. Sequence numbers
+    /// are contiguous, so the first record is found by subtraction, not a
+    /// scan of a log that may hold most of a million records.
+    pub fn log_chunk(&self, from: u64, max_bytes: usize) -> (Vec<LogRecord>, u64, bool) {
         let log = lock(&self.log);
-        let records = log
+        let start = log
             .records
-            .iter()
-            .filter(|r| r.seq >= from)
-            .cloned()
-            .collect();
-        (records, log.next_seq)
+            .front()
+            .map_or(0, |first| from.saturating_sub(first.seq) as usize);
+        let mut records = Vec::new();
+        let mut bytes = 0;
+        let mut next = log.next_seq.max(from);
+        for record in log.records.range(start.min(log.records.len())..) {
+            if bytes >= max_bytes {
+                next = record.seq;
+                break;
+            }
+            bytes += record.data.len();
+            records.push(record.clone());
+        }
+        (records, next, next < log.next_seq)
     }
 
     /// A receiver that changes whenever the log grows.

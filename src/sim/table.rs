@@ -12,8 +12,8 @@ pub fn pods(pods: &[Value], resource_version: u64, continue_token: &str) -> Valu
     let rows: Vec<Value> = pods
         .iter()
         .map(|pod| {
-            let row = serde_json::from_value::<Pod>(pod.clone()).map(|p| PodRow::from_pod(&p));
-            let cells = match row {
+            let parsed = serde_json::from_value::<Pod>(pod.clone()).map(|p| PodRow::from_pod(&p));
+            let cells = match parsed {
                 Ok(r) => {
                     let or_none = |s: &str| {
                         if s.is_empty() {
@@ -46,37 +46,73 @@ pub fn pods(pods: &[Value], resource_version: u64, continue_token: &str) -> Valu
                     "<none>"
                 ]),
             };
-            json!({
-                "cells": cells,
-                "object": {
-                    "kind": "PartialObjectMetadata",
-                    "apiVersion": "meta.k8s.io/v1",
-                    "metadata": pod["metadata"],
-                },
-            })
+            row(cells, &pod["metadata"])
         })
         .collect();
-    let mut metadata = json!({"resourceVersion": resource_version.to_string()});
-    if !continue_token.is_empty() {
-        metadata["continue"] = json!(continue_token);
-    }
-    json!({
-        "kind": "Table",
-        "apiVersion": "meta.k8s.io/v1",
-        "metadata": metadata,
-        "columnDefinitions": [
-            column("Name", "string", "name", "Name must be unique within a namespace.", 0),
-            column("Ready", "string", "", "The aggregate readiness state of this pod for accepting traffic.", 0),
-            column("Status", "string", "", "The aggregate status of the containers in this pod.", 0),
-            column("Restarts", "string", "", "The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.", 0),
-            column("Age", "string", "", "CreationTimestamp is a timestamp representing the server time when this object was created.", 0),
+    table(
+        resource_version,
+        continue_token,
+        vec![
+            column(
+                "Name",
+                "string",
+                "name",
+                "Name must be unique within a namespace.",
+                0,
+            ),
+            column(
+                "Ready",
+                "string",
+                "",
+                "The aggregate readiness state of this pod for accepting traffic.",
+                0,
+            ),
+            column(
+                "Status",
+                "string",
+                "",
+                "The aggregate status of the containers in this pod.",
+                0,
+            ),
+            column(
+                "Restarts",
+                "string",
+                "",
+                "The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.",
+                0,
+            ),
+            column(
+                "Age",
+                "string",
+                "",
+                "CreationTimestamp is a timestamp representing the server time when this object was created.",
+                0,
+            ),
             column("IP", "string", "", "If specified, the pod's IP address.", 1),
-            column("Node", "string", "", "NodeName is a request to schedule this pod onto a specific node.", 1),
-            column("Nominated Node", "string", "", "nominatedNodeName is set when this pod preempts other pods on the node.", 1),
-            column("Readiness Gates", "string", "", "If specified, all readiness gates will be evaluated for pod readiness.", 1),
+            column(
+                "Node",
+                "string",
+                "",
+                "NodeName is a request to schedule this pod onto a specific node.",
+                1,
+            ),
+            column(
+                "Nominated Node",
+                "string",
+                "",
+                "nominatedNodeName is set when this pod preempts other pods on the node.",
+                1,
+            ),
+            column(
+                "Readiness Gates",
+                "string",
+                "",
+                "If specified, all readiness gates will be evaluated for pod readiness.",
+                1,
+            ),
         ],
-        "rows": rows,
-    })
+        rows,
+    )
 }
 
 /// Events as the apiserver prints them (`printEvent`): LAST SEEN, TYPE,
@@ -109,8 +145,8 @@ pub fn events(events: &[Value], resource_version: u64, continue_token: &str) -> 
                 .filter(|s| !s.is_empty())
                 .collect::<Vec<_>>()
                 .join(", ");
-            json!({
-                "cells": [
+            row(
+                json!([
                     since("lastTimestamp"),
                     e["type"],
                     e["reason"],
@@ -121,24 +157,15 @@ pub fn events(events: &[Value], resource_version: u64, continue_token: &str) -> 
                     since("firstTimestamp"),
                     e["count"].as_i64().unwrap_or(1),
                     e["metadata"]["name"],
-                ],
-                "object": {
-                    "kind": "PartialObjectMetadata",
-                    "apiVersion": "meta.k8s.io/v1",
-                    "metadata": e["metadata"],
-                },
-            })
+                ]),
+                &e["metadata"],
+            )
         })
         .collect();
-    let mut metadata = json!({"resourceVersion": resource_version.to_string()});
-    if !continue_token.is_empty() {
-        metadata["continue"] = json!(continue_token);
-    }
-    json!({
-        "kind": "Table",
-        "apiVersion": "meta.k8s.io/v1",
-        "metadata": metadata,
-        "columnDefinitions": [
+    table(
+        resource_version,
+        continue_token,
+        vec![
             column("Last Seen", 0),
             column("Type", 0),
             column("Reason", 0),
@@ -150,6 +177,40 @@ pub fn events(events: &[Value], resource_version: u64, continue_token: &str) -> 
             column("Count", 1),
             column("Name", 1),
         ],
+        rows,
+    )
+}
+
+/// A Table: its columns and rows, at `resource_version`, with the next
+/// page's token when there is one.
+fn table(
+    resource_version: u64,
+    continue_token: &str,
+    columns: Vec<Value>,
+    rows: Vec<Value>,
+) -> Value {
+    let mut metadata = json!({"resourceVersion": resource_version.to_string()});
+    if !continue_token.is_empty() {
+        metadata["continue"] = json!(continue_token);
+    }
+    json!({
+        "kind": "Table",
+        "apiVersion": "meta.k8s.io/v1",
+        "metadata": metadata,
+        "columnDefinitions": columns,
         "rows": rows,
+    })
+}
+
+/// One row: its cells and the object's metadata (what `kubectl get` needs
+/// to name it).
+fn row(cells: Value, metadata: &Value) -> Value {
+    json!({
+        "cells": cells,
+        "object": {
+            "kind": "PartialObjectMetadata",
+            "apiVersion": "meta.k8s.io/v1",
+            "metadata": metadata,
+        },
     })
 }
