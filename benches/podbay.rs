@@ -855,6 +855,12 @@ async fn idle(report: &mut Report) {
 /// binary in a PTY, simulator in its own process).
 async fn log_flood(report: &mut Report) {
     println!("a log pane following 50 MB");
+    // First with nothing following the log: the flood's own cost.
+    log_flood_once(report, false).await;
+    log_flood_once(report, true).await;
+}
+
+async fn log_flood_once(report: &mut Report, follow: bool) {
     const BYTES: u64 = 50_000_000;
     let (_sim, kubeconfig, _) = sim_process(0, 0).await;
     let client = Target {
@@ -885,10 +891,32 @@ async fn log_flood(report: &mut Report) {
     spec.launch(&client, "shop", "redis-0")
         .await
         .expect("launch");
+    let launched = Instant::now();
     let tui = Tui::start(&kubeconfig);
     tui.wait_for("redis-0").await;
     tui.type_slowly(b"/redis-0\r\r").await;
     tui.wait_for("init-config").await;
+    if !follow {
+        // The shell alone, typed into from just after the flood starts.
+        tui.type_slowly(b"Gks").await;
+        tui.wait_for("shell shop/redis-0/redis").await;
+        while launched.elapsed() < Duration::from_millis(12_200) {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        let mut samples = Vec::new();
+        for round in 0..5 {
+            tui.echo_round(round, &mut samples).await;
+        }
+        let (p50, p99) = percentiles(&mut samples);
+        report.row(
+            "echo in a shell pane as a container writes 50 MB, no log pane (100 keys)",
+            format!("p50 {:.2} / p99 {:.2} ms", ms(p50), ms(p99)),
+            "",
+        );
+        tui.quit().await;
+        let _ = std::fs::remove_file(kubeconfig);
+        return;
+    }
     // The flood container is the last row; its log in a pane.
     tui.type_slowly(b"Gl").await;
     tui.wait_for("log shop/redis-0/flood").await;

@@ -771,7 +771,7 @@ impl App {
             Event::PodDeleted { key, outcome } => {
                 self.message = Some(match outcome {
                     Ok(()) => info(format!(
-                        "Deleting pod {key}: it goes once its containers have stopped."
+                        "Pod {key} deleted; it goes once its containers stop."
                     )),
                     Err(sentence) => error(sentence),
                 });
@@ -1533,8 +1533,9 @@ impl App {
         let Some(key) = key else {
             return;
         };
+        // Short: the choice must fit on an 80-column line.
         self.message = Some(warning(format!(
-            "Delete pod {key}? y deletes it (its containers get their grace period to stop); any other key keeps it."
+            "Delete pod {key}? y deletes, any other key keeps it."
         )));
         self.mode = Mode::ConfirmDelete(key);
     }
