@@ -5,9 +5,11 @@
 
 pub mod command;
 pub mod copy;
+mod events;
 pub mod keymap;
 pub mod launcher;
 mod link;
+mod pages;
 mod panes;
 pub mod pods;
 pub mod reader;
@@ -27,11 +29,13 @@ use crate::model::pod_security::Policy;
 use crate::model::{ClusterId, EventRow, PodDetail, PodKey, PodRow, TerminalKey};
 use crate::term::layout::{Direction, PaneId};
 use command::{CommandLine, SortColumn};
+pub use events::EventsView;
+use events::apply_events;
 use keymap::{Action, KeySpec, Keymap};
 use launcher::{FormOutcome, Launcher};
 pub use link::Link;
 use pods::PodTable;
-use reader::{Reader, Scroll};
+use reader::Reader;
 use terminal::TerminalKind;
 use workspace::Workspace;
 
@@ -277,88 +281,6 @@ pub enum Page {
     Describe(Reader),
     /// The pod as YAML, live.
     Yaml(Reader),
-}
-
-/// The events view: the events of a namespace (or of all), newest first.
-#[derive(Debug, Clone, PartialEq)]
-pub struct EventsView {
-    pub scope: Scope,
-    /// Oldest first, as the watch keeps them.
-    pub rows: Vec<EventRow>,
-    pub filter: String,
-    /// An index into [`EventsView::visible`].
-    pub cursor: usize,
-    /// `enter`: the selected event in full.
-    pub reading: Option<Reader>,
-    /// Where `esc` goes back to: this pod's view, or the list.
-    pub back_to: Option<PodKey>,
-    /// The watch's trouble (refused, failing), until it lists.
-    pub trouble: Option<String>,
-    pub listed: bool,
-}
-
-impl EventsView {
-    /// The events shown: newest first, those matching the filter (fuzzy
-    /// over the object, reason, namespace and type; the message must hold
-    /// the words as typed, or a long message would match anything).
-    pub fn visible(&self) -> Vec<&EventRow> {
-        use fuzzy_matcher::FuzzyMatcher;
-        let matcher = fuzzy_matcher::skim::SkimMatcherV2::default().ignore_case();
-        let query = self.filter.trim();
-        let lower = query.to_lowercase();
-        self.rows
-            .iter()
-            .rev()
-            .filter(|e| {
-                query.is_empty()
-                    || [
-                        e.object.as_str(),
-                        e.reason.as_str(),
-                        e.namespace.as_str(),
-                        if e.warning { "Warning" } else { "Normal" },
-                    ]
-                    .iter()
-                    .any(|field| matcher.fuzzy_match(field, query).is_some())
-                    || e.message.to_lowercase().contains(&lower)
-            })
-            .collect()
-    }
-
-    /// One event in full, for reading.
-    fn full_text(e: &EventRow, now: Timestamp) -> Vec<String> {
-        let when = |t: Option<Timestamp>| {
-            t.map_or_else(
-                || "-".into(),
-                |t| {
-                    format!(
-                        "{} ago",
-                        crate::model::human_duration(now.duration_since(t))
-                    )
-                },
-            )
-        };
-        let mut lines = vec![
-            format!(
-                "Type:       {}",
-                if e.warning { "Warning" } else { "Normal" }
-            ),
-            format!("Reason:     {}", e.reason),
-            format!("Object:     {}/{}", e.namespace, e.object),
-        ];
-        if !e.field_path.is_empty() {
-            lines.push(format!("Field:      {}", e.field_path));
-        }
-        lines.extend([
-            format!("From:       {}", e.source),
-            format!("Count:      {}", e.count),
-            format!("First seen: {}", when(e.first_seen)),
-            format!("Last seen:  {}", when(e.last_seen)),
-            String::new(),
-        ]);
-        // Messages arrive with their line breaks escaped (`\n`): show them as lines.
-        lines.extend(e.message.split("\\n").map(str::to_string));
-        lines
-    }
 }
 
 /// Which half has the keyboard: the browser or the workspace of panes.
@@ -727,45 +649,7 @@ impl App {
                 vec![]
             }
             Event::Events(feed) => {
-                if let View::Events(view) = &mut self.view {
-                    match &feed {
-                        Feed::Listed { .. } => {
-                            view.listed = true;
-                            view.trouble = None;
-                        }
-                        Feed::Forbidden(denied) => view.trouble = Some(denied.sentence()),
-                        Feed::Reconnecting(sentence) => {
-                            view.trouble = Some(crate::model::text::printable(sentence.clone()))
-                        }
-                        Feed::Resumed | Feed::Applied(_) | Feed::Deleted(_) => view.trouble = None,
-                        Feed::Listing { .. } | Feed::Cut => {}
-                    }
-                    // The highlight stays on its event as newer ones arrive above it.
-                    let selected = view
-                        .visible()
-                        .get(view.cursor)
-                        .map(|e| (e.namespace.clone(), e.name.clone()));
-                    match feed {
-                        // One namespace's list of several watched: the others stay.
-                        Feed::Listed {
-                            scope: Some(namespace),
-                            rows,
-                        } => {
-                            view.rows.retain(|e| e.namespace != namespace);
-                            view.rows.extend(rows);
-                            view.rows.sort_by_key(|e| e.last_seen);
-                        }
-                        feed => apply_events(&mut view.rows, feed),
-                    }
-                    let visible = view.visible();
-                    let found = selected.and_then(|(namespace, name)| {
-                        visible
-                            .iter()
-                            .position(|e| e.namespace == namespace && e.name == name)
-                    });
-                    let len = visible.len();
-                    view.cursor = found.unwrap_or(view.cursor).min(len.saturating_sub(1));
-                }
+                self.on_events_feed(feed);
                 vec![]
             }
             Event::PodDeleted { key, outcome } => {
@@ -1043,125 +927,6 @@ impl App {
         }
     }
 
-    /// A search typed in a reader (describe, YAML, an event in full).
-    fn on_find_key(&mut self, mut query: String, key: KeyEvent) -> Vec<Effect> {
-        match key.code {
-            KeyCode::Esc => {}
-            KeyCode::Enter => self.find(Some(query), false),
-            KeyCode::Backspace => {
-                if query.pop().is_some() {
-                    self.mode = Mode::Find(query);
-                }
-            }
-            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
-                query.push(c);
-                self.mode = Mode::Find(query);
-            }
-            _ => self.mode = Mode::Find(query),
-        }
-        vec![]
-    }
-
-    /// Moves the reader to the next (or previous) match of `query`, or of
-    /// the last search; says so when there is none.
-    fn find(&mut self, query: Option<String>, backwards: bool) {
-        let Some(reader) = self.reader_mut() else {
-            return;
-        };
-        let Some(query) = query.or_else(|| reader.search.clone()) else {
-            self.message = Some(info("Type / and a word to search for.".into()));
-            return;
-        };
-        self.message = if reader.find(&query, backwards) {
-            None
-        } else {
-            Some(warning(format!("No line holds {query:?}.")))
-        };
-    }
-
-    /// The text being read, if the browser shows one.
-    fn reader_mut(&mut self) -> Option<&mut Reader> {
-        match &mut self.view {
-            View::Pod(view) => match &mut view.page {
-                Page::Describe(reader) | Page::Yaml(reader) => Some(reader),
-                Page::Containers => None,
-            },
-            View::Events(view) => view.reading.as_mut(),
-            View::Pods => None,
-        }
-    }
-
-    /// Keeps the reader's wrapping and paging in step with the browser's size.
-    fn fit_reader(&mut self) {
-        let area = self.areas().browser.unwrap_or_default();
-        // A title row above the text.
-        let (width, height) = (
-            usize::from(area.width),
-            usize::from(area.height).saturating_sub(1),
-        );
-        if let Some(reader) = self.reader_mut() {
-            reader.fit(width, height);
-        }
-    }
-
-    /// Keys for a text being read: scrolling, `/`, `n`, `N`, `esc`. `None`
-    /// for the keys that keep their usual meaning.
-    fn on_reader_key(&mut self, key: &KeyEvent) -> Option<Vec<Effect>> {
-        self.reader_mut()?;
-        let plain = !key
-            .modifiers
-            .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
-        match key.code {
-            KeyCode::Char('n') if plain => {
-                self.find(None, false);
-                return Some(vec![]);
-            }
-            KeyCode::Char('N') if plain => {
-                self.find(None, true);
-                return Some(vec![]);
-            }
-            _ => {}
-        }
-        let scroll = match self.keymap.action(key)? {
-            Action::Up => Scroll::Up,
-            Action::Down => Scroll::Down,
-            Action::PageUp => Scroll::PageUp,
-            Action::PageDown => Scroll::PageDown,
-            Action::Top => Scroll::Top,
-            Action::Bottom => Scroll::Bottom,
-            Action::Filter => {
-                self.mode = Mode::Find(String::new());
-                return Some(vec![]);
-            }
-            Action::Back => return Some(self.close_reader()),
-            _ => return None,
-        };
-        if let Some(reader) = self.reader_mut() {
-            reader.scroll(scroll);
-        }
-        Some(vec![])
-    }
-
-    /// `esc` on a text being read: back to where it was opened from.
-    fn close_reader(&mut self) -> Vec<Effect> {
-        self.message = None;
-        match &mut self.view {
-            View::Pod(view) if view.back_to_list => {
-                self.view = View::Pods;
-                vec![Effect::StopWatchingPod]
-            }
-            View::Pod(view) => {
-                view.page = Page::Containers;
-                vec![]
-            }
-            View::Events(view) => {
-                view.reading = None;
-                vec![]
-            }
-            View::Pods => vec![],
-        }
-    }
-
     fn on_command_key(&mut self, mut line: CommandLine, key: KeyEvent) -> Vec<Effect> {
         match key.code {
             KeyCode::Esc => vec![],
@@ -1387,140 +1152,6 @@ impl App {
         view.fold_finished = self.fold_finished;
         self.view = View::Pod(Box::new(view));
         vec![Effect::WatchPod(key)]
-    }
-
-    /// `D` or `y`: the pod described or as YAML, in the pod view or
-    /// straight from the list.
-    fn open_page(&mut self, yaml: bool) -> Vec<Effect> {
-        let page = if yaml {
-            Page::Yaml(Reader::default())
-        } else {
-            Page::Describe(Reader::default())
-        };
-        let effects = match &mut self.view {
-            View::Pod(view) => {
-                view.page = page;
-                vec![]
-            }
-            View::Pods => {
-                let effects = self.open_pod(false);
-                if let View::Pod(view) = &mut self.view {
-                    view.page = page;
-                    view.back_to_list = true;
-                }
-                effects
-            }
-            View::Events(_) => return vec![],
-        };
-        let now = self.now;
-        if let Some(view) = self.pod_view_mut() {
-            view.refresh_page(now);
-        }
-        self.fit_reader();
-        effects
-    }
-
-    /// `E` or `:events`: the events of the namespaces shown (of the pod's,
-    /// from its view), or of all namespaces.
-    fn open_events(&mut self, all_namespaces: bool) -> Vec<Effect> {
-        let (scope, back_to) = match &self.view {
-            View::Pod(view) => (
-                Scope::Namespaces(vec![view.key.namespace.to_string()]),
-                Some(view.key.clone()),
-            ),
-            View::Events(view) => (view.scope.clone(), view.back_to.clone()),
-            View::Pods => (self.scope.clone(), None),
-        };
-        let scope = if all_namespaces { Scope::All } else { scope };
-        self.message = None;
-        self.view = View::Events(Box::new(EventsView {
-            scope: scope.clone(),
-            rows: Vec::new(),
-            filter: String::new(),
-            cursor: 0,
-            reading: None,
-            back_to,
-            trouble: None,
-            listed: false,
-        }));
-        vec![Effect::WatchEvents(scope)]
-    }
-
-    /// Keys of the events view's list; `None` for those with their usual meaning.
-    fn on_events_key(&mut self, action: Action) -> Option<Vec<Effect>> {
-        let View::Events(view) = &mut self.view else {
-            return None;
-        };
-        match action {
-            Action::Open => {
-                let now = self.now;
-                let text = view
-                    .visible()
-                    .get(view.cursor)
-                    .map(|e| EventsView::full_text(e, now));
-                if let Some(text) = text {
-                    view.reading = Some(Reader::new(text));
-                    self.fit_reader();
-                }
-            }
-            Action::Filter => self.mode = Mode::Filter(view.filter.clone()),
-            Action::Back if !view.filter.is_empty() => {
-                view.filter.clear();
-                view.cursor = 0;
-            }
-            Action::Back => {
-                self.message = None;
-                return Some(match view.back_to.clone() {
-                    Some(pod) => {
-                        let mut back = PodView::new(pod.clone());
-                        back.fold_finished = self.fold_finished;
-                        self.view = View::Pod(Box::new(back));
-                        vec![Effect::WatchPod(pod)]
-                    }
-                    None => {
-                        self.view = View::Pods;
-                        vec![Effect::StopWatchingPod]
-                    }
-                });
-            }
-            Action::ToggleAllNamespaces => {
-                let all = !matches!(view.scope, Scope::All);
-                if !all {
-                    // Back to the namespaces the view was opened on.
-                    view.scope = match &view.back_to {
-                        Some(pod) => Scope::Namespaces(vec![pod.namespace.to_string()]),
-                        None => self.scope.clone(),
-                    };
-                }
-                return Some(self.open_events(all));
-            }
-            Action::Up
-            | Action::Down
-            | Action::PageUp
-            | Action::PageDown
-            | Action::Top
-            | Action::Bottom => self.move_cursor(action),
-            // Keys about a pod or the pod list: no pod is selected here.
-            Action::Describe
-            | Action::Yaml
-            | Action::Events
-            | Action::Delete
-            | Action::Exec
-            | Action::Debug
-            | Action::Attach
-            | Action::Shell
-            | Action::Logs
-            | Action::PreviousLogs
-            | Action::AllLogs
-            | Action::CopyName
-            | Action::Fold
-            | Action::SortByName
-            | Action::SortByStatus
-            | Action::SortByRestarts
-            | Action::SortByAge => {}
-            Action::Quit | Action::Command | Action::Help | Action::Workspace => return None,
-        }
-        Some(vec![])
     }
 
     /// `X` or `:delete`: asks before deleting the selected pod.
@@ -1759,27 +1390,6 @@ fn finished_debug(c: &crate::model::ContainerInfo) -> bool {
 /// The container name of an all-containers log pane's key: no container
 /// can be named so.
 pub const ALL_CONTAINERS: &str = "*";
-
-/// Applies an event watch's update to a list kept oldest first.
-fn apply_events(events: &mut Vec<EventRow>, feed: Feed<EventRow>) {
-    match feed {
-        Feed::Listed { rows, .. } => *events = rows,
-        Feed::Applied(e) => match events
-            .iter_mut()
-            .find(|x| x.name == e.name && x.namespace == e.namespace)
-        {
-            Some(existing) => *existing = e,
-            None => events.push(e),
-        },
-        Feed::Deleted(e) => events.retain(|x| x.name != e.name || x.namespace != e.namespace),
-        Feed::Forbidden(_)
-        | Feed::Listing { .. }
-        | Feed::Cut
-        | Feed::Resumed
-        | Feed::Reconnecting(_) => {}
-    }
-    events.sort_by_key(|e| e.last_seen);
-}
 
 /// "3 sessions are live (2 debug, 1 shell)" from the live terminals' kinds.
 fn live_sentence(kinds: &[TerminalKind]) -> String {

@@ -1,0 +1,160 @@
+//! Texts read in the browser: the pod described or as YAML (pages of the
+//! pod view) and an event in full; their scrolling, search and way back.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::keymap::Action;
+use super::reader::{Reader, Scroll};
+use super::{App, Effect, Mode, Page, View, info, warning};
+
+impl App {
+    /// A search typed in a reader (describe, YAML, an event in full).
+    pub(super) fn on_find_key(&mut self, mut query: String, key: KeyEvent) -> Vec<Effect> {
+        match key.code {
+            KeyCode::Esc => {}
+            KeyCode::Enter => self.find(Some(query), false),
+            KeyCode::Backspace => {
+                if query.pop().is_some() {
+                    self.mode = Mode::Find(query);
+                }
+            }
+            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+                query.push(c);
+                self.mode = Mode::Find(query);
+            }
+            _ => self.mode = Mode::Find(query),
+        }
+        vec![]
+    }
+
+    /// Moves the reader to the next (or previous) match of `query`, or of
+    /// the last search; says so when there is none.
+    fn find(&mut self, query: Option<String>, backwards: bool) {
+        let Some(reader) = self.reader_mut() else {
+            return;
+        };
+        let Some(query) = query.or_else(|| reader.search.clone()) else {
+            self.message = Some(info("Type / and a word to search for.".into()));
+            return;
+        };
+        self.message = if reader.find(&query, backwards) {
+            None
+        } else {
+            Some(warning(format!("No line holds {query:?}.")))
+        };
+    }
+
+    /// The text being read, if the browser shows one.
+    pub(super) fn reader_mut(&mut self) -> Option<&mut Reader> {
+        match &mut self.view {
+            View::Pod(view) => match &mut view.page {
+                Page::Describe(reader) | Page::Yaml(reader) => Some(reader),
+                Page::Containers => None,
+            },
+            View::Events(view) => view.reading.as_mut(),
+            View::Pods => None,
+        }
+    }
+
+    /// Keeps the reader's wrapping and paging in step with the browser's size.
+    pub(super) fn fit_reader(&mut self) {
+        let area = self.areas().browser.unwrap_or_default();
+        // A title row above the text.
+        let (width, height) = (
+            usize::from(area.width),
+            usize::from(area.height).saturating_sub(1),
+        );
+        if let Some(reader) = self.reader_mut() {
+            reader.fit(width, height);
+        }
+    }
+
+    /// Keys for a text being read: scrolling, `/`, `n`, `N`, `esc`. `None`
+    /// for the keys that keep their usual meaning.
+    pub(super) fn on_reader_key(&mut self, key: &KeyEvent) -> Option<Vec<Effect>> {
+        self.reader_mut()?;
+        let plain = !key
+            .modifiers
+            .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
+        match key.code {
+            KeyCode::Char('n') if plain => {
+                self.find(None, false);
+                return Some(vec![]);
+            }
+            KeyCode::Char('N') if plain => {
+                self.find(None, true);
+                return Some(vec![]);
+            }
+            _ => {}
+        }
+        let scroll = match self.keymap.action(key)? {
+            Action::Up => Scroll::Up,
+            Action::Down => Scroll::Down,
+            Action::PageUp => Scroll::PageUp,
+            Action::PageDown => Scroll::PageDown,
+            Action::Top => Scroll::Top,
+            Action::Bottom => Scroll::Bottom,
+            Action::Filter => {
+                self.mode = Mode::Find(String::new());
+                return Some(vec![]);
+            }
+            Action::Back => return Some(self.close_reader()),
+            _ => return None,
+        };
+        if let Some(reader) = self.reader_mut() {
+            reader.scroll(scroll);
+        }
+        Some(vec![])
+    }
+
+    /// `esc` on a text being read: back to where it was opened from.
+    fn close_reader(&mut self) -> Vec<Effect> {
+        self.message = None;
+        match &mut self.view {
+            View::Pod(view) if view.back_to_list => {
+                self.view = View::Pods;
+                vec![Effect::StopWatchingPod]
+            }
+            View::Pod(view) => {
+                view.page = Page::Containers;
+                vec![]
+            }
+            View::Events(view) => {
+                view.reading = None;
+                vec![]
+            }
+            View::Pods => vec![],
+        }
+    }
+
+    /// `D` or `y`: the pod described or as YAML, in the pod view or
+    /// straight from the list.
+    pub(super) fn open_page(&mut self, yaml: bool) -> Vec<Effect> {
+        let page = if yaml {
+            Page::Yaml(Reader::default())
+        } else {
+            Page::Describe(Reader::default())
+        };
+        let effects = match &mut self.view {
+            View::Pod(view) => {
+                view.page = page;
+                vec![]
+            }
+            View::Pods => {
+                let effects = self.open_pod(false);
+                if let View::Pod(view) = &mut self.view {
+                    view.page = page;
+                    view.back_to_list = true;
+                }
+                effects
+            }
+            View::Events(_) => return vec![],
+        };
+        let now = self.now;
+        if let Some(view) = self.pod_view_mut() {
+            view.refresh_page(now);
+        }
+        self.fit_reader();
+        effects
+    }
+}
