@@ -133,6 +133,9 @@ pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
             terminal
                 .draw(|f| crate::ui::draw(f, &app, &theme))
                 .context("drawing failed")?;
+            if echo_due {
+                tracing::debug!(target: "podbay::echo", "echo drawn {} µs after the key", last_key.elapsed().as_micros());
+            }
             last_frame = tokio::time::Instant::now();
             dirty = false;
             echo_due = false;

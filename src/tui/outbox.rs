@@ -144,6 +144,10 @@ impl Outboxes {
             Some(id) => {
                 let echoed = self.ready.contains(&id);
                 if echoed {
+                    if let Some((_, until)) = self.hush {
+                        let waited = ECHO_HUSH.saturating_sub(until - Instant::now());
+                        tracing::debug!(target: "podbay::echo", "echo queued {} µs after the key", waited.as_micros());
+                    }
                     self.hush = None;
                 }
                 echoed.then_some(id).into_iter().collect()
