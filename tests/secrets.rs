@@ -262,19 +262,7 @@ impl Fixture {
     }
 
     async fn debug(&self, kubeconfig: &Path, args: &[&str]) -> std::process::Output {
-        let run = tokio::process::Command::new(env!("CARGO_BIN_EXE_podbay"))
-            .arg("debug")
-            .arg("--kubeconfig")
-            .arg(kubeconfig)
-            .args(args)
-            .envs(self.env())
-            .stdin(std::process::Stdio::null())
-            .kill_on_drop(true)
-            .output();
-        tokio::time::timeout(Duration::from_secs(60), run)
-            .await
-            .expect("podbay debug finished in time")
-            .expect("podbay runs")
+        support::podbay_debug_with(kubeconfig, args, self.env()).await
     }
 
     fn assert_clean(&self, what: &str, bytes: &[u8]) {

@@ -304,11 +304,21 @@ pub fn kubeconfig(sim: &podbay::sim::SimHandle, tag: &str) -> std::path::PathBuf
 
 /// `podbay debug` with this kubeconfig, piped, stdin closed; its output.
 pub async fn podbay_debug(kubeconfig: &std::path::Path, extra: &[&str]) -> std::process::Output {
+    podbay_debug_with(kubeconfig, extra, Vec::new()).await
+}
+
+/// [`podbay_debug`] with these environment variables set.
+pub async fn podbay_debug_with(
+    kubeconfig: &std::path::Path,
+    extra: &[&str],
+    env: Vec<(String, String)>,
+) -> std::process::Output {
     let run = tokio::process::Command::new(env!("CARGO_BIN_EXE_podbay"))
         .arg("debug")
         .arg("--kubeconfig")
         .arg(kubeconfig)
         .args(extra)
+        .envs(env)
         .stdin(std::process::Stdio::null())
         .kill_on_drop(true)
         .output();
