@@ -100,16 +100,32 @@ where
                     self.counted
                 }
                 Measure::Lines => {
-                    let mut lines = data.split(|&b| b == b'\n');
-                    let first = lines.next().map_or(0, <[u8]>::len);
-                    let mut current = self.counted.saturating_add(first);
-                    let mut longest = current;
-                    for line in lines {
-                        current = line.len();
-                        longest = longest.max(current);
+                    let newline = |b: &u8| *b == b'\n';
+                    match (
+                        data.iter().position(newline),
+                        data.iter().rposition(newline),
+                    ) {
+                        (Some(first), Some(last)) => {
+                            let head = self.counted.saturating_add(first);
+                            self.counted = data.len() - last - 1;
+                            // Lines in between are shorter than the chunk:
+                            // only a chunk over the cap needs them measured.
+                            let middle = if data.len() > MAX_MESSAGE {
+                                data[first + 1..last]
+                                    .split(|&b| b == b'\n')
+                                    .map(<[u8]>::len)
+                                    .max()
+                                    .unwrap_or(0)
+                            } else {
+                                0
+                            };
+                            head.max(middle).max(self.counted)
+                        }
+                        _ => {
+                            self.counted = self.counted.saturating_add(data.len());
+                            self.counted
+                        }
                     }
-                    self.counted = current;
-                    longest
                 }
             };
             if longest > MAX_MESSAGE {
