@@ -602,6 +602,7 @@ impl App {
                     if !matches!(feed, Feed::Reconnecting(_) | Feed::Listing { .. }) {
                         view.trouble = None;
                     }
+                    let changed = matches!(feed, Feed::Listed { .. } | Feed::Applied(_));
                     match feed {
                         Feed::Listed { mut rows, .. } => {
                             view.gone = rows.is_empty();
@@ -627,7 +628,9 @@ impl App {
                     }
                     let len = view.listed().len();
                     view.cursor = view.cursor.min(len.saturating_sub(1));
-                    view.refresh_page(now);
+                    if changed {
+                        view.refresh_page(now);
+                    }
                 }
                 if notice.is_some() {
                     self.message = notice;
@@ -643,8 +646,16 @@ impl App {
             Event::PodEvents(feed) => {
                 let now = self.now;
                 if let Some(view) = self.pod_view_mut() {
+                    // The YAML shows no events: only the description changes.
+                    let changed = matches!(view.page, Page::Describe(_))
+                        && matches!(
+                            feed,
+                            Feed::Listed { .. } | Feed::Applied(_) | Feed::Deleted(_)
+                        );
                     apply_events(&mut view.events, feed);
-                    view.refresh_page(now);
+                    if changed {
+                        view.refresh_page(now);
+                    }
                 }
                 vec![]
             }

@@ -58,7 +58,10 @@ impl App {
 
     /// Keeps the reader's wrapping and paging in step with the browser's size.
     pub(super) fn fit_reader(&mut self) {
-        let area = self.areas().browser.unwrap_or_default();
+        // Hidden (the panes fill the screen): keep the size it was read at.
+        let Some(area) = self.areas().browser else {
+            return;
+        };
         // A title row above the text.
         let (width, height) = (
             usize::from(area.width),

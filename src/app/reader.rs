@@ -6,6 +6,10 @@
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Reader {
     lines: Vec<String>,
+    /// The wrapped rows as (line, byte range), kept from one change of the
+    /// text or the width to the next: a frame draws from them, it does not
+    /// wrap the document again.
+    spans: Vec<(usize, std::ops::Range<usize>)>,
     /// The first row shown.
     top: usize,
     /// The size the text is shown at (columns, rows), from the app's areas.
@@ -38,15 +42,18 @@ pub enum Scroll {
 
 impl Reader {
     pub fn new(lines: Vec<String>) -> Self {
-        Reader {
+        let mut reader = Reader {
             lines,
             ..Reader::default()
-        }
+        };
+        reader.rewrap();
+        reader
     }
 
     /// New text, the position kept (a live view updating under the reader).
     pub fn replace(&mut self, lines: Vec<String>) {
         self.lines = lines;
+        self.rewrap();
         self.clamp();
     }
 
@@ -62,35 +69,60 @@ impl Reader {
     pub fn fit(&mut self, width: usize, height: usize) {
         let (width, height) = (width.max(1), height.max(1));
         if (width, height) != (self.width, self.height) {
+            let rewrap = width != self.width;
             self.width = width;
             self.height = height;
+            if rewrap {
+                self.rewrap();
+            }
             self.clamp();
         }
     }
 
     /// Every row at the current width.
     pub fn rows(&self) -> Vec<Row<'_>> {
-        let width = self.width.max(1);
-        let mut rows = Vec::with_capacity(self.lines.len());
+        self.rows_in(0, self.spans.len())
+    }
+
+    /// At most `count` rows from row `from` on: what a frame shows.
+    pub fn rows_in(&self, from: usize, count: usize) -> Vec<Row<'_>> {
+        let end = from.saturating_add(count).min(self.spans.len());
+        self.spans[from.min(end)..end]
+            .iter()
+            .map(|(line, range)| Row {
+                line: *line,
+                text: &self.lines[*line][range.clone()],
+            })
+            .collect()
+    }
+
+    pub fn row_count(&self) -> usize {
+        self.spans.len()
+    }
+
+    /// Wraps the lines at the width (each whole before the width is known).
+    fn rewrap(&mut self) {
+        let width = if self.width == 0 {
+            usize::MAX
+        } else {
+            self.width
+        };
+        self.spans.clear();
         for (line, text) in self.lines.iter().enumerate() {
             if text.is_empty() {
-                rows.push(Row { line, text });
+                self.spans.push((line, 0..0));
                 continue;
             }
-            let mut rest = text.as_str();
-            while !rest.is_empty() {
-                let end = rest
+            let mut start = 0;
+            while start < text.len() {
+                let end = text[start..]
                     .char_indices()
                     .nth(width)
-                    .map_or(rest.len(), |(i, _)| i);
-                rows.push(Row {
-                    line,
-                    text: &rest[..end],
-                });
-                rest = &rest[end..];
+                    .map_or(text.len(), |(i, _)| start + i);
+                self.spans.push((line, start..end));
+                start = end;
             }
         }
-        rows
     }
 
     pub fn scroll(&mut self, how: Scroll) {
@@ -148,12 +180,9 @@ impl Reader {
     }
 
     fn clamp(&mut self) {
-        let rows = if self.width == 0 {
-            self.lines.len()
-        } else {
-            self.rows().len()
-        };
-        self.top = self.top.min(rows.saturating_sub(self.height.max(1)));
+        self.top = self
+            .top
+            .min(self.spans.len().saturating_sub(self.height.max(1)));
     }
 }
 

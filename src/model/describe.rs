@@ -19,8 +19,9 @@ use super::text::sanitize;
 pub fn describe_pod(pod: &Pod, events: &[EventRow], now: Timestamp) -> Vec<String> {
     let mut out = Sheet::default();
     let meta = &pod.metadata;
-    let spec = pod.spec.clone().unwrap_or_default();
-    let status = pod.status.clone().unwrap_or_default();
+    let (no_spec, no_status) = (Default::default(), Default::default());
+    let spec = pod.spec.as_ref().unwrap_or(&no_spec);
+    let status = pod.status.as_ref().unwrap_or(&no_status);
     out.pair(0, "Name", meta.name.as_deref().unwrap_or_default());
     out.pair(
         0,
@@ -189,9 +190,10 @@ pub fn describe_pod(pod: &Pod, events: &[EventRow], now: Timestamp) -> Vec<Strin
 
 /// The pod as YAML, without `managedFields` (noise nobody reads here).
 pub fn pod_yaml(pod: &Pod) -> Vec<String> {
-    let mut pod = pod.clone();
-    pod.metadata.managed_fields = None;
-    let mut object = serde_json::to_value(&pod).unwrap_or_default();
+    let mut object = serde_json::to_value(pod).unwrap_or_default();
+    if let Some(metadata) = object.get_mut("metadata").and_then(|m| m.as_object_mut()) {
+        metadata.remove("managedFields");
+    }
     // The watch leaves these out; the YAML says what the object is.
     if let Some(map) = object.as_object_mut() {
         let kind = [

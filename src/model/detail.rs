@@ -185,8 +185,11 @@ impl PodDetail {
     }
 
     pub fn from_pod(pod: &Pod) -> Self {
-        let spec = pod.spec.clone().unwrap_or_default();
-        let status = pod.status.clone().unwrap_or_default();
+        // Read in place: the one copy of the pod is the manifest below.
+        let (no_spec, no_status) = (Default::default(), Default::default());
+        let spec: &k8s_openapi::api::core::v1::PodSpec = pod.spec.as_ref().unwrap_or(&no_spec);
+        let status: &k8s_openapi::api::core::v1::PodStatus =
+            pod.status.as_ref().unwrap_or(&no_status);
         let find = |list: &Option<Vec<ContainerStatus>>, name: &str| {
             list.iter().flatten().find(|s| s.name == name).cloned()
         };
@@ -241,10 +244,10 @@ impl PodDetail {
             manifest,
             key: PodKey::of(pod),
             status: summarize(pod).status,
-            phase: status.phase.unwrap_or_default(),
+            phase: status.phase.clone().unwrap_or_default(),
             node: printable(node),
-            ip: printable(status.pod_ip.unwrap_or_default()),
-            qos: status.qos_class.unwrap_or_default(),
+            ip: printable(status.pod_ip.clone().unwrap_or_default()),
+            qos: status.qos_class.clone().unwrap_or_default(),
             os,
             is_static: pod
                 .metadata

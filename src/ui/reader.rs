@@ -20,13 +20,13 @@ pub fn draw(
     theme: &Theme,
 ) {
     let [head, body] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(area);
-    let rows = reader.rows();
-    let top = reader.top().min(rows.len());
-    let shown = &rows[top..rows.len().min(top + usize::from(body.height))];
-    let position = if rows.is_empty() {
+    let total = reader.row_count();
+    let top = reader.top().min(total);
+    let shown = reader.rows_in(top, usize::from(body.height));
+    let position = if total == 0 {
         String::new()
     } else {
-        format!("  {}–{} of {} rows", top + 1, top + shown.len(), rows.len())
+        format!("  {}–{} of {total} rows", top + 1, top + shown.len())
     };
     frame.render_widget(
         Paragraph::new(Line::from(vec![
