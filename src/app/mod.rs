@@ -1127,11 +1127,7 @@ impl App {
                 }
             }
             Action::CopyName => {
-                let key = match &self.view {
-                    View::Pod(view) => Some(view.key.clone()),
-                    View::Pods => self.pods.selected().cloned(),
-                    View::Events(_) => None,
-                };
+                let key = self.selected_pod();
                 let Some(key) = key else { return vec![] };
                 self.message = Some(info(format!(
                     "Copied {} to the clipboard (through your terminal, OSC 52).",
@@ -1165,13 +1161,19 @@ impl App {
         vec![Effect::WatchPod(key)]
     }
 
-    /// `X` or `:delete`: asks before deleting the selected pod.
-    fn ask_delete(&mut self) {
-        let key = match &self.view {
+    /// The pod the browser points at: the pod view's, or the list's
+    /// selected one (none in the events view).
+    fn selected_pod(&self) -> Option<PodKey> {
+        match &self.view {
             View::Pod(view) => Some(view.key.clone()),
             View::Pods => self.pods.selected().cloned(),
             View::Events(_) => None,
-        };
+        }
+    }
+
+    /// `X` or `:delete`: asks before deleting the selected pod.
+    fn ask_delete(&mut self) {
+        let key = self.selected_pod();
         let Some(key) = key else {
             return;
         };

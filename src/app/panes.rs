@@ -875,15 +875,7 @@ impl App {
                     colon_message(&message)
                 ));
                 // Read once: the container is gone, there is nothing to follow.
-                vec![Effect::ShowLog {
-                    id,
-                    key: t.key.clone(),
-                    containers: Vec::new(),
-                    previous: false,
-                    follow: false,
-                    options: t.log,
-                    fresh: false,
-                }]
+                vec![log_effect(t, false)]
             }
             Some(ContainerState::Waiting { reason, message }) => {
                 t.state = TerminalState::Waiting { reason, message };
@@ -988,15 +980,16 @@ impl App {
 #[path = "panes_tests.rs"]
 mod tests;
 
-/// The stream of a log pane: the previous run's read once, the current
-/// run's (or every container's) followed; `fresh` starts over.
+/// The log a terminal shows: a log pane's current run (or every
+/// container's) followed, the previous run's read once, and a finished
+/// debug container's read once; `fresh` starts over.
 fn log_effect(t: &Terminal, fresh: bool) -> Effect {
     Effect::ShowLog {
         id: t.id,
         key: t.key.clone(),
         containers: t.containers.clone(),
         previous: t.kind == TerminalKind::PreviousLog,
-        follow: t.kind != TerminalKind::PreviousLog,
+        follow: matches!(t.kind, TerminalKind::Log | TerminalKind::AllLogs),
         options: t.log,
         fresh,
     }
