@@ -627,7 +627,17 @@ async fn launch(report: &mut Report) {
 struct Tui {
     child: podbay::pty::PtyChild,
     screen: std::sync::Arc<std::sync::Mutex<vt100::Parser>>,
+    echo: std::sync::Arc<std::sync::Mutex<Option<EchoWait>>>,
     home: PathBuf,
+}
+
+/// Text awaited on the cursor's row, checked by the reader as each chunk
+/// of podbay's output is parsed: the echo is timed when it arrives, and
+/// the harness does not poll the whole screen meanwhile (it shares the
+/// same two cores with podbay, the simulator and the shell).
+struct EchoWait {
+    text: String,
+    seen: tokio::sync::oneshot::Sender<Instant>,
 }
 
 impl Tui {
@@ -665,19 +675,36 @@ impl Tui {
             cols.try_into().unwrap(),
             0,
         )));
-        let (reader, sink) = (child.master.clone(), screen.clone());
+        let echo = std::sync::Arc::new(std::sync::Mutex::new(None::<EchoWait>));
+        let (reader, sink, waiting) = (child.master.clone(), screen.clone(), echo.clone());
         tokio::spawn(async move {
             let mut buf = vec![0u8; 65536];
             while let Ok(n) = reader.read(&mut buf).await {
                 if n == 0 {
                     break;
                 }
-                sink.lock().unwrap().process(&buf[..n]);
+                let mut parser = sink.lock().unwrap();
+                parser.process(&buf[..n]);
+                let mut waiting = waiting.lock().unwrap();
+                if let Some(wait) = waiting.take() {
+                    let screen = parser.screen();
+                    let (row, _) = screen.cursor_position();
+                    let (_, cols) = screen.size();
+                    if screen
+                        .contents_between(row, 0, row, cols.into())
+                        .contains(&wait.text)
+                    {
+                        let _ = wait.seen.send(Instant::now());
+                    } else {
+                        *waiting = Some(wait);
+                    }
+                }
             }
         });
         Tui {
             child,
             screen,
+            echo,
             home,
         }
     }
@@ -765,10 +792,18 @@ impl Tui {
         for i in 0..20u8 {
             let c = (b'a' + i) as char;
             typed.push(c);
+            let (seen, arrived) = tokio::sync::oneshot::channel();
+            *self.echo.lock().unwrap() = Some(EchoWait {
+                text: typed.clone(),
+                seen,
+            });
             let start = Instant::now();
             let _ = self.child.master.write_all(&[c as u8]).await;
-            self.wait_for(&typed).await;
-            samples.push(start.elapsed());
+            let arrived = tokio::time::timeout(Duration::from_secs(30), arrived)
+                .await
+                .unwrap_or_else(|_| panic!("never saw {typed:?}"))
+                .expect("the reader is running");
+            samples.push(arrived - start);
         }
         self.type_slowly(b"\x15").await;
     }
