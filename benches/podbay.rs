@@ -170,7 +170,11 @@ async fn attach_shell(
     client: &kube::Client,
     name: &str,
     command: &[&str],
-) -> (session::Session, mpsc::Receiver<SessionEvent>) {
+) -> (
+    session::Session,
+    mpsc::UnboundedSender<SessionInput>,
+    mpsc::Receiver<SessionEvent>,
+) {
     let pods: Api<Pod> = Api::namespaced(client.clone(), "shop");
     let spec = DebugSpec {
         name: name.into(),
@@ -207,12 +211,11 @@ async fn attach_shell(
         tty: true,
         stdin: true,
     };
-    (
-        session::open(client.clone(), spec, tx)
-            .await
-            .expect("attach"),
-        rx,
-    )
+    let (input, inputs) = mpsc::unbounded_channel();
+    let session = session::open(client.clone(), spec, inputs, tx)
+        .await
+        .expect("attach");
+    (session, input, rx)
 }
 
 /// The echo path alone (session → pane → drawn), nothing else running.
@@ -228,7 +231,7 @@ async fn echo_latency(report: &mut Report) {
     .await
     .expect("sim");
     let client = client_for(&sim).await;
-    let (shell, mut rx) = attach_shell(&client, "echo", &["sh"]).await;
+    let (_shell, input, mut rx) = attach_shell(&client, "echo", &["sh"]).await;
     let mut pane = Pane::new(120, 40, 1000);
     let mut samples = Vec::new();
     tokio::time::sleep(Duration::from_millis(200)).await;
@@ -236,8 +239,7 @@ async fn echo_latency(report: &mut Report) {
     for i in 0..500 {
         let c = (b'a' + (i % 26) as u8) as char;
         let start = Instant::now();
-        shell
-            .input
+        input
             .send(SessionInput::Data(Bytes::from(c.to_string())))
             .unwrap();
         while let Ok(Some(SessionEvent::Output(b))) =
@@ -253,8 +255,7 @@ async fn echo_latency(report: &mut Report) {
         }
         samples.push(start.elapsed());
         if i % 40 == 39 {
-            shell
-                .input
+            input
                 .send(SessionInput::Data(Bytes::from_static(b"\x15")))
                 .unwrap();
             tokio::time::sleep(Duration::from_millis(20)).await;
@@ -593,16 +594,17 @@ async fn launch(report: &mut Report) {
             tty: true,
             stdin: true,
         };
-        let s = session::open(client.clone(), session_spec, tx)
+        let (input, inputs) = mpsc::unbounded_channel();
+        let session = session::open(client.clone(), session_spec, inputs, tx)
             .await
             .expect("attach");
-        s.input
+        input
             .send(SessionInput::Data(Bytes::from_static(b"\n")))
             .unwrap();
         let _ = tokio::time::timeout(Duration::from_secs(5), rx.recv()).await;
         totals.push(start.elapsed());
         server.push(patched + (running - patched));
-        s.detach();
+        session.detach();
     }
     let (p50, _) = percentiles(&mut totals);
     let (s50, _) = percentiles(&mut server);

@@ -139,20 +139,21 @@ async fn no_attach_returns_once_running_and_the_shell_can_be_reattached() {
             tty: true,
             stdin: true,
         };
-        let s = session::open(client(&f.sim, "sim").await, spec, tx)
+        let (input, inputs) = tokio::sync::mpsc::unbounded_channel();
+        let session = session::open(client(&f.sim, "sim").await, spec, inputs, tx)
             .await
             .unwrap();
         // Like a person: wait for a prompt before typing. (kube-rs queues
         // stdin and resize separately, so keys sent in the same instant as
         // the attach may reach the shell before the size does.)
-        s.input
+        input
             .send(SessionInput::Data(Bytes::from_static(b"\n")))
             .unwrap();
         match tokio::time::timeout(std::time::Duration::from_secs(10), rx.recv()).await {
             Ok(Some(SessionEvent::Output(_))) => {}
             other => panic!("no prompt from the shell: {other:?}"),
         }
-        s.input
+        input
             .send(SessionInput::Data(Bytes::from_static(
                 b"echo pid=$$ size=$(stty size)\n",
             )))
@@ -174,7 +175,7 @@ async fn no_attach_returns_once_running_and_the_shell_can_be_reattached() {
             .unwrap()
             .to_string();
         pids.push(pid);
-        s.detach();
+        session.detach();
     }
     assert_eq!(pids[0], pids[1], "re-attach reaches the same process");
 }

@@ -27,7 +27,10 @@ async fn exec(
         tty: false,
         stdin: false,
     };
-    let _session = session::open(kube, spec, tx).await.expect("exec opens");
+    let (_input, inputs) = tokio::sync::mpsc::unbounded_channel();
+    let _session = session::open(kube, spec, inputs, tx)
+        .await
+        .expect("exec opens");
     let mut output = String::new();
     loop {
         match tokio::time::timeout(Duration::from_secs(20), rx.recv()).await {

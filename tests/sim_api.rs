@@ -691,8 +691,9 @@ async fn a_cut_stream_ends_the_session_as_a_disconnect_and_the_process_lives_on(
         tty: true,
         stdin: true,
     };
-    let s = session::open(kube, spec, tx).await.unwrap();
-    s.input
+    let (input, inputs) = tokio::sync::mpsc::unbounded_channel();
+    let _session = session::open(kube, spec, inputs, tx).await.unwrap();
+    input
         .send(SessionInput::Data(bytes::Bytes::from_static(
             b"echo alive\n",
         )))

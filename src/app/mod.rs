@@ -6,6 +6,8 @@
 pub mod command;
 pub mod copy;
 mod events;
+pub mod follow;
+use follow::PodFollow;
 pub mod keymap;
 pub mod launcher;
 mod link;
@@ -334,11 +336,8 @@ impl Default for PaneOptions {
 #[derive(Debug, Clone, PartialEq)]
 pub struct PodView {
     pub key: PodKey,
-    pub detail: Option<PodDetail>,
-    /// Newest last.
-    pub events: Vec<EventRow>,
+    pub pod: PodFollow,
     pub cursor: usize,
-    pub gone: bool,
     /// Open the debug launcher as soon as the pod's detail arrives.
     pub launch_when_loaded: bool,
     /// The namespace's Pod Security labels, once read (if they may be).
@@ -359,10 +358,8 @@ impl PodView {
     fn new(key: PodKey) -> Self {
         PodView {
             key,
-            detail: None,
-            events: Vec::new(),
+            pod: PodFollow::default(),
             cursor: 0,
-            gone: false,
             launch_when_loaded: false,
             policy: None,
             trouble: None,
@@ -375,7 +372,7 @@ impl PodView {
     /// The containers listed, in the pod's order (finished debug
     /// containers left out when folded).
     pub fn listed(&self) -> Vec<&crate::model::ContainerInfo> {
-        let Some(detail) = &self.detail else {
+        let Some(detail) = &self.pod.detail else {
             return Vec::new();
         };
         detail
@@ -392,7 +389,7 @@ impl PodView {
 
     /// How many finished debug containers are folded away.
     pub fn folded(&self) -> usize {
-        match &self.detail {
+        match &self.pod.detail {
             Some(d) if self.fold_finished => {
                 d.containers.iter().filter(|c| finished_debug(c)).count()
             }
@@ -402,12 +399,14 @@ impl PodView {
 
     /// Writes the describe or YAML page again from the pod as it now is.
     fn refresh_page(&mut self, now: Timestamp) {
-        let Some(detail) = &self.detail else { return };
+        let Some(detail) = &self.pod.detail else {
+            return;
+        };
         match &mut self.page {
             Page::Containers => {}
             Page::Describe(reader) => reader.replace(crate::model::describe::describe_pod(
                 &detail.manifest,
-                &self.events,
+                &self.pod.events,
                 now,
             )),
             Page::Yaml(reader) => {
@@ -598,31 +597,20 @@ impl App {
                 let now = self.now;
                 let mut notice = None;
                 if let Some(view) = self.pod_view_mut() {
-                    let first = view.detail.is_none();
+                    let first = view.pod.detail.is_none();
                     if !matches!(feed, Feed::Reconnecting(_) | Feed::Listing { .. }) {
                         view.trouble = None;
                     }
-                    let changed = matches!(feed, Feed::Listed { .. } | Feed::Applied(_));
-                    match feed {
-                        Feed::Listed { mut rows, .. } => {
-                            view.gone = rows.is_empty();
-                            if let Some(d) = rows.pop() {
-                                view.detail = Some(d);
-                            }
-                        }
-                        Feed::Applied(d) => {
-                            view.gone = false;
-                            view.detail = Some(d);
-                        }
-                        Feed::Deleted(_) => view.gone = true,
+                    match &feed {
                         Feed::Forbidden(denied) => notice = Some(warning(denied.sentence())),
                         Feed::Reconnecting(sentence) => {
-                            let said = warning(sentence);
+                            let said = warning(sentence.clone());
                             view.trouble = Some(said.text.clone());
                             notice = Some(said);
                         }
-                        Feed::Listing { .. } | Feed::Cut | Feed::Resumed => {}
+                        _ => {}
                     }
+                    let changed = view.pod.apply_detail(feed);
                     if first {
                         Self::select_first_regular(view);
                     }
@@ -637,7 +625,7 @@ impl App {
                 }
                 // An open form judges the pod as it now is.
                 if let (Mode::Launcher(form), View::Pod(view)) = (&mut self.mode, &self.view)
-                    && let Some(detail) = &view.detail
+                    && let Some(detail) = &view.pod.detail
                 {
                     form.refresh(detail);
                 }
@@ -652,7 +640,7 @@ impl App {
                             feed,
                             Feed::Listed { .. } | Feed::Applied(_) | Feed::Deleted(_)
                         );
-                    apply_events(&mut view.events, feed);
+                    view.pod.apply_events(feed);
                     if changed {
                         view.refresh_page(now);
                     }
@@ -1213,7 +1201,7 @@ impl App {
         let View::Pod(view) = &self.view else {
             return vec![];
         };
-        let Some(detail) = &view.detail else {
+        let Some(detail) = &view.pod.detail else {
             return vec![];
         };
         let containers: Vec<String> = detail.containers.iter().map(|c| c.name.clone()).collect();
@@ -1235,7 +1223,7 @@ impl App {
     /// The pod view's detail, first arrived: as kubectl, select the first
     /// regular container rather than a finished init container.
     fn select_first_regular(view: &mut PodView) {
-        if let Some(d) = &view.detail {
+        if let Some(d) = &view.pod.detail {
             view.cursor = d
                 .containers
                 .iter()
@@ -1255,7 +1243,7 @@ impl App {
         let View::Pod(view) = &mut self.view else {
             return vec![];
         };
-        if view.detail.is_none() {
+        if view.pod.detail.is_none() {
             view.launch_when_loaded = true;
             return vec![];
         }
@@ -1271,7 +1259,7 @@ impl App {
         let View::Pod(view) = &self.view else {
             return false;
         };
-        let Some(detail) = &view.detail else {
+        let Some(detail) = &view.pod.detail else {
             return false;
         };
         let random = self.now.as_nanosecond() as u64;
@@ -1292,7 +1280,7 @@ impl App {
         let View::Pod(view) = &self.view else {
             return vec![];
         };
-        let Some(detail) = view.detail.as_ref() else {
+        let Some(detail) = view.pod.detail.as_ref() else {
             return vec![];
         };
         let pod = detail.key.clone();
@@ -1345,7 +1333,7 @@ impl App {
     /// Opens the launcher once a pod view asked for it and its detail arrived.
     fn after_detail_change(&mut self) -> Vec<Effect> {
         let launch_now =
-            matches!(&self.view, View::Pod(v) if v.launch_when_loaded && v.detail.is_some());
+            matches!(&self.view, View::Pod(v) if v.launch_when_loaded && v.pod.detail.is_some());
         if !launch_now {
             return vec![];
         }

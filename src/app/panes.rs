@@ -104,8 +104,8 @@ impl App {
             && view.key == key.pod
             && key.cluster == self.cluster
         {
-            terminal.detail = view.detail.clone();
-            terminal.events = view.events.clone();
+            terminal.pod.detail = view.pod.detail.clone();
+            terminal.pod.events = view.pod.events.clone();
         }
         self.workspace.terminals.insert(id, terminal);
         self.focus = Focus::Workspace;
@@ -706,7 +706,7 @@ impl App {
         let Some(t) = self.workspace.terminals.get_mut(&id) else {
             return vec![];
         };
-        if t.pod_gone {
+        if t.pod.gone {
             t.state = TerminalState::Ended(format!("the pod {} was deleted", t.key.pod));
             return vec![];
         }
@@ -721,7 +721,8 @@ impl App {
                 )
             };
             let stopped = if t.kind == TerminalKind::AllLogs {
-                !t.detail
+                !t.pod
+                    .detail
                     .as_ref()
                     .is_some_and(|d| d.containers.iter().any(|c| running(Some(&c.state))))
             } else {
@@ -788,24 +789,7 @@ impl App {
         let Some(t) = self.workspace.terminals.get_mut(&id) else {
             return vec![];
         };
-        match feed {
-            Feed::Listed { mut rows, .. } => {
-                t.pod_gone = rows.is_empty();
-                if let Some(d) = rows.pop() {
-                    t.detail = Some(d);
-                }
-            }
-            Feed::Applied(d) => {
-                t.pod_gone = false;
-                t.detail = Some(d);
-            }
-            Feed::Deleted(_) => t.pod_gone = true,
-            Feed::Forbidden(_)
-            | Feed::Listing { .. }
-            | Feed::Cut
-            | Feed::Resumed
-            | Feed::Reconnecting(_) => {}
-        }
+        t.pod.apply_detail(feed);
         self.after_terminal_change(id)
     }
 
@@ -813,7 +797,7 @@ impl App {
         let Some(t) = self.workspace.terminals.get_mut(&id) else {
             return;
         };
-        super::apply_events(&mut t.events, feed);
+        t.pod.apply_events(feed);
     }
 
     /// A terminal follows its container through the pod watch: attach once
@@ -824,7 +808,7 @@ impl App {
             return vec![];
         };
         // A deleted pod is the reason whatever else the stream said.
-        if t.pod_gone && !t.is_live() {
+        if t.pod.gone && !t.is_live() {
             t.state = TerminalState::Ended(format!("the pod {} was deleted", t.key.pod));
             return vec![];
         }
@@ -905,7 +889,7 @@ impl App {
             (Some(mut form), View::Pod(view)) => {
                 // A Pod Security refusal names the level: the form comes
                 // back on a profile that passes it.
-                if let (Some(policy), Some(detail)) = (refused_by, &view.detail) {
+                if let (Some(policy), Some(detail)) = (refused_by, &view.pod.detail) {
                     form.profile_chosen = false;
                     form.apply_policy(Some(policy), detail);
                 }
@@ -933,7 +917,7 @@ impl App {
             return;
         };
         view.policy = policy.clone();
-        if let (Mode::Launcher(form), Some(detail)) = (&mut self.mode, &view.detail) {
+        if let (Mode::Launcher(form), Some(detail)) = (&mut self.mode, &view.pod.detail) {
             form.apply_policy(policy, detail);
         }
     }

@@ -4,8 +4,9 @@
 
 use jiff::Timestamp;
 
+use super::follow::PodFollow;
 use super::launcher::Launcher;
-use crate::model::{ContainerState, EventRow, PodDetail, TerminalKey};
+use crate::model::{ContainerState, EventRow, TerminalKey};
 use crate::term::pane::Pane;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,10 +99,7 @@ pub struct Terminal {
     /// The form that launched it, to reopen with its values on failure.
     pub form: Option<Launcher>,
     /// The pod, from this terminal's own watch.
-    pub detail: Option<PodDetail>,
-    /// Events about the pod, newest last.
-    pub events: Vec<EventRow>,
-    pub pod_gone: bool,
+    pub pod: PodFollow,
     /// Something the user should know about this terminal, shown on its panes.
     pub notice: Option<String>,
     /// When the last byte went either way (for telling idle timeouts from cuts).
@@ -124,9 +122,7 @@ impl Terminal {
             since: now,
             pane: Pane::new(80, 24, crate::term::pane::DEFAULT_SCROLLBACK),
             form: None,
-            detail: None,
-            events: Vec::new(),
-            pod_gone: false,
+            pod: PodFollow::default(),
             notice: None,
             last_traffic: now,
             reattached_after_idle: false,
@@ -149,7 +145,8 @@ impl Terminal {
 
     /// The container's state in the latest pod status.
     pub fn container_state(&self) -> Option<&ContainerState> {
-        self.detail
+        self.pod
+            .detail
             .as_ref()
             .and_then(|d| d.container(&self.key.container))
             .map(|c| &c.state)
@@ -157,7 +154,8 @@ impl Terminal {
 
     /// The newest event about this container, while it comes up.
     pub fn newest_event(&self) -> Option<&EventRow> {
-        self.events
+        self.pod
+            .events
             .iter()
             .rev()
             .find(|e| e.container() == Some(self.key.container.as_str()))

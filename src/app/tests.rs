@@ -180,7 +180,7 @@ fn enter_opens_the_pod_view_and_esc_returns() {
         ..Default::default()
     })));
     let View::Pod(v) = &a.view else { panic!() };
-    assert_eq!(v.events.len(), 1);
+    assert_eq!(v.pod.events.len(), 1);
     assert_eq!(a.update(code(KeyCode::Esc)), [Effect::StopWatchingPod]);
     assert!(matches!(a.view, View::Pods));
 }

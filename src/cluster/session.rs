@@ -79,9 +79,8 @@ pub enum SessionInput {
     Resize { cols: u16, rows: u16 },
 }
 
-/// A running session: send input here; events arrive on the channel given to [`open`].
+/// A running session: its input and events are the channels given to [`open`].
 pub struct Session {
-    pub input: mpsc::UnboundedSender<SessionInput>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -105,8 +104,8 @@ const STDERR: u8 = 2;
 const ERROR: u8 = 3;
 const RESIZE: u8 = 4;
 
-/// Opens the stream and starts pumping it. Output and the end arrive on
-/// `events`.
+/// Opens the stream and starts pumping it: what arrives on `input` is
+/// sent, output and the end arrive on `events`.
 ///
 /// podbay speaks the channel protocol itself over kube's authenticated
 /// websocket rather than through `AttachedProcess`, so that: the initial
@@ -116,6 +115,7 @@ const RESIZE: u8 = 4;
 pub async fn open(
     client: kube::Client,
     spec: SessionSpec,
+    input: mpsc::UnboundedReceiver<SessionInput>,
     events: mpsc::Sender<SessionEvent>,
 ) -> Result<Session, kube::Error> {
     let pods = kube::core::Request::new(format!("/api/v1/namespaces/{}/pods", spec.namespace));
@@ -134,10 +134,9 @@ pub async fn open(
     }
     .map_err(kube::Error::BuildRequest)?;
     let stream = client.connect(request).await?.into_stream();
-    let (input, input_rx) = mpsc::unbounded_channel();
     let size = spec.tty.then_some(spec.size);
-    let task = tokio::spawn(pump(stream, size, spec.keepalive, input_rx, events));
-    Ok(Session { input, task })
+    let task = tokio::spawn(pump(stream, size, spec.keepalive, input, events));
+    Ok(Session { task })
 }
 
 fn framed(channel: u8, payload: &[u8]) -> Message {

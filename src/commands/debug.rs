@@ -580,7 +580,8 @@ async fn attach(
         tty: args.tty,
         stdin: args.interactive,
     };
-    let session = match session::open(client.clone(), spec, events_tx).await {
+    let (input, inputs) = mpsc::unbounded_channel();
+    let session = match session::open(client.clone(), spec, inputs, events_tx).await {
         Ok(s) => Some(s),
         // Exited before we could attach: its whole output is in the log.
         Err(kube::Error::Api(status)) if status.code == 400 => None,
@@ -599,12 +600,12 @@ async fn attach(
         let _ = sink.write_all(&early[skip..]);
         let _ = sink.flush();
     }
-    let Some(session) = session.filter(|_| early.end.is_none()) else {
+    // Kept until the end: dropping it ends the stream.
+    let Some(_session) = session.filter(|_| early.end.is_none()) else {
         return Ok(early.end);
     };
 
     let _raw_guard = if raw { RawMode::enable() } else { None };
-    let input = session.input.clone();
     if args.interactive {
         tokio::spawn(forward_stdin(input.clone()));
     }

@@ -300,6 +300,13 @@ fn split_timestamp_bytes(line: &[u8]) -> (Option<jiff::Timestamp>, &[u8]) {
     }
 }
 
+/// A log's text as a terminal shows it: every line ending `\r\n`.
+pub(super) fn for_terminal(log: &str) -> Vec<u8> {
+    log.replace('\n', "\r\n")
+        .replace("\r\r\n", "\r\n")
+        .into_bytes()
+}
+
 #[cfg(test)]
 mod tests {
     use super::split_timestamp;

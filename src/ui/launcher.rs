@@ -69,8 +69,11 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, form: &Launcher, theme: &T
         ];
         // How the namespace's Pod Security level takes the profile.
         if field == Field::Profile
-            && let Some((admitted, words)) =
-                view.detail.as_ref().and_then(|d| form.profile_verdict(d))
+            && let Some((admitted, words)) = view
+                .pod
+                .detail
+                .as_ref()
+                .and_then(|d| form.profile_verdict(d))
         {
             spans.push(if admitted {
                 Span::styled(format!(" ✓ {words}"), theme.dim)
@@ -91,7 +94,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, form: &Launcher, theme: &T
             theme.warning,
         )));
     }
-    let spec = view.detail.as_ref().map(|d| form.spec(d));
+    let spec = view.pod.detail.as_ref().map(|d| form.spec(d));
     // The form's own error is shown unless it is the sentence the spec
     // gives anyway (enter on a form that cannot launch).
     let spec_error = match &spec {

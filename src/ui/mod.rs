@@ -44,11 +44,11 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme) {
                     };
                     let title = format!("{what} pod {} (live)", view.key);
                     let waiting = match &view.trouble {
-                        _ if view.gone => Some(("This pod no longer exists.", theme.dim)),
-                        Some(trouble) if view.detail.is_none() => {
+                        _ if view.pod.gone => Some(("This pod no longer exists.", theme.dim)),
+                        Some(trouble) if view.pod.detail.is_none() => {
                             Some((trouble.as_str(), theme.warning))
                         }
-                        _ if view.detail.is_none() => Some(("Loading…", theme.dim)),
+                        _ if view.pod.detail.is_none() => Some(("Loading…", theme.dim)),
                         _ => None,
                     };
                     reader::draw(frame, area, &title, waiting, text, theme)

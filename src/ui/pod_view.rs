@@ -15,9 +15,9 @@ use crate::theme::Theme;
 use super::columns::{Cut, Fitted, Give, cut};
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &PodView, theme: &Theme) {
-    let Some(detail) = &view.detail else {
+    let Some(detail) = &view.pod.detail else {
         let (text, style) = match &view.trouble {
-            _ if view.gone => ("This pod no longer exists.", theme.dim),
+            _ if view.pod.gone => ("This pod no longer exists.", theme.dim),
             Some(trouble) => (trouble.as_str(), theme.warning),
             None => ("Loading…", theme.dim),
         };
@@ -80,11 +80,12 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &PodView, theme: &Th
     let width = usize::from(events.width);
     // Reason and container columns as wide as their longest entry, within reason.
     let widest = |f: &dyn Fn(&crate::model::EventRow) -> usize, cap: usize| {
-        view.events.iter().map(f).max().unwrap_or(0).min(cap)
+        view.pod.events.iter().map(f).max().unwrap_or(0).min(cap)
     };
     let reason_width = widest(&|e| e.reason.chars().count(), 20);
     let container_width = widest(&|e| e.container().unwrap_or("pod").chars().count(), 24);
     let lines: Vec<Line> = view
+        .pod
         .events
         .iter()
         .rev()
@@ -152,10 +153,14 @@ fn pod_facts<'a>(view: &PodView, detail: &PodDetail, theme: &Theme) -> Vec<Span<
         sep.clone(),
         Span::styled(format!("qos {}", or_dash(&detail.qos)), theme.dim),
     ];
-    if view.gone || detail.deleting {
+    if view.pod.gone || detail.deleting {
         facts.push(sep.clone());
         facts.push(Span::styled(
-            if view.gone { "deleted" } else { "terminating" },
+            if view.pod.gone {
+                "deleted"
+            } else {
+                "terminating"
+            },
             theme.warning,
         ));
     }

@@ -1,0 +1,555 @@
+//! Carries out the app's effects: the watches, one-off requests and
+//! sessions they start and stop, each reporting back as events.
+
+use std::collections::HashMap;
+
+use k8s_openapi::api::core::v1::{Event as KubeEvent, Namespace, Pod};
+use kube::api::Api;
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+use super::READ_TIMEOUT;
+use super::connect::connect_and_probe;
+use super::log_pane;
+use super::sessions::Sessions;
+use crate::app::{Effect, Event, Scope};
+use crate::cluster::client::{Connection, Target};
+use crate::cluster::debug::DebugSpec;
+use crate::cluster::feed::{self, Feed};
+use crate::cluster::session::{SessionEnd, SessionInput};
+use crate::model::pod_security::Policy;
+use crate::model::text::sanitize;
+use crate::model::{ClusterId, EventRow, PodDetail, PodKey, PodRow, TerminalKey};
+use crate::term::Size;
+
+/// Which watch an update came from. Updates already queued when a watch is
+/// replaced (after `:ns`, `:ctx`, or leaving a pod) must not reach the app.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Source {
+    Pods,
+    Pod,
+    Namespaces,
+    Other,
+}
+
+pub(super) struct Tagged {
+    source: Source,
+    generation: u64,
+    event: Event,
+}
+
+impl Tagged {
+    /// An update that is not tied to a replaceable watch.
+    fn untied(event: Event) -> Tagged {
+        Tagged {
+            source: Source::Other,
+            generation: 0,
+            event,
+        }
+    }
+}
+
+/// The I/O tasks the app's effects start and stop.
+pub(super) struct Tasks {
+    /// The browser's connection: watches and new terminals use it.
+    connection: Connection,
+    /// Every cluster connected to in this run: a terminal's session, its
+    /// pod watch and its re-attaches always use the client of the cluster
+    /// it was opened on, whatever the browser shows now.
+    clients: HashMap<ClusterId, kube::Client>,
+    target: Target,
+    tx: mpsc::Sender<Tagged>,
+    generations: [u64; 3],
+    connected: mpsc::Sender<Connection>,
+    pods: Vec<JoinHandle<()>>,
+    pod: Vec<JoinHandle<()>>,
+    namespaces: Option<JoinHandle<()>>,
+    connecting: Option<JoinHandle<()>>,
+    /// Each terminal's own pod watch (detail and events).
+    followers: HashMap<u64, Vec<JoinHandle<()>>>,
+    pub(super) sessions: Sessions,
+    pub(super) image_history: Option<std::path::PathBuf>,
+}
+
+impl Tasks {
+    pub(super) fn new(
+        connection: Connection,
+        target: Target,
+        tx: mpsc::Sender<Tagged>,
+        connected: mpsc::Sender<Connection>,
+        sessions: Sessions,
+    ) -> Self {
+        Tasks {
+            clients: HashMap::from([(connection.cluster(), connection.client.clone())]),
+            connection,
+            target,
+            tx,
+            generations: [0; 3],
+            connected,
+            pods: Vec::new(),
+            pod: Vec::new(),
+            namespaces: None,
+            connecting: None,
+            followers: HashMap::new(),
+            sessions,
+            image_history: None,
+        }
+    }
+
+    fn slot(source: Source) -> Option<usize> {
+        match source {
+            Source::Pods => Some(0),
+            Source::Pod => Some(1),
+            Source::Namespaces => Some(2),
+            Source::Other => None,
+        }
+    }
+
+    /// Starts a new generation of `source`'s watch; older updates become stale.
+    fn next_generation(&mut self, source: Source) -> u64 {
+        match Self::slot(source) {
+            Some(i) => {
+                self.generations[i] += 1;
+                self.generations[i]
+            }
+            None => 0,
+        }
+    }
+
+    /// The event, unless it comes from a watch that has been replaced.
+    pub(super) fn current(&self, tagged: Tagged) -> Option<Event> {
+        match Self::slot(tagged.source) {
+            Some(i) if self.generations[i] != tagged.generation => None,
+            _ => Some(tagged.event),
+        }
+    }
+
+    /// Starts what `effect` asks for. What is known at once (a recording
+    /// started, a terminal whose cluster is gone) comes back as an event.
+    pub(super) fn run(&mut self, effect: Effect) -> Option<Event> {
+        self.start(effect)
+            .unwrap_or_else(|gone| Some(gone.ends_its_terminal()))
+    }
+
+    /// As [`run`](Self::run), failing for a terminal whose cluster is gone.
+    fn start(&mut self, effect: Effect) -> Result<Option<Event>, NoClient> {
+        match effect {
+            Effect::RememberImage(image) => self.remember_image(image),
+            Effect::WakeAfter { after, token } => {
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    tokio::time::sleep(after).await;
+                    let _ = tx.send(Tagged::untied(Event::Wake(token))).await;
+                });
+            }
+            Effect::WatchPods(scope) => self.watch_pods(scope),
+            Effect::WatchPod(key) => self.watch_pod(key),
+            Effect::WatchEvents(scope) => self.watch_events(scope),
+            Effect::DeletePod { cluster, pod } => self.delete_pod(&cluster, pod),
+            Effect::StopWatchingPod => {
+                self.next_generation(Source::Pod);
+                abort(&mut self.pod);
+            }
+            Effect::SwitchContext(context) => self.switch_context(context),
+            Effect::Launch { id, key, spec } => {
+                let client = self.client_of_terminal(id, &key.cluster)?;
+                self.launch(id, client, key, spec);
+            }
+            Effect::OpenSession {
+                id,
+                key,
+                kind,
+                size,
+                replay_log,
+            } => {
+                let client = self.client_of_terminal(id, &key.cluster)?;
+                self.sessions.open(id, client, key, kind, size, replay_log);
+            }
+            Effect::ShowLog {
+                id,
+                key,
+                containers,
+                previous,
+                follow,
+                options,
+                fresh,
+            } => {
+                let client = self.client_of_terminal(id, &key.cluster)?;
+                let read = log_pane::Read {
+                    previous,
+                    follow,
+                    options,
+                };
+                self.sessions
+                    .show_log(id, client, key, containers, read, fresh);
+            }
+            Effect::SendInput { id, bytes } => self.sessions.send(id, SessionInput::Data(bytes)),
+            Effect::ResizeSession { id, cols, rows } => self.sessions.resize(id, cols, rows),
+            Effect::CloseSession { id } => {
+                self.sessions.close(id);
+                if let Some(mut handles) = self.followers.remove(&id) {
+                    abort(&mut handles);
+                }
+            }
+            Effect::Follow { id, key } => {
+                let client = self.client_of_terminal(id, &key.cluster)?;
+                self.follow(id, client, key);
+            }
+            Effect::Record {
+                id,
+                on,
+                cols,
+                rows,
+                title,
+            } => {
+                let size = Size { cols, rows };
+                return Ok(Some(self.sessions.set_recording(id, on, size, &title)));
+            }
+            // The loop that owns the user's terminal does these.
+            Effect::Quit | Effect::Copy(_) => {}
+        }
+        Ok(None)
+    }
+
+    fn remember_image(&self, image: String) {
+        // A file read and write: off the UI loop.
+        if let Some(path) = self.image_history.clone() {
+            tokio::task::spawn_blocking(move || {
+                if let Err(e) = crate::config::remember_image(&path, &image) {
+                    tracing::warn!("cannot record the image history in {}: {e}", path.display());
+                }
+            });
+        }
+    }
+
+    /// The client of the cluster terminal `id` was opened on. If the app
+    /// names a cluster the runtime never connected to (a bug), nothing is
+    /// sent to whichever cluster is current: the terminal ends, saying so.
+    fn client_of_terminal(&self, id: u64, cluster: &ClusterId) -> Result<kube::Client, NoClient> {
+        match self.clients.get(cluster) {
+            Some(client) => Ok(client.clone()),
+            None => Err(NoClient {
+                id,
+                context: cluster.context.to_string(),
+            }),
+        }
+    }
+
+    /// Watches the pod a terminal is on, so it can follow its container.
+    fn follow(&mut self, id: u64, client: kube::Client, key: TerminalKey) {
+        let handles = self.follow_pod(
+            &client,
+            &key.pod,
+            (Source::Other, 0),
+            move |feed| Event::TerminalPod { id, feed },
+            move |feed| Event::TerminalEvents { id, feed },
+        );
+        if let Some(mut old) = self.followers.insert(id, handles) {
+            abort(&mut old);
+        }
+    }
+
+    /// The pod view's watch of its pod, and the namespace's Pod Security level.
+    fn watch_pod(&mut self, key: PodKey) {
+        abort(&mut self.pod);
+        let generation = self.next_generation(Source::Pod);
+        let client = self.connection.client.clone();
+        let mut handles = self.follow_pod(
+            &client,
+            &key,
+            (Source::Pod, generation),
+            Event::Detail,
+            Event::PodEvents,
+        );
+        let tx = self.tx.clone();
+        handles.push(tokio::spawn(async move {
+            // Read once: labels rarely change, and a user who may not read
+            // namespaces learns the level from a refusal instead.
+            let policy =
+                crate::cluster::debug::read_policy(&client, &key.namespace, READ_TIMEOUT).await;
+            let event = Event::PodSecurity(policy);
+            let _ = tx
+                .send(Tagged {
+                    source: Source::Pod,
+                    generation,
+                    event,
+                })
+                .await;
+        }));
+        self.pod = handles;
+    }
+
+    /// A pod's detail and its events, each update wrapped for the app.
+    fn follow_pod(
+        &self,
+        client: &kube::Client,
+        pod: &PodKey,
+        (source, generation): (Source, u64),
+        detail: impl Fn(Feed<PodDetail>) -> Event + Send + Sync + 'static,
+        events: impl Fn(Feed<EventRow>) -> Event + Send + Sync + 'static,
+    ) -> Vec<JoinHandle<()>> {
+        let by_name = feed::config().fields(&format!("metadata.name={}", pod.name));
+        let about = feed::config().fields(&format!(
+            "involvedObject.name={},involvedObject.kind=Pod",
+            pod.name
+        ));
+        vec![
+            self.spawn_feed(
+                (source, generation),
+                Api::<Pod>::namespaced(client.clone(), &pod.namespace),
+                by_name,
+                None,
+                PodDetail::from_pod,
+                detail,
+            ),
+            self.spawn_feed(
+                (source, generation),
+                Api::<KubeEvent>::namespaced(client.clone(), &pod.namespace),
+                about,
+                None,
+                EventRow::from_event,
+                events,
+            ),
+        ]
+    }
+
+    /// Adds the debug container; the pod view's watch reports how it comes up.
+    fn launch(&mut self, id: u64, client: kube::Client, key: TerminalKey, spec: DebugSpec) {
+        let pod = key.pod;
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            let event = match spec.launch(&client, &pod.namespace, &pod.name).await {
+                Ok(launched) if launched.warnings.is_empty() => return,
+                Ok(launched) => Event::LaunchWarned {
+                    id,
+                    warnings: launched
+                        .warnings
+                        .iter()
+                        .map(|w| sanitize(w).into_owned())
+                        .collect(),
+                },
+                Err(e) => {
+                    let (_, sentence) =
+                        crate::cluster::debug::describe_launch_error(&e, &pod.namespace, &pod.name);
+                    let refused_by = match &e {
+                        kube::Error::Api(status) if status.code == 403 => {
+                            Policy::from_refusal(&status.message)
+                        }
+                        _ => None,
+                    };
+                    Event::LaunchFailed {
+                        id,
+                        sentence: sanitize(&sentence).into_owned(),
+                        refused_by,
+                    }
+                }
+            };
+            let _ = tx.send(Tagged::untied(event)).await;
+        });
+    }
+
+    /// Runs a feed, forwarding its updates to the app as `wrap(update)`.
+    fn spawn_feed<K, R>(
+        &self,
+        (source, generation): (Source, u64),
+        api: Api<K>,
+        config: kube::runtime::watcher::Config,
+        scope: Option<String>,
+        project: fn(&K) -> R,
+        wrap: impl Fn(Feed<R>) -> Event + Send + Sync + 'static,
+    ) -> JoinHandle<()>
+    where
+        K: kube::Resource
+            + Clone
+            + serde::de::DeserializeOwned
+            + std::fmt::Debug
+            + Send
+            + Sync
+            + 'static,
+        R: Send + 'static,
+    {
+        let (feed_tx, mut feed_rx) = feed::channel();
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            let watcher = feed::run(api, config, scope, project, feed_tx);
+            let forward = async {
+                while let Some(update) = feed_rx.recv().await {
+                    let tagged = Tagged {
+                        source,
+                        generation,
+                        event: wrap(update),
+                    };
+                    if tx.send(tagged).await.is_err() {
+                        break;
+                    }
+                }
+            };
+            tokio::join!(watcher, forward);
+        })
+    }
+
+    /// One feed of `K` per namespace of `scope` (one for all namespaces).
+    fn spawn_scoped<K, R>(
+        &self,
+        tagged: (Source, u64),
+        scope: Scope,
+        project: fn(&K) -> R,
+        wrap: fn(Feed<R>) -> Event,
+    ) -> Vec<JoinHandle<()>>
+    where
+        K: kube::Resource<Scope = k8s_openapi::NamespaceResourceScope>
+            + Clone
+            + serde::de::DeserializeOwned
+            + std::fmt::Debug
+            + Send
+            + Sync
+            + 'static,
+        <K as kube::Resource>::DynamicType: Default,
+        R: Send + 'static,
+    {
+        let client = self.connection.client.clone();
+        match scope {
+            Scope::All => vec![self.spawn_feed(
+                tagged,
+                Api::<K>::all(client),
+                feed::config(),
+                None,
+                project,
+                wrap,
+            )],
+            Scope::Namespaces(list) => list
+                .into_iter()
+                .map(|ns| {
+                    let api = Api::<K>::namespaced(client.clone(), &ns);
+                    self.spawn_feed(tagged, api, feed::config(), Some(ns), project, wrap)
+                })
+                .collect(),
+        }
+    }
+
+    fn watch_pods(&mut self, scope: Scope) {
+        abort(&mut self.pods);
+        let tagged = (Source::Pods, self.next_generation(Source::Pods));
+        self.pods = self.spawn_scoped(tagged, scope, PodRow::from_pod, Event::Pods);
+    }
+
+    /// The events view's watch, in the pod view's slot (one or the other shows).
+    fn watch_events(&mut self, scope: Scope) {
+        abort(&mut self.pod);
+        let tagged = (Source::Pod, self.next_generation(Source::Pod));
+        self.pod = self.spawn_scoped(tagged, scope, EventRow::from_event, Event::Events);
+    }
+
+    fn delete_pod(&mut self, cluster: &ClusterId, key: PodKey) {
+        // The cluster the user was asked about, whatever the browser shows now.
+        let Some(client) = self.clients.get(cluster).cloned() else {
+            return;
+        };
+        let pods: Api<Pod> = Api::namespaced(client, &key.namespace);
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            let outcome = match tokio::time::timeout(
+                READ_TIMEOUT,
+                pods.delete(&key.name, &Default::default()),
+            )
+            .await
+            {
+                Ok(Ok(_)) => Ok(()),
+                Ok(Err(e)) => Err(crate::cluster::errors::describe(&e).0),
+                Err(_) => Err(format!(
+                    "The API server did not answer the delete of pod {key} within {} s; it may still happen: watch the list.",
+                    READ_TIMEOUT.as_secs()
+                )),
+            };
+            let _ = tx
+                .send(Tagged::untied(Event::PodDeleted { key, outcome }))
+                .await;
+        });
+    }
+
+    pub(super) fn watch_namespaces(&mut self) {
+        if let Some(old) = self.namespaces.take() {
+            old.abort();
+        }
+        let tagged = (Source::Namespaces, self.next_generation(Source::Namespaces));
+        let api = Api::<Namespace>::all(self.connection.client.clone());
+        let name = |ns: &Namespace| ns.metadata.name.clone().unwrap_or_default();
+        self.namespaces =
+            Some(self.spawn_feed(tagged, api, feed::config(), None, name, Event::Namespaces));
+    }
+
+    fn switch_context(&mut self, context: String) {
+        if let Some(old) = self.connecting.take() {
+            old.abort();
+        }
+        let target = Target {
+            context: Some(context),
+            ..self.target.clone()
+        };
+        let tx = self.tx.clone();
+        let connected = self.connected.clone();
+        // Connecting reads files and may run exec plugins: keep it off the UI path.
+        self.connecting = Some(tokio::spawn(async move {
+            match connect_and_probe(&target).await {
+                Ok(c) => {
+                    let _ = connected.send(c).await;
+                }
+                Err(unusable) => {
+                    let failed = Tagged::untied(Event::ConnectFailed(unusable.sentence));
+                    let _ = tx.send(failed).await;
+                }
+            }
+        }));
+    }
+
+    /// Switches every watch to a new context's client.
+    pub(super) fn replace_connection(&mut self, connection: Connection) {
+        self.next_generation(Source::Pods);
+        self.next_generation(Source::Pod);
+        abort(&mut self.pods);
+        abort(&mut self.pod);
+        self.clients
+            .insert(connection.cluster(), connection.client.clone());
+        self.connection = connection;
+        self.watch_namespaces();
+    }
+
+    pub(super) fn stop_all(&mut self) {
+        self.sessions.stop_all();
+        for (_, mut handles) in self.followers.drain() {
+            abort(&mut handles);
+        }
+        abort(&mut self.pods);
+        abort(&mut self.pod);
+        if let Some(ns) = self.namespaces.take() {
+            ns.abort();
+        }
+    }
+}
+
+/// A terminal opened on a cluster the runtime has no client for.
+struct NoClient {
+    id: u64,
+    context: String,
+}
+
+impl NoClient {
+    fn ends_its_terminal(self) -> Event {
+        tracing::error!("no connection to context {}", self.context);
+        let end = SessionEnd {
+            exit_code: None,
+            reason: format!(
+                "no connection to context {} any more; open the pod again",
+                self.context
+            ),
+            disconnected: false,
+        };
+        Event::SessionEnded { id: self.id, end }
+    }
+}
+
+fn abort(handles: &mut Vec<JoinHandle<()>>) {
+    for h in handles.drain(..) {
+        h.abort();
+    }
+}

@@ -1,0 +1,270 @@
+//! The TUI runtime: owns the terminal and the I/O tasks, feeds `App` one
+//! event channel, carries out its effects, and redraws when something
+//! changed (bursts coalesced, at most 60 frames a second). Idle, it sleeps.
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use crossterm::event::{Event as TermEvent, EventStream, KeyEventKind};
+use futures::StreamExt;
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+use tokio::sync::mpsc;
+
+use crate::app::keymap::Keymap;
+use crate::app::{App, AppOptions, Effect, Event};
+use crate::cluster::client::{Connection, PluginTerminal, Target};
+use crate::terminal::{self, TerminalGuard};
+use crate::theme::Theme;
+use connect::connect_before_the_screen;
+use executor::{Tagged, Tasks};
+use sessions::Sessions;
+
+pub struct TuiOptions {
+    pub target: Target,
+    pub all_namespaces: bool,
+    pub namespace: Option<String>,
+    pub fallback_namespaces: Vec<String>,
+    pub keymap: Keymap,
+    pub theme: Theme,
+    pub debug_images: Vec<String>,
+    pub debug_profile: crate::cluster::debug::Profile,
+    /// Where launched images are remembered for the launcher.
+    pub image_history: Option<std::path::PathBuf>,
+    pub panes: crate::app::PaneOptions,
+    /// How often session streams are pinged.
+    pub keepalive: Option<Duration>,
+    /// Where `:record` writes its files.
+    pub recordings: std::path::PathBuf,
+    /// A sentence for the status line at start (the demo's fallback).
+    pub notice: Option<String>,
+}
+
+mod connect;
+mod executor;
+mod log_pane;
+mod outbox;
+mod sessions;
+
+const FRAME: Duration = Duration::from_millis(16);
+/// How long a one-off read (a namespace's labels) may take before podbay
+/// goes on without it.
+const READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// Output parsed per session per loop turn: small enough that a flood
+/// cannot delay a keystroke's echo in another pane by more than a few
+/// milliseconds, large enough to keep up with a fast producer.
+const OUTPUT_BUDGET: usize = 32 * 1024;
+/// How long after a key its echo counts as urgent.
+const ECHO_WINDOW: Duration = Duration::from_millis(150);
+
+/// Connects, checks the server answers, then runs the TUI until quit.
+/// Errors before the TUI starts are one sentence for stderr.
+pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
+    let connection = connect_before_the_screen(&options.target).await?;
+    // From here on the screen and the keyboard are the TUI's: also for `:ctx`.
+    options.target.plugins = PluginTerminal::Withheld;
+    let namespace = options
+        .namespace
+        .clone()
+        .unwrap_or_else(|| connection.namespace.clone());
+    let (mut app, effects) = App::new(AppOptions {
+        cluster: connection.cluster(),
+        context: connection.context.clone(),
+        contexts: connection.contexts.clone(),
+        namespace,
+        all_namespaces: options.all_namespaces,
+        fallback_namespaces: options.fallback_namespaces.clone(),
+        keymap: options.keymap.clone(),
+        now: jiff::Timestamp::now(),
+        debug_images: options.debug_images.clone(),
+        debug_profile: options.debug_profile,
+        panes: options.panes.clone(),
+    });
+    if let Some(notice) = options.notice.take() {
+        app.message = Some(crate::app::warning(notice));
+    }
+
+    let guard = TerminalGuard::enter().context("cannot put the terminal in full-screen mode")?;
+    let mut terminal = Terminal::new(CrosstermBackend::new(std::io::stdout()))
+        .context("cannot draw on this terminal")?;
+    if let Ok(size) = terminal.size() {
+        app.update(Event::Resize(size.width, size.height));
+    }
+    let (tx, mut rx) = mpsc::channel::<Tagged>(4096);
+    let (connected_tx, mut connected) = mpsc::channel::<Connection>(1);
+    let (outboxes, mut ready) = outbox::Outboxes::new();
+    let mut sessions = Sessions::new(outboxes);
+    sessions.keepalive = options.keepalive;
+    sessions.recordings = options.recordings.clone();
+    let mut tasks = Tasks::new(
+        connection,
+        options.target.clone(),
+        tx,
+        connected_tx,
+        sessions,
+    );
+    tasks.image_history = options.image_history.clone();
+    tasks.watch_namespaces();
+    let started: VecDeque<Event> = effects.into_iter().filter_map(|e| tasks.run(e)).collect();
+    let mut quit = apply(&mut app, &mut tasks, &mut terminal, started);
+
+    let mut input = EventStream::new();
+    let mut ticks = tokio::time::interval(Duration::from_secs(1));
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    let stop = terminal::termination();
+    tokio::pin!(stop);
+    let mut dirty = true;
+    let mut last_frame = tokio::time::Instant::now() - FRAME;
+    let theme = options.theme;
+    // When the focused terminal answers a key just typed, its echo is
+    // drawn at once instead of at the next frame boundary.
+    let mut last_key = tokio::time::Instant::now() - ECHO_WINDOW;
+    let mut echo_due = false;
+    let panic_key = test_panic_key();
+    while !quit {
+        let hush_ends = tasks.sessions.outboxes.hush_ends();
+        let since_frame = last_frame.elapsed();
+        if dirty && (echo_due || since_frame >= FRAME) {
+            terminal
+                .draw(|f| crate::ui::draw(f, &app, &theme))
+                .context("drawing failed")?;
+            if echo_due {
+                tracing::debug!(target: "podbay::echo", "echo drawn {} µs after the key", last_key.elapsed().as_micros());
+            }
+            last_frame = tokio::time::Instant::now();
+            dirty = false;
+            echo_due = false;
+        }
+        let redraw_in = FRAME.saturating_sub(last_frame.elapsed());
+        // Keys first: they must never wait behind output.
+        let event = tokio::select! {
+            biased;
+            _ = &mut stop => break,
+            Some(Ok(term)) = input.next() => match term {
+                TermEvent::Key(k) if k.kind != KeyEventKind::Release => Some(Event::Key(k)),
+                TermEvent::Mouse(m) => Some(Event::Mouse(m)),
+                TermEvent::Paste(text) => Some(Event::Paste(text)),
+                TermEvent::Resize(w, h) => Some(Event::Resize(w, h)),
+                _ => None,
+            },
+            Some(tagged) = rx.recv() => tasks.current(tagged),
+            Some(connection) = connected.recv() => {
+                let event = Event::Connected {
+                    cluster: connection.cluster(),
+                    context: connection.context.clone(),
+                    namespace: connection.namespace.clone(),
+                    contexts: connection.contexts.clone(),
+                };
+                tasks.replace_connection(connection);
+                Some(event)
+            }
+            Some(id) = ready.recv() => {
+                tasks.sessions.outboxes.mark_ready(id);
+                None
+            }
+            _ = ticks.tick() => Some(Event::Tick(jiff::Timestamp::now())),
+            () = std::future::ready(()), if tasks.sessions.outboxes.has_ready() => None,
+            _ = tokio::time::sleep_until(hush_ends.unwrap_or_else(tokio::time::Instant::now)), if hush_ends.is_some() => None,
+            _ = tokio::time::sleep(redraw_in), if dirty => None,
+        };
+        if let Some(Event::Key(key)) = &event
+            && panic_key.is_some_and(|c| key.code == crossterm::event::KeyCode::Char(c))
+        {
+            if std::env::var_os("PODBAY_TEST_PANIC_IN_TASK").is_some() {
+                tokio::spawn(async {
+                    panic!("test-only panic in a task, asked for by PODBAY_TEST_PANIC_KEY")
+                });
+            } else {
+                panic!("test-only panic, asked for by PODBAY_TEST_PANIC_KEY");
+            }
+        }
+        // A key for a pane: until its echo is back, the other panes wait.
+        if matches!(event, Some(Event::Key(_) | Event::Paste(_)))
+            && app.focus == crate::app::Focus::Workspace
+            && let Some(slot) = app.workspace.focused_slot()
+        {
+            tasks.sessions.outboxes.await_echo(slot.terminal);
+        }
+        let mut pending: Vec<Event> = event.into_iter().collect();
+        // Coalesce a burst (a relist, a flood of events) into one frame.
+        while pending.len() < 512 {
+            match rx.try_recv() {
+                Ok(tagged) => pending.extend(tasks.current(tagged)),
+                Err(_) => break,
+            }
+        }
+        while let Ok(id) = ready.try_recv() {
+            tasks.sessions.outboxes.mark_ready(id);
+        }
+        pending.extend(tasks.sessions.outboxes.take(OUTPUT_BUDGET));
+        if pending.is_empty() {
+            continue;
+        }
+        dirty = true;
+        if pending
+            .iter()
+            .any(|e| matches!(e, Event::Key(_) | Event::Paste(_)))
+        {
+            last_key = tokio::time::Instant::now();
+        }
+        if last_key.elapsed() < ECHO_WINDOW {
+            let focused = app.workspace.focused_slot().map(|p| p.terminal);
+            echo_due |= pending
+                .iter()
+                .any(|e| matches!(e, Event::SessionOutput { id, .. } if Some(*id) == focused));
+        }
+        quit |= apply(&mut app, &mut tasks, &mut terminal, pending.into());
+    }
+    tasks.stop_all();
+    drop(terminal);
+    drop(guard);
+    Ok(())
+}
+
+/// Gives the app each event, and carries out the effects of each,
+/// including the events they report at once. True once the app quits.
+fn apply(
+    app: &mut App,
+    tasks: &mut Tasks,
+    terminal: &mut Terminal<CrosstermBackend<std::io::Stdout>>,
+    mut pending: VecDeque<Event>,
+) -> bool {
+    let mut quit = false;
+    while let Some(event) = pending.pop_front() {
+        if let Event::SessionOutput { id, bytes } = &event {
+            pending.extend(tasks.sessions.record(*id, bytes));
+        }
+        for effect in app.update(event) {
+            match effect {
+                Effect::Quit => quit = true,
+                Effect::Copy(text) => {
+                    if let Err(e) = copy_to_clipboard(terminal.backend_mut(), &text) {
+                        tracing::warn!("cannot write to the terminal: {e}");
+                    }
+                }
+                effect => pending.extend(tasks.run(effect)),
+            }
+        }
+    }
+    quit
+}
+
+/// Debug builds only: the key on which to panic (in the UI loop, or in a
+/// task with `PODBAY_TEST_PANIC_IN_TASK` set), so end-to-end tests can
+/// check that a panic restores the user's terminal and ends podbay.
+fn test_panic_key() -> Option<char> {
+    if !cfg!(debug_assertions) {
+        return None;
+    }
+    std::env::var("PODBAY_TEST_PANIC_KEY").ok()?.chars().next()
+}
+
+/// Asks the user's own terminal to put `text` on the clipboard (OSC 52).
+/// Only ever done at the user's request, from copy mode.
+fn copy_to_clipboard(out: &mut impl std::io::Write, text: &str) -> std::io::Result<()> {
+    use base64::Engine as _;
+    let encoded = base64::engine::general_purpose::STANDARD.encode(text);
+    write!(out, "\x1b]52;c;{encoded}\x07")?;
+    out.flush()
+}

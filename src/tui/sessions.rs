@@ -1,0 +1,307 @@
+//! The terminals' sessions: an attach or exec streamed into a pane, a log
+//! read into one, and the recordings teed from their output.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::Pod;
+use kube::api::{Api, LogParams};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+use super::log_pane;
+use super::outbox::{Outbox, Outboxes};
+use crate::app::Event;
+use crate::cluster::session::{
+    self, SessionEnd, SessionEvent, SessionInput, SessionKind, SessionSpec,
+};
+use crate::model::TerminalKey;
+use crate::term::Size;
+use crate::term::record::Recorder;
+
+/// Every terminal's session task, its output queue and its recording.
+pub(super) struct Sessions {
+    running: HashMap<u64, Running>,
+    recorders: HashMap<u64, Recorder>,
+    pub(super) outboxes: Outboxes,
+    pub(super) keepalive: Option<Duration>,
+    pub(super) recordings: PathBuf,
+    /// Where each followed log pane got to in each container, for `r`.
+    log_resume: HashMap<(u64, String), log_pane::Resume>,
+}
+
+/// A session's task and the way to send it input.
+struct Running {
+    input: mpsc::UnboundedSender<SessionInput>,
+    task: JoinHandle<()>,
+}
+
+impl Sessions {
+    pub(super) fn new(outboxes: Outboxes) -> Self {
+        Sessions {
+            running: HashMap::new(),
+            recorders: HashMap::new(),
+            outboxes,
+            keepalive: Some(session::DEFAULT_KEEPALIVE),
+            recordings: std::env::temp_dir(),
+            log_resume: HashMap::new(),
+        }
+    }
+
+    /// Attaches or execs into the container; with `replay_log`, what it
+    /// printed before the attach is shown first, from its log.
+    pub(super) fn open(
+        &mut self,
+        id: u64,
+        client: kube::Client,
+        key: TerminalKey,
+        kind: SessionKind,
+        size: (u16, u16),
+        replay_log: bool,
+    ) {
+        let TerminalKey { pod, container, .. } = key;
+        let outbox = self.outboxes.open(id);
+        let spec = SessionSpec {
+            namespace: pod.namespace.to_string(),
+            pod: pod.name.to_string(),
+            container,
+            kind,
+            size,
+            keepalive: self.keepalive,
+            tty: true,
+            stdin: true,
+        };
+        let (input, inputs) = mpsc::unbounded_channel();
+        let task = tokio::spawn(stream_session(id, client, spec, replay_log, inputs, outbox));
+        self.replace(id, Running { input, task });
+    }
+
+    /// Reads `containers`' logs (or `key`'s container's alone) into the pane.
+    pub(super) fn show_log(
+        &mut self,
+        id: u64,
+        client: kube::Client,
+        key: TerminalKey,
+        containers: Vec<String>,
+        read: log_pane::Read,
+        fresh: bool,
+    ) {
+        let TerminalKey { pod, container, .. } = key;
+        let pods: Api<Pod> = Api::namespaced(client, &pod.namespace);
+        let outbox = self.outboxes.open(id);
+        if fresh {
+            self.log_resume.retain(|(pane, _), _| *pane != id);
+        }
+        // Each container's stream resumes after its own last line; a
+        // previous run's log is read whole.
+        let mut resume = |container: &str| {
+            if read.previous {
+                log_pane::Resume::default()
+            } else {
+                self.log_resume
+                    .entry((id, container.to_string()))
+                    .or_default()
+                    .clone()
+            }
+        };
+        let sources: Vec<log_pane::Source> = if containers.is_empty() {
+            vec![log_pane::Source::alone(&container, resume(&container))]
+        } else {
+            let width = containers
+                .iter()
+                .map(|c| c.chars().count())
+                .max()
+                .unwrap_or(0);
+            containers
+                .iter()
+                .enumerate()
+                .map(|(i, c)| log_pane::Source::prefixed(c, i, width, resume(c)))
+                .collect()
+        };
+        let task = tokio::spawn(log_pane::run_all(
+            id,
+            pods,
+            pod.name.to_string(),
+            sources,
+            read,
+            outbox,
+        ));
+        // A log takes no input.
+        let (input, _) = mpsc::unbounded_channel();
+        self.replace(id, Running { input, task });
+    }
+
+    fn replace(&mut self, id: u64, running: Running) {
+        if let Some(old) = self.running.insert(id, running) {
+            old.task.abort();
+        }
+    }
+
+    pub(super) fn send(&self, id: u64, input: SessionInput) {
+        if let Some(s) = self.running.get(&id) {
+            let _ = s.input.send(input);
+        }
+    }
+
+    pub(super) fn resize(&mut self, id: u64, cols: u16, rows: u16) {
+        if let Some(recorder) = self.recorders.get_mut(&id)
+            && let Err(e) = recorder.resize(Size { cols, rows })
+        {
+            tracing::warn!("recording: {e}");
+        }
+        self.send(id, SessionInput::Resize { cols, rows });
+    }
+
+    pub(super) fn close(&mut self, id: u64) {
+        if let Some(s) = self.running.remove(&id) {
+            s.task.abort();
+        }
+        self.outboxes.close(id);
+        self.log_resume.retain(|(pane, _), _| *pane != id);
+        self.stop_recording(id);
+    }
+
+    /// Tees a terminal's output into its recording, if it has one; a
+    /// recording that cannot be written stops, and the event says so.
+    pub(super) fn record(&mut self, id: u64, bytes: &[u8]) -> Option<Event> {
+        let recorder = self.recorders.get_mut(&id)?;
+        let e = recorder.output(bytes).err()?;
+        tracing::warn!("recording stopped: {e}");
+        self.recorders.remove(&id);
+        Some(Event::Recording {
+            id,
+            outcome: Err(format!("Recording stopped: cannot write the file ({e}).")),
+        })
+    }
+
+    /// Starts or stops recording terminal `id`; the event tells the app.
+    pub(super) fn set_recording(&mut self, id: u64, on: bool, size: Size, title: &str) -> Event {
+        let outcome = if on {
+            self.start_recording(id, size, title).map(Some)
+        } else {
+            self.stop_recording(id);
+            Ok(None)
+        };
+        Event::Recording { id, outcome }
+    }
+
+    fn start_recording(&mut self, id: u64, size: Size, title: &str) -> Result<PathBuf, String> {
+        let stamp = jiff::Zoned::now().strftime("%Y%m%d-%H%M%S");
+        let name: String = title
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let path = self.recordings.join(format!("{stamp}-{name}-{id}.cast"));
+        std::fs::create_dir_all(&self.recordings)
+            .and_then(|()| Recorder::create(&path, size, "xterm-256color"))
+            .map(|recorder| {
+                self.recorders.insert(id, recorder);
+                path.clone()
+            })
+            .map_err(|e| {
+                format!(
+                    "Cannot record to {}: {e}. Check that the state directory is writable.",
+                    path.display()
+                )
+            })
+    }
+
+    fn stop_recording(&mut self, id: u64) {
+        if let Some(recorder) = self.recorders.remove(&id)
+            && let Err(e) = recorder.finish()
+        {
+            tracing::warn!("recording: {e}");
+        }
+    }
+
+    pub(super) fn stop_all(&mut self) {
+        for (_, s) in self.running.drain() {
+            s.task.abort();
+        }
+        for id in self.recorders.keys().copied().collect::<Vec<_>>() {
+            self.stop_recording(id);
+        }
+    }
+}
+
+/// One session, from connecting to its end, its output into `outbox`.
+async fn stream_session(
+    id: u64,
+    client: kube::Client,
+    spec: SessionSpec,
+    replay_log: bool,
+    inputs: mpsc::UnboundedReceiver<SessionInput>,
+    outbox: Outbox,
+) {
+    let (namespace, pod, container) = (
+        spec.namespace.clone(),
+        spec.pod.clone(),
+        spec.container.clone(),
+    );
+    // A few chunks in flight: a flood waits at its source.
+    let (events_tx, mut events) = mpsc::channel(4);
+    let session = match session::open(client.clone(), spec, inputs, events_tx).await {
+        Ok(s) => s,
+        Err(e) => {
+            let (sentence, _) = crate::cluster::errors::describe(&e);
+            let end = SessionEnd {
+                exit_code: None,
+                reason: format!("could not connect: {}", sentence.trim_end_matches('.')),
+                disconnected: true,
+            };
+            outbox.send(Event::SessionEnded { id, end }).await;
+            return;
+        }
+    };
+    let mut ended = None;
+    if replay_log {
+        // What the container printed before we attached is only in its log.
+        let pods: Api<Pod> = Api::namespaced(client, &namespace);
+        let params = LogParams {
+            container: Some(container),
+            ..Default::default()
+        };
+        let log = pods.logs(&pod, &params).await.unwrap_or_default();
+        let mut early = session::drain_early(&mut events);
+        early.out.append(&mut early.err);
+        let mut first = log_pane::for_terminal(&log);
+        let skip = session::overlap(log.as_bytes(), &early.out);
+        first.extend_from_slice(&early.out[skip..]);
+        let bytes = first.into();
+        if !outbox.send(Event::SessionOutput { id, bytes }).await {
+            return;
+        }
+        ended = early.end;
+    }
+    if !outbox.send(Event::SessionAttached { id }).await {
+        return;
+    }
+    // It ended while its log was read: nothing more will come.
+    if let Some(end) = ended {
+        outbox.send(Event::SessionEnded { id, end }).await;
+        session.detach();
+        return;
+    }
+    while let Some(event) = events.recv().await {
+        let forwarded = match event {
+            SessionEvent::Output(bytes) | SessionEvent::Stderr(bytes) => {
+                outbox.send(Event::SessionOutput { id, bytes }).await
+            }
+            SessionEvent::Ended(end) => {
+                outbox.send(Event::SessionEnded { id, end }).await;
+                false
+            }
+        };
+        if !forwarded {
+            break;
+        }
+    }
+    session.detach();
+}
