@@ -225,15 +225,8 @@ impl Launcher {
         self.verdict = self.admission(self.profile, detail);
         let target = self.target_name().map(str::to_string);
         self.reusable = detail
-            .containers
-            .iter()
-            .find(|c| {
-                c.kind == ContainerKind::Ephemeral
-                    && c.image == self.image
-                    && c.target == target
-                    && c.state.is_running()
-            })
-            .map(|c| c.name.clone());
+            .reusable_debugger(&self.image, target.as_deref())
+            .map(str::to_string);
     }
 
     /// The spec the form describes, or one sentence on what is wrong.

@@ -346,22 +346,6 @@ pub fn unique_name(taken: &[String], mut random: impl FnMut() -> u64) -> String 
     }
 }
 
-/// A running ephemeral container with the same image and target, which the
-/// user may want to re-attach to instead of adding another (they can never
-/// be removed from the pod).
-pub fn reusable(pod: &Pod, image: &str, target: Option<&str>) -> Option<String> {
-    let spec = pod.spec.as_ref()?;
-    let statuses = pod.status.as_ref()?.ephemeral_container_statuses.as_ref()?;
-    spec.ephemeral_containers.iter().flatten().find_map(|c| {
-        let same =
-            c.image.as_deref() == Some(image) && c.target_container_name.as_deref() == target;
-        let running = statuses
-            .iter()
-            .any(|s| s.name == c.name && s.state.as_ref().is_some_and(|st| st.running.is_some()));
-        (same && running).then(|| c.name.clone())
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

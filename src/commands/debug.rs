@@ -98,7 +98,11 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> Result<i32, Failure> {
     preflight(&pod, &args, &namespace)?;
     let reused = args
         .reuse
-        .then(|| debug::reusable(&pod, &image, args.target.as_deref()))
+        .then(|| {
+            let detail = crate::model::PodDetail::from_pod(&pod);
+            let name = detail.reusable_debugger(&image, args.target.as_deref());
+            name.map(str::to_string)
+        })
         .flatten();
     let name = match reused {
         Some(name) => {

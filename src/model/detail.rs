@@ -184,6 +184,21 @@ impl PodDetail {
         }
     }
 
+    /// A running ephemeral container with this image and target, which the
+    /// user may want to re-attach to instead of adding another (they can
+    /// never be removed from the pod).
+    pub fn reusable_debugger(&self, image: &str, target: Option<&str>) -> Option<&str> {
+        self.containers
+            .iter()
+            .find(|c| {
+                c.kind == ContainerKind::Ephemeral
+                    && c.image == image
+                    && c.target.as_deref() == target
+                    && c.state.is_running()
+            })
+            .map(|c| c.name.as_str())
+    }
+
     pub fn from_pod(pod: &Pod) -> Self {
         // Read in place: the one copy of the pod is the manifest below.
         let (no_spec, no_status) = (Default::default(), Default::default());
