@@ -211,13 +211,14 @@ async fn run_sim(args: SimArgs) -> anyhow::Result<()> {
         listen: args.listen,
         ..sim_options(&args.scenario)
     };
+    let stopped = podbay::terminal::termination();
     let (sim, path) = start_sim(options, args.kubeconfig_out).await?;
     println!("{}", sim.isolation().describe());
     println!("server: {}", sim.url());
     println!("kubeconfig: {}", path.display());
     println!("contexts: sim (admin), sim-viewer (read-only), sim-dev (namespace shop only)");
     println!("try: KUBECONFIG={} kubectl get pods -A", path.display());
-    podbay::terminal::termination().await;
+    stopped.await;
     Ok(())
 }
 

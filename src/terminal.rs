@@ -85,8 +85,11 @@ fn install_panic_hook() {
 
 /// Resolves when the process is asked to stop (SIGTERM, SIGHUP, SIGQUIT,
 /// SIGINT outside raw mode), so the caller can unwind and restore the
-/// terminal; [`stopped_by`] then says which signal it was.
-pub async fn termination() {
+/// terminal; [`stopped_by`] then says which signal it was. The handlers
+/// are in place when this returns, before the future is first awaited: a
+/// signal sent just after (the simulator has printed its kubeconfig) is
+/// caught, not left to kill the process.
+pub fn termination() -> impl std::future::Future<Output = ()> {
     use tokio::signal::unix::{SignalKind, signal};
     let kinds = [
         SignalKind::terminate(),
@@ -104,11 +107,13 @@ pub async fn termination() {
             }))
         })
         .collect();
-    if waits.is_empty() {
-        return std::future::pending().await;
+    async move {
+        if waits.is_empty() {
+            return std::future::pending().await;
+        }
+        let (number, _, _) = futures::future::select_all(waits).await;
+        STOPPED_BY.store(number, Ordering::SeqCst);
     }
-    let (number, _, _) = futures::future::select_all(waits).await;
-    STOPPED_BY.store(number, Ordering::SeqCst);
 }
 
 static STOPPED_BY: AtomicI32 = AtomicI32::new(0);
