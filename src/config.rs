@@ -5,6 +5,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::app::PaneOptions;
+use crate::app::keymap::KeySpec;
+
 /// The documented default configuration, shipped in `assets/`.
 pub const DEFAULT_CONFIG: &str = include_str!("../assets/config.toml");
 
@@ -105,6 +108,36 @@ impl Default for Config {
             terminal: TerminalConfig::default(),
             logs: LogsConfig::default(),
         }
+    }
+}
+
+impl Config {
+    /// How panes behave, as `[terminal]` and `[logs]` say; the error is
+    /// the prefix key's.
+    pub fn pane_options(&self) -> Result<PaneOptions, String> {
+        Ok(PaneOptions {
+            prefix: KeySpec::parse(&self.terminal.prefix)?,
+            scrollback: self.terminal.scrollback,
+            record: self.terminal.record,
+            reattach_when_idle: seconds(self.terminal.reattach_when_idle),
+            side_by_side_from: self.terminal.side_by_side_from,
+            confirm_quit: self.terminal.confirm_quit,
+            log_tail: (self.logs.tail > 0).then_some(self.logs.tail as i64),
+        })
+    }
+}
+
+/// A number of seconds from the config, where 0 means never.
+pub fn seconds(n: u64) -> Option<std::time::Duration> {
+    (n > 0).then(|| std::time::Duration::from_secs(n))
+}
+
+/// The panes as the default config has them: one source for both.
+impl Default for PaneOptions {
+    fn default() -> Self {
+        Config::default()
+            .pane_options()
+            .expect("the default prefix key parses")
     }
 }
 

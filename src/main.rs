@@ -141,27 +141,17 @@ async fn browse(
             None => anyhow::anyhow!("Config file {}: [keys] {e}.", paths.config.display()),
         }
     })?;
-    let prefix = podbay::app::keymap::KeySpec::parse(&config.terminal.prefix).map_err(|e| {
+    let panes = config.pane_options().map_err(|e| {
         anyhow::anyhow!(
             "Config file {}: [terminal] prefix: {e}.",
             paths.config.display()
         )
     })?;
-    let seconds = |n: u64| (n > 0).then(|| std::time::Duration::from_secs(n));
-    let panes = podbay::app::PaneOptions {
-        prefix,
-        scrollback: config.terminal.scrollback,
-        record: config.terminal.record,
-        reattach_when_idle: seconds(config.terminal.reattach_when_idle),
-        side_by_side_from: config.terminal.side_by_side_from,
-        confirm_quit: config.terminal.confirm_quit,
-        log_tail: (config.logs.tail > 0).then_some(config.logs.tail as i64),
-    };
     let debug_profile = debug_profile(&config, &paths.config).map_err(anyhow::Error::msg)?;
     let _log = podbay::logging::init(&paths.log);
     tui::run(TuiOptions {
         panes,
-        keepalive: seconds(config.terminal.keepalive),
+        keepalive: podbay::config::seconds(config.terminal.keepalive),
         recordings: paths.state.join("recordings"),
         notice,
         target,

@@ -319,19 +319,6 @@ pub struct PaneOptions {
     pub log_tail: Option<i64>,
 }
 
-impl Default for PaneOptions {
-    fn default() -> Self {
-        PaneOptions {
-            prefix: KeySpec::parse("ctrl-b").unwrap_or_else(|_| unreachable!()),
-            scrollback: crate::term::pane::DEFAULT_SCROLLBACK,
-            record: false,
-            reattach_when_idle: Some(std::time::Duration::from_secs(20)),
-            side_by_side_from: 200,
-            confirm_quit: true,
-            log_tail: Some(1000),
-        }
-    }
-}
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct PodView {
