@@ -114,13 +114,8 @@ impl Launcher {
                 .or(if targets.is_empty() { None } else { Some(0) })
         };
         let taken: Vec<String> = detail.containers.iter().map(|c| c.name.clone()).collect();
-        let mut seed = random | 1;
-        let name = crate::cluster::debug::unique_name(&taken, || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        });
+        let mut rng = fastrand::Rng::with_seed(random);
+        let name = crate::cluster::debug::unique_name(&taken, || rng.u64(..));
         let images = if images.is_empty() {
             vec!["busybox:1.36".to_string()]
         } else {

@@ -170,7 +170,7 @@ async fn launch(
             ));
         }
         Some(name) => name.clone(),
-        None => debug::unique_name(&taken, random),
+        None => debug::unique_name(&taken, || fastrand::u64(..)),
     };
     let mut spec = DebugSpec {
         name: name.clone(),
@@ -398,16 +398,6 @@ fn list(pod: &Pod, args: &DebugArgs) -> Result<i32, Failure> {
         eprintln!("podbay: pod {} has no debug containers.", args.pod);
     }
     Ok(0)
-}
-
-fn random() -> u64 {
-    let mut bytes = [0u8; 8];
-    let _ = std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut bytes));
-    u64::from_le_bytes(bytes)
-        ^ std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as u64)
 }
 
 fn humantime(d: Duration) -> String {

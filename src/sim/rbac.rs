@@ -104,27 +104,16 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 /// 32 random bytes from the OS as hex.
 pub fn random_token() -> String {
     let mut bytes = [0u8; 32];
-    if getrandom(&mut bytes).is_err() {
-        // Fall back to time and address entropy rather than refusing to start;
-        // the server only listens on loopback.
-        let seed = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or_default()
-            ^ (&bytes as *const _ as usize as u128);
-        for (i, b) in bytes.iter_mut().enumerate() {
-            *b = (seed >> ((i % 16) * 8)) as u8 ^ (i as u8).wrapping_mul(151);
-        }
+    if getrandom::fill(&mut bytes).is_err() {
+        // Rather than refusing to start (the server only listens on
+        // loopback): a generator seeded from the time and the process.
+        let mut rng = fastrand::Rng::new();
+        rng.fill(&mut bytes);
     }
     bytes.iter().fold(String::with_capacity(64), |mut s, b| {
         let _ = write!(s, "{b:02x}");
         s
     })
-}
-
-fn getrandom(buf: &mut [u8]) -> std::io::Result<()> {
-    use std::io::Read;
-    std::fs::File::open("/dev/urandom")?.read_exact(buf)
 }
 
 #[cfg(test)]
