@@ -319,7 +319,6 @@ pub struct PaneOptions {
     pub log_tail: Option<i64>,
 }
 
-
 #[derive(Debug, Clone, PartialEq)]
 pub struct PodView {
     pub key: PodKey,
@@ -803,8 +802,11 @@ impl App {
         match &self.scope {
             Scope::All => {
                 let mut fallback = vec![self.home_namespace.clone()];
-                fallback.extend(self.fallback_namespaces.iter().cloned());
-                fallback.dedup();
+                for ns in &self.fallback_namespaces {
+                    if !fallback.contains(ns) {
+                        fallback.push(ns.clone());
+                    }
+                }
                 self.message = Some(warning(format!(
                     "{} Showing namespace {} instead.",
                     denied.sentence(),

@@ -65,11 +65,6 @@ impl Recorder {
         self.out.flush()
     }
 
-    /// Pushes buffered lines to the file, e.g. once per frame.
-    pub fn flush(&mut self) -> io::Result<()> {
-        self.out.flush()
-    }
-
     fn output_at(&mut self, elapsed: Duration, bytes: &[u8]) -> io::Result<()> {
         let text = self.utf8.decode(bytes);
         if text.is_empty() {
