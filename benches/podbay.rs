@@ -630,6 +630,8 @@ struct Tui {
     child: podbay::pty::PtyChild,
     screen: std::sync::Arc<std::sync::Mutex<vt100::Parser>>,
     echo: std::sync::Arc<std::sync::Mutex<Option<EchoWait>>>,
+    /// Every echo timed, with when its key was sent.
+    echoes: std::sync::Mutex<Vec<(jiff::Timestamp, Duration)>>,
     home: PathBuf,
 }
 
@@ -707,6 +709,7 @@ impl Tui {
             child,
             screen,
             echo,
+            echoes: std::sync::Mutex::new(Vec::new()),
             home,
         }
     }
@@ -799,13 +802,14 @@ impl Tui {
                 text: typed.clone(),
                 seen,
             });
-            let start = Instant::now();
+            let (sent, start) = (jiff::Timestamp::now(), Instant::now());
             let _ = self.child.master.write_all(&[c as u8]).await;
             let arrived = tokio::time::timeout(Duration::from_secs(30), arrived)
                 .await
                 .unwrap_or_else(|_| panic!("never saw {typed:?}"))
                 .expect("the reader is running");
             samples.push(arrived - start);
+            self.echoes.lock().unwrap().push((sent, arrived - start));
         }
         self.type_slowly(b"\x15").await;
     }
@@ -894,10 +898,85 @@ async fn log_flood(report: &mut Report) {
     println!("a log pane following 50 MB");
     // First with nothing following the log: the flood's own cost.
     log_flood_once(report, false).await;
-    log_flood_once(report, true).await;
+    // A flood is over in about a second and a half: three of them, for a
+    // p99 that is not just the worst key of one.
+    let mut runs = Vec::new();
+    for _ in 0..3 {
+        runs.push(
+            log_flood_once(report, true)
+                .await
+                .expect("a followed flood"),
+        );
+    }
+    let took: Vec<String> = runs
+        .iter()
+        .map(|r| format!("{:.1}", r.took.as_secs_f64()))
+        .collect();
+    report.row(
+        "50 MB log followed in a pane, until its last line is drawn",
+        format!(
+            "{} s ({:.0} MB/s)",
+            took.join(" / "),
+            50.0 * runs.len() as f64 / runs.iter().map(|r| r.took.as_secs_f64()).sum::<f64>()
+        ),
+        "",
+    );
+    let mut all: Vec<Duration> = runs
+        .iter()
+        .flat_map(|r| r.writing.iter().chain(&r.drawing))
+        .copied()
+        .collect();
+    let mut writing: Vec<Duration> = runs
+        .iter()
+        .flat_map(|r| r.writing.iter())
+        .copied()
+        .collect();
+    let mut drawing: Vec<Duration> = runs
+        .iter()
+        .flat_map(|r| r.drawing.iter())
+        .copied()
+        .collect();
+    for (what, samples, budget) in [
+        ("echo in a shell pane meanwhile", &mut all, "p99 ≤ 15 ms"),
+        ("  of which while the container writes", &mut writing, ""),
+        (
+            "  of which after, podbay drawing the backlog",
+            &mut drawing,
+            "p99 ≤ 15 ms",
+        ),
+    ] {
+        let over = samples
+            .iter()
+            .filter(|d| **d > Duration::from_millis(15))
+            .count();
+        let (p50, p99) = percentiles(samples);
+        report.row(
+            &format!("{what} ({} keys, {over} over 15 ms)", samples.len()),
+            format!("p50 {:.2} / p99 {:.2} ms", ms(p50), ms(p99)),
+            budget,
+        );
+    }
+    report.row(
+        "podbay's RSS after a flood (scrollback 10 000 lines)",
+        runs.iter()
+            .map(|r| format!("{}", r.rss_kib / 1024))
+            .collect::<Vec<_>>()
+            .join(" / ")
+            + " MiB",
+        "",
+    );
 }
 
-async fn log_flood_once(report: &mut Report, follow: bool) {
+/// One followed flood: how long it took to draw, and the echo samples
+/// taken while the container was still writing and after.
+struct Flood {
+    took: Duration,
+    writing: Vec<Duration>,
+    drawing: Vec<Duration>,
+    rss_kib: u64,
+}
+
+async fn log_flood_once(report: &mut Report, follow: bool) -> Option<Flood> {
     const BYTES: u64 = 50_000_000;
     let (_sim, kubeconfig, _) = sim_process(0, 0).await;
     let client = Target {
@@ -952,7 +1031,7 @@ async fn log_flood_once(report: &mut Report, follow: bool) {
         );
         tui.quit().await;
         let _ = std::fs::remove_file(kubeconfig);
-        return;
+        return None;
     }
     // The flood container is the last row; its log in a pane.
     tui.type_slowly(b"Gl").await;
@@ -980,28 +1059,41 @@ async fn log_flood_once(report: &mut Report, follow: bool) {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     let took = started.elapsed();
-    let (p50, p99) = percentiles(&mut samples);
-    report.row(
-        "50 MB log followed in a pane, until its last line is drawn",
-        format!(
-            "{:.1} s ({:.0} MB/s)",
-            took.as_secs_f64(),
-            BYTES as f64 / 1e6 / took.as_secs_f64()
-        ),
-        "",
-    );
-    report.row(
-        &format!("echo in a shell pane meanwhile ({} keys)", samples.len()),
-        format!("p50 {:.2} / p99 {:.2} ms", ms(p50), ms(p99)),
-        "p99 ≤ 15 ms",
-    );
-    report.row(
-        "podbay's RSS after the flood (scrollback 10 000 lines)",
-        format!("{} MiB", rss_kib(pid) / 1024),
-        "",
-    );
+    let rss_kib = rss_kib(pid);
+    // When the container wrote its last line, by the log's own timestamp.
+    let pods: Api<Pod> = Api::namespaced(client, "shop");
+    let params = kube::api::LogParams {
+        container: Some("flood".into()),
+        tail_lines: Some(3),
+        timestamps: true,
+        ..Default::default()
+    };
+    let log = pods
+        .logs("redis-0", &params)
+        .await
+        .expect("the flood's log");
+    let written: jiff::Timestamp = log
+        .lines()
+        .find(|l| l.ends_with("FLOOD-END"))
+        .and_then(|l| l.split_once(' '))
+        .and_then(|(at, _)| at.parse().ok())
+        .expect("FLOOD-END with its timestamp");
+    let (writing, drawing): (Vec<_>, Vec<_>) = tui
+        .echoes
+        .lock()
+        .unwrap()
+        .iter()
+        .rev()
+        .take(samples.len())
+        .partition(|(sent, _)| *sent < written);
     tui.quit().await;
     let _ = std::fs::remove_file(kubeconfig);
+    Some(Flood {
+        took,
+        writing: writing.into_iter().map(|(_, d)| d).collect(),
+        drawing: drawing.into_iter().map(|(_, d)| d).collect(),
+        rss_kib,
+    })
 }
 
 /// 16 panes with steady output and 10 000 pods restarting 20 a second,
