@@ -15,7 +15,7 @@ pub mod model;
 pub mod pty;
 pub mod sim;
 pub mod term;
-pub mod terminal;
 pub mod theme;
+pub mod tty;
 pub mod tui;
 pub mod ui;

@@ -68,7 +68,7 @@ fn main() {
         eprintln!("podbay: {}", sanitize(&format!("{error:#}")));
         std::process::exit(1);
     }
-    if let Some(signal) = podbay::terminal::stopped_by() {
+    if let Some(signal) = podbay::tty::stopped_by() {
         std::process::exit(128 + signal);
     }
 }
@@ -201,7 +201,7 @@ async fn run_sim(args: SimArgs) -> anyhow::Result<()> {
         listen: args.listen,
         ..sim_options(&args.scenario)
     };
-    let stopped = podbay::terminal::termination();
+    let stopped = podbay::tty::termination();
     let (sim, path) = start_sim(options, args.kubeconfig_out).await?;
     println!("{}", sim.isolation().describe());
     println!("server: {}", sim.url());

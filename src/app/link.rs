@@ -1,6 +1,6 @@
 //! The pod list's link to the cluster, as the header shows it.
 
-use super::Connection;
+use super::LinkState;
 
 /// Ticks (one a second) a reconnect stays on screen at least, so a
 /// flapping watch that resumes within milliseconds is seen, not flashed.
@@ -8,7 +8,7 @@ const HOLD_TICKS: u8 = 2;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Link {
-    state: Connection,
+    state: LinkState,
     /// Ticks left before a reconnect may be cleared.
     hold: u8,
     /// The link came back during the hold.
@@ -20,7 +20,7 @@ pub struct Link {
 impl Default for Link {
     fn default() -> Self {
         Link {
-            state: Connection::Connecting,
+            state: LinkState::Connecting,
             hold: 0,
             back: false,
             trouble: None,
@@ -33,7 +33,7 @@ impl Link {
         Link::default()
     }
 
-    pub fn state(&self) -> Connection {
+    pub fn state(&self) -> LinkState {
         self.state
     }
 
@@ -44,7 +44,7 @@ impl Link {
 
     /// The watch is behind: cut (no sentence) or failing (`trouble` says why).
     pub fn reconnecting(&mut self, trouble: Option<String>) {
-        self.state = Connection::Reconnecting;
+        self.state = LinkState::Reconnecting;
         self.hold = HOLD_TICKS;
         self.back = false;
         if trouble.is_some() {
@@ -55,10 +55,10 @@ impl Link {
     /// Data flows (or a watch runs) again. Returns the trouble sentence
     /// that no longer holds, if there was one.
     pub fn live(&mut self) -> Option<String> {
-        if self.state == Connection::Reconnecting && self.hold > 0 {
+        if self.state == LinkState::Reconnecting && self.hold > 0 {
             self.back = true;
         } else {
-            self.state = Connection::Live;
+            self.state = LinkState::Live;
         }
         self.trouble.take()
     }
@@ -69,7 +69,7 @@ impl Link {
         }
         self.hold -= 1;
         if self.hold == 0 && std::mem::take(&mut self.back) {
-            self.state = Connection::Live;
+            self.state = LinkState::Live;
         }
     }
 }
@@ -82,14 +82,14 @@ mod tests {
     fn a_reconnect_that_heals_at_once_stays_visible_for_the_hold() {
         let mut link = Link::new();
         link.live();
-        assert_eq!(link.state(), Connection::Live);
+        assert_eq!(link.state(), LinkState::Live);
         link.reconnecting(None);
         link.live();
-        assert_eq!(link.state(), Connection::Reconnecting);
+        assert_eq!(link.state(), LinkState::Reconnecting);
         link.tick();
-        assert_eq!(link.state(), Connection::Reconnecting);
+        assert_eq!(link.state(), LinkState::Reconnecting);
         link.tick();
-        assert_eq!(link.state(), Connection::Live);
+        assert_eq!(link.state(), LinkState::Live);
     }
 
     #[test]
@@ -99,9 +99,9 @@ mod tests {
         for _ in 0..5 {
             link.tick();
         }
-        assert_eq!(link.state(), Connection::Reconnecting);
+        assert_eq!(link.state(), LinkState::Reconnecting);
         link.live();
-        assert_eq!(link.state(), Connection::Live);
+        assert_eq!(link.state(), LinkState::Live);
     }
 
     #[test]
@@ -112,6 +112,6 @@ mod tests {
         link.connecting();
         link.tick();
         link.tick();
-        assert_eq!(link.state(), Connection::Connecting);
+        assert_eq!(link.state(), LinkState::Connecting);
     }
 }

@@ -29,7 +29,7 @@ use crate::cluster::feed::Feed;
 use crate::cluster::session::{SessionEnd, SessionKind};
 use crate::model::pod_security::Policy;
 use crate::model::{ClusterId, EventRow, PodDetail, PodKey, PodRow, TerminalKey};
-use crate::term::layout::{Direction, PaneId};
+use crate::term::layout::{Axis, PaneId};
 use command::{CommandLine, SortColumn};
 pub use events::EventsView;
 use events::apply_events;
@@ -227,8 +227,9 @@ pub enum Effect {
     },
 }
 
+/// How the browser's watch of the cluster stands, as the header shows it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Connection {
+pub enum LinkState {
     Connecting,
     Live,
     Reconnecting,
@@ -433,8 +434,8 @@ pub struct App {
     /// until the wake-up with this token.
     pub resizing: Option<u64>,
     next_wake: u64,
-    /// The direction for the next new pane, when the user chose one.
-    next_split: Option<Direction>,
+    /// The axis of the next split, when the user chose one.
+    next_split: Option<Axis>,
     pub message: Option<Message>,
     pub keymap: Keymap,
     pub now: Timestamp,

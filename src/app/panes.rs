@@ -16,7 +16,7 @@ use crate::cluster::session::{SessionEnd, SessionKind};
 use crate::model::pod_security::Policy;
 use crate::model::{ContainerState, EventRow, PodDetail, TerminalKey};
 use crate::term::keys::{encode_key, encode_paste};
-use crate::term::layout::{Dir, Direction, PaneId};
+use crate::term::layout::{Axis, Direction, PaneId};
 use crate::term::pane::Pane;
 
 /// Cells a split divider moves per key press.
@@ -26,19 +26,19 @@ const RESIZE_STEP: u16 = 2;
 pub const REPEAT_TIME: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// The direction of a resize key: `H J K L`, or an arrow with ctrl, alt or shift.
-fn resize_direction(key: &KeyEvent) -> Option<Dir> {
+fn resize_direction(key: &KeyEvent) -> Option<Direction> {
     let modified = key
         .modifiers
         .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT | KeyModifiers::SHIFT);
     match key.code {
-        KeyCode::Char('H') => Some(Dir::Left),
-        KeyCode::Char('L') => Some(Dir::Right),
-        KeyCode::Char('K') => Some(Dir::Up),
-        KeyCode::Char('J') => Some(Dir::Down),
-        KeyCode::Left if modified => Some(Dir::Left),
-        KeyCode::Right if modified => Some(Dir::Right),
-        KeyCode::Up if modified => Some(Dir::Up),
-        KeyCode::Down if modified => Some(Dir::Down),
+        KeyCode::Char('H') => Some(Direction::Left),
+        KeyCode::Char('L') => Some(Direction::Right),
+        KeyCode::Char('K') => Some(Direction::Up),
+        KeyCode::Char('J') => Some(Direction::Down),
+        KeyCode::Left if modified => Some(Direction::Left),
+        KeyCode::Right if modified => Some(Direction::Right),
+        KeyCode::Up if modified => Some(Direction::Up),
+        KeyCode::Down if modified => Some(Direction::Down),
         _ => None,
     }
 }
@@ -110,8 +110,8 @@ impl App {
         self.workspace.terminals.insert(id, terminal);
         self.focus = Focus::Workspace;
         let area = self.areas().workspace.unwrap_or_default();
-        let direction = self.next_split.take();
-        self.workspace.add_pane(id, direction, area);
+        let axis = self.next_split.take();
+        self.workspace.add_pane(id, axis, area);
         self.message = None;
         let mut effects = vec![Effect::Follow {
             id,
@@ -166,8 +166,8 @@ impl App {
     fn share_terminal(&mut self, id: u64) -> Vec<Effect> {
         self.focus = Focus::Workspace;
         let area = self.areas().workspace.unwrap_or_default();
-        let direction = self.next_split.take();
-        self.workspace.add_pane(id, direction, area);
+        let axis = self.next_split.take();
+        self.workspace.add_pane(id, axis, area);
         self.message = None;
         let mut effects = self.fit_terminals();
         if matches!(
@@ -387,17 +387,17 @@ impl App {
             return self.resize_focused(dir);
         }
         let arrow = match key.code {
-            KeyCode::Left => Some(Dir::Left),
-            KeyCode::Right => Some(Dir::Right),
-            KeyCode::Up => Some(Dir::Up),
-            KeyCode::Down => Some(Dir::Down),
+            KeyCode::Left => Some(Direction::Left),
+            KeyCode::Right => Some(Direction::Right),
+            KeyCode::Up => Some(Direction::Up),
+            KeyCode::Down => Some(Direction::Down),
             _ => None,
         };
         if let Some(dir) = arrow.or(match key.code {
-            KeyCode::Char('h') => Some(Dir::Left),
-            KeyCode::Char('l') => Some(Dir::Right),
-            KeyCode::Char('k') => Some(Dir::Up),
-            KeyCode::Char('j') => Some(Dir::Down),
+            KeyCode::Char('h') => Some(Direction::Left),
+            KeyCode::Char('l') => Some(Direction::Right),
+            KeyCode::Char('k') => Some(Direction::Up),
+            KeyCode::Char('j') => Some(Direction::Down),
             _ => None,
         }) {
             self.workspace.focus(dir, area);
@@ -405,8 +405,8 @@ impl App {
         }
         match key.code {
             KeyCode::Char('d') | KeyCode::Esc | KeyCode::Tab | KeyCode::F(_) => self.show_browser(),
-            KeyCode::Char('|') | KeyCode::Char('%') => self.split_focused(Direction::Horizontal),
-            KeyCode::Char('-') | KeyCode::Char('"') => self.split_focused(Direction::Vertical),
+            KeyCode::Char('|') | KeyCode::Char('%') => self.split_focused(Axis::Horizontal),
+            KeyCode::Char('-') | KeyCode::Char('"') => self.split_focused(Axis::Vertical),
             KeyCode::Char('z') => {
                 if let Some(pane) = focused {
                     self.workspace.layout.toggle_zoom(pane);
@@ -477,7 +477,7 @@ impl App {
 
     /// Moves the focused pane's divider, and lets the next resize key
     /// follow without the prefix until [`REPEAT_TIME`] passes without one.
-    fn resize_focused(&mut self, dir: Dir) -> Vec<Effect> {
+    fn resize_focused(&mut self, dir: Direction) -> Vec<Effect> {
         let area = self.areas().workspace.unwrap_or_default();
         if let Some(pane) = self.workspace.focused {
             self.workspace.layout.resize(pane, dir, RESIZE_STEP, area);
@@ -533,12 +533,12 @@ impl App {
 
     /// Splits the focused pane: an exec'd shell gets a second shell in the
     /// same container; an attach or a log is shown again (shared).
-    fn split_focused(&mut self, direction: Direction) -> Vec<Effect> {
+    fn split_focused(&mut self, axis: Axis) -> Vec<Effect> {
         let Some(t) = self.workspace.focused_terminal() else {
             return vec![];
         };
         let (id, kind, key) = (t.id, t.kind, t.key.clone());
-        self.next_split = Some(direction);
+        self.next_split = Some(axis);
         if kind == TerminalKind::Shell {
             return self.open_terminal_pane(TerminalKind::Shell, key, None).1;
         }

@@ -69,7 +69,7 @@ fn starts_by_watching_the_context_namespace_or_everything() {
         effects,
         [Effect::WatchPods(Scope::Namespaces(vec!["shop".into()]))]
     );
-    assert_eq!(app_ns.connection.state(), Connection::Connecting);
+    assert_eq!(app_ns.connection.state(), LinkState::Connecting);
     let (_, effects) = app(true);
     assert_eq!(effects, [Effect::WatchPods(Scope::All)]);
 }
@@ -82,7 +82,7 @@ fn navigation_moves_and_clamps() {
         row("a", "2", "Running"),
         row("a", "3", "Running"),
     ]));
-    assert_eq!(a.connection.state(), Connection::Live);
+    assert_eq!(a.connection.state(), LinkState::Live);
     assert_eq!(a.pods.selected().unwrap().name.as_ref(), "1");
     a.update(key('j'));
     a.update(code(KeyCode::Down));
@@ -302,7 +302,7 @@ fn reconnecting_is_visible_until_data_flows_again() {
     a.update(Event::Pods(Feed::Reconnecting(
         "Cannot reach the API server.".into(),
     )));
-    assert_eq!(a.connection.state(), Connection::Reconnecting);
+    assert_eq!(a.connection.state(), LinkState::Reconnecting);
     assert_eq!(
         a.message.as_ref().unwrap().text,
         "Cannot reach the API server."
@@ -310,9 +310,9 @@ fn reconnecting_is_visible_until_data_flows_again() {
     for _ in 0..3 {
         a.update(Event::Tick(a.now));
     }
-    assert_eq!(a.connection.state(), Connection::Reconnecting, "still down");
+    assert_eq!(a.connection.state(), LinkState::Reconnecting, "still down");
     a.update(Event::Pods(Feed::Resumed));
-    assert_eq!(a.connection.state(), Connection::Live);
+    assert_eq!(a.connection.state(), LinkState::Live);
     assert_eq!(
         a.message, None,
         "the trouble sentence goes with the trouble"
@@ -326,10 +326,10 @@ fn a_cut_watch_shows_reconnecting_for_a_moment_even_when_it_resumes_at_once() {
     a.update(Event::Pods(Feed::Cut));
     a.update(Event::Pods(Feed::Resumed));
     a.update(Event::Pods(Feed::Applied(row("a", "1", "Running"))));
-    assert_eq!(a.connection.state(), Connection::Reconnecting);
+    assert_eq!(a.connection.state(), LinkState::Reconnecting);
     a.update(Event::Tick(a.now));
     a.update(Event::Tick(a.now));
-    assert_eq!(a.connection.state(), Connection::Live);
+    assert_eq!(a.connection.state(), LinkState::Live);
 }
 
 #[test]

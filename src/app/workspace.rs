@@ -8,7 +8,7 @@ use ratatui::layout::Rect;
 
 use super::copy::CopyMode;
 use super::terminal::Terminal;
-use crate::term::layout::{Dir, Direction, Layout, PaneId};
+use crate::term::layout::{Axis, Direction, Layout, PaneId};
 
 /// One pane: a view on a terminal.
 #[derive(Debug)]
@@ -38,10 +38,10 @@ impl Workspace {
     /// Adds a pane showing `terminal`: the first fills the workspace, later
     /// ones split the focused pane (along its longer side unless told).
     /// The new pane takes focus.
-    pub fn add_pane(&mut self, terminal: u64, direction: Option<Direction>, area: Rect) -> PaneId {
+    pub fn add_pane(&mut self, terminal: u64, axis: Option<Axis>, area: Rect) -> PaneId {
         self.next_pane += 1;
         let id = PaneId(self.next_pane);
-        let direction = direction.unwrap_or_else(|| {
+        let axis = axis.unwrap_or_else(|| {
             let rect = self
                 .focused
                 .and_then(|f| {
@@ -53,14 +53,14 @@ impl Workspace {
                 .map_or(area, |(_, r)| r);
             // Cells are about twice as tall as wide.
             if rect.width >= rect.height.saturating_mul(2) {
-                Direction::Horizontal
+                Axis::Horizontal
             } else {
-                Direction::Vertical
+                Axis::Vertical
             }
         });
         match self.focused {
             Some(target) if self.layout.contains(target) => {
-                self.layout.split(target, direction, id);
+                self.layout.split(target, axis, id);
             }
             _ => self.layout = Layout::new(id),
         }
@@ -167,7 +167,7 @@ impl Workspace {
         targets
     }
 
-    pub fn focus(&mut self, dir: Dir, area: Rect) -> bool {
+    pub fn focus(&mut self, dir: Direction, area: Rect) -> bool {
         let Some(from) = self.focused else {
             return false;
         };
@@ -277,9 +277,9 @@ mod tests {
     #[test]
     fn a_shared_terminal_takes_the_smallest_pane_size_and_closes_with_its_last_pane() {
         let mut w = workspace_with(&[1, 2]);
-        let a = w.add_pane(1, Some(Direction::Horizontal), AREA);
-        let b = w.add_pane(1, Some(Direction::Vertical), AREA);
-        let c = w.add_pane(2, Some(Direction::Horizontal), AREA);
+        let a = w.add_pane(1, Some(Axis::Horizontal), AREA);
+        let b = w.add_pane(1, Some(Axis::Vertical), AREA);
+        let c = w.add_pane(2, Some(Axis::Horizontal), AREA);
         let sizes = w.terminal_sizes(AREA);
         // a is 120×20, b and c are 60×20 each: terminal 1 gets b's inner 58×18.
         assert_eq!(sizes[&1], (58, 18));

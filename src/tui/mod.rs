@@ -15,8 +15,8 @@ use tokio::sync::mpsc;
 use crate::app::keymap::Keymap;
 use crate::app::{App, AppOptions, Effect, Event};
 use crate::cluster::client::{Connection, PluginTerminal, Target};
-use crate::terminal::{self, TerminalGuard};
 use crate::theme::Theme;
+use crate::tty::{self, TtyGuard};
 use connect::connect_before_the_screen;
 use executor::{Tagged, Tasks};
 use sessions::Sessions;
@@ -85,7 +85,7 @@ pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
         app.message = Some(crate::app::warning(notice));
     }
 
-    let guard = TerminalGuard::enter().context("cannot put the terminal in full-screen mode")?;
+    let guard = TtyGuard::enter().context("cannot put the terminal in full-screen mode")?;
     let mut terminal = Terminal::new(CrosstermBackend::new(std::io::stdout()))
         .context("cannot draw on this terminal")?;
     if let Ok(size) = terminal.size() {
@@ -112,7 +112,7 @@ pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
     let mut input = EventStream::new();
     let mut ticks = tokio::time::interval(Duration::from_secs(1));
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
-    let stop = terminal::termination();
+    let stop = tty::termination();
     tokio::pin!(stop);
     let mut dirty = true;
     let mut last_frame = tokio::time::Instant::now() - FRAME;

@@ -8,14 +8,14 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use crate::app::keymap::Action;
-use crate::app::{App, Connection, Focus, Level, Mode, Page, View};
+use crate::app::{App, Focus, Level, LinkState, Mode, Page, View};
 use crate::theme::Theme;
 
 pub fn header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let (dot, state, style) = match app.connection.state() {
-        Connection::Live => ("●", "live", theme.live),
-        Connection::Connecting => ("◌", "connecting", theme.pending),
-        Connection::Reconnecting => ("◍", "reconnecting", theme.warning),
+        LinkState::Live => ("●", "live", theme.live),
+        LinkState::Connecting => ("◌", "connecting", theme.pending),
+        LinkState::Reconnecting => ("◍", "reconnecting", theme.warning),
     };
     let (scope, counts, query) = match &app.view {
         View::Events(view) => {

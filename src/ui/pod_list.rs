@@ -7,7 +7,7 @@ use ratatui::style::Style;
 use ratatui::text::Span;
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row};
 
-use crate::app::{App, Connection, Scope};
+use crate::app::{App, LinkState, Scope};
 use crate::model::{Health, PodRow};
 use crate::theme::Theme;
 
@@ -21,7 +21,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     frame.render_widget(block, area);
     if app.pods.visible_len() == 0 {
         let text = match (app.connection.state(), app.pods.query()) {
-            (Connection::Connecting, _) => "Connecting to the cluster…".to_string(),
+            (LinkState::Connecting, _) => "Connecting to the cluster…".to_string(),
             (_, Some(q)) => format!("No pod matches {q:?}. Esc clears the filter."),
             _ => format!("No pods in {}.", scope_words(&app.scope)),
         };

@@ -9,25 +9,25 @@ pub struct PaneId(pub u64);
 /// How a split arranges its two halves, as in ratatui: `Horizontal` puts
 /// them side by side (left | right), `Vertical` stacks them (top / bottom).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Direction {
+pub enum Axis {
     Horizontal,
     Vertical,
 }
 
 /// A way to move on screen, for focus changes and resizing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Dir {
+pub enum Direction {
     Left,
     Right,
     Up,
     Down,
 }
 
-impl Dir {
-    fn axis(self) -> Direction {
+impl Direction {
+    fn axis(self) -> Axis {
         match self {
-            Dir::Left | Dir::Right => Direction::Horizontal,
-            Dir::Up | Dir::Down => Direction::Vertical,
+            Direction::Left | Direction::Right => Axis::Horizontal,
+            Direction::Up | Direction::Down => Axis::Vertical,
         }
     }
 }
@@ -36,7 +36,7 @@ impl Dir {
 enum Node {
     Leaf(PaneId),
     Split {
-        direction: Direction,
+        axis: Axis,
         /// Share of the length given to `first`, in 0..=1.
         ratio: f64,
         first: Box<Node>,
@@ -82,7 +82,7 @@ impl Layout {
     /// top), `new` takes the second. In an empty layout `new` becomes the
     /// only pane. Returns false, changing nothing, when `target` is absent
     /// or `new` is already present. Unzooms.
-    pub fn split(&mut self, target: PaneId, direction: Direction, new: PaneId) -> bool {
+    pub fn split(&mut self, target: PaneId, axis: Axis, new: PaneId) -> bool {
         if self.contains(new) {
             return false;
         }
@@ -94,7 +94,7 @@ impl Layout {
             return false;
         };
         *leaf = Node::Split {
-            direction,
+            axis,
             ratio: 0.5,
             first: Box::new(Node::Leaf(target)),
             second: Box::new(Node::Leaf(new)),
@@ -156,11 +156,11 @@ impl Layout {
             .map(|(pane, _)| pane)
     }
 
-    /// The pane next to `from` in direction `dir`: among the panes beyond
+    /// The pane next to `from` in axis `dir`: among the panes beyond
     /// that edge and overlapping it, the nearest, then the one sharing the
     /// most of the edge, then the topmost/leftmost. Ignores zoom, so the
     /// caller can move the zoom along.
-    pub fn focus_neighbor(&self, from: PaneId, dir: Dir, area: Rect) -> Option<PaneId> {
+    pub fn focus_neighbor(&self, from: PaneId, dir: Direction, area: Rect) -> Option<PaneId> {
         let tiles = self.tiles(area);
         let origin = tiles.iter().find(|(pane, _)| *pane == from)?.1;
         tiles
@@ -168,19 +168,19 @@ impl Layout {
             .filter(|(pane, _)| *pane != from)
             .filter_map(|&(pane, rect)| {
                 let (gap, overlap) = match dir {
-                    Dir::Left => (
+                    Direction::Left => (
                         origin.left().checked_sub(rect.right())?,
                         overlap_rows(origin, rect),
                     ),
-                    Dir::Right => (
+                    Direction::Right => (
                         rect.left().checked_sub(origin.right())?,
                         overlap_rows(origin, rect),
                     ),
-                    Dir::Up => (
+                    Direction::Up => (
                         origin.top().checked_sub(rect.bottom())?,
                         overlap_cols(origin, rect),
                     ),
-                    Dir::Down => (
+                    Direction::Down => (
                         rect.top().checked_sub(origin.bottom())?,
                         overlap_cols(origin, rect),
                     ),
@@ -195,13 +195,13 @@ impl Layout {
     /// `dir`: the one after the pane (its right or bottom edge) if it has
     /// one, else the one before. Each side keeps at least one cell. Returns
     /// whether anything moved.
-    pub fn resize(&mut self, pane: PaneId, dir: Dir, amount: u16, area: Rect) -> bool {
+    pub fn resize(&mut self, pane: PaneId, dir: Direction, amount: u16, area: Rect) -> bool {
         let Some(root) = &mut self.root else {
             return false;
         };
         let delta = match dir {
-            Dir::Left | Dir::Up => -i32::from(amount),
-            Dir::Right | Dir::Down => i32::from(amount),
+            Direction::Left | Direction::Up => -i32::from(amount),
+            Direction::Right | Direction::Down => i32::from(amount),
         };
         // Like tmux: move the divider after the pane (right/bottom) if it
         // has one, otherwise the one before it.
@@ -231,12 +231,12 @@ impl Layout {
             .chunks(columns)
             .filter_map(|row| {
                 chain(
-                    Direction::Horizontal,
+                    Axis::Horizontal,
                     row.iter().map(|&p| Node::Leaf(p)).collect(),
                 )
             })
             .collect();
-        self.root = chain(Direction::Vertical, rows);
+        self.root = chain(Axis::Vertical, rows);
         self.zoomed = None;
         self.even();
     }
@@ -269,10 +269,10 @@ enum Search {
 }
 
 /// Moves a split's divider by `delta` cells, keeping a cell on each side.
-fn shift_divider(ratio: &mut f64, area: Rect, axis: Direction, delta: i32) -> bool {
+fn shift_divider(ratio: &mut f64, area: Rect, axis: Axis, delta: i32) -> bool {
     let length = match axis {
-        Direction::Horizontal => area.width,
-        Direction::Vertical => area.height,
+        Axis::Horizontal => area.width,
+        Axis::Vertical => area.height,
     };
     if length < 2 {
         return false;
@@ -287,11 +287,11 @@ fn shift_divider(ratio: &mut f64, area: Rect, axis: Direction, delta: i32) -> bo
 }
 
 /// Nests `nodes` as a right-leaning chain of splits; `even` balances it.
-fn chain(direction: Direction, mut nodes: Vec<Node>) -> Option<Node> {
+fn chain(axis: Axis, mut nodes: Vec<Node>) -> Option<Node> {
     let mut node = nodes.pop()?;
     while let Some(previous) = nodes.pop() {
         node = Node::Split {
-            direction,
+            axis,
             ratio: 0.5,
             first: Box::new(previous),
             second: Box::new(node),
@@ -312,15 +312,15 @@ fn overlap_cols(a: Rect, b: Rect) -> u16 {
         .saturating_sub(a.left().max(b.left()))
 }
 
-/// Splits `area` in two along `direction`, the first getting `ratio`.
-fn split_rect(area: Rect, direction: Direction, ratio: f64) -> (Rect, Rect) {
-    let length = match direction {
-        Direction::Horizontal => area.width,
-        Direction::Vertical => area.height,
+/// Splits `area` in two along `axis`, the first getting `ratio`.
+fn split_rect(area: Rect, axis: Axis, ratio: f64) -> (Rect, Rect) {
+    let length = match axis {
+        Axis::Horizontal => area.width,
+        Axis::Vertical => area.height,
     };
     let first_len = first_length(length, ratio);
-    match direction {
-        Direction::Horizontal => (
+    match axis {
+        Axis::Horizontal => (
             Rect {
                 width: first_len,
                 ..area
@@ -331,7 +331,7 @@ fn split_rect(area: Rect, direction: Direction, ratio: f64) -> (Rect, Rect) {
                 ..area
             },
         ),
-        Direction::Vertical => (
+        Axis::Vertical => (
             Rect {
                 height: first_len,
                 ..area
@@ -405,12 +405,12 @@ impl Node {
         match self {
             Node::Leaf(pane) => out.push((*pane, area)),
             Node::Split {
-                direction,
+                axis,
                 ratio,
                 first,
                 second,
             } => {
-                let (a, b) = split_rect(area, *direction, *ratio);
+                let (a, b) = split_rect(area, *axis, *ratio);
                 first.tile(a, out);
                 second.tile(b, out);
             }
@@ -423,12 +423,12 @@ impl Node {
         &mut self,
         pane: PaneId,
         side: Side,
-        axis: Direction,
+        axis: Axis,
         delta: i32,
         area: Rect,
     ) -> Search {
         let Node::Split {
-            direction,
+            axis: split_axis,
             ratio,
             first,
             second,
@@ -439,7 +439,7 @@ impl Node {
                 _ => Search::Absent,
             };
         };
-        let (a, b) = split_rect(area, *direction, *ratio);
+        let (a, b) = split_rect(area, *split_axis, *ratio);
         let (found, pane_side) = match first.move_divider(pane, side, axis, delta, a) {
             Search::Absent => (
                 second.move_divider(pane, side, axis, delta, b),
@@ -448,7 +448,7 @@ impl Node {
             found => (found, Side::First),
         };
         match found {
-            Search::Pending if *direction == axis && pane_side == side => {
+            Search::Pending if *split_axis == axis && pane_side == side => {
                 Search::Done(shift_divider(ratio, area, axis, delta))
             }
             other => other,
@@ -457,7 +457,7 @@ impl Node {
 
     fn even(&mut self) {
         if let Node::Split {
-            direction,
+            axis,
             ratio,
             first,
             second,
@@ -465,25 +465,25 @@ impl Node {
         {
             first.even();
             second.even();
-            let span = |node: &Node| node.span_along(*direction);
+            let span = |node: &Node| node.span_along(*axis);
             let (a, b) = (span(first), span(second));
             *ratio = a as f64 / (a + b) as f64;
         }
     }
 
-    /// How many panes this subtree lines up along `direction`.
-    fn span_along(&self, direction: Direction) -> usize {
+    /// How many panes this subtree lines up along `axis`.
+    fn span_along(&self, axis: Axis) -> usize {
         match self {
             Node::Leaf(_) => 1,
             Node::Split {
-                direction: d,
+                axis: d,
                 first,
                 second,
                 ..
-            } if *d == direction => first.span_along(direction) + second.span_along(direction),
-            Node::Split { first, second, .. } => first
-                .span_along(direction)
-                .max(second.span_along(direction)),
+            } if *d == axis => first.span_along(axis) + second.span_along(axis),
+            Node::Split { first, second, .. } => {
+                first.span_along(axis).max(second.span_along(axis))
+            }
         }
     }
 }

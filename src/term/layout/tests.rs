@@ -39,8 +39,8 @@ fn assert_exact_tiling(tiles: &[(PaneId, Rect)], area: Rect) {
 /// A | (B / C): A left, B top right, C bottom right.
 fn three() -> Layout {
     let mut layout = Layout::new(A);
-    assert!(layout.split(A, Direction::Horizontal, B));
-    assert!(layout.split(B, Direction::Vertical, C));
+    assert!(layout.split(A, Axis::Horizontal, B));
+    assert!(layout.split(B, Axis::Vertical, C));
     layout
 }
 
@@ -66,8 +66,8 @@ fn splits_halve_the_target() {
 #[test]
 fn split_rejects_absent_target_and_duplicate_id() {
     let mut layout = three();
-    assert!(!layout.split(D, Direction::Vertical, PaneId(9)));
-    assert!(!layout.split(A, Direction::Vertical, B));
+    assert!(!layout.split(D, Axis::Vertical, PaneId(9)));
+    assert!(!layout.split(A, Axis::Vertical, B));
     assert_eq!(layout.panes(), vec![A, B, C]);
 }
 
@@ -101,7 +101,7 @@ fn close_gives_the_space_to_the_sibling() {
     assert!(layout.is_empty());
     assert!(layout.geometry(AREA).is_empty());
     assert!(
-        layout.split(A, Direction::Vertical, D),
+        layout.split(A, Axis::Vertical, D),
         "an empty layout takes a new pane"
     );
     assert_eq!(layout.geometry(AREA), vec![(D, AREA)]);
@@ -135,58 +135,61 @@ fn pane_at_finds_the_clicked_pane() {
 fn focus_moves_geometrically() {
     let layout = three();
     assert_eq!(
-        layout.focus_neighbor(A, Dir::Right, AREA),
+        layout.focus_neighbor(A, Direction::Right, AREA),
         Some(B),
         "ties go to the top"
     );
-    assert_eq!(layout.focus_neighbor(C, Dir::Left, AREA), Some(A));
-    assert_eq!(layout.focus_neighbor(B, Dir::Down, AREA), Some(C));
-    assert_eq!(layout.focus_neighbor(C, Dir::Up, AREA), Some(B));
-    assert_eq!(layout.focus_neighbor(A, Dir::Left, AREA), None);
-    assert_eq!(layout.focus_neighbor(A, Dir::Up, AREA), None);
-    assert_eq!(layout.focus_neighbor(B, Dir::Right, AREA), None);
-    assert_eq!(layout.focus_neighbor(D, Dir::Right, AREA), None);
+    assert_eq!(layout.focus_neighbor(C, Direction::Left, AREA), Some(A));
+    assert_eq!(layout.focus_neighbor(B, Direction::Down, AREA), Some(C));
+    assert_eq!(layout.focus_neighbor(C, Direction::Up, AREA), Some(B));
+    assert_eq!(layout.focus_neighbor(A, Direction::Left, AREA), None);
+    assert_eq!(layout.focus_neighbor(A, Direction::Up, AREA), None);
+    assert_eq!(layout.focus_neighbor(B, Direction::Right, AREA), None);
+    assert_eq!(layout.focus_neighbor(D, Direction::Right, AREA), None);
 }
 
 #[test]
 fn focus_prefers_the_pane_sharing_most_of_the_edge() {
     let mut layout = three();
     // Move the B/C divider down so C only shares the bottom 4 rows with A.
-    assert!(layout.resize(B, Dir::Down, 8, AREA));
-    assert_eq!(layout.focus_neighbor(A, Dir::Right, AREA), Some(B));
-    assert!(layout.resize(B, Dir::Up, 16, AREA));
-    assert_eq!(layout.focus_neighbor(A, Dir::Right, AREA), Some(C));
+    assert!(layout.resize(B, Direction::Down, 8, AREA));
+    assert_eq!(layout.focus_neighbor(A, Direction::Right, AREA), Some(B));
+    assert!(layout.resize(B, Direction::Up, 16, AREA));
+    assert_eq!(layout.focus_neighbor(A, Direction::Right, AREA), Some(C));
 }
 
 #[test]
 fn resize_moves_the_divider_after_the_pane_else_before() {
     let mut layout = three();
-    assert!(layout.resize(A, Dir::Right, 5, AREA));
+    assert!(layout.resize(A, Direction::Right, 5, AREA));
     assert_eq!(layout.geometry(AREA)[0], (A, rect(0, 0, 45, 24)));
     // B's right edge is the screen edge, so its left divider moves.
-    assert!(layout.resize(B, Dir::Left, 10, AREA));
+    assert!(layout.resize(B, Direction::Left, 10, AREA));
     assert_eq!(layout.geometry(AREA)[0], (A, rect(0, 0, 35, 24)));
     // C's bottom is the screen edge, so the B/C divider moves.
-    assert!(layout.resize(C, Dir::Up, 2, AREA));
+    assert!(layout.resize(C, Direction::Up, 2, AREA));
     assert_eq!(layout.geometry(AREA)[1], (B, rect(35, 0, 45, 10)));
 }
 
 #[test]
 fn resize_stops_at_one_cell_and_reports_no_change() {
     let mut layout = three();
-    assert!(layout.resize(A, Dir::Left, 500, AREA));
+    assert!(layout.resize(A, Direction::Left, 500, AREA));
     assert_eq!(layout.geometry(AREA)[0], (A, rect(0, 0, 1, 24)));
-    assert!(!layout.resize(A, Dir::Left, 1, AREA));
-    assert!(!layout.resize(D, Dir::Left, 1, AREA), "absent pane");
-    assert!(!Layout::new(A).resize(A, Dir::Left, 1, AREA), "no divider");
+    assert!(!layout.resize(A, Direction::Left, 1, AREA));
+    assert!(!layout.resize(D, Direction::Left, 1, AREA), "absent pane");
+    assert!(
+        !Layout::new(A).resize(A, Direction::Left, 1, AREA),
+        "no divider"
+    );
 }
 
 #[test]
 fn even_gives_a_row_of_splits_equal_widths() {
     let mut layout = Layout::new(A);
-    layout.split(A, Direction::Horizontal, B);
-    layout.split(B, Direction::Horizontal, C);
-    layout.split(C, Direction::Horizontal, D);
+    layout.split(A, Axis::Horizontal, B);
+    layout.split(B, Axis::Horizontal, C);
+    layout.split(C, Axis::Horizontal, D);
     let widths = |l: &Layout| {
         l.geometry(AREA)
             .iter()
@@ -201,9 +204,9 @@ fn even_gives_a_row_of_splits_equal_widths() {
 #[test]
 fn tiled_arranges_a_grid() {
     let mut layout = Layout::new(A);
-    layout.split(A, Direction::Horizontal, B);
-    layout.split(B, Direction::Horizontal, C);
-    layout.split(C, Direction::Horizontal, D);
+    layout.split(A, Axis::Horizontal, B);
+    layout.split(B, Axis::Horizontal, C);
+    layout.split(C, Axis::Horizontal, D);
     layout.toggle_zoom(A);
     layout.tiled();
     assert_eq!(layout.zoomed(), None);
@@ -217,8 +220,8 @@ fn tiled_arranges_a_grid() {
         ]
     );
     let mut layout = three();
-    layout.split(C, Direction::Vertical, D);
-    layout.split(D, Direction::Vertical, PaneId(5));
+    layout.split(C, Axis::Vertical, D);
+    layout.split(D, Axis::Vertical, PaneId(5));
     layout.tiled();
     let heights: Vec<u16> = layout
         .geometry(AREA)
@@ -259,7 +262,7 @@ proptest! {
         height in 0u16..80,
     ) {
         let area = rect(3, 1, width, height);
-        let dirs = [Dir::Left, Dir::Right, Dir::Up, Dir::Down];
+        let dirs = [Direction::Left, Direction::Right, Direction::Up, Direction::Down];
         let mut layout = Layout::new(PaneId(0));
         let mut next_id = 1;
         for op in ops {
@@ -267,8 +270,8 @@ proptest! {
             let pick = |i: usize| panes.get(i % panes.len().max(1)).copied().unwrap_or(PaneId(0));
             match op {
                 Op::Split(i, vertical) => {
-                    let direction = if vertical { Direction::Vertical } else { Direction::Horizontal };
-                    layout.split(pick(i), direction, PaneId(next_id));
+                    let axis = if vertical { Axis::Vertical } else { Axis::Horizontal };
+                    layout.split(pick(i), axis, PaneId(next_id));
                     next_id += 1;
                 }
                 Op::Close(i) => { layout.close(pick(i)); }

@@ -18,11 +18,11 @@ use crossterm::{cursor, execute};
 static ACTIVE: AtomicBool = AtomicBool::new(false);
 
 /// Puts the terminal in TUI mode; restores it when dropped.
-pub struct TerminalGuard {
+pub struct TtyGuard {
     _private: (),
 }
 
-impl TerminalGuard {
+impl TtyGuard {
     pub fn enter() -> io::Result<Self> {
         install_panic_hook();
         enable_raw_mode()?;
@@ -42,11 +42,11 @@ impl TerminalGuard {
             restore();
             return Err(e);
         }
-        Ok(TerminalGuard { _private: () })
+        Ok(TtyGuard { _private: () })
     }
 }
 
-impl Drop for TerminalGuard {
+impl Drop for TtyGuard {
     fn drop(&mut self) {
         restore();
     }
