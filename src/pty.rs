@@ -276,11 +276,18 @@ impl AsyncWrite for PtyMaster {
 mod tests {
     use super::*;
 
-    fn sh(script: &str) -> (Vec<String>, &'static OsStr) {
-        (
-            vec!["-c".to_string(), script.to_string()],
-            OsStr::new("/bin/sh"),
-        )
+    /// `sh -c script` on a new PTY of `size`.
+    fn sh(script: &str, size: Size) -> PtyChild {
+        let args = vec!["-c".to_string(), script.to_string()];
+        let spec = Spawn {
+            program: OsStr::new("/bin/sh"),
+            args: &args,
+            env: &[],
+            cwd: None,
+            size,
+            fd3: None,
+        };
+        spawn(&spec).unwrap()
     }
 
     async fn read_until(master: &PtyMaster, needle: &str) -> String {
@@ -302,19 +309,13 @@ mod tests {
 
     #[tokio::test]
     async fn child_sees_the_requested_size_and_a_controlling_tty() {
-        let (args, program) = sh("stty size; tty >/dev/null && echo has-tty");
-        let spec = Spawn {
-            program,
-            args: &args,
-            env: &[],
-            cwd: None,
-            size: Size {
+        let mut pty = sh(
+            "stty size; tty >/dev/null && echo has-tty",
+            Size {
                 cols: 132,
                 rows: 43,
             },
-            fd3: None,
-        };
-        let mut pty = spawn(&spec).unwrap();
+        );
         let out = read_until(&pty.master, "has-tty").await;
         assert!(out.contains("43 132"), "got {out:?}");
         assert!(pty.child.wait().await.unwrap().success());
@@ -322,16 +323,7 @@ mod tests {
 
     #[tokio::test]
     async fn resize_reaches_the_child_and_input_is_echoed() {
-        let (args, program) = sh("read line; stty size; echo got:$line");
-        let spec = Spawn {
-            program,
-            args: &args,
-            env: &[],
-            cwd: None,
-            size: Size::DEFAULT,
-            fd3: None,
-        };
-        let mut pty = spawn(&spec).unwrap();
+        let mut pty = sh("read line; stty size; echo got:$line", Size::DEFAULT);
         pty.master
             .resize(Size {
                 cols: 100,
@@ -354,16 +346,7 @@ mod tests {
 
     #[tokio::test]
     async fn read_returns_zero_when_the_child_is_gone() {
-        let (args, program) = sh("exit 7");
-        let spec = Spawn {
-            program,
-            args: &args,
-            env: &[],
-            cwd: None,
-            size: Size::DEFAULT,
-            fd3: None,
-        };
-        let mut pty = spawn(&spec).unwrap();
+        let mut pty = sh("exit 7", Size::DEFAULT);
         let status = pty.child.wait().await.unwrap();
         assert_eq!(status.code(), Some(7));
         let mut buf = [0u8; 64];

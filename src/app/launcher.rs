@@ -458,17 +458,10 @@ mod tests {
                 previous: None,
             };
         PodDetail {
-            volumes: Vec::new(),
-            manifest: Default::default(),
             key: PodKey::new("shop", "web"),
             status: "Running".into(),
             phase: "Running".into(),
             node: "n".into(),
-            ip: "".into(),
-            qos: "".into(),
-            os: None,
-            is_static: false,
-            deleting: false,
             containers: vec![
                 c(ContainerKind::Init, "init", "busybox", None, false),
                 c(ContainerKind::Regular, "app", "app:1", None, true),
@@ -481,6 +474,7 @@ mod tests {
                     true,
                 ),
             ],
+            ..Default::default()
         }
     }
 

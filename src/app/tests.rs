@@ -367,18 +367,12 @@ pub(crate) fn pod_detail(debug_state: Option<ContainerState>) -> PodDetail {
         containers.push(debug);
     }
     PodDetail {
-        volumes: Vec::new(),
-        manifest: Default::default(),
         key: PodKey::new("shop", "web"),
         status: "Running".into(),
         phase: "Running".into(),
         node: "n".into(),
-        ip: "".into(),
-        qos: "".into(),
-        os: None,
-        is_static: false,
-        deleting: false,
         containers,
+        ..Default::default()
     }
 }
 

@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 
 use jiff::Timestamp;
 use k8s_openapi::api::core::v1::{
-    Container, ContainerState, ContainerStatus, EnvVar, EphemeralContainer, Pod, Probe, Volume,
+    Container, ContainerPort, ContainerState, ContainerStatus, EnvVar, EphemeralContainer, Pod,
+    Probe, Volume,
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 
@@ -105,29 +106,52 @@ pub fn describe_pod(pod: &Pod, events: &[EventRow], now: Timestamp) -> Vec<Strin
             &format!("{}/{}", owner.kind, owner.name),
         );
     }
-    if let Some(inits) = spec.init_containers.as_ref().filter(|c| !c.is_empty()) {
-        out.heading(0, "Init Containers");
-        for c in inits {
-            out.container(
-                &Described::of(c),
-                status_of(&status.init_container_statuses, &c.name),
-            );
+    // kubectl always heads "Containers"; the other two only when there are some.
+    let inits = spec.init_containers.iter().flatten();
+    let debug = spec.ephemeral_containers.iter().flatten();
+    let sections = [
+        (
+            "Init Containers",
+            inits
+                .map(|c| {
+                    (
+                        Described::of(c),
+                        status_of(&status.init_container_statuses, &c.name),
+                    )
+                })
+                .collect(),
+        ),
+        (
+            "Containers",
+            spec.containers
+                .iter()
+                .map(|c| {
+                    (
+                        Described::of(c),
+                        status_of(&status.container_statuses, &c.name),
+                    )
+                })
+                .collect(),
+        ),
+        (
+            "Ephemeral Containers",
+            debug
+                .map(|c| {
+                    (
+                        Described::of_ephemeral(c),
+                        status_of(&status.ephemeral_container_statuses, &c.name),
+                    )
+                })
+                .collect::<Vec<_>>(),
+        ),
+    ];
+    for (heading, containers) in sections {
+        if containers.is_empty() && heading != "Containers" {
+            continue;
         }
-    }
-    out.heading(0, "Containers");
-    for c in &spec.containers {
-        out.container(
-            &Described::of(c),
-            status_of(&status.container_statuses, &c.name),
-        );
-    }
-    if let Some(debug) = spec.ephemeral_containers.as_ref().filter(|c| !c.is_empty()) {
-        out.heading(0, "Ephemeral Containers");
-        for c in debug {
-            out.container(
-                &Described::of_ephemeral(c),
-                status_of(&status.ephemeral_container_statuses, &c.name),
-            );
+        out.heading(0, heading);
+        for (c, state) in &containers {
+            out.container(c, *state);
         }
     }
     let conditions = status.conditions.clone().unwrap_or_default();
@@ -249,30 +273,8 @@ impl<'a> Described<'a> {
             name: &c.name,
             image: c.image.as_deref(),
             target: None,
-            host_ports: c
-                .ports
-                .iter()
-                .flatten()
-                .map(|p| {
-                    format!(
-                        "{}/{}",
-                        p.host_port.unwrap_or(0),
-                        p.protocol.as_deref().unwrap_or("TCP")
-                    )
-                })
-                .collect(),
-            ports: c
-                .ports
-                .iter()
-                .flatten()
-                .map(|p| {
-                    format!(
-                        "{}/{}",
-                        p.container_port,
-                        p.protocol.as_deref().unwrap_or("TCP")
-                    )
-                })
-                .collect(),
+            host_ports: port_list(c, |p| p.host_port.unwrap_or(0)),
+            ports: port_list(c, |p| p.container_port),
             command: c.command.as_ref(),
             args: c.args.as_ref(),
             limits: resources.and_then(|r| r.limits.as_ref()),
@@ -303,6 +305,15 @@ impl<'a> Described<'a> {
             mounts: mounts(c.volume_mounts.iter().flatten()),
         }
     }
+}
+
+/// `port/protocol` for each of the container's ports, with `port` as picked.
+fn port_list(c: &Container, port: fn(&ContainerPort) -> i32) -> Vec<String> {
+    c.ports
+        .iter()
+        .flatten()
+        .map(|p| format!("{}/{}", port(p), p.protocol.as_deref().unwrap_or("TCP")))
+        .collect()
 }
 
 fn mounts<'a>(
@@ -701,32 +712,22 @@ fn env_value(var: &EnvVar) -> String {
     let Some(from) = &var.value_from else {
         return String::new();
     };
+    let key_ref = |key: &str, of: &str, optional: Option<bool>| {
+        format!(
+            "<set to the key '{key}' {of}>  Optional: {}",
+            optional.unwrap_or(false)
+        )
+    };
     if let Some(s) = &from.secret_key_ref {
-        format!(
-            "<set to the key '{}' in secret '{}'>  Optional: {}",
-            s.key,
-            s.name,
-            s.optional.unwrap_or(false)
-        )
+        key_ref(&s.key, &format!("in secret '{}'", s.name), s.optional)
     } else if let Some(c) = &from.config_map_key_ref {
-        format!(
-            "<set to the key '{}' of config map '{}'>  Optional: {}",
-            c.key,
-            c.name,
-            c.optional.unwrap_or(false)
-        )
+        key_ref(&c.key, &format!("of config map '{}'", c.name), c.optional)
     } else if let Some(f) = &from.field_ref {
-        format!(
-            " ({}:{})",
-            f.api_version.as_deref().unwrap_or("v1"),
-            f.field_path
-        )
+        let version = f.api_version.as_deref().unwrap_or("v1");
+        format!(" ({version}:{})", f.field_path)
     } else if let Some(r) = &from.resource_field_ref {
-        format!(
-            " ({}:{})",
-            r.resource,
-            r.container_name.as_deref().unwrap_or_default()
-        )
+        let container = r.container_name.as_deref().unwrap_or_default();
+        format!(" ({}:{container})", r.resource)
     } else {
         String::new()
     }

@@ -142,7 +142,7 @@ pub struct ContainerInfo {
     pub previous: Option<ContainerState>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct PodDetail {
     pub key: PodKey,
     pub status: String,

@@ -10,7 +10,7 @@ use k8s_openapi::api::core::v1::{Container, ContainerStatus, Pod};
 
 /// Namespace and name: how podbay identifies a pod. Reference-counted, so
 /// the table, the filter results and the selection share one copy.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct PodKey {
     pub namespace: Arc<str>,
     pub name: Arc<str>,

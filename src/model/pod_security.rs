@@ -243,40 +243,31 @@ struct PodView<'a> {
 
 impl<'a> PodView<'a> {
     fn new(pod: &'a Pod, spec: &'a PodSpec) -> Self {
-        let regular = |c: &'a Container| ContainerView {
-            name: &c.name,
-            security: c.security_context.as_ref(),
-            ports: c.ports.as_deref().unwrap_or_default(),
-            probes: [
-                c.liveness_probe.as_ref(),
-                c.readiness_probe.as_ref(),
-                c.startup_probe.as_ref(),
-            ],
-            lifecycle: c.lifecycle.as_ref(),
-        };
+        // `Container` and `EphemeralContainer` are two types with the same
+        // fields: one view of both.
+        macro_rules! view {
+            ($c:expr) => {
+                ContainerView {
+                    name: &$c.name,
+                    security: $c.security_context.as_ref(),
+                    ports: $c.ports.as_deref().unwrap_or_default(),
+                    probes: [
+                        $c.liveness_probe.as_ref(),
+                        $c.readiness_probe.as_ref(),
+                        $c.startup_probe.as_ref(),
+                    ],
+                    lifecycle: $c.lifecycle.as_ref(),
+                }
+            };
+        }
         let mut containers: Vec<ContainerView> = spec
             .init_containers
             .iter()
             .flatten()
             .chain(&spec.containers)
-            .map(regular)
+            .map(|c: &'a Container| view!(c))
             .collect();
-        containers.extend(
-            spec.ephemeral_containers
-                .iter()
-                .flatten()
-                .map(|c| ContainerView {
-                    name: &c.name,
-                    security: c.security_context.as_ref(),
-                    ports: c.ports.as_deref().unwrap_or_default(),
-                    probes: [
-                        c.liveness_probe.as_ref(),
-                        c.readiness_probe.as_ref(),
-                        c.startup_probe.as_ref(),
-                    ],
-                    lifecycle: c.lifecycle.as_ref(),
-                }),
-        );
+        containers.extend(spec.ephemeral_containers.iter().flatten().map(|c| view!(c)));
         PodView {
             spec,
             annotations: pod.metadata.annotations.as_ref(),

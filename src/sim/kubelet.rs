@@ -310,13 +310,7 @@ impl Kubelet {
                 "Failed",
                 "Error: InvalidImageName",
             );
-            self.set_state(
-                key,
-                &name,
-                &image,
-                json!({"waiting": {"reason": "InvalidImageName", "message": message}}),
-                None,
-            )?;
+            self.set_waiting(key, &name, &image, "InvalidImageName", &message)?;
             return Ok(());
         }
 
@@ -345,13 +339,7 @@ impl Kubelet {
                 &format!("Failed to pull image {image:?}: {message}"),
             );
             self.event(key, &field_path, "Warning", "Failed", "Error: ErrImagePull");
-            self.set_state(
-                key,
-                &name,
-                &image,
-                json!({"waiting": {"reason": "ErrImagePull", "message": message}}),
-                None,
-            )?;
+            self.set_waiting(key, &name, &image, "ErrImagePull", &message)?;
             tokio::time::sleep(self.config.pull_delay.min(Duration::from_secs(1))).await;
             let message = format!("Back-off pulling image {image:?}");
             self.event(key, &field_path, "Normal", "BackOff", &message);
@@ -362,13 +350,7 @@ impl Kubelet {
                 "Failed",
                 "Error: ImagePullBackOff",
             );
-            self.set_state(
-                key,
-                &name,
-                &image,
-                json!({"waiting": {"reason": "ImagePullBackOff", "message": message}}),
-                None,
-            )?;
+            self.set_waiting(key, &name, &image, "ImagePullBackOff", &message)?;
             tokio::time::sleep(backoff).await;
             backoff = (backoff * 2).min(Duration::from_secs(300));
         }
@@ -385,20 +367,8 @@ impl Kubelet {
         if let Some(message) = breaks_run_as_non_root(&pod, spec, &image) {
             // generateContainerConfig fails before anything is created; the
             // kubelet retries on every sync with the same result.
-            self.event(
-                key,
-                &field_path,
-                "Warning",
-                "Failed",
-                &format!("Error: {message}"),
-            );
-            self.set_state(
-                key,
-                &name,
-                &image,
-                json!({"waiting": {"reason": "CreateContainerConfigError", "message": message}}),
-                None,
-            )?;
+            self.failed(key, &field_path, &message);
+            self.set_waiting(key, &name, &image, "CreateContainerConfigError", &message)?;
             return Ok(());
         }
         let container_id = format!("containerd://{}", super::rbac::random_token());
@@ -425,13 +395,7 @@ impl Kubelet {
                         "failed to create containerd task: failed to start {program:?}: {e}: unknown"
                     )
                 };
-                self.event(
-                    key,
-                    &field_path,
-                    "Warning",
-                    "Failed",
-                    &format!("Error: {message}"),
-                );
+                self.failed(key, &field_path, &message);
                 let now = Timestamp::now().to_string();
                 let state = json!({"terminated": {
                     "exitCode": 128, "reason": "StartError", "message": message,
@@ -545,6 +509,25 @@ impl Kubelet {
             }
         }
         Ok(())
+    }
+
+    /// The kubelet's `Failed` warning: "Error: " and what went wrong.
+    fn failed(&self, key: &Key, field_path: &str, message: &str) {
+        let message = format!("Error: {message}");
+        self.event(key, field_path, "Warning", "Failed", &message);
+    }
+
+    /// The container waits, for `reason` (`ErrImagePull`…), saying `message`.
+    fn set_waiting(
+        &self,
+        key: &Key,
+        name: &str,
+        image: &str,
+        reason: &str,
+        message: &str,
+    ) -> Result<(), ApiError> {
+        let waiting = json!({"waiting": {"reason": reason, "message": message}});
+        self.set_state(key, name, image, waiting, None)
     }
 
     /// Sets one ephemeral container's status entry (creating it if needed).

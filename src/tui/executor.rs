@@ -359,13 +359,7 @@ impl Tasks {
         wrap: impl Fn(Feed<R>) -> Event + Send + Sync + 'static,
     ) -> JoinHandle<()>
     where
-        K: kube::Resource
-            + Clone
-            + serde::de::DeserializeOwned
-            + std::fmt::Debug
-            + Send
-            + Sync
-            + 'static,
+        K: Watched,
         R: Send + 'static,
     {
         let (feed_tx, mut feed_rx) = feed::channel();
@@ -397,13 +391,7 @@ impl Tasks {
         wrap: fn(Feed<R>) -> Event,
     ) -> Vec<JoinHandle<()>>
     where
-        K: kube::Resource<Scope = k8s_openapi::NamespaceResourceScope>
-            + Clone
-            + serde::de::DeserializeOwned
-            + std::fmt::Debug
-            + Send
-            + Sync
-            + 'static,
+        K: Watched + kube::Resource<Scope = k8s_openapi::NamespaceResourceScope>,
         <K as kube::Resource>::DynamicType: Default,
         R: Send + 'static,
     {
@@ -525,6 +513,23 @@ impl Tasks {
             ns.abort();
         }
     }
+}
+
+/// What a feed can watch.
+trait Watched:
+    kube::Resource + Clone + serde::de::DeserializeOwned + std::fmt::Debug + Send + Sync + 'static
+{
+}
+
+impl<K> Watched for K where
+    K: kube::Resource
+        + Clone
+        + serde::de::DeserializeOwned
+        + std::fmt::Debug
+        + Send
+        + Sync
+        + 'static
+{
 }
 
 /// A terminal opened on a cluster the runtime has no client for.

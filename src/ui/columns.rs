@@ -63,6 +63,11 @@ pub struct Give {
     pub to: usize,
 }
 
+/// A step of a plan: `column` (its index) gives way down to `to` columns.
+pub const fn give(column: usize, to: usize) -> Give {
+    Give { column, to }
+}
+
 /// The width of each column, given what each wants, the plan, the room and
 /// the spacing between shown columns. Steps are taken in order, only as
 /// far as needed; a step to 0 hides the column whole. A column the plan

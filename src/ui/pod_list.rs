@@ -11,7 +11,7 @@ use crate::app::{App, LinkState, Scope};
 use crate::model::{Health, PodRow};
 use crate::theme::Theme;
 
-use super::columns::{Cut, Fitted, Give, cut, cut_marked};
+use super::columns::{Cut, Fitted, Give, cut, cut_marked, give};
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let block = Block::default()
@@ -139,32 +139,25 @@ const TITLES: [&str; 8] = [
     "DEBUG",
 ];
 
-const fn give(column: Col, to: usize) -> Give {
-    Give {
-        column: column as usize,
-        to,
-    }
-}
-
 /// How the columns give way when the screen is narrow, as kubectl and k9s
 /// users expect: NODE and NAMESPACE first, then RESTARTS drops its "(2m
 /// ago)", then NAME is cut in the middle (its unique tail stays). READY and
 /// STATUS are never cut.
 const PLAN: [Give; 14] = [
-    give(Col::Node, 8),
-    give(Col::Namespace, 10),
-    give(Col::Restarts, 8),
-    give(Col::Node, 0),
-    give(Col::Namespace, 9),
-    give(Col::Name, 24),
-    give(Col::Name, 20),
-    give(Col::Namespace, 6),
-    give(Col::Debug, 0),
-    give(Col::Age, 0),
-    give(Col::Name, 16),
-    give(Col::Namespace, 0),
-    give(Col::Name, 12),
-    give(Col::Restarts, 0),
+    give(Col::Node as usize, 8),
+    give(Col::Namespace as usize, 10),
+    give(Col::Restarts as usize, 8),
+    give(Col::Node as usize, 0),
+    give(Col::Namespace as usize, 9),
+    give(Col::Name as usize, 24),
+    give(Col::Name as usize, 20),
+    give(Col::Namespace as usize, 6),
+    give(Col::Debug as usize, 0),
+    give(Col::Age as usize, 0),
+    give(Col::Name as usize, 16),
+    give(Col::Namespace as usize, 0),
+    give(Col::Name as usize, 12),
+    give(Col::Restarts as usize, 0),
 ];
 
 /// The widest STATUS column: kubectl's longest words

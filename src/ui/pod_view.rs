@@ -12,7 +12,7 @@ use crate::model::{
 };
 use crate::theme::Theme;
 
-use super::columns::{Cut, Fitted, Give, cut};
+use super::columns::{Cut, Fitted, Give, cut, give};
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &PodView, theme: &Theme) {
     let Some(detail) = &view.pod.detail else {
@@ -308,25 +308,18 @@ const TITLES: [&str; 7] = [
     "KIND", "NAME", "IMAGE", "STATE", "READY", "RESTARTS", "TARGET",
 ];
 
-const fn give(column: Col, to: usize) -> Give {
-    Give {
-        column: column as usize,
-        to,
-    }
-}
-
 /// How the containers' columns give way: TARGET and IMAGE first (cut in
 /// the middle, where the tag and the name's end stay), then STATE (its
 /// full text is in the focused container's box below), NAME last.
 const PLAN: [Give; 8] = [
-    give(Col::Target, 8),
-    give(Col::Image, 16),
-    give(Col::State, 24),
-    give(Col::Image, 10),
-    give(Col::Target, 0),
-    give(Col::State, 16),
-    give(Col::Name, 12),
-    give(Col::Image, 0),
+    give(Col::Target as usize, 8),
+    give(Col::Image as usize, 16),
+    give(Col::State as usize, 24),
+    give(Col::Image as usize, 10),
+    give(Col::Target as usize, 0),
+    give(Col::State as usize, 16),
+    give(Col::Name as usize, 12),
+    give(Col::Image as usize, 0),
 ];
 
 /// The containers' table; `folded` finished debug containers are one

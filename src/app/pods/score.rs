@@ -40,7 +40,7 @@ enum Kind {
     SoftSep,
 }
 
-fn kind_of(c: char) -> Kind {
+const fn kind_of(c: char) -> Kind {
     match c {
         '\0' => Kind::Empty,
         ' ' | '/' | '\\' | '|' | '(' | ')' | '[' | ']' | '{' | '}' => Kind::HardSep,
@@ -107,15 +107,7 @@ static KINDS: [Kind; 256] = {
     let mut table = [Kind::Lower; 256];
     let mut i = 0;
     while i < 128 {
-        let c = i as u8 as char;
-        table[i] = match c {
-            '\0' => Kind::Empty,
-            ' ' | '/' | '\\' | '|' | '(' | ')' | '[' | ']' | '{' | '}' => Kind::HardSep,
-            '!'..='\'' | '*'..='.' | ':'..='@' | '^'..='`' | '~' => Kind::SoftSep,
-            '0'..='9' => Kind::Number,
-            'A'..='Z' => Kind::Upper,
-            _ => Kind::Lower,
-        };
+        table[i] = kind_of(i as u8 as char);
         i += 1;
     }
     table

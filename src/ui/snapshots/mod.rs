@@ -102,29 +102,14 @@ fn pod_view() {
         message: "Back-off pulling image \"doesnotexist\"".into(),
     };
     let detail = PodDetail {
-        volumes: Vec::new(),
-        manifest: Default::default(),
         key: PodKey::new("payments", "ledger-worker-7f9c6d8b5-w9x8v"),
         status: "CrashLoopBackOff".into(),
         phase: "Running".into(),
         node: "node-a2".into(),
         ip: "10.244.1.7".into(),
         qos: "BestEffort".into(),
-        os: None,
-        is_static: false,
-        deleting: false,
         containers: vec![
-            info(
-                ContainerKind::Init,
-                "wait-for-db",
-                ContainerState::Terminated {
-                    exit_code: 0,
-                    reason: "Completed".into(),
-                    message: String::new(),
-                    finished: None,
-                },
-                None,
-            ),
+            wait_for_db(),
             ContainerInfo {
                 command: vec!["/app/worker".into()],
                 args: vec!["--queue".into(), "ledger".into()],
@@ -151,6 +136,7 @@ fn pod_view() {
                 Some("worker"),
             ),
         ],
+        ..Default::default()
     };
     a.update(Event::Detail(Feed::Listed {
         scope: None,
@@ -302,23 +288,19 @@ fn a_container_without_status_says_why() {
     let mut a = demo_app();
     a.update(code(KeyCode::Enter));
     let mut detail = PodDetail {
-        volumes: Vec::new(),
-        manifest: Default::default(),
         key: PodKey::new("payments", "ledger-worker-7f9c6d8b5-w9x8v"),
         status: "Pending".into(),
         phase: "Pending".into(),
         node: String::new(),
         ip: String::new(),
         qos: "BestEffort".into(),
-        os: None,
-        is_static: false,
-        deleting: false,
         containers: vec![info(
             ContainerKind::Regular,
             "worker",
             ContainerState::Unknown,
             None,
         )],
+        ..Default::default()
     };
     let mut show = |detail: &PodDetail| {
         a.update(Event::Detail(Feed::Listed {
@@ -362,6 +344,17 @@ fn restricted_user_notice() {
         rows: vec![row("shop", "cart-1", "Running")],
     }));
     assert_snapshot("restricted", &render(&a, 130, 8));
+}
+
+/// An init container that did its job.
+fn wait_for_db() -> ContainerInfo {
+    let completed = ContainerState::Terminated {
+        exit_code: 0,
+        reason: "Completed".into(),
+        message: String::new(),
+        finished: None,
+    };
+    info(ContainerKind::Init, "wait-for-db", completed, None)
 }
 
 fn info(
@@ -528,29 +521,14 @@ fn busy_pod() -> PodDetail {
         ..c
     };
     PodDetail {
-        volumes: Vec::new(),
-        manifest: Default::default(),
         key: PodKey::new("payments", "payments-api-66b8f7d5c9-x2k9p"),
         status: "CrashLoopBackOff".into(),
         phase: "Running".into(),
         node: "ip-10-0-12-34.eu-west-1.compute.internal".into(),
         ip: "10.244.1.7".into(),
         qos: "Burstable".into(),
-        os: None,
-        is_static: false,
-        deleting: false,
         containers: vec![
-            info(
-                ContainerKind::Init,
-                "wait-for-db",
-                ContainerState::Terminated {
-                    exit_code: 0,
-                    reason: "Completed".into(),
-                    message: String::new(),
-                    finished: None,
-                },
-                None,
-            ),
+            wait_for_db(),
             image(
                 info(ContainerKind::Regular, "api", api_waiting, None),
                 "registry.example.com/payments/api:v2.14.3",
@@ -582,6 +560,7 @@ fn busy_pod() -> PodDetail {
                 Some("api"),
             ),
         ],
+        ..Default::default()
     }
 }
 
