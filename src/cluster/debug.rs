@@ -11,6 +11,7 @@ use k8s_openapi::api::core::v1::{
 use kube::api::{Api, Patch, PatchParams};
 use serde_json::json;
 
+use super::errors::Problem;
 use crate::model::pod_security::{self, Policy, Violation};
 
 /// The security profiles of `kubectl debug --profile`, as they apply to an
@@ -552,28 +553,32 @@ pub enum LaunchProblem {
     Other,
 }
 
-/// One sentence for a failed `ephemeralcontainers` patch.
-pub fn describe_launch_error(
-    error: &kube::Error,
-    namespace: &str,
-    pod: &str,
-) -> (LaunchProblem, String) {
+/// What kind of failure a failed `ephemeralcontainers` patch was.
+pub fn launch_problem(error: &kube::Error) -> LaunchProblem {
     match error {
-        kube::Error::Api(status)
-            if status.code == 404
-                && status.message.contains("not found")
-                && status.message.contains("pods") =>
-        {
-            (
-                LaunchProblem::Other,
-                format!("Pod {namespace}/{pod} no longer exists."),
-            )
+        kube::Error::Api(status) if status.code == 404 && pod_gone(status) => LaunchProblem::Other,
+        kube::Error::Api(status) if status.code == 404 => LaunchProblem::Unsupported,
+        kube::Error::Api(status) if status.code == 422 => LaunchProblem::Invalid,
+        kube::Error::Api(status) if status.code == 401 || status.code == 403 => {
+            LaunchProblem::Forbidden
         }
-        kube::Error::Api(status) if status.code == 404 => (
-            LaunchProblem::Unsupported,
-            format!(
-                "The cluster does not serve pods/ephemeralcontainers for {namespace}/{pod}: it is older than Kubernetes 1.23 or the EphemeralContainers feature is off."
-            ),
+        _ => LaunchProblem::Other,
+    }
+}
+
+/// A 404 about the pod itself, not the subresource.
+fn pod_gone(status: &kube::core::Status) -> bool {
+    status.message.contains("not found") && status.message.contains("pods")
+}
+
+/// The problem a failed `ephemeralcontainers` patch is, in one sentence.
+pub fn describe_launch_error(error: &kube::Error, namespace: &str, pod: &str) -> Problem {
+    let sentence = match error {
+        kube::Error::Api(status) if status.code == 404 && pod_gone(status) => {
+            format!("Pod {namespace}/{pod} no longer exists.")
+        }
+        kube::Error::Api(status) if status.code == 404 => format!(
+            "The cluster does not serve pods/ephemeralcontainers for {namespace}/{pod}: it is older than Kubernetes 1.23 or the EphemeralContainers feature is off."
         ),
         kube::Error::Api(status) if status.code == 422 => {
             let causes = status
@@ -590,36 +595,22 @@ pub fn describe_launch_error(
                     .collect::<Vec<_>>()
                     .join("; ")
             };
-            (
-                LaunchProblem::Invalid,
-                format!("The cluster rejected the debug container: {detail}."),
-            )
+            format!("The cluster rejected the debug container: {detail}.")
         }
         kube::Error::Api(status)
             if status.code == 403 && status.message.contains("violates PodSecurity") =>
         {
             let level = Policy::from_refusal(&status.message)
                 .map_or("restricted", |p| p.enforce.level.name());
-            (
-                LaunchProblem::Forbidden,
-                format!(
-                    "{}. The {level} profile meets that level.",
-                    status.message.trim_end_matches('.')
-                ),
+            format!(
+                "{}. The {level} profile meets that level.",
+                status.message.trim_end_matches('.')
             )
         }
-        other => {
-            let (sentence, denied) = super::errors::describe(other);
-            let forbidden = denied.is_some()
-                || matches!(other, kube::Error::Api(s) if s.code == 401 || s.code == 403);
-            (
-                if forbidden {
-                    LaunchProblem::Forbidden
-                } else {
-                    LaunchProblem::Other
-                },
-                sentence,
-            )
-        }
+        other => return super::errors::describe(other),
+    };
+    Problem {
+        sentence,
+        denied: None,
     }
 }

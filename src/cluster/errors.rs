@@ -47,30 +47,47 @@ impl Denied {
     }
 }
 
-/// One sentence for any kube error; the `Denied` when it was a 403.
-pub fn describe(error: &kube::Error) -> (String, Option<Denied>) {
+/// What went wrong, for the user: one sentence, and the permission that
+/// was missing when the server refused (a 403 naming it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    pub sentence: String,
+    pub denied: Option<Denied>,
+}
+
+/// The problem any kube error is, in one sentence.
+pub fn describe(error: &kube::Error) -> Problem {
+    let denied = match error {
+        kube::Error::Api(status) if status.code == 403 => Denied::from_message(&status.message),
+        _ => None,
+    };
+    match denied {
+        Some(denied) => Problem {
+            sentence: denied.sentence(),
+            denied: Some(denied),
+        },
+        None => Problem {
+            sentence: sentence(error),
+            denied: None,
+        },
+    }
+}
+
+fn sentence(error: &kube::Error) -> String {
     if let Some(sentence) = credentials_problem(error) {
-        return (sentence, None);
+        return sentence;
     }
     if let Some(too_large) = super::limits::too_large(error) {
-        return (format!("{}.", capitalized(&too_large.to_string())), None);
+        return format!("{}.", capitalized(&too_large.to_string()));
     }
     match error {
         kube::Error::Api(status) => {
             let code = status.code;
-            if code == 403 {
-                if let Some(denied) = Denied::from_message(&status.message) {
-                    return (denied.sentence(), Some(denied));
-                }
-                return (
-                    format!(
-                        "The cluster refused this request: {}.",
-                        trim(&status.message)
-                    ),
-                    None,
-                );
-            }
-            let sentence = match code {
+            match code {
+                403 => format!(
+                    "The cluster refused this request: {}.",
+                    trim(&status.message)
+                ),
                 401 => "The cluster rejected your credentials (401 Unauthorized): your token may have expired; log in again or pick another context with :ctx.".to_string(),
                 404 => format!("Not found: {}.", trim(&status.message)),
                 300..=399 => format!(
@@ -86,20 +103,13 @@ pub fn describe(error: &kube::Error) -> (String, Option<Denied>) {
                 },
                 500..=599 => format!("The API server failed ({code}): {}.", trim(&status.message)),
                 _ => format!("The API server answered {code}: {}.", trim(&status.message)),
-            };
-            (sentence, None)
+            }
         }
-        kube::Error::HyperError(_) | kube::Error::Service(_) => (
-            format!(
-                "Cannot reach the API server: {}. Check the context, your network or VPN.",
-                root_cause(error)
-            ),
-            None,
+        kube::Error::HyperError(_) | kube::Error::Service(_) => format!(
+            "Cannot reach the API server: {}. Check the context, your network or VPN.",
+            root_cause(error)
         ),
-        other => (
-            format!("Request to the cluster failed: {}.", root_cause(other)),
-            None,
-        ),
+        other => format!("Request to the cluster failed: {}.", root_cause(other)),
     }
 }
 
@@ -284,20 +294,25 @@ mod tests {
                 kube::core::Status::failure(message, "Reason").with_code(code),
             ))
         };
-        let (s, denied) = describe(&status(401, "Unauthorized"));
+        let Problem {
+            sentence: s,
+            denied,
+        } = describe(&status(401, "Unauthorized"));
         assert!(s.starts_with("The cluster rejected your credentials") && denied.is_none());
-        let (s, _) = describe(&status(
+        let s = describe(&status(
             422,
             "Pod \"x\" is invalid: spec.ephemeralContainers[0].name: Duplicate value: \"app\"",
-        ));
+        ))
+        .sentence;
         assert_eq!(
             s,
             "The cluster rejected it as invalid: Pod \"x\" is invalid: spec.ephemeralContainers[0].name: Duplicate value: \"app\"."
         );
-        let (_, denied) = describe(&status(
+        let denied = describe(&status(
             403,
             "pods is forbidden: User \"u\" cannot watch resource \"pods\" in API group \"\" at the cluster scope",
-        ));
+        ))
+        .denied;
         assert_eq!(denied.unwrap().verb, "watch");
     }
 
@@ -318,7 +333,7 @@ mod tests {
             kube::Error::Service(Box::new(run())),
             kube::Error::Auth(run()),
         ] {
-            let (sentence, denied) = describe(&error);
+            let Problem { sentence, denied } = describe(&error);
             assert_eq!(
                 sentence,
                 "The kubeconfig's credential plugin failed (exit status: 1): run it yourself (or any kubectl command) to log in again, then retry."
@@ -333,7 +348,7 @@ mod tests {
         )));
         assert!(
             describe(&missing)
-                .0
+                .sentence
                 .starts_with("Cannot run the kubeconfig's credential plugin: entity not found.")
         );
         let unreachable = kube::Error::Service(Box::new(std::io::Error::from(

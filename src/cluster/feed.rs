@@ -31,7 +31,7 @@ use std::fmt::Debug;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
-use super::errors::{Denied, describe};
+use super::errors::{Denied, Problem, describe};
 
 /// What a feed reports.
 #[derive(Debug, Clone, PartialEq)]
@@ -319,7 +319,7 @@ where
     /// Reports a failed request (or returns on 403) and waits out the
     /// back-off.
     async fn failed(&mut self, error: &kube::Error) -> Result<(), Stop> {
-        let (sentence, denied) = describe(error);
+        let Problem { sentence, denied } = describe(error);
         if let Some(denied) = denied {
             let _ = self.send(Feed::Forbidden(denied)).await;
             return Err(Stop);

@@ -528,8 +528,8 @@ fn api_failure(error: &kube::Error, pod: &str, namespace: &str) -> Failure {
 }
 
 fn launch_failure(error: &kube::Error, pod: &str, namespace: &str) -> Failure {
-    let (problem, sentence) = debug::describe_launch_error(error, namespace, pod);
-    let code = match problem {
+    let sentence = debug::describe_launch_error(error, namespace, pod).sentence;
+    let code = match debug::launch_problem(error) {
         LaunchProblem::Unsupported => exit::UNSUPPORTED,
         LaunchProblem::Invalid => exit::INVALID,
         LaunchProblem::Forbidden => exit::FORBIDDEN,
@@ -539,7 +539,7 @@ fn launch_failure(error: &kube::Error, pod: &str, namespace: &str) -> Failure {
 }
 
 fn classify(error: &kube::Error) -> Failure {
-    let (sentence, denied) = errors::describe(error);
+    let errors::Problem { sentence, denied } = errors::describe(error);
     let code = match error {
         _ if denied.is_some() => exit::FORBIDDEN,
         _ if errors::credentials_problem(error).is_some() => exit::CONFIG,

@@ -55,7 +55,7 @@ pub(super) async fn connect_and_probe(target: &Target) -> Result<Connection, Unu
         Ok(Err(e)) => (
             format!(
                 "{} (context {}, server {})",
-                describe(&e).0.trim_end_matches('.'),
+                describe(&e).sentence.trim_end_matches('.'),
                 connection.context,
                 connection.server
             ),

@@ -329,7 +329,7 @@ impl Tasks {
                         .collect(),
                 },
                 Err(e) => {
-                    let (_, sentence) =
+                    let problem =
                         crate::cluster::debug::describe_launch_error(&e, &pod.namespace, &pod.name);
                     let refused_by = match &e {
                         kube::Error::Api(status) if status.code == 403 => {
@@ -339,7 +339,7 @@ impl Tasks {
                     };
                     Event::LaunchFailed {
                         id,
-                        sentence: sanitize(&sentence).into_owned(),
+                        sentence: sanitize(&problem.sentence).into_owned(),
                         refused_by,
                     }
                 }
@@ -443,7 +443,7 @@ impl Tasks {
             .await
             {
                 Ok(Ok(_)) => Ok(()),
-                Ok(Err(e)) => Err(crate::cluster::errors::describe(&e).0),
+                Ok(Err(e)) => Err(crate::cluster::errors::describe(&e).sentence),
                 Err(_) => Err(format!(
                     "The API server did not answer the delete of pod {key} within {} s; it may still happen: watch the list.",
                     READ_TIMEOUT.as_secs()

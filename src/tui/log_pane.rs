@@ -134,7 +134,7 @@ async fn run(
             // The server's answer is final; a server out of reach may
             // come back, and `r` asks again.
             let unreachable = !matches!(e, kube::Error::Api(_));
-            let reason = crate::cluster::errors::describe(&e).0;
+            let reason = crate::cluster::errors::describe(&e).sentence;
             if !source.prefix.is_empty() {
                 // One container of many: say it in the pane, the others go on.
                 let mut line = source.prefix.clone();

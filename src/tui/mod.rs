@@ -8,7 +8,9 @@ use std::time::Duration;
 use anyhow::Context as _;
 use crossterm::event::{Event as TermEvent, EventStream, KeyEventKind};
 use futures::StreamExt;
-use ratatui::Terminal;
+// ratatui's `Terminal` draws on the user's tty: a `Screen` here, since a
+// terminal in podbay is a session on a container (`app::terminal`).
+use ratatui::Terminal as Screen;
 use ratatui::backend::CrosstermBackend;
 use tokio::sync::mpsc;
 
@@ -86,9 +88,9 @@ pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
     }
 
     let guard = TtyGuard::enter().context("cannot put the terminal in full-screen mode")?;
-    let mut terminal = Terminal::new(CrosstermBackend::new(std::io::stdout()))
+    let mut screen = Screen::new(CrosstermBackend::new(std::io::stdout()))
         .context("cannot draw on this terminal")?;
-    if let Ok(size) = terminal.size() {
+    if let Ok(size) = screen.size() {
         app.update(Event::Resize(size.width, size.height));
     }
     let (tx, mut rx) = mpsc::channel::<Tagged>(4096);
@@ -107,7 +109,7 @@ pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
     tasks.image_history = options.image_history.clone();
     tasks.watch_namespaces();
     let started: VecDeque<Event> = effects.into_iter().filter_map(|e| tasks.run(e)).collect();
-    let mut quit = apply(&mut app, &mut tasks, &mut terminal, started);
+    let mut quit = apply(&mut app, &mut tasks, &mut screen, started);
 
     let mut input = EventStream::new();
     let mut ticks = tokio::time::interval(Duration::from_secs(1));
@@ -126,7 +128,7 @@ pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
         let hush_ends = tasks.sessions.outboxes.hush_ends();
         let since_frame = last_frame.elapsed();
         if dirty && (echo_due || since_frame >= FRAME) {
-            terminal
+            screen
                 .draw(|f| crate::ui::draw(f, &app, &theme))
                 .context("drawing failed")?;
             if echo_due {
@@ -214,10 +216,10 @@ pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
                 .iter()
                 .any(|e| matches!(e, Event::SessionOutput { id, .. } if Some(*id) == focused));
         }
-        quit |= apply(&mut app, &mut tasks, &mut terminal, pending.into());
+        quit |= apply(&mut app, &mut tasks, &mut screen, pending.into());
     }
     tasks.stop_all();
-    drop(terminal);
+    drop(screen);
     drop(guard);
     Ok(())
 }
@@ -227,7 +229,7 @@ pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
 fn apply(
     app: &mut App,
     tasks: &mut Tasks,
-    terminal: &mut Terminal<CrosstermBackend<std::io::Stdout>>,
+    screen: &mut Screen<CrosstermBackend<std::io::Stdout>>,
     mut pending: VecDeque<Event>,
 ) -> bool {
     let mut quit = false;
@@ -239,7 +241,7 @@ fn apply(
             match effect {
                 Effect::Quit => quit = true,
                 Effect::Copy(text) => {
-                    if let Err(e) = copy_to_clipboard(terminal.backend_mut(), &text) {
+                    if let Err(e) = copy_to_clipboard(screen.backend_mut(), &text) {
                         tracing::warn!("cannot write to the terminal: {e}");
                     }
                 }

@@ -250,7 +250,7 @@ async fn stream_session(
     let session = match session::open(client.clone(), spec, inputs, events_tx).await {
         Ok(s) => s,
         Err(e) => {
-            let (sentence, _) = crate::cluster::errors::describe(&e);
+            let sentence = crate::cluster::errors::describe(&e).sentence;
             let end = SessionEnd {
                 exit_code: None,
                 reason: format!("could not connect: {}", sentence.trim_end_matches('.')),
