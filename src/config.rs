@@ -417,8 +417,8 @@ mod tests {
 
     #[test]
     fn image_history_keeps_the_latest_first_without_duplicates() {
-        let path = std::env::temp_dir().join(format!("podbay-history-{}", std::process::id()));
-        let _ = std::fs::remove_file(&path);
+        let scratch = tempfile::tempdir().unwrap();
+        let path = scratch.path().join("history");
         assert!(image_history(&path).is_empty());
         remember_image(&path, "a").unwrap();
         remember_image(&path, "b").unwrap();
@@ -451,7 +451,8 @@ mod tests {
 
     #[test]
     fn a_file_that_is_not_utf8_is_reported_at_its_line() {
-        let path = std::env::temp_dir().join(format!("podbay-latin1-{}.toml", std::process::id()));
+        let scratch = tempfile::tempdir().unwrap();
+        let path = scratch.path().join("latin1.toml");
         std::fs::write(&path, b"theme = \"dark\"\n# caf\xe9\n").unwrap();
         let err = Config::load(&path).unwrap_err();
         std::fs::remove_file(&path).unwrap();

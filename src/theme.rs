@@ -267,16 +267,15 @@ mod tests {
 
     #[test]
     fn user_themes_override_built_ins_by_name() {
-        let dir = std::env::temp_dir().join(format!("podbay-theme-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
         let custom = BUILT_IN[0].1.replace(
             "fg = \"cyan\", bold = true }",
             "fg = \"#ff0000\", bold = true }",
         );
         std::fs::write(dir.join("dark.toml"), custom).unwrap();
-        let theme = Theme::load("dark", Some(&dir), false).unwrap();
+        let theme = Theme::load("dark", Some(dir), false).unwrap();
         assert_eq!(theme.title.fg, Some(Color::Rgb(255, 0, 0)));
-        std::fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]

@@ -519,7 +519,8 @@ async fn reuse_attaches_to_the_running_one_and_list_shows_them() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_image_defaults_to_the_configs_first_and_says_so() {
     let f = Fixture::new(0).await;
-    let home = std::env::temp_dir().join(format!("podbay-cli-home-{}", f.sim.addr().port()));
+    let scratch = tempfile::tempdir().unwrap();
+    let home = scratch.path();
     std::fs::create_dir_all(home.join("podbay")).unwrap();
     std::fs::write(
         home.join("podbay/config.toml"),
@@ -530,12 +531,11 @@ async fn the_image_defaults_to_the_configs_first_and_says_so() {
         .args(["debug", "--kubeconfig"])
         .arg(&f.kubeconfig)
         .args(["redis-0", "-n", "shop", "--", "sh", "-c", "echo ok"])
-        .env("XDG_CONFIG_HOME", &home)
+        .env("XDG_CONFIG_HOME", home)
         .stdin(std::process::Stdio::null())
         .output()
         .await
         .expect("runs");
-    let _ = std::fs::remove_dir_all(&home);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("using image alpine:3.20"),

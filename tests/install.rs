@@ -16,11 +16,11 @@ fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
-fn scratch(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("podbay-install-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
+fn scratch(tag: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("podbay-install-{tag}-"))
+        .tempdir()
+        .expect("scratch dir")
 }
 
 #[test]
@@ -31,7 +31,8 @@ fn the_bash_completion_script_is_valid_bash_and_completes_subcommands_and_flags(
     for word in ["debug", "--target", "--all-namespaces", "completions"] {
         assert!(script.contains(word), "the script offers {word}");
     }
-    let file = scratch("bash").join("podbay.bash");
+    let dir = scratch("bash");
+    let file = dir.path().join("podbay.bash");
     std::fs::write(&file, &script).unwrap();
     let check = Command::new("bash")
         .arg("-n")
@@ -74,7 +75,8 @@ fn every_shell_gets_a_script_and_an_unknown_one_is_a_usage_error() {
 fn the_manual_page_renders_with_the_keys_and_the_exit_codes() {
     let out = podbay(&["man"]);
     assert!(out.status.success(), "{out:?}");
-    let file = scratch("man").join("podbay.1");
+    let dir = scratch("man");
+    let file = dir.path().join("podbay.1");
     std::fs::write(&file, &out.stdout).unwrap();
     let rendered = Command::new("man")
         .arg("-l")
@@ -133,7 +135,8 @@ fn strip_overstrike(text: &str) -> String {
 
 #[test]
 fn kubectl_runs_podbay_as_a_plugin_through_a_kubectl_podbay_link() {
-    let bin = scratch("plugin");
+    let dir = scratch("plugin");
+    let bin = dir.path();
     std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_podbay"), bin.join("kubectl-podbay"))
         .expect("link");
     let path = format!(

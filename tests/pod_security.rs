@@ -19,14 +19,14 @@ const BATCH_POD: &str = "thumbnailer-6d5c8b9f7-q4w5e";
 /// `podbay debug ARGS` with an empty config (so the profile defaults to
 /// `general`), stdin closed.
 async fn podbay_debug(kubeconfig: &PathBuf, args: &[&str]) -> Output {
-    let home = support::tempdir::TempHome::new("psa-cli");
+    let home = support::tempdir::temp_home("psa-cli");
     let run = tokio::process::Command::new(env!("CARGO_BIN_EXE_podbay"))
         .arg("debug")
         .arg("--kubeconfig")
         .arg(kubeconfig)
         .args(args)
-        .env("XDG_CONFIG_HOME", home.0.join("config"))
-        .env("XDG_STATE_HOME", home.0.join("state"))
+        .env("XDG_CONFIG_HOME", home.path().join("config"))
+        .env("XDG_STATE_HOME", home.path().join("state"))
         .stdin(std::process::Stdio::null())
         .kill_on_drop(true)
         .output();

@@ -74,7 +74,7 @@ impl Fixture {
     async fn new() -> Self {
         Fixture {
             sim: support::start_sim(0).await,
-            home: TempHome::new("secrets"),
+            home: support::tempdir::temp_home("secrets"),
         }
     }
 
@@ -96,7 +96,7 @@ impl Fixture {
     /// by the plugin `script` (in a directory of its own, next to a file
     /// `token` holding the admin's token).
     fn plugin_kubeconfig(&self, name: &str, script: &str) -> PathBuf {
-        let dir = self.home.0.join(name);
+        let dir = self.home.path().join(name);
         std::fs::create_dir_all(&dir).unwrap();
         let plugin = dir.join("plugin.sh");
         let script = script
@@ -126,7 +126,7 @@ impl Fixture {
             user["user"]["client-certificate-data"] = Value::String(b64(cert_pem));
             user["user"]["client-key-data"] = Value::String(b64(key_pem));
         }
-        self.write_config(&self.home.0.join(name), &config)
+        self.write_config(&self.home.path().join(name), &config)
     }
 
     fn write_config(&self, path: &Path, config: &Value) -> PathBuf {
@@ -148,11 +148,11 @@ impl Fixture {
         } else {
             "kubeconfig"
         };
-        self.write_config(&self.home.0.join(name), &config)
+        self.write_config(&self.home.path().join(name), &config)
     }
 
     fn env(&self) -> Vec<(String, String)> {
-        let home = &self.home.0;
+        let home = self.home.path();
         vec![
             ("HOME".into(), home.display().to_string()),
             (
@@ -183,7 +183,7 @@ impl Fixture {
             }
         }
         let mut out = Vec::new();
-        walk(&self.home.0, &mut out);
+        walk(self.home.path(), &mut out);
         out
     }
 
@@ -281,7 +281,7 @@ impl Fixture {
         assert!(
             !logs.is_empty(),
             "podbay wrote no log file under {}",
-            self.home.0.display()
+            self.home.path().display()
         );
         for log in logs {
             let mode = std::fs::metadata(&log).unwrap().permissions().mode() & 0o777;

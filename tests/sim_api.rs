@@ -441,15 +441,14 @@ async fn non_loopback_listen_is_refused() {
 async fn kubeconfig_is_private_and_names_three_contexts() {
     use std::os::unix::fs::PermissionsExt;
     let sim = start_sim(0).await;
-    let dir = std::env::temp_dir().join(format!("podbay-test-{}", std::process::id()));
-    let path = dir.join("kubeconfig");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("kubeconfig");
     sim.write_kubeconfig(&path).unwrap();
     let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o600);
     let parsed = Kubeconfig::read_from(&path).unwrap();
     let names: Vec<_> = parsed.contexts.iter().map(|c| c.name.as_str()).collect();
     assert_eq!(names, ["sim", "sim-viewer", "sim-dev"]);
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 use kube::config::Kubeconfig;

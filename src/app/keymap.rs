@@ -469,7 +469,8 @@ mod tests {
 
     #[test]
     fn config_lines_are_found_for_the_sentence() {
-        let path = std::env::temp_dir().join(format!("podbay-keys-{}.toml", std::process::id()));
+        let scratch = tempfile::tempdir().unwrap();
+        let path = scratch.path().join("keys.toml");
         std::fs::write(
             &path,
             "theme = \"dark\"\n[debug]\nquit = 1\n[keys]\n# quit = [\"q\"]\nquit = [\"qq\"]\n",

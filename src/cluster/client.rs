@@ -200,12 +200,12 @@ impl Target {
 mod tests {
     use super::*;
 
-    fn write(name: &str, text: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("podbay-client-test-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join(name);
+    /// `text` in a file of its own, removed with the returned guard.
+    fn write(name: &str, text: &str) -> (PathBuf, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(name);
         std::fs::write(&path, text).unwrap();
-        path
+        (path, dir)
     }
 
     const CONFIG: &str = r#"{"apiVersion":"v1","kind":"Config","current-context":"a",
@@ -216,7 +216,7 @@ mod tests {
 
     #[tokio::test]
     async fn picks_the_current_or_named_context_and_its_namespace() {
-        let path = write("ok.kubeconfig", CONFIG);
+        let (path, _dir) = write("ok.kubeconfig", CONFIG);
         let target = Target {
             kubeconfig: Some(path.clone()),
             ..Target::default()
@@ -235,7 +235,7 @@ mod tests {
 
     #[tokio::test]
     async fn bad_inputs_give_one_clear_sentence() {
-        let path = write("ok2.kubeconfig", CONFIG);
+        let (path, _dir) = write("ok2.kubeconfig", CONFIG);
         let unknown = Target {
             kubeconfig: Some(path),
             context: Some("nope".into()),
@@ -247,8 +247,9 @@ mod tests {
             "The kubeconfig has no context named \"nope\". Known contexts: a, b."
         );
 
+        let (broken_path, _broken_dir) = write("broken.kubeconfig", "clusters: [");
         let broken = Target {
-            kubeconfig: Some(write("broken.kubeconfig", "clusters: [")),
+            kubeconfig: Some(broken_path),
             ..Target::default()
         };
         let err = broken.connect().await.err().unwrap().to_string();

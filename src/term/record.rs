@@ -135,23 +135,13 @@ mod tests {
 
     use super::*;
 
-    /// A fresh path in the temp dir, removed on drop.
-    struct TempPath(PathBuf);
+    /// A fresh path in a scratch directory, removed on drop.
+    struct TempPath(PathBuf, #[allow(dead_code)] tempfile::TempDir);
 
     impl TempPath {
         fn new(name: &str) -> Self {
-            let unique = format!(
-                "podbay-record-{}-{}-{name}.cast",
-                std::process::id(),
-                jiff::Timestamp::now().as_nanosecond()
-            );
-            TempPath(std::env::temp_dir().join(unique))
-        }
-    }
-
-    impl Drop for TempPath {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_file(&self.0);
+            let dir = tempfile::tempdir().expect("scratch dir");
+            TempPath(dir.path().join(format!("{name}.cast")), dir)
         }
     }
 

@@ -90,31 +90,15 @@ pub struct PodbayScreen {
 }
 
 pub mod tempdir {
-    /// A scratch HOME/XDG tree so tests never touch the user's config or logs.
-    pub struct TempHome(pub std::path::PathBuf);
+    /// A scratch HOME/XDG tree so tests never touch the user's config or
+    /// logs; removed when dropped.
+    pub type TempHome = tempfile::TempDir;
 
-    impl TempHome {
-        pub fn new(tag: &str) -> Self {
-            let dir = std::env::temp_dir().join(format!(
-                "podbay-home-{tag}-{}-{}",
-                std::process::id(),
-                rand_suffix()
-            ));
-            std::fs::create_dir_all(&dir).expect("temp home");
-            TempHome(dir)
-        }
-    }
-
-    impl Drop for TempHome {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-
-    fn rand_suffix() -> u128 {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos())
+    pub fn temp_home(tag: &str) -> TempHome {
+        tempfile::Builder::new()
+            .prefix(&format!("podbay-home-{tag}-"))
+            .tempdir()
+            .expect("temp home")
     }
 }
 
@@ -137,19 +121,19 @@ impl PodbayScreen {
         config: &str,
         extra_env: &[(&str, &str)],
     ) -> PodbayScreen {
-        let home = tempdir::TempHome::new("tui");
-        let config_dir = home.0.join("config").join("podbay");
+        let home = tempdir::temp_home("tui");
+        let config_dir = home.path().join("config").join("podbay");
         std::fs::create_dir_all(&config_dir).expect("config dir");
         std::fs::write(config_dir.join("config.toml"), config).expect("config file");
         let env: Vec<(String, String)> = vec![
-            ("HOME".into(), home.0.display().to_string()),
+            ("HOME".into(), home.path().display().to_string()),
             (
                 "XDG_CONFIG_HOME".into(),
-                home.0.join("config").display().to_string(),
+                home.path().join("config").display().to_string(),
             ),
             (
                 "XDG_STATE_HOME".into(),
-                home.0.join("state").display().to_string(),
+                home.path().join("state").display().to_string(),
             ),
             ("TERM".into(), "xterm-256color".into()),
             ("KUBECONFIG".into(), String::new()),
@@ -223,7 +207,7 @@ impl PodbayScreen {
 
     /// The scratch HOME podbay runs with (config under `config/`, state under `state/`).
     pub fn home(&self) -> &std::path::Path {
-        &self._home.0
+        self._home.path()
     }
 
     pub fn with_screen<T>(&self, f: impl FnOnce(&vt100::Screen) -> T) -> T {
