@@ -6,7 +6,19 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::app::PaneOptions;
-use crate::app::keymap::KeySpec;
+use crate::app::keymap::{KeySpec, Keymap, KeymapError};
+use crate::cluster::debug::Profile;
+
+/// A value written as text and parsed by its own rules (a key, a profile):
+/// a mistake is reported at its line, like any other in the file.
+fn parsed<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: std::str::FromStr<Err = String>,
+{
+    let text = String::deserialize(deserializer)?;
+    text.parse().map_err(serde::de::Error::custom)
+}
 
 /// The documented default configuration, shipped in `assets/`.
 pub const DEFAULT_CONFIG: &str = include_str!("../assets/config.toml");
@@ -44,7 +56,8 @@ impl Default for LogsConfig {
 #[serde(default, deny_unknown_fields)]
 pub struct TerminalConfig {
     /// The key that leaves the shell's keyboard for one pane command.
-    pub prefix: String,
+    #[serde(deserialize_with = "parsed")]
+    pub prefix: KeySpec,
     /// Lines of scrollback per terminal.
     pub scrollback: usize,
     /// Record every new terminal to the state directory.
@@ -63,7 +76,7 @@ pub struct TerminalConfig {
 impl Default for TerminalConfig {
     fn default() -> Self {
         TerminalConfig {
-            prefix: "ctrl-b".to_string(),
+            prefix: KeySpec::parse("ctrl-b").expect("a valid key"),
             scrollback: crate::term::pane::DEFAULT_SCROLLBACK,
             record: false,
             keepalive: 30,
@@ -94,7 +107,8 @@ impl Keys {
 #[serde(default, deny_unknown_fields)]
 pub struct DebugConfig {
     pub images: Vec<String>,
-    pub profile: String,
+    #[serde(deserialize_with = "parsed")]
+    pub profile: Profile,
 }
 
 impl Default for Config {
@@ -112,18 +126,17 @@ impl Default for Config {
 }
 
 impl Config {
-    /// How panes behave, as `[terminal]` and `[logs]` say; the error is
-    /// the prefix key's.
-    pub fn pane_options(&self) -> Result<PaneOptions, String> {
-        Ok(PaneOptions {
-            prefix: KeySpec::parse(&self.terminal.prefix)?,
+    /// How panes behave, as `[terminal]` and `[logs]` say.
+    pub fn pane_options(&self) -> PaneOptions {
+        PaneOptions {
+            prefix: self.terminal.prefix,
             scrollback: self.terminal.scrollback,
             record: self.terminal.record,
             reattach_when_idle: seconds(self.terminal.reattach_when_idle),
             side_by_side_from: self.terminal.side_by_side_from,
             confirm_quit: self.terminal.confirm_quit,
             log_tail: (self.logs.tail > 0).then_some(self.logs.tail as i64),
-        })
+        }
     }
 }
 
@@ -135,9 +148,7 @@ pub fn seconds(n: u64) -> Option<std::time::Duration> {
 /// The panes as the default config has them: one source for both.
 impl Default for PaneOptions {
     fn default() -> Self {
-        Config::default()
-            .pane_options()
-            .expect("the default prefix key parses")
+        Config::default().pane_options()
     }
 }
 
@@ -145,18 +156,37 @@ impl Default for DebugConfig {
     fn default() -> Self {
         DebugConfig {
             images: vec!["busybox:1.36".to_string()],
-            profile: "general".to_string(),
+            profile: Profile::General,
         }
     }
 }
 
-#[derive(Debug, thiserror::Error, PartialEq)]
-#[error("Config file {file}, line {line}: {message}. Fix it or move it aside.")]
+/// What is wrong in the config file, and where (line 0: not one line).
+#[derive(Debug, PartialEq)]
 pub struct ConfigError {
     pub file: String,
     pub line: usize,
     pub message: String,
 }
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let ConfigError {
+            file,
+            line,
+            message,
+        } = self;
+        match line {
+            0 => write!(f, "Config file {file}: {message}. Fix it or move it aside."),
+            _ => write!(
+                f,
+                "Config file {file}, line {line}: {message}. Fix it or move it aside."
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
 
 impl Config {
     /// Reads `path`; a missing file is the default configuration.
@@ -185,7 +215,22 @@ impl Config {
             config.debug.images = DebugConfig::default().images;
         }
         config.check_ranges(text, file)?;
+        config.check_keys(text, file)?;
         Ok(config)
+    }
+
+    /// The keys, over the defaults (checked when the file was read).
+    pub fn keymap(&self) -> Result<Keymap, KeymapError> {
+        Keymap::from_config(&self.keys)
+    }
+
+    /// `[keys]` names known actions and valid keys, none bound twice.
+    fn check_keys(&self, text: &str, file: &str) -> Result<(), ConfigError> {
+        self.keymap().map(drop).map_err(|e| ConfigError {
+            file: file.to_string(),
+            line: e.action.and_then(|a| line_in(text, "keys", a)).unwrap_or(0),
+            message: format!("[keys] {e}"),
+        })
     }
 
     /// Every number within what podbay can act on: a keepalive of 2^64
@@ -264,12 +309,8 @@ pub(crate) fn text_of(bytes: &[u8]) -> Result<&str, (usize, String)> {
     })
 }
 
-/// The line (from 1) of `key = …` in `[section]` of the file at `path`.
-pub fn line_of(path: &Path, section: &str, key: &str) -> Option<usize> {
-    line_in(&std::fs::read_to_string(path).ok()?, section, key)
-}
-
-fn line_in(text: &str, section: &str, key: &str) -> Option<usize> {
+/// The line (from 1) of `key = …` in `[section]` of `text`.
+pub(crate) fn line_in(text: &str, section: &str, key: &str) -> Option<usize> {
     let mut in_section = false;
     text.lines().enumerate().find_map(|(i, line)| {
         let line = line.trim();

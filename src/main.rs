@@ -2,7 +2,6 @@ use std::path::PathBuf;
 
 use anyhow::Context as _;
 
-use podbay::app::keymap::Keymap;
 use podbay::cli::{BrowseArgs, Cli, Command, DemoArgs, ScenarioArgs, SimArgs};
 use podbay::cluster::client::Target;
 use podbay::config::{Config, Paths};
@@ -129,25 +128,8 @@ async fn browse(
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let theme_name = args.theme.clone().unwrap_or_else(|| config.theme.clone());
     let theme = Theme::load(&theme_name, Some(&paths.themes), no_color)?;
-    let keymap = Keymap::from_config(&config.keys).map_err(|e| {
-        let line = e
-            .action
-            .and_then(|action| podbay::config::line_of(&paths.config, "keys", action));
-        match line {
-            Some(line) => anyhow::anyhow!(
-                "Config file {}, line {line}: [keys] {e}. Fix it or move it aside.",
-                paths.config.display()
-            ),
-            None => anyhow::anyhow!("Config file {}: [keys] {e}.", paths.config.display()),
-        }
-    })?;
-    let panes = config.pane_options().map_err(|e| {
-        anyhow::anyhow!(
-            "Config file {}: [terminal] prefix: {e}.",
-            paths.config.display()
-        )
-    })?;
-    let debug_profile = debug_profile(&config, &paths.config).map_err(anyhow::Error::msg)?;
+    let keymap = config.keymap()?;
+    let panes = config.pane_options();
     let _log = podbay::logging::init(&paths.log);
     tui::run(TuiOptions {
         panes,
@@ -161,7 +143,7 @@ async fn browse(
         fallback_namespaces: config.namespaces,
         keymap,
         theme,
-        debug_profile,
+        debug_profile: config.debug.profile,
         debug_images: podbay::config::image_choices(
             &podbay::config::image_history(&paths.image_history()),
             &config.debug.images,
@@ -236,20 +218,8 @@ fn load_debug_defaults(
     let config = Config::load(path).map_err(|e| e.to_string())?;
     Ok(podbay::commands::debug::Defaults {
         image: config.debug.images.first().cloned().unwrap_or_default(),
-        profile: debug_profile(&config, path)?,
+        profile: config.debug.profile,
     })
-}
-
-/// `debug.profile`, or the sentence naming the file.
-fn debug_profile(
-    config: &Config,
-    path: &std::path::Path,
-) -> Result<podbay::cluster::debug::Profile, String> {
-    config
-        .debug
-        .profile
-        .parse()
-        .map_err(|e| format!("Config file {}: {e}.", path.display()))
 }
 
 /// `podbay debug`: exits with the container's exit code or podbay's own.

@@ -185,6 +185,14 @@ impl Action {
     }
 }
 
+impl std::str::FromStr for KeySpec {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        KeySpec::parse(text)
+    }
+}
+
 /// A key as written in config: `q`, `G`, `enter`, `ctrl-c`, `alt-x`, `f5`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct KeySpec {
@@ -469,14 +477,8 @@ mod tests {
 
     #[test]
     fn config_lines_are_found_for_the_sentence() {
-        let scratch = tempfile::tempdir().unwrap();
-        let path = scratch.path().join("keys.toml");
-        std::fs::write(
-            &path,
-            "theme = \"dark\"\n[debug]\nquit = 1\n[keys]\n# quit = [\"q\"]\nquit = [\"qq\"]\n",
-        )
-        .unwrap();
-        assert_eq!(crate::config::line_of(&path, "keys", "quit"), Some(6));
-        let _ = std::fs::remove_file(path);
+        let text =
+            "theme = \"dark\"\n[debug]\nquit = 1\n[keys]\n# quit = [\"q\"]\nquit = [\"qq\"]\n";
+        assert_eq!(crate::config::line_in(text, "keys", "quit"), Some(6));
     }
 }
