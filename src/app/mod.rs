@@ -38,6 +38,7 @@ use launcher::{FormOutcome, Launcher};
 pub use link::Link;
 use pods::PodTable;
 use reader::Reader;
+pub use terminal::TerminalId;
 use terminal::TerminalKind;
 use workspace::Workspace;
 
@@ -93,13 +94,13 @@ pub enum Event {
     /// Adding the debug container failed: one sentence, and the Pod
     /// Security level when that was the refusal.
     LaunchFailed {
-        id: u64,
+        id: TerminalId,
         sentence: String,
         refused_by: Option<Policy>,
     },
     /// The debug container was added with warnings (`Warning` headers).
     LaunchWarned {
-        id: u64,
+        id: TerminalId,
         warnings: Vec<String>,
     },
     /// The pod view's namespace's Pod Security labels; `None` when the user
@@ -107,30 +108,30 @@ pub enum Event {
     PodSecurity(Option<Policy>),
     /// The stream is open (and any earlier output shown): typing goes through.
     SessionAttached {
-        id: u64,
+        id: TerminalId,
     },
     SessionOutput {
-        id: u64,
+        id: TerminalId,
         bytes: Bytes,
     },
     SessionEnded {
-        id: u64,
+        id: TerminalId,
         end: SessionEnd,
     },
     /// The pod a terminal is on, from the terminal's own watch.
     TerminalPod {
-        id: u64,
+        id: TerminalId,
         feed: Feed<PodDetail>,
     },
     TerminalEvents {
-        id: u64,
+        id: TerminalId,
         feed: Feed<EventRow>,
     },
     /// A timer asked for with [`Effect::WakeAfter`] went off.
     Wake(u64),
     /// Recording started (with its file), stopped (`None`), or failed.
     Recording {
-        id: u64,
+        id: TerminalId,
         outcome: Result<Option<std::path::PathBuf>, String>,
     },
 }
@@ -162,7 +163,7 @@ pub enum Effect {
     /// Add this ephemeral container (`key.container`) to the pod, on the
     /// key's cluster.
     Launch {
-        id: u64,
+        id: TerminalId,
         key: TerminalKey,
         spec: DebugSpec,
     },
@@ -170,7 +171,7 @@ pub enum Effect {
     /// what the container printed before the attach (from its log), without
     /// duplicates.
     OpenSession {
-        id: u64,
+        id: TerminalId,
         key: TerminalKey,
         kind: SessionKind,
         size: (u16, u16),
@@ -178,7 +179,7 @@ pub enum Effect {
     },
     /// Show a container's log (for containers that have exited).
     ShowLog {
-        id: u64,
+        id: TerminalId,
         key: TerminalKey,
         /// Each of these containers' logs, each line after the container's
         /// name (the all-containers pane); empty: `key.container`'s alone.
@@ -195,22 +196,22 @@ pub enum Effect {
         follow: bool,
     },
     SendInput {
-        id: u64,
+        id: TerminalId,
         bytes: Bytes,
     },
     ResizeSession {
-        id: u64,
+        id: TerminalId,
         cols: u16,
         rows: u16,
     },
     /// Ends the session and everything that follows it (its pod watch,
     /// its recording).
     CloseSession {
-        id: u64,
+        id: TerminalId,
     },
     /// Watch the pod a terminal is on (on its cluster), for its container's state.
     Follow {
-        id: u64,
+        id: TerminalId,
         key: TerminalKey,
     },
     /// Put this text on the user's clipboard (OSC 52 to the user's own terminal).
@@ -219,7 +220,7 @@ pub enum Effect {
     RememberImage(String),
     /// Start or stop recording a terminal (asciicast v2).
     Record {
-        id: u64,
+        id: TerminalId,
         on: bool,
         cols: u16,
         rows: u16,

@@ -2,6 +2,7 @@
 //! mouse in panes, the prefix commands, sizes, and following each
 //! terminal's container through its own pod watch.
 
+use crate::app::TerminalId;
 use bytes::Bytes;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use ratatui::layout::{Position, Rect};
@@ -51,7 +52,7 @@ impl App {
         kind: TerminalKind,
         key: TerminalKey,
         form: Option<Launcher>,
-    ) -> (u64, Vec<Effect>) {
+    ) -> (TerminalId, Vec<Effect>) {
         self.open_pane(kind, key, form, Vec::new())
     }
 
@@ -79,7 +80,7 @@ impl App {
         key: TerminalKey,
         form: Option<Launcher>,
         words: Vec<String>,
-    ) -> (u64, Vec<Effect>) {
+    ) -> (TerminalId, Vec<Effect>) {
         let (command, containers) = if kind == TerminalKind::AllLogs {
             (Vec::new(), words)
         } else {
@@ -91,7 +92,7 @@ impl App {
             return (shared, self.share_terminal(shared));
         }
         self.next_session += 1;
-        let id = self.next_session;
+        let id = TerminalId(self.next_session);
         let mut terminal = Terminal::new(id, key.clone(), kind, self.now);
         terminal.pane = Pane::new(80, 24, self.options.scrollback);
         terminal.form = form;
@@ -152,7 +153,7 @@ impl App {
     /// A terminal already attached (or attaching) to this container on
     /// this cluster, as this user: a container has one terminal, so panes
     /// share its stream. Never one of another context's.
-    fn attached_terminal(&self, key: &TerminalKey) -> Option<u64> {
+    fn attached_terminal(&self, key: &TerminalKey) -> Option<TerminalId> {
         self.workspace
             .terminals
             .values()
@@ -163,7 +164,7 @@ impl App {
     }
 
     /// One more pane on an existing terminal; it starts from the current screen.
-    fn share_terminal(&mut self, id: u64) -> Vec<Effect> {
+    fn share_terminal(&mut self, id: TerminalId) -> Vec<Effect> {
         self.focus = Focus::Workspace;
         let area = self.areas().workspace.unwrap_or_default();
         let axis = self.next_split.take();
@@ -317,7 +318,7 @@ impl App {
     }
 
     /// Reads a log pane's log again from the start, with its options.
-    pub(super) fn restream_log(&mut self, id: u64) -> Vec<Effect> {
+    pub(super) fn restream_log(&mut self, id: TerminalId) -> Vec<Effect> {
         let scrollback = self.options.scrollback;
         let Some(t) = self.workspace.terminals.get_mut(&id) else {
             return vec![];
@@ -580,7 +581,7 @@ impl App {
         }
     }
 
-    fn reattach(&mut self, id: u64) -> Vec<Effect> {
+    fn reattach(&mut self, id: TerminalId) -> Vec<Effect> {
         let Some(t) = self.workspace.terminals.get_mut(&id) else {
             return vec![];
         };
@@ -592,7 +593,7 @@ impl App {
     }
 
     /// `:record` on the focused pane's terminal: starts or stops.
-    pub(super) fn toggle_recording(&mut self, id: u64) -> Vec<Effect> {
+    pub(super) fn toggle_recording(&mut self, id: TerminalId) -> Vec<Effect> {
         let Some(t) = self.workspace.terminals.get(&id) else {
             return vec![];
         };
@@ -680,7 +681,7 @@ impl App {
         vec![]
     }
 
-    pub(super) fn on_session_attached(&mut self, id: u64) -> Vec<Effect> {
+    pub(super) fn on_session_attached(&mut self, id: TerminalId) -> Vec<Effect> {
         let now = self.now;
         let Some(t) = self.workspace.terminals.get_mut(&id) else {
             return vec![];
@@ -692,7 +693,7 @@ impl App {
         vec![Effect::ResizeSession { id, cols, rows }]
     }
 
-    pub(super) fn on_session_output(&mut self, id: u64, bytes: &[u8]) {
+    pub(super) fn on_session_output(&mut self, id: TerminalId, bytes: &[u8]) {
         let now = self.now;
         if let Some(t) = self.workspace.terminals.get_mut(&id) {
             t.pane.feed(bytes);
@@ -700,7 +701,7 @@ impl App {
         }
     }
 
-    pub(super) fn on_session_ended(&mut self, id: u64, end: SessionEnd) -> Vec<Effect> {
+    pub(super) fn on_session_ended(&mut self, id: TerminalId, end: SessionEnd) -> Vec<Effect> {
         let now = self.now;
         let idle_limit = self.options.reattach_when_idle;
         let Some(t) = self.workspace.terminals.get_mut(&id) else {
@@ -770,7 +771,7 @@ impl App {
 
     /// `s` found no shell (a distroless image): the pane goes, and the
     /// launcher comes aimed at that container, saying why.
-    fn offer_debug_instead(&mut self, id: u64, sentence: String) -> Vec<Effect> {
+    fn offer_debug_instead(&mut self, id: TerminalId, sentence: String) -> Vec<Effect> {
         let Some(key) = self.workspace.terminals.get(&id).map(|t| t.key.clone()) else {
             return vec![];
         };
@@ -785,7 +786,11 @@ impl App {
         effects
     }
 
-    pub(super) fn on_terminal_detail(&mut self, id: u64, feed: Feed<PodDetail>) -> Vec<Effect> {
+    pub(super) fn on_terminal_detail(
+        &mut self,
+        id: TerminalId,
+        feed: Feed<PodDetail>,
+    ) -> Vec<Effect> {
         let Some(t) = self.workspace.terminals.get_mut(&id) else {
             return vec![];
         };
@@ -793,7 +798,7 @@ impl App {
         self.after_terminal_change(id)
     }
 
-    pub(super) fn on_terminal_events(&mut self, id: u64, feed: Feed<EventRow>) {
+    pub(super) fn on_terminal_events(&mut self, id: TerminalId, feed: Feed<EventRow>) {
         let Some(t) = self.workspace.terminals.get_mut(&id) else {
             return;
         };
@@ -803,7 +808,7 @@ impl App {
     /// A terminal follows its container through the pod watch: attach once
     /// a launched container runs, show its log if it already ended, show
     /// why it waits, and read exit codes (an attach always ends "Success").
-    fn after_terminal_change(&mut self, id: u64) -> Vec<Effect> {
+    fn after_terminal_change(&mut self, id: TerminalId) -> Vec<Effect> {
         let Some(t) = self.workspace.terminals.get_mut(&id) else {
             return vec![];
         };
@@ -873,7 +878,7 @@ impl App {
     /// values and the reason.
     pub(super) fn on_launch_failed(
         &mut self,
-        id: u64,
+        id: TerminalId,
         sentence: String,
         refused_by: Option<Policy>,
     ) -> Vec<Effect> {
@@ -903,7 +908,7 @@ impl App {
 
     /// Admission let the debug container in with a warning: the pane and
     /// the status line say it, as sent.
-    pub(super) fn on_launch_warned(&mut self, id: u64, warnings: &[String]) {
+    pub(super) fn on_launch_warned(&mut self, id: TerminalId, warnings: &[String]) {
         let text = warnings.join(" · ");
         if let Some(t) = self.workspace.terminals.get_mut(&id) {
             t.notice = Some(format!("⚠ {text}"));
@@ -924,7 +929,7 @@ impl App {
 
     pub(super) fn on_recording(
         &mut self,
-        id: u64,
+        id: TerminalId,
         outcome: Result<Option<std::path::PathBuf>, String>,
     ) {
         let Some(t) = self.workspace.terminals.get_mut(&id) else {

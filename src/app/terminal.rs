@@ -82,8 +82,19 @@ pub enum TerminalState {
     Ended(String),
 }
 
+/// Names a terminal for as long as podbay runs: its panes, its session,
+/// its output and its pod watch carry it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TerminalId(pub u64);
+
+impl std::fmt::Display for TerminalId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
 pub struct Terminal {
-    pub id: u64,
+    pub id: TerminalId,
     /// The container, on the cluster (and as the user) it was opened with.
     pub key: TerminalKey,
     pub kind: TerminalKind,
@@ -110,7 +121,7 @@ pub struct Terminal {
 }
 
 impl Terminal {
-    pub fn new(id: u64, key: TerminalKey, kind: TerminalKind, now: Timestamp) -> Self {
+    pub fn new(id: TerminalId, key: TerminalKey, kind: TerminalKind, now: Timestamp) -> Self {
         Terminal {
             id,
             key,

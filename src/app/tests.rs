@@ -393,7 +393,7 @@ pub(crate) fn ctrl(c: char) -> Event {
     Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
 }
 
-fn terminal_pod(id: u64, d: PodDetail) -> Event {
+fn terminal_pod(id: TerminalId, d: PodDetail) -> Event {
     Event::TerminalPod {
         id,
         feed: Feed::Applied(d),
@@ -616,7 +616,7 @@ fn attach_shell_and_logs_on_the_selected_container() {
 }
 
 /// A pod view with a running debug container, attached to with `a`.
-pub(crate) fn attached_to_debug_container() -> (App, u64) {
+pub(crate) fn attached_to_debug_container() -> (App, TerminalId) {
     let mut a = in_pod_view();
     a.update(detail_event(pod_detail(Some(ContainerState::Running {
         since: None,

@@ -2,6 +2,7 @@
 //! panes may show the same terminal (they share its screen and stream);
 //! marked panes receive typed input together (broadcast).
 
+use crate::app::TerminalId;
 use std::collections::BTreeMap;
 
 use ratatui::layout::Rect;
@@ -13,7 +14,7 @@ use crate::term::layout::{Axis, Direction, Layout, PaneId};
 /// One pane: a view on a terminal.
 #[derive(Debug)]
 pub struct PaneSlot {
-    pub terminal: u64,
+    pub terminal: TerminalId,
     /// Set by the user; otherwise the pane shows pod/container.
     pub title: Option<String>,
     /// Typed input goes to every marked pane.
@@ -25,7 +26,7 @@ pub struct PaneSlot {
 pub struct Workspace {
     pub layout: Layout,
     pub panes: BTreeMap<PaneId, PaneSlot>,
-    pub terminals: BTreeMap<u64, Terminal>,
+    pub terminals: BTreeMap<TerminalId, Terminal>,
     pub focused: Option<PaneId>,
     next_pane: u64,
 }
@@ -38,7 +39,7 @@ impl Workspace {
     /// Adds a pane showing `terminal`: the first fills the workspace, later
     /// ones split the focused pane (along its longer side unless told).
     /// The new pane takes focus.
-    pub fn add_pane(&mut self, terminal: u64, axis: Option<Axis>, area: Rect) -> PaneId {
+    pub fn add_pane(&mut self, terminal: TerminalId, axis: Option<Axis>, area: Rect) -> PaneId {
         self.next_pane += 1;
         let id = PaneId(self.next_pane);
         let axis = axis.unwrap_or_else(|| {
@@ -79,7 +80,7 @@ impl Workspace {
 
     /// Removes a pane. Returns its terminal's id if no pane shows it any
     /// more (the caller ends that session).
-    pub fn close_pane(&mut self, pane: PaneId) -> Option<u64> {
+    pub fn close_pane(&mut self, pane: PaneId) -> Option<TerminalId> {
         let slot = self.panes.remove(&pane)?;
         let heir = self.layout.close(pane);
         if self.focused == Some(pane) {
@@ -96,7 +97,7 @@ impl Workspace {
     }
 
     /// Removes every pane of a terminal, and the terminal.
-    pub fn close_terminal(&mut self, terminal: u64) {
+    pub fn close_terminal(&mut self, terminal: TerminalId) {
         let panes: Vec<PaneId> = self.panes_of(terminal).collect();
         for pane in panes {
             self.close_pane(pane);
@@ -121,7 +122,7 @@ impl Workspace {
         self.terminals.get_mut(&id)
     }
 
-    pub fn panes_of(&self, terminal: u64) -> impl Iterator<Item = PaneId> + '_ {
+    pub fn panes_of(&self, terminal: TerminalId) -> impl Iterator<Item = PaneId> + '_ {
         self.panes
             .iter()
             .filter(move |(_, p)| p.terminal == terminal)
@@ -129,7 +130,7 @@ impl Workspace {
     }
 
     /// How many panes show this terminal.
-    pub fn viewers(&self, terminal: u64) -> usize {
+    pub fn viewers(&self, terminal: TerminalId) -> usize {
         self.panes_of(terminal).count()
     }
 
@@ -149,14 +150,14 @@ impl Workspace {
 
     /// Where typed input goes: the focused pane's terminal, or, when the
     /// focused pane is marked, every marked pane's terminal (each once).
-    pub fn input_targets(&self) -> Vec<u64> {
+    pub fn input_targets(&self) -> Vec<TerminalId> {
         let Some(focused) = self.focused_slot() else {
             return vec![];
         };
         if !focused.marked {
             return vec![focused.terminal];
         }
-        let mut targets: Vec<u64> = self
+        let mut targets: Vec<TerminalId> = self
             .panes
             .values()
             .filter(|p| p.marked)
@@ -200,8 +201,8 @@ impl Workspace {
 
     /// The size every terminal should have for `area`: the smallest inner
     /// size of the panes showing it (one size can reach a container).
-    pub fn terminal_sizes(&self, area: Rect) -> BTreeMap<u64, (u16, u16)> {
-        let mut sizes: BTreeMap<u64, (u16, u16)> = BTreeMap::new();
+    pub fn terminal_sizes(&self, area: Rect) -> BTreeMap<TerminalId, (u16, u16)> {
+        let mut sizes: BTreeMap<TerminalId, (u16, u16)> = BTreeMap::new();
         for (pane, rect) in self.geometry(area) {
             let Some(slot) = self.panes.get(&pane) else {
                 continue;
@@ -235,6 +236,7 @@ mod tests {
     fn workspace_with(terminals: &[u64]) -> Workspace {
         let mut w = Workspace::default();
         for &id in terminals {
+            let id = TerminalId(id);
             w.terminals.insert(
                 id,
                 Terminal::new(
@@ -262,12 +264,12 @@ mod tests {
     #[test]
     fn panes_split_the_focused_one_along_its_longer_side() {
         let mut w = workspace_with(&[1, 2, 3]);
-        let a = w.add_pane(1, None, AREA);
-        let b = w.add_pane(2, None, AREA);
+        let a = w.add_pane(TerminalId(1), None, AREA);
+        let b = w.add_pane(TerminalId(2), None, AREA);
         let geometry = w.geometry(AREA);
         let rect = |p| geometry.iter().find(|(q, _)| *q == p).unwrap().1;
         assert_eq!(rect(a).y, rect(b).y, "120×40 is wide: side by side");
-        let c = w.add_pane(3, None, AREA);
+        let c = w.add_pane(TerminalId(3), None, AREA);
         let geometry = w.geometry(AREA);
         let rect = |p| geometry.iter().find(|(q, _)| *q == p).unwrap().1;
         assert_eq!(rect(b).x, rect(c).x, "60×40 is tall: stacked");
@@ -277,33 +279,37 @@ mod tests {
     #[test]
     fn a_shared_terminal_takes_the_smallest_pane_size_and_closes_with_its_last_pane() {
         let mut w = workspace_with(&[1, 2]);
-        let a = w.add_pane(1, Some(Axis::Horizontal), AREA);
-        let b = w.add_pane(1, Some(Axis::Vertical), AREA);
-        let c = w.add_pane(2, Some(Axis::Horizontal), AREA);
+        let a = w.add_pane(TerminalId(1), Some(Axis::Horizontal), AREA);
+        let b = w.add_pane(TerminalId(1), Some(Axis::Vertical), AREA);
+        let c = w.add_pane(TerminalId(2), Some(Axis::Horizontal), AREA);
         let sizes = w.terminal_sizes(AREA);
         // a is 120×20, b and c are 60×20 each: terminal 1 gets b's inner 58×18.
-        assert_eq!(sizes[&1], (58, 18));
-        assert_eq!(sizes[&2], (58, 18));
-        assert_eq!(w.viewers(1), 2);
+        assert_eq!(sizes[&TerminalId(1)], (58, 18));
+        assert_eq!(sizes[&TerminalId(2)], (58, 18));
+        assert_eq!(w.viewers(TerminalId(1)), 2);
         assert_eq!(w.close_pane(a), None, "b still shows terminal 1");
-        assert_eq!(w.close_pane(b), Some(1));
-        assert!(!w.terminals.contains_key(&1));
+        assert_eq!(w.close_pane(b), Some(TerminalId(1)));
+        assert!(!w.terminals.contains_key(&TerminalId(1)));
         assert_eq!(w.focused, Some(c));
     }
 
     #[test]
     fn broadcast_goes_to_marked_panes_only_from_a_marked_pane() {
         let mut w = workspace_with(&[1, 2, 3]);
-        let a = w.add_pane(1, None, AREA);
-        let b = w.add_pane(2, None, AREA);
-        let c = w.add_pane(3, None, AREA);
-        let d = w.add_pane(3, None, AREA);
+        let a = w.add_pane(TerminalId(1), None, AREA);
+        let b = w.add_pane(TerminalId(2), None, AREA);
+        let c = w.add_pane(TerminalId(3), None, AREA);
+        let d = w.add_pane(TerminalId(3), None, AREA);
         for p in [a, c, d] {
             w.panes.get_mut(&p).unwrap().marked = true;
         }
         w.focused = Some(b);
-        assert_eq!(w.input_targets(), [2]);
+        assert_eq!(w.input_targets(), [TerminalId(2)]);
         w.focused = Some(a);
-        assert_eq!(w.input_targets(), [1, 3], "each terminal once");
+        assert_eq!(
+            w.input_targets(),
+            [TerminalId(1), TerminalId(3)],
+            "each terminal once"
+        );
     }
 }

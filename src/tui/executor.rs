@@ -12,6 +12,7 @@ use super::READ_TIMEOUT;
 use super::connect::connect_and_probe;
 use super::log_pane;
 use super::sessions::Sessions;
+use crate::app::TerminalId;
 use crate::app::{Effect, Event, Scope};
 use crate::cluster::client::{Connection, Target};
 use crate::cluster::debug::DebugSpec;
@@ -66,7 +67,7 @@ pub(super) struct Tasks {
     namespaces: Option<JoinHandle<()>>,
     connecting: Option<JoinHandle<()>>,
     /// Each terminal's own pod watch (detail and events).
-    followers: HashMap<u64, Vec<JoinHandle<()>>>,
+    followers: HashMap<TerminalId, Vec<JoinHandle<()>>>,
     pub(super) sessions: Sessions,
     pub(super) image_history: Option<std::path::PathBuf>,
 }
@@ -225,7 +226,11 @@ impl Tasks {
     /// The client of the cluster terminal `id` was opened on. If the app
     /// names a cluster the runtime never connected to (a bug), nothing is
     /// sent to whichever cluster is current: the terminal ends, saying so.
-    fn client_of_terminal(&self, id: u64, cluster: &ClusterId) -> Result<kube::Client, NoClient> {
+    fn client_of_terminal(
+        &self,
+        id: TerminalId,
+        cluster: &ClusterId,
+    ) -> Result<kube::Client, NoClient> {
         match self.clients.get(cluster) {
             Some(client) => Ok(client.clone()),
             None => Err(NoClient {
@@ -236,7 +241,7 @@ impl Tasks {
     }
 
     /// Watches the pod a terminal is on, so it can follow its container.
-    fn follow(&mut self, id: u64, client: kube::Client, key: TerminalKey) {
+    fn follow(&mut self, id: TerminalId, client: kube::Client, key: TerminalKey) {
         let handles = self.follow_pod(
             &client,
             &key.pod,
@@ -314,7 +319,7 @@ impl Tasks {
     }
 
     /// Adds the debug container; the pod view's watch reports how it comes up.
-    fn launch(&mut self, id: u64, client: kube::Client, key: TerminalKey, spec: DebugSpec) {
+    fn launch(&mut self, id: TerminalId, client: kube::Client, key: TerminalKey, spec: DebugSpec) {
         let pod = key.pod;
         let tx = self.tx.clone();
         tokio::spawn(async move {
@@ -534,7 +539,7 @@ impl<K> Watched for K where
 
 /// A terminal opened on a cluster the runtime has no client for.
 struct NoClient {
-    id: u64,
+    id: TerminalId,
     context: String,
 }
 

@@ -11,6 +11,7 @@ use kube::api::{Api, LogParams};
 
 use super::outbox::Outbox;
 use crate::app::Event;
+use crate::app::TerminalId;
 use crate::app::terminal::LogOptions;
 use crate::cluster::session::SessionEnd;
 
@@ -71,7 +72,7 @@ struct Outcome {
 /// Streams each source's log into pane `id` as lines arrive, and says how
 /// it ended once every stream has.
 pub async fn run_all(
-    id: u64,
+    id: TerminalId,
     pods: Api<Pod>,
     pod: String,
     sources: Vec<Source>,
@@ -101,7 +102,7 @@ pub async fn run_all(
 
 /// Streams one container's log into pane `id`.
 async fn run(
-    id: u64,
+    id: TerminalId,
     pods: &Api<Pod>,
     pod: &str,
     source: &Source,
@@ -259,7 +260,7 @@ fn cut_to_columns(text: &[u8], columns: usize) -> &[u8] {
     text
 }
 
-async fn end(outbox: &Outbox, id: u64, reason: String, disconnected: bool) {
+async fn end(outbox: &Outbox, id: TerminalId, reason: String, disconnected: bool) {
     let end = SessionEnd {
         exit_code: None,
         reason,

@@ -18,6 +18,7 @@ use tokio::sync::mpsc;
 use tokio::time::{Duration, Instant};
 
 use crate::app::Event;
+use crate::app::TerminalId;
 
 /// Chunks a session may have queued for the UI.
 const DEPTH: usize = 4;
@@ -28,11 +29,11 @@ const ECHO_HUSH: Duration = Duration::from_millis(25);
 /// The sending end, in a session's task.
 #[derive(Clone)]
 pub struct Outbox {
-    id: u64,
+    id: TerminalId,
     tx: mpsc::Sender<Event>,
     /// Set while the UI loop knows this session has something queued.
     flagged: Arc<AtomicBool>,
-    ready: mpsc::UnboundedSender<u64>,
+    ready: mpsc::UnboundedSender<TerminalId>,
 }
 
 impl Outbox {
@@ -56,17 +57,17 @@ struct Inbox {
 
 /// The receiving ends, in the UI loop.
 pub struct Outboxes {
-    ready_tx: mpsc::UnboundedSender<u64>,
-    inboxes: HashMap<u64, Inbox>,
-    ready: BTreeSet<u64>,
+    ready_tx: mpsc::UnboundedSender<TerminalId>,
+    inboxes: HashMap<TerminalId, Inbox>,
+    ready: BTreeSet<TerminalId>,
     /// The session whose echo is awaited, and until when the others wait.
-    hush: Option<(u64, Instant)>,
+    hush: Option<(TerminalId, Instant)>,
 }
 
 impl Outboxes {
     /// Also returns where sessions announce they have something queued;
     /// pass what arrives there to [`Outboxes::mark_ready`].
-    pub fn new() -> (Outboxes, mpsc::UnboundedReceiver<u64>) {
+    pub fn new() -> (Outboxes, mpsc::UnboundedReceiver<TerminalId>) {
         let (ready_tx, ready_rx) = mpsc::unbounded_channel();
         let outboxes = Outboxes {
             ready_tx,
@@ -78,7 +79,7 @@ impl Outboxes {
     }
 
     /// A fresh queue for session `id`, replacing any earlier one.
-    pub fn open(&mut self, id: u64) -> Outbox {
+    pub fn open(&mut self, id: TerminalId) -> Outbox {
         let (tx, rx) = mpsc::channel(DEPTH);
         let flagged = Arc::new(AtomicBool::new(false));
         self.inboxes.insert(
@@ -97,12 +98,12 @@ impl Outboxes {
         }
     }
 
-    pub fn close(&mut self, id: u64) {
+    pub fn close(&mut self, id: TerminalId) {
         self.inboxes.remove(&id);
         self.ready.remove(&id);
     }
 
-    pub fn mark_ready(&mut self, id: u64) {
+    pub fn mark_ready(&mut self, id: TerminalId) {
         if self.inboxes.contains_key(&id) {
             self.ready.insert(id);
         }
@@ -110,7 +111,7 @@ impl Outboxes {
 
     /// A key was typed into session `id`: until its output arrives, the
     /// other sessions wait (for [`ECHO_HUSH`] at most).
-    pub fn await_echo(&mut self, id: u64) {
+    pub fn await_echo(&mut self, id: TerminalId) {
         self.hush = Some((id, Instant::now() + ECHO_HUSH));
     }
 
@@ -120,11 +121,11 @@ impl Outboxes {
     }
 
     /// The session whose echo is awaited, if the wait is not over.
-    fn awaited(&self) -> Option<u64> {
+    fn awaited(&self) -> Option<TerminalId> {
         self.live_hush().map(|(id, _)| id)
     }
 
-    fn live_hush(&self) -> Option<(u64, Instant)> {
+    fn live_hush(&self) -> Option<(TerminalId, Instant)> {
         self.hush.filter(|(_, until)| Instant::now() < *until)
     }
 
@@ -140,7 +141,7 @@ impl Outboxes {
     /// during a hush), up to about `budget` bytes of output each.
     pub fn take(&mut self, budget: usize) -> Vec<Event> {
         let mut out = Vec::new();
-        let ids: Vec<u64> = match self.awaited() {
+        let ids: Vec<TerminalId> = match self.awaited() {
             Some(id) => {
                 let echoed = self.ready.contains(&id);
                 if echoed {
@@ -197,7 +198,7 @@ mod tests {
 
     fn output(id: u64, n: usize) -> Event {
         Event::SessionOutput {
-            id,
+            id: TerminalId(id),
             bytes: Bytes::from(vec![b'y'; n]),
         }
     }
@@ -205,8 +206,8 @@ mod tests {
     #[tokio::test]
     async fn a_flooding_session_cannot_starve_a_quiet_one() {
         let (mut boxes, mut ready) = Outboxes::new();
-        let flood = boxes.open(1);
-        let quiet = boxes.open(2);
+        let flood = boxes.open(TerminalId(1));
+        let quiet = boxes.open(TerminalId(2));
         for _ in 0..DEPTH {
             assert!(flood.send(output(1, 1000)).await);
         }
@@ -218,7 +219,7 @@ mod tests {
         let ids: Vec<u64> = taken
             .iter()
             .map(|e| match e {
-                Event::SessionOutput { id, .. } => *id,
+                Event::SessionOutput { id, .. } => id.0,
                 _ => 0,
             })
             .collect();
@@ -233,19 +234,19 @@ mod tests {
         assert!(!boxes.has_ready());
         // Queuing again announces the session again.
         assert!(quiet.send(output(2, 1)).await);
-        assert_eq!(ready.try_recv().ok(), Some(2));
+        assert_eq!(ready.try_recv().ok(), Some(TerminalId(2)));
     }
 
     #[tokio::test]
     async fn while_an_echo_is_awaited_only_its_session_is_taken_from() {
         let (mut boxes, mut ready) = Outboxes::new();
-        let flood = boxes.open(1);
-        let typed = boxes.open(2);
+        let flood = boxes.open(TerminalId(1));
+        let typed = boxes.open(TerminalId(2));
         assert!(flood.send(output(1, 1000)).await);
         while let Ok(id) = ready.try_recv() {
             boxes.mark_ready(id);
         }
-        boxes.await_echo(2);
+        boxes.await_echo(TerminalId(2));
         assert!(!boxes.has_ready(), "the flood waits");
         assert!(boxes.take(1500).is_empty());
         assert!(boxes.hush_ends().is_some());

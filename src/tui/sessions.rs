@@ -13,6 +13,7 @@ use tokio::task::JoinHandle;
 use super::log_pane;
 use super::outbox::{Outbox, Outboxes};
 use crate::app::Event;
+use crate::app::TerminalId;
 use crate::cluster::session::{
     self, SessionEnd, SessionEvent, SessionInput, SessionKind, SessionSpec,
 };
@@ -22,13 +23,13 @@ use crate::term::record::Recorder;
 
 /// Every terminal's session task, its output queue and its recording.
 pub(super) struct Sessions {
-    running: HashMap<u64, Running>,
-    recorders: HashMap<u64, Recorder>,
+    running: HashMap<TerminalId, Running>,
+    recorders: HashMap<TerminalId, Recorder>,
     pub(super) outboxes: Outboxes,
     pub(super) keepalive: Option<Duration>,
     pub(super) recordings: PathBuf,
     /// Where each followed log pane got to in each container, for `r`.
-    log_resume: HashMap<(u64, String), log_pane::Resume>,
+    log_resume: HashMap<(TerminalId, String), log_pane::Resume>,
 }
 
 /// A session's task and the way to send it input.
@@ -53,7 +54,7 @@ impl Sessions {
     /// printed before the attach is shown first, from its log.
     pub(super) fn open(
         &mut self,
-        id: u64,
+        id: TerminalId,
         client: kube::Client,
         key: TerminalKey,
         kind: SessionKind,
@@ -80,7 +81,7 @@ impl Sessions {
     /// Reads `containers`' logs (or `key`'s container's alone) into the pane.
     pub(super) fn show_log(
         &mut self,
-        id: u64,
+        id: TerminalId,
         client: kube::Client,
         key: TerminalKey,
         containers: Vec<String>,
@@ -132,19 +133,19 @@ impl Sessions {
         self.replace(id, Running { input, task });
     }
 
-    fn replace(&mut self, id: u64, running: Running) {
+    fn replace(&mut self, id: TerminalId, running: Running) {
         if let Some(old) = self.running.insert(id, running) {
             old.task.abort();
         }
     }
 
-    pub(super) fn send(&self, id: u64, input: SessionInput) {
+    pub(super) fn send(&self, id: TerminalId, input: SessionInput) {
         if let Some(s) = self.running.get(&id) {
             let _ = s.input.send(input);
         }
     }
 
-    pub(super) fn resize(&mut self, id: u64, cols: u16, rows: u16) {
+    pub(super) fn resize(&mut self, id: TerminalId, cols: u16, rows: u16) {
         if let Some(recorder) = self.recorders.get_mut(&id)
             && let Err(e) = recorder.resize(Size { cols, rows })
         {
@@ -153,7 +154,7 @@ impl Sessions {
         self.send(id, SessionInput::Resize { cols, rows });
     }
 
-    pub(super) fn close(&mut self, id: u64) {
+    pub(super) fn close(&mut self, id: TerminalId) {
         if let Some(s) = self.running.remove(&id) {
             s.task.abort();
         }
@@ -164,7 +165,7 @@ impl Sessions {
 
     /// Tees a terminal's output into its recording, if it has one; a
     /// recording that cannot be written stops, and the event says so.
-    pub(super) fn record(&mut self, id: u64, bytes: &[u8]) -> Option<Event> {
+    pub(super) fn record(&mut self, id: TerminalId, bytes: &[u8]) -> Option<Event> {
         let recorder = self.recorders.get_mut(&id)?;
         let e = recorder.output(bytes).err()?;
         tracing::warn!("recording stopped: {e}");
@@ -176,7 +177,13 @@ impl Sessions {
     }
 
     /// Starts or stops recording terminal `id`; the event tells the app.
-    pub(super) fn set_recording(&mut self, id: u64, on: bool, size: Size, title: &str) -> Event {
+    pub(super) fn set_recording(
+        &mut self,
+        id: TerminalId,
+        on: bool,
+        size: Size,
+        title: &str,
+    ) -> Event {
         let outcome = if on {
             self.start_recording(id, size, title).map(Some)
         } else {
@@ -186,7 +193,12 @@ impl Sessions {
         Event::Recording { id, outcome }
     }
 
-    fn start_recording(&mut self, id: u64, size: Size, title: &str) -> Result<PathBuf, String> {
+    fn start_recording(
+        &mut self,
+        id: TerminalId,
+        size: Size,
+        title: &str,
+    ) -> Result<PathBuf, String> {
         let stamp = jiff::Zoned::now().strftime("%Y%m%d-%H%M%S");
         let name: String = title
             .chars()
@@ -213,7 +225,7 @@ impl Sessions {
             })
     }
 
-    fn stop_recording(&mut self, id: u64) {
+    fn stop_recording(&mut self, id: TerminalId) {
         if let Some(recorder) = self.recorders.remove(&id)
             && let Err(e) = recorder.finish()
         {
@@ -233,7 +245,7 @@ impl Sessions {
 
 /// One session, from connecting to its end, its output into `outbox`.
 async fn stream_session(
-    id: u64,
+    id: TerminalId,
     client: kube::Client,
     spec: SessionSpec,
     replay_log: bool,
