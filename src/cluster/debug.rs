@@ -476,6 +476,7 @@ pub enum Startup {
 
 /// Watches the pod (never polls) until the ephemeral container `name` runs,
 /// ends, or `timeout` passes. `progress` sees every waiting reason change.
+/// The same feed and the same reading of the pod as the TUI's terminals.
 pub async fn await_startup(
     pods: &Api<Pod>,
     pod: &str,
@@ -483,59 +484,75 @@ pub async fn await_startup(
     timeout: std::time::Duration,
     mut progress: impl FnMut(&str, &str),
 ) -> Startup {
-    use futures::StreamExt;
-    use kube::runtime::{WatchStreamExt, watcher};
-    let config = watcher::Config::default().fields(&format!("metadata.name={pod}"));
-    let mut stream = watcher::watcher(pods.clone(), config)
-        .default_backoff()
-        .applied_objects()
-        .boxed();
+    use crate::cluster::feed::{self, Feed};
+    use crate::model::{ContainerKind, ContainerState, PodDetail, Waiting, classify_waiting};
+    let config = feed::config().fields(&format!("metadata.name={pod}"));
+    let (tx, mut updates) = feed::channel();
+    let watch = feed::run(pods.clone(), config, None, PodDetail::from_pod, tx);
+    tokio::pin!(watch);
     let deadline = tokio::time::sleep(timeout);
     tokio::pin!(deadline);
     let mut last = (String::new(), String::new());
+    let mut watching = true;
     loop {
-        let pod = tokio::select! {
+        let detail = tokio::select! {
             _ = &mut deadline => return Startup::TimedOut { reason: last.0, message: last.1 },
-            next = stream.next() => match next {
-                Some(Ok(pod)) => pod,
-                Some(Err(_)) => continue,
-                None => return Startup::PodGone,
+            // The watch was refused: nothing more will come but the deadline.
+            () = &mut watch, if watching => {
+                watching = false;
+                continue;
+            }
+            update = updates.recv(), if watching => match update {
+                Some(Feed::Listed { mut rows, .. }) => match rows.pop() {
+                    Some(detail) => detail,
+                    None => return Startup::PodGone,
+                },
+                Some(Feed::Applied(detail)) => detail,
+                Some(Feed::Deleted(_)) => return Startup::PodGone,
+                Some(_) => continue,
+                None => {
+                    watching = false;
+                    continue;
+                }
             },
         };
-        if pod.metadata.deletion_timestamp.is_some() {
+        if detail.deleting {
             return Startup::PodGone;
         }
-        let state = pod
-            .status
-            .and_then(|s| s.ephemeral_container_statuses)
-            .and_then(|list| list.into_iter().find(|s| s.name == name))
-            .and_then(|s| s.state);
-        let Some(state) = state else { continue };
-        if state.running.is_some() {
-            return Startup::Running;
-        }
-        if let Some(t) = state.terminated {
-            return Startup::Terminated {
-                exit_code: t.exit_code,
-                reason: t.reason.unwrap_or_default(),
-                message: t.message.unwrap_or_default(),
-            };
-        }
-        if let Some(w) = state.waiting {
-            let now = (w.reason.unwrap_or_default(), w.message.unwrap_or_default());
-            if now != last {
-                progress(&now.0, &now.1);
-                last = now;
-            }
-            if let crate::model::Waiting::Hopeless(failure) =
-                crate::model::classify_waiting(&last.0, &last.1)
-            {
-                return Startup::Stuck {
-                    failure,
-                    reason: last.0,
-                    message: last.1,
+        let state = detail
+            .containers
+            .into_iter()
+            .find(|c| c.kind == ContainerKind::Ephemeral && c.name == name)
+            .map(|c| c.state);
+        match state {
+            Some(ContainerState::Running { .. }) => return Startup::Running,
+            Some(ContainerState::Terminated {
+                exit_code,
+                reason,
+                message,
+                ..
+            }) => {
+                return Startup::Terminated {
+                    exit_code,
+                    reason,
+                    message,
                 };
             }
+            Some(ContainerState::Waiting { reason, message }) => {
+                let now = (reason, message);
+                if now != last {
+                    progress(&now.0, &now.1);
+                    last = now;
+                }
+                if let Waiting::Hopeless(failure) = classify_waiting(&last.0, &last.1) {
+                    return Startup::Stuck {
+                        failure,
+                        reason: last.0,
+                        message: last.1,
+                    };
+                }
+            }
+            Some(ContainerState::Unknown) | None => {}
         }
     }
 }
