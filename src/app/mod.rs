@@ -3,20 +3,20 @@
 //! carries out the effects it returns (start/stop watches, switch context,
 //! quit). Tests drive it directly.
 
-pub mod command;
-pub mod copy;
+pub(crate) mod command;
+pub(crate) mod copy;
 mod events;
-pub mod follow;
+pub(crate) mod follow;
 use follow::PodFollow;
 pub mod keymap;
-pub mod launcher;
+pub(crate) mod launcher;
 mod link;
 mod pages;
 mod panes;
 pub mod pods;
-pub mod reader;
-pub mod terminal;
-pub mod workspace;
+pub(crate) mod reader;
+pub(crate) mod terminal;
+pub(crate) mod workspace;
 
 use bytes::Bytes;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent};

@@ -2,9 +2,9 @@
 
 pub mod client;
 pub mod debug;
-pub mod errors;
+pub(crate) mod errors;
 pub mod feed;
-pub mod limits;
+pub(crate) mod limits;
 pub mod session;
-pub mod transport;
-pub mod warnings;
+pub(crate) mod transport;
+pub(crate) mod warnings;

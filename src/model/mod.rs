@@ -1,12 +1,12 @@
 //! Compact projections of Kubernetes objects: what the UI shows, nothing more.
 //! A full `Pod` costs tens of kilobytes of heap; a [`PodRow`] well under one.
 
-pub mod cluster;
+pub(crate) mod cluster;
 pub mod describe;
-pub mod detail;
-pub mod image;
-pub mod pod;
-pub mod pod_security;
+pub(crate) mod detail;
+pub(crate) mod image;
+pub(crate) mod pod;
+pub(crate) mod pod_security;
 pub mod text;
 
 pub use cluster::{ClusterId, TerminalKey};

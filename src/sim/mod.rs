@@ -4,29 +4,29 @@
 //! `Sim::start` binds, loads a scenario, writes nothing; `SimHandle` gives
 //! the URL, the users' tokens, a kubeconfig, and fault knobs for tests.
 
-pub mod api;
-pub mod backstory;
-pub mod churn;
+pub(crate) mod api;
+pub(crate) mod backstory;
+pub(crate) mod churn;
 pub mod ephemeral;
-pub mod filter;
-pub mod http;
+pub(crate) mod filter;
+pub(crate) mod http;
 pub mod images;
-pub mod kubeconfig;
+pub(crate) mod kubeconfig;
 pub mod kubelet;
-pub mod logs;
+pub(crate) mod logs;
 pub mod rbac;
 pub mod runtime;
 pub mod sandbox;
 pub mod scenario;
-pub mod selectors;
-pub mod smp;
+pub(crate) mod selectors;
+pub(crate) mod smp;
 pub mod status;
 pub mod store;
-pub mod streams;
-pub mod table;
-pub mod tls;
-pub mod validation;
-pub mod watch;
+pub(crate) mod streams;
+pub(crate) mod table;
+pub(crate) mod tls;
+pub(crate) mod validation;
+pub(crate) mod watch;
 pub mod workload;
 
 use std::net::SocketAddr;

@@ -3,9 +3,9 @@
 //! split tree of panes (`layout`) and asciicast v2 recording (`record`).
 
 pub mod keys;
-pub mod layout;
-pub mod mouse;
+pub(crate) mod layout;
+pub(crate) mod mouse;
 pub mod pane;
-pub mod record;
+pub(crate) mod record;
 
 pub use crate::pty::Size;
