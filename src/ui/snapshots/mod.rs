@@ -1,8 +1,7 @@
 //! Snapshot tests: each view rendered into a `TestBackend` and compared with
-//! a golden text file in `src/ui/snapshots/`. After an intended change, run
-//! `PODBAY_UPDATE_SNAPSHOTS=1 cargo test --lib ui::` and review the diff.
-
-use std::path::PathBuf;
+//! a golden screen in `src/ui/snapshots/goldens/`, by insta. After an
+//! intended change, run `INSTA_UPDATE=always cargo test --lib ui::` (or
+//! `cargo insta review`) and review the diff.
 
 use crossterm::event::KeyCode;
 use ratatui::Terminal;
@@ -34,24 +33,13 @@ fn render(app: &App, width: u16, height: u16) -> String {
 }
 
 fn assert_snapshot(name: &str, actual: &str) {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("src/ui/snapshots")
-        .join(format!("{name}.txt"));
-    if std::env::var_os("PODBAY_UPDATE_SNAPSHOTS").is_some() {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(&path).unwrap_or_else(|_| {
-        panic!(
-            "missing snapshot {}; run with PODBAY_UPDATE_SNAPSHOTS=1",
-            path.display()
-        )
+    insta::with_settings!({
+        snapshot_path => "goldens",
+        prepend_module_to_snapshot => false,
+        omit_expression => true,
+    }, {
+        insta::assert_snapshot!(name, actual);
     });
-    assert_eq!(
-        actual, expected,
-        "snapshot {name} differs; if intended, update with PODBAY_UPDATE_SNAPSHOTS=1"
-    );
 }
 
 fn demo_app() -> App {
