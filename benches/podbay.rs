@@ -179,15 +179,10 @@ async fn attach_shell(
     let spec = DebugSpec {
         name: name.into(),
         image: "busybox".into(),
-        target: None,
         command: command.iter().map(|s| s.to_string()).collect(),
-        profile: Profile::General,
-        env: vec![],
         stdin: true,
         tty: true,
-        mounts: Vec::new(),
-        workdir: None,
-        pull_policy: None,
+        ..Default::default()
     };
     spec.launch(client, "shop", "redis-0")
         .await
@@ -561,13 +556,9 @@ async fn launch(report: &mut Report) {
             image: "busybox".into(),
             target: Some("redis".into()),
             command: vec!["sh".into()],
-            profile: Profile::General,
-            env: vec![],
             stdin: true,
             tty: true,
-            mounts: Vec::new(),
-            workdir: None,
-            pull_policy: None,
+            ..Default::default()
         };
         let start = Instant::now();
         spec.launch(&client, "shop", "redis-0")
@@ -994,15 +985,8 @@ async fn log_flood_once(report: &mut Report, follow: bool) -> Option<Flood> {
     let spec = DebugSpec {
         name: "flood".into(),
         image: "busybox".into(),
-        target: None,
         command: vec!["sh".into(), "-c".into(), flood],
-        profile: Profile::General,
-        env: vec![],
-        stdin: false,
-        tty: false,
-        mounts: Vec::new(),
-        workdir: None,
-        pull_policy: None,
+        ..Default::default()
     };
     spec.launch(&client, "shop", "redis-0")
         .await

@@ -175,21 +175,13 @@ impl DebugArgs {
 }
 
 fn parse_env(s: &str) -> Result<(String, String), String> {
-    match s.split_once('=') {
-        Some((k, v)) if !k.is_empty() => Ok((k.to_string(), v.to_string())),
-        _ => Err(format!("expected K=V, got {s:?}")),
-    }
+    crate::cluster::debug::env_var(s).ok_or_else(|| format!("expected K=V, got {s:?}"))
 }
 
 fn parse_mount(s: &str) -> Result<(String, String), String> {
-    match s.split_once(':') {
-        Some((volume, path)) if !volume.is_empty() && path.starts_with('/') => {
-            Ok((volume.to_string(), path.to_string()))
-        }
-        _ => Err(format!(
-            "expected VOLUME:/absolute/path (one of the pod's volumes), got {s:?}"
-        )),
-    }
+    crate::cluster::debug::volume_mount(s).ok_or_else(|| {
+        format!("expected VOLUME:/absolute/path (one of the pod's volumes), got {s:?}")
+    })
 }
 
 fn parse_image(s: &str) -> Result<String, String> {

@@ -6,7 +6,7 @@ mod support;
 
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::Api;
-use podbay::cluster::debug::{self, DebugSpec, Profile, Startup};
+use podbay::cluster::debug::{self, DebugSpec, Startup};
 use support::{PodbayScreen, client, exits_cleanly, merged_kubeconfig, pane_text, start_sim};
 
 /// The same debug container (a shell) in redis-0 of `sim`, added through
@@ -19,13 +19,9 @@ async fn add_shell(sim: &podbay::sim::SimHandle) {
         image: "busybox:1.36".into(),
         target: Some("redis".into()),
         command: vec!["sh".into()],
-        profile: Profile::General,
-        env: vec![],
         stdin: true,
         tty: true,
-        mounts: Vec::new(),
-        workdir: None,
-        pull_policy: None,
+        ..Default::default()
     };
     spec.launch(&client, "shop", "redis-0")
         .await

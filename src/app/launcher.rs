@@ -182,14 +182,10 @@ impl Launcher {
             name: self.name.trim().to_string(),
             image: self.image.trim().to_string(),
             target: self.target_name().map(str::to_string),
-            command: Vec::new(),
             profile,
-            env: Vec::new(),
             stdin: true,
             tty: true,
-            mounts: Vec::new(),
-            workdir: None,
-            pull_policy: None,
+            ..Default::default()
         };
         Some(probe.admission(policy, &detail.manifest))
     }
@@ -261,11 +257,10 @@ impl Launcher {
             .split(',')
             .map(str::trim)
             .filter(|kv| !kv.is_empty())
-            .map(|kv| match kv.split_once('=') {
-                Some((k, v)) if !k.is_empty() => Ok((k.to_string(), v.to_string())),
-                _ => Err(format!(
-                    "Env entries are K=V separated by commas; {kv:?} is not."
-                )),
+            .map(|kv| {
+                debug::env_var(kv).ok_or_else(|| {
+                    format!("Env entries are K=V separated by commas; {kv:?} is not.")
+                })
             })
             .collect::<Result<Vec<_>, _>>()?;
         let mounts = self
@@ -273,13 +268,10 @@ impl Launcher {
             .split(',')
             .map(str::trim)
             .filter(|m| !m.is_empty())
-            .map(|m| match m.split_once(':') {
-                Some((volume, path)) if !volume.is_empty() && path.starts_with('/') => {
-                    Ok((volume.to_string(), path.to_string()))
-                }
-                _ => Err(format!(
+            .map(|m| {
+                debug::volume_mount(m).ok_or_else(|| format!(
                     "Mounts are VOLUME:/path separated by commas (←/→ offers the pod's volumes); {m:?} is not."
-                )),
+                ))
             })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(DebugSpec {
@@ -292,8 +284,7 @@ impl Launcher {
             stdin: true,
             tty: true,
             mounts,
-            workdir: None,
-            pull_policy: None,
+            ..Default::default()
         })
     }
 

@@ -102,8 +102,26 @@ impl FromStr for Profile {
     }
 }
 
+/// `K=V` as an environment variable (the value may be empty).
+pub fn env_var(text: &str) -> Option<(String, String)> {
+    match text.split_once('=') {
+        Some((k, v)) if !k.is_empty() => Some((k.to_string(), v.to_string())),
+        _ => None,
+    }
+}
+
+/// `VOLUME:/absolute/path` as a volume to mount and where.
+pub fn volume_mount(text: &str) -> Option<(String, String)> {
+    match text.split_once(':') {
+        Some((volume, path)) if !volume.is_empty() && path.starts_with('/') => {
+            Some((volume.to_string(), path.to_string()))
+        }
+        _ => None,
+    }
+}
+
 /// Everything the user chose for one debug container.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct DebugSpec {
     pub name: String,
     pub image: String,
