@@ -118,6 +118,20 @@ pub async fn open(
     input: mpsc::UnboundedReceiver<SessionInput>,
     events: mpsc::Sender<SessionEvent>,
 ) -> Result<Session, kube::Error> {
+    let pumping = connect(client, spec, input, events).await?;
+    Ok(Session {
+        task: tokio::spawn(pumping),
+    })
+}
+
+/// As [`open`], for a caller that drives the stream in its own task: the
+/// returned future pumps it until it ends (dropping it closes the stream).
+pub async fn connect(
+    client: kube::Client,
+    spec: SessionSpec,
+    input: mpsc::UnboundedReceiver<SessionInput>,
+    events: mpsc::Sender<SessionEvent>,
+) -> Result<impl std::future::Future<Output = ()> + Send + 'static, kube::Error> {
     let pods = kube::core::Request::new(format!("/api/v1/namespaces/{}/pods", spec.namespace));
     let params = if spec.tty {
         AttachParams::interactive_tty().stdin(spec.stdin)
@@ -135,8 +149,7 @@ pub async fn open(
     .map_err(kube::Error::BuildRequest)?;
     let stream = client.connect(request).await?.into_stream();
     let size = spec.tty.then_some(spec.size);
-    let task = tokio::spawn(pump(stream, size, spec.keepalive, input, events));
-    Ok(Session { task })
+    Ok(pump(stream, size, spec.keepalive, input, events))
 }
 
 fn framed(channel: u8, payload: &[u8]) -> Message {

@@ -243,7 +243,8 @@ impl Sessions {
     }
 }
 
-/// One session, from connecting to its end, its output into `outbox`.
+/// One session, from connecting to its end, its output into `outbox`: the
+/// stream is pumped and its output forwarded in this one task.
 async fn stream_session(
     id: TerminalId,
     client: kube::Client,
@@ -252,15 +253,16 @@ async fn stream_session(
     inputs: mpsc::UnboundedReceiver<SessionInput>,
     outbox: Outbox,
 ) {
-    let (namespace, pod, container) = (
-        spec.namespace.clone(),
-        spec.pod.clone(),
-        spec.container.clone(),
-    );
+    let container = LogOf {
+        client: client.clone(),
+        namespace: spec.namespace.clone(),
+        pod: spec.pod.clone(),
+        container: spec.container.clone(),
+    };
     // A few chunks in flight: a flood waits at its source.
-    let (events_tx, mut events) = mpsc::channel(4);
-    let session = match session::open(client.clone(), spec, inputs, events_tx).await {
-        Ok(s) => s,
+    let (events_tx, events) = mpsc::channel(4);
+    let pumping = match session::connect(client, spec, inputs, events_tx).await {
+        Ok(pumping) => pumping,
         Err(e) => {
             let sentence = crate::cluster::errors::describe(&e).sentence;
             let end = SessionEnd {
@@ -272,9 +274,42 @@ async fn stream_session(
             return;
         }
     };
-    let mut ended = None;
-    if replay_log {
-        // What the container printed before we attached is only in its log.
+    let replay = replay_log.then_some(container);
+    let forwarding = forward(id, replay, events, &outbox);
+    // Once the pump ends its events run dry and forwarding ends too; once
+    // forwarding ends (the pane closed) the stream is dropped, closing it.
+    tokio::select! {
+        () = forwarding => {}
+        () = async {
+            pumping.await;
+            std::future::pending::<()>().await
+        } => {}
+    }
+}
+
+/// Where a container's log is read from.
+struct LogOf {
+    client: kube::Client,
+    namespace: String,
+    pod: String,
+    container: String,
+}
+
+/// Forwards a session's events to its pane; with `replay`, what the
+/// container printed before the attach comes first, from its log.
+async fn forward(
+    id: TerminalId,
+    replay: Option<LogOf>,
+    mut events: mpsc::Receiver<SessionEvent>,
+    outbox: &Outbox,
+) {
+    if let Some(LogOf {
+        client,
+        namespace,
+        pod,
+        container,
+    }) = replay
+    {
         let pods: Api<Pod> = Api::namespaced(client, &namespace);
         let params = LogParams {
             container: Some(container),
@@ -290,15 +325,15 @@ async fn stream_session(
         if !outbox.send(Event::SessionOutput { id, bytes }).await {
             return;
         }
-        ended = early.end;
-    }
-    if !outbox.send(Event::SessionAttached { id }).await {
-        return;
-    }
-    // It ended while its log was read: nothing more will come.
-    if let Some(end) = ended {
-        outbox.send(Event::SessionEnded { id, end }).await;
-        session.detach();
+        if !outbox.send(Event::SessionAttached { id }).await {
+            return;
+        }
+        // It ended while its log was read: nothing more will come.
+        if let Some(end) = early.end {
+            outbox.send(Event::SessionEnded { id, end }).await;
+            return;
+        }
+    } else if !outbox.send(Event::SessionAttached { id }).await {
         return;
     }
     while let Some(event) = events.recv().await {
@@ -315,5 +350,4 @@ async fn stream_session(
             break;
         }
     }
-    session.detach();
 }
