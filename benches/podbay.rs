@@ -383,7 +383,7 @@ async fn pod_list(report: &mut Report, n: usize) {
         PodRow::from_pod,
         tx,
     ));
-    let mut terminal = Terminal::new(TestBackend::new(200, 60)).unwrap();
+    let mut screen = Terminal::new(TestBackend::new(200, 60)).unwrap();
     let theme = podbay::theme::Theme::default();
     loop {
         match rx.recv().await {
@@ -397,9 +397,7 @@ async fn pod_list(report: &mut Report, n: usize) {
             None => panic!("feed ended"),
         }
     }
-    terminal
-        .draw(|f| podbay::ui::draw(f, &app, &theme))
-        .unwrap();
+    screen.draw(|f| podbay::ui::draw(f, &app, &theme)).unwrap();
     assert_eq!(app.pods.total(), n, "all pods listed");
     report.row(
         &format!("list + project + draw {n} pods in-process"),
@@ -431,16 +429,12 @@ async fn pod_list(report: &mut Report, n: usize) {
         for c in "svc-042".chars() {
             let start = Instant::now();
             app.update(key(KeyCode::Char(c)));
-            terminal
-                .draw(|f| podbay::ui::draw(f, &app, &theme))
-                .unwrap();
+            screen.draw(|f| podbay::ui::draw(f, &app, &theme)).unwrap();
             samples.push(start.elapsed());
         }
         let start = Instant::now();
         app.update(key(KeyCode::Esc));
-        terminal
-            .draw(|f| podbay::ui::draw(f, &app, &theme))
-            .unwrap();
+        screen.draw(|f| podbay::ui::draw(f, &app, &theme)).unwrap();
         samples.push(start.elapsed());
     }
     let (p50, p99) = percentiles(&mut samples);

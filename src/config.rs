@@ -20,6 +20,13 @@ where
     text.parse().map_err(serde::de::Error::custom)
 }
 
+/// `terminal.prefix`, whose mistakes name the setting (a key alone could
+/// be any of `[keys]`).
+fn prefix_key<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<KeySpec, D::Error> {
+    let text = String::deserialize(deserializer)?;
+    KeySpec::parse(&text).map_err(|e| serde::de::Error::custom(format!("terminal.prefix: {e}")))
+}
+
 /// The documented default configuration, shipped in `assets/`.
 pub const DEFAULT_CONFIG: &str = include_str!("../assets/config.toml");
 
@@ -56,7 +63,7 @@ impl Default for LogsConfig {
 #[serde(default, deny_unknown_fields)]
 pub struct TerminalConfig {
     /// The key that leaves the shell's keyboard for one pane command.
-    #[serde(deserialize_with = "parsed")]
+    #[serde(deserialize_with = "prefix_key")]
     pub prefix: KeySpec,
     /// Lines of scrollback per terminal.
     pub scrollback: usize,

@@ -185,14 +185,6 @@ impl Action {
     }
 }
 
-impl std::str::FromStr for KeySpec {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        KeySpec::parse(text)
-    }
-}
-
 /// A key as written in config: `q`, `G`, `enter`, `ctrl-c`, `alt-x`, `f5`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct KeySpec {

@@ -448,7 +448,7 @@ pub struct App {
     pub debug_profile: Profile,
     /// `f` folded finished debug containers: every pod view opens so.
     fold_finished: bool,
-    next_session: u64,
+    next_terminal: u64,
     pub quitting: bool,
 }
 
@@ -504,7 +504,7 @@ impl App {
             debug_images: options.debug_images,
             debug_profile: options.debug_profile,
             fold_finished: false,
-            next_session: 0,
+            next_terminal: 0,
             quitting: false,
         };
         (app, vec![Effect::WatchPods(scope)])

@@ -91,8 +91,8 @@ impl App {
         {
             return (shared, self.share_terminal(shared));
         }
-        self.next_session += 1;
-        let id = TerminalId(self.next_session);
+        self.next_terminal += 1;
+        let id = TerminalId(self.next_terminal);
         let mut terminal = Terminal::new(id, key.clone(), kind, self.now);
         terminal.pane = Pane::new(80, 24, self.options.scrollback);
         terminal.form = form;

@@ -511,16 +511,17 @@ pub async fn await_startup(
     let deadline = tokio::time::sleep(timeout);
     tokio::pin!(deadline);
     let mut last = (String::new(), String::new());
-    let mut watching = true;
+    // The watch ends only when refused; what it queued before is still read,
+    // then nothing more comes but the deadline.
+    let (mut watching, mut reading) = (true, true);
     loop {
         let detail = tokio::select! {
             _ = &mut deadline => return Startup::TimedOut { reason: last.0, message: last.1 },
-            // The watch was refused: nothing more will come but the deadline.
             () = &mut watch, if watching => {
                 watching = false;
                 continue;
             }
-            update = updates.recv(), if watching => match update {
+            update = updates.recv(), if reading => match update {
                 Some(Feed::Listed { mut rows, .. }) => match rows.pop() {
                     Some(detail) => detail,
                     None => return Startup::PodGone,
@@ -529,7 +530,7 @@ pub async fn await_startup(
                 Some(Feed::Deleted(_)) => return Startup::PodGone,
                 Some(_) => continue,
                 None => {
-                    watching = false;
+                    reading = false;
                     continue;
                 }
             },

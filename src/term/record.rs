@@ -135,7 +135,8 @@ mod tests {
 
     use super::*;
 
-    /// A fresh path in a scratch directory, removed on drop.
+    /// A fresh path in a scratch directory, which is held only for its
+    /// drop: that removes it.
     struct TempPath(PathBuf, #[allow(dead_code)] tempfile::TempDir);
 
     impl TempPath {

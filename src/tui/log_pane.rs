@@ -69,7 +69,7 @@ struct Outcome {
     disconnected: bool,
 }
 
-/// Streams each source's log into pane `id` as lines arrive, and says how
+/// Streams each source's log into terminal `id` as lines arrive, and says how
 /// it ended once every stream has.
 pub async fn run_all(
     id: TerminalId,
@@ -100,7 +100,7 @@ pub async fn run_all(
     end(&outbox, id, end_of.reason, end_of.disconnected).await;
 }
 
-/// Streams one container's log into pane `id`.
+/// Streams one container's log into terminal `id`.
 async fn run(
     id: TerminalId,
     pods: &Api<Pod>,

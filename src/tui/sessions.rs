@@ -92,7 +92,7 @@ impl Sessions {
         let pods: Api<Pod> = Api::namespaced(client, &pod.namespace);
         let outbox = self.outboxes.open(id);
         if fresh {
-            self.log_resume.retain(|(pane, _), _| *pane != id);
+            self.log_resume.retain(|(terminal, _), _| *terminal != id);
         }
         // Each container's stream resumes after its own last line; a
         // previous run's log is read whole.
@@ -159,7 +159,7 @@ impl Sessions {
             s.task.abort();
         }
         self.outboxes.close(id);
-        self.log_resume.retain(|(pane, _), _| *pane != id);
+        self.log_resume.retain(|(terminal, _), _| *terminal != id);
         self.stop_recording(id);
     }
 

@@ -156,7 +156,7 @@ impl Layout {
             .map(|(pane, _)| pane)
     }
 
-    /// The pane next to `from` in axis `dir`: among the panes beyond
+    /// The pane next to `from` in direction `dir`: among the panes beyond
     /// that edge and overlapping it, the nearest, then the one sharing the
     /// most of the edge, then the topmost/leftmost. Ignores zoom, so the
     /// caller can move the zoom along.

@@ -14,12 +14,10 @@ use crate::model::{ContainerInfo, ContainerKind, ContainerState, EventRow, PodDe
 use crate::theme::Theme;
 
 fn render(app: &App, width: u16, height: u16) -> String {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test terminal");
+    let mut screen = Terminal::new(TestBackend::new(width, height)).expect("test terminal");
     let theme = Theme::default();
-    terminal
-        .draw(|f| super::draw(f, app, &theme))
-        .expect("draw");
-    let buffer = terminal.backend().buffer();
+    screen.draw(|f| super::draw(f, app, &theme)).expect("draw");
+    let buffer = screen.backend().buffer();
     (0..height)
         .map(|y| {
             let line: String = (0..width)
@@ -411,9 +409,9 @@ fn the_selected_rows_status_is_readable_in_high_contrast() {
     done.health = crate::model::Health::Done;
     a.update(listed(vec![done]));
     let theme = Theme::load("high-contrast", None, false).expect("built-in theme");
-    let mut terminal = Terminal::new(TestBackend::new(100, 6)).expect("test terminal");
-    terminal.draw(|f| super::draw(f, &a, &theme)).expect("draw");
-    let buffer = terminal.backend().buffer();
+    let mut screen = Terminal::new(TestBackend::new(100, 6)).expect("test terminal");
+    screen.draw(|f| super::draw(f, &a, &theme)).expect("draw");
+    let buffer = screen.backend().buffer();
     let (x, y) = (0..6u16)
         .flat_map(|y| (0..100u16).map(move |x| (x, y)))
         .find(|&(x, y)| {
