@@ -118,6 +118,54 @@ async fn podbay_debug_quotes_the_server_escaped_on_stderr() {
     );
 }
 
+/// A user who may add the debug container but not watch the pod hears why
+/// at once, instead of waiting out the timeout for a status that cannot come.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn podbay_debug_says_at_once_when_it_may_not_watch_the_pod() {
+    let server = Hostile::start(|r: &Request| {
+        let pod = "/api/v1/namespaces/shop/pods/web-1";
+        if r.path == "/version" {
+            hostile::version()
+        } else if (r.method == "GET" && r.path == pod)
+            || (r.method == "PATCH" && r.path == format!("{pod}/ephemeralcontainers"))
+        {
+            // The pod, and the patch adding the debug container, go through.
+            Reply::json(200, &hostile::pod("web-1"))
+        } else if r.is_list_of("pods") {
+            Reply::failure(
+                403,
+                "Forbidden",
+                "pods is forbidden: User \"someone\" cannot list resource \"pods\" in API group \"\" in the namespace \"shop\"",
+            )
+        } else {
+            Reply::failure(404, "NotFound", "not here")
+        }
+    })
+    .await;
+    let config = server.kubeconfig("debug-nowatch");
+    let started = std::time::Instant::now();
+    let out = podbay_debug(
+        &config,
+        &["web-1", "--image", "busybox", "--timeout", "60s"],
+    )
+    .await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(77), "{stderr}");
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "not the 60 s timeout: {:?}",
+        started.elapsed()
+    );
+    assert!(
+        stderr.contains("You may not list pods in namespace shop"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("was added, but podbay cannot see it start"),
+        "{stderr}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bidi_overrides_and_escapes_in_cells_keep_the_columns_in_place() {
     const EVIL: &str = "evil\u{202e}\u{202e}\u{202e}\u{202e}\u{202e}\u{202e}\u{202e}\u{202e}\u{202e}\u{202e}\u{200b}x";

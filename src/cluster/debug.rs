@@ -490,6 +490,11 @@ pub enum Startup {
         message: String,
     },
     PodGone,
+    /// The pod may not be watched (a 403): the sentence naming the missing
+    /// permission. The container was added; nothing says how it comes up.
+    Refused {
+        sentence: String,
+    },
 }
 
 /// Watches the pod (never polls) until the ephemeral container `name` runs,
@@ -514,6 +519,7 @@ pub async fn await_startup(
     // The watch ends only when refused; what it queued before is still read,
     // then nothing more comes but the deadline.
     let (mut watching, mut reading) = (true, true);
+    let mut refused = None;
     loop {
         let detail = tokio::select! {
             _ = &mut deadline => return Startup::TimedOut { reason: last.0, message: last.1 },
@@ -528,11 +534,19 @@ pub async fn await_startup(
                 },
                 Some(Feed::Applied(detail)) => detail,
                 Some(Feed::Deleted(_)) => return Startup::PodGone,
-                Some(_) => continue,
-                None => {
-                    reading = false;
+                Some(Feed::Forbidden(denied)) => {
+                    refused = Some(denied.sentence());
                     continue;
                 }
+                Some(_) => continue,
+                // Refused, the watch has ended: waiting on is waiting for nothing.
+                None => match refused.take() {
+                    Some(sentence) => return Startup::Refused { sentence },
+                    None => {
+                        reading = false;
+                        continue;
+                    }
+                },
             },
         };
         if detail.deleting {

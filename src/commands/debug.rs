@@ -275,6 +275,13 @@ async fn launch(
                 ),
             ))
         }
+        Startup::Refused { sentence } => Err(fail(
+            exit::FORBIDDEN,
+            format!(
+                "{} The debug container {name} was added, but podbay cannot see it start.",
+                sentence.trim_end()
+            ),
+        )),
         Startup::PodGone => Err(fail(
             exit::NOT_FOUND,
             format!(
