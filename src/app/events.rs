@@ -210,6 +210,13 @@ impl App {
                 Feed::Resumed | Feed::Applied(_) | Feed::Deleted(_) => view.trouble = None,
                 Feed::Listing { .. } | Feed::Cut => {}
             }
+            // Only these change the rows.
+            if !matches!(
+                feed,
+                Feed::Listed { .. } | Feed::Applied(_) | Feed::Deleted(_)
+            ) {
+                return;
+            }
             // The highlight stays on its event as newer ones arrive above it.
             let selected = view
                 .visible()

@@ -153,11 +153,12 @@ impl App {
             }
             View::Events(_) => return vec![],
         };
+        // Sized first, so the text is wrapped once, at the width it is read at.
+        self.fit_reader();
         let now = self.now;
         if let Some(view) = self.pod_view_mut() {
             view.refresh_page(now);
         }
-        self.fit_reader();
         effects
     }
 }

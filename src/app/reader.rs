@@ -148,11 +148,12 @@ impl Reader {
             return false;
         }
         // A new search starts from the top row shown; `n` from the last match.
-        let from = match (&self.search, self.hit) {
-            (Some(last), Some(hit)) if *last == query => hit,
+        let continuing = self.search.as_deref() == Some(query.as_str()) && self.hit.is_some();
+        let from = match self.hit {
+            Some(hit) if continuing => hit,
             _ => self.top,
         };
-        let new_search = self.search.as_deref() != Some(query.as_str()) || self.hit.is_none();
+        let new_search = !continuing;
         self.search = Some(query.clone());
         let rows = self.rows();
         let hits: Vec<usize> = rows

@@ -516,10 +516,10 @@ pub async fn await_startup(
     let deadline = tokio::time::sleep(timeout);
     tokio::pin!(deadline);
     let mut last = (String::new(), String::new());
-    // The watch ends only when refused; what it queued before is still read,
-    // then nothing more comes but the deadline.
+    // The watch ends only when refused, and the refusal is the last update
+    // it queues: it is read after everything before it, even once the
+    // watch's future is done.
     let (mut watching, mut reading) = (true, true);
-    let mut refused = None;
     loop {
         let detail = tokio::select! {
             _ = &mut deadline => return Startup::TimedOut { reason: last.0, message: last.1 },
@@ -534,19 +534,15 @@ pub async fn await_startup(
                 },
                 Some(Feed::Applied(detail)) => detail,
                 Some(Feed::Deleted(_)) => return Startup::PodGone,
+                // Refused, the watch ends: waiting on is waiting for nothing.
                 Some(Feed::Forbidden(denied)) => {
-                    refused = Some(denied.sentence());
-                    continue;
+                    return Startup::Refused { sentence: denied.sentence() };
                 }
                 Some(_) => continue,
-                // Refused, the watch has ended: waiting on is waiting for nothing.
-                None => match refused.take() {
-                    Some(sentence) => return Startup::Refused { sentence },
-                    None => {
-                        reading = false;
-                        continue;
-                    }
-                },
+                None => {
+                    reading = false;
+                    continue;
+                }
             },
         };
         if detail.deleting {

@@ -49,15 +49,13 @@ pub fn describe_pod(pod: &Pod, events: &[EventRow], now: Timestamp) -> Vec<Strin
     if let Some(start) = &status.start_time {
         out.pair(0, "Start Time", &rfc1123(start.0));
     }
-    out.map(0, "Labels", meta.labels.as_ref(), "=");
+    out.map(0, "Labels", meta.labels.iter().flatten(), "=");
     // As kubectl: the last-applied copy of the object is noise here (the
     // YAML view has it).
-    let annotations = meta.annotations.as_ref().map(|all| {
-        let mut shown = all.clone();
-        shown.remove("kubectl.kubernetes.io/last-applied-configuration");
-        shown
-    });
-    out.map(0, "Annotations", annotations.as_ref(), ": ");
+    let annotations = meta.annotations.iter().flatten();
+    let shown =
+        annotations.filter(|(k, _)| *k != "kubectl.kubernetes.io/last-applied-configuration");
+    out.map(0, "Annotations", shown, ": ");
     let finished = matches!(status.phase.as_deref(), Some("Succeeded" | "Failed"));
     if let Some(deleting) = meta.deletion_timestamp.as_ref().filter(|_| !finished) {
         let grace = meta.deletion_grace_period_seconds.unwrap_or(0);
@@ -179,8 +177,12 @@ pub fn describe_pod(pod: &Pod, events: &[EventRow], now: Timestamp) -> Vec<Strin
         "QoS Class",
         status.qos_class.as_deref().unwrap_or_default(),
     );
-    let selectors = spec.node_selector.as_ref();
-    out.map(0, "Node-Selectors", selectors, "=");
+    out.map(
+        0,
+        "Node-Selectors",
+        spec.node_selector.iter().flatten(),
+        "=",
+    );
     let tolerations: Vec<String> = spec
         .tolerations
         .iter()
@@ -418,12 +420,14 @@ impl Sheet {
     }
 
     /// A map as kubectl prints labels: one `k=v` per line, `<none>` when empty.
-    fn map(&mut self, indent: usize, key: &str, map: Option<&BTreeMap<String, String>>, sep: &str) {
-        let items: Vec<String> = map
-            .iter()
-            .flat_map(|m| m.iter())
-            .map(|(k, v)| format!("{k}{sep}{v}"))
-            .collect();
+    fn map<'a>(
+        &mut self,
+        indent: usize,
+        key: &str,
+        entries: impl Iterator<Item = (&'a String, &'a String)>,
+        sep: &str,
+    ) {
+        let items: Vec<String> = entries.map(|(k, v)| format!("{k}{sep}{v}")).collect();
         self.list(indent, key, &items);
     }
 

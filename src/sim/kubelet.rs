@@ -303,13 +303,7 @@ impl Kubelet {
                 "Failed to apply default image tag {image:?}: couldn't parse image name {image:?}: invalid reference format"
             );
             self.event(key, &field_path, "Warning", "InspectFailed", &message);
-            self.event(
-                key,
-                &field_path,
-                "Warning",
-                "Failed",
-                "Error: InvalidImageName",
-            );
+            self.failed(key, &field_path, "InvalidImageName");
             self.set_waiting(key, &name, &image, "InvalidImageName", &message)?;
             return Ok(());
         }
@@ -338,18 +332,12 @@ impl Kubelet {
                 "Failed",
                 &format!("Failed to pull image {image:?}: {message}"),
             );
-            self.event(key, &field_path, "Warning", "Failed", "Error: ErrImagePull");
+            self.failed(key, &field_path, "ErrImagePull");
             self.set_waiting(key, &name, &image, "ErrImagePull", &message)?;
             tokio::time::sleep(self.config.pull_delay.min(Duration::from_secs(1))).await;
             let message = format!("Back-off pulling image {image:?}");
             self.event(key, &field_path, "Normal", "BackOff", &message);
-            self.event(
-                key,
-                &field_path,
-                "Warning",
-                "Failed",
-                "Error: ImagePullBackOff",
-            );
+            self.failed(key, &field_path, "ImagePullBackOff");
             self.set_waiting(key, &name, &image, "ImagePullBackOff", &message)?;
             tokio::time::sleep(backoff).await;
             backoff = (backoff * 2).min(Duration::from_secs(300));

@@ -253,12 +253,12 @@ async fn stream_session(
     inputs: mpsc::UnboundedReceiver<SessionInput>,
     outbox: Outbox,
 ) {
-    let container = LogOf {
+    let replay = replay_log.then(|| LogOf {
         client: client.clone(),
         namespace: spec.namespace.clone(),
         pod: spec.pod.clone(),
         container: spec.container.clone(),
-    };
+    });
     // A few chunks in flight: a flood waits at its source.
     let (events_tx, events) = mpsc::channel(4);
     let pumping = match session::connect(client, spec, inputs, events_tx).await {
@@ -274,7 +274,6 @@ async fn stream_session(
             return;
         }
     };
-    let replay = replay_log.then_some(container);
     let forwarding = forward(id, replay, events, &outbox);
     // Once the pump ends its events run dry and forwarding ends too; once
     // forwarding ends (the pane closed) the stream is dropped, closing it.
