@@ -12,10 +12,12 @@ use kube::api::Api;
 use podbay::app::keymap::Keymap;
 use podbay::app::{App, AppOptions, Event};
 use podbay::cluster::client::Target;
-use podbay::cluster::debug::{DebugSpec, Profile};
-use podbay::cluster::feed::{self, Feed};
-use podbay::cluster::session::{self, SessionEvent, SessionInput, SessionKind, SessionSpec};
+use podbay::cluster::feed;
+use podbay::cluster::session::{self, SessionEvent, SessionInput, SessionSpec};
 use podbay::model::PodRow;
+use podbay::model::debug::{DebugSpec, Profile};
+use podbay::model::feed::Feed;
+use podbay::model::session::SessionKind;
 use podbay::sim::{Sim, SimOptions};
 use podbay::term::pane::{Pane, PaneView};
 use ratatui::Terminal;
@@ -184,7 +186,7 @@ async fn attach_shell(
         tty: true,
         ..Default::default()
     };
-    spec.launch(client, "shop", "redis-0")
+    podbay::cluster::debug::launch(&spec, client, "shop", "redis-0")
         .await
         .expect("launch");
     podbay::cluster::debug::await_startup(
@@ -512,7 +514,7 @@ async fn container_start(report: &mut Report) {
             };
             let process = runtime
                 .container(&spec)
-                .and_then(|launch| ContainerProcess::start(launch, podbay::pty::Size::DEFAULT))
+                .and_then(|launch| ContainerProcess::start(launch, podbay::term::Size::DEFAULT))
                 .expect("the container starts");
             samples.push(started.elapsed());
             process.kill();
@@ -555,7 +557,7 @@ async fn launch(report: &mut Report) {
             ..Default::default()
         };
         let start = Instant::now();
-        spec.launch(&client, "shop", "redis-0")
+        podbay::cluster::debug::launch(&spec, &client, "shop", "redis-0")
             .await
             .expect("launch");
         let patched = start.elapsed();
@@ -655,7 +657,7 @@ impl Tui {
             args: &args,
             env: &env,
             cwd: None,
-            size: podbay::pty::Size { cols, rows },
+            size: podbay::term::Size { cols, rows },
             fd3: None,
         })
         .expect("podbay runs");
@@ -982,7 +984,7 @@ async fn log_flood_once(report: &mut Report, follow: bool) -> Option<Flood> {
         command: vec!["sh".into(), "-c".into(), flood],
         ..Default::default()
     };
-    spec.launch(&client, "shop", "redis-0")
+    podbay::cluster::debug::launch(&spec, &client, "shop", "redis-0")
         .await
         .expect("launch");
     let launched = Instant::now();

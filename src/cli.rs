@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::cluster::debug::Profile;
+use crate::model::debug::Profile;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -175,11 +175,11 @@ impl DebugArgs {
 }
 
 fn parse_env(s: &str) -> Result<(String, String), String> {
-    crate::cluster::debug::env_var(s).ok_or_else(|| format!("expected K=V, got {s:?}"))
+    crate::model::debug::env_var(s).ok_or_else(|| format!("expected K=V, got {s:?}"))
 }
 
 fn parse_mount(s: &str) -> Result<(String, String), String> {
-    crate::cluster::debug::volume_mount(s).ok_or_else(|| {
+    crate::model::debug::volume_mount(s).ok_or_else(|| {
         format!("expected VOLUME:/absolute/path (one of the pod's volumes), got {s:?}")
     })
 }

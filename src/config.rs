@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::app::PaneOptions;
-use crate::app::keymap::{KeySpec, Keymap, KeymapError};
-use crate::cluster::debug::Profile;
+use crate::app::keymap::{KeySpec, Keymap, KeymapError, Keys};
+use crate::model::debug::Profile;
 
 /// A value written as text and parsed by its own rules (a key, a profile):
 /// a mistake is reported at its line, like any other in the file.
@@ -90,22 +90,6 @@ impl Default for TerminalConfig {
             reattach_when_idle: 20,
             side_by_side_from: 200,
             confirm_quit: true,
-        }
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(untagged)]
-pub enum Keys {
-    One(String),
-    Many(Vec<String>),
-}
-
-impl Keys {
-    pub fn list(&self) -> Vec<&str> {
-        match self {
-            Keys::One(k) => vec![k.as_str()],
-            Keys::Many(ks) => ks.iter().map(String::as_str).collect(),
         }
     }
 }
@@ -291,28 +275,10 @@ pub const MAX_SCROLLBACK: u64 = 1_000_000;
 
 /// The file's text, or where it stops being UTF-8.
 fn utf8<'a>(bytes: &'a [u8], file: &str) -> Result<&'a str, ConfigError> {
-    text_of(bytes).map_err(|(line, message)| ConfigError {
+    crate::model::text::text_of(bytes).map_err(|(line, message)| ConfigError {
         file: file.to_string(),
         line,
         message,
-    })
-}
-
-/// `bytes` as text, or the line (from 1) where they stop being UTF-8 and
-/// a sentence saying so: a file saved as Latin-1 is found where it is.
-pub(crate) fn text_of(bytes: &[u8]) -> Result<&str, (usize, String)> {
-    std::str::from_utf8(bytes).map_err(|e| {
-        let good = &bytes[..e.valid_up_to()];
-        let line = good.iter().filter(|&&b| b == b'\n').count() + 1;
-        let line_start = good
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |at| at + 1);
-        let column = good.len() - line_start + 1;
-        (
-            line,
-            format!("byte {column} of the line is not UTF-8 (TOML files are UTF-8 text)"),
-        )
     })
 }
 
@@ -423,6 +389,13 @@ impl std::fmt::Display for Paths {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn config_lines_are_found_for_the_sentence() {
+        let text =
+            "theme = \"dark\"\n[debug]\nquit = 1\n[keys]\n# quit = [\"q\"]\nquit = [\"qq\"]\n";
+        assert_eq!(line_in(text, "keys", "quit"), Some(6));
+    }
 
     #[test]
     fn the_shipped_config_is_valid_and_documents_the_defaults() {

@@ -17,23 +17,14 @@ use tokio::io::unix::AsyncFd;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::process::{Child, Command};
 
-/// Terminal size in character cells.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Size {
-    pub cols: u16,
-    pub rows: u16,
-}
+use crate::term::Size;
 
-impl Size {
-    pub const DEFAULT: Size = Size { cols: 80, rows: 24 };
-
-    fn winsize(self) -> Winsize {
-        Winsize {
-            ws_row: self.rows.max(1),
-            ws_col: self.cols.max(1),
-            ws_xpixel: 0,
-            ws_ypixel: 0,
-        }
+fn winsize(size: Size) -> Winsize {
+    Winsize {
+        ws_row: size.rows.max(1),
+        ws_col: size.cols.max(1),
+        ws_xpixel: 0,
+        ws_ypixel: 0,
     }
 }
 
@@ -68,7 +59,7 @@ pub struct PtyChild {
 /// as stdin/stdout/stderr and controlling terminal, and `TERM=xterm-256color`
 /// unless the caller's env sets TERM.
 pub fn spawn(spec: &Spawn<'_>) -> io::Result<PtyChild> {
-    let winsize = spec.size.winsize();
+    let winsize = winsize(spec.size);
     let pty = openpty(Some(&winsize), None).map_err(io::Error::from)?;
     // openpty's descriptors are inherited by default: every later child
     // would hold this terminal open, so its hang-up would never come.
@@ -140,7 +131,7 @@ impl PtyMaster {
     /// Sets the terminal size; the kernel sends SIGWINCH to the foreground
     /// process group.
     pub fn resize(&self, size: Size) -> io::Result<()> {
-        let ws = size.winsize();
+        let ws = winsize(size);
         // SAFETY: TIOCSWINSZ reads one `winsize` from the pointer we pass.
         let rc = unsafe {
             nix::libc::ioctl(
@@ -157,7 +148,7 @@ impl PtyMaster {
 
     /// The current terminal size.
     pub fn size(&self) -> io::Result<Size> {
-        let mut ws = Size::DEFAULT.winsize();
+        let mut ws = winsize(Size::DEFAULT);
         // SAFETY: TIOCGWINSZ writes one `winsize` to the pointer we pass.
         let rc = unsafe {
             nix::libc::ioctl(

@@ -95,7 +95,7 @@ impl Theme {
                     line: 0,
                     message: e.to_string(),
                 })?;
-                let text = crate::config::text_of(&bytes)
+                let text = crate::model::text::text_of(&bytes)
                     .map_err(|(line, message)| ThemeError::Invalid {
                         file: file.clone(),
                         line,

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 use std::process::Output;
 
 use bytes::Bytes;
-use podbay::cluster::session::{self, SessionEvent, SessionInput, SessionKind, SessionSpec};
+use podbay::cluster::session::{self, SessionEvent, SessionInput, SessionSpec};
+use podbay::model::session::SessionKind;
 use support::{client, start_sim};
 use tokio::sync::mpsc;
 

@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, Patch, PatchParams};
-use podbay::cluster::feed::{self, Feed};
+use podbay::cluster::feed;
+use podbay::model::feed::Feed;
 use serde_json::json;
 use support::{client, start_sim};
 

@@ -8,9 +8,9 @@ use k8s_openapi::api::core::v1::Pod;
 use kube::api::Api;
 use podbay::app::keymap::Keymap;
 use podbay::app::{App, AppOptions, Event};
-use podbay::cluster::debug::Profile;
 use podbay::cluster::feed;
 use podbay::model::PodRow;
+use podbay::model::debug::Profile;
 use support::churn::{Rows, churn, server_truth};
 use support::{client, start_sim};
 

@@ -6,7 +6,8 @@ mod support;
 
 use std::time::Duration;
 
-use podbay::cluster::session::{self, SessionEnd, SessionEvent, SessionKind, SessionSpec};
+use podbay::cluster::session::{self, SessionEvent, SessionSpec};
+use podbay::model::session::{SessionEnd, SessionKind};
 use support::{PodbayScreen, client, namespaces_or_skip, pane_text, start_sim};
 use tokio::sync::mpsc;
 

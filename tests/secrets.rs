@@ -211,7 +211,7 @@ impl Fixture {
             args: &args,
             env: &env,
             cwd: None,
-            size: podbay::pty::Size {
+            size: podbay::term::Size {
                 cols: 160,
                 rows: 40,
             },

@@ -670,7 +670,8 @@ async fn dropping_the_simulator_stops_its_container_processes() {
 
 #[tokio::test]
 async fn a_cut_stream_ends_the_session_as_a_disconnect_and_the_process_lives_on() {
-    use podbay::cluster::session::{self, SessionEvent, SessionInput, SessionKind, SessionSpec};
+    use podbay::cluster::session::{self, SessionEvent, SessionInput, SessionSpec};
+    use podbay::model::session::SessionKind;
     let sim = start_sim(0).await;
     let kube = client(&sim, "sim").await;
     let pods: Api<Pod> = Api::namespaced(kube.clone(), NS);

@@ -6,7 +6,8 @@ mod support;
 
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::Api;
-use podbay::cluster::debug::{self, DebugSpec, Startup};
+use podbay::cluster::debug::{self, Startup};
+use podbay::model::debug::DebugSpec;
 use support::{PodbayScreen, client, exits_cleanly, merged_kubeconfig, pane_text, start_sim};
 
 /// The same debug container (a shell) in redis-0 of `sim`, added through
@@ -23,7 +24,7 @@ async fn add_shell(sim: &podbay::sim::SimHandle) {
         tty: true,
         ..Default::default()
     };
-    spec.launch(&client, "shop", "redis-0")
+    podbay::cluster::debug::launch(&spec, &client, "shop", "redis-0")
         .await
         .expect("launched");
     let started = debug::await_startup(

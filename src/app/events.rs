@@ -6,7 +6,7 @@ use jiff::Timestamp;
 use super::keymap::Action;
 use super::reader::Reader;
 use super::{App, Effect, Mode, PodView, Scope, View};
-use crate::cluster::feed::Feed;
+use crate::model::feed::Feed;
 use crate::model::{EventRow, PodKey};
 
 /// The events view: the events of a namespace (or of all), newest first.

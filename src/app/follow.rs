@@ -1,7 +1,7 @@
 //! A pod followed by its own watch: the pod view's, and each terminal's
 //! (which follows its container through it).
 
-use crate::cluster::feed::Feed;
+use crate::model::feed::Feed;
 use crate::model::{EventRow, PodDetail};
 
 #[derive(Debug, Clone, Default, PartialEq)]

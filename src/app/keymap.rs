@@ -297,6 +297,23 @@ pub struct KeymapError {
     pub message: String,
 }
 
+/// An action's keys in `[keys]`: one, or a list.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(untagged)]
+pub enum Keys {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl Keys {
+    pub fn list(&self) -> Vec<&str> {
+        match self {
+            Keys::One(k) => vec![k.as_str()],
+            Keys::Many(ks) => ks.iter().map(String::as_str).collect(),
+        }
+    }
+}
+
 impl Default for Keymap {
     fn default() -> Self {
         Keymap::from_config(&Default::default()).unwrap_or_else(|_| Keymap {
@@ -310,7 +327,7 @@ impl Keymap {
     /// The default bindings with `[keys]` overrides applied; an override
     /// replaces all of an action's default keys.
     pub fn from_config(
-        overrides: &std::collections::BTreeMap<String, crate::config::Keys>,
+        overrides: &std::collections::BTreeMap<String, Keys>,
     ) -> Result<Keymap, KeymapError> {
         for name in overrides.keys() {
             if !Action::ALL.iter().any(|a| a.name() == name) {
@@ -379,7 +396,6 @@ impl Keymap {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Keys;
 
     fn key(code: KeyCode, modifiers: KeyModifiers) -> KeyEvent {
         KeyEvent::new(code, modifiers)
@@ -444,7 +460,6 @@ mod tests {
 
     #[test]
     fn clashes_and_bad_keys_name_the_action() {
-        use crate::config::Keys;
         let with = |action: &str, key: &str| {
             let overrides = std::collections::BTreeMap::from([(
                 action.to_string(),
@@ -465,12 +480,5 @@ mod tests {
             with("quit", "qq").unwrap_err().to_string(),
             "quit: unknown key \"qq\""
         );
-    }
-
-    #[test]
-    fn config_lines_are_found_for_the_sentence() {
-        let text =
-            "theme = \"dark\"\n[debug]\nquit = 1\n[keys]\n# quit = [\"q\"]\nquit = [\"qq\"]\n";
-        assert_eq!(crate::config::line_in(text, "keys", "quit"), Some(6));
     }
 }

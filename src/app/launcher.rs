@@ -4,7 +4,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use crate::cluster::debug::{self, Admission, DebugSpec, Profile};
+use crate::model::debug::{self, Admission, DebugSpec, Profile};
 use crate::model::pod_security::{self, Level, Policy};
 use crate::model::{ContainerKind, PodDetail};
 
@@ -115,7 +115,7 @@ impl Launcher {
         };
         let taken: Vec<String> = detail.containers.iter().map(|c| c.name.clone()).collect();
         let mut rng = fastrand::Rng::with_seed(random);
-        let name = crate::cluster::debug::unique_name(&taken, || rng.u64(..));
+        let name = crate::model::debug::unique_name(&taken, || rng.u64(..));
         let images = if images.is_empty() {
             vec!["busybox:1.36".to_string()]
         } else {

@@ -23,11 +23,11 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent};
 use jiff::Timestamp;
 use ratatui::layout::Rect;
 
-use crate::cluster::debug::{DebugSpec, Profile};
-use crate::cluster::errors::Denied;
-use crate::cluster::feed::Feed;
-use crate::cluster::session::{SessionEnd, SessionKind};
+use crate::model::debug::{DebugSpec, Profile};
+use crate::model::feed::Feed;
 use crate::model::pod_security::Policy;
+use crate::model::problem::Denied;
+use crate::model::session::{SessionEnd, SessionKind};
 use crate::model::{ClusterId, EventRow, PodDetail, PodKey, PodRow, TerminalKey};
 use crate::term::layout::{Axis, PaneId};
 use command::{CommandLine, SortColumn};

@@ -12,9 +12,9 @@ use super::launcher::Launcher;
 use super::terminal::{Terminal, TerminalKind, TerminalState};
 use super::workspace::inner;
 use super::{App, Effect, Focus, Mode, View, error, info, warning};
-use crate::cluster::feed::Feed;
-use crate::cluster::session::{SessionEnd, SessionKind};
+use crate::model::feed::Feed;
 use crate::model::pod_security::Policy;
+use crate::model::session::{SessionEnd, SessionKind};
 use crate::model::{ContainerState, EventRow, PodDetail, TerminalKey};
 use crate::term::keys::{encode_key, encode_paste};
 use crate::term::layout::{Axis, Direction, PaneId};
@@ -134,7 +134,7 @@ impl App {
                     key,
                     kind: match kind {
                         TerminalKind::Shell => {
-                            SessionKind::Exec(crate::cluster::session::shell_command())
+                            SessionKind::Exec(crate::model::session::shell_command())
                         }
                         TerminalKind::Exec => SessionKind::Exec(command),
                         _ => SessionKind::Attach,

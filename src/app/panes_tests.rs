@@ -6,7 +6,7 @@ use crossterm::event::{KeyCode, KeyModifiers, MouseButton, MouseEvent, MouseEven
 
 use super::super::tests::{attached_to_debug_container, code, ctrl, key};
 use super::super::{Effect, Event, Focus, Mode};
-use crate::cluster::session::SessionKind;
+use crate::model::session::SessionKind;
 
 fn prefix(a: &mut super::App, k: Event) -> Vec<Effect> {
     a.update(ctrl('b'));

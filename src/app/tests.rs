@@ -560,7 +560,7 @@ fn a_pod_security_refusal_reopens_the_form_on_a_profile_that_passes() {
     let [Effect::Launch { id, spec, .. }, ..] = effects.as_slice() else {
         panic!()
     };
-    assert_eq!(spec.profile, crate::cluster::debug::Profile::General);
+    assert_eq!(spec.profile, crate::model::debug::Profile::General);
     let message = format!(
         r#"pods "web" is forbidden: violates PodSecurity "baseline:latest": non-default capabilities (container "{}" must not include "SYS_PTRACE" in securityContext.capabilities.add)"#,
         spec.name
@@ -574,7 +574,7 @@ fn a_pod_security_refusal_reopens_the_form_on_a_profile_that_passes() {
     let Mode::Launcher(form) = &a.mode else {
         panic!("form expected")
     };
-    assert_eq!(form.profile, crate::cluster::debug::Profile::Baseline);
+    assert_eq!(form.profile, crate::model::debug::Profile::Baseline);
     assert_eq!(form.error.as_deref(), Some(message.as_str()));
 }
 
@@ -642,7 +642,7 @@ pub(crate) fn attached_to_debug_container() -> (App, TerminalId) {
 #[test]
 fn an_ended_attach_reports_the_containers_own_exit_code() {
     let (mut a, id) = attached_to_debug_container();
-    let end = crate::cluster::session::SessionEnd {
+    let end = crate::model::session::SessionEnd {
         exit_code: Some(0),
         reason: "exited with code 0".into(),
         disconnected: false,
@@ -689,7 +689,7 @@ fn resizing_a_live_terminal_tells_the_session() {
 #[test]
 fn a_cut_stream_offers_to_reattach_and_r_resumes_it() {
     let (mut a, id) = attached_to_debug_container();
-    let cut = crate::cluster::session::SessionEnd {
+    let cut = crate::model::session::SessionEnd {
         exit_code: None,
         reason: "disconnected: the stream was cut".into(),
         disconnected: true,
@@ -926,7 +926,7 @@ fn a_start_error_says_the_runtimes_message() {
 
 #[test]
 fn a_followed_log_that_ends_says_why_and_r_resumes_it_while_the_container_runs() {
-    let end = || crate::cluster::session::SessionEnd {
+    let end = || crate::model::session::SessionEnd {
         exit_code: None,
         reason: "dbg's log stream ended".into(),
         disconnected: true,

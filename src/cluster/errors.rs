@@ -1,59 +1,7 @@
 //! API and connection errors turned into one sentence for the user: what
 //! happened and what to do, naming the exact permission when one is missing.
 
-/// A permission the cluster refused, parsed from its 403 message.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Denied {
-    pub verb: String,
-    /// `pods`, or `pods/ephemeralcontainers` for a subresource.
-    pub resource: String,
-    /// `None` at cluster scope.
-    pub namespace: Option<String>,
-}
-
-impl Denied {
-    /// Parses `… cannot VERB resource "RES" in API group "" in the namespace "NS"`
-    /// (or `… at the cluster scope`), the apiserver's RBAC wording.
-    pub fn from_message(message: &str) -> Option<Self> {
-        let after = message.split(" cannot ").nth(1)?;
-        let (verb, rest) = after.split_once(" resource \"")?;
-        let (resource, rest) = rest.split_once('"')?;
-        let namespace = rest
-            .split_once("in the namespace \"")
-            .and_then(|(_, ns)| ns.split_once('"'))
-            .map(|(ns, _)| ns.to_string());
-        Some(Denied {
-            verb: verb.to_string(),
-            resource: resource.to_string(),
-            namespace,
-        })
-    }
-
-    /// "You may not list pods at cluster scope (ask for the `list` verb on `pods`)."
-    pub fn sentence(&self) -> String {
-        let scope = match &self.namespace {
-            Some(ns) => format!("in namespace {ns}"),
-            None => "at cluster scope".to_string(),
-        };
-        let why = match (self.verb.as_str(), self.resource.as_str()) {
-            ("create", "pods/exec" | "pods/attach") => " (Kubernetes 1.35+ wants it besides `get`)",
-            ("get", "pods/exec" | "pods/attach") => " (and `create` from Kubernetes 1.35)",
-            _ => "",
-        };
-        format!(
-            "You may not {} {} {scope}: ask your cluster admin for `{}` on `{}`{why}.",
-            self.verb, self.resource, self.verb, self.resource
-        )
-    }
-}
-
-/// What went wrong, for the user: one sentence, and the permission that
-/// was missing when the server refused (a 403 naming it).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Problem {
-    pub sentence: String,
-    pub denied: Option<Denied>,
-}
+use crate::model::problem::{Denied, Problem};
 
 /// The problem any kube error is, in one sentence.
 pub fn describe(error: &kube::Error) -> Problem {
@@ -65,11 +13,9 @@ pub fn describe(error: &kube::Error) -> Problem {
         Some(denied) => Problem {
             sentence: denied.sentence(),
             denied: Some(denied),
+            refused_by: None,
         },
-        None => Problem {
-            sentence: sentence(error),
-            denied: None,
-        },
+        None => Problem::sentence(sentence(error)),
     }
 }
 
@@ -176,29 +122,7 @@ pub fn credential_plugin_failed(error: &(dyn std::error::Error + 'static)) -> bo
 fn auth_error<'a>(
     error: &'a (dyn std::error::Error + 'static),
 ) -> Option<&'a kube::client::AuthError> {
-    find_cause(error)
-}
-
-/// The first `T` in `error`'s chain of causes, looking inside `io::Error`
-/// too (its `source()` skips the error it wraps).
-pub fn find_cause<'a, T: std::error::Error + 'static>(
-    error: &'a (dyn std::error::Error + 'static),
-) -> Option<&'a T> {
-    let mut current = Some(error);
-    while let Some(e) = current {
-        if let Some(found) = e.downcast_ref::<T>() {
-            return Some(found);
-        }
-        if let Some(found) = e
-            .downcast_ref::<std::io::Error>()
-            .and_then(|io| io.get_ref())
-            .and_then(|inner| find_cause::<T>(inner))
-        {
-            return Some(found);
-        }
-        current = e.source();
-    }
-    None
+    super::cause::find_cause(error)
 }
 
 /// `root_cause`, unless the error is a credentials problem, whose wording
@@ -250,44 +174,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn parses_namespaced_and_cluster_denials() {
-        let d = Denied::from_message(
-            "pods \"redis-0\" is forbidden: User \"sim-viewer\" cannot patch resource \"pods/ephemeralcontainers\" in API group \"\" in the namespace \"shop\"",
-        )
-        .unwrap();
-        assert_eq!(d.verb, "patch");
-        assert_eq!(d.resource, "pods/ephemeralcontainers");
-        assert_eq!(d.namespace.as_deref(), Some("shop"));
-        assert_eq!(
-            d.sentence(),
-            "You may not patch pods/ephemeralcontainers in namespace shop: ask your cluster admin for `patch` on `pods/ephemeralcontainers`."
-        );
-        let all = Denied::from_message(
-            "pods is forbidden: User \"dev\" cannot list resource \"pods\" in API group \"\" at the cluster scope",
-        )
-        .unwrap();
-        assert_eq!(all.namespace, None);
-        assert!(all.sentence().contains("at cluster scope"));
-        assert_eq!(Denied::from_message("something else"), None);
-    }
-
-    #[test]
-    fn a_refused_terminal_names_the_verb_of_the_servers_version() {
-        let denied = |verb: &str| {
-            Denied::from_message(&format!(
-                "pods \"redis-0\" is forbidden: User \"u\" cannot {verb} resource \"pods/exec\" in API group \"\" in the namespace \"shop\""
-            ))
-            .unwrap()
-            .sentence()
-        };
-        assert_eq!(
-            denied("create"),
-            "You may not create pods/exec in namespace shop: ask your cluster admin for `create` on `pods/exec` (Kubernetes 1.35+ wants it besides `get`)."
-        );
-        assert!(denied("get").ends_with("(and `create` from Kubernetes 1.35)."));
-    }
-
-    #[test]
     fn api_errors_become_one_sentence() {
         let status = |code: u16, message: &str| {
             kube::Error::Api(Box::new(
@@ -297,6 +183,7 @@ mod tests {
         let Problem {
             sentence: s,
             denied,
+            ..
         } = describe(&status(401, "Unauthorized"));
         assert!(s.starts_with("The cluster rejected your credentials") && denied.is_none());
         let s = describe(&status(
@@ -333,7 +220,9 @@ mod tests {
             kube::Error::Service(Box::new(run())),
             kube::Error::Auth(run()),
         ] {
-            let Problem { sentence, denied } = describe(&error);
+            let Problem {
+                sentence, denied, ..
+            } = describe(&error);
             assert_eq!(
                 sentence,
                 "The kubeconfig's credential plugin failed (exit status: 1): run it yourself (or any kubectl command) to log in again, then retry."

@@ -31,35 +31,9 @@ use std::fmt::Debug;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
-use super::errors::{Denied, Problem, describe};
-
-/// What a feed reports.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Feed<R> {
-    /// Listing has started (first time, or again after a 410).
-    Listing {
-        scope: Option<String>,
-    },
-    /// The complete current set for `scope` (a namespace, or everything when
-    /// `None`): replace what you had for it.
-    Listed {
-        scope: Option<String>,
-        rows: Vec<R>,
-    },
-    Applied(R),
-    Deleted(R),
-    /// The watch ended before its timeout (a load balancer, an apiserver
-    /// restart); it is being resumed from the last version seen.
-    Cut,
-    /// A watch is running again after [`Feed::Cut`] or
-    /// [`Feed::Reconnecting`], from the last version seen. (If the server
-    /// has compacted that version, a relist follows: `Listing`, `Listed`.)
-    Resumed,
-    /// A request failed; the feed retries with back-off. One sentence.
-    Reconnecting(String),
-    /// The user may not watch this at all. One sentence naming the permission.
-    Forbidden(Denied),
-}
+use super::errors::describe;
+use crate::model::feed::Feed;
+use crate::model::problem::Problem;
 
 /// Updates in flight before the watcher waits for the receiver.
 const CHANNEL_DEPTH: usize = 1024;
@@ -319,7 +293,9 @@ where
     /// Reports a failed request (or returns on 403) and waits out the
     /// back-off.
     async fn failed(&mut self, error: &kube::Error) -> Result<(), Stop> {
-        let Problem { sentence, denied } = describe(error);
+        let Problem {
+            sentence, denied, ..
+        } = describe(error);
         if let Some(denied) = denied {
             let _ = self.send(Feed::Forbidden(denied)).await;
             return Err(Stop);

@@ -31,7 +31,7 @@ pub struct TooLarge {
 
 /// The `TooLarge` under `error`, if that is what it is.
 pub fn too_large(error: &(dyn std::error::Error + 'static)) -> Option<TooLarge> {
-    super::errors::find_cause::<TooLarge>(error).copied()
+    super::cause::find_cause::<TooLarge>(error).copied()
 }
 
 /// How an answer is measured: a stream line by line (a watch, a followed

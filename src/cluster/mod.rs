@@ -1,5 +1,6 @@
 //! Everything that talks to a Kubernetes API server, through kube-rs.
 
+pub(crate) mod cause;
 pub mod client;
 pub mod debug;
 pub(crate) mod errors;

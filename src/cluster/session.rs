@@ -11,6 +11,8 @@ use kube::api::AttachParams;
 use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::Message;
 
+use crate::model::session::{SessionEnd, SessionKind};
+
 /// What to open.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionSpec {
@@ -35,23 +37,6 @@ pub struct SessionSpec {
 /// 60 s load-balancer idle timeouts.
 pub const DEFAULT_KEEPALIVE: Duration = Duration::from_secs(30);
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SessionKind {
-    Attach,
-    Exec(Vec<String>),
-}
-
-/// The command podbay runs for "open a shell": the best shell the image has.
-pub fn shell_command() -> Vec<String> {
-    [
-        "sh",
-        "-c",
-        "command -v bash >/dev/null 2>&1 && exec bash || exec sh",
-    ]
-    .map(String::from)
-    .to_vec()
-}
-
 /// What a session reports.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SessionEvent {
@@ -60,16 +45,6 @@ pub enum SessionEvent {
     /// Standard error, without a terminal.
     Stderr(Bytes),
     Ended(SessionEnd),
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SessionEnd {
-    /// The remote process's exit code when the server reported one.
-    pub exit_code: Option<i32>,
-    /// One sentence: "exited with code 3", "disconnected: …".
-    pub reason: String,
-    /// True when the stream was cut rather than ended by the process.
-    pub disconnected: bool,
 }
 
 /// What the user sends to a session.

@@ -14,12 +14,12 @@ use tokio::sync::mpsc;
 
 use crate::cli::DebugArgs;
 use crate::cluster::client::Target;
-use crate::cluster::debug::{self, Admission, DebugSpec, LaunchProblem, Profile, Startup};
+use crate::cluster::debug::{self, LaunchProblem, Startup};
 use crate::cluster::errors;
-use crate::cluster::session::{
-    self, SessionEnd, SessionEvent, SessionInput, SessionKind, SessionSpec,
-};
+use crate::cluster::session::{self, SessionEvent, SessionInput, SessionSpec};
 use crate::model::StartFailure;
+use crate::model::debug::{Admission, DebugSpec, Profile};
+use crate::model::session::{SessionEnd, SessionKind};
 use crate::model::text::sanitize;
 
 /// Exit codes of podbay's own failures (the container's exit code is passed
@@ -158,7 +158,7 @@ async fn launch(
     deadline: tokio::time::Instant,
 ) -> Result<String, Failure> {
     let pods: Api<Pod> = Api::namespaced(client.clone(), namespace);
-    let taken = debug::container_names(pod);
+    let taken = crate::model::debug::container_names(pod);
     let name = match &args.name {
         Some(name) if taken.contains(name) => {
             return Err(fail(
@@ -170,7 +170,7 @@ async fn launch(
             ));
         }
         Some(name) => name.clone(),
-        None => debug::unique_name(&taken, || fastrand::u64(..)),
+        None => crate::model::debug::unique_name(&taken, || fastrand::u64(..)),
     };
     let mut spec = DebugSpec {
         name: name.clone(),
@@ -195,8 +195,7 @@ async fn launch(
         deadline,
     )
     .await?;
-    let launched = spec
-        .launch(client, namespace, &args.pod)
+    let launched = debug::launch(&spec, client, namespace, &args.pod)
         .await
         .map_err(|e| launch_failure(&e, &args.pod, namespace))?;
     // As kubectl prints them, `-o json` included: they are not the output.
@@ -511,8 +510,9 @@ async fn admitted_profile(
             Ok(*passing)
         }
         refused => {
-            let sentence = debug::refusal_sentence(namespace, &policy, spec.profile, refused)
-                .unwrap_or_default();
+            let sentence =
+                crate::model::debug::refusal_sentence(namespace, &policy, spec.profile, refused)
+                    .unwrap_or_default();
             let hint = match refused {
                 Admission::Refused {
                     passing: Some(p), ..
@@ -546,7 +546,9 @@ fn launch_failure(error: &kube::Error, pod: &str, namespace: &str) -> Failure {
 }
 
 fn classify(error: &kube::Error) -> Failure {
-    let errors::Problem { sentence, denied } = errors::describe(error);
+    let crate::model::problem::Problem {
+        sentence, denied, ..
+    } = errors::describe(error);
     let code = match error {
         _ if denied.is_some() => exit::FORBIDDEN,
         _ if errors::credentials_problem(error).is_some() => exit::CONFIG,

@@ -2,11 +2,15 @@
 //! A full `Pod` costs tens of kilobytes of heap; a [`PodRow`] well under one.
 
 pub(crate) mod cluster;
+pub mod debug;
 pub mod describe;
 pub(crate) mod detail;
+pub mod feed;
 pub(crate) mod image;
 pub(crate) mod pod;
-pub(crate) mod pod_security;
+pub mod pod_security;
+pub mod problem;
+pub mod session;
 pub mod text;
 
 pub use cluster::{ClusterId, TerminalKey};

@@ -56,6 +56,24 @@ fn is_invisible_format(c: char) -> bool {
         | '\u{feff}')
 }
 
+/// `bytes` as text, or the line (from 1) where they stop being UTF-8 and
+/// a sentence saying so: a file saved as Latin-1 is found where it is.
+pub fn text_of(bytes: &[u8]) -> Result<&str, (usize, String)> {
+    std::str::from_utf8(bytes).map_err(|e| {
+        let good = &bytes[..e.valid_up_to()];
+        let line = good.iter().filter(|&&b| b == b'\n').count() + 1;
+        let line_start = good
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |at| at + 1);
+        let column = good.len() - line_start + 1;
+        (
+            line,
+            format!("byte {column} of the line is not UTF-8 (TOML files are UTF-8 text)"),
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::sanitize;

@@ -25,7 +25,7 @@ use super::scenario;
 use super::status::ApiError;
 use super::store::{Key, Kind, Store};
 use crate::model::ContainerKind;
-use crate::pty::Size;
+use crate::term::Size;
 
 /// The pod spec list a kind of container is in.
 fn spec_field(kind: ContainerKind) -> &'static str {

@@ -18,7 +18,8 @@ use jiff::Timestamp;
 use tokio::sync::{mpsc, watch};
 
 use super::sandbox::{Launch, StatusPipe, pass_status_fd};
-use crate::pty::{self, PtyMaster, Size};
+use crate::pty::{self, PtyMaster};
+use crate::term::Size;
 
 /// Starts `launch` on pipes (stdin one only when asked), in its own
 /// process group so `kill` ends whatever it started, and waits until the

@@ -31,7 +31,7 @@ use super::runtime::{ContainerProcess, Stream, exit_code, spawn_on_pty, spawn_pi
 use super::sandbox::Launch;
 use super::status::ApiError;
 use super::store::Key;
-use crate::pty::Size;
+use crate::term::Size;
 
 pub const STDIN: u8 = 0;
 pub const STDOUT: u8 = 1;

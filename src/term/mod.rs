@@ -8,4 +8,17 @@ pub(crate) mod mouse;
 pub mod pane;
 pub(crate) mod record;
 
-pub use crate::pty::Size;
+/// A terminal's size in character cells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Size {
+    pub cols: u16,
+    pub rows: u16,
+}
+
+impl Size {
+    pub const DEFAULT: Size = Size { cols: 80, rows: 24 };
+
+    pub fn new(cols: u16, rows: u16) -> Self {
+        Size { cols, rows }
+    }
+}

@@ -15,10 +15,11 @@ use super::sessions::Sessions;
 use crate::app::TerminalId;
 use crate::app::{Effect, Event, Scope};
 use crate::cluster::client::{Connection, Target};
-use crate::cluster::debug::DebugSpec;
-use crate::cluster::feed::{self, Feed};
-use crate::cluster::session::{SessionEnd, SessionInput};
-use crate::model::pod_security::Policy;
+use crate::cluster::feed;
+use crate::cluster::session::SessionInput;
+use crate::model::debug::DebugSpec;
+use crate::model::feed::Feed;
+use crate::model::session::SessionEnd;
 use crate::model::text::sanitize;
 use crate::model::{ClusterId, EventRow, PodDetail, PodKey, PodRow, TerminalKey};
 use crate::term::Size;
@@ -323,7 +324,14 @@ impl Tasks {
         let pod = key.pod;
         let tx = self.tx.clone();
         tokio::spawn(async move {
-            let event = match spec.launch(&client, &pod.namespace, &pod.name).await {
+            let event = match crate::cluster::debug::launch(
+                &spec,
+                &client,
+                &pod.namespace,
+                &pod.name,
+            )
+            .await
+            {
                 Ok(launched) if launched.warnings.is_empty() => return,
                 Ok(launched) => Event::LaunchWarned {
                     id,
@@ -336,16 +344,10 @@ impl Tasks {
                 Err(e) => {
                     let problem =
                         crate::cluster::debug::describe_launch_error(&e, &pod.namespace, &pod.name);
-                    let refused_by = match &e {
-                        kube::Error::Api(status) if status.code == 403 => {
-                            Policy::from_refusal(&status.message)
-                        }
-                        _ => None,
-                    };
                     Event::LaunchFailed {
                         id,
                         sentence: sanitize(&problem.sentence).into_owned(),
-                        refused_by,
+                        refused_by: problem.refused_by,
                     }
                 }
             };

@@ -13,7 +13,7 @@ use super::outbox::Outbox;
 use crate::app::Event;
 use crate::app::TerminalId;
 use crate::app::terminal::LogOptions;
-use crate::cluster::session::SessionEnd;
+use crate::model::session::SessionEnd;
 
 /// Where a followed log got to: the timestamp of the last line shown.
 pub type Resume = Arc<Mutex<Option<jiff::Timestamp>>>;

@@ -31,7 +31,7 @@ pub struct TuiOptions {
     pub keymap: Keymap,
     pub theme: Theme,
     pub debug_images: Vec<String>,
-    pub debug_profile: crate::cluster::debug::Profile,
+    pub debug_profile: crate::model::debug::Profile,
     /// Where launched images are remembered for the launcher.
     pub image_history: Option<std::path::PathBuf>,
     pub panes: crate::app::PaneOptions,

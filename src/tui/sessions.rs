@@ -14,10 +14,9 @@ use super::log_pane;
 use super::outbox::{Outbox, Outboxes};
 use crate::app::Event;
 use crate::app::TerminalId;
-use crate::cluster::session::{
-    self, SessionEnd, SessionEvent, SessionInput, SessionKind, SessionSpec,
-};
+use crate::cluster::session::{self, SessionEvent, SessionInput, SessionSpec};
 use crate::model::TerminalKey;
+use crate::model::session::{SessionEnd, SessionKind};
 use crate::term::Size;
 use crate::term::record::Recorder;
 

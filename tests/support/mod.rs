@@ -150,7 +150,7 @@ impl PodbayScreen {
             args,
             env: &env,
             cwd: None,
-            size: podbay::pty::Size { cols, rows },
+            size: podbay::term::Size { cols, rows },
             fd3: None,
         })
         .expect("podbay starts on a pty");
@@ -241,7 +241,7 @@ impl PodbayScreen {
     /// Resizes the terminal podbay runs in (it gets SIGWINCH).
     pub fn resize(&self, cols: u16, rows: u16) {
         self.master
-            .resize(podbay::pty::Size { cols, rows })
+            .resize(podbay::term::Size { cols, rows })
             .expect("resizing the pty");
         let mut parser = self.parser.lock().unwrap();
         let (Some(rows), Some(cols)) = (

@@ -9,7 +9,7 @@ use ratatui::backend::TestBackend;
 
 use crate::app::tests::{app, code, key, listed, row};
 use crate::app::{App, Event};
-use crate::cluster::feed::Feed;
+use crate::model::feed::Feed;
 use crate::model::{ContainerInfo, ContainerKind, ContainerState, EventRow, PodDetail, PodKey};
 use crate::theme::Theme;
 
@@ -319,7 +319,7 @@ fn help_overlay() {
 fn restricted_user_notice() {
     let (mut a, _) = app(true);
     a.update(Event::Pods(Feed::Forbidden(
-        crate::cluster::errors::Denied {
+        crate::model::problem::Denied {
             verb: "list".into(),
             resource: "pods".into(),
             namespace: None,
@@ -381,7 +381,7 @@ fn workspace_panes() {
     a.update(key('S'));
     a.update(Event::SessionEnded {
         id,
-        end: crate::cluster::session::SessionEnd {
+        end: crate::model::session::SessionEnd {
             exit_code: None,
             reason: "disconnected: the stream was cut".into(),
             disconnected: true,

@@ -1,0 +1,416 @@
+//! Ephemeral debug containers as data: the spec (with kubectl debug's
+//! security profiles), what Pod Security says of it before it is sent,
+//! and a unique name. Sending it is `cluster::debug`'s job.
+
+use std::fmt;
+use std::str::FromStr;
+
+use k8s_openapi::api::core::v1::{
+    Capabilities, EnvVar, EphemeralContainer, Pod, SeccompProfile, SecurityContext, VolumeMount,
+};
+use serde_json::json;
+
+use crate::model::pod_security::{self, Policy, Violation};
+
+/// The security profiles of `kubectl debug --profile`, as they apply to an
+/// ephemeral container (k8s.io/kubectl/pkg/cmd/debug/profiles.go).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Profile {
+    /// SYS_PTRACE, so debuggers and `strace` work on the target's processes.
+    #[default]
+    General,
+    /// No extra privileges: passes the PodSecurity "baseline" level.
+    Baseline,
+    /// Non-root, no capabilities, no privilege escalation, RuntimeDefault
+    /// seccomp: passes the PodSecurity "restricted" level.
+    Restricted,
+    /// NET_ADMIN and NET_RAW, for tcpdump and iptables.
+    Netadmin,
+    /// Privileged.
+    Sysadmin,
+}
+
+impl Profile {
+    pub const ALL: [Profile; 5] = [
+        Profile::General,
+        Profile::Baseline,
+        Profile::Restricted,
+        Profile::Netadmin,
+        Profile::Sysadmin,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::General => "general",
+            Profile::Baseline => "baseline",
+            Profile::Restricted => "restricted",
+            Profile::Netadmin => "netadmin",
+            Profile::Sysadmin => "sysadmin",
+        }
+    }
+
+    /// The container securityContext this profile sets (`None`: none at all).
+    pub fn security_context(self) -> Option<SecurityContext> {
+        let add = |caps: &[&str]| SecurityContext {
+            capabilities: Some(Capabilities {
+                add: Some(caps.iter().map(|c| c.to_string()).collect()),
+                drop: None,
+            }),
+            ..Default::default()
+        };
+        match self {
+            Profile::General => Some(add(&["SYS_PTRACE"])),
+            Profile::Baseline => None,
+            Profile::Restricted => Some(SecurityContext {
+                run_as_non_root: Some(true),
+                capabilities: Some(Capabilities {
+                    add: None,
+                    drop: Some(vec!["ALL".to_string()]),
+                }),
+                allow_privilege_escalation: Some(false),
+                seccomp_profile: Some(SeccompProfile {
+                    type_: "RuntimeDefault".to_string(),
+                    localhost_profile: None,
+                }),
+                ..Default::default()
+            }),
+            Profile::Netadmin => Some(add(&["NET_ADMIN", "NET_RAW"])),
+            Profile::Sysadmin => Some(SecurityContext {
+                privileged: Some(true),
+                ..Default::default()
+            }),
+        }
+    }
+}
+
+impl fmt::Display for Profile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Profile {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Profile::ALL
+            .into_iter()
+            .find(|p| p.name() == s)
+            .ok_or_else(|| format!("unknown profile {s:?}: use one of general, baseline, restricted, netadmin, sysadmin"))
+    }
+}
+
+/// `K=V` as an environment variable (the value may be empty).
+pub fn env_var(text: &str) -> Option<(String, String)> {
+    match text.split_once('=') {
+        Some((k, v)) if !k.is_empty() => Some((k.to_string(), v.to_string())),
+        _ => None,
+    }
+}
+
+/// `VOLUME:/absolute/path` as a volume to mount and where.
+pub fn volume_mount(text: &str) -> Option<(String, String)> {
+    match text.split_once(':') {
+        Some((volume, path)) if !volume.is_empty() && path.starts_with('/') => {
+            Some((volume.to_string(), path.to_string()))
+        }
+        _ => None,
+    }
+}
+
+/// Everything the user chose for one debug container.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DebugSpec {
+    pub name: String,
+    pub image: String,
+    /// Container to share the process namespace with; `None` uses the pod's.
+    pub target: Option<String>,
+    /// Empty: the image's entrypoint.
+    pub command: Vec<String>,
+    pub profile: Profile,
+    pub env: Vec<(String, String)>,
+    /// Keep stdin open (`-i`).
+    pub stdin: bool,
+    /// Allocate a terminal (`-t`): stdout and stderr become one stream.
+    pub tty: bool,
+    /// The pod's own volumes to mount, as (volume, path in the container):
+    /// the way to a target's files when `/proc/PID/root` is out of reach.
+    pub mounts: Vec<(String, String)>,
+    /// `workingDir`; `None`: the image's.
+    pub workdir: Option<String>,
+    /// `imagePullPolicy`; `None`: the apiserver's default.
+    pub pull_policy: Option<String>,
+}
+
+impl DebugSpec {
+    /// The EphemeralContainer, as `kubectl debug` builds it: stdin and tty
+    /// as asked (the TUI always asks for both).
+    pub fn container(&self) -> EphemeralContainer {
+        EphemeralContainer {
+            name: self.name.clone(),
+            image: Some(self.image.clone()),
+            command: (!self.command.is_empty()).then(|| self.command.clone()),
+            target_container_name: self.target.clone(),
+            stdin: self.stdin.then_some(true),
+            tty: self.tty.then_some(true),
+            termination_message_policy: Some("File".to_string()),
+            env: (!self.env.is_empty()).then(|| {
+                self.env
+                    .iter()
+                    .map(|(name, value)| EnvVar {
+                        name: name.clone(),
+                        value: Some(value.clone()),
+                        value_from: None,
+                    })
+                    .collect()
+            }),
+            security_context: self.profile.security_context(),
+            volume_mounts: (!self.mounts.is_empty()).then(|| {
+                self.mounts
+                    .iter()
+                    .map(|(volume, path)| VolumeMount {
+                        name: volume.clone(),
+                        mount_path: path.clone(),
+                        ..Default::default()
+                    })
+                    .collect()
+            }),
+            working_dir: self.workdir.clone(),
+            image_pull_policy: self.pull_policy.clone(),
+            ..Default::default()
+        }
+    }
+
+    /// The strategic merge patch body: a pod with only this ephemeral container.
+    pub fn patch_body(&self) -> serde_json::Value {
+        json!({"spec": {"ephemeralContainers": [self.container()]}})
+    }
+}
+
+/// What a namespace's enforced Pod Security level says of a debug
+/// container, before it is sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Admission {
+    /// The level admits it (or there is no level).
+    Admitted,
+    /// The level refuses this profile; `passing` admits the same container.
+    Refused {
+        violations: Vec<Violation>,
+        passing: Option<Profile>,
+    },
+    /// The pod's own containers already break the level: the cluster
+    /// refuses any ephemeral container in it, whatever its profile.
+    PodViolates(Vec<Violation>),
+}
+
+impl DebugSpec {
+    /// `pod` as it would be with this container added: what admission
+    /// evaluates.
+    pub fn added_to(&self, pod: &Pod) -> Pod {
+        let mut pod = pod.clone();
+        let spec = pod.spec.get_or_insert_with(Default::default);
+        spec.ephemeral_containers
+            .get_or_insert_with(Vec::new)
+            .push(self.container());
+        pod
+    }
+
+    /// What `policy`'s enforced level says of this container in `pod`.
+    pub fn admission(&self, policy: &Policy, pod: &Pod) -> Admission {
+        let level = policy.enforce.level;
+        let own = pod_security::evaluate(level, pod);
+        if !own.is_empty() {
+            return Admission::PodViolates(own);
+        }
+        let violations = pod_security::evaluate(level, &self.added_to(pod));
+        if violations.is_empty() {
+            return Admission::Admitted;
+        }
+        let passing = FALLBACK.into_iter().find(|profile| {
+            let other = DebugSpec {
+                profile: *profile,
+                ..self.clone()
+            };
+            pod_security::evaluate(level, &other.added_to(pod)).is_empty()
+        });
+        Admission::Refused {
+            violations,
+            passing,
+        }
+    }
+}
+
+/// The profiles tried, in order, when the chosen one would be refused: the
+/// strongest first.
+const FALLBACK: [Profile; 3] = [Profile::General, Profile::Baseline, Profile::Restricted];
+
+/// The sentence for a profile `namespace`'s level refuses, naming the one
+/// that passes.
+pub fn refusal_sentence(
+    namespace: &str,
+    policy: &Policy,
+    profile: Profile,
+    admission: &Admission,
+) -> Option<String> {
+    let level = policy.enforce.level.name();
+    match admission {
+        Admission::Admitted => None,
+        Admission::Refused {
+            violations,
+            passing,
+        } => Some(format!(
+            "{namespace} enforces Pod Security \"{level}\", which refuses the {profile} profile: {}. {}",
+            pod_security::detail(violations),
+            match passing {
+                Some(p) => format!("The {p} profile passes."),
+                None => "No debug profile passes; ask for an exemption.".to_string(),
+            }
+        )),
+        Admission::PodViolates(violations) => Some(format!(
+            "The pod itself breaks {namespace}'s Pod Security level \"{level}\" ({}), so the cluster refuses any debug container in it; debug a copy of the pod or ask for an exemption.",
+            pod_security::detail(violations)
+        )),
+    }
+}
+
+/// Every container name in the pod (regular, init and ephemeral).
+pub fn container_names(pod: &Pod) -> Vec<String> {
+    let Some(spec) = &pod.spec else {
+        return Vec::new();
+    };
+    let regular = spec.containers.iter().map(|c| c.name.clone());
+    let init = spec
+        .init_containers
+        .iter()
+        .flatten()
+        .map(|c| c.name.clone());
+    let ephemeral = spec
+        .ephemeral_containers
+        .iter()
+        .flatten()
+        .map(|c| c.name.clone());
+    regular.chain(init).chain(ephemeral).collect()
+}
+
+/// `debugger-xxxxx`, unique among `taken`. The suffix alphabet is the one
+/// Kubernetes uses for generated names (no vowels, no 0/1/3).
+pub fn unique_name(taken: &[String], mut random: impl FnMut() -> u64) -> String {
+    const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+    loop {
+        let mut n = random();
+        let suffix: String = (0..5)
+            .map(|_| {
+                let c = ALPHABET[(n % ALPHABET.len() as u64) as usize] as char;
+                n /= ALPHABET.len() as u64;
+                c
+            })
+            .collect();
+        let name = format!("debugger-{suffix}");
+        if !taken.contains(&name) {
+            return name;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(profile: Profile) -> DebugSpec {
+        DebugSpec {
+            name: "debugger-abcde".into(),
+            image: "busybox:1.36".into(),
+            target: Some("app".into()),
+            command: vec![],
+            profile,
+            env: vec![],
+            stdin: true,
+            tty: true,
+            mounts: Vec::new(),
+            workdir: None,
+            pull_policy: None,
+        }
+    }
+
+    fn security(profile: Profile) -> serde_json::Value {
+        serde_json::to_value(spec(profile).container()).unwrap()["securityContext"].clone()
+    }
+
+    #[test]
+    fn profiles_match_kubectl_debug() {
+        assert_eq!(
+            security(Profile::General),
+            json!({"capabilities": {"add": ["SYS_PTRACE"]}})
+        );
+        assert_eq!(security(Profile::Baseline), serde_json::Value::Null);
+        assert_eq!(
+            security(Profile::Restricted),
+            json!({
+                "runAsNonRoot": true,
+                "capabilities": {"drop": ["ALL"]},
+                "allowPrivilegeEscalation": false,
+                "seccompProfile": {"type": "RuntimeDefault"},
+            })
+        );
+        assert_eq!(
+            security(Profile::Netadmin),
+            json!({"capabilities": {"add": ["NET_ADMIN", "NET_RAW"]}})
+        );
+        assert_eq!(security(Profile::Sysadmin), json!({"privileged": true}));
+    }
+
+    #[test]
+    fn the_patch_carries_only_the_ephemeral_container() {
+        let mut s = spec(Profile::Baseline);
+        s.command = vec!["sh".into(), "-c".into(), "echo hi".into()];
+        s.env = vec![("A".into(), "1".into())];
+        let body = s.patch_body();
+        assert_eq!(body.as_object().unwrap().len(), 1);
+        assert_eq!(body["spec"].as_object().unwrap().len(), 1);
+        let c = &body["spec"]["ephemeralContainers"][0];
+        assert_eq!(c["stdin"], true);
+        assert_eq!(c["tty"], true);
+        assert_eq!(c["targetContainerName"], "app");
+        assert_eq!(c["command"], json!(["sh", "-c", "echo hi"]));
+        assert_eq!(c["env"], json!([{"name": "A", "value": "1"}]));
+        assert!(c.get("ports").is_none() && c.get("resources").is_none());
+        s.stdin = false;
+        s.tty = false;
+        let c = s.container();
+        assert_eq!(
+            (c.stdin, c.tty),
+            (None, None),
+            "as kubectl debug without -i/-t"
+        );
+    }
+
+    #[test]
+    fn names_are_unique_and_kubernetes_shaped() {
+        let mut calls = 0u64;
+        let taken = vec![unique_name(&[], || 0)];
+        let name = unique_name(&taken, || {
+            calls += 1;
+            calls / 2
+        });
+        assert_ne!(name, taken[0]);
+        assert!(name.starts_with("debugger-") && name.len() == 14);
+        assert!(
+            name[9..]
+                .bytes()
+                .all(|b| b"bcdfghjklmnpqrstvwxz2456789".contains(&b))
+        );
+    }
+
+    #[test]
+    fn profile_names_round_trip() {
+        for p in Profile::ALL {
+            assert_eq!(p.name().parse::<Profile>().unwrap(), p);
+        }
+        assert!(
+            "root"
+                .parse::<Profile>()
+                .unwrap_err()
+                .contains("general, baseline")
+        );
+    }
+}

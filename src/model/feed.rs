@@ -1,0 +1,32 @@
+//! What a live feed of Kubernetes objects reports: the rows as listed, then
+//! each change, and how the watch stands. `cluster::feed` produces it.
+
+use super::problem::Denied;
+
+/// What a feed reports.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Feed<R> {
+    /// Listing has started (first time, or again after a 410).
+    Listing {
+        scope: Option<String>,
+    },
+    /// The complete current set for `scope` (a namespace, or everything when
+    /// `None`): replace what you had for it.
+    Listed {
+        scope: Option<String>,
+        rows: Vec<R>,
+    },
+    Applied(R),
+    Deleted(R),
+    /// The watch ended before its timeout (a load balancer, an apiserver
+    /// restart); it is being resumed from the last version seen.
+    Cut,
+    /// A watch is running again after [`Feed::Cut`] or
+    /// [`Feed::Reconnecting`], from the last version seen. (If the server
+    /// has compacted that version, a relist follows: `Listing`, `Listed`.)
+    Resumed,
+    /// A request failed; the feed retries with back-off. One sentence.
+    Reconnecting(String),
+    /// The user may not watch this at all. One sentence naming the permission.
+    Forbidden(Denied),
+}
