@@ -19,7 +19,8 @@ use podbay::model::debug::{DebugSpec, Profile};
 use podbay::model::feed::Feed;
 use podbay::model::session::SessionKind;
 use podbay::sim::{Sim, SimOptions};
-use podbay::term::pane::{Pane, PaneView};
+use podbay::term::Size;
+use podbay::term::grid::{Grid, GridView};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
@@ -135,7 +136,9 @@ fn pane_throughput(report: &mut Report) {
             "",
         );
         for panes in [1usize, 4] {
-            let mut all: Vec<Pane> = (0..panes).map(|_| Pane::new(cols, rows, 10_000)).collect();
+            let mut all: Vec<Grid> = (0..panes)
+                .map(|_| Grid::new(Size::new(cols, rows), 10_000))
+                .collect();
             let area = Rect::new(0, 0, cols, rows);
             let mut buffer = Buffer::empty(area);
             let start = Instant::now();
@@ -148,13 +151,13 @@ fn pane_throughput(report: &mut Report) {
                 }
                 if last_frame.elapsed() >= Duration::from_millis(16) {
                     for pane in &all {
-                        PaneView { pane }.render(area, &mut buffer);
+                        GridView { grid: pane }.render(area, &mut buffer);
                     }
                     last_frame = Instant::now();
                 }
             }
             for pane in &all {
-                PaneView { pane }.render(area, &mut buffer);
+                GridView { grid: pane }.render(area, &mut buffer);
             }
             // All bytes through all panes per second, against the raw rate.
             let rate = mb * panes as f64 / start.elapsed().as_secs_f64();
@@ -203,7 +206,7 @@ async fn attach_shell(
         pod: "redis-0".into(),
         container: name.into(),
         kind: SessionKind::Attach,
-        size: (120, 40),
+        size: podbay::term::Size::new(120, 40),
         keepalive: Some(session::DEFAULT_KEEPALIVE),
         tty: true,
         stdin: true,
@@ -229,7 +232,7 @@ async fn echo_latency(report: &mut Report) {
     .expect("sim");
     let client = client_for(&sim).await;
     let (_shell, input, mut rx) = attach_shell(&client, "echo", &["sh"]).await;
-    let mut pane = Pane::new(120, 40, 1000);
+    let mut pane = Grid::new(Size::new(120, 40), 1000);
     let mut samples = Vec::new();
     tokio::time::sleep(Duration::from_millis(200)).await;
     while rx.try_recv().is_ok() {}
@@ -246,7 +249,7 @@ async fn echo_latency(report: &mut Report) {
             if b.contains(&(c as u8)) {
                 let area = Rect::new(0, 0, 120, 40);
                 let mut buf = Buffer::empty(area);
-                PaneView { pane: &pane }.render(area, &mut buf);
+                GridView { grid: &pane }.render(area, &mut buf);
                 break;
             }
         }
@@ -376,7 +379,7 @@ async fn pod_list(report: &mut Report, n: usize) {
     .await
     .expect("connect");
     let (mut app, _) = App::new(options(&conn));
-    app.update(Event::Resize(200, 60));
+    app.update(Event::Resize(podbay::term::Size::new(200, 60)));
     let (tx, mut rx) = feed::channel();
     let watcher = tokio::spawn(feed::run(
         Api::<Pod>::all(conn.client.clone()),
@@ -576,7 +579,7 @@ async fn launch(report: &mut Report) {
             pod: "redis-0".into(),
             container: name,
             kind: SessionKind::Attach,
-            size: (120, 40),
+            size: podbay::term::Size::new(120, 40),
             keepalive: Some(session::DEFAULT_KEEPALIVE),
             tty: true,
             stdin: true,

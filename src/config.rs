@@ -84,7 +84,7 @@ impl Default for TerminalConfig {
     fn default() -> Self {
         TerminalConfig {
             prefix: KeySpec::parse("ctrl-b").expect("a valid key"),
-            scrollback: crate::term::pane::DEFAULT_SCROLLBACK,
+            scrollback: crate::term::grid::DEFAULT_SCROLLBACK,
             record: false,
             keepalive: 30,
             reattach_when_idle: 20,

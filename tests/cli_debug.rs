@@ -135,7 +135,7 @@ async fn no_attach_returns_once_running_and_the_shell_can_be_reattached() {
             pod: "redis-0".into(),
             container: name.clone(),
             kind: SessionKind::Attach,
-            size: (100, 30),
+            size: podbay::term::Size::new(100, 30),
             keepalive: Some(session::DEFAULT_KEEPALIVE),
             tty: true,
             stdin: true,

@@ -23,7 +23,7 @@ async fn exec(
         pod: pod.into(),
         container: container.into(),
         kind: SessionKind::Exec(argv.iter().map(|a| a.to_string()).collect()),
-        size: (100, 30),
+        size: podbay::term::Size::new(100, 30),
         keepalive: None,
         tty: false,
         stdin: false,

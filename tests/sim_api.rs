@@ -686,7 +686,7 @@ async fn a_cut_stream_ends_the_session_as_a_disconnect_and_the_process_lives_on(
         pod: POD.into(),
         container: "victim".into(),
         kind: SessionKind::Attach,
-        size: (80, 24),
+        size: podbay::term::Size::new(80, 24),
         keepalive: Some(session::DEFAULT_KEEPALIVE),
         tty: true,
         stdin: true,

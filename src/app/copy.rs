@@ -1,10 +1,11 @@
 //! Copy mode: a cursor that walks the screen and its scrollback, a
-//! selection, and search. Lines are numbered as in [`Pane::line_text`]: 0
+//! selection, and search. Lines are numbered as in [`Grid::line_text`]: 0
 //! is the screen's top row, negative lines are in the scrollback.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use crate::term::pane::Pane;
+use crate::term::Size;
+use crate::term::grid::Grid;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Point {
@@ -34,7 +35,7 @@ pub enum CopyOutcome {
 
 impl CopyMode {
     /// Starts at the remote cursor (or the top of the view when scrolled back).
-    pub fn new(pane: &Pane) -> CopyMode {
+    pub fn new(pane: &Grid) -> CopyMode {
         let offset = pane.view_offset() as isize;
         let (row, col) = pane.screen().cursor_position();
         let cursor = if offset > 0 {
@@ -57,7 +58,7 @@ impl CopyMode {
         }
     }
 
-    pub fn on_key(&mut self, key: KeyEvent, pane: &mut Pane) -> CopyOutcome {
+    pub fn on_key(&mut self, key: KeyEvent, pane: &mut Grid) -> CopyOutcome {
         if let Some(query) = &mut self.typing {
             match key.code {
                 KeyCode::Esc => self.typing = None,
@@ -78,7 +79,7 @@ impl CopyMode {
             return CopyOutcome::Stay;
         }
         self.note = None;
-        let (cols, rows) = pane.size();
+        let Size { cols, rows } = pane.size();
         let half = ((rows / 2) as isize).max(1);
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         match key.code {
@@ -137,8 +138,8 @@ impl CopyMode {
             .is_some_and(|(from, to)| from <= point && point <= to)
     }
 
-    fn move_lines(&mut self, pane: &mut Pane, by: isize) {
-        let (_, rows) = pane.size();
+    fn move_lines(&mut self, pane: &mut Grid, by: isize) {
+        let Size { rows, .. } = pane.size();
         let top = -(pane.history_len() as isize);
         let bottom = ((rows) as isize) - 1;
         self.cursor.line = self.cursor.line.saturating_add(by).clamp(top, bottom);
@@ -147,7 +148,7 @@ impl CopyMode {
 
     /// Moves to the next line holding the last search, older (`up`) or
     /// newer. Lower-case queries match either case.
-    fn search(&mut self, pane: &mut Pane, up: bool) {
+    fn search(&mut self, pane: &mut Grid, up: bool) {
         let Some(query) = self.last_search.clone() else {
             self.note = Some("Nothing to search for yet: press / and type.".into());
             return;
@@ -158,7 +159,7 @@ impl CopyMode {
         } else {
             query.clone()
         };
-        let (cols, rows) = pane.size();
+        let Size { cols, rows } = pane.size();
         let top = -(pane.history_len() as isize);
         let bottom = ((rows) as isize) - 1;
         let mut line = self.cursor.line;
@@ -184,8 +185,8 @@ impl CopyMode {
 }
 
 /// Scrolls the view just enough that `line` is on screen.
-fn follow(pane: &mut Pane, line: isize) {
-    let (_, rows) = pane.size();
+fn follow(pane: &mut Grid, line: isize) {
+    let Size { rows, .. } = pane.size();
     let offset = pane.view_offset() as isize;
     let first = -offset;
     let last = first + ((rows) as isize) - 1;
@@ -204,8 +205,8 @@ fn follow(pane: &mut Pane, line: isize) {
 /// The text between two points, inclusive, as a terminal selects it: the
 /// first line from its column, whole lines between, the last line up to
 /// its column; trailing blanks dropped.
-fn selected_text(pane: &mut Pane, from: Point, to: Point) -> String {
-    let (cols, _) = pane.size();
+fn selected_text(pane: &mut Grid, from: Point, to: Point) -> String {
+    let Size { cols, .. } = pane.size();
     let mut lines = Vec::new();
     for line in from.line..=to.line {
         let start = if line == from.line { from.col } else { 0 };
@@ -223,7 +224,7 @@ fn selected_text(pane: &mut Pane, from: Point, to: Point) -> String {
 mod tests {
     use super::*;
 
-    fn press(mode: &mut CopyMode, pane: &mut Pane, keys: &str) -> CopyOutcome {
+    fn press(mode: &mut CopyMode, pane: &mut Grid, keys: &str) -> CopyOutcome {
         let mut last = CopyOutcome::Stay;
         for c in keys.chars() {
             let code = match c {
@@ -235,8 +236,8 @@ mod tests {
         last
     }
 
-    fn pane_with_history() -> Pane {
-        let mut pane = Pane::new(20, 3, 100);
+    fn pane_with_history() -> Grid {
+        let mut pane = Grid::new(Size::new(20, 3), 100);
         for i in 0..10 {
             pane.feed(format!("line {i}\r\n").as_bytes());
         }
@@ -274,7 +275,7 @@ mod tests {
 
     #[test]
     fn wide_characters_are_copied_whole() {
-        let mut pane = Pane::new(20, 2, 10);
+        let mut pane = Grid::new(Size::new(20, 2), 10);
         pane.feed("漢字 ok".as_bytes());
         let mut mode = CopyMode::new(&pane);
         press(&mut mode, &mut pane, "0v$");

@@ -5,7 +5,7 @@
 
 pub(crate) mod command;
 pub(crate) mod copy;
-mod events;
+mod events_view;
 pub(crate) mod follow;
 use follow::PodFollow;
 pub mod keymap;
@@ -29,10 +29,11 @@ use crate::model::pod_security::Policy;
 use crate::model::problem::Denied;
 use crate::model::session::{SessionEnd, SessionKind};
 use crate::model::{ClusterId, EventRow, PodDetail, PodKey, PodRow, TerminalKey};
+use crate::term::Size;
 use crate::term::layout::{Axis, PaneId};
 use command::{CommandLine, SortColumn};
-pub use events::EventsView;
-use events::apply_events;
+pub use events_view::EventsView;
+use events_view::apply_events;
 use keymap::{Action, KeySpec, Keymap};
 use launcher::{FormOutcome, Launcher};
 pub use link::Link;
@@ -66,8 +67,8 @@ pub enum Event {
     Key(KeyEvent),
     Mouse(MouseEvent),
     Paste(String),
-    /// Terminal size changed (columns, rows).
-    Resize(u16, u16),
+    /// The user's terminal changed size.
+    Resize(Size),
     /// Once a second, for ages and the connection indicator.
     Tick(Timestamp),
     Pods(Feed<PodRow>),
@@ -174,7 +175,7 @@ pub enum Effect {
         id: TerminalId,
         key: TerminalKey,
         kind: SessionKind,
-        size: (u16, u16),
+        size: Size,
         replay_log: bool,
     },
     /// Show a container's log (for containers that have exited).
@@ -201,8 +202,7 @@ pub enum Effect {
     },
     ResizeSession {
         id: TerminalId,
-        cols: u16,
-        rows: u16,
+        size: Size,
     },
     /// Ends the session and everything that follows it (its pod watch,
     /// its recording).
@@ -222,8 +222,7 @@ pub enum Effect {
     Record {
         id: TerminalId,
         on: bool,
-        cols: u16,
-        rows: u16,
+        size: Size,
         title: String,
     },
 }
@@ -237,7 +236,7 @@ pub enum LinkState {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Level {
+pub enum Severity {
     Info,
     Warning,
     Error,
@@ -245,7 +244,7 @@ pub enum Level {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Message {
-    pub level: Level,
+    pub level: Severity,
     pub text: String,
 }
 
@@ -441,9 +440,9 @@ pub struct App {
     pub keymap: Keymap,
     pub now: Timestamp,
     /// Rows the pod table can show (set from the terminal size), for paging.
-    pub page: usize,
-    /// The user's terminal (columns, rows).
-    pub screen: (u16, u16),
+    pub rows_per_page: usize,
+    /// The user's terminal.
+    pub size: Size,
     pub debug_images: Vec<String>,
     pub debug_profile: Profile,
     /// `f` folded finished debug containers: every pod view opens so.
@@ -499,8 +498,8 @@ impl App {
             message: None,
             keymap: options.keymap,
             now: options.now,
-            page: 20,
-            screen: (80, 24),
+            rows_per_page: 20,
+            size: Size::DEFAULT,
             debug_images: options.debug_images,
             debug_profile: options.debug_profile,
             fold_finished: false,
@@ -540,9 +539,9 @@ impl App {
                 }
                 vec![]
             }
-            Event::Resize(cols, rows) => {
-                self.page = usize::from(rows.saturating_sub(5)).max(1);
-                self.screen = (cols.max(1), rows.max(1));
+            Event::Resize(size) => {
+                self.rows_per_page = usize::from(size.rows.saturating_sub(5)).max(1);
+                self.size = Size::new(size.cols.max(1), size.rows.max(1));
                 self.fit_terminals()
             }
             Event::Tick(now) => {
@@ -722,11 +721,11 @@ impl App {
     /// Where the browser and the workspace go. Side by side on wide
     /// terminals once there are panes; otherwise whichever has the keyboard.
     pub fn areas(&self) -> Areas {
-        self.areas_for(self.screen)
+        self.areas_for(self.size)
     }
 
     /// [`App::areas`] for a screen of (`cols`, `rows`).
-    pub fn areas_for(&self, (cols, rows): (u16, u16)) -> Areas {
+    pub fn areas_for(&self, Size { cols, rows }: Size) -> Areas {
         // The header above, the message and key lines below.
         let body = Rect::new(0, 1, cols, rows.saturating_sub(3));
         if self.workspace.is_empty() {
@@ -942,7 +941,7 @@ impl App {
             Ok(command::Command::Namespace(Some(ns))) => {
                 self.set_scope(Scope::Namespaces(vec![ns]))
             }
-            Ok(command::Command::Record) => match self.workspace.focused_slot() {
+            Ok(command::Command::Record) => match self.workspace.focused_pane() {
                 Some(slot) => {
                     let id = slot.terminal;
                     self.toggle_recording(id)
@@ -1335,14 +1334,14 @@ impl App {
     }
 
     fn move_cursor(&mut self, action: Action) {
-        let page = self.page as isize;
+        let page = self.rows_per_page as isize;
         if let View::Events(view) = &mut self.view {
             let last = view.visible().len().saturating_sub(1);
             view.cursor = match action {
                 Action::Up => view.cursor.saturating_sub(1),
                 Action::Down => (view.cursor + 1).min(last),
-                Action::PageUp => view.cursor.saturating_sub(self.page / 2),
-                Action::PageDown => (view.cursor + self.page / 2).min(last),
+                Action::PageUp => view.cursor.saturating_sub(self.rows_per_page / 2),
+                Action::PageDown => (view.cursor + self.rows_per_page / 2).min(last),
                 Action::Top => 0,
                 Action::Bottom => last,
                 _ => view.cursor,
@@ -1401,21 +1400,21 @@ fn live_sentence(kinds: &[TerminalKind]) -> String {
 
 fn info(text: String) -> Message {
     Message {
-        level: Level::Info,
+        level: Severity::Info,
         text: crate::model::text::printable(text),
     }
 }
 
 pub fn warning(text: String) -> Message {
     Message {
-        level: Level::Warning,
+        level: Severity::Warning,
         text: crate::model::text::printable(text),
     }
 }
 
 fn error(text: String) -> Message {
     Message {
-        level: Level::Error,
+        level: Severity::Error,
         text: crate::model::text::printable(text),
     }
 }

@@ -3,6 +3,7 @@
 //! terminal's container through its own pod watch.
 
 use crate::app::TerminalId;
+use crate::term::Size;
 use bytes::Bytes;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use ratatui::layout::{Position, Rect};
@@ -16,9 +17,9 @@ use crate::model::feed::Feed;
 use crate::model::pod_security::Policy;
 use crate::model::session::{SessionEnd, SessionKind};
 use crate::model::{ContainerState, EventRow, PodDetail, TerminalKey};
+use crate::term::grid::Grid;
 use crate::term::keys::{encode_key, encode_paste};
 use crate::term::layout::{Axis, Direction, PaneId};
-use crate::term::pane::Pane;
 
 /// Cells a split divider moves per key press.
 const RESIZE_STEP: u16 = 2;
@@ -94,7 +95,7 @@ impl App {
         self.next_terminal += 1;
         let id = TerminalId(self.next_terminal);
         let mut terminal = Terminal::new(id, key.clone(), kind, self.now);
-        terminal.pane = Pane::new(80, 24, self.options.scrollback);
+        terminal.grid = Grid::new(Size::new(80, 24), self.options.scrollback);
         terminal.form = form;
         terminal.command = command.clone();
         if kind == TerminalKind::Debug {
@@ -119,7 +120,7 @@ impl App {
             key: key.clone(),
         }];
         effects.extend(self.fit_terminals());
-        let size = self.workspace.terminals[&id].pane.size();
+        let size = self.workspace.terminals[&id].grid.size();
         match kind {
             TerminalKind::Debug => {}
             TerminalKind::Log | TerminalKind::PreviousLog | TerminalKind::AllLogs => {
@@ -187,12 +188,12 @@ impl App {
             return vec![];
         };
         let mut effects = Vec::new();
-        for (id, (cols, rows)) in self.workspace.terminal_sizes(area) {
+        for (id, size) in self.workspace.terminal_sizes(area) {
             if let Some(t) = self.workspace.terminals.get_mut(&id)
-                && t.pane.resize(cols, rows)
+                && t.grid.resize(size)
                 && t.is_live()
             {
-                effects.push(Effect::ResizeSession { id, cols, rows });
+                effects.push(Effect::ResizeSession { id, size });
             }
         }
         effects
@@ -248,8 +249,8 @@ impl App {
         if key.modifiers.contains(KeyModifiers::SHIFT)
             && matches!(key.code, KeyCode::PageUp | KeyCode::PageDown)
         {
-            let half = (t.pane.size().1 / 2).max(1) as isize;
-            t.pane.scroll(if key.code == KeyCode::PageUp {
+            let half = (t.grid.size().rows / 2).max(1) as isize;
+            t.grid.scroll(if key.code == KeyCode::PageUp {
                 half
             } else {
                 -half
@@ -268,8 +269,8 @@ impl App {
                 _ => vec![],
             };
         }
-        if t.pane.scrolled_back() {
-            t.pane.scroll(-(1 << 30));
+        if t.grid.scrolled_back() {
+            t.grid.scroll(-(1 << 30));
         }
         self.type_into(|pane| encode_key(&key, pane.application_cursor()))
     }
@@ -298,7 +299,7 @@ impl App {
             KeyCode::Char('w') => {
                 t.log.cut_at = match t.log.cut_at {
                     Some(_) => None,
-                    None => Some(t.pane.size().0),
+                    None => Some(t.grid.size().cols),
                 };
                 if t.log.cut_at.is_some() {
                     "Long lines cut at the pane's width; w wraps them again."
@@ -307,7 +308,7 @@ impl App {
                 }
             }
             KeyCode::Char('G') | KeyCode::End => {
-                t.pane.scroll(-(1 << 30));
+                t.grid.scroll(-(1 << 30));
                 return Some(vec![]);
             }
             _ => return None,
@@ -323,8 +324,8 @@ impl App {
         let Some(t) = self.workspace.terminals.get_mut(&id) else {
             return vec![];
         };
-        let (cols, rows) = t.pane.size();
-        t.pane = Pane::new(cols, rows, scrollback);
+        let Size { cols, rows } = t.grid.size();
+        t.grid = Grid::new(Size::new(cols, rows), scrollback);
         t.state = TerminalState::Attaching;
         vec![log_effect(t, true)]
     }
@@ -354,7 +355,7 @@ impl App {
 
     /// Sends input to the focused terminal, or to every marked one while
     /// broadcasting; each is encoded for its own terminal's modes.
-    fn type_into(&mut self, encode: impl Fn(&Pane) -> Option<Vec<u8>>) -> Vec<Effect> {
+    fn type_into(&mut self, encode: impl Fn(&Grid) -> Option<Vec<u8>>) -> Vec<Effect> {
         let now = self.now;
         let mut effects = Vec::new();
         for id in self.workspace.input_targets() {
@@ -364,7 +365,7 @@ impl App {
             if !t.is_live() {
                 continue;
             }
-            if let Some(bytes) = encode(&t.pane) {
+            if let Some(bytes) = encode(&t.grid) {
                 t.last_traffic = now;
                 t.reattached_after_idle = false;
                 t.notice = None;
@@ -428,7 +429,7 @@ impl App {
                 self.fit_terminals()
             }
             KeyCode::Char('m') => {
-                if let Some(slot) = self.workspace.focused_slot_mut() {
+                if let Some(slot) = self.workspace.focused_pane_mut() {
                     slot.marked = !slot.marked;
                 }
                 vec![]
@@ -442,17 +443,17 @@ impl App {
             }
             KeyCode::Char('[') | KeyCode::PageUp => {
                 let page_up = key.code == KeyCode::PageUp;
-                let Some(id) = self.workspace.focused_slot().map(|s| s.terminal) else {
+                let Some(id) = self.workspace.focused_pane().map(|s| s.terminal) else {
                     return vec![];
                 };
                 let Some(t) = self.workspace.terminals.get_mut(&id) else {
                     return vec![];
                 };
                 if page_up {
-                    t.pane.scroll((t.pane.size().1 / 2).max(1) as isize);
+                    t.grid.scroll((t.grid.size().rows / 2).max(1) as isize);
                 }
-                let copy = CopyMode::new(&t.pane);
-                if let Some(slot) = self.workspace.focused_slot_mut() {
+                let copy = CopyMode::new(&t.grid);
+                if let Some(slot) = self.workspace.focused_pane_mut() {
                     slot.copy = Some(copy);
                 }
                 vec![]
@@ -508,8 +509,8 @@ impl App {
         let mut copy = slot.copy.take()?;
         let terminal = slot.terminal;
         let t = self.workspace.terminals.get_mut(&terminal)?;
-        let outcome = copy.on_key(key, &mut t.pane);
-        let leave = |t: &mut Terminal| t.pane.scroll(-(1 << 30));
+        let outcome = copy.on_key(key, &mut t.grid);
+        let leave = |t: &mut Terminal| t.grid.scroll(-(1 << 30));
         let effects = match outcome {
             CopyOutcome::Stay => {
                 self.workspace.panes.get_mut(&pane_id)?.copy = Some(copy);
@@ -597,12 +598,10 @@ impl App {
         let Some(t) = self.workspace.terminals.get(&id) else {
             return vec![];
         };
-        let (cols, rows) = t.pane.size();
         vec![Effect::Record {
             id,
             on: t.recording.is_none(),
-            cols,
-            rows,
+            size: t.grid.size(),
             title: t.label(),
         }]
     }
@@ -657,7 +656,7 @@ impl App {
             && !in_copy
             && t.is_live()
             && body.contains(at)
-            && let Some((mode, encoding)) = t.pane.mouse_reporting()
+            && let Some((mode, encoding)) = t.grid.mouse_reporting()
         {
             let (col, row) = (at.x - body.x, at.y - body.y);
             return match crate::term::mouse::encode_mouse(&event, col, row, mode, encoding) {
@@ -669,8 +668,8 @@ impl App {
             };
         }
         match event.kind {
-            MouseEventKind::ScrollUp => t.pane.scroll(3),
-            MouseEventKind::ScrollDown => t.pane.scroll(-3),
+            MouseEventKind::ScrollUp => t.grid.scroll(3),
+            MouseEventKind::ScrollDown => t.grid.scroll(-3),
             MouseEventKind::Down(MouseButton::Left) => {
                 self.workspace.focused = Some(pane);
                 self.focus = Focus::Workspace;
@@ -689,14 +688,16 @@ impl App {
         t.state = TerminalState::Attached;
         t.last_traffic = now;
         // The stream opened at the size of the moment; say the current one.
-        let (cols, rows) = t.pane.size();
-        vec![Effect::ResizeSession { id, cols, rows }]
+        vec![Effect::ResizeSession {
+            id,
+            size: t.grid.size(),
+        }]
     }
 
     pub(super) fn on_session_output(&mut self, id: TerminalId, bytes: &[u8]) {
         let now = self.now;
         if let Some(t) = self.workspace.terminals.get_mut(&id) {
-            t.pane.feed(bytes);
+            t.grid.feed(bytes);
             t.last_traffic = now;
         }
     }
@@ -958,7 +959,7 @@ impl App {
 
     /// `:rename NAME` (empty: back to pod/container).
     pub(super) fn rename_focused(&mut self, name: &str) {
-        if let Some(slot) = self.workspace.focused_slot_mut() {
+        if let Some(slot) = self.workspace.focused_pane_mut() {
             let name = name.trim();
             slot.title = (!name.is_empty()).then(|| name.to_string());
         }
@@ -992,7 +993,7 @@ fn attach(t: &mut Terminal, replay_log: bool) -> Effect {
         id: t.id,
         key: t.key.clone(),
         kind: SessionKind::Attach,
-        size: t.pane.size(),
+        size: t.grid.size(),
         replay_log,
     }
 }

@@ -26,14 +26,16 @@ fn click(column: u16, row: u16, kind: MouseEventKind) -> Event {
 fn a_split_shares_the_attach_and_the_smaller_pane_sets_the_size() {
     let (mut a, id) = attached_to_debug_container();
     // 100×30: one pane, 98×25 inside its border.
-    assert_eq!(a.workspace.terminals[&id].pane.size(), (98, 25));
+    assert_eq!(
+        a.workspace.terminals[&id].grid.size(),
+        crate::term::Size::new(98, 25)
+    );
     let effects = prefix(&mut a, key('-'));
     assert_eq!(
         effects,
         [Effect::ResizeSession {
             id,
-            cols: 98,
-            rows: 11
+            size: crate::term::Size::new(98, 11)
         }],
         "no second stream: the new pane shares the terminal"
     );
@@ -44,8 +46,7 @@ fn a_split_shares_the_attach_and_the_smaller_pane_sets_the_size() {
         effects,
         [Effect::ResizeSession {
             id,
-            cols: 98,
-            rows: 25
+            size: crate::term::Size::new(98, 25)
         }]
     );
     prefix(&mut a, key('z'));
@@ -126,7 +127,7 @@ fn closing_a_live_pane_asks_first_and_renaming_sticks() {
     }
     a.update(code(KeyCode::Enter));
     assert_eq!(
-        a.workspace.focused_slot().unwrap().title.as_deref(),
+        a.workspace.focused_pane().unwrap().title.as_deref(),
         Some("db shell")
     );
     assert!(prefix(&mut a, key('x')).is_empty());
@@ -147,7 +148,7 @@ fn copy_mode_selects_and_sends_the_text_to_the_users_clipboard() {
         bytes: Bytes::from_static(b"alpha\r\nbeta\r\n# "),
     });
     prefix(&mut a, key('['));
-    assert!(a.workspace.focused_slot().unwrap().copy.is_some());
+    assert!(a.workspace.focused_pane().unwrap().copy.is_some());
     for k in ['k', 'k', '0', 'v', 'j', '$'] {
         assert!(
             a.update(key(k)).is_empty(),
@@ -155,7 +156,7 @@ fn copy_mode_selects_and_sends_the_text_to_the_users_clipboard() {
         );
     }
     assert_eq!(a.update(key('y')), [Effect::Copy("alpha\nbeta".into())]);
-    assert!(a.workspace.focused_slot().unwrap().copy.is_none());
+    assert!(a.workspace.focused_pane().unwrap().copy.is_none());
     assert_eq!(
         a.update(key('z')),
         [Effect::SendInput {
@@ -204,8 +205,7 @@ fn record_toggles_on_the_focused_terminal() {
         Effect::Record {
             id: recorded,
             on: true,
-            cols: 98,
-            rows: 25,
+            size: crate::term::Size { cols: 98, rows: 25 },
             ..
         },
     ] = effects.as_slice()

@@ -7,7 +7,7 @@ use jiff::Timestamp;
 use super::follow::PodFollow;
 use super::launcher::Launcher;
 use crate::model::{ContainerState, EventRow, TerminalKey};
-use crate::term::pane::Pane;
+use crate::term::grid::Grid;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TerminalKind {
@@ -106,7 +106,7 @@ pub struct Terminal {
     pub log: LogOptions,
     pub state: TerminalState,
     pub since: Timestamp,
-    pub pane: Pane,
+    pub grid: Grid,
     /// The form that launched it, to reopen with its values on failure.
     pub form: Option<Launcher>,
     /// The pod, from this terminal's own watch.
@@ -131,7 +131,10 @@ impl Terminal {
             log: LogOptions::default(),
             state: TerminalState::Attaching,
             since: now,
-            pane: Pane::new(80, 24, crate::term::pane::DEFAULT_SCROLLBACK),
+            grid: Grid::new(
+                crate::term::Size::DEFAULT,
+                crate::term::grid::DEFAULT_SCROLLBACK,
+            ),
             form: None,
             pod: PodFollow::default(),
             notice: None,

@@ -221,7 +221,7 @@ fn command_line_switches_namespace_and_completes() {
     a.update(key(':'));
     typed(&mut a, "bogus");
     a.update(code(KeyCode::Enter));
-    assert_eq!(a.message.as_ref().unwrap().level, Level::Error);
+    assert_eq!(a.message.as_ref().unwrap().level, Severity::Error);
     a.update(key(':'));
     typed(&mut a, "q");
     assert_eq!(a.update(code(KeyCode::Enter)), [Effect::Quit]);
@@ -276,7 +276,7 @@ fn a_refused_cluster_wide_list_falls_back_and_says_why() {
         ]))]
     );
     let message = a.message.clone().unwrap();
-    assert_eq!(message.level, Level::Warning);
+    assert_eq!(message.level, Severity::Warning);
     assert_eq!(
         message.text,
         "You may not list pods at cluster scope: ask your cluster admin for `list` on `pods`. Showing namespace shop, payments instead."
@@ -382,7 +382,7 @@ pub(crate) fn detail_event(d: PodDetail) -> Event {
 
 pub(crate) fn in_pod_view() -> App {
     let (mut a, _) = app(false);
-    a.update(Event::Resize(100, 30));
+    a.update(Event::Resize(crate::term::Size::new(100, 30)));
     a.update(listed(vec![row("shop", "web", "Running")]));
     a.update(code(KeyCode::Enter));
     a.update(detail_event(pod_detail(None)));
@@ -473,7 +473,7 @@ fn launching_a_debug_container_follows_it_to_an_attached_terminal() {
                 id,
                 key: on_sim("shop", "web", &name),
                 kind: SessionKind::Attach,
-                size: (98, 25),
+                size: crate::term::Size::new(98, 25),
                 replay_log: true
             },
             Effect::RememberImage("busybox:1.36".into())
@@ -484,7 +484,7 @@ fn launching_a_debug_container_follows_it_to_an_attached_terminal() {
         id,
         bytes: Bytes::from_static(b"early line\r\n# "),
     });
-    assert!(focused(&a).pane.text().contains("early line"));
+    assert!(focused(&a).grid.text().contains("early line"));
 
     // Keys go to the shell, encoded; the prefix leaves.
     assert_eq!(
@@ -673,15 +673,15 @@ fn an_ended_attach_reports_the_containers_own_exit_code() {
 fn resizing_a_live_terminal_tells_the_session() {
     let (mut a, id) = attached_to_debug_container();
     assert_eq!(
-        a.update(Event::Resize(120, 40)),
+        a.update(Event::Resize(crate::term::Size::new(120, 40))),
         [Effect::ResizeSession {
             id,
-            cols: 118,
-            rows: 35
+            size: crate::term::Size::new(118, 35)
         }]
     );
     assert!(
-        a.update(Event::Resize(120, 40)).is_empty(),
+        a.update(Event::Resize(crate::term::Size::new(120, 40)))
+            .is_empty(),
         "no change, no message"
     );
 }
@@ -1070,7 +1070,7 @@ fn delete_asks_first_and_only_y_deletes() {
         outcome: Err(refused.clone()),
     });
     assert_eq!(a.message.as_ref().unwrap().text, refused);
-    assert_eq!(a.message.as_ref().unwrap().level, Level::Error);
+    assert_eq!(a.message.as_ref().unwrap().level, Severity::Error);
 }
 
 #[test]
@@ -1100,7 +1100,7 @@ fn e_runs_a_typed_command_in_the_selected_container() {
 #[test]
 fn describe_from_the_list_follows_the_pod_and_esc_goes_back_to_the_list() {
     let (mut a, _) = app(false);
-    a.update(Event::Resize(80, 24));
+    a.update(Event::Resize(crate::term::Size::new(80, 24)));
     a.update(listed(vec![row("shop", "web", "Running")]));
     assert_eq!(
         a.update(key('D')),

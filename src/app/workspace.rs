@@ -9,11 +9,12 @@ use ratatui::layout::Rect;
 
 use super::copy::CopyMode;
 use super::terminal::Terminal;
+use crate::term::Size;
 use crate::term::layout::{Axis, Direction, Layout, PaneId};
 
 /// One pane: a view on a terminal.
 #[derive(Debug)]
-pub struct PaneSlot {
+pub struct Pane {
     pub terminal: TerminalId,
     /// Set by the user; otherwise the pane shows pod/container.
     pub title: Option<String>,
@@ -25,7 +26,7 @@ pub struct PaneSlot {
 #[derive(Debug, Default)]
 pub struct Workspace {
     pub layout: Layout,
-    pub panes: BTreeMap<PaneId, PaneSlot>,
+    pub panes: BTreeMap<PaneId, Pane>,
     pub terminals: BTreeMap<TerminalId, Terminal>,
     pub focused: Option<PaneId>,
     next_pane: u64,
@@ -67,7 +68,7 @@ impl Workspace {
         }
         self.panes.insert(
             id,
-            PaneSlot {
+            Pane {
                 terminal,
                 title: None,
                 marked: false,
@@ -105,20 +106,20 @@ impl Workspace {
         self.terminals.remove(&terminal);
     }
 
-    pub fn focused_slot(&self) -> Option<&PaneSlot> {
+    pub fn focused_pane(&self) -> Option<&Pane> {
         self.panes.get(&self.focused?)
     }
 
-    pub fn focused_slot_mut(&mut self) -> Option<&mut PaneSlot> {
+    pub fn focused_pane_mut(&mut self) -> Option<&mut Pane> {
         self.panes.get_mut(&self.focused?)
     }
 
     pub fn focused_terminal(&self) -> Option<&Terminal> {
-        self.terminals.get(&self.focused_slot()?.terminal)
+        self.terminals.get(&self.focused_pane()?.terminal)
     }
 
     pub fn focused_terminal_mut(&mut self) -> Option<&mut Terminal> {
-        let id = self.focused_slot()?.terminal;
+        let id = self.focused_pane()?.terminal;
         self.terminals.get_mut(&id)
     }
 
@@ -151,7 +152,7 @@ impl Workspace {
     /// Where typed input goes: the focused pane's terminal, or, when the
     /// focused pane is marked, every marked pane's terminal (each once).
     pub fn input_targets(&self) -> Vec<TerminalId> {
-        let Some(focused) = self.focused_slot() else {
+        let Some(focused) = self.focused_pane() else {
             return vec![];
         };
         if !focused.marked {
@@ -201,17 +202,17 @@ impl Workspace {
 
     /// The size every terminal should have for `area`: the smallest inner
     /// size of the panes showing it (one size can reach a container).
-    pub fn terminal_sizes(&self, area: Rect) -> BTreeMap<TerminalId, (u16, u16)> {
-        let mut sizes: BTreeMap<TerminalId, (u16, u16)> = BTreeMap::new();
+    pub fn terminal_sizes(&self, area: Rect) -> BTreeMap<TerminalId, Size> {
+        let mut sizes: BTreeMap<TerminalId, Size> = BTreeMap::new();
         for (pane, rect) in self.geometry(area) {
-            let Some(slot) = self.panes.get(&pane) else {
+            let Some(shown) = self.panes.get(&pane) else {
                 continue;
             };
             let inner = inner(rect);
-            let size = (inner.width.max(1), inner.height.max(1));
+            let size = Size::new(inner.width.max(1), inner.height.max(1));
             sizes
-                .entry(slot.terminal)
-                .and_modify(|s| *s = (s.0.min(size.0), s.1.min(size.1)))
+                .entry(shown.terminal)
+                .and_modify(|s| *s = Size::new(s.cols.min(size.cols), s.rows.min(size.rows)))
                 .or_insert(size);
         }
         sizes
@@ -284,8 +285,8 @@ mod tests {
         let c = w.add_pane(TerminalId(2), Some(Axis::Horizontal), AREA);
         let sizes = w.terminal_sizes(AREA);
         // a is 120×20, b and c are 60×20 each: terminal 1 gets b's inner 58×18.
-        assert_eq!(sizes[&TerminalId(1)], (58, 18));
-        assert_eq!(sizes[&TerminalId(2)], (58, 18));
+        assert_eq!(sizes[&TerminalId(1)], Size::new(58, 18));
+        assert_eq!(sizes[&TerminalId(2)], Size::new(58, 18));
         assert_eq!(w.viewers(TerminalId(1)), 2);
         assert_eq!(w.close_pane(a), None, "b still shows terminal 1");
         assert_eq!(w.close_pane(b), Some(TerminalId(1)));

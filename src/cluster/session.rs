@@ -12,6 +12,7 @@ use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::Message;
 
 use crate::model::session::{SessionEnd, SessionKind};
+use crate::term::Size;
 
 /// What to open.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,7 +23,7 @@ pub struct SessionSpec {
     pub kind: SessionKind,
     /// Initial terminal size (columns, rows), sent as soon as the stream opens
     /// so the remote shell never starts at 80×24.
-    pub size: (u16, u16),
+    pub size: Size,
     /// How often to ping the server so idle streams are not cut by load
     /// balancers; `None` never pings.
     pub keepalive: Option<Duration>,
@@ -51,7 +52,7 @@ pub enum SessionEvent {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SessionInput {
     Data(Bytes),
-    Resize { cols: u16, rows: u16 },
+    Resize(Size),
 }
 
 /// A running session: its input and events are the channels given to [`open`].
@@ -134,7 +135,7 @@ fn framed(channel: u8, payload: &[u8]) -> Message {
     Message::Binary(frame.freeze())
 }
 
-fn resize_frame(cols: u16, rows: u16) -> Message {
+fn resize_frame(Size { cols, rows }: Size) -> Message {
     framed(
         RESIZE,
         format!("{{\"Width\":{cols},\"Height\":{rows}}}").as_bytes(),
@@ -143,7 +144,7 @@ fn resize_frame(cols: u16, rows: u16) -> Message {
 
 async fn pump<S>(
     stream: tokio_tungstenite::WebSocketStream<S>,
-    size: Option<(u16, u16)>,
+    size: Option<Size>,
     keepalive: Option<Duration>,
     mut input: mpsc::UnboundedReceiver<SessionInput>,
     events: mpsc::Sender<SessionEvent>,
@@ -159,8 +160,8 @@ async fn pump<S>(
     // A terminal's size goes first, before any key, or the remote shell
     // starts at 80×24.
     let mut end = match size {
-        Some((cols, rows)) => outgoing
-            .send(resize_frame(cols, rows))
+        Some(size) => outgoing
+            .send(resize_frame(size))
             .await
             .err()
             .map(|e| cut(&e)),
@@ -207,7 +208,7 @@ async fn pump<S>(
             message = input.recv(), if input_open => {
                 let frame = match message {
                     Some(SessionInput::Data(data)) => framed(STDIN, &data),
-                    Some(SessionInput::Resize { cols, rows }) => resize_frame(cols, rows),
+                    Some(SessionInput::Resize(size)) => resize_frame(size),
                     None => {
                         input_open = false;
                         continue;

@@ -21,6 +21,7 @@ use crate::model::StartFailure;
 use crate::model::debug::{Admission, DebugSpec, Profile};
 use crate::model::session::{SessionEnd, SessionKind};
 use crate::model::text::sanitize;
+use crate::term::Size;
 
 /// Exit codes of podbay's own failures (the container's exit code is passed
 /// through otherwise). Documented in README.
@@ -571,7 +572,8 @@ async fn attach(
     name: &str,
 ) -> Result<Option<SessionEnd>, Failure> {
     let raw = args.tty && std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
-    let size = crossterm::terminal::size().unwrap_or((80, 24));
+    let size =
+        crossterm::terminal::size().map_or(Size::DEFAULT, |(cols, rows)| Size::new(cols, rows));
     let (events_tx, mut events) = mpsc::channel(256);
     let spec = SessionSpec {
         namespace: namespace.to_string(),
@@ -694,7 +696,9 @@ async fn forward_resizes(input: mpsc::UnboundedSender<SessionInput>) {
     };
     while winch.recv().await.is_some() {
         if let Ok((cols, rows)) = crossterm::terminal::size()
-            && input.send(SessionInput::Resize { cols, rows }).is_err()
+            && input
+                .send(SessionInput::Resize(Size::new(cols, rows)))
+                .is_err()
         {
             break;
         }

@@ -187,8 +187,8 @@ pub fn evaluate(level: Level, pod: &Pod) -> Vec<Violation> {
     let Some(spec) = &pod.spec else {
         return Vec::new();
     };
-    let pod = PodView::new(pod, spec);
-    let checks: &[fn(&PodView) -> Option<Violation>] = match level {
+    let pod = PodFacts::new(pod, spec);
+    let checks: &[fn(&PodFacts) -> Option<Violation>] = match level {
         Level::Privileged => &[],
         Level::Baseline => &[
             app_armor,
@@ -234,14 +234,14 @@ struct ContainerView<'a> {
     lifecycle: Option<&'a Lifecycle>,
 }
 
-struct PodView<'a> {
+struct PodFacts<'a> {
     spec: &'a PodSpec,
     annotations: Option<&'a BTreeMap<String, String>>,
     /// Init, then regular, then ephemeral containers: the plugin's order.
     containers: Vec<ContainerView<'a>>,
 }
 
-impl<'a> PodView<'a> {
+impl<'a> PodFacts<'a> {
     fn new(pod: &'a Pod, spec: &'a PodSpec) -> Self {
         // `Container` and `EphemeralContainer` are two types with the same
         // fields: one view of both.
@@ -268,7 +268,7 @@ impl<'a> PodView<'a> {
             .map(|c: &'a Container| view!(c))
             .collect();
         containers.extend(spec.ephemeral_containers.iter().flatten().map(|c| view!(c)));
-        PodView {
+        PodFacts {
             spec,
             annotations: pod.metadata.annotations.as_ref(),
             containers,
@@ -344,7 +344,7 @@ fn violation(reason: &'static str, detail: String, short: &str) -> Option<Violat
     })
 }
 
-fn app_armor(pod: &PodView) -> Option<Violation> {
+fn app_armor(pod: &PodFacts) -> Option<Violation> {
     let allowed = |t: &str| matches!(t, "RuntimeDefault" | "Localhost");
     let mut bad_values = BTreeSet::new();
     let mut bad = |profile: Option<&k8s_openapi::api::core::v1::AppArmorProfile>| {
@@ -425,7 +425,7 @@ fn added_capabilities<'a>(c: &ContainerView<'a>) -> &'a [String] {
 
 /// The containers adding capabilities outside `allowed`, and those
 /// capabilities (sorted).
-fn forbidden_capabilities<'a>(pod: &PodView<'a>, allowed: &[&str]) -> (Vec<&'a str>, Vec<String>) {
+fn forbidden_capabilities<'a>(pod: &PodFacts<'a>, allowed: &[&str]) -> (Vec<&'a str>, Vec<String>) {
     let mut names = Vec::new();
     let mut capabilities = BTreeSet::new();
     for c in &pod.containers {
@@ -441,7 +441,7 @@ fn forbidden_capabilities<'a>(pod: &PodView<'a>, allowed: &[&str]) -> (Vec<&'a s
     (names, capabilities.into_iter().collect())
 }
 
-fn capabilities_baseline(pod: &PodView) -> Option<Violation> {
+fn capabilities_baseline(pod: &PodFacts) -> Option<Violation> {
     let (names, capabilities) = forbidden_capabilities(pod, &BASELINE_CAPABILITIES);
     if names.is_empty() {
         return None;
@@ -457,7 +457,7 @@ fn capabilities_baseline(pod: &PodView) -> Option<Violation> {
     )
 }
 
-fn host_namespaces(pod: &PodView) -> Option<Violation> {
+fn host_namespaces(pod: &PodFacts) -> Option<Violation> {
     let s = pod.spec;
     let set: Vec<&str> = [
         (s.host_network, "hostNetwork=true"),
@@ -481,7 +481,7 @@ fn volume_type(volume: &k8s_openapi::api::core::v1::Volume) -> String {
         .unwrap_or_else(|| "unknown".to_string())
 }
 
-fn host_path_volumes(pod: &PodView) -> Option<Violation> {
+fn host_path_volumes(pod: &PodFacts) -> Option<Violation> {
     let names: Vec<&str> = pod
         .spec
         .volumes
@@ -504,7 +504,7 @@ fn host_path_volumes(pod: &PodView) -> Option<Violation> {
     )
 }
 
-fn host_ports(pod: &PodView) -> Option<Violation> {
+fn host_ports(pod: &PodFacts) -> Option<Violation> {
     let mut ports = BTreeSet::new();
     let names = pod.containers_where(|c| c.ports.iter().any(|p| p.host_port.unwrap_or(0) != 0));
     for c in &pod.containers {
@@ -531,7 +531,7 @@ fn host_ports(pod: &PodView) -> Option<Violation> {
     )
 }
 
-fn host_probes(pod: &PodView) -> Option<Violation> {
+fn host_probes(pod: &PodFacts) -> Option<Violation> {
     let mut names = BTreeSet::new();
     let mut hosts = BTreeSet::new();
     for c in &pod.containers {
@@ -589,7 +589,7 @@ fn host_probes(pod: &PodView) -> Option<Violation> {
     )
 }
 
-fn privileged(pod: &PodView) -> Option<Violation> {
+fn privileged(pod: &PodFacts) -> Option<Violation> {
     let names = pod.containers_where(|c| c.security.and_then(|s| s.privileged) == Some(true));
     if names.is_empty() {
         return None;
@@ -604,7 +604,7 @@ fn privileged(pod: &PodView) -> Option<Violation> {
     )
 }
 
-fn proc_mount(pod: &PodView) -> Option<Violation> {
+fn proc_mount(pod: &PodFacts) -> Option<Violation> {
     let bad = |c: &ContainerView| {
         c.security
             .and_then(|s| s.proc_mount.as_deref())
@@ -628,18 +628,18 @@ fn proc_mount(pod: &PodView) -> Option<Violation> {
     )
 }
 
-fn proc_mount_baseline(pod: &PodView) -> Option<Violation> {
+fn proc_mount_baseline(pod: &PodFacts) -> Option<Violation> {
     if pod.host_users_off() {
         return None;
     }
     proc_mount(pod)
 }
 
-fn proc_mount_restricted(pod: &PodView) -> Option<Violation> {
+fn proc_mount_restricted(pod: &PodFacts) -> Option<Violation> {
     proc_mount(pod)
 }
 
-fn se_linux(pod: &PodView) -> Option<Violation> {
+fn se_linux(pod: &PodFacts) -> Option<Violation> {
     use k8s_openapi::api::core::v1::SELinuxOptions;
     const TYPES: [&str; 5] = [
         "",
@@ -723,7 +723,7 @@ fn seccomp_allowed(t: &str) -> bool {
 
 /// Who set a seccomp type other than RuntimeDefault/Localhost, and the
 /// types (sorted).
-fn seccomp_explicitly_bad<'a>(pod: &PodView<'a>) -> (bool, Vec<&'a str>, Vec<String>) {
+fn seccomp_explicitly_bad<'a>(pod: &PodFacts<'a>) -> (bool, Vec<&'a str>, Vec<String>) {
     let mut types = BTreeSet::new();
     let pod_type = pod
         .pod_security()
@@ -742,7 +742,7 @@ fn seccomp_explicitly_bad<'a>(pod: &PodView<'a>) -> (bool, Vec<&'a str>, Vec<Str
     (pod_bad, names, types.into_iter().collect())
 }
 
-fn seccomp_baseline(pod: &PodView) -> Option<Violation> {
+fn seccomp_baseline(pod: &PodFacts) -> Option<Violation> {
     let (pod_bad, names, types) = seccomp_explicitly_bad(pod);
     if !pod_bad && names.is_empty() {
         return None;
@@ -758,7 +758,7 @@ fn seccomp_baseline(pod: &PodView) -> Option<Violation> {
     )
 }
 
-fn seccomp_restricted(pod: &PodView) -> Option<Violation> {
+fn seccomp_restricted(pod: &PodFacts) -> Option<Violation> {
     if pod.windows() {
         return None;
     }
@@ -805,7 +805,7 @@ const SYSCTLS: [&str; 12] = [
     "net.ipv4.tcp_wmem",
 ];
 
-fn sysctls(pod: &PodView) -> Option<Violation> {
+fn sysctls(pod: &PodFacts) -> Option<Violation> {
     let bad: Vec<&str> = pod
         .pod_security()
         .and_then(|s| s.sysctls.as_ref())
@@ -820,7 +820,7 @@ fn sysctls(pod: &PodView) -> Option<Violation> {
     violation("forbidden sysctls", bad.join(", "), "sysctls")
 }
 
-fn windows_host_process(pod: &PodView) -> Option<Violation> {
+fn windows_host_process(pod: &PodFacts) -> Option<Violation> {
     let pod_bad = pod
         .pod_security()
         .and_then(|s| s.windows_options.as_ref())
@@ -845,7 +845,7 @@ fn windows_host_process(pod: &PodView) -> Option<Violation> {
     )
 }
 
-fn allow_privilege_escalation(pod: &PodView) -> Option<Violation> {
+fn allow_privilege_escalation(pod: &PodFacts) -> Option<Violation> {
     if pod.windows() {
         return None;
     }
@@ -864,7 +864,7 @@ fn allow_privilege_escalation(pod: &PodView) -> Option<Violation> {
     )
 }
 
-fn capabilities_restricted(pod: &PodView) -> Option<Violation> {
+fn capabilities_restricted(pod: &PodFacts) -> Option<Violation> {
     if pod.windows() {
         return None;
     }
@@ -897,7 +897,7 @@ fn capabilities_restricted(pod: &PodView) -> Option<Violation> {
     violation_of_parts("unrestricted capabilities", parts, &short)
 }
 
-fn restricted_volumes(pod: &PodView) -> Option<Violation> {
+fn restricted_volumes(pod: &PodFacts) -> Option<Violation> {
     const ALLOWED: [&str; 9] = [
         "configMap",
         "csi",
@@ -940,7 +940,7 @@ fn restricted_volumes(pod: &PodView) -> Option<Violation> {
     )
 }
 
-fn run_as_non_root(pod: &PodView) -> Option<Violation> {
+fn run_as_non_root(pod: &PodFacts) -> Option<Violation> {
     if pod.host_users_off() {
         return None;
     }
@@ -968,7 +968,7 @@ fn run_as_non_root(pod: &PodView) -> Option<Violation> {
     violation_of_parts("runAsNonRoot != true", parts, "root")
 }
 
-fn run_as_user(pod: &PodView) -> Option<Violation> {
+fn run_as_user(pod: &PodFacts) -> Option<Violation> {
     if pod.host_users_off() {
         return None;
     }

@@ -2,10 +2,10 @@
 //! into cells (`pane`), user input into xterm bytes (`keys`, `mouse`), a
 //! split tree of panes (`layout`) and asciicast v2 recording (`record`).
 
+pub mod grid;
 pub mod keys;
 pub(crate) mod layout;
 pub(crate) mod mouse;
-pub mod pane;
 pub(crate) mod record;
 
 /// A terminal's size in character cells.

@@ -22,12 +22,11 @@ use crate::model::feed::Feed;
 use crate::model::session::SessionEnd;
 use crate::model::text::sanitize;
 use crate::model::{ClusterId, EventRow, PodDetail, PodKey, PodRow, TerminalKey};
-use crate::term::Size;
 
 /// Which watch an update came from. Updates already queued when a watch is
 /// replaced (after `:ns`, `:ctx`, or leaving a pod) must not reach the app.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Source {
+pub(super) enum FeedOrigin {
     Pods,
     Pod,
     Namespaces,
@@ -35,7 +34,7 @@ pub(super) enum Source {
 }
 
 pub(super) struct Tagged {
-    source: Source,
+    source: FeedOrigin,
     generation: u64,
     event: Event,
 }
@@ -44,7 +43,7 @@ impl Tagged {
     /// An update that is not tied to a replaceable watch.
     fn untied(event: Event) -> Tagged {
         Tagged {
-            source: Source::Other,
+            source: FeedOrigin::Other,
             generation: 0,
             event,
         }
@@ -98,17 +97,17 @@ impl Tasks {
         }
     }
 
-    fn slot(source: Source) -> Option<usize> {
+    fn slot(source: FeedOrigin) -> Option<usize> {
         match source {
-            Source::Pods => Some(0),
-            Source::Pod => Some(1),
-            Source::Namespaces => Some(2),
-            Source::Other => None,
+            FeedOrigin::Pods => Some(0),
+            FeedOrigin::Pod => Some(1),
+            FeedOrigin::Namespaces => Some(2),
+            FeedOrigin::Other => None,
         }
     }
 
     /// Starts a new generation of `source`'s watch; older updates become stale.
-    fn next_generation(&mut self, source: Source) -> u64 {
+    fn next_generation(&mut self, source: FeedOrigin) -> u64 {
         match Self::slot(source) {
             Some(i) => {
                 self.generations[i] += 1;
@@ -149,7 +148,7 @@ impl Tasks {
             Effect::WatchEvents(scope) => self.watch_events(scope),
             Effect::DeletePod { cluster, pod } => self.delete_pod(&cluster, pod),
             Effect::StopWatchingPod => {
-                self.next_generation(Source::Pod);
+                self.next_generation(FeedOrigin::Pod);
                 abort(&mut self.pod);
             }
             Effect::SwitchContext(context) => self.switch_context(context),
@@ -186,7 +185,7 @@ impl Tasks {
                     .show_log(id, client, key, containers, read, fresh);
             }
             Effect::SendInput { id, bytes } => self.sessions.send(id, SessionInput::Data(bytes)),
-            Effect::ResizeSession { id, cols, rows } => self.sessions.resize(id, cols, rows),
+            Effect::ResizeSession { id, size } => self.sessions.resize(id, size),
             Effect::CloseSession { id } => {
                 self.sessions.close(id);
                 if let Some(mut handles) = self.followers.remove(&id) {
@@ -200,11 +199,9 @@ impl Tasks {
             Effect::Record {
                 id,
                 on,
-                cols,
-                rows,
+                size,
                 title,
             } => {
-                let size = Size { cols, rows };
                 return Ok(Some(self.sessions.set_recording(id, on, size, &title)));
             }
             // The loop that owns the user's terminal does these.
@@ -246,7 +243,7 @@ impl Tasks {
         let handles = self.follow_pod(
             &client,
             &key.pod,
-            (Source::Other, 0),
+            (FeedOrigin::Other, 0),
             move |feed| Event::TerminalPod { id, feed },
             move |feed| Event::TerminalEvents { id, feed },
         );
@@ -258,12 +255,12 @@ impl Tasks {
     /// The pod view's watch of its pod, and the namespace's Pod Security level.
     fn watch_pod(&mut self, key: PodKey) {
         abort(&mut self.pod);
-        let generation = self.next_generation(Source::Pod);
+        let generation = self.next_generation(FeedOrigin::Pod);
         let client = self.connection.client.clone();
         let mut handles = self.follow_pod(
             &client,
             &key,
-            (Source::Pod, generation),
+            (FeedOrigin::Pod, generation),
             Event::Detail,
             Event::PodEvents,
         );
@@ -276,7 +273,7 @@ impl Tasks {
             let event = Event::PodSecurity(policy);
             let _ = tx
                 .send(Tagged {
-                    source: Source::Pod,
+                    source: FeedOrigin::Pod,
                     generation,
                     event,
                 })
@@ -290,7 +287,7 @@ impl Tasks {
         &self,
         client: &kube::Client,
         pod: &PodKey,
-        (source, generation): (Source, u64),
+        (source, generation): (FeedOrigin, u64),
         detail: impl Fn(Feed<PodDetail>) -> Event + Send + Sync + 'static,
         events: impl Fn(Feed<EventRow>) -> Event + Send + Sync + 'static,
     ) -> Vec<JoinHandle<()>> {
@@ -358,7 +355,7 @@ impl Tasks {
     /// Runs a feed, forwarding its updates to the app as `wrap(update)`.
     fn spawn_feed<K, R>(
         &self,
-        (source, generation): (Source, u64),
+        (source, generation): (FeedOrigin, u64),
         api: Api<K>,
         config: kube::runtime::watcher::Config,
         scope: Option<String>,
@@ -392,7 +389,7 @@ impl Tasks {
     /// One feed of `K` per namespace of `scope` (one for all namespaces).
     fn spawn_scoped<K, R>(
         &self,
-        tagged: (Source, u64),
+        tagged: (FeedOrigin, u64),
         scope: Scope,
         project: fn(&K) -> R,
         wrap: fn(Feed<R>) -> Event,
@@ -424,14 +421,14 @@ impl Tasks {
 
     fn watch_pods(&mut self, scope: Scope) {
         abort(&mut self.pods);
-        let tagged = (Source::Pods, self.next_generation(Source::Pods));
+        let tagged = (FeedOrigin::Pods, self.next_generation(FeedOrigin::Pods));
         self.pods = self.spawn_scoped(tagged, scope, PodRow::from_pod, Event::Pods);
     }
 
     /// The events view's watch, in the pod view's slot (one or the other shows).
     fn watch_events(&mut self, scope: Scope) {
         abort(&mut self.pod);
-        let tagged = (Source::Pod, self.next_generation(Source::Pod));
+        let tagged = (FeedOrigin::Pod, self.next_generation(FeedOrigin::Pod));
         self.pod = self.spawn_scoped(tagged, scope, EventRow::from_event, Event::Events);
     }
 
@@ -466,7 +463,10 @@ impl Tasks {
         if let Some(old) = self.namespaces.take() {
             old.abort();
         }
-        let tagged = (Source::Namespaces, self.next_generation(Source::Namespaces));
+        let tagged = (
+            FeedOrigin::Namespaces,
+            self.next_generation(FeedOrigin::Namespaces),
+        );
         let api = Api::<Namespace>::all(self.connection.client.clone());
         let name = |ns: &Namespace| ns.metadata.name.clone().unwrap_or_default();
         self.namespaces =
@@ -499,8 +499,8 @@ impl Tasks {
 
     /// Switches every watch to a new context's client.
     pub(super) fn replace_connection(&mut self, connection: Connection) {
-        self.next_generation(Source::Pods);
-        self.next_generation(Source::Pod);
+        self.next_generation(FeedOrigin::Pods);
+        self.next_generation(FeedOrigin::Pod);
         abort(&mut self.pods);
         abort(&mut self.pod);
         self.clients

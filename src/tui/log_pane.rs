@@ -30,7 +30,7 @@ pub struct Read {
 
 /// One container's log in a pane: the prefix its lines get (none when it
 /// is alone) and where its stream got to.
-pub struct Source {
+pub struct ContainerLog {
     container: String,
     prefix: Vec<u8>,
     /// Columns the prefix takes on screen.
@@ -38,9 +38,9 @@ pub struct Source {
     resume: Resume,
 }
 
-impl Source {
+impl ContainerLog {
     pub fn alone(container: &str, resume: Resume) -> Self {
-        Source {
+        ContainerLog {
             container: container.to_string(),
             prefix: Vec::new(),
             prefix_width: 0,
@@ -53,7 +53,7 @@ impl Source {
     pub fn prefixed(container: &str, index: usize, width: usize, resume: Resume) -> Self {
         const COLOURS: [u8; 6] = [36, 33, 35, 32, 34, 31];
         let colour = COLOURS[index % COLOURS.len()];
-        Source {
+        ContainerLog {
             container: container.to_string(),
             prefix: format!("\x1b[{colour}m{container:<width$}\x1b[0m \u{2502} ").into_bytes(),
             prefix_width: width + 3,
@@ -75,7 +75,7 @@ pub async fn run_all(
     id: TerminalId,
     pods: Api<Pod>,
     pod: String,
-    sources: Vec<Source>,
+    sources: Vec<ContainerLog>,
     read: Read,
     outbox: Outbox,
 ) {
@@ -105,7 +105,7 @@ async fn run(
     id: TerminalId,
     pods: &Api<Pod>,
     pod: &str,
-    source: &Source,
+    source: &ContainerLog,
     Read {
         previous,
         follow,

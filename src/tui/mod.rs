@@ -17,6 +17,7 @@ use tokio::sync::mpsc;
 use crate::app::keymap::Keymap;
 use crate::app::{App, AppOptions, Effect, Event};
 use crate::cluster::client::{Connection, PluginTerminal, Target};
+use crate::term::Size;
 use crate::theme::Theme;
 use crate::tty::{self, TtyGuard};
 use connect::connect_before_the_screen;
@@ -91,7 +92,7 @@ pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
     let mut screen = Screen::new(CrosstermBackend::new(std::io::stdout()))
         .context("cannot draw on this terminal")?;
     if let Ok(size) = screen.size() {
-        app.update(Event::Resize(size.width, size.height));
+        app.update(Event::Resize(Size::new(size.width, size.height)));
     }
     let (tx, mut rx) = mpsc::channel::<Tagged>(4096);
     let (connected_tx, mut connected) = mpsc::channel::<Connection>(1);
@@ -147,7 +148,7 @@ pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
                 TermEvent::Key(k) if k.kind != KeyEventKind::Release => Some(Event::Key(k)),
                 TermEvent::Mouse(m) => Some(Event::Mouse(m)),
                 TermEvent::Paste(text) => Some(Event::Paste(text)),
-                TermEvent::Resize(w, h) => Some(Event::Resize(w, h)),
+                TermEvent::Resize(w, h) => Some(Event::Resize(Size::new(w, h))),
                 _ => None,
             },
             Some(tagged) = rx.recv() => tasks.current(tagged),
@@ -184,7 +185,7 @@ pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
         // A key for a pane: until its echo is back, the other panes wait.
         if matches!(event, Some(Event::Key(_) | Event::Paste(_)))
             && app.focus == crate::app::Focus::Workspace
-            && let Some(slot) = app.workspace.focused_slot()
+            && let Some(slot) = app.workspace.focused_pane()
         {
             tasks.sessions.outboxes.await_echo(slot.terminal);
         }
@@ -211,7 +212,7 @@ pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
             last_key = tokio::time::Instant::now();
         }
         if last_key.elapsed() < ECHO_WINDOW {
-            let focused = app.workspace.focused_slot().map(|p| p.terminal);
+            let focused = app.workspace.focused_pane().map(|p| p.terminal);
             echo_due |= pending
                 .iter()
                 .any(|e| matches!(e, Event::SessionOutput { id, .. } if Some(*id) == focused));

@@ -57,7 +57,7 @@ impl Sessions {
         client: kube::Client,
         key: TerminalKey,
         kind: SessionKind,
-        size: (u16, u16),
+        size: Size,
         replay_log: bool,
     ) {
         let TerminalKey { pod, container, .. } = key;
@@ -105,8 +105,11 @@ impl Sessions {
                     .clone()
             }
         };
-        let sources: Vec<log_pane::Source> = if containers.is_empty() {
-            vec![log_pane::Source::alone(&container, resume(&container))]
+        let logs: Vec<log_pane::ContainerLog> = if containers.is_empty() {
+            vec![log_pane::ContainerLog::alone(
+                &container,
+                resume(&container),
+            )]
         } else {
             let width = containers
                 .iter()
@@ -116,14 +119,14 @@ impl Sessions {
             containers
                 .iter()
                 .enumerate()
-                .map(|(i, c)| log_pane::Source::prefixed(c, i, width, resume(c)))
+                .map(|(i, c)| log_pane::ContainerLog::prefixed(c, i, width, resume(c)))
                 .collect()
         };
         let task = tokio::spawn(log_pane::run_all(
             id,
             pods,
             pod.name.to_string(),
-            sources,
+            logs,
             read,
             outbox,
         ));
@@ -144,13 +147,13 @@ impl Sessions {
         }
     }
 
-    pub(super) fn resize(&mut self, id: TerminalId, cols: u16, rows: u16) {
+    pub(super) fn resize(&mut self, id: TerminalId, size: Size) {
         if let Some(recorder) = self.recorders.get_mut(&id)
-            && let Err(e) = recorder.resize(Size { cols, rows })
+            && let Err(e) = recorder.resize(size)
         {
             tracing::warn!("recording: {e}");
         }
-        self.send(id, SessionInput::Resize { cols, rows });
+        self.send(id, SessionInput::Resize(size));
     }
 
     pub(super) fn close(&mut self, id: TerminalId) {

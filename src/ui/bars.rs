@@ -8,7 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use crate::app::keymap::Action;
-use crate::app::{App, Focus, Level, LinkState, Mode, Page, View};
+use crate::app::{App, Focus, LinkState, Mode, Page, Severity, View};
 use crate::theme::Theme;
 
 pub fn header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
@@ -146,9 +146,9 @@ pub fn footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         _ => match &app.message {
             Some(m) => {
                 let style = match m.level {
-                    Level::Info => theme.text,
-                    Level::Warning => theme.warning,
-                    Level::Error => theme.error,
+                    Severity::Info => theme.text,
+                    Severity::Warning => theme.warning,
+                    Severity::Error => theme.error,
                 };
                 Line::from(Span::styled(format!(" {}", m.text), style))
             }

@@ -2,7 +2,7 @@
 
 mod bars;
 mod columns;
-mod events;
+mod events_view;
 mod help;
 mod launcher;
 mod pod_list;
@@ -30,7 +30,7 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme) {
     .areas(frame.area());
     bars::header(frame, header, app, theme);
     let screen = frame.area();
-    let areas = app.areas_for((screen.width, screen.height));
+    let areas = app.areas_for(crate::term::Size::new(screen.width, screen.height));
     if let Some(area) = areas.browser {
         match &app.view {
             View::Pods => pod_list::draw(frame, area, app, theme),
@@ -56,7 +56,7 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme) {
             },
             View::Events(view) => match &view.reading {
                 Some(text) => reader::draw(frame, area, "event", None, text, theme),
-                None => events::draw(frame, area, app, view, theme),
+                None => events_view::draw(frame, area, app, view, theme),
             },
         }
     }

@@ -10,10 +10,11 @@ use ratatui::widgets::{Block, Paragraph, Wrap};
 
 use crate::app::copy::CopyMode;
 use crate::app::terminal::{Terminal, TerminalState};
-use crate::app::workspace::{PaneSlot, inner};
+use crate::app::workspace::{Pane, inner};
 use crate::app::{App, Focus};
 use crate::model::{human_duration, waiting_in_trouble};
-use crate::term::pane::PaneView;
+use crate::term::Size;
+use crate::term::grid::GridView;
 use crate::theme::Theme;
 
 use super::columns::{Cut, cut};
@@ -39,7 +40,7 @@ fn draw_pane(
     frame: &mut Frame,
     rect: Rect,
     app: &App,
-    slot: &PaneSlot,
+    slot: &Pane,
     t: &Terminal,
     focused: bool,
     viewers: usize,
@@ -90,15 +91,15 @@ fn draw_pane(
         draw_coming_up(frame, body, app, t, theme);
         return;
     }
-    let view = PaneView { pane: &t.pane };
+    let view = GridView { grid: &t.grid };
     let cursor = view.cursor(body);
     frame.render_widget(view, body);
-    shade_unused(frame.buffer_mut(), body, t.pane.size(), theme);
+    shade_unused(frame.buffer_mut(), body, t.grid.size(), theme);
     match &slot.copy {
         Some(copy) => {
             highlight_copy(frame.buffer_mut(), body, t, copy, theme);
             let (line, col) = (copy.cursor.line, copy.cursor.col);
-            let row = line + t.pane.view_offset() as isize;
+            let row = line + t.grid.view_offset() as isize;
             if focused && (0..((body.height) as isize)).contains(&row) && col < body.width {
                 frame.set_cursor_position((body.x + col, body.y + row as u16));
             }
@@ -123,7 +124,7 @@ struct Marks<'a> {
 
 /// How much of a title to show; the first level that leaves the name
 /// `name_min` columns is used.
-struct Level {
+struct TitleDetail {
     short_flags: bool,
     state: bool,
     kind: bool,
@@ -131,22 +132,22 @@ struct Level {
     name_min: usize,
 }
 
-const LEVELS: [Level; 4] = [
-    Level {
+const TITLE_DETAILS: [TitleDetail; 4] = [
+    TitleDetail {
         short_flags: false,
         state: true,
         kind: true,
         context_max: 16,
         name_min: 12,
     },
-    Level {
+    TitleDetail {
         short_flags: true,
         state: true,
         kind: true,
         context_max: 16,
         name_min: 6,
     },
-    Level {
+    TitleDetail {
         short_flags: true,
         state: false,
         kind: true,
@@ -154,7 +155,7 @@ const LEVELS: [Level; 4] = [
         name_min: 4,
     },
     // The last resort: the flags, then as much of the context as fits.
-    Level {
+    TitleDetail {
         short_flags: true,
         state: false,
         kind: false,
@@ -178,8 +179,8 @@ fn title_line<'a>(
     let state = format!(" {state} ");
     let width = |spans: &[Span]| spans.iter().map(Span::width).sum::<usize>();
     let shortest = names.iter().map(|n| n.chars().count()).min().unwrap_or(0);
-    for (i, level) in LEVELS.iter().enumerate() {
-        let last = i == LEVELS.len() - 1;
+    for (i, level) in TITLE_DETAILS.iter().enumerate() {
+        let last = i == TITLE_DETAILS.len() - 1;
         let flags = flag_spans(marks, level.short_flags, theme);
         let state_width = if level.state {
             Span::raw(state.as_str()).width()
@@ -279,7 +280,7 @@ fn state_label(app: &App, t: &Terminal, theme: &Theme) -> (String, Style) {
 }
 
 /// The bottom border: copy mode, a disconnect, the end, or a notice.
-fn bottom_line<'a>(slot: &PaneSlot, t: &Terminal, theme: &Theme) -> Option<Line<'a>> {
+fn bottom_line<'a>(slot: &Pane, t: &Terminal, theme: &Theme) -> Option<Line<'a>> {
     if let Some(copy) = &slot.copy {
         let text = match (&copy.typing, &copy.note) {
             (Some(query), _) => format!(" search: {query}▏ enter find · esc cancel "),
@@ -353,7 +354,7 @@ fn draw_coming_up(frame: &mut Frame, body: Rect, app: &App, t: &Terminal, theme:
 
 /// Cells of the pane the terminal does not reach (a smaller pane sets a
 /// shared terminal's size) are dotted, as tmux does.
-fn shade_unused(buf: &mut Buffer, body: Rect, (cols, rows): (u16, u16), theme: &Theme) {
+fn shade_unused(buf: &mut Buffer, body: Rect, Size { cols, rows }: Size, theme: &Theme) {
     if cols >= body.width && rows >= body.height {
         return;
     }
@@ -369,8 +370,8 @@ fn shade_unused(buf: &mut Buffer, body: Rect, (cols, rows): (u16, u16), theme: &
 }
 
 fn highlight_copy(buf: &mut Buffer, body: Rect, t: &Terminal, copy: &CopyMode, theme: &Theme) {
-    let offset = t.pane.view_offset() as isize;
-    let (cols, rows) = t.pane.size();
+    let offset = t.grid.view_offset() as isize;
+    let Size { cols, rows } = t.grid.size();
     for row in 0..rows.min(body.height) {
         let line = ((row) as isize) - offset;
         for col in 0..cols.min(body.width) {

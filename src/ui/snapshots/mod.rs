@@ -191,7 +191,7 @@ fn described_pod() -> PodDetail {
 #[test]
 fn describe_yaml_and_events_views_at_80x24() {
     let mut a = demo_app();
-    a.update(Event::Resize(80, 24));
+    a.update(Event::Resize(crate::term::Size::new(80, 24)));
     a.update(key('D'));
     a.update(Event::Detail(Feed::Listed {
         scope: None,
@@ -370,7 +370,7 @@ fn workspace_panes() {
     use crate::app::tests::{attached_to_debug_container, ctrl};
     use bytes::Bytes;
     let (mut a, id) = attached_to_debug_container();
-    a.update(Event::Resize(100, 16));
+    a.update(Event::Resize(crate::term::Size::new(100, 16)));
     a.update(Event::SessionOutput {
         id,
         bytes: Bytes::from_static("\x1b[1;32mok\x1b[0m 漢字 done\r\n# ".as_bytes()),
@@ -395,7 +395,7 @@ fn workspace_panes() {
 fn side_by_side() {
     use crate::app::tests::attached_to_debug_container;
     let (mut a, _) = attached_to_debug_container();
-    a.update(Event::Resize(210, 10));
+    a.update(Event::Resize(crate::term::Size::new(210, 10)));
     assert_snapshot("side_by_side", &render(&a, 210, 10));
 }
 
@@ -571,7 +571,7 @@ fn every_screen_fits_every_size() {
     for (w, h) in SIZES {
         let size = format!("{w}x{h}");
         let mut a = busy_cluster();
-        a.update(Event::Resize(w, h));
+        a.update(Event::Resize(crate::term::Size::new(w, h)));
         let screen = render(&a, w, h);
         assert_snapshot(&format!("fit_pod_list_{size}"), &screen);
         for (tail, status, ready) in [
@@ -593,7 +593,7 @@ fn every_screen_fits_every_size() {
         }
 
         let mut a = busy_pod_view();
-        a.update(Event::Resize(w, h));
+        a.update(Event::Resize(crate::term::Size::new(w, h)));
         let screen = render(&a, w, h);
         assert_snapshot(&format!("fit_pod_view_{size}"), &screen);
         for name in ["debugger-x7k2q", "debugger-m4n8z", "istio-proxy"] {
@@ -635,7 +635,7 @@ fn every_screen_fits_every_size() {
         );
 
         let mut a = busy_cluster();
-        a.update(Event::Resize(w, h));
+        a.update(Event::Resize(crate::term::Size::new(w, h)));
         a.update(key('?'));
         let screen = render(&a, w, h);
         assert_snapshot(&format!("fit_help_{size}"), &screen);
@@ -643,7 +643,7 @@ fn every_screen_fits_every_size() {
 
         let (mut a, _) = crate::app::tests::attached_to_debug_container();
         a.contexts_used.push("prod-eu-west-1".into());
-        a.update(Event::Resize(w, h));
+        a.update(Event::Resize(crate::term::Size::new(w, h)));
         a.update(crate::app::tests::ctrl('b'));
         a.update(key('?'));
         let screen = render(&a, w, h);

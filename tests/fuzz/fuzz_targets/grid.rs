@@ -5,7 +5,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use podbay::term::pane::{Pane, PaneView};
+use podbay::term::grid::{Grid, GridView};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::widgets::Widget;
@@ -16,7 +16,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let cols = u16::from(*cols % 200) + 1;
     let rows = u16::from(*rows % 60) + 1;
-    let mut pane = Pane::new(cols, rows, 100);
+    let mut pane = Grid::new(Size::new(cols, rows), 100);
     let mut area = Rect::new(0, 0, cols, rows);
     let mut buffer = Buffer::empty(area);
     for chunk in rest.split(|b| *b == 0xff) {
@@ -31,11 +31,11 @@ fuzz_target!(|data: &[u8]| {
             }
             _ => {}
         }
-        PaneView { pane: &pane }.render(area, &mut buffer);
-        let _ = PaneView { pane: &pane }.cursor(area);
+        GridView { grid: &pane }.render(area, &mut buffer);
+        let _ = GridView { grid: &pane }.cursor(area);
     }
     // A frame smaller and larger than the pane.
     let small = Rect::new(0, 0, area.width / 2, area.height / 2);
-    PaneView { pane: &pane }.render(small, &mut Buffer::empty(small));
+    GridView { grid: &pane }.render(small, &mut Buffer::empty(small));
     let _ = pane.text();
 });

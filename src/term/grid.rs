@@ -1,5 +1,5 @@
-//! A terminal pane: a vt100 emulator fed with remote output, drawn cell by
-//! cell into ratatui. Nothing the remote sends reaches the user's terminal
+//! A terminal's grid: the vt100 emulator fed with its remote output, drawn
+//! cell by cell into ratatui (by a pane, or several). Nothing the remote sends reaches the user's terminal
 //! as bytes: clipboard writes (OSC 52), title changes and other escape
 //! sequences only change the emulator's state, and only cells are drawn.
 
@@ -10,17 +10,20 @@ use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::widgets::Widget;
 
+use super::Size;
+
 pub const DEFAULT_SCROLLBACK: usize = 10_000;
 
-pub struct Pane {
+/// One terminal's emulator: its screen, its scrollback and the view into it.
+pub struct Grid {
     parser: vt100::Parser,
     scrollback: usize,
 }
 
-impl Pane {
-    pub fn new(cols: u16, rows: u16, scrollback: usize) -> Pane {
-        Pane {
-            parser: vt100::Parser::new(nonzero(rows), nonzero(cols), scrollback),
+impl Grid {
+    pub fn new(size: Size, scrollback: usize) -> Grid {
+        Grid {
+            parser: vt100::Parser::new(nonzero(size.rows), nonzero(size.cols), scrollback),
             scrollback,
         }
     }
@@ -34,18 +37,17 @@ impl Pane {
     }
 
     /// Resizes the emulator; true if the size changed (and the remote should be told).
-    pub fn resize(&mut self, cols: u16, rows: u16) -> bool {
-        if self.size() == (cols.max(1), rows.max(1)) {
+    pub fn resize(&mut self, size: Size) -> bool {
+        if self.size() == Size::new(size.cols.max(1), size.rows.max(1)) {
             return false;
         }
-        self.parser.set_size(nonzero(rows), nonzero(cols));
+        self.parser.set_size(nonzero(size.rows), nonzero(size.cols));
         true
     }
 
-    /// (columns, rows).
-    pub fn size(&self) -> (u16, u16) {
+    pub fn size(&self) -> Size {
         let (rows, cols) = self.parser.screen().size();
-        (cols.get(), rows.get())
+        Size::new(cols.get(), rows.get())
     }
 
     pub fn screen(&self) -> &vt100::Screen {
@@ -120,7 +122,7 @@ impl Pane {
     /// The column of the `index`th character of line `y`'s text (wide
     /// characters take two columns).
     pub fn column_of(&mut self, y: isize, index: usize) -> u16 {
-        let (cols, _) = self.size();
+        let Size { cols, .. } = self.size();
         self.at_line(y, |screen, row| {
             (0..cols)
                 .filter(|&col| {
@@ -135,7 +137,7 @@ impl Pane {
 
     /// The column of the last non-blank cell of line `y`.
     pub fn line_end(&mut self, y: isize) -> u16 {
-        let (cols, _) = self.size();
+        let Size { cols, .. } = self.size();
         self.at_line(y, |screen, row| {
             (0..cols)
                 .rev()
@@ -160,16 +162,16 @@ fn nonzero(n: u16) -> NonZeroU16 {
     NonZeroU16::new(n.max(1)).unwrap_or(NonZeroU16::MIN)
 }
 
-/// Draws a pane's screen into an area; returns nothing to the terminal but cells.
-pub struct PaneView<'a> {
-    pub pane: &'a Pane,
+/// Draws a grid's screen into an area; returns nothing to the terminal but cells.
+pub struct GridView<'a> {
+    pub grid: &'a Grid,
 }
 
-impl PaneView<'_> {
+impl GridView<'_> {
     /// Where to put the real cursor, if the remote shows one and the view is live.
     pub fn cursor(&self, area: Rect) -> Option<(u16, u16)> {
-        let screen = self.pane.screen();
-        if screen.hide_cursor() || self.pane.scrolled_back() {
+        let screen = self.grid.screen();
+        if screen.hide_cursor() || self.grid.scrolled_back() {
             return None;
         }
         let (row, col) = screen.cursor_position();
@@ -177,10 +179,10 @@ impl PaneView<'_> {
     }
 }
 
-impl Widget for PaneView<'_> {
+impl Widget for GridView<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
-        let screen = self.pane.screen();
-        let (cols, rows) = self.pane.size();
+        let screen = self.grid.screen();
+        let Size { cols, rows } = self.grid.size();
         for row in 0..rows.min(area.height) {
             for col in 0..cols.min(area.width) {
                 let Some(cell) = screen.cell(row, col) else {
@@ -231,17 +233,17 @@ fn color(c: vt100::Color) -> Color {
 mod tests {
     use super::*;
 
-    fn draw(pane: &Pane) -> Buffer {
-        let (cols, rows) = pane.size();
+    fn draw(pane: &Grid) -> Buffer {
+        let Size { cols, rows } = pane.size();
         let area = Rect::new(0, 0, cols, rows);
         let mut buf = Buffer::empty(area);
-        PaneView { pane }.render(area, &mut buf);
+        GridView { grid: pane }.render(area, &mut buf);
         buf
     }
 
     #[test]
     fn colours_attributes_and_wide_characters_become_cells() {
-        let mut pane = Pane::new(20, 3, 100);
+        let mut pane = Grid::new(Size::new(20, 3), 100);
         pane.feed("\x1b[1;31mred\x1b[0m \x1b[38;5;208mo\x1b[38;2;1;2;3mt\x1b[0m 漢x".as_bytes());
         let buf = draw(&pane);
         assert_eq!(buf[(0, 0)].symbol(), "r");
@@ -259,7 +261,7 @@ mod tests {
 
     #[test]
     fn remote_escape_sequences_never_act_on_the_users_terminal() {
-        let mut pane = Pane::new(30, 2, 0);
+        let mut pane = Grid::new(Size::new(30, 2), 0);
         // OSC 52 clipboard write, OSC 0/2 title, DCS, then text.
         pane.feed(
             b"\x1b]52;c;aGVsbG8=\x07\x1b]0;owned\x07\x1b]2;title\x1b\\\x1bPq#0;1;1\x1b\\safe",
@@ -273,43 +275,46 @@ mod tests {
 
     #[test]
     fn resize_reports_changes_and_modes_are_visible() {
-        let mut pane = Pane::new(80, 24, 10);
-        assert!(!pane.resize(80, 24));
-        assert!(pane.resize(100, 30));
-        assert_eq!(pane.size(), (100, 30));
+        let mut pane = Grid::new(Size::new(80, 24), 10);
+        assert!(!pane.resize(Size::new(80, 24)));
+        assert!(pane.resize(Size::new(100, 30)));
+        assert_eq!(pane.size(), Size::new(100, 30));
         assert!(!pane.application_cursor());
         pane.feed(b"\x1b[?1h\x1b[?2004h");
         assert!(pane.application_cursor() && pane.bracketed_paste());
-        assert!(pane.resize(0, 0), "a zero size is clamped, never a panic");
-        assert_eq!(pane.size(), (1, 1));
+        assert!(
+            pane.resize(Size::new(0, 0)),
+            "a zero size is clamped, never a panic"
+        );
+        assert_eq!(pane.size(), Size::new(1, 1));
     }
 
     #[test]
     fn scrollback_moves_the_view_and_hides_the_cursor() {
-        let mut pane = Pane::new(10, 2, 50);
+        let mut pane = Grid::new(Size::new(10, 2), 50);
         for i in 0..10 {
             pane.feed(format!("line{i}\r\n").as_bytes());
         }
         let area = Rect::new(0, 0, 10, 2);
-        assert!(PaneView { pane: &pane }.cursor(area).is_some());
+        assert!(GridView { grid: &pane }.cursor(area).is_some());
         pane.scroll(3);
         assert!(pane.scrolled_back());
         assert!(pane.text().contains("line6"), "{}", pane.text());
-        assert!(PaneView { pane: &pane }.cursor(area).is_none());
+        assert!(GridView { grid: &pane }.cursor(area).is_none());
         pane.scroll(-100);
         assert!(!pane.scrolled_back());
     }
 
     #[test]
     fn arbitrary_bytes_never_panic() {
-        let mut pane = Pane::new(7, 3, 5);
+        let mut pane = Grid::new(Size::new(7, 3), 5);
         let mut rng = fastrand::Rng::with_seed(0x2545_f491_4f6c_dd1d);
         for round in 0..2_000 {
             let chunk: Vec<u8> = (0..(round % 64)).map(|_| rng.u8(..)).collect();
             let seed = rng.u64(..);
             pane.feed(&chunk);
             if round % 97 == 0 {
-                pane.resize((seed % 11) as u16, (seed % 5) as u16);
+                pane.resize(Size::new((seed % 11) as u16, (seed % 5) as u16));
             }
             let _ = draw(&pane);
         }
