@@ -5,32 +5,39 @@
 
 pub(crate) mod command;
 pub(crate) mod copy;
+mod event;
 mod events_view;
 pub(crate) mod follow;
-use follow::PodFollow;
+mod input;
 pub mod keymap;
 pub(crate) mod launcher;
 mod link;
+mod message;
+mod mode;
 mod pages;
 mod panes;
 pub mod pods;
 pub(crate) mod reader;
 pub(crate) mod terminal;
+mod view;
 pub(crate) mod workspace;
 
-use bytes::Bytes;
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent};
+pub use event::{Effect, Event};
+use message::live_sentence;
+pub use message::{Message, Severity, warning};
+pub(crate) use message::{error, info};
+pub use mode::Mode;
+pub use view::{Areas, Focus, Page, PodView, Scope, View};
+
 use jiff::Timestamp;
 use ratatui::layout::Rect;
 
-use crate::model::debug::{DebugSpec, Profile};
+use crate::model::debug::Profile;
 use crate::model::feed::Feed;
-use crate::model::pod_security::Policy;
 use crate::model::problem::Denied;
-use crate::model::session::{SessionEnd, SessionKind};
-use crate::model::{ClusterId, EventRow, PodDetail, PodKey, PodRow, TerminalKey};
+use crate::model::{ClusterId, PodKey, PodRow, TerminalKey};
 use crate::term::Size;
-use crate::term::layout::{Axis, PaneId};
+use crate::term::layout::Axis;
 use command::{CommandLine, SortColumn};
 pub use events_view::EventsView;
 use events_view::apply_events;
@@ -38,194 +45,9 @@ use keymap::{Action, KeySpec, Keymap};
 use launcher::{FormOutcome, Launcher};
 pub use link::Link;
 use pods::PodTable;
-use reader::Reader;
 pub use terminal::TerminalId;
 use terminal::TerminalKind;
 use workspace::Workspace;
-
-/// Which pods to watch.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Scope {
-    All,
-    /// One or more namespaces (more than one only as a fallback for users
-    /// who may not list pods cluster-wide).
-    Namespaces(Vec<String>),
-}
-
-impl Scope {
-    pub fn label(&self) -> String {
-        match self {
-            Scope::All => "all".to_string(),
-            Scope::Namespaces(list) => list.join(","),
-        }
-    }
-}
-
-/// Everything that happens to the app.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Event {
-    Key(KeyEvent),
-    Mouse(MouseEvent),
-    Paste(String),
-    /// The user's terminal changed size.
-    Resize(Size),
-    /// Once a second, for ages and the connection indicator.
-    Tick(Timestamp),
-    Pods(Feed<PodRow>),
-    Namespaces(Feed<String>),
-    Detail(Feed<PodDetail>),
-    PodEvents(Feed<EventRow>),
-    /// The events view's watch.
-    Events(Feed<EventRow>),
-    /// A delete asked for with [`Effect::DeletePod`] was accepted, or not
-    /// (one sentence).
-    PodDeleted {
-        key: PodKey,
-        outcome: Result<(), String>,
-    },
-    /// A new context is connected.
-    Connected {
-        cluster: ClusterId,
-        context: String,
-        namespace: String,
-        contexts: Vec<String>,
-    },
-    /// Switching context failed: one sentence.
-    ConnectFailed(String),
-    /// Adding the debug container failed: one sentence, and the Pod
-    /// Security level when that was the refusal.
-    LaunchFailed {
-        id: TerminalId,
-        sentence: String,
-        refused_by: Option<Policy>,
-    },
-    /// The debug container was added with warnings (`Warning` headers).
-    LaunchWarned {
-        id: TerminalId,
-        warnings: Vec<String>,
-    },
-    /// The pod view's namespace's Pod Security labels; `None` when the user
-    /// may not read the namespace.
-    PodSecurity(Option<Policy>),
-    /// The stream is open (and any earlier output shown): typing goes through.
-    SessionAttached {
-        id: TerminalId,
-    },
-    SessionOutput {
-        id: TerminalId,
-        bytes: Bytes,
-    },
-    SessionEnded {
-        id: TerminalId,
-        end: SessionEnd,
-    },
-    /// The pod a terminal is on, from the terminal's own watch.
-    TerminalPod {
-        id: TerminalId,
-        feed: Feed<PodDetail>,
-    },
-    TerminalEvents {
-        id: TerminalId,
-        feed: Feed<EventRow>,
-    },
-    /// A timer asked for with [`Effect::WakeAfter`] went off.
-    Wake(u64),
-    /// Recording started (with its file), stopped (`None`), or failed.
-    Recording {
-        id: TerminalId,
-        outcome: Result<Option<std::path::PathBuf>, String>,
-    },
-}
-
-/// What the runtime should do.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Effect {
-    Quit,
-    /// Send [`Event::Wake`] with `token` after this long.
-    WakeAfter {
-        after: std::time::Duration,
-        token: u64,
-    },
-    /// Replace the pod watch(es) with this scope.
-    WatchPods(Scope),
-    /// Watch one pod's detail and events (the pod view).
-    WatchPod(PodKey),
-    /// Watch the events of these namespaces (the events view); replaces
-    /// the pod view's watch.
-    WatchEvents(Scope),
-    /// Stop the pod view's or the events view's watch.
-    StopWatchingPod,
-    /// Delete the pod, on this cluster (the user confirmed).
-    DeletePod {
-        cluster: ClusterId,
-        pod: PodKey,
-    },
-    SwitchContext(String),
-    /// Add this ephemeral container (`key.container`) to the pod, on the
-    /// key's cluster.
-    Launch {
-        id: TerminalId,
-        key: TerminalKey,
-        spec: DebugSpec,
-    },
-    /// Attach or exec, on the key's cluster. With `replay_log`, first show
-    /// what the container printed before the attach (from its log), without
-    /// duplicates.
-    OpenSession {
-        id: TerminalId,
-        key: TerminalKey,
-        kind: SessionKind,
-        size: Size,
-        replay_log: bool,
-    },
-    /// Show a container's log (for containers that have exited).
-    ShowLog {
-        id: TerminalId,
-        key: TerminalKey,
-        /// Each of these containers' logs, each line after the container's
-        /// name (the all-containers pane); empty: `key.container`'s alone.
-        containers: Vec<String>,
-        options: terminal::LogOptions,
-        /// Start over (after a toggle or `:since`), not from where the
-        /// pane's last stream stopped.
-        fresh: bool,
-        /// The previous run's log (`previous=true`).
-        previous: bool,
-        /// Follow the running container's log (`follow=true`), as a log
-        /// pane does; else read what there is, as a finished container's
-        /// pane does.
-        follow: bool,
-    },
-    SendInput {
-        id: TerminalId,
-        bytes: Bytes,
-    },
-    ResizeSession {
-        id: TerminalId,
-        size: Size,
-    },
-    /// Ends the session and everything that follows it (its pod watch,
-    /// its recording).
-    CloseSession {
-        id: TerminalId,
-    },
-    /// Watch the pod a terminal is on (on its cluster), for its container's state.
-    Follow {
-        id: TerminalId,
-        key: TerminalKey,
-    },
-    /// Put this text on the user's clipboard (OSC 52 to the user's own terminal).
-    Copy(String),
-    /// Remember an image that ran, first in the launcher's recent list.
-    RememberImage(String),
-    /// Start or stop recording a terminal (asciicast v2).
-    Record {
-        id: TerminalId,
-        on: bool,
-        size: Size,
-        title: String,
-    },
-}
 
 /// How the browser's watch of the cluster stands, as the header shows it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -233,71 +55,6 @@ pub enum LinkState {
     Connecting,
     Live,
     Reconnecting,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Severity {
-    Info,
-    Warning,
-    Error,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Message {
-    pub level: Severity,
-    pub text: String,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub enum Mode {
-    Normal,
-    /// Typing into the fuzzy filter.
-    Filter(String),
-    Command(CommandLine),
-    Help,
-    /// The debug launcher form, over the pod view.
-    Launcher(Box<Launcher>),
-    /// Closing a pane whose session is alive: y to confirm.
-    ConfirmClose(PaneId),
-    /// Quitting while sessions are live: y to confirm.
-    ConfirmQuit,
-    /// Typing a search in the describe or YAML view, or in an event read
-    /// in full.
-    Find(String),
-    /// Deleting this pod: y to confirm.
-    ConfirmDelete(PodKey),
-}
-
-/// The browser's screens (the workspace is beside them, see [`Focus`]).
-#[derive(Debug)]
-pub enum View {
-    Pods,
-    Pod(Box<PodView>),
-    Events(Box<EventsView>),
-}
-
-/// What the pod view shows.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Page {
-    Containers,
-    /// The pod as `kubectl describe pod` lays it out, live.
-    Describe(Reader),
-    /// The pod as YAML, live.
-    Yaml(Reader),
-}
-
-/// Which half has the keyboard: the browser or the workspace of panes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Focus {
-    Browser,
-    Workspace,
-}
-
-/// Where the browser and the workspace are drawn; `None` when hidden.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Areas {
-    pub browser: Option<Rect>,
-    pub workspace: Option<Rect>,
 }
 
 /// How panes behave (from `[terminal]` in config.toml).
@@ -318,89 +75,6 @@ pub struct PaneOptions {
     /// A log pane starts with the last this many lines (`[logs] tail`);
     /// `None`: the whole log.
     pub log_tail: Option<i64>,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct PodView {
-    pub key: PodKey,
-    pub pod: PodFollow,
-    pub cursor: usize,
-    /// Open the debug launcher as soon as the pod's detail arrives.
-    pub launch_when_loaded: bool,
-    /// The namespace's Pod Security labels, once read (if they may be).
-    pub policy: Option<Policy>,
-    /// Why the pod's detail is not arriving (the server fails or is
-    /// silent), until it does.
-    pub trouble: Option<String>,
-    pub page: Page,
-    /// Opened straight on a page from the list (`D`, `y`): `esc` goes back
-    /// to the list.
-    pub back_to_list: bool,
-    /// Finished debug containers are folded into one row (`f`): they pile
-    /// up, one per try.
-    pub fold_finished: bool,
-}
-
-impl PodView {
-    fn new(key: PodKey) -> Self {
-        PodView {
-            key,
-            pod: PodFollow::default(),
-            cursor: 0,
-            launch_when_loaded: false,
-            policy: None,
-            trouble: None,
-            page: Page::Containers,
-            back_to_list: false,
-            fold_finished: false,
-        }
-    }
-
-    /// The containers listed, in the pod's order (finished debug
-    /// containers left out when folded).
-    pub fn listed(&self) -> Vec<&crate::model::ContainerInfo> {
-        let Some(detail) = &self.pod.detail else {
-            return Vec::new();
-        };
-        detail
-            .containers
-            .iter()
-            .filter(|c| !self.fold_finished || !finished_debug(c))
-            .collect()
-    }
-
-    /// The container under the cursor.
-    pub fn selected(&self) -> Option<&crate::model::ContainerInfo> {
-        self.listed().get(self.cursor).copied()
-    }
-
-    /// How many finished debug containers are folded away.
-    pub fn folded(&self) -> usize {
-        match &self.pod.detail {
-            Some(d) if self.fold_finished => {
-                d.containers.iter().filter(|c| finished_debug(c)).count()
-            }
-            _ => 0,
-        }
-    }
-
-    /// Writes the describe or YAML page again from the pod as it now is.
-    fn refresh_page(&mut self, now: Timestamp) {
-        let Some(detail) = &self.pod.detail else {
-            return;
-        };
-        match &mut self.page {
-            Page::Containers => {}
-            Page::Describe(reader) => reader.replace(crate::model::describe::describe_pod(
-                &detail.manifest,
-                &self.pod.events,
-                now,
-            )),
-            Page::Yaml(reader) => {
-                reader.replace(crate::model::describe::pod_yaml(&detail.manifest))
-            }
-        }
-    }
 }
 
 pub struct App {
@@ -824,170 +498,6 @@ impl App {
         }
     }
 
-    fn on_key(&mut self, key: KeyEvent) -> Vec<Effect> {
-        let in_workspace = self.focus == Focus::Workspace;
-        // In a pane, ctrl-c belongs to the shell.
-        if key.code == KeyCode::Char('c')
-            && key.modifiers.contains(KeyModifiers::CONTROL)
-            && !in_workspace
-            && self.mode != Mode::ConfirmQuit
-        {
-            // Kept, so that "no" goes back to a half-filled form.
-            self.mode_before_quit = Some(std::mem::replace(&mut self.mode, Mode::Normal));
-            return self.quit();
-        }
-        if in_workspace && self.mode == Mode::Normal {
-            return self.on_workspace_key(key);
-        }
-        match std::mem::replace(&mut self.mode, Mode::Normal) {
-            Mode::Help => vec![],
-            Mode::Filter(query) => self.on_filter_key(query, key),
-            Mode::Command(line) => self.on_command_key(line, key),
-            Mode::Launcher(form) => self.on_launcher_key(*form, key),
-            Mode::ConfirmClose(pane) => match key.code {
-                KeyCode::Char('y') | KeyCode::Char('Y') | KeyCode::Enter => self.close_pane(pane),
-                _ => vec![],
-            },
-            Mode::ConfirmQuit => match key.code {
-                KeyCode::Char('y') | KeyCode::Char('Y') | KeyCode::Enter => {
-                    self.quitting = true;
-                    vec![Effect::Quit]
-                }
-                _ => {
-                    self.message = None;
-                    self.mode = self.mode_before_quit.take().unwrap_or(Mode::Normal);
-                    vec![]
-                }
-            },
-            Mode::ConfirmDelete(pod) => match key.code {
-                KeyCode::Char('y') | KeyCode::Char('Y') => {
-                    self.message = Some(info(format!("Deleting pod {pod}…")));
-                    vec![Effect::DeletePod {
-                        cluster: self.cluster.clone(),
-                        pod,
-                    }]
-                }
-                _ => {
-                    self.message = Some(info(format!("Pod {pod} was not deleted.")));
-                    vec![]
-                }
-            },
-            Mode::Find(query) => self.on_find_key(query, key),
-            Mode::Normal => self.on_normal_key(key),
-        }
-    }
-
-    fn on_filter_key(&mut self, mut query: String, key: KeyEvent) -> Vec<Effect> {
-        match key.code {
-            KeyCode::Esc => self.set_filter(""),
-            KeyCode::Enter => {}
-            KeyCode::Backspace => {
-                query.pop();
-                self.set_filter(&query);
-                self.mode = Mode::Filter(query);
-            }
-            KeyCode::Up | KeyCode::Down => {
-                let action = if key.code == KeyCode::Up {
-                    Action::Up
-                } else {
-                    Action::Down
-                };
-                self.move_cursor(action);
-                self.mode = Mode::Filter(query);
-            }
-            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
-                query.push(c);
-                self.set_filter(&query);
-                self.mode = Mode::Filter(query);
-            }
-            _ => self.mode = Mode::Filter(query),
-        }
-        vec![]
-    }
-
-    /// The filter of the list or of the events view, whichever is shown.
-    fn set_filter(&mut self, query: &str) {
-        match &mut self.view {
-            View::Events(view) => {
-                view.filter = query.to_string();
-                view.cursor = 0;
-            }
-            _ => self.pods.set_filter(query),
-        }
-    }
-
-    fn on_command_key(&mut self, mut line: CommandLine, key: KeyEvent) -> Vec<Effect> {
-        match key.code {
-            KeyCode::Esc => vec![],
-            KeyCode::Enter => self.run_command(&line.text()),
-            KeyCode::Tab => {
-                line.complete(&self.namespaces, &self.contexts);
-                self.mode = Mode::Command(line);
-                vec![]
-            }
-            _ => {
-                if line.edit(&key) != command::Edit::LeaveEmpty {
-                    self.mode = Mode::Command(line);
-                }
-                vec![]
-            }
-        }
-    }
-
-    fn run_command(&mut self, text: &str) -> Vec<Effect> {
-        match command::parse(text) {
-            Ok(command::Command::Quit) => self.quit(),
-            Ok(command::Command::Namespace(None)) => self.set_scope(Scope::All),
-            Ok(command::Command::Namespace(Some(ns))) => {
-                self.set_scope(Scope::Namespaces(vec![ns]))
-            }
-            Ok(command::Command::Record) => match self.workspace.focused_pane() {
-                Some(slot) => {
-                    let id = slot.terminal;
-                    self.toggle_recording(id)
-                }
-                None => {
-                    self.message = Some(error(
-                        "Nothing to record: :record works on the focused pane.".into(),
-                    ));
-                    vec![]
-                }
-            },
-            Ok(command::Command::Describe) => self.open_page(false),
-            Ok(command::Command::Yaml) => self.open_page(true),
-            Ok(command::Command::Events { all_namespaces }) => self.open_events(all_namespaces),
-            Ok(command::Command::Sort(column)) => {
-                self.sort_by(column);
-                vec![]
-            }
-            Ok(command::Command::Exec(command)) => self.exec(command),
-            Ok(command::Command::Since(seconds)) => self.log_since(seconds),
-            Ok(command::Command::Delete) => {
-                self.ask_delete();
-                vec![]
-            }
-            Ok(command::Command::Rename(name)) => {
-                self.rename_focused(&name);
-                vec![]
-            }
-            Ok(command::Command::Context(ctx)) => {
-                if !self.contexts.contains(&ctx) {
-                    self.message = Some(error(format!(
-                        "No context named {ctx:?}; known contexts: {}.",
-                        self.contexts.join(", ")
-                    )));
-                    return vec![];
-                }
-                self.message = Some(info(format!("Connecting to context {ctx}…")));
-                vec![Effect::SwitchContext(ctx)]
-            }
-            Err(sentence) => {
-                self.message = Some(error(sentence));
-                vec![]
-            }
-        }
-    }
-
     /// `q`, `ctrl-c` or `:q`: quits, but asks first while sessions are live
     /// (closing them loses what runs in shells; debug containers run on).
     fn quit(&mut self) -> Vec<Effect> {
@@ -1008,122 +518,6 @@ impl App {
         self.connection.connecting();
         self.message = None;
         vec![Effect::StopWatchingPod, Effect::WatchPods(scope)]
-    }
-
-    fn on_normal_key(&mut self, key: KeyEvent) -> Vec<Effect> {
-        if let Some(effects) = self.on_reader_key(&key) {
-            return effects;
-        }
-        let Some(action) = self.keymap.action(&key) else {
-            return vec![];
-        };
-        if let Some(effects) = self.on_events_key(action) {
-            return effects;
-        }
-        let in_pod_view = matches!(self.view, View::Pod(_));
-        match action {
-            Action::Describe => self.open_page(false),
-            Action::Yaml => self.open_page(true),
-            Action::Events => self.open_events(false),
-            Action::Delete => {
-                self.ask_delete();
-                vec![]
-            }
-            Action::Exec if in_pod_view => {
-                let mut line = CommandLine::default();
-                line.insert_str("exec ");
-                self.mode = Mode::Command(line);
-                vec![]
-            }
-            Action::Exec => self.exec(Vec::new()),
-            Action::AllLogs if in_pod_view => self.open_all_logs(),
-            Action::Fold => {
-                if let View::Pod(view) = &mut self.view {
-                    // Stay on the same container.
-                    let on = view.selected().map(|c| c.name.clone());
-                    view.fold_finished = !view.fold_finished;
-                    self.fold_finished = view.fold_finished;
-                    view.cursor = on
-                        .and_then(|name| view.listed().iter().position(|c| c.name == name))
-                        .unwrap_or(0);
-                }
-                vec![]
-            }
-            Action::SortByName
-            | Action::SortByStatus
-            | Action::SortByRestarts
-            | Action::SortByAge
-                if !in_pod_view =>
-            {
-                self.sort_by(match action {
-                    Action::SortByName => SortColumn::Name,
-                    Action::SortByStatus => SortColumn::Status,
-                    Action::SortByRestarts => SortColumn::Restarts,
-                    _ => SortColumn::Age,
-                });
-                vec![]
-            }
-            Action::Quit => self.quit(),
-            Action::Help => {
-                self.mode = Mode::Help;
-                vec![]
-            }
-            Action::Workspace => self.show_workspace(),
-            Action::Command => {
-                self.mode = Mode::Command(CommandLine::default());
-                vec![]
-            }
-            Action::Filter if !in_pod_view => {
-                let query = self.pods.query().unwrap_or_default().to_string();
-                self.mode = Mode::Filter(query);
-                vec![]
-            }
-            Action::ToggleAllNamespaces => match &self.scope {
-                // Back to where `0` was pressed (`-n shop` stays shop), not
-                // the context's own namespace.
-                Scope::All => {
-                    let back = self
-                        .scope_before_all
-                        .take()
-                        .unwrap_or_else(|| Scope::Namespaces(vec![self.home_namespace.clone()]));
-                    self.set_scope(back)
-                }
-                Scope::Namespaces(_) => {
-                    self.scope_before_all = Some(self.scope.clone());
-                    self.set_scope(Scope::All)
-                }
-            },
-            Action::Back => {
-                if in_pod_view {
-                    self.message = None;
-                    self.view = View::Pods;
-                    vec![Effect::StopWatchingPod]
-                } else {
-                    self.pods.set_filter("");
-                    self.message = None;
-                    vec![]
-                }
-            }
-            Action::CopyName => {
-                let key = self.selected_pod();
-                let Some(key) = key else { return vec![] };
-                self.message = Some(info(format!(
-                    "Copied {} to the clipboard (through your terminal, OSC 52).",
-                    key.name
-                )));
-                vec![Effect::Copy(key.name.to_string())]
-            }
-            Action::Open if !in_pod_view => self.open_pod(false),
-            Action::Debug if !in_pod_view => self.open_pod(true),
-            Action::Debug => self.open_launcher(),
-            Action::Attach | Action::Shell | Action::Logs | Action::PreviousLogs if in_pod_view => {
-                self.open_terminal(action)
-            }
-            movement => {
-                self.move_cursor(movement);
-                vec![]
-            }
-        }
     }
 
     fn open_pod(&mut self, launch: bool) -> Vec<Effect> {
@@ -1266,34 +660,6 @@ impl App {
         true
     }
 
-    fn on_launcher_key(&mut self, mut form: Launcher, key: KeyEvent) -> Vec<Effect> {
-        let View::Pod(view) = &self.view else {
-            return vec![];
-        };
-        let Some(detail) = view.pod.detail.as_ref() else {
-            return vec![];
-        };
-        let pod = detail.key.clone();
-        match form.on_key(key, detail) {
-            FormOutcome::Stay => {
-                self.mode = Mode::Launcher(Box::new(form));
-                vec![]
-            }
-            FormOutcome::Cancel => vec![],
-            FormOutcome::Reattach(name) => {
-                let key = TerminalKey::new(self.cluster.clone(), pod, name);
-                self.open_terminal_pane(TerminalKind::Attach, key, None).1
-            }
-            FormOutcome::Launch(spec) => {
-                let key = TerminalKey::new(self.cluster.clone(), pod, spec.name.clone());
-                let (id, mut effects) =
-                    self.open_terminal_pane(TerminalKind::Debug, key.clone(), Some(form));
-                effects.insert(0, Effect::Launch { id, key, spec });
-                effects
-            }
-        }
-    }
-
     /// `a`, `s` or `l` on the selected container of the pod view.
     fn open_terminal(&mut self, action: Action) -> Vec<Effect> {
         let View::Pod(view) = &self.view else {
@@ -1332,92 +698,11 @@ impl App {
         }
         self.open_launcher()
     }
-
-    fn move_cursor(&mut self, action: Action) {
-        let page = self.rows_per_page as isize;
-        if let View::Events(view) = &mut self.view {
-            let last = view.visible().len().saturating_sub(1);
-            view.cursor = match action {
-                Action::Up => view.cursor.saturating_sub(1),
-                Action::Down => (view.cursor + 1).min(last),
-                Action::PageUp => view.cursor.saturating_sub(self.rows_per_page / 2),
-                Action::PageDown => (view.cursor + self.rows_per_page / 2).min(last),
-                Action::Top => 0,
-                Action::Bottom => last,
-                _ => view.cursor,
-            };
-            return;
-        }
-        if let View::Pod(view) = &mut self.view {
-            let len = view.listed().len();
-            let last = len.saturating_sub(1);
-            view.cursor = match action {
-                Action::Up => view.cursor.saturating_sub(1),
-                Action::Down => (view.cursor + 1).min(last),
-                Action::Top => 0,
-                Action::Bottom => last,
-                _ => view.cursor,
-            };
-            return;
-        }
-        match action {
-            Action::Up => self.pods.move_by(-1),
-            Action::Down => self.pods.move_by(1),
-            Action::PageUp => self.pods.move_by(-page),
-            Action::PageDown => self.pods.move_by(page),
-            Action::Top => self.pods.select_index(0),
-            Action::Bottom => self.pods.select_index(usize::MAX),
-            _ => {}
-        }
-    }
-}
-
-/// A debug container that has exited: it will never run again.
-fn finished_debug(c: &crate::model::ContainerInfo) -> bool {
-    c.kind == crate::model::ContainerKind::Ephemeral
-        && matches!(c.state, crate::model::ContainerState::Terminated { .. })
 }
 
 /// The container name of an all-containers log pane's key: no container
 /// can be named so.
 pub const ALL_CONTAINERS: &str = "*";
-
-/// "3 sessions are live (2 debug, 1 shell)" from the live terminals' kinds.
-fn live_sentence(kinds: &[TerminalKind]) -> String {
-    let mut counts: Vec<(&str, usize)> = Vec::new();
-    for kind in kinds {
-        match counts.iter_mut().find(|(label, _)| *label == kind.label()) {
-            Some((_, n)) => *n += 1,
-            None => counts.push((kind.label(), 1)),
-        }
-    }
-    let parts: Vec<String> = counts.iter().map(|(l, n)| format!("{n} {l}")).collect();
-    match kinds.len() {
-        1 => format!("1 session is live ({})", parts.join(", ")),
-        n => format!("{n} sessions are live ({})", parts.join(", ")),
-    }
-}
-
-fn info(text: String) -> Message {
-    Message {
-        level: Severity::Info,
-        text: crate::model::text::printable(text),
-    }
-}
-
-pub fn warning(text: String) -> Message {
-    Message {
-        level: Severity::Warning,
-        text: crate::model::text::printable(text),
-    }
-}
-
-fn error(text: String) -> Message {
-    Message {
-        level: Severity::Error,
-        text: crate::model::text::printable(text),
-    }
-}
 
 #[cfg(test)]
 pub(crate) mod tests;

@@ -1,5 +1,11 @@
 use super::*;
+use crate::model::feed::Feed;
+use crate::model::pod_security::Policy;
+use crate::model::session::{SessionEnd, SessionKind};
 use crate::model::{ContainerState, Health};
+use crate::model::{EventRow, PodDetail};
+use bytes::Bytes;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use terminal::TerminalState;
 
 pub(crate) fn row(ns: &str, name: &str, status: &str) -> PodRow {

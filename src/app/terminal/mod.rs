@@ -6,8 +6,12 @@ use jiff::Timestamp;
 
 use super::follow::PodFollow;
 use super::launcher::Launcher;
+use crate::app::Effect;
+use crate::model::session::SessionKind;
 use crate::model::{ContainerState, EventRow, TerminalKey};
 use crate::term::grid::Grid;
+
+mod updates;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TerminalKind {
@@ -121,6 +125,34 @@ pub struct Terminal {
 }
 
 impl Terminal {
+    /// The log this terminal shows: a log pane's current run (or every
+    /// container's) followed, the previous run's read once, and a finished
+    /// debug container's read once; `fresh` starts over.
+    pub(crate) fn log_effect(&self, fresh: bool) -> Effect {
+        Effect::ShowLog {
+            id: self.id,
+            key: self.key.clone(),
+            containers: self.containers.clone(),
+            previous: self.kind == TerminalKind::PreviousLog,
+            follow: matches!(self.kind, TerminalKind::Log | TerminalKind::AllLogs),
+            options: self.log,
+            fresh,
+        }
+    }
+
+    /// (Re-)attaches to the container's own terminal; with `replay_log`,
+    /// what it printed before is shown first.
+    pub(crate) fn attach(&mut self, replay_log: bool) -> Effect {
+        self.state = TerminalState::Attaching;
+        Effect::OpenSession {
+            id: self.id,
+            key: self.key.clone(),
+            kind: SessionKind::Attach,
+            size: self.grid.size(),
+            replay_log,
+        }
+    }
+
     pub fn new(id: TerminalId, key: TerminalKey, kind: TerminalKind, now: Timestamp) -> Self {
         Terminal {
             id,

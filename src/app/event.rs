@@ -1,0 +1,182 @@
+//! What happens to the app ([`Event`]) and what it asks the runtime to do
+//! ([`Effect`]): the two halves of `App::update`.
+
+use bytes::Bytes;
+use crossterm::event::{KeyEvent, MouseEvent};
+use jiff::Timestamp;
+
+use super::Scope;
+use super::TerminalId;
+use super::terminal;
+use crate::model::debug::DebugSpec;
+use crate::model::feed::Feed;
+use crate::model::pod_security::Policy;
+use crate::model::session::{SessionEnd, SessionKind};
+use crate::model::{ClusterId, EventRow, PodDetail, PodKey, PodRow, TerminalKey};
+use crate::term::Size;
+
+/// Everything that happens to the app.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    Key(KeyEvent),
+    Mouse(MouseEvent),
+    Paste(String),
+    /// The user's terminal changed size.
+    Resize(Size),
+    /// Once a second, for ages and the connection indicator.
+    Tick(Timestamp),
+    Pods(Feed<PodRow>),
+    Namespaces(Feed<String>),
+    Detail(Feed<PodDetail>),
+    PodEvents(Feed<EventRow>),
+    /// The events view's watch.
+    Events(Feed<EventRow>),
+    /// A delete asked for with [`Effect::DeletePod`] was accepted, or not
+    /// (one sentence).
+    PodDeleted {
+        key: PodKey,
+        outcome: Result<(), String>,
+    },
+    /// A new context is connected.
+    Connected {
+        cluster: ClusterId,
+        context: String,
+        namespace: String,
+        contexts: Vec<String>,
+    },
+    /// Switching context failed: one sentence.
+    ConnectFailed(String),
+    /// Adding the debug container failed: one sentence, and the Pod
+    /// Security level when that was the refusal.
+    LaunchFailed {
+        id: TerminalId,
+        sentence: String,
+        refused_by: Option<Policy>,
+    },
+    /// The debug container was added with warnings (`Warning` headers).
+    LaunchWarned {
+        id: TerminalId,
+        warnings: Vec<String>,
+    },
+    /// The pod view's namespace's Pod Security labels; `None` when the user
+    /// may not read the namespace.
+    PodSecurity(Option<Policy>),
+    /// The stream is open (and any earlier output shown): typing goes through.
+    SessionAttached {
+        id: TerminalId,
+    },
+    SessionOutput {
+        id: TerminalId,
+        bytes: Bytes,
+    },
+    SessionEnded {
+        id: TerminalId,
+        end: SessionEnd,
+    },
+    /// The pod a terminal is on, from the terminal's own watch.
+    TerminalPod {
+        id: TerminalId,
+        feed: Feed<PodDetail>,
+    },
+    TerminalEvents {
+        id: TerminalId,
+        feed: Feed<EventRow>,
+    },
+    /// A timer asked for with [`Effect::WakeAfter`] went off.
+    Wake(u64),
+    /// Recording started (with its file), stopped (`None`), or failed.
+    Recording {
+        id: TerminalId,
+        outcome: Result<Option<std::path::PathBuf>, String>,
+    },
+}
+
+/// What the runtime should do.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    Quit,
+    /// Send [`Event::Wake`] with `token` after this long.
+    WakeAfter {
+        after: std::time::Duration,
+        token: u64,
+    },
+    /// Replace the pod watch(es) with this scope.
+    WatchPods(Scope),
+    /// Watch one pod's detail and events (the pod view).
+    WatchPod(PodKey),
+    /// Watch the events of these namespaces (the events view); replaces
+    /// the pod view's watch.
+    WatchEvents(Scope),
+    /// Stop the pod view's or the events view's watch.
+    StopWatchingPod,
+    /// Delete the pod, on this cluster (the user confirmed).
+    DeletePod {
+        cluster: ClusterId,
+        pod: PodKey,
+    },
+    SwitchContext(String),
+    /// Add this ephemeral container (`key.container`) to the pod, on the
+    /// key's cluster.
+    Launch {
+        id: TerminalId,
+        key: TerminalKey,
+        spec: DebugSpec,
+    },
+    /// Attach or exec, on the key's cluster. With `replay_log`, first show
+    /// what the container printed before the attach (from its log), without
+    /// duplicates.
+    OpenSession {
+        id: TerminalId,
+        key: TerminalKey,
+        kind: SessionKind,
+        size: Size,
+        replay_log: bool,
+    },
+    /// Show a container's log (for containers that have exited).
+    ShowLog {
+        id: TerminalId,
+        key: TerminalKey,
+        /// Each of these containers' logs, each line after the container's
+        /// name (the all-containers pane); empty: `key.container`'s alone.
+        containers: Vec<String>,
+        options: terminal::LogOptions,
+        /// Start over (after a toggle or `:since`), not from where the
+        /// pane's last stream stopped.
+        fresh: bool,
+        /// The previous run's log (`previous=true`).
+        previous: bool,
+        /// Follow the running container's log (`follow=true`), as a log
+        /// pane does; else read what there is, as a finished container's
+        /// pane does.
+        follow: bool,
+    },
+    SendInput {
+        id: TerminalId,
+        bytes: Bytes,
+    },
+    ResizeSession {
+        id: TerminalId,
+        size: Size,
+    },
+    /// Ends the session and everything that follows it (its pod watch,
+    /// its recording).
+    CloseSession {
+        id: TerminalId,
+    },
+    /// Watch the pod a terminal is on (on its cluster), for its container's state.
+    Follow {
+        id: TerminalId,
+        key: TerminalKey,
+    },
+    /// Put this text on the user's clipboard (OSC 52 to the user's own terminal).
+    Copy(String),
+    /// Remember an image that ran, first in the launcher's recent list.
+    RememberImage(String),
+    /// Start or stop recording a terminal (asciicast v2).
+    Record {
+        id: TerminalId,
+        on: bool,
+        size: Size,
+        title: String,
+    },
+}

@@ -1,0 +1,354 @@
+//! Key dispatch: which mode or view a key goes to, the filter and command
+//! lines, and the browser's keys.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::*;
+
+impl App {
+    pub(super) fn on_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        let in_workspace = self.focus == Focus::Workspace;
+        // In a pane, ctrl-c belongs to the shell.
+        if key.code == KeyCode::Char('c')
+            && key.modifiers.contains(KeyModifiers::CONTROL)
+            && !in_workspace
+            && self.mode != Mode::ConfirmQuit
+        {
+            // Kept, so that "no" goes back to a half-filled form.
+            self.mode_before_quit = Some(std::mem::replace(&mut self.mode, Mode::Normal));
+            return self.quit();
+        }
+        if in_workspace && self.mode == Mode::Normal {
+            return self.on_workspace_key(key);
+        }
+        match std::mem::replace(&mut self.mode, Mode::Normal) {
+            Mode::Help => vec![],
+            Mode::Filter(query) => self.on_filter_key(query, key),
+            Mode::Command(line) => self.on_command_key(line, key),
+            Mode::Launcher(form) => self.on_launcher_key(*form, key),
+            Mode::ConfirmClose(pane) => match key.code {
+                KeyCode::Char('y') | KeyCode::Char('Y') | KeyCode::Enter => self.close_pane(pane),
+                _ => vec![],
+            },
+            Mode::ConfirmQuit => match key.code {
+                KeyCode::Char('y') | KeyCode::Char('Y') | KeyCode::Enter => {
+                    self.quitting = true;
+                    vec![Effect::Quit]
+                }
+                _ => {
+                    self.message = None;
+                    self.mode = self.mode_before_quit.take().unwrap_or(Mode::Normal);
+                    vec![]
+                }
+            },
+            Mode::ConfirmDelete(pod) => match key.code {
+                KeyCode::Char('y') | KeyCode::Char('Y') => {
+                    self.message = Some(info(format!("Deleting pod {pod}…")));
+                    vec![Effect::DeletePod {
+                        cluster: self.cluster.clone(),
+                        pod,
+                    }]
+                }
+                _ => {
+                    self.message = Some(info(format!("Pod {pod} was not deleted.")));
+                    vec![]
+                }
+            },
+            Mode::Find(query) => self.on_find_key(query, key),
+            Mode::Normal => self.on_normal_key(key),
+        }
+    }
+
+    fn on_filter_key(&mut self, mut query: String, key: KeyEvent) -> Vec<Effect> {
+        match key.code {
+            KeyCode::Esc => self.set_filter(""),
+            KeyCode::Enter => {}
+            KeyCode::Backspace => {
+                query.pop();
+                self.set_filter(&query);
+                self.mode = Mode::Filter(query);
+            }
+            KeyCode::Up | KeyCode::Down => {
+                let action = if key.code == KeyCode::Up {
+                    Action::Up
+                } else {
+                    Action::Down
+                };
+                self.move_cursor(action);
+                self.mode = Mode::Filter(query);
+            }
+            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+                query.push(c);
+                self.set_filter(&query);
+                self.mode = Mode::Filter(query);
+            }
+            _ => self.mode = Mode::Filter(query),
+        }
+        vec![]
+    }
+
+    /// The filter of the list or of the events view, whichever is shown.
+    pub(super) fn set_filter(&mut self, query: &str) {
+        match &mut self.view {
+            View::Events(view) => {
+                view.filter = query.to_string();
+                view.cursor = 0;
+            }
+            _ => self.pods.set_filter(query),
+        }
+    }
+
+    fn on_command_key(&mut self, mut line: CommandLine, key: KeyEvent) -> Vec<Effect> {
+        match key.code {
+            KeyCode::Esc => vec![],
+            KeyCode::Enter => self.run_command(&line.text()),
+            KeyCode::Tab => {
+                line.complete(&self.namespaces, &self.contexts);
+                self.mode = Mode::Command(line);
+                vec![]
+            }
+            _ => {
+                if line.edit(&key) != command::Edit::LeaveEmpty {
+                    self.mode = Mode::Command(line);
+                }
+                vec![]
+            }
+        }
+    }
+
+    pub(super) fn run_command(&mut self, text: &str) -> Vec<Effect> {
+        match command::parse(text) {
+            Ok(command::Command::Quit) => self.quit(),
+            Ok(command::Command::Namespace(None)) => self.set_scope(Scope::All),
+            Ok(command::Command::Namespace(Some(ns))) => {
+                self.set_scope(Scope::Namespaces(vec![ns]))
+            }
+            Ok(command::Command::Record) => match self.workspace.focused_pane() {
+                Some(slot) => {
+                    let id = slot.terminal;
+                    self.toggle_recording(id)
+                }
+                None => {
+                    self.message = Some(error(
+                        "Nothing to record: :record works on the focused pane.".into(),
+                    ));
+                    vec![]
+                }
+            },
+            Ok(command::Command::Describe) => self.open_page(false),
+            Ok(command::Command::Yaml) => self.open_page(true),
+            Ok(command::Command::Events { all_namespaces }) => self.open_events(all_namespaces),
+            Ok(command::Command::Sort(column)) => {
+                self.sort_by(column);
+                vec![]
+            }
+            Ok(command::Command::Exec(command)) => self.exec(command),
+            Ok(command::Command::Since(seconds)) => self.log_since(seconds),
+            Ok(command::Command::Delete) => {
+                self.ask_delete();
+                vec![]
+            }
+            Ok(command::Command::Rename(name)) => {
+                self.rename_focused(&name);
+                vec![]
+            }
+            Ok(command::Command::Context(ctx)) => {
+                if !self.contexts.contains(&ctx) {
+                    self.message = Some(error(format!(
+                        "No context named {ctx:?}; known contexts: {}.",
+                        self.contexts.join(", ")
+                    )));
+                    return vec![];
+                }
+                self.message = Some(info(format!("Connecting to context {ctx}…")));
+                vec![Effect::SwitchContext(ctx)]
+            }
+            Err(sentence) => {
+                self.message = Some(error(sentence));
+                vec![]
+            }
+        }
+    }
+
+    fn on_normal_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        if let Some(effects) = self.on_reader_key(&key) {
+            return effects;
+        }
+        let Some(action) = self.keymap.action(&key) else {
+            return vec![];
+        };
+        if let Some(effects) = self.on_events_key(action) {
+            return effects;
+        }
+        let in_pod_view = matches!(self.view, View::Pod(_));
+        match action {
+            Action::Describe => self.open_page(false),
+            Action::Yaml => self.open_page(true),
+            Action::Events => self.open_events(false),
+            Action::Delete => {
+                self.ask_delete();
+                vec![]
+            }
+            Action::Exec if in_pod_view => {
+                let mut line = CommandLine::default();
+                line.insert_str("exec ");
+                self.mode = Mode::Command(line);
+                vec![]
+            }
+            Action::Exec => self.exec(Vec::new()),
+            Action::AllLogs if in_pod_view => self.open_all_logs(),
+            Action::Fold => {
+                if let View::Pod(view) = &mut self.view {
+                    // Stay on the same container.
+                    let on = view.selected().map(|c| c.name.clone());
+                    view.fold_finished = !view.fold_finished;
+                    self.fold_finished = view.fold_finished;
+                    view.cursor = on
+                        .and_then(|name| view.listed().iter().position(|c| c.name == name))
+                        .unwrap_or(0);
+                }
+                vec![]
+            }
+            Action::SortByName
+            | Action::SortByStatus
+            | Action::SortByRestarts
+            | Action::SortByAge
+                if !in_pod_view =>
+            {
+                self.sort_by(match action {
+                    Action::SortByName => SortColumn::Name,
+                    Action::SortByStatus => SortColumn::Status,
+                    Action::SortByRestarts => SortColumn::Restarts,
+                    _ => SortColumn::Age,
+                });
+                vec![]
+            }
+            Action::Quit => self.quit(),
+            Action::Help => {
+                self.mode = Mode::Help;
+                vec![]
+            }
+            Action::Workspace => self.show_workspace(),
+            Action::Command => {
+                self.mode = Mode::Command(CommandLine::default());
+                vec![]
+            }
+            Action::Filter if !in_pod_view => {
+                let query = self.pods.query().unwrap_or_default().to_string();
+                self.mode = Mode::Filter(query);
+                vec![]
+            }
+            Action::ToggleAllNamespaces => match &self.scope {
+                // Back to where `0` was pressed (`-n shop` stays shop), not
+                // the context's own namespace.
+                Scope::All => {
+                    let back = self
+                        .scope_before_all
+                        .take()
+                        .unwrap_or_else(|| Scope::Namespaces(vec![self.home_namespace.clone()]));
+                    self.set_scope(back)
+                }
+                Scope::Namespaces(_) => {
+                    self.scope_before_all = Some(self.scope.clone());
+                    self.set_scope(Scope::All)
+                }
+            },
+            Action::Back => {
+                if in_pod_view {
+                    self.message = None;
+                    self.view = View::Pods;
+                    vec![Effect::StopWatchingPod]
+                } else {
+                    self.pods.set_filter("");
+                    self.message = None;
+                    vec![]
+                }
+            }
+            Action::CopyName => {
+                let key = self.selected_pod();
+                let Some(key) = key else { return vec![] };
+                self.message = Some(info(format!(
+                    "Copied {} to the clipboard (through your terminal, OSC 52).",
+                    key.name
+                )));
+                vec![Effect::Copy(key.name.to_string())]
+            }
+            Action::Open if !in_pod_view => self.open_pod(false),
+            Action::Debug if !in_pod_view => self.open_pod(true),
+            Action::Debug => self.open_launcher(),
+            Action::Attach | Action::Shell | Action::Logs | Action::PreviousLogs if in_pod_view => {
+                self.open_terminal(action)
+            }
+            movement => {
+                self.move_cursor(movement);
+                vec![]
+            }
+        }
+    }
+
+    pub(super) fn on_launcher_key(&mut self, mut form: Launcher, key: KeyEvent) -> Vec<Effect> {
+        let View::Pod(view) = &self.view else {
+            return vec![];
+        };
+        let Some(detail) = view.pod.detail.as_ref() else {
+            return vec![];
+        };
+        let pod = detail.key.clone();
+        match form.on_key(key, detail) {
+            FormOutcome::Stay => {
+                self.mode = Mode::Launcher(Box::new(form));
+                vec![]
+            }
+            FormOutcome::Cancel => vec![],
+            FormOutcome::Reattach(name) => {
+                let key = TerminalKey::new(self.cluster.clone(), pod, name);
+                self.open_terminal_pane(TerminalKind::Attach, key, None).1
+            }
+            FormOutcome::Launch(spec) => {
+                let key = TerminalKey::new(self.cluster.clone(), pod, spec.name.clone());
+                let (id, mut effects) =
+                    self.open_terminal_pane(TerminalKind::Debug, key.clone(), Some(form));
+                effects.insert(0, Effect::Launch { id, key, spec });
+                effects
+            }
+        }
+    }
+
+    pub(super) fn move_cursor(&mut self, action: Action) {
+        let page = self.rows_per_page as isize;
+        if let View::Events(view) = &mut self.view {
+            let last = view.visible().len().saturating_sub(1);
+            view.cursor = match action {
+                Action::Up => view.cursor.saturating_sub(1),
+                Action::Down => (view.cursor + 1).min(last),
+                Action::PageUp => view.cursor.saturating_sub(self.rows_per_page / 2),
+                Action::PageDown => (view.cursor + self.rows_per_page / 2).min(last),
+                Action::Top => 0,
+                Action::Bottom => last,
+                _ => view.cursor,
+            };
+            return;
+        }
+        if let View::Pod(view) = &mut self.view {
+            let len = view.listed().len();
+            let last = len.saturating_sub(1);
+            view.cursor = match action {
+                Action::Up => view.cursor.saturating_sub(1),
+                Action::Down => (view.cursor + 1).min(last),
+                Action::Top => 0,
+                Action::Bottom => last,
+                _ => view.cursor,
+            };
+            return;
+        }
+        match action {
+            Action::Up => self.pods.move_by(-1),
+            Action::Down => self.pods.move_by(1),
+            Action::PageUp => self.pods.move_by(-page),
+            Action::PageDown => self.pods.move_by(page),
+            Action::Top => self.pods.select_index(0),
+            Action::Bottom => self.pods.select_index(usize::MAX),
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,27 @@
+//! What the keyboard is doing: filtering, typing a command, a form, a
+//! question waiting for y.
+
+use super::PodKey;
+use super::command::CommandLine;
+use super::launcher::Launcher;
+use crate::term::layout::PaneId;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Mode {
+    Normal,
+    /// Typing into the fuzzy filter.
+    Filter(String),
+    Command(CommandLine),
+    Help,
+    /// The debug launcher form, over the pod view.
+    Launcher(Box<Launcher>),
+    /// Closing a pane whose session is alive: y to confirm.
+    ConfirmClose(PaneId),
+    /// Quitting while sessions are live: y to confirm.
+    ConfirmQuit,
+    /// Typing a search in the describe or YAML view, or in an event read
+    /// in full.
+    Find(String),
+    /// Deleting this pod: y to confirm.
+    ConfirmDelete(PodKey),
+}
