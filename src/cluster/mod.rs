@@ -6,6 +6,7 @@ pub mod debug;
 pub(crate) mod errors;
 pub mod feed;
 pub(crate) mod limits;
+pub mod replay;
 pub mod session;
 pub(crate) mod transport;
 pub(crate) mod warnings;

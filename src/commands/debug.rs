@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use k8s_openapi::api::core::v1::Pod;
-use kube::api::{Api, LogParams};
+use kube::api::Api;
 use serde_json::json;
 use tokio::io::AsyncReadExt;
 use tokio::sync::mpsc;
@@ -16,6 +16,7 @@ use crate::cli::DebugArgs;
 use crate::cluster::client::Target;
 use crate::cluster::debug::{self, LaunchProblem, Startup};
 use crate::cluster::errors;
+use crate::cluster::replay::{ContainerRef, replay};
 use crate::cluster::session::{self, SessionEvent, SessionInput, SessionSpec};
 use crate::model::StartFailure;
 use crate::model::debug::{Admission, DebugSpec, Profile};
@@ -592,22 +593,25 @@ async fn attach(
         Err(kube::Error::Api(status)) if status.code == 400 => None,
         Err(e) => return Err(classify(&e)),
     };
-    let (log_out, log_err) = earlier_output(client, namespace, &args.pod, name, args.tty).await;
-    let early = session::drain_early(&mut events);
+    let at = ContainerRef {
+        namespace,
+        pod: &args.pod,
+        container: name,
+    };
+    let first = replay(client, at, args.tty, &mut events).await;
     let mut out = std::io::stdout();
     let mut err = std::io::stderr();
-    for (sink, log, early) in [
-        (&mut out as &mut dyn Write, &log_out, &early.out),
-        (&mut err, &log_err, &early.err),
+    for (sink, stream) in [
+        (&mut out as &mut dyn Write, &first.out),
+        (&mut err, &first.err),
     ] {
-        let _ = sink.write_all(log);
-        let skip = session::overlap(log, early);
-        let _ = sink.write_all(&early[skip..]);
+        let _ = sink.write_all(&stream.log);
+        let _ = sink.write_all(&stream.after);
         let _ = sink.flush();
     }
     // Kept until the end: dropping it ends the stream.
-    let Some(_session) = session.filter(|_| early.end.is_none()) else {
-        return Ok(early.end);
+    let Some(_session) = session.filter(|_| first.end.is_none()) else {
+        return Ok(first.end);
     };
 
     let _raw_guard = if raw { RawMode::enable() } else { None };
@@ -627,52 +631,6 @@ async fn attach(
         let _ = sink.flush();
     }
     Ok(None)
-}
-
-/// What the container wrote before the attach, from its log: (stdout,
-/// stderr). Without a terminal the two are asked for apart
-/// (`stream=Stdout`/`Stderr`, Kubernetes 1.32+); a server that does not
-/// know `stream` answers both with the whole log, which then goes to stdout.
-async fn earlier_output(
-    client: &kube::Client,
-    namespace: &str,
-    pod: &str,
-    container: &str,
-    tty: bool,
-) -> (Vec<u8>, Vec<u8>) {
-    let params = LogParams {
-        container: Some(container.to_string()),
-        ..Default::default()
-    };
-    let fetch = |stream: Option<&'static str>| {
-        let params = params.clone();
-        async move {
-            let path = format!("/api/v1/namespaces/{namespace}/pods");
-            let mut request = kube::core::Request::new(path).logs(pod, &params).ok()?;
-            if let Some(stream) = stream {
-                let uri = format!("{}&stream={stream}", request.uri());
-                *request.uri_mut() = uri.parse().ok()?;
-            }
-            client.request_text(request).await.ok()
-        }
-    };
-    if tty {
-        return (
-            fetch(None).await.unwrap_or_default().into_bytes(),
-            Vec::new(),
-        );
-    }
-    let (out, err) = tokio::join!(fetch(Some("Stdout")), fetch(Some("Stderr")));
-    match (out, err) {
-        (Some(out), Some(err)) if out != err || out.is_empty() => {
-            (out.into_bytes(), err.into_bytes())
-        }
-        (Some(merged), _) | (None, Some(merged)) => (merged.into_bytes(), Vec::new()),
-        (None, None) => (
-            fetch(None).await.unwrap_or_default().into_bytes(),
-            Vec::new(),
-        ),
-    }
 }
 
 async fn forward_stdin(input: mpsc::UnboundedSender<SessionInput>) {

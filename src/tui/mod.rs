@@ -126,7 +126,7 @@ pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
     let mut echo_due = false;
     let panic_key = test_panic_key();
     while !quit {
-        let hush_ends = tasks.sessions.outboxes.hush_ends();
+        let hush_ends = tasks.sessions.hush_ends();
         let since_frame = last_frame.elapsed();
         if dirty && (echo_due || since_frame >= FRAME) {
             screen
@@ -163,11 +163,11 @@ pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
                 Some(event)
             }
             Some(id) = ready.recv() => {
-                tasks.sessions.outboxes.mark_ready(id);
+                tasks.sessions.mark_ready(id);
                 None
             }
             _ = ticks.tick() => Some(Event::Tick(jiff::Timestamp::now())),
-            () = std::future::ready(()), if tasks.sessions.outboxes.has_ready() => None,
+            () = std::future::ready(()), if tasks.sessions.has_output() => None,
             _ = tokio::time::sleep_until(hush_ends.unwrap_or_else(tokio::time::Instant::now)), if hush_ends.is_some() => None,
             _ = tokio::time::sleep(redraw_in), if dirty => None,
         };
@@ -185,9 +185,9 @@ pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
         // A key for a pane: until its echo is back, the other panes wait.
         if matches!(event, Some(Event::Key(_) | Event::Paste(_)))
             && app.focus == crate::app::Focus::Workspace
-            && let Some(slot) = app.workspace.focused_pane()
+            && let Some(pane) = app.workspace.focused_pane()
         {
-            tasks.sessions.outboxes.await_echo(slot.terminal);
+            tasks.sessions.await_echo(pane.terminal);
         }
         let mut pending: Vec<Event> = event.into_iter().collect();
         // Coalesce a burst (a relist, a flood of events) into one frame.
@@ -198,9 +198,9 @@ pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
             }
         }
         while let Ok(id) = ready.try_recv() {
-            tasks.sessions.outboxes.mark_ready(id);
+            tasks.sessions.mark_ready(id);
         }
-        pending.extend(tasks.sessions.outboxes.take(OUTPUT_BUDGET));
+        pending.extend(tasks.sessions.take_output(OUTPUT_BUDGET));
         if pending.is_empty() {
             continue;
         }

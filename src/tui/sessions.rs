@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Pod;
-use kube::api::{Api, LogParams};
+use kube::api::Api;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
@@ -14,6 +14,7 @@ use super::log_pane;
 use super::outbox::{Outbox, Outboxes};
 use crate::app::Event;
 use crate::app::TerminalId;
+use crate::cluster::replay::{self, ContainerRef};
 use crate::cluster::session::{self, SessionEvent, SessionInput, SessionSpec};
 use crate::model::TerminalKey;
 use crate::model::session::{SessionEnd, SessionKind};
@@ -24,7 +25,7 @@ use crate::term::record::Recorder;
 pub(super) struct Sessions {
     running: HashMap<TerminalId, Running>,
     recorders: HashMap<TerminalId, Recorder>,
-    pub(super) outboxes: Outboxes,
+    outboxes: Outboxes,
     pub(super) keepalive: Option<Duration>,
     pub(super) recordings: PathBuf,
     /// Where each followed log pane got to in each container, for `r`.
@@ -47,6 +48,32 @@ impl Sessions {
             recordings: std::env::temp_dir(),
             log_resume: HashMap::new(),
         }
+    }
+
+    /// A session has output queued for the UI (from the outboxes' ready channel).
+    pub(super) fn mark_ready(&mut self, id: TerminalId) {
+        self.outboxes.mark_ready(id);
+    }
+
+    /// Whether output is queued and not yet taken.
+    pub(super) fn has_output(&self) -> bool {
+        self.outboxes.has_ready()
+    }
+
+    /// A key went to terminal `id`: its echo is taken first.
+    pub(super) fn await_echo(&mut self, id: TerminalId) {
+        self.outboxes.await_echo(id);
+    }
+
+    /// When the other sessions stop waiting for an awaited echo.
+    pub(super) fn hush_ends(&self) -> Option<tokio::time::Instant> {
+        self.outboxes.hush_ends()
+    }
+
+    /// Queued events from every ready session (only the awaited one during
+    /// a hush), up to about `budget` bytes of output each.
+    pub(super) fn take_output(&mut self, budget: usize) -> Vec<Event> {
+        self.outboxes.take(budget)
     }
 
     /// Attaches or execs into the container; with `replay_log`, what it
@@ -260,6 +287,7 @@ async fn stream_session(
         namespace: spec.namespace.clone(),
         pod: spec.pod.clone(),
         container: spec.container.clone(),
+        tty: spec.tty,
     });
     // A few chunks in flight: a flood waits at its source.
     let (events_tx, events) = mpsc::channel(4);
@@ -294,6 +322,7 @@ struct LogOf {
     namespace: String,
     pod: String,
     container: String,
+    tty: bool,
 }
 
 /// Forwards a session's events to its pane; with `replay`, what the
@@ -309,20 +338,23 @@ async fn forward(
         namespace,
         pod,
         container,
+        tty,
     }) = replay
     {
-        let pods: Api<Pod> = Api::namespaced(client, &namespace);
-        let params = LogParams {
-            container: Some(container),
-            ..Default::default()
+        let at = ContainerRef {
+            namespace: &namespace,
+            pod: &pod,
+            container: &container,
         };
-        let log = pods.logs(&pod, &params).await.unwrap_or_default();
-        let mut early = session::drain_early(&mut events);
-        early.out.append(&mut early.err);
-        let mut first = log_pane::for_terminal(&log);
-        let skip = session::overlap(log.as_bytes(), &early.out);
-        first.extend_from_slice(&early.out[skip..]);
-        let bytes = first.into();
+        let first = replay::replay(&client, at, tty, &mut events).await;
+        let mut bytes = Vec::new();
+        for stream in [&first.out, &first.err] {
+            bytes.extend(log_pane::for_terminal(&String::from_utf8_lossy(
+                &stream.log,
+            )));
+            bytes.extend_from_slice(&stream.after);
+        }
+        let bytes = bytes.into();
         if !outbox.send(Event::SessionOutput { id, bytes }).await {
             return;
         }
@@ -330,7 +362,7 @@ async fn forward(
             return;
         }
         // It ended while its log was read: nothing more will come.
-        if let Some(end) = early.end {
+        if let Some(end) = first.end {
             outbox.send(Event::SessionEnded { id, end }).await;
             return;
         }
