@@ -230,7 +230,7 @@ async fn debug_command(
     match podbay::commands::debug::run(args, defaults).await {
         Ok(code) => std::process::exit(code),
         Err(failure) => {
-            eprintln!("podbay: {}", sanitize(&failure.sentence));
+            eprintln!("podbay: {}", failure.sentence);
             std::process::exit(failure.code);
         }
     }

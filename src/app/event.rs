@@ -12,6 +12,7 @@ use crate::model::debug::DebugSpec;
 use crate::model::feed::Feed;
 use crate::model::pod_security::Policy;
 use crate::model::session::{SessionEnd, SessionKind};
+use crate::model::text::Printable;
 use crate::model::{ClusterId, EventRow, PodDetail, PodKey, PodRow, TerminalKey};
 use crate::term::Size;
 
@@ -50,13 +51,13 @@ pub enum Event {
     /// Security level when that was the refusal.
     LaunchFailed {
         id: TerminalId,
-        sentence: String,
+        sentence: Printable,
         refused_by: Option<Policy>,
     },
     /// The debug container was added with warnings (`Warning` headers).
     LaunchWarned {
         id: TerminalId,
-        warnings: Vec<String>,
+        warnings: Vec<Printable>,
     },
     /// The pod view's namespace's Pod Security labels; `None` when the user
     /// may not read the namespace.

@@ -7,6 +7,7 @@ use super::keymap::Action;
 use super::reader::Reader;
 use super::{App, Effect, Mode, PodView, Scope, View};
 use crate::model::feed::Feed;
+use crate::model::text::Printable;
 use crate::model::{EventRow, PodKey};
 
 /// The events view: the events of a namespace (or of all), newest first.
@@ -23,7 +24,7 @@ pub struct EventsView {
     /// Where `esc` goes back to: this pod's view, or the list.
     pub back_to: Option<PodKey>,
     /// The watch's trouble (refused, failing), until it lists.
-    pub trouble: Option<String>,
+    pub trouble: Option<Printable>,
     pub listed: bool,
 }
 
@@ -203,10 +204,8 @@ impl App {
                     view.listed = true;
                     view.trouble = None;
                 }
-                Feed::Forbidden(denied) => view.trouble = Some(denied.sentence()),
-                Feed::Reconnecting(sentence) => {
-                    view.trouble = Some(crate::model::text::printable(sentence.clone()))
-                }
+                Feed::Forbidden(denied) => view.trouble = Some(denied.sentence().into()),
+                Feed::Reconnecting(sentence) => view.trouble = Some(sentence.clone()),
                 Feed::Resumed | Feed::Applied(_) | Feed::Deleted(_) => view.trouble = None,
                 Feed::Listing { .. } | Feed::Cut => {}
             }

@@ -130,7 +130,7 @@ impl App {
                 }
                 None => {
                     self.message = Some(error(
-                        "Nothing to record: :record works on the focused pane.".into(),
+                        "Nothing to record: :record works on the focused pane.",
                     ));
                     vec![]
                 }

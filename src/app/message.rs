@@ -1,6 +1,7 @@
 //! The status line's sentences and how serious each is.
 
 use super::terminal::TerminalKind;
+use crate::model::text::Printable;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Severity {
@@ -12,7 +13,7 @@ pub enum Severity {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Message {
     pub level: Severity,
-    pub text: String,
+    pub text: Printable,
 }
 
 /// "3 sessions are live (2 debug, 1 shell)" from the live terminals' kinds.
@@ -31,23 +32,23 @@ pub(super) fn live_sentence(kinds: &[TerminalKind]) -> String {
     }
 }
 
-pub(crate) fn info(text: String) -> Message {
+pub(crate) fn info(text: impl Into<Printable>) -> Message {
     Message {
         level: Severity::Info,
-        text: crate::model::text::printable(text),
+        text: text.into(),
     }
 }
 
-pub fn warning(text: String) -> Message {
+pub fn warning(text: impl Into<Printable>) -> Message {
     Message {
         level: Severity::Warning,
-        text: crate::model::text::printable(text),
+        text: text.into(),
     }
 }
 
-pub(crate) fn error(text: String) -> Message {
+pub(crate) fn error(text: impl Into<Printable>) -> Message {
     Message {
         level: Severity::Error,
-        text: crate::model::text::printable(text),
+        text: text.into(),
     }
 }

@@ -357,7 +357,7 @@ impl App {
                 id,
                 sentence,
                 refused_by,
-            } => self.on_launch_failed(id, sentence, refused_by),
+            } => self.on_launch_failed(id, sentence.to_string(), refused_by),
             Event::LaunchWarned { id, warnings } => {
                 self.on_launch_warned(id, &warnings);
                 vec![]
@@ -371,11 +371,7 @@ impl App {
                 self.on_session_output(id, &bytes);
                 vec![]
             }
-            Event::SessionEnded { id, mut end } => {
-                // Drawn on the pane's border: it may quote the server.
-                end.reason = crate::model::text::printable(end.reason);
-                self.on_session_ended(id, end)
-            }
+            Event::SessionEnded { id, end } => self.on_session_ended(id, end),
             Event::TerminalPod { id, feed } => self.on_terminal_detail(id, feed),
             Event::TerminalEvents { id, feed } => {
                 self.on_terminal_events(id, feed);
@@ -453,7 +449,7 @@ impl App {
             Feed::Cut => self.connection.reconnecting(None),
             Feed::Reconnecting(sentence) => {
                 self.message = Some(warning(sentence.clone()));
-                self.connection.reconnecting(Some(sentence));
+                self.connection.reconnecting(Some(sentence.to_string()));
             }
             Feed::Forbidden(denied) => return self.narrow_after_denial(denied),
         }
@@ -560,8 +556,7 @@ impl App {
     fn exec(&mut self, command: Vec<String>) -> Vec<Effect> {
         let View::Pod(view) = &self.view else {
             self.message = Some(info(
-                "Open a pod (enter) and select a container: e or :exec CMD runs a command in it."
-                    .into(),
+                "Open a pod (enter) and select a container: e or :exec CMD runs a command in it.",
             ));
             return vec![];
         };

@@ -34,7 +34,7 @@ impl App {
             return;
         };
         let Some(query) = query.or_else(|| reader.search.clone()) else {
-            self.message = Some(info("Type / and a word to search for.".into()));
+            self.message = Some(info("Type / and a word to search for."));
             return;
         };
         self.message = if reader.find(&query, backwards) {

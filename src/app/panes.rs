@@ -205,8 +205,7 @@ impl App {
     pub(super) fn show_workspace(&mut self) -> Vec<Effect> {
         if self.workspace.is_empty() {
             self.message = Some(info(
-                "No panes yet: open a pod and press a (attach), s (shell), l (log) or d (debug)."
-                    .into(),
+                "No panes yet: open a pod and press a (attach), s (shell), l (log) or d (debug).",
             ));
             return vec![];
         }
@@ -336,7 +335,7 @@ impl App {
             .filter(|t| t.kind.is_log())
         else {
             self.message = Some(error(
-                ":since works on the focused log pane; open one with l, p or L.".into(),
+                ":since works on the focused log pane; open one with l, p or L.",
             ));
             return vec![];
         };

@@ -574,7 +574,7 @@ fn a_pod_security_refusal_reopens_the_form_on_a_profile_that_passes() {
     let id = *id;
     a.update(Event::LaunchFailed {
         id,
-        sentence: message.clone(),
+        sentence: message.clone().into(),
         refused_by: Policy::from_refusal(&message),
     });
     let Mode::Launcher(form) = &a.mode else {
@@ -885,7 +885,7 @@ fn the_pod_view_starts_on_the_first_regular_container_and_drops_old_notices() {
     use crate::model::{ContainerInfo, ContainerKind};
     let (mut a, _) = app(false);
     a.update(listed(vec![row("shop", "web", "Running")]));
-    a.message = Some(info("Recording saved: /tmp/x.cast.".into()));
+    a.message = Some(info("Recording saved: /tmp/x.cast."));
     a.update(code(KeyCode::Enter));
     assert_eq!(a.message, None, "a notice of the last screen is gone");
     let mut d = pod_detail(None);
@@ -1042,7 +1042,7 @@ fn a_debug_container_that_exits_before_the_attach_shows_its_log_once_and_its_exi
         id,
         end: SessionEnd {
             exit_code: None,
-            reason: format!("end of {name}'s log"),
+            reason: format!("end of {name}'s log").into(),
             disconnected: false,
         },
     });

@@ -9,6 +9,7 @@ use super::follow::PodFollow;
 use super::reader::Reader;
 use crate::model::PodKey;
 use crate::model::pod_security::Policy;
+use crate::model::text::Printable;
 
 /// Which pods to watch.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,7 +72,7 @@ pub struct PodView {
     pub policy: Option<Policy>,
     /// Why the pod's detail is not arriving (the server fails or is
     /// silent), until it does.
-    pub trouble: Option<String>,
+    pub trouble: Option<Printable>,
     pub page: Page,
     /// Opened straight on a page from the list (`D`, `y`): `esc` goes back
     /// to the list.

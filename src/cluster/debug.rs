@@ -253,7 +253,7 @@ pub fn describe_launch_error(error: &kube::Error, namespace: &str, pod: &str) ->
         other => return super::errors::describe(other),
     };
     Problem {
-        sentence,
+        sentence: sentence.into(),
         denied: None,
         refused_by,
     }

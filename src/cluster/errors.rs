@@ -11,7 +11,7 @@ pub fn describe(error: &kube::Error) -> Problem {
     };
     match denied {
         Some(denied) => Problem {
-            sentence: denied.sentence(),
+            sentence: denied.sentence().into(),
             denied: Some(denied),
             refused_by: None,
         },

@@ -300,9 +300,9 @@ where
             let _ = self.send(Feed::Forbidden(denied)).await;
             return Err(Stop);
         }
-        self.send(Feed::Reconnecting(format!(
-            "{sentence} podbay keeps retrying."
-        )))
+        self.send(Feed::Reconnecting(
+            format!("{sentence} podbay keeps retrying.").into(),
+        ))
         .await?;
         let backoff = self.backoff.next().unwrap_or(Duration::from_secs(30));
         let pause = super::errors::retry_after(error).map_or(backoff, |asked| asked.max(backoff));

@@ -263,21 +263,21 @@ pub fn describe_end(status: Option<&Status>, local_reason: Option<String>) -> Se
     if let Some(reason) = local_reason {
         return SessionEnd {
             exit_code: None,
-            reason,
+            reason: reason.into(),
             disconnected: true,
         };
     }
     let Some(status) = status else {
         return SessionEnd {
             exit_code: None,
-            reason: "disconnected: the stream was cut".to_string(),
+            reason: "disconnected: the stream was cut".into(),
             disconnected: true,
         };
     };
     if status.status.as_deref() == Some("Success") {
         return SessionEnd {
             exit_code: Some(0),
-            reason: "exited with code 0".to_string(),
+            reason: "exited with code 0".into(),
             disconnected: false,
         };
     }
@@ -294,7 +294,7 @@ pub fn describe_end(status: Option<&Status>, local_reason: Option<String>) -> Se
     match exit_code {
         Some(code) => SessionEnd {
             exit_code: Some(code),
-            reason: format!("exited with code {code}"),
+            reason: format!("exited with code {code}").into(),
             disconnected: false,
         },
         None => SessionEnd {
@@ -306,7 +306,8 @@ pub fn describe_end(status: Option<&Status>, local_reason: Option<String>) -> Se
                     .as_deref()
                     .unwrap_or("unknown error")
                     .trim_end_matches('.')
-            ),
+            )
+            .into(),
             disconnected: false,
         },
     }

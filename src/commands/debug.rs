@@ -21,7 +21,7 @@ use crate::cluster::session::{self, SessionEvent, SessionInput, SessionSpec};
 use crate::model::StartFailure;
 use crate::model::debug::{Admission, DebugSpec, Profile};
 use crate::model::session::{SessionEnd, SessionKind};
-use crate::model::text::sanitize;
+use crate::model::text::{Printable, sanitize};
 use crate::term::Size;
 
 /// Exit codes of podbay's own failures (the container's exit code is passed
@@ -45,10 +45,10 @@ pub mod exit {
 #[derive(Debug)]
 pub struct Failure {
     pub code: i32,
-    pub sentence: String,
+    pub sentence: Printable,
 }
 
-fn fail(code: i32, sentence: impl Into<String>) -> Failure {
+fn fail(code: i32, sentence: impl Into<Printable>) -> Failure {
     Failure {
         code,
         sentence: sentence.into(),

@@ -2,6 +2,7 @@
 //! each change, and how the watch stands. `cluster::feed` produces it.
 
 use super::problem::Denied;
+use super::text::Printable;
 
 /// What a feed reports.
 #[derive(Debug, Clone, PartialEq)]
@@ -26,7 +27,7 @@ pub enum Feed<R> {
     /// has compacted that version, a relist follows: `Listing`, `Listed`.)
     Resumed,
     /// A request failed; the feed retries with back-off. One sentence.
-    Reconnecting(String),
+    Reconnecting(Printable),
     /// The user may not watch this at all. One sentence naming the permission.
     Forbidden(Denied),
 }

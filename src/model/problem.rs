@@ -3,6 +3,7 @@
 //! server's error into one is `cluster::errors`'s job.
 
 use crate::model::pod_security::Policy;
+use crate::model::text::Printable;
 
 /// A permission the cluster refused, parsed from its 403 message.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,7 +55,7 @@ impl Denied {
 /// was missing when the server refused (a 403 naming it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
-    pub sentence: String,
+    pub sentence: Printable,
     pub denied: Option<Denied>,
     /// The Pod Security level that refused a debug container, when that
     /// was the refusal (read once, from the 403).
@@ -63,9 +64,9 @@ pub struct Problem {
 
 impl Problem {
     /// A problem that is only its sentence.
-    pub fn sentence(sentence: String) -> Self {
+    pub fn sentence(sentence: impl Into<Printable>) -> Self {
         Problem {
-            sentence,
+            sentence: sentence.into(),
             denied: None,
             refused_by: None,
         }

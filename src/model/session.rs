@@ -1,6 +1,8 @@
 //! A terminal's session on a container, as the app sees it: what it runs
 //! and how it ended. `cluster::session` runs it.
 
+use super::text::Printable;
+
 /// What a terminal runs on its container.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SessionKind {
@@ -25,7 +27,7 @@ pub struct SessionEnd {
     /// The remote process's exit code when the server reported one.
     pub exit_code: Option<i32>,
     /// One sentence: "exited with code 3", "disconnected: …".
-    pub reason: String,
+    pub reason: Printable,
     /// True when the stream was cut rather than ended by the process.
     pub disconnected: bool,
 }

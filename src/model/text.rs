@@ -41,6 +41,72 @@ pub fn printable(text: String) -> String {
     }
 }
 
+/// Text that is safe to print: it can only be made by sanitizing, so a
+/// sentence, a message or a session's end that holds one cannot carry a
+/// byte that acts on the terminal.
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Printable(String);
+
+impl Printable {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    pub fn into_string(self) -> String {
+        self.0
+    }
+}
+
+impl From<String> for Printable {
+    fn from(text: String) -> Self {
+        Printable(printable(text))
+    }
+}
+
+impl From<&str> for Printable {
+    fn from(text: &str) -> Self {
+        Printable(sanitize(text).into_owned())
+    }
+}
+
+impl std::ops::Deref for Printable {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for Printable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl PartialEq<str> for Printable {
+    fn eq(&self, other: &str) -> bool {
+        self.0 == other
+    }
+}
+
+impl PartialEq<String> for Printable {
+    fn eq(&self, other: &String) -> bool {
+        &self.0 == other
+    }
+}
+
+impl From<Printable> for String {
+    fn from(text: Printable) -> String {
+        text.0
+    }
+}
+
+impl PartialEq<&str> for Printable {
+    fn eq(&self, other: &&str) -> bool {
+        self.0 == *other
+    }
+}
+
 fn needs_escape(c: char) -> bool {
     c.is_control() || is_invisible_format(c)
 }

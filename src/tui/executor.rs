@@ -20,7 +20,6 @@ use crate::cluster::session::SessionInput;
 use crate::model::debug::DebugSpec;
 use crate::model::feed::Feed;
 use crate::model::session::SessionEnd;
-use crate::model::text::sanitize;
 use crate::model::{ClusterId, EventRow, PodDetail, PodKey, PodRow, TerminalKey};
 
 /// Which watch an update came from. Updates already queued when a watch is
@@ -335,7 +334,7 @@ impl Tasks {
                     warnings: launched
                         .warnings
                         .iter()
-                        .map(|w| sanitize(w).into_owned())
+                        .map(|w| w.as_str().into())
                         .collect(),
                 },
                 Err(e) => {
@@ -343,7 +342,7 @@ impl Tasks {
                         crate::cluster::debug::describe_launch_error(&e, &pod.namespace, &pod.name);
                     Event::LaunchFailed {
                         id,
-                        sentence: sanitize(&problem.sentence).into_owned(),
+                        sentence: problem.sentence,
                         refused_by: problem.refused_by,
                     }
                 }
@@ -447,7 +446,7 @@ impl Tasks {
             .await
             {
                 Ok(Ok(_)) => Ok(()),
-                Ok(Err(e)) => Err(crate::cluster::errors::describe(&e).sentence),
+                Ok(Err(e)) => Err(crate::cluster::errors::describe(&e).sentence.into_string()),
                 Err(_) => Err(format!(
                     "The API server did not answer the delete of pod {key} within {} s; it may still happen: watch the list.",
                     READ_TIMEOUT.as_secs()
@@ -553,7 +552,8 @@ impl NoClient {
             reason: format!(
                 "no connection to context {} any more; open the pod again",
                 self.context
-            ),
+            )
+            .into(),
             disconnected: false,
         };
         Event::SessionEnded { id: self.id, end }

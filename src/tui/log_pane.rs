@@ -14,6 +14,7 @@ use crate::app::Event;
 use crate::app::TerminalId;
 use crate::app::terminal::LogOptions;
 use crate::model::session::SessionEnd;
+use crate::model::text::Printable;
 
 /// Where a followed log got to: the timestamp of the last line shown.
 pub type Resume = Arc<Mutex<Option<jiff::Timestamp>>>;
@@ -64,7 +65,7 @@ impl ContainerLog {
 
 /// How one container's stream ended.
 struct Outcome {
-    reason: String,
+    reason: Printable,
     /// Cut, not finished: `r` may resume it.
     disconnected: bool,
 }
@@ -90,9 +91,9 @@ pub async fn run_all(
         },
         all => Outcome {
             reason: if read.follow {
-                format!("the {} containers' log streams ended", all.len())
+                format!("the {} containers' log streams ended", all.len()).into()
             } else {
-                format!("end of the {} containers' logs", all.len())
+                format!("end of the {} containers' logs", all.len()).into()
             },
             disconnected: all.iter().any(|o| o.disconnected),
         },
@@ -206,7 +207,7 @@ async fn run(
             let bytes = std::mem::take(&mut batch).into();
             if !outbox.send(Event::SessionOutput { id, bytes }).await {
                 return Outcome {
-                    reason: format!("{container}'s log pane closed"),
+                    reason: format!("{container}'s log pane closed").into(),
                     disconnected: false,
                 };
             }
@@ -219,13 +220,13 @@ async fn run(
             format!("end of {container}'s {which}log")
         };
         Outcome {
-            reason,
+            reason: reason.into(),
             disconnected: false,
         }
     } else {
         // The app tells an exit from a cut by the container's state.
         Outcome {
-            reason: format!("{container}'s log stream ended"),
+            reason: format!("{container}'s log stream ended").into(),
             disconnected: true,
         }
     }
@@ -260,7 +261,7 @@ fn cut_to_columns(text: &[u8], columns: usize) -> &[u8] {
     text
 }
 
-async fn end(outbox: &Outbox, id: TerminalId, reason: String, disconnected: bool) {
+async fn end(outbox: &Outbox, id: TerminalId, reason: Printable, disconnected: bool) {
     let end = SessionEnd {
         exit_code: None,
         reason,

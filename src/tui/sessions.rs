@@ -297,7 +297,7 @@ async fn stream_session(
             let sentence = crate::cluster::errors::describe(&e).sentence;
             let end = SessionEnd {
                 exit_code: None,
-                reason: format!("could not connect: {}", sentence.trim_end_matches('.')),
+                reason: format!("could not connect: {}", sentence.trim_end_matches('.')).into(),
                 disconnected: true,
             };
             outbox.send(Event::SessionEnded { id, end }).await;

@@ -25,7 +25,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &EventsView, theme: 
         head,
     );
     let waiting = match &view.trouble {
-        Some(trouble) => Some((trouble.clone(), theme.warning)),
+        Some(trouble) => Some((trouble.to_string(), theme.warning)),
         None if !view.listed => Some(("Loading…".to_string(), theme.dim)),
         None if view.rows.is_empty() => Some((
             format!(

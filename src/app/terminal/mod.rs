@@ -8,6 +8,7 @@ use super::follow::PodFollow;
 use super::launcher::Launcher;
 use crate::app::Effect;
 use crate::model::session::SessionKind;
+use crate::model::text::Printable;
 use crate::model::{ContainerState, EventRow, TerminalKey};
 use crate::term::grid::Grid;
 
@@ -81,9 +82,9 @@ pub enum TerminalState {
     Attaching,
     Attached,
     /// The stream was cut; the container's process is still there.
-    Disconnected(String),
+    Disconnected(Printable),
     /// The session is over: one sentence.
-    Ended(String),
+    Ended(Printable),
 }
 
 /// Names a terminal for as long as podbay runs: its panes, its session,

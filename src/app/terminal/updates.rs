@@ -7,6 +7,7 @@ use crate::app::{App, Effect, Mode, View, error, info, warning};
 use crate::model::feed::Feed;
 use crate::model::pod_security::Policy;
 use crate::model::session::SessionEnd;
+use crate::model::text::Printable;
 use crate::model::{ContainerState, EventRow, PodDetail};
 
 impl App {
@@ -39,7 +40,7 @@ impl App {
             return vec![];
         };
         if t.pod.gone {
-            t.state = TerminalState::Ended(format!("the pod {} was deleted", t.key.pod));
+            t.state = TerminalState::Ended(format!("the pod {} was deleted", t.key.pod).into());
             return vec![];
         }
         if end.disconnected && matches!(t.kind, TerminalKind::Log | TerminalKind::AllLogs) {
@@ -61,10 +62,13 @@ impl App {
                 !running(t.container_state())
             };
             t.state = if stopped {
-                TerminalState::Ended(format!(
-                    "end of {}'s log: the container is not running",
-                    t.key.container
-                ))
+                TerminalState::Ended(
+                    format!(
+                        "end of {}'s log: the container is not running",
+                        t.key.container
+                    )
+                    .into(),
+                )
             } else {
                 // The pane adds "r to reattach": r asks again after the last line.
                 TerminalState::Disconnected(end.reason)
@@ -145,7 +149,7 @@ impl App {
         };
         // A deleted pod is the reason whatever else the stream said.
         if t.pod.gone && !t.is_live() {
-            t.state = TerminalState::Ended(format!("the pod {} was deleted", t.key.pod));
+            t.state = TerminalState::Ended(format!("the pod {} was deleted", t.key.pod).into());
             return vec![];
         }
         let state = t.container_state().cloned();
@@ -158,10 +162,13 @@ impl App {
                     ..
                 }) = state
             {
-                t.state = TerminalState::Ended(format!(
-                    "the container exited with code {exit_code} ({reason}){}",
-                    colon_message(&message)
-                ));
+                t.state = TerminalState::Ended(
+                    format!(
+                        "the container exited with code {exit_code} ({reason}){}",
+                        colon_message(&message)
+                    )
+                    .into(),
+                );
             }
             return vec![];
         }
@@ -190,10 +197,13 @@ impl App {
                 message,
                 ..
             }) => {
-                t.state = TerminalState::Ended(format!(
-                    "exited with code {exit_code} ({reason}){}",
-                    colon_message(&message)
-                ));
+                t.state = TerminalState::Ended(
+                    format!(
+                        "exited with code {exit_code} ({reason}){}",
+                        colon_message(&message)
+                    )
+                    .into(),
+                );
                 // Read once: the container is gone, there is nothing to follow.
                 vec![t.log_effect(false)]
             }
@@ -239,8 +249,12 @@ impl App {
 
     /// Admission let the debug container in with a warning: the pane and
     /// the status line say it, as sent.
-    pub(crate) fn on_launch_warned(&mut self, id: TerminalId, warnings: &[String]) {
-        let text = warnings.join(" · ");
+    pub(crate) fn on_launch_warned(&mut self, id: TerminalId, warnings: &[Printable]) {
+        let text = warnings
+            .iter()
+            .map(|w| w.as_str())
+            .collect::<Vec<_>>()
+            .join(" · ");
         if let Some(t) = self.workspace.terminals.get_mut(&id) {
             t.notice = Some(format!("⚠ {text}"));
         }
