@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::runtime::{LogRecord, Stream};
 
-use super::kubelet::{PodEvent, pod_event};
+use super::pod_json::{PodEvent, pod_event};
 
 /// The pod's past Events, oldest first (empty for a healthy pod).
 pub fn events(pod: &Value, now: Timestamp) -> Vec<Value> {
@@ -89,7 +89,7 @@ pub fn events(pod: &Value, now: Timestamp) -> Vec<Value> {
                     "Failed",
                     format!(
                         "Failed to pull image {image:?}: rpc error: code = NotFound desc = failed to pull and unpack image {:?}: not found",
-                        super::kubelet::full_reference(image)
+                        super::reference::full_reference(image)
                     ),
                     pulls,
                     ago(199),

@@ -10,6 +10,8 @@
 //!   usual tools, which are the host's own system directories mounted
 //!   read-only.
 
+use super::reference::{repository, split_reference};
+
 /// The host directories a tools image is made of.
 pub const HOST_SYSTEM_DIRS: [&str; 9] = [
     "bin", "sbin", "lib", "lib32", "lib64", "libx32", "usr", "etc", "opt",
@@ -131,21 +133,6 @@ impl Image {
             Image::Distroless { .. } => self.program().as_deref() == Some(program),
             Image::Tools => program.contains('/') || which(program).is_some(),
         }
-    }
-}
-
-/// `registry/path/name` without the tag or digest.
-fn repository(reference: &str) -> &str {
-    split_reference(reference).0
-}
-
-/// (`registry/path/name`, its tag), the digest left off: a `:` in the
-/// registry's port or in `@sha256:…` is not a tag.
-fn split_reference(reference: &str) -> (&str, Option<&str>) {
-    let name = reference.split('@').next().unwrap_or(reference);
-    match name.rsplit_once(':') {
-        Some((repo, tag)) if !tag.contains('/') => (repo, Some(tag)),
-        _ => (name, None),
     }
 }
 

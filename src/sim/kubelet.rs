@@ -19,6 +19,11 @@ use jiff::Timestamp;
 use serde_json::{Value, json};
 
 use super::images::Image;
+use super::pod_json::{
+    PodEvent, container_state, find_container, has_pending_init_containers, pod_event, pod_key,
+    pod_user,
+};
+use super::reference::{full_reference, is_valid_image_reference};
 use super::runtime::{ContainerProcess, Exit};
 use super::sandbox::{ContainerSpec, Isolation, Launch, PidChoice, Runtime};
 use super::scenario;
@@ -26,24 +31,6 @@ use super::status::ApiError;
 use super::store::{Key, Kind, Store};
 use crate::model::ContainerKind;
 use crate::term::Size;
-
-/// The pod spec list a kind of container is in.
-fn spec_field(kind: ContainerKind) -> &'static str {
-    match kind {
-        ContainerKind::Init => "initContainers",
-        ContainerKind::Regular => "containers",
-        ContainerKind::Ephemeral => "ephemeralContainers",
-    }
-}
-
-/// The pod status list that reports a kind of container.
-fn status_field(kind: ContainerKind) -> &'static str {
-    match kind {
-        ContainerKind::Init => "initContainerStatuses",
-        ContainerKind::Regular => "containerStatuses",
-        ContainerKind::Ephemeral => "ephemeralContainerStatuses",
-    }
-}
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct ContainerRef {
@@ -648,99 +635,6 @@ impl Drop for Kubelet {
     }
 }
 
-/// What an Event says about a pod (or one of its containers).
-pub(super) struct PodEvent<'a> {
-    /// `spec.containers{name}`, or empty for the pod itself.
-    pub field_path: &'a str,
-    pub warning: bool,
-    pub reason: &'a str,
-    pub message: &'a str,
-    pub count: u64,
-    pub first: Timestamp,
-    pub last: Timestamp,
-}
-
-/// A core/v1 Event about `pod`, reported by the kubelet on its node, or by
-/// the scheduler for `FailedScheduling`.
-pub(super) fn pod_event(pod: &Value, name: &str, event: PodEvent) -> Value {
-    let namespace = pod
-        .pointer("/metadata/namespace")
-        .cloned()
-        .unwrap_or(Value::Null);
-    let (component, host) = if event.reason == "FailedScheduling" {
-        ("default-scheduler", "")
-    } else {
-        let node = pod.pointer("/spec/nodeName").and_then(Value::as_str);
-        ("kubelet", node.unwrap_or_default())
-    };
-    json!({
-        "apiVersion": "v1",
-        "kind": "Event",
-        "metadata": {
-            "name": name,
-            "namespace": namespace,
-            "uid": uuid_like(),
-            "creationTimestamp": event.first.to_string(),
-        },
-        "involvedObject": {
-            "kind": "Pod", "namespace": namespace,
-            "name": pod.pointer("/metadata/name").cloned().unwrap_or(Value::Null),
-            "uid": pod.pointer("/metadata/uid").cloned().unwrap_or(Value::Null),
-            "apiVersion": "v1",
-            "resourceVersion": pod.pointer("/metadata/resourceVersion").cloned().unwrap_or(Value::Null),
-            "fieldPath": event.field_path,
-        },
-        "reason": event.reason,
-        "message": event.message,
-        "source": {"component": component, "host": host},
-        "firstTimestamp": event.first.to_string(),
-        "lastTimestamp": event.last.to_string(),
-        "count": event.count.max(1),
-        "type": if event.warning { "Warning" } else { "Normal" },
-        "eventTime": null,
-        "reportingComponent": component,
-        "reportingInstance": host,
-    })
-}
-
-fn pod_key(pod: &Value) -> Key {
-    Key::new(
-        pod.pointer("/metadata/namespace")
-            .and_then(Value::as_str)
-            .unwrap_or_default(),
-        pod.pointer("/metadata/name")
-            .and_then(Value::as_str)
-            .unwrap_or_default(),
-    )
-}
-
-/// The container spec of `name` in any of the pod's container lists.
-pub fn find_container(pod: &Value, name: &str) -> Option<(ContainerKind, Value)> {
-    [
-        ContainerKind::Regular,
-        ContainerKind::Init,
-        ContainerKind::Ephemeral,
-    ]
-    .into_iter()
-    .find_map(|kind| {
-        pod.pointer(&format!("/spec/{}", spec_field(kind)))?
-            .as_array()?
-            .iter()
-            .find(|c| c["name"] == name)
-            .map(|c| (kind, c.clone()))
-    })
-}
-
-/// The `state` object of a container's status, if the kubelet reported one.
-pub fn container_state(pod: &Value, kind: ContainerKind, name: &str) -> Option<Value> {
-    pod.pointer(&format!("/status/{}", status_field(kind)))?
-        .as_array()?
-        .iter()
-        .find(|s| s["name"] == name)?
-        .get("state")
-        .cloned()
-}
-
 fn not_running_error(pod: &str, container: &str, state: Option<&Value>) -> ApiError {
     let waiting = state
         .and_then(|s| s.pointer("/waiting/reason"))
@@ -756,22 +650,6 @@ fn not_running_error(pod: &str, container: &str, state: Option<&Value>) -> ApiEr
             "container {container:?} in pod {pod:?} is waiting to start: ContainerCreating"
         )),
     }
-}
-
-fn has_pending_init_containers(pod: &Value) -> bool {
-    let inits = pod
-        .pointer("/spec/initContainers")
-        .and_then(Value::as_array)
-        .map_or(0, Vec::len);
-    let done = pod
-        .pointer("/status/initContainerStatuses")
-        .and_then(Value::as_array)
-        .map_or(0, |s| {
-            s.iter()
-                .filter(|s| s.pointer("/state/terminated/exitCode") == Some(&json!(0)))
-                .count()
-        });
-    done < inits
 }
 
 /// argv as a container runtime computes it from the spec and the image's
@@ -843,84 +721,6 @@ fn container_spec<'a>(
     }
 }
 
-/// The pod's `runAsUser` and `runAsGroup` (root when unset): who its
-/// processes are. One pod, one user: the sandbox maps a single id.
-fn pod_user(pod: &Value) -> (u32, u32) {
-    let id = |field: &str| {
-        pod.pointer(&format!("/spec/securityContext/{field}"))
-            .and_then(Value::as_u64)
-            .and_then(|id| u32::try_from(id).ok())
-            .unwrap_or(0)
-    };
-    (id("runAsUser"), id("runAsGroup"))
-}
-
-/// A loose check of the image reference grammar: what `docker.io/distribution/reference` rejects most often.
-pub fn is_valid_image_reference(image: &str) -> bool {
-    let (name, _) = image.split_once('@').unwrap_or((image, ""));
-    let repo = match name.rsplit_once(':') {
-        Some((repo, tag)) if !tag.contains('/') => {
-            if tag.is_empty()
-                || tag.len() > 128
-                || !tag
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
-            {
-                return false;
-            }
-            repo
-        }
-        _ => name,
-    };
-    let mut parts = repo.split('/');
-    let first = parts.next().unwrap_or_default();
-    let domain_like = first.contains('.') || first.contains(':') || first == "localhost";
-    let path_ok = |s: &str| {
-        !s.is_empty()
-            && s.chars()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "._-".contains(c))
-            && s.starts_with(|c: char| c.is_ascii_alphanumeric())
-    };
-    !repo.is_empty()
-        && (domain_like || path_ok(first))
-        && repo.split('/').skip(1).all(path_ok)
-        && !image.contains("@@")
-}
-
-/// `busybox` → `docker.io/library/busybox:latest`, as containerd names it.
-pub fn full_reference(image: &str) -> String {
-    let with_tag = if image
-        .rsplit('/')
-        .next()
-        .is_some_and(|last| last.contains(':') || last.contains('@'))
-    {
-        image.to_string()
-    } else {
-        format!("{image}:latest")
-    };
-    let first = with_tag.split('/').next().unwrap_or_default();
-    if !with_tag.contains('/') {
-        format!("docker.io/library/{with_tag}")
-    } else if first.contains('.') || first.contains(':') || first == "localhost" {
-        with_tag
-    } else {
-        format!("docker.io/{with_tag}")
-    }
-}
-
-/// A random RFC 4122-shaped id for object UIDs.
-pub fn uuid_like() -> String {
-    let hex = super::rbac::random_token();
-    format!(
-        "{}-{}-4{}-a{}-{}",
-        &hex[0..8],
-        &hex[8..12],
-        &hex[13..16],
-        &hex[17..20],
-        &hex[20..32]
-    )
-}
-
 /// The kubelet's `verifyRunAsNonRoot`: with `runAsNonRoot` (the container's,
 /// else the pod's), the user must be known not to be root.
 fn breaks_run_as_non_root(pod: &Value, container: &Value, image: &str) -> Option<String> {
@@ -982,47 +782,5 @@ mod tests {
             ),
             ["sh", "-c", "exit 3"]
         );
-    }
-
-    #[test]
-    fn image_references() {
-        for ok in [
-            "busybox",
-            "busybox:1.36",
-            "nicolaka/netshoot:v0.13",
-            "ghcr.io/a/b:c",
-            "localhost:5000/x",
-            "x@sha256:abc",
-        ] {
-            assert!(is_valid_image_reference(ok), "{ok}");
-        }
-        for bad in [
-            "",
-            "BusyBox",
-            "busy box",
-            "x:",
-            "a//b",
-            "x:tag/with/slash/Upper",
-            "x@@y",
-        ] {
-            assert!(!is_valid_image_reference(bad), "{bad}");
-        }
-        assert_eq!(
-            full_reference("busybox"),
-            "docker.io/library/busybox:latest"
-        );
-        assert_eq!(
-            full_reference("nicolaka/netshoot:v1"),
-            "docker.io/nicolaka/netshoot:v1"
-        );
-        assert_eq!(full_reference("ghcr.io/a/b"), "ghcr.io/a/b:latest");
-    }
-
-    #[test]
-    fn pending_init_containers_are_detected() {
-        let pod = json!({"spec": {"initContainers": [{"name": "i"}]}, "status": {"initContainerStatuses": [{"name": "i", "state": {"running": {}}}]}});
-        assert!(has_pending_init_containers(&pod));
-        let pod = json!({"spec": {"initContainers": [{"name": "i"}]}, "status": {"initContainerStatuses": [{"name": "i", "state": {"terminated": {"exitCode": 0}}}]}});
-        assert!(!has_pending_init_containers(&pod));
     }
 }
