@@ -3,7 +3,9 @@
 //! The crate is split by job: `app` is the pure state machine, `ui` draws it,
 //! `cluster` talks to a Kubernetes API server, `term` emulates terminals,
 //! `sim` is the embedded cluster, and `model` holds the compact projections
-//! of Kubernetes objects that the rest share.
+//! of Kubernetes objects that the rest share. `app`, `model` and `term` are
+//! pure: they use nothing of the edges (README's Architecture section;
+//! checked by a test that reads the imports).
 
 pub mod app;
 pub mod cli;

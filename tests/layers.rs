@@ -1,0 +1,213 @@
+//! The layering README's Architecture section describes, read off the
+//! source: the pure layers (`app`, `model`, `term`) reach only the layers
+//! under them, and no two modules (top-level, or submodules of one
+//! top-level module) import each other in a circle.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// What each pure layer may use of the crate.
+const PURE: [(&str, &[&str]); 3] = [("app", &["model", "term"]), ("model", &[]), ("term", &[])];
+
+/// Every `.rs` file under `dir`.
+fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("src/ is readable") {
+        let path = entry.expect("a directory entry").path();
+        if path.is_dir() {
+            sources(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The module path of a file: `src/app/terminal/mod.rs` is `app::terminal`.
+fn module_of(src: &Path, file: &Path) -> Vec<String> {
+    let mut parts: Vec<String> = file
+        .strip_prefix(src)
+        .expect("under src/")
+        .with_extension("")
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    if parts.last().is_some_and(|p| p == "mod") {
+        parts.pop();
+    }
+    parts
+}
+
+/// The code of a file without its comments.
+fn code(text: &str) -> String {
+    text.lines()
+        .map(|line| match line.find("//") {
+            Some(at) => &line[..at],
+            None => line,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The paths that follow each `prefix` in `code`, their first two names
+/// each (`crate::app::Event` → `app`, `Event`); a group
+/// (`super::{a, b::C}`) gives one path per member.
+fn paths_after(code: &str, prefix: &str) -> Vec<Vec<String>> {
+    fn names(path: &str) -> Vec<String> {
+        path.split("::")
+            .map(|part| {
+                let part = part.trim_start();
+                let end = part
+                    .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .unwrap_or(part.len());
+                part[..end].to_string()
+            })
+            .take_while(|name| !name.is_empty())
+            .take(2)
+            .collect()
+    }
+    let mut paths = Vec::new();
+    for (at, _) in code.match_indices(prefix) {
+        let glued = code[..at]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':');
+        if glued {
+            continue;
+        }
+        let rest = &code[at + prefix.len()..];
+        match rest.strip_prefix('{') {
+            Some(group) => {
+                let group = &group[..group.find('}').unwrap_or(group.len())];
+                paths.extend(group.split(',').map(names));
+            }
+            None => paths.push(names(rest)),
+        }
+    }
+    paths.retain(|path| !path.is_empty());
+    paths
+}
+
+/// A circle in `graph`, if there is one (a depth-first search).
+fn circle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    fn visit(
+        node: &str,
+        graph: &BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(at) = path.iter().position(|n| n == node) {
+            let mut found = path[at..].to_vec();
+            found.push(node.to_string());
+            return Some(found);
+        }
+        if done.contains(node) {
+            return None;
+        }
+        path.push(node.to_string());
+        for next in graph.get(node).into_iter().flatten() {
+            if let Some(found) = visit(next, graph, path, done) {
+                return Some(found);
+            }
+        }
+        path.pop();
+        done.insert(node.to_string());
+        None
+    }
+    let mut done = BTreeSet::new();
+    graph
+        .keys()
+        .find_map(|node| visit(node, graph, &mut Vec::new(), &mut done))
+}
+
+struct Imports {
+    /// Top-level module → the top-level modules it uses.
+    top: BTreeMap<String, BTreeSet<String>>,
+    /// `a::b` → the `a::c` it uses, for each top-level module `a`.
+    inner: BTreeMap<String, BTreeSet<String>>,
+}
+
+fn imports() -> Imports {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&src, &mut files);
+    let mut modules = BTreeSet::new();
+    for file in &files {
+        let module = module_of(&src, file);
+        if module.len() >= 2 {
+            modules.insert(format!("{}::{}", module[0], module[1]));
+        }
+    }
+    let mut top: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut inner: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for file in &files {
+        let module = module_of(&src, file);
+        let Some(own) = module.first().filter(|m| *m != "lib" && *m != "main") else {
+            continue;
+        };
+        let text = code(&std::fs::read_to_string(file).expect("a source file"));
+        for path in paths_after(&text, "crate::") {
+            if path[0] != *own {
+                top.entry(own.clone()).or_default().insert(path[0].to_string());
+            } else if module.len() >= 2 && path.len() == 2 {
+                let used = format!("{own}::{}", path[1]);
+                if modules.contains(&used) && used != format!("{own}::{}", module[1]) {
+                    inner.entry(format!("{own}::{}", module[1])).or_default().insert(used);
+                }
+            }
+        }
+        // `super::x` from `a::b` (its file or its mod.rs) is `a::x`; in
+        // its test module, `super` is `a::b` itself.
+        if module.len() == 2 {
+            let outside_tests = text.split("#[cfg(test)]\nmod ").next().unwrap_or(&text);
+            for path in paths_after(outside_tests, "super::") {
+                let used = format!("{own}::{}", path[0]);
+                if modules.contains(&used) && used != format!("{own}::{}", module[1]) {
+                    inner.entry(format!("{own}::{}", module[1])).or_default().insert(used);
+                }
+            }
+        }
+    }
+    Imports { top, inner }
+}
+
+#[test]
+fn the_pure_layers_use_only_the_layers_under_them() {
+    let imports = imports();
+    for (layer, allowed) in PURE {
+        let used = imports.top.get(layer).cloned().unwrap_or_default();
+        let beyond: Vec<_> = used.iter().filter(|m| !allowed.contains(&m.as_str())).collect();
+        assert!(
+            beyond.is_empty(),
+            "{layer} is pure and may use only {allowed:?}, but uses {beyond:?}"
+        );
+    }
+    assert!(
+        imports.top.contains_key("tui") && imports.top["tui"].contains("app"),
+        "the check reads the source: tui uses app"
+    );
+}
+
+#[test]
+fn no_modules_import_each_other_in_a_circle() {
+    let imports = imports();
+    assert_eq!(circle(&imports.top), None, "top-level modules");
+    assert_eq!(circle(&imports.inner), None, "submodules");
+    assert!(
+        imports.inner.values().map(BTreeSet::len).sum::<usize>() > 10,
+        "the check sees submodules use each other"
+    );
+}
+
+#[test]
+fn a_circle_is_found() {
+    let graph = BTreeMap::from([
+        ("a".to_string(), BTreeSet::from(["b".to_string()])),
+        ("b".to_string(), BTreeSet::from(["c".to_string()])),
+        ("c".to_string(), BTreeSet::from(["a".to_string()])),
+    ]);
+    assert_eq!(
+        circle(&graph),
+        Some(vec!["a".into(), "b".into(), "c".into(), "a".into()])
+    );
+    let line = BTreeMap::from([("a".to_string(), BTreeSet::from(["b".to_string()]))]);
+    assert_eq!(circle(&line), None);
+}
