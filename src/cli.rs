@@ -89,11 +89,11 @@ pub fn parse() -> Cli {
 #[derive(Debug, Args)]
 #[command(
     after_help = "Exit status: the debug container's exit code once it has run, 0 with --no-attach or --list; \
-podbay's own failures: 2 usage, 65 invalid (422, name clash, unknown target), 66 pod not found, \
+podbay's own failures: 1 the attach ended with the server's error and no exit code, 2 usage, 65 invalid (422, name clash, unknown target), 66 pod not found, \
 69 not supported (static pod, Windows target, no ephemeralcontainers API), 70 pod not running, \
 71 image cannot be pulled, 72 container could not start, 74 cluster unreachable (after retrying \
 up to --timeout), 75 the attach stream was cut while the container runs on, 77 permission denied (403/401), \
-78 bad kubeconfig or context, 124 timed out.\n\n\
+78 bad kubeconfig or context, 124 timed out, 125 an exit code outside 0-255 (said as reported).\n\n\
 Without -t, the container's stdout goes to stdout and its stderr to stderr (output taken from \
 its log is split the same way where the server supports stream=Stdout/Stderr, Kubernetes 1.32+; \
 merged on stdout otherwise)."

@@ -743,3 +743,211 @@ async fn the_simulators_containers_die_with_it_even_on_kill_9() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
+
+// §8: 410 storms, endless lists and short watches: back-off, bounds, a sentence.
+
+/// A server whose pod list answers with `web-1` (pages as `list` says) and
+/// whose pod watches `watch` answers; the requests it got in `seconds`, and
+/// the screen then.
+async fn requests_in(
+    tag: &str,
+    seconds: u64,
+    list: impl Fn(&Request) -> Reply + Send + Sync + 'static,
+    watch: impl Fn(&Request) -> Reply + Send + Sync + 'static,
+) -> (Hostile, String, f64) {
+    let server = Hostile::start(move |r: &Request| {
+        if r.path == "/version" {
+            hostile::version()
+        } else if r.is_list_of("pods") && r.is_watch() {
+            watch(r)
+        } else if r.is_list_of("pods") {
+            list(r)
+        } else {
+            watch_stalls(r)
+        }
+    })
+    .await;
+    let config = server.kubeconfig(tag);
+    let screen = PodbayScreen::spawn(&args(&config, &[]), 160, 30);
+    tokio::time::sleep(Duration::from_secs(seconds)).await;
+    let rss = peak_rss_mb(screen.child.id().expect("podbay runs"));
+    let text = screen.text();
+    screen.quit().await;
+    (server, text, rss)
+}
+
+fn one_pod(_: &Request) -> Reply {
+    hostile::list("PodList", vec![hostile::pod("web-1")])
+}
+
+fn pod_watches(server: &Hostile) -> usize {
+    server.count(|r| r.is_list_of("pods") && r.is_watch())
+}
+
+fn pod_lists(server: &Hostile) -> usize {
+    server.count(|r| r.is_list_of("pods") && !r.is_watch())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watch_answered_410_relists_once_then_backs_off() {
+    let (server, text, _) = requests_in("gone-http", 10, one_pod, |_| {
+        Reply::failure(410, "Expired", "too old resource version: 7 (9)")
+    })
+    .await;
+    let (lists, watches) = (pod_lists(&server), pod_watches(&server));
+    eprintln!("410 on every watch: {lists} lists, {watches} watches in 10 s");
+    // ~8 000 requests a second before; back-off from 0.8 s doubling.
+    assert!(lists + watches <= 16, "{lists} lists, {watches} watches");
+    assert!(text.contains("web-1"), "the list still shows: {text}");
+    assert!(
+        text.contains("410 Gone even to a watch") && text.contains("reconnecting"),
+        "{text}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watch_error_event_410_relists_once_then_backs_off() {
+    let gone = json!({"type": "ERROR", "object": {"kind": "Status", "apiVersion": "v1",
+        "status": "Failure", "message": "too old resource version", "reason": "Expired", "code": 410}});
+    let line = format!("{gone}\n").into_bytes();
+    let (server, text, _) = requests_in("gone-event", 10, one_pod, move |_| {
+        Reply::raw(200, "application/json", line.clone())
+    })
+    .await;
+    let (lists, watches) = (pod_lists(&server), pod_watches(&server));
+    eprintln!("410 event on every watch: {lists} lists, {watches} watches in 10 s");
+    assert!(lists + watches <= 16, "{lists} lists, {watches} watches");
+    assert!(text.contains("410 Gone even to a watch"), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watch_that_delivers_one_event_and_ends_backs_off() {
+    let added = json!({"type": "MODIFIED", "object": hostile::pod("web-1")});
+    let line = format!("{added}\n").into_bytes();
+    let (server, text, _) = requests_in("one-event", 10, one_pod, move |_| {
+        Reply::raw(200, "application/json", line.clone())
+    })
+    .await;
+    let watches = pod_watches(&server);
+    eprintln!("one event per watch: {watches} watches in 10 s");
+    // 1 800 watches a second before: each event reset the back-off.
+    assert!(watches <= 8, "{watches} watches in 10 s");
+    assert!(text.contains("ending watches within a second"), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_list_whose_pages_never_end_stops_at_the_cap_and_backs_off() {
+    let page = std::sync::atomic::AtomicUsize::new(0);
+    let (server, text, rss) = requests_in(
+        "endless",
+        15,
+        move |_| {
+            let n = page.fetch_add(1, Ordering::SeqCst);
+            Reply::json(
+                200,
+                &json!({"kind": "PodList", "apiVersion": "v1",
+                    "metadata": {"resourceVersion": "7", "continue": format!("token-{n}")},
+                    "items": [hostile::pod(&format!("web-{n}"))]}),
+            )
+        },
+        |r| watch_stalls(r),
+    )
+    .await;
+    let lists = pod_lists(&server);
+    eprintln!("endless list: {lists} pages in 15 s, peak RSS {rss:.0} MB");
+    assert!(
+        text.contains("did not end after 2000 pages"),
+        "the screen says what the server did: {text}"
+    );
+    // Each try stops at 2 000 pages; tries are spaced by the back-off.
+    assert!(lists <= 5 * 2_000, "{lists} pages");
+    assert!(rss < 150.0, "peak RSS {rss:.0} MB");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_list_that_repeats_its_continue_token_is_refused_and_retried_with_back_off() {
+    let (server, text, _) = requests_in(
+        "same-token",
+        10,
+        |_| {
+            Reply::json(
+                200,
+                &json!({"kind": "PodList", "apiVersion": "v1",
+                    "metadata": {"resourceVersion": "7", "continue": "again"},
+                    "items": [hostile::pod("web-1")]}),
+            )
+        },
+        |r| watch_stalls(r),
+    )
+    .await;
+    let lists = pod_lists(&server);
+    eprintln!("repeated token: {lists} pages in 10 s");
+    // 5 000-6 000 requests a second before.
+    assert!(lists <= 14, "{lists} pages in 10 s");
+    assert!(text.contains("same continue token twice"), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_continue_token_that_is_always_gone_restarts_the_list_once_then_backs_off() {
+    let (server, text, _) = requests_in(
+        "gone-token",
+        10,
+        |r| {
+            if r.query.contains("continue=") {
+                Reply::failure(410, "Expired", "The provided continue parameter is too old")
+            } else {
+                Reply::json(
+                    200,
+                    &json!({"kind": "PodList", "apiVersion": "v1",
+                        "metadata": {"resourceVersion": "7", "continue": "next"},
+                        "items": [hostile::pod("web-1")]}),
+                )
+            }
+        },
+        |r| watch_stalls(r),
+    )
+    .await;
+    let lists = pod_lists(&server);
+    eprintln!("410 on every continue: {lists} pages in 10 s");
+    assert!(lists <= 24, "{lists} pages in 10 s");
+    assert!(
+        text.contains("expired the list's continue token twice"),
+        "{text}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failure_status_without_an_exit_code_is_an_error_not_success() {
+    let status = json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+        "message": format!("container runtime said no {PAYLOAD}"), "reason": "InternalError"});
+    let server = debuggable(vec![channel(3, status.to_string().as_bytes())]).await;
+    let config = server.kubeconfig("failure-no-code");
+    let out = podbay_debug(&config, &["web-1", "--image", "busybox", "--name", "dbg"]).await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "kubectl exits 1 here: {stderr}");
+    assert!(
+        stderr.contains("ended with an error and no exit code")
+            && stderr.contains("container runtime said no"),
+        "{stderr}"
+    );
+    assert!(!holds_live_payload(&out.stderr), "{stderr}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn exit_codes_outside_0_to_255_are_said_as_reported() {
+    for (code, reported) in [("256", "256"), ("-1", "-1")] {
+        let status = json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+            "message": "command terminated with non-zero exit code", "reason": "NonZeroExitCode",
+            "details": {"causes": [{"reason": "ExitCode", "message": code}]}});
+        let server = debuggable(vec![channel(3, status.to_string().as_bytes())]).await;
+        let config = server.kubeconfig("exit-range");
+        let out = podbay_debug(&config, &["web-1", "--image", "busybox", "--name", "dbg"]).await;
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        // process::exit truncated these: 256 exited 0, -1 exited 255.
+        assert_eq!(out.status.code(), Some(125), "{code}: {stderr}");
+        assert!(
+            stderr.contains(&format!("exited with code {reported}")),
+            "{stderr}"
+        );
+    }
+}

@@ -146,11 +146,16 @@ fn imports() -> Imports {
         let text = code(&std::fs::read_to_string(file).expect("a source file"));
         for path in paths_after(&text, "crate::") {
             if path[0] != *own {
-                top.entry(own.clone()).or_default().insert(path[0].to_string());
+                top.entry(own.clone())
+                    .or_default()
+                    .insert(path[0].to_string());
             } else if module.len() >= 2 && path.len() == 2 {
                 let used = format!("{own}::{}", path[1]);
                 if modules.contains(&used) && used != format!("{own}::{}", module[1]) {
-                    inner.entry(format!("{own}::{}", module[1])).or_default().insert(used);
+                    inner
+                        .entry(format!("{own}::{}", module[1]))
+                        .or_default()
+                        .insert(used);
                 }
             }
         }
@@ -161,7 +166,10 @@ fn imports() -> Imports {
             for path in paths_after(outside_tests, "super::") {
                 let used = format!("{own}::{}", path[0]);
                 if modules.contains(&used) && used != format!("{own}::{}", module[1]) {
-                    inner.entry(format!("{own}::{}", module[1])).or_default().insert(used);
+                    inner
+                        .entry(format!("{own}::{}", module[1]))
+                        .or_default()
+                        .insert(used);
                 }
             }
         }
@@ -174,7 +182,10 @@ fn the_pure_layers_use_only_the_layers_under_them() {
     let imports = imports();
     for (layer, allowed) in PURE {
         let used = imports.top.get(layer).cloned().unwrap_or_default();
-        let beyond: Vec<_> = used.iter().filter(|m| !allowed.contains(&m.as_str())).collect();
+        let beyond: Vec<_> = used
+            .iter()
+            .filter(|m| !allowed.contains(&m.as_str()))
+            .collect();
         assert!(
             beyond.is_empty(),
             "{layer} is pure and may use only {allowed:?}, but uses {beyond:?}"

@@ -23,6 +23,9 @@ fn sentence(error: &kube::Error) -> String {
     if let Some(sentence) = credentials_problem(error) {
         return sentence;
     }
+    if let Some(misbehaved) = super::limits::misbehaved(error) {
+        return misbehaved.to_string();
+    }
     if let Some(too_large) = super::limits::too_large(error) {
         return format!("{}.", capitalized(&too_large.to_string()));
     }

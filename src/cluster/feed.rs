@@ -53,6 +53,24 @@ pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(30);
 /// The smallest page asked for when pages come back over the size cap.
 const SMALLEST_PAGE: u32 = 20;
 
+/// The most rows one list may hold: ten times the 100 000 pods of a very
+/// large cluster, so only a server whose pages never end reaches it.
+pub const MAX_LIST_ROWS: usize = 1_000_000;
+
+/// The fewest pages a list may take: what [`MAX_LIST_ROWS`] needs in
+/// podbay's pages of 500. Smaller pages (after a page over the size cap)
+/// may take as many as the rows cap needs at their size. A server that
+/// sends empty pages with a new token forever stops here.
+pub const MIN_LIST_PAGES: usize = 2_000;
+
+/// A watch that is Gone again this soon after a fresh list means the
+/// server cannot serve a watch at all: relist with back-off, not at once.
+const GONE_AGAIN: Duration = Duration::from_secs(10);
+
+fn misbehaving(sentence: String) -> kube::Error {
+    kube::Error::Service(Box::new(super::limits::Misbehaved(sentence)))
+}
+
 pub fn channel<R>() -> (mpsc::Sender<Feed<R>>, mpsc::Receiver<Feed<R>>) {
     mpsc::channel(CHANNEL_DEPTH)
 }
@@ -63,6 +81,8 @@ enum Ended {
     Timeout,
     /// Early, without an error: a cut connection.
     Cut,
+    /// Within a second, after an event: a server ending every watch.
+    Short,
     /// At once, without an event: a server answering watches with nothing.
     Empty,
     /// The version we watch from was compacted away: list again.
@@ -119,12 +139,16 @@ where
         let mut version: Option<String> = None;
         // Whether the user was told the view is behind.
         let mut interrupted = false;
+        // When the last list completed: a watch Gone soon after it is a
+        // server that cannot serve watches, not a compaction.
+        let mut listed_at: Option<Instant> = None;
         loop {
             let from = match version.take() {
                 Some(from) => from,
                 None => match self.list().await? {
                     Ok(listed) => {
                         interrupted = false;
+                        listed_at = Some(Instant::now());
                         listed
                     }
                     Err(error) => {
@@ -138,7 +162,11 @@ where
             let opened = answered_in_time(self.api.watch(&params, &from)).await;
             let stream = match opened {
                 Ok(stream) => stream,
-                Err(error) if is_gone(&error) => continue,
+                Err(error) if is_gone(&error) => {
+                    self.gone(listed_at).await?;
+                    interrupted = true;
+                    continue;
+                }
                 Err(error) => {
                     self.failed(&error).await?;
                     interrupted = true;
@@ -165,7 +193,18 @@ where
                     interrupted = true;
                     version = Some(last);
                 }
-                Ended::Gone => {}
+                Ended::Gone => {
+                    self.gone(listed_at).await?;
+                    interrupted = true;
+                }
+                Ended::Short => {
+                    let error = misbehaving(
+                        "The API server keeps ending watches within a second.".to_string(),
+                    );
+                    self.failed(&error).await?;
+                    interrupted = true;
+                    version = Some(last);
+                }
                 Ended::Failed(error) => {
                     self.failed(&error).await?;
                     interrupted = true;
@@ -175,9 +214,25 @@ where
         }
     }
 
+    /// 410 Gone: the version watched from is compacted away, so the caller
+    /// lists again; at once the first time, with back-off when the watch
+    /// from a list only seconds old is Gone too (client-go's reflector).
+    async fn gone(&mut self, listed_at: Option<Instant>) -> Result<(), Stop> {
+        if listed_at.is_some_and(|at| at.elapsed() < GONE_AGAIN) {
+            let error = misbehaving(
+                "The API server answers 410 Gone even to a watch from the list it has just sent."
+                    .to_string(),
+            );
+            self.failed(&error).await?;
+        }
+        Ok(())
+    }
+
     /// Lists every page; reports `Listing` then `Listed`, and returns the
     /// list's resourceVersion. A continue token that expires mid-list
-    /// (410) starts the list over.
+    /// (410) starts the list over once; a list longer than
+    /// [`MAX_LIST_ROWS`] rows (or the pages those take), or whose server
+    /// repeats a continue token, fails.
     async fn list(&mut self) -> Result<Result<String, kube::Error>, Stop> {
         self.send(Feed::Listing {
             scope: self.scope.clone(),
@@ -190,11 +245,20 @@ where
             limit: self.config.page_size,
             ..ListParams::default()
         };
+        let mut tokens = std::collections::HashSet::new();
+        let mut restarted = false;
         loop {
             let page = match answered_in_time(self.api.list(&params)).await {
                 Ok(page) => page,
                 Err(error) if is_gone(&error) && params.continue_token.is_some() => {
+                    if std::mem::replace(&mut restarted, true) {
+                        return Ok(Err(misbehaving(format!(
+                            "The API server expired the list's continue token twice (410 Gone after {} rows).",
+                            rows.len()
+                        ))));
+                    }
                     rows.clear();
+                    tokens.clear();
                     params.continue_token = None;
                     continue;
                 }
@@ -215,6 +279,19 @@ where
             };
             rows.extend(page.items.iter().map(&self.project));
             match page.metadata.continue_.filter(|token| !token.is_empty()) {
+                Some(_) if rows.len() > MAX_LIST_ROWS || tokens.len() + 1 >= max_pages(&params) => {
+                    return Ok(Err(misbehaving(format!(
+                        "The API server's list did not end after {} pages and {} rows: podbay stops a list at {MAX_LIST_ROWS} rows.",
+                        tokens.len() + 1,
+                        rows.len()
+                    ))));
+                }
+                Some(token) if !tokens.insert(token.clone()) => {
+                    return Ok(Err(misbehaving(format!(
+                        "The API server sent the same continue token twice (after {} pages), so its list would never end.",
+                        tokens.len()
+                    ))));
+                }
                 Some(token) => params.continue_token = Some(token),
                 None => {
                     let Some(version) = page.metadata.resource_version else {
@@ -244,6 +321,7 @@ where
         let requested = Duration::from_secs(self.config.timeout.unwrap_or(290).into());
         let dead_after = tokio::time::Instant::now() + requested + SILENCE_SLACK;
         let mut delivered = false;
+        let mut proven = false;
         let mut stream = std::pin::pin!(stream.into_stream());
         loop {
             let Ok(next) = tokio::time::timeout_at(dead_after, stream.next()).await else {
@@ -255,9 +333,13 @@ where
                 )));
             };
             let Some(event) = next else { break };
-            // Only a watch that delivers proves the server well again.
-            if event.is_ok() && !std::mem::replace(&mut delivered, true) {
-                self.backoff.reset();
+            // Only a watch that delivers, and lasts, proves the server
+            // well again (one that ends after one event does not).
+            if event.is_ok() {
+                delivered = true;
+                if started.elapsed() >= TOO_SHORT && !std::mem::replace(&mut proven, true) {
+                    self.backoff.reset();
+                }
             }
             let update = match event {
                 Ok(WatchEvent::Added(object) | WatchEvent::Modified(object)) => {
@@ -281,10 +363,17 @@ where
             self.send(update).await?;
         }
         let lasted = started.elapsed();
+        if lasted >= TOO_SHORT && delivered && !proven {
+            self.backoff.reset();
+        }
         Ok(if lasted + TIMEOUT_SLACK >= requested {
             Ended::Timeout
-        } else if !delivered && lasted < TOO_SHORT {
-            Ended::Empty
+        } else if lasted < TOO_SHORT {
+            if delivered {
+                Ended::Short
+            } else {
+                Ended::Empty
+            }
         } else {
             Ended::Cut
         })
@@ -338,6 +427,12 @@ async fn answered_in_time<T>(
                 format!("no answer within {} s", ANSWER_TIMEOUT.as_secs()),
             ))))
         })
+}
+
+/// How many pages a list of [`MAX_LIST_ROWS`] takes at `params`' page size.
+fn max_pages(params: &ListParams) -> usize {
+    let page = params.limit.map_or(500, |limit| limit.max(1) as usize);
+    (MAX_LIST_ROWS / page).max(MIN_LIST_PAGES)
 }
 
 fn remember<K: Resource>(last: &mut String, object: &K) {

@@ -34,6 +34,17 @@ pub fn too_large(error: &(dyn std::error::Error + 'static)) -> Option<TooLarge> 
     super::cause::find_cause::<TooLarge>(error).copied()
 }
 
+/// What a server did that no well-behaved one does: one sentence, ending
+/// with a full stop.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct Misbehaved(pub String);
+
+/// The `Misbehaved` under `error`, if that is what it is.
+pub fn misbehaved<'a>(error: &'a (dyn std::error::Error + 'static)) -> Option<&'a Misbehaved> {
+    super::cause::find_cause::<Misbehaved>(error)
+}
+
 /// How an answer is measured: a stream line by line (a watch, a followed
 /// log), anything else whole.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

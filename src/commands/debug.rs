@@ -27,6 +27,12 @@ use crate::term::Size;
 /// Exit codes of podbay's own failures (the container's exit code is passed
 /// through otherwise). Documented in README.
 pub mod exit {
+    /// The attach ended with the server's error and no exit code (as
+    /// kubectl, which exits 1 there).
+    pub const STREAM_FAILED: i32 = 1;
+    /// The container's exit code, as the server reported it, is outside
+    /// the 0–255 an exit status holds.
+    pub const OUT_OF_RANGE: i32 = 125;
     pub const INVALID: i32 = 65;
     pub const NOT_FOUND: i32 = 66;
     pub const UNSUPPORTED: i32 = 69;
@@ -714,7 +720,9 @@ async fn report(
         .and_then(|s| s.terminated.as_ref())
         .map(|t| t.exit_code);
     let from_stream = end.as_ref().and_then(|e| e.exit_code).filter(|c| *c != 0);
-    if let Some(end) = end.filter(|e| e.disconnected && terminated.is_none())
+    if let Some(end) = end
+        .as_ref()
+        .filter(|e| e.disconnected && terminated.is_none())
         && !args.no_attach
     {
         let pod = &args.pod;
@@ -724,6 +732,21 @@ async fn report(
                 "The connection to debug container {name} was cut ({}); it is still running. \
                  Attach again with `kubectl attach -it {pod} -c {name} -n {namespace}`.",
                 end.reason.trim_start_matches("disconnected: ")
+            ),
+        ));
+    }
+    // A Failure without an exit code is the server's error, not a success.
+    if let Some(end) = end
+        .as_ref()
+        .filter(|e| !e.disconnected && e.exit_code.is_none())
+        && terminated.is_none()
+        && !args.no_attach
+    {
+        return Err(fail(
+            exit::STREAM_FAILED,
+            format!(
+                "The attach to debug container {name} ended with an error and no exit code ({}).",
+                end.reason.trim_start_matches("failed: ")
             ),
         ));
     }
@@ -740,6 +763,14 @@ async fn report(
         );
     } else if args.no_attach {
         println!("{name}");
+    }
+    if !(0..=255).contains(&exit_code) {
+        return Err(fail(
+            exit::OUT_OF_RANGE,
+            format!(
+                "Debug container {name} exited with code {exit_code}, which no exit status can hold (0–255)."
+            ),
+        ));
     }
     Ok(exit_code)
 }
