@@ -375,9 +375,22 @@ async fn a_server_that_ignores_limit_is_still_listed_in_full() {
 /// A pod that gains debug container `dbg` (running) once patched, whose
 /// attach stream sends `messages`.
 async fn debuggable(messages: Vec<Vec<u8>>) -> Hostile {
+    debuggable_but(messages, |_, _| None).await
+}
+
+/// [`debuggable`], but a request `instead` answers (given the request and
+/// whether the attach was asked for yet) is answered so.
+async fn debuggable_but(
+    messages: Vec<Vec<u8>>,
+    instead: impl Fn(&Request, bool) -> Option<Reply> + Send + Sync + 'static,
+) -> Hostile {
     let patched = Arc::new(AtomicBool::new(false));
+    let attached = Arc::new(AtomicBool::new(false));
     let messages = Arc::new(messages);
     Hostile::start(move |r: &Request| {
+        if let Some(reply) = instead(r, attached.load(Ordering::SeqCst)) {
+            return reply;
+        }
         let mut pod = hostile::pod("web-1");
         if r.method == "PATCH" {
             patched.store(true, Ordering::SeqCst);
@@ -391,7 +404,10 @@ async fn debuggable(messages: Vec<Vec<u8>>) -> Hostile {
         }
         match r.path.as_str() {
             "/version" => hostile::version(),
-            p if p.ends_with("/attach") => Reply::websocket(messages.to_vec()),
+            p if p.ends_with("/attach") => {
+                attached.store(true, Ordering::SeqCst);
+                Reply::websocket(messages.to_vec())
+            }
             p if p.ends_with("/log") => Reply::raw(200, "text/plain", Vec::new()),
             p if p.ends_with("/pods/web-1") || p.ends_with("/ephemeralcontainers") => {
                 Reply::json(200, &pod)
@@ -950,4 +966,107 @@ async fn exit_codes_outside_0_to_255_are_said_as_reported() {
             "{stderr}"
         );
     }
+}
+
+// §9: `podbay debug --timeout` bounds every request.
+
+/// `podbay debug --timeout 3s` against a server that does not answer one
+/// step: its exit status, stderr and how long it took.
+async fn debug_where_a_step_stalls(
+    tag: &str,
+    stall: impl Fn(&Request, bool) -> Option<Reply> + Send + Sync + 'static,
+) -> (Option<i32>, String, Duration) {
+    let exited = json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success"});
+    let server = debuggable_but(
+        vec![
+            channel(1, b"hello\n"),
+            channel(3, exited.to_string().as_bytes()),
+        ],
+        stall,
+    )
+    .await;
+    let config = server.kubeconfig(tag);
+    let started = std::time::Instant::now();
+    let out = podbay_debug(
+        &config,
+        &[
+            "web-1",
+            "--image",
+            "busybox",
+            "--name",
+            "dbg",
+            "--timeout",
+            "3s",
+        ],
+    )
+    .await;
+    let took = started.elapsed();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    eprintln!("{tag}: exit {:?} after {took:?}", out.status.code());
+    (out.status.code(), stderr, took)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_patch_never_answered_ends_at_the_timeout_naming_it() {
+    let (code, stderr, took) = debug_where_a_step_stalls("patch-hangs", |r, _| {
+        (r.method == "PATCH").then(Reply::hang)
+    })
+    .await;
+    assert_eq!(code, Some(124), "{stderr}");
+    assert!(
+        stderr.contains("did not answer the request to add the debug container"),
+        "{stderr}"
+    );
+    assert!(took < Duration::from_secs(15), "{took:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_patch_answered_in_half_ends_at_the_timeout_naming_it() {
+    let (code, stderr, took) = debug_where_a_step_stalls("patch-half", |r, _| {
+        (r.method == "PATCH").then(|| {
+            Reply::raw(
+                200,
+                "application/json",
+                br#"{"kind": "Pod", "apiVersion": "#.to_vec(),
+            )
+            .then_stall()
+        })
+    })
+    .await;
+    assert_eq!(code, Some(124), "{stderr}");
+    assert!(
+        stderr.contains("did not answer the request to add the debug container"),
+        "{stderr}"
+    );
+    assert!(took < Duration::from_secs(15), "{took:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_log_read_that_stalls_ends_at_the_timeout_naming_it() {
+    let (code, stderr, took) = debug_where_a_step_stalls("log-stalls", |r, _| {
+        r.path
+            .ends_with("/log")
+            .then(|| Reply::raw(200, "text/plain", b"half a li".to_vec()).then_stall())
+    })
+    .await;
+    assert_eq!(code, Some(124), "{stderr}");
+    assert!(
+        stderr.contains("did not answer the read of the debug container's log"),
+        "{stderr}"
+    );
+    assert!(took < Duration::from_secs(15), "{took:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_final_read_of_the_pod_that_stalls_ends_at_the_timeout_naming_it() {
+    let (code, stderr, took) = debug_where_a_step_stalls("final-get", |r, attached| {
+        (attached && r.method == "GET" && r.path.ends_with("/pods/web-1")).then(Reply::hang)
+    })
+    .await;
+    assert_eq!(code, Some(124), "{stderr}");
+    assert!(
+        stderr.contains("did not answer the read of the pod's final status"),
+        "{stderr}"
+    );
+    assert!(took < Duration::from_secs(15), "{took:?}");
 }

@@ -203,9 +203,17 @@ async fn launch(
         deadline,
     )
     .await?;
-    let launched = debug::launch(&spec, client, namespace, &args.pod)
-        .await
-        .map_err(|e| launch_failure(&e, &args.pod, namespace))?;
+    let launched = answered(
+        "the request to add the debug container (it may still be added: --list shows it)",
+        args.timeout,
+        deadline,
+        async {
+            debug::launch(&spec, client, namespace, &args.pod)
+                .await
+                .map_err(|e| launch_failure(&e, &args.pod, namespace))
+        },
+    )
+    .await?;
     // As kubectl prints them, `-o json` included: they are not the output.
     for warning in &launched.warnings {
         eprintln!("Warning: {}", sanitize(warning));
@@ -297,6 +305,28 @@ async fn launch(
             ),
         )),
     }
+}
+
+/// `work`, unless `deadline` comes first: then exit 124, naming the `step`
+/// the server did not answer (a request never answered, answered in half,
+/// or a byte a second).
+async fn answered<T>(
+    step: &str,
+    timeout: Duration,
+    deadline: tokio::time::Instant,
+    work: impl std::future::Future<Output = Result<T, Failure>>,
+) -> Result<T, Failure> {
+    tokio::time::timeout_at(deadline, work)
+        .await
+        .unwrap_or_else(|_| {
+            Err(fail(
+                exit::TIMEOUT,
+                format!(
+                    "Timed out after {}: the API server did not answer {step}.",
+                    humantime(timeout)
+                ),
+            ))
+        })
 }
 
 /// Reads the pod. An unreachable server is retried with back-off until
@@ -593,18 +623,30 @@ async fn attach(
         stdin: args.interactive,
     };
     let (input, inputs) = mpsc::unbounded_channel();
-    let session = match session::open(client.clone(), spec, inputs, events_tx).await {
-        Ok(s) => Some(s),
-        // Exited before we could attach: its whole output is in the log.
-        Err(kube::Error::Api(status)) if status.code == 400 => None,
-        Err(e) => return Err(classify(&e)),
-    };
+    // Connecting and reading what it printed before get --timeout of their
+    // own: the container is running, this is a new step.
+    let deadline = tokio::time::Instant::now() + args.timeout;
+    let session = answered("the attach", args.timeout, deadline, async {
+        match session::open(client.clone(), spec, inputs, events_tx).await {
+            Ok(s) => Ok(Some(s)),
+            // Exited before we could attach: its whole output is in the log.
+            Err(kube::Error::Api(status)) if status.code == 400 => Ok(None),
+            Err(e) => Err(classify(&e)),
+        }
+    })
+    .await?;
     let at = ContainerRef {
         namespace,
         pod: &args.pod,
         container: name,
     };
-    let first = replay(client, at, args.tty, &mut events).await;
+    let first = answered(
+        "the read of the debug container's log",
+        args.timeout,
+        deadline,
+        async { Ok(replay(client, at, args.tty, &mut events).await) },
+    )
+    .await?;
     let mut out = std::io::stdout();
     let mut err = std::io::stderr();
     for (sink, stream) in [
@@ -696,11 +738,16 @@ async fn report(
 ) -> Result<i32, Failure> {
     // The attach stream can end a moment before the kubelet reports the exit.
     let mut status = None;
+    let deadline = tokio::time::Instant::now() + args.timeout;
     for _ in 0..20 {
-        let pod = pods
-            .get(&args.pod)
-            .await
-            .map_err(|e| api_failure(&e, &args.pod, ""))?;
+        let pod = answered(
+            "the read of the pod's final status",
+            args.timeout,
+            deadline,
+            async { Ok(pods.get(&args.pod).await) },
+        )
+        .await?
+        .map_err(|e| api_failure(&e, &args.pod, ""))?;
         status = pod
             .status
             .and_then(|s| s.ephemeral_container_statuses)

@@ -49,6 +49,10 @@ impl Tagged {
     }
 }
 
+/// How long adding a debug container may take: admission webhooks may
+/// take 30 s (their longest timeout) before the apiserver answers.
+const LAUNCH_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(35);
+
 /// The I/O tasks the app's effects start and stop.
 pub(super) struct Tasks {
     /// The browser's connection: watches and new terminals use it.
@@ -320,14 +324,21 @@ impl Tasks {
         let pod = key.pod;
         let tx = self.tx.clone();
         tokio::spawn(async move {
-            let event = match crate::cluster::debug::launch(
-                &spec,
-                &client,
-                &pod.namespace,
-                &pod.name,
-            )
-            .await
-            {
+            let launch = crate::cluster::debug::launch(&spec, &client, &pod.namespace, &pod.name);
+            let Ok(launched) = tokio::time::timeout(LAUNCH_TIMEOUT, launch).await else {
+                let sentence = format!(
+                    "The API server did not answer the request to add the debug container within {} s; it may still be added: watch the pod.",
+                    LAUNCH_TIMEOUT.as_secs()
+                );
+                let event = Event::LaunchFailed {
+                    id,
+                    sentence: sentence.into(),
+                    refused_by: None,
+                };
+                let _ = tx.send(Tagged::untied(event)).await;
+                return;
+            };
+            let event = match launched {
                 Ok(launched) if launched.warnings.is_empty() => return,
                 Ok(launched) => Event::LaunchWarned {
                     id,
