@@ -1070,3 +1070,55 @@ async fn a_final_read_of_the_pod_that_stalls_ends_at_the_timeout_naming_it() {
     );
     assert!(took < Duration::from_secs(15), "{took:?}");
 }
+
+// §10: one malformed object hides nothing else.
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pod_that_does_not_decode_is_left_out_and_counted_the_others_shown() {
+    let mut bad = hostile::pod("web-2");
+    bad["status"]["containerStatuses"][0]["restartCount"] = json!(9_223_372_036_854_775_807_u64);
+    let list = json!({"kind": "PodList", "apiVersion": "v1", "metadata": {"resourceVersion": "7"},
+        "items": [hostile::pod("web-1"), bad, hostile::pod("NAMEX")]});
+    // A name that is not UTF-8 is read as kubectl reads it (U+FFFD).
+    let text = list.to_string();
+    let at = text.find("NAMEX").expect("the marker");
+    let body: Vec<u8> = [
+        &text.as_bytes()[..at],
+        b"web-3-\xff",
+        &text.as_bytes()[at + 5..],
+    ]
+    .concat();
+    let modified = json!({"type": "MODIFIED", "object": {"kind": "Pod", "apiVersion": "v1",
+        "metadata": {"name": "web-1", "namespace": "shop", "resourceVersion": "8"},
+        "spec": {"containers": "not a list"}}});
+    let event = format!("{modified}\n").into_bytes();
+    let server = Hostile::start(move |r: &Request| {
+        if r.path == "/version" {
+            hostile::version()
+        } else if r.is_list_of("pods") && r.is_watch() {
+            Reply::raw(200, "application/json", event.clone()).then_stall()
+        } else if r.is_list_of("pods") {
+            Reply::raw(200, "application/json", body.clone())
+        } else {
+            watch_stalls(r)
+        }
+    })
+    .await;
+    let config = server.kubeconfig("bad-item");
+    let screen = PodbayScreen::spawn(&args(&config, &[]), 160, 30);
+    screen
+        .wait_for("the readable pods", |t| {
+            t.contains("web-1") && t.contains("web-3-")
+        })
+        .await;
+    let text = screen.text();
+    assert!(!text.contains("web-2 "), "the bad pod is left out: {text}");
+    screen
+        .wait_for("the count and the sentence", |t| {
+            t.contains("2 pods (2 unreadable)") && t.contains("cannot be read")
+        })
+        .await;
+    let text = screen.text();
+    assert!(text.contains("web-1"), "its row stays: {text}");
+    screen.quit().await;
+}

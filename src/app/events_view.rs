@@ -207,6 +207,9 @@ impl App {
                 Feed::Forbidden(denied) => view.trouble = Some(denied.sentence().into()),
                 Feed::Reconnecting(sentence) => view.trouble = Some(sentence.clone()),
                 Feed::Resumed | Feed::Applied(_) | Feed::Deleted(_) => view.trouble = None,
+                Feed::Unreadable(bad) => {
+                    view.trouble = bad.first().map(|b| b.sentence("an event").into());
+                }
                 Feed::Listing { .. } | Feed::Cut => {}
             }
             // Only these change the rows.
@@ -261,7 +264,8 @@ pub(super) fn apply_events(events: &mut Vec<EventRow>, feed: Feed<EventRow>) {
         | Feed::Listing { .. }
         | Feed::Cut
         | Feed::Resumed
-        | Feed::Reconnecting(_) => {}
+        | Feed::Reconnecting(_)
+        | Feed::Unreadable(_) => {}
     }
     events.sort_by_key(|e| e.last_seen);
 }

@@ -38,7 +38,8 @@ impl PodFollow {
             | Feed::Listing { .. }
             | Feed::Cut
             | Feed::Resumed
-            | Feed::Reconnecting(_) => false,
+            | Feed::Reconnecting(_)
+            | Feed::Unreadable(_) => false,
         }
     }
 

@@ -94,6 +94,9 @@ pub struct App {
     scope_before_all: Option<Scope>,
     pub connection: Link,
     pub pods: PodTable,
+    /// Pods the server sent that do not decode (`namespace/name` → what is
+    /// wrong): left out of the table, counted in the header.
+    pub unreadable_pods: std::collections::BTreeMap<String, crate::model::text::Printable>,
     pub namespaces: Vec<String>,
     pub mode: Mode,
     /// The mode ctrl-c interrupted, restored when the user does not quit.
@@ -158,6 +161,7 @@ impl App {
             scope_before_all: None,
             connection: Link::new(),
             pods: PodTable::default(),
+            unreadable_pods: Default::default(),
             namespaces: Vec::new(),
             mode: Mode::Normal,
             mode_before_quit: None,
@@ -250,7 +254,11 @@ impl App {
                         known.dedup();
                         self.namespaces = known;
                     }
-                    Feed::Listing { .. } | Feed::Cut | Feed::Resumed | Feed::Reconnecting(_) => {}
+                    Feed::Listing { .. }
+                    | Feed::Cut
+                    | Feed::Resumed
+                    | Feed::Reconnecting(_)
+                    | Feed::Unreadable(_) => {}
                 }
                 vec![]
             }
@@ -268,6 +276,12 @@ impl App {
                             let said = warning(sentence.clone());
                             view.trouble = Some(said.text.clone());
                             notice = Some(said);
+                        }
+                        Feed::Unreadable(bad) => {
+                            if let Some(said) = bad.first().map(|b| warning(b.sentence("pod"))) {
+                                view.trouble = Some(said.text.clone());
+                                notice = Some(said);
+                            }
                         }
                         _ => {}
                     }
@@ -434,12 +448,28 @@ impl App {
         match feed {
             Feed::Listing { .. } => {}
             Feed::Listed { scope, rows } => {
+                match &scope {
+                    Some(ns) => self
+                        .unreadable_pods
+                        .retain(|name, _| !name.starts_with(&format!("{ns}/"))),
+                    None => self.unreadable_pods.clear(),
+                }
                 self.pods.replace(scope.as_deref(), rows);
                 self.link_back();
             }
             Feed::Applied(row) => {
+                self.unreadable_pods
+                    .remove(&format!("{}/{}", row.key.namespace, row.key.name));
                 self.pods.apply(row);
                 self.link_back();
+            }
+            Feed::Unreadable(bad) => {
+                if let Some(first) = bad.first() {
+                    self.message = Some(warning(first.sentence("pod")));
+                }
+                for pod in bad {
+                    self.unreadable_pods.insert(pod.name.to_string(), pod.why);
+                }
             }
             Feed::Deleted(row) => {
                 self.pods.remove(&row.key);

@@ -32,6 +32,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
 use super::errors::describe;
+use super::lenient::Lenient;
 use crate::model::feed::Feed;
 use crate::model::problem::Problem;
 
@@ -62,10 +63,6 @@ pub const MAX_LIST_ROWS: usize = 1_000_000;
 /// may take as many as the rows cap needs at their size. A server that
 /// sends empty pages with a new token forever stops here.
 pub const MIN_LIST_PAGES: usize = 2_000;
-
-/// A watch that is Gone again this soon after a fresh list means the
-/// server cannot serve a watch at all: relist with back-off, not at once.
-const GONE_AGAIN: Duration = Duration::from_secs(10);
 
 fn misbehaving(sentence: String) -> kube::Error {
     kube::Error::Service(Box::new(super::limits::Misbehaved(sentence)))
@@ -139,16 +136,15 @@ where
         let mut version: Option<String> = None;
         // Whether the user was told the view is behind.
         let mut interrupted = false;
-        // When the last list completed: a watch Gone soon after it is a
-        // server that cannot serve watches, not a compaction.
-        let mut listed_at: Option<Instant> = None;
         loop {
+            // A watch from the version a list has just given that is Gone
+            // is a server that cannot serve watches, not a compaction.
+            let fresh = version.is_none();
             let from = match version.take() {
                 Some(from) => from,
                 None => match self.list().await? {
                     Ok(listed) => {
                         interrupted = false;
-                        listed_at = Some(Instant::now());
                         listed
                     }
                     Err(error) => {
@@ -159,11 +155,11 @@ where
                 },
             };
             let params = self.watch_params();
-            let opened = answered_in_time(self.api.watch(&params, &from)).await;
+            let opened = answered_in_time(super::lenient::watch(&self.api, &params, &from)).await;
             let stream = match opened {
                 Ok(stream) => stream,
                 Err(error) if is_gone(&error) => {
-                    self.gone(listed_at).await?;
+                    self.gone(fresh).await?;
                     interrupted = true;
                     continue;
                 }
@@ -194,7 +190,7 @@ where
                     version = Some(last);
                 }
                 Ended::Gone => {
-                    self.gone(listed_at).await?;
+                    self.gone(fresh).await?;
                     interrupted = true;
                 }
                 Ended::Short => {
@@ -215,10 +211,10 @@ where
     }
 
     /// 410 Gone: the version watched from is compacted away, so the caller
-    /// lists again; at once the first time, with back-off when the watch
-    /// from a list only seconds old is Gone too (client-go's reflector).
-    async fn gone(&mut self, listed_at: Option<Instant>) -> Result<(), Stop> {
-        if listed_at.is_some_and(|at| at.elapsed() < GONE_AGAIN) {
+    /// lists again: at once, unless the watch was from the version of the
+    /// list just made (`fresh`), which then keeps failing: with back-off.
+    async fn gone(&mut self, fresh: bool) -> Result<(), Stop> {
+        if fresh {
             let error = misbehaving(
                 "The API server answers 410 Gone even to a watch from the list it has just sent."
                     .to_string(),
@@ -239,6 +235,7 @@ where
         })
         .await?;
         let mut rows = Vec::new();
+        let mut unreadable = Vec::new();
         let mut params = ListParams {
             label_selector: self.config.label_selector.clone(),
             field_selector: self.config.field_selector.clone(),
@@ -248,7 +245,7 @@ where
         let mut tokens = std::collections::HashSet::new();
         let mut restarted = false;
         loop {
-            let page = match answered_in_time(self.api.list(&params)).await {
+            let page = match answered_in_time(super::lenient::list(&self.api, &params)).await {
                 Ok(page) => page,
                 Err(error) if is_gone(&error) && params.continue_token.is_some() => {
                     if std::mem::replace(&mut restarted, true) {
@@ -258,6 +255,7 @@ where
                         ))));
                     }
                     rows.clear();
+                    unreadable.clear();
                     tokens.clear();
                     params.continue_token = None;
                     continue;
@@ -270,6 +268,7 @@ where
                             params.limit = Some((limit / 5).max(SMALLEST_PAGE));
                             params.continue_token = None;
                             rows.clear();
+                            unreadable.clear();
                             continue;
                         }
                         None => return Ok(Err(error)),
@@ -278,6 +277,7 @@ where
                 Err(error) => return Ok(Err(error)),
             };
             rows.extend(page.items.iter().map(&self.project));
+            unreadable.extend(page.unreadable);
             match page.metadata.continue_.filter(|token| !token.is_empty()) {
                 Some(_) if rows.len() > MAX_LIST_ROWS || tokens.len() + 1 >= max_pages(&params) => {
                     return Ok(Err(misbehaving(format!(
@@ -304,6 +304,9 @@ where
                         rows,
                     })
                     .await?;
+                    if !unreadable.is_empty() {
+                        self.send(Feed::Unreadable(unreadable)).await?;
+                    }
                     return Ok(Ok(version));
                 }
             }
@@ -314,7 +317,7 @@ where
     /// seen (bookmarks included), until the watch ends.
     async fn follow(
         &mut self,
-        stream: impl futures::Stream<Item = kube::Result<WatchEvent<K>>>,
+        stream: impl futures::Stream<Item = kube::Result<WatchEvent<Lenient<K>>>>,
         last: &mut String,
     ) -> Result<Ended, Stop> {
         let started = Instant::now();
@@ -342,19 +345,35 @@ where
                 }
             }
             let update = match event {
-                Ok(WatchEvent::Added(object) | WatchEvent::Modified(object)) => {
+                Ok(
+                    WatchEvent::Added(Lenient::Read(object))
+                    | WatchEvent::Modified(Lenient::Read(object)),
+                ) => {
                     remember(last, &object);
                     Feed::Applied((self.project)(&object))
                 }
-                Ok(WatchEvent::Deleted(object)) => {
+                Ok(WatchEvent::Deleted(Lenient::Read(object))) => {
                     remember(last, &object);
                     Feed::Deleted((self.project)(&object))
                 }
+                // Its version cannot be read either: a relist, if it comes
+                // to one, reads it again.
+                Ok(
+                    WatchEvent::Added(Lenient::Unreadable(bad))
+                    | WatchEvent::Modified(Lenient::Unreadable(bad))
+                    | WatchEvent::Deleted(Lenient::Unreadable(bad)),
+                ) => Feed::Unreadable(vec![bad]),
                 Ok(WatchEvent::Bookmark(bookmark)) => {
                     *last = bookmark.metadata.resource_version;
                     continue;
                 }
                 Ok(WatchEvent::Error(status)) if status.code == 410 => return Ok(Ended::Gone),
+                // kube reads any object as a Status: one with no code is not.
+                Ok(WatchEvent::Error(status)) if status.code == 0 => {
+                    return Ok(Ended::Failed(misbehaving(
+                        "The API server sent a watch error that is not a Status.".to_string(),
+                    )));
+                }
                 Ok(WatchEvent::Error(status)) => {
                     return Ok(Ended::Failed(kube::Error::Api(status)));
                 }

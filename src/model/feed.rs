@@ -4,6 +4,25 @@
 use super::problem::Denied;
 use super::text::Printable;
 
+/// An object the server sent that does not decode (a `restartCount` past
+/// 2^31, a field of the wrong type): its name and what is wrong with it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unreadable {
+    /// `namespace/name`, or `?` when even that cannot be read.
+    pub name: Printable,
+    pub why: Printable,
+}
+
+impl Unreadable {
+    /// "Pod shop/web-2 cannot be read (…): it is left out."
+    pub fn sentence(&self, kind: &str) -> String {
+        format!(
+            "The API server sent {kind} {} that cannot be read ({}): it is left out, the others are shown.",
+            self.name, self.why
+        )
+    }
+}
+
 /// What a feed reports.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Feed<R> {
@@ -30,4 +49,7 @@ pub enum Feed<R> {
     Reconnecting(Printable),
     /// The user may not watch this at all. One sentence naming the permission.
     Forbidden(Denied),
+    /// Objects the server sent that do not decode, left out of the rows:
+    /// after `Listed`, the list's; during the watch, an event's.
+    Unreadable(Vec<Unreadable>),
 }

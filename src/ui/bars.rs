@@ -32,11 +32,14 @@ pub fn header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         _ => {
             let total = app.pods.total();
             let noun = if total == 1 { "pod" } else { "pods" };
-            let counts = if app.pods.query().is_some() {
+            let mut counts = if app.pods.query().is_some() {
                 format!("{}/{total} {noun}", app.pods.visible_len())
             } else {
                 format!("{total} {noun}")
             };
+            if !app.unreadable_pods.is_empty() {
+                counts.push_str(&format!(" ({} unreadable)", app.unreadable_pods.len()));
+            }
             (
                 app.scope.label(),
                 counts,

@@ -1,0 +1,268 @@
+//! Lists and watches read item by item: one object the server sends that
+//! does not decode (a `restartCount` past 2^31, a name that is not UTF-8)
+//! is reported as unreadable and the others are kept, as kubectl keeps
+//! them. kube-rs decodes a list whole, so one bad pod hid every pod.
+
+use bytes::{Bytes, BytesMut};
+use futures::{Stream, StreamExt};
+use http_body_util::BodyExt as _;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ListMeta;
+use kube::api::{Api, ListParams, WatchEvent, WatchParams};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer};
+use serde_json::Value;
+
+use crate::model::feed::Unreadable;
+
+/// What is wrong with `value`, named as well as it can be.
+fn unreadable(value: &Value, error: &serde_json::Error) -> Unreadable {
+    let field = |key: &str| value["metadata"][key].as_str().unwrap_or("?").to_string();
+    let name = match value["metadata"]["namespace"].as_str() {
+        Some(_) => format!("{}/{}", field("namespace"), field("name")),
+        None => field("name"),
+    };
+    Unreadable {
+        name: name.into(),
+        why: error.to_string().into(),
+    }
+}
+
+/// An object as the server sent it: decoded, or what is wrong with it.
+#[derive(Debug, Clone)]
+pub enum Lenient<K> {
+    Read(K),
+    Unreadable(Unreadable),
+}
+
+impl<K: DeserializeOwned> Lenient<K> {
+    fn read(value: Value) -> Self {
+        match K::deserialize(&value) {
+            Ok(object) => Lenient::Read(object),
+            Err(error) => Lenient::Unreadable(unreadable(&value, &error)),
+        }
+    }
+}
+
+impl<'de, K: DeserializeOwned> Deserialize<'de> for Lenient<K> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Value::deserialize(deserializer).map(Lenient::read)
+    }
+}
+
+/// One page of a list.
+pub struct Page<K> {
+    pub metadata: ListMeta,
+    pub items: Vec<K>,
+    pub unreadable: Vec<Unreadable>,
+}
+
+#[derive(Deserialize)]
+struct Whole<K> {
+    #[serde(default)]
+    metadata: ListMeta,
+    #[serde(default = "Vec::new")]
+    items: Vec<K>,
+}
+
+/// Lists one page of `api`. The page is decoded whole first (the common
+/// case, and the fast one); only when that fails is it read item by item.
+pub async fn list<K>(api: &Api<K>, params: &ListParams) -> kube::Result<Page<K>>
+where
+    K: kube::Resource + Clone + DeserializeOwned,
+{
+    let request = kube::core::Request::new(api.resource_url())
+        .list(params)
+        .map_err(kube::Error::BuildRequest)?;
+    let body = send(api, request).await?;
+    // Go's decoder, and so kubectl, reads bytes that are not UTF-8 as U+FFFD.
+    let text = String::from_utf8_lossy(&body);
+    if let Ok(page) = serde_json::from_str::<Whole<K>>(&text) {
+        return Ok(Page {
+            metadata: page.metadata,
+            items: page.items,
+            unreadable: Vec::new(),
+        });
+    }
+    let page: Whole<Value> = serde_json::from_str(&text).map_err(kube::Error::SerdeError)?;
+    let mut items = Vec::with_capacity(page.items.len());
+    let mut unreadable = Vec::new();
+    for value in page.items {
+        match Lenient::<K>::read(value) {
+            Lenient::Read(object) => items.push(object),
+            Lenient::Unreadable(bad) => unreadable.push(bad),
+        }
+    }
+    Ok(Page {
+        metadata: page.metadata,
+        items,
+        unreadable,
+    })
+}
+
+/// Watches `api` from `version`: each line is one event, read on its own
+/// (a line that is not UTF-8 is read as kubectl reads it).
+pub async fn watch<K>(
+    api: &Api<K>,
+    params: &WatchParams,
+    version: &str,
+) -> kube::Result<impl Stream<Item = kube::Result<WatchEvent<Lenient<K>>>> + use<K>>
+where
+    K: kube::Resource + Clone + DeserializeOwned + 'static,
+{
+    let mut request = kube::core::Request::new(api.resource_url())
+        .watch(params, version)
+        .map_err(kube::Error::BuildRequest)?;
+    // As kube-rs: a gzipped watch is one member per event, which the
+    // client's decompression does not read past the first.
+    request.headers_mut().insert(
+        http::header::ACCEPT_ENCODING,
+        http::HeaderValue::from_static("identity"),
+    );
+    let response = api
+        .clone()
+        .into_client()
+        .send(request.map(kube::client::Body::from))
+        .await?;
+    let code = response.status();
+    if !code.is_success() {
+        let body = response.into_body().collect().await?.to_bytes();
+        return Err(super::errors::api_error(code.as_u16(), &body));
+    }
+    let chunks = response.into_body().into_data_stream();
+    Ok(lines(chunks).filter_map(|line| async move {
+        match line {
+            Ok(line) => event(&line),
+            Err(error) if ended_early(&*error) => None,
+            Err(error) => Some(Err(kube::Error::ReadEvents(std::io::Error::other(error)))),
+        }
+    }))
+}
+
+type BodyError = Box<dyn std::error::Error + Send + Sync>;
+
+/// The event on one line; a line that is a `Status` is the server's error.
+fn event<K>(line: &[u8]) -> Option<kube::Result<WatchEvent<Lenient<K>>>>
+where
+    K: Clone + DeserializeOwned,
+{
+    let text = String::from_utf8_lossy(line);
+    if text.trim().is_empty() {
+        return None;
+    }
+    match serde_json::from_str::<WatchEvent<Lenient<K>>>(&text) {
+        Ok(event) => Some(Ok(event)),
+        Err(error) => match serde_json::from_str::<kube::core::Status>(&text) {
+            Ok(status) if status.code != 0 => Some(Err(kube::Error::Api(status.boxed()))),
+            _ => Some(Err(kube::Error::SerdeError(error))),
+        },
+    }
+}
+
+/// A cut chunked stream (an apiserver or a proxy ending a long watch): the
+/// watch ended, and is resumed, as kube-rs does.
+fn ended_early(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut current = Some(error);
+    for _ in 0..16 {
+        let Some(e) = current else { return false };
+        if e.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::UnexpectedEof)
+            || e.to_string().contains("unexpected EOF during chunk")
+        {
+            return true;
+        }
+        current = e.source();
+    }
+    false
+}
+
+/// The lines of a body, without their newlines; a last line without one
+/// is kept.
+fn lines<S, E>(chunks: S) -> impl Stream<Item = Result<Bytes, BodyError>>
+where
+    S: Stream<Item = Result<Bytes, E>> + Unpin,
+    E: Into<BodyError>,
+{
+    futures::stream::unfold(
+        (chunks, BytesMut::new(), false),
+        |(mut chunks, mut buffer, mut done)| async move {
+            loop {
+                if let Some(at) = buffer.iter().position(|&b| b == b'\n') {
+                    let line = buffer.split_to(at + 1).freeze().slice(..at);
+                    return Some((Ok(line), (chunks, buffer, done)));
+                }
+                if done {
+                    if buffer.is_empty() {
+                        return None;
+                    }
+                    let line = buffer.split().freeze();
+                    return Some((Ok(line), (chunks, buffer, done)));
+                }
+                match chunks.next().await {
+                    Some(Ok(chunk)) => buffer.extend_from_slice(&chunk),
+                    Some(Err(error)) => {
+                        done = true;
+                        buffer.clear();
+                        return Some((Err(error.into()), (chunks, buffer, done)));
+                    }
+                    None => done = true,
+                }
+            }
+        },
+    )
+}
+
+/// The body of an answer to `request`, or the server's error.
+async fn send<K: kube::Resource + Clone>(
+    api: &Api<K>,
+    request: http::Request<Vec<u8>>,
+) -> kube::Result<Bytes> {
+    let response = api
+        .clone()
+        .into_client()
+        .send(request.map(kube::client::Body::from))
+        .await?;
+    let code = response.status();
+    let body = response.into_body().collect().await?.to_bytes();
+    if !code.is_success() {
+        return Err(super::errors::api_error(code.as_u16(), &body));
+    }
+    Ok(body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::api::core::v1::Pod;
+
+    #[test]
+    fn a_pod_that_does_not_decode_is_unreadable_and_named() {
+        let bad = serde_json::json!({"metadata": {"name": "web-2", "namespace": "shop"},
+            "status": {"containerStatuses": [{"name": "app", "image": "x", "imageID": "",
+                "ready": true, "restartCount": 9_223_372_036_854_775_807_u64}]}});
+        let Lenient::<Pod>::Unreadable(why) = Lenient::read(bad) else {
+            panic!("restartCount past i32 decodes")
+        };
+        assert_eq!(why.name, "shop/web-2");
+        assert!(why.why.contains("9223372036854775807"), "{}", why.why);
+        let good = serde_json::json!({"metadata": {"name": "web-1", "namespace": "shop"}});
+        assert!(matches!(Lenient::<Pod>::read(good), Lenient::Read(_)));
+    }
+
+    #[tokio::test]
+    async fn lines_are_split_across_chunks_and_the_last_is_kept() {
+        let chunks = futures::stream::iter(
+            ["ab\ncd", "e\n\nf"].map(|c| Ok::<_, std::io::Error>(Bytes::from(c))),
+        );
+        let lines: Vec<Bytes> = lines(chunks).map(|l| l.unwrap()).collect().await;
+        assert_eq!(lines, ["ab", "cde", "", "f"].map(Bytes::from));
+    }
+
+    #[test]
+    fn a_status_line_is_the_servers_error() {
+        let gone = br#"{"kind":"Status","apiVersion":"v1","status":"Failure","code":410,"reason":"Expired","message":"too old"}"#;
+        assert!(matches!(event::<Pod>(gone), Some(Err(kube::Error::Api(s))) if s.code == 410));
+        // kube's Status takes any object: what is not one has code 0.
+        let garbage = br#"{"type": "ERROR", "object": {"nope": 1}}"#;
+        assert!(matches!(event::<Pod>(garbage), Some(Ok(WatchEvent::Error(s))) if s.code == 0));
+    }
+}
