@@ -1,8 +1,8 @@
 use super::*;
+use crate::model::ContainerState;
 use crate::model::feed::Feed;
 use crate::model::pod_security::Policy;
 use crate::model::session::{SessionEnd, SessionKind};
-use crate::model::{ContainerState, Health};
 use crate::model::{EventRow, PodDetail};
 use bytes::Bytes;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -10,19 +10,12 @@ use terminal::TerminalState;
 
 pub(crate) fn row(ns: &str, name: &str, status: &str) -> PodRow {
     PodRow {
-        key: PodKey::new(ns, name),
-        ready: 1,
-        total: 1,
         status: status.into(),
-        restarts: 0,
-        last_restart: None,
         created: Some("2026-01-01T00:00:00Z".parse().unwrap()),
         node: "node-a1".into(),
         ip: "10.0.0.1".into(),
         labels: format!("app={name}").into(),
-        search: format!("{ns}/{name}").into(),
-        ephemeral: 0,
-        health: Health::Good,
+        ..PodRow::new(ns, name)
     }
 }
 

@@ -71,6 +71,29 @@ pub struct PodRow {
 }
 
 impl PodRow {
+    /// A healthy pod, as tests and benchmarks write one out: `Running`,
+    /// 1/1 ready, no restarts, no node, IP, labels or creation time.
+    /// Set what differs with struct update syntax,
+    /// `PodRow { node: "node-1".into(), ..PodRow::new("shop", "web") }`
+    /// (`search` follows the key given here, so set the key here too).
+    pub fn new(namespace: &str, name: &str) -> Self {
+        PodRow {
+            key: PodKey::new(namespace, name),
+            ready: 1,
+            total: 1,
+            status: "Running".into(),
+            restarts: 0,
+            last_restart: None,
+            created: None,
+            node: "".into(),
+            ip: "".into(),
+            labels: "".into(),
+            search: format!("{namespace}/{name}").into(),
+            ephemeral: 0,
+            health: Health::Good,
+        }
+    }
+
     pub fn from_pod(pod: &Pod) -> Self {
         let summary = summarize(pod);
         let labels = pod

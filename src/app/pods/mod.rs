@@ -585,23 +585,12 @@ fn rank_hits(hits: Vec<Hit>) -> Vec<Hit> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Health;
 
     fn row(ns: &str, name: &str) -> PodRow {
         PodRow {
-            key: PodKey::new(ns, name),
-            ready: 1,
-            total: 1,
-            status: "Running".into(),
-            restarts: 0,
-            last_restart: None,
-            created: None,
             node: "node-1".into(),
-            ip: "".into(),
             labels: format!("app={name}").into(),
-            search: format!("{ns}/{name}").into(),
-            ephemeral: 0,
-            health: Health::Good,
+            ..PodRow::new(ns, name)
         }
     }
 

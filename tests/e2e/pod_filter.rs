@@ -8,24 +8,14 @@
 use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
 use podbay::app::pods::PodTable;
-use podbay::model::{Health, PodKey, PodRow};
+use podbay::model::{PodKey, PodRow};
 use proptest::prelude::*;
 
 fn row(ns: &str, name: &str, node: &str, labels: &str) -> PodRow {
     PodRow {
-        key: PodKey::new(ns, name),
-        ready: 1,
-        total: 1,
-        status: "Running".into(),
-        restarts: 0,
-        last_restart: None,
-        created: None,
         node: node.into(),
-        ip: "".into(),
         labels: labels.into(),
-        search: format!("{ns}/{name}").into(),
-        ephemeral: 0,
-        health: Health::Good,
+        ..PodRow::new(ns, name)
     }
 }
 

@@ -6,10 +6,7 @@
 //! still a pod that podbay can show. Plus a few of these over HTTPS,
 //! to the subresource and to the pod itself.
 
-mod support;
-
-#[path = "support/json.rs"]
-mod json;
+use crate::support::{self, json};
 
 use std::net::SocketAddr;
 use std::sync::Arc;

@@ -1,6 +1,6 @@
 //! The cluster layer's live feeds against the simulator.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

@@ -1,7 +1,7 @@
 //! The real `podbay` binary in a PTY while the simulator misbehaves: watches
 //! cut every second, seconds of latency, the server gone and back, a panic.
 
-mod support;
+use crate::support;
 
 use std::time::{Duration, Instant};
 

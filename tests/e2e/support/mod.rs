@@ -1,10 +1,10 @@
 //! Shared helpers for integration tests: a simulator per test and clients for it.
-#![allow(dead_code)]
 
 use std::time::Duration;
 
 pub mod churn;
 pub mod hostile;
+pub mod json;
 
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use podbay::sim::{Sim, SimHandle, SimOptions};
@@ -286,25 +286,47 @@ pub fn kubeconfig(sim: &podbay::sim::SimHandle, tag: &str) -> std::path::PathBuf
     path
 }
 
-/// `podbay debug` with this kubeconfig, piped, stdin closed; its output.
+/// `podbay debug --kubeconfig KUBECONFIG EXTRA…`, stdin closed, killed if
+/// dropped, with HOME and the XDG directories in `home` (`config/`,
+/// `state/`, `data/`, `cache/`): it reads the config a test puts there or
+/// none, never the developer's. Each test's `home` lives while podbay runs.
+pub fn podbay_debug_command(
+    kubeconfig: &std::path::Path,
+    extra: &[&str],
+    home: &std::path::Path,
+) -> tokio::process::Command {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_podbay"));
+    command
+        .arg("debug")
+        .arg("--kubeconfig")
+        .arg(kubeconfig)
+        .args(extra)
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_STATE_HOME", home.join("state"))
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env("XDG_CACHE_HOME", home.join("cache"))
+        .stdin(std::process::Stdio::null())
+        .kill_on_drop(true);
+    command
+}
+
+/// `podbay debug` with this kubeconfig, piped, stdin closed, in a scratch
+/// HOME of its own with no config (see [`podbay_debug_command`]); its output.
 pub async fn podbay_debug(kubeconfig: &std::path::Path, extra: &[&str]) -> std::process::Output {
     podbay_debug_with(kubeconfig, extra, Vec::new()).await
 }
 
-/// [`podbay_debug`] with these environment variables set.
+/// [`podbay_debug`] with these environment variables set over the scratch
+/// ones (a test's own `XDG_CONFIG_HOME`, say).
 pub async fn podbay_debug_with(
     kubeconfig: &std::path::Path,
     extra: &[&str],
     env: Vec<(String, String)>,
 ) -> std::process::Output {
-    let run = tokio::process::Command::new(env!("CARGO_BIN_EXE_podbay"))
-        .arg("debug")
-        .arg("--kubeconfig")
-        .arg(kubeconfig)
-        .args(extra)
+    let home = tempdir::temp_home("debug");
+    let run = podbay_debug_command(kubeconfig, extra, home.path())
         .envs(env)
-        .stdin(std::process::Stdio::null())
-        .kill_on_drop(true)
         .output();
     tokio::time::timeout(Duration::from_secs(60), run)
         .await

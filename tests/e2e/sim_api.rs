@@ -1,7 +1,7 @@
 //! The simulator driven through kube-rs, podbay's own client: watch
 //! semantics, the ephemeral container lifecycle, and shared streams.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

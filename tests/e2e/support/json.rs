@@ -1,7 +1,6 @@
 //! Strategies for property tests over JSON: arbitrary values, and
 //! mutations of real documents (a value replaced, removed, duplicated,
 //! pushed to an extreme).
-#![allow(dead_code)]
 
 use proptest::prelude::*;
 use serde_json::{Value, json};

@@ -1,7 +1,7 @@
 //! The real `podbay` binary in a PTY against the simulator: type keys, read
 //! the screen, as a person would.
 
-mod support;
+use crate::support;
 
 use support::{
     PodbayScreen, args, exits_cleanly, kubeconfig, launch_on_redis, shell_pid, start_sim,

@@ -2,7 +2,7 @@
 //! credentials) it was opened with. Two simulators with the same pod names,
 //! merged into one kubeconfig as a user merges production and staging.
 
-mod support;
+use crate::support;
 
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::Api;

@@ -1,7 +1,7 @@
 //! Panes end to end: the real `podbay` in a PTY against the simulator,
 //! driven with the prefix key and read off the screen.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

@@ -3,8 +3,7 @@
 //! simulator's scenario) and events with parts replaced, removed,
 //! duplicated or pushed to extremes.
 
-#[path = "support/json.rs"]
-mod json;
+use crate::support::json;
 
 use json::{any_json, mutate, mutation};
 use k8s_openapi::api::core::v1::{Event, Pod};

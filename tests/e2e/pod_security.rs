@@ -4,37 +4,17 @@
 //! (in a PTY, read off the screen) pick a profile that passes before
 //! anything is sent.
 
-mod support;
+use crate::support;
 
-use std::path::PathBuf;
 use std::process::Output;
 
 use k8s_openapi::api::core::v1::Pod;
-use support::{PodbayScreen, args, client, kubeconfig, pane_text, start_sim};
+// `podbay_debug` runs with no config, so the profile defaults to `general`.
+use support::{PodbayScreen, args, client, kubeconfig, pane_text, podbay_debug, start_sim};
 
 const PAYMENTS_POD: &str = "payments-api-66b8f7d5c9-qv8lm";
 const MONITORING_POD: &str = "prometheus-5b7c8d9f6-r2d2x";
 const BATCH_POD: &str = "thumbnailer-6d5c8b9f7-q4w5e";
-
-/// `podbay debug ARGS` with an empty config (so the profile defaults to
-/// `general`), stdin closed.
-async fn podbay_debug(kubeconfig: &PathBuf, args: &[&str]) -> Output {
-    let home = support::tempdir::temp_home("psa-cli");
-    let run = tokio::process::Command::new(env!("CARGO_BIN_EXE_podbay"))
-        .arg("debug")
-        .arg("--kubeconfig")
-        .arg(kubeconfig)
-        .args(args)
-        .env("XDG_CONFIG_HOME", home.path().join("config"))
-        .env("XDG_STATE_HOME", home.path().join("state"))
-        .stdin(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .output();
-    tokio::time::timeout(std::time::Duration::from_secs(60), run)
-        .await
-        .expect("podbay debug finished in time")
-        .expect("podbay runs")
-}
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()

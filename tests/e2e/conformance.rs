@@ -3,7 +3,7 @@
 //! the Python client (`.ci/run`), and this test bootstraps it into
 //! `target/conformance-venv` when `PODBAY_PYTHON` is not set.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

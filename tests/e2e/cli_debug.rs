@@ -1,6 +1,6 @@
 //! `podbay debug` (the real binary) against the simulator.
 
-mod support;
+use crate::support;
 
 use std::path::PathBuf;
 use std::process::Output;
@@ -29,18 +29,7 @@ impl Fixture {
     }
 
     async fn podbay(&self, args: &[&str]) -> Output {
-        let run = tokio::process::Command::new(env!("CARGO_BIN_EXE_podbay"))
-            .arg("debug")
-            .arg("--kubeconfig")
-            .arg(&self.kubeconfig)
-            .args(args)
-            .stdin(std::process::Stdio::null())
-            .kill_on_drop(true)
-            .output();
-        tokio::time::timeout(std::time::Duration::from_secs(60), run)
-            .await
-            .expect("podbay debug finished in time")
-            .expect("podbay runs")
+        support::podbay_debug(&self.kubeconfig, args).await
     }
 }
 
@@ -362,10 +351,10 @@ async fn without_t_stdout_and_stderr_stay_apart_and_nothing_is_translated() {
 async fn with_i_and_no_t_piped_stdin_reaches_the_process_without_echo() {
     use tokio::io::AsyncWriteExt;
     let f = Fixture::new(0).await;
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_podbay"))
-        .args(["debug", "--kubeconfig"])
-        .arg(&f.kubeconfig)
-        .args([
+    let home = support::tempdir::temp_home("cli-stdin");
+    let mut child = support::podbay_debug_command(
+        &f.kubeconfig,
+        &[
             "redis-0",
             "-n",
             "shop",
@@ -376,13 +365,14 @@ async fn with_i_and_no_t_piped_stdin_reaches_the_process_without_echo() {
             "sh",
             "-c",
             "read x; echo got-$x",
-        ])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("podbay runs");
+        ],
+        home.path(),
+    )
+    .stdin(std::process::Stdio::piped())
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .expect("podbay runs");
     let mut stdin = child.stdin.take().expect("stdin");
     // Typed once the container is there to read it.
     tokio::spawn(async move {
@@ -528,15 +518,12 @@ async fn the_image_defaults_to_the_configs_first_and_says_so() {
         "[debug]\nimages = [\"alpine:3.20\", \"busybox:1.36\"]\n",
     )
     .unwrap();
-    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_podbay"))
-        .args(["debug", "--kubeconfig"])
-        .arg(&f.kubeconfig)
-        .args(["redis-0", "-n", "shop", "--", "sh", "-c", "echo ok"])
-        .env("XDG_CONFIG_HOME", home)
-        .stdin(std::process::Stdio::null())
-        .output()
-        .await
-        .expect("runs");
+    let out = support::podbay_debug_with(
+        &f.kubeconfig,
+        &["redis-0", "-n", "shop", "--", "sh", "-c", "echo ok"],
+        vec![("XDG_CONFIG_HOME".into(), home.display().to_string())],
+    )
+    .await;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("using image alpine:3.20"),

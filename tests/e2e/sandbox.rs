@@ -2,7 +2,7 @@
 //! read off the real binary's screen and output, with the fallback for
 //! hosts without namespaces.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 
@@ -168,10 +168,9 @@ async fn distroless_exec_fails_like_a_node_and_volumes_reach_debug_containers() 
     assert_eq!((written.trim(), end.exit_code), ("redis-0", Some(0)));
 
     let kubeconfig = support::kubeconfig(&sim, "sandbox-mount");
-    let debug = tokio::process::Command::new(env!("CARGO_BIN_EXE_podbay"))
-        .args(["debug", "--kubeconfig"])
-        .arg(&kubeconfig)
-        .args([
+    let debug = support::podbay_debug(
+        &kubeconfig,
+        &[
             "redis-0",
             "-n",
             "shop",
@@ -187,11 +186,9 @@ async fn distroless_exec_fails_like_a_node_and_volumes_reach_debug_containers() 
             "sh",
             "-c",
             "pwd; cat dump.rdb fresh.txt",
-        ])
-        .stdin(std::process::Stdio::null())
-        .output()
-        .await
-        .expect("podbay debug runs");
+        ],
+    )
+    .await;
     let out = String::from_utf8_lossy(&debug.stdout);
     assert_eq!(
         debug.status.code(),
@@ -234,10 +231,9 @@ async fn distroless_exec_fails_like_a_node_and_volumes_reach_debug_containers() 
     .await;
     assert!(log.starts_with("written-by-redis"), "{log}");
 
-    let refused = tokio::process::Command::new(env!("CARGO_BIN_EXE_podbay"))
-        .args(["debug", "--kubeconfig"])
-        .arg(&kubeconfig)
-        .args([
+    let refused = support::podbay_debug(
+        &kubeconfig,
+        &[
             "redis-0",
             "-n",
             "shop",
@@ -247,11 +243,9 @@ async fn distroless_exec_fails_like_a_node_and_volumes_reach_debug_containers() 
             "nope:/x",
             "--",
             "true",
-        ])
-        .stdin(std::process::Stdio::null())
-        .output()
-        .await
-        .expect("podbay debug runs");
+        ],
+    )
+    .await;
     let err = String::from_utf8_lossy(&refused.stderr);
     assert_ne!(refused.status.code(), Some(0));
     assert!(

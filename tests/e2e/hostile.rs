@@ -3,7 +3,7 @@
 //! `podbay debug` piped, read at the byte, the request log, the process's
 //! peak memory and its exit status.
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -1,6 +1,6 @@
 //! Faults from the simulator's knobs while the pod list is live.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

@@ -8,7 +8,7 @@
 //! The same for what a kubeconfig's credential plugin prints (it may print a
 //! token, or fail with one in its output) and for client keys.
 
-mod support;
+use crate::support;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};

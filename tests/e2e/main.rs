@@ -1,0 +1,31 @@
+//! podbay's integration tests, one binary for all of them: each module below
+//! was a test binary of its own, and each linked the whole crate. The real
+//! `podbay` binary (`CARGO_BIN_EXE_podbay`), the embedded simulator and the
+//! library's API, with the helpers in `support`. `cargo test --test e2e
+//! tui_e2e::` runs one module's tests.
+//!
+//! The tests share this process: they pass environment to the programs they
+//! start (never `std::env::set_var`), and keep no process-wide state.
+//! `tests/fuzz` (a cargo-fuzz crate of its own) and `tests/conformance`
+//! (the Python client, run by `conformance`) are not part of this binary.
+
+mod support;
+
+mod cli_debug;
+mod cluster_feed;
+mod conformance;
+mod faults_e2e;
+mod hostile;
+mod install;
+mod layers;
+mod model_props;
+mod panes_e2e;
+mod pod_filter;
+mod pod_security;
+mod reliability;
+mod sandbox;
+mod secrets;
+mod sim_api;
+mod sim_patch_props;
+mod trust_e2e;
+mod tui_e2e;
