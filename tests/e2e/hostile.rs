@@ -866,7 +866,7 @@ async fn a_list_whose_pages_never_end_stops_at_the_cap_and_backs_off() {
                     "items": [hostile::pod(&format!("web-{n}"))]}),
             )
         },
-        |r| watch_stalls(r),
+        watch_stalls,
     )
     .await;
     let lists = pod_lists(&server);
@@ -893,7 +893,7 @@ async fn a_list_that_repeats_its_continue_token_is_refused_and_retried_with_back
                     "items": [hostile::pod("web-1")]}),
             )
         },
-        |r| watch_stalls(r),
+        watch_stalls,
     )
     .await;
     let lists = pod_lists(&server);
@@ -920,7 +920,7 @@ async fn a_continue_token_that_is_always_gone_restarts_the_list_once_then_backs_
                 )
             }
         },
-        |r| watch_stalls(r),
+        watch_stalls,
     )
     .await;
     let lists = pod_lists(&server);
