@@ -47,6 +47,7 @@ fn sentence(error: &kube::Error) -> String {
                 410 => "The cluster's history moved on (410 Gone): list again.".to_string(),
                 422 => format!("The cluster rejected it as invalid: {}.", trim(&status.message)),
                 429 => match retry_after(error) {
+                    Some(wait) if wait > MAX_RETRY_AFTER => format!("The API server is throttling requests (429 Too Many Requests) and asks to wait {} s; podbay asks again after {} s.", wait.as_secs(), MAX_RETRY_AFTER.as_secs()),
                     Some(wait) => format!("The API server is throttling requests (429 Too Many Requests) and asks to wait {} s.", wait.as_secs()),
                     None => "The API server is throttling requests (429 Too Many Requests).".to_string(),
                 },
@@ -136,7 +137,11 @@ pub(crate) fn safe_cause(error: &(dyn std::error::Error + 'static)) -> String {
         .unwrap_or_else(|| root_cause(error))
 }
 
-/// How long the server asked to be left alone, from a 429's `Status`.
+/// The longest a feed waits when a 429 asks for longer.
+pub const MAX_RETRY_AFTER: std::time::Duration = std::time::Duration::from_secs(300);
+
+/// How long the server asked to be left alone, from a 429's `Status` (or
+/// its `Retry-After` header, which the transport writes into it).
 pub fn retry_after(error: &kube::Error) -> Option<std::time::Duration> {
     match error {
         kube::Error::Api(status) if status.code == 429 => status

@@ -413,7 +413,9 @@ where
         ))
         .await?;
         let backoff = self.backoff.next().unwrap_or(Duration::from_secs(30));
-        let pause = super::errors::retry_after(error).map_or(backoff, |asked| asked.max(backoff));
+        let pause = super::errors::retry_after(error).map_or(backoff, |asked| {
+            asked.min(super::errors::MAX_RETRY_AFTER).max(backoff)
+        });
         tokio::time::sleep(pause).await;
         Ok(())
     }

@@ -176,39 +176,54 @@ fn ended_early(error: &(dyn std::error::Error + 'static)) -> bool {
 }
 
 /// The lines of a body, without their newlines; a last line without one
-/// is kept.
+/// is kept. Each byte is looked at once, however long the line.
 fn lines<S, E>(chunks: S) -> impl Stream<Item = Result<Bytes, BodyError>>
 where
     S: Stream<Item = Result<Bytes, E>> + Unpin,
     E: Into<BodyError>,
 {
-    futures::stream::unfold(
-        (chunks, BytesMut::new(), false),
-        |(mut chunks, mut buffer, mut done)| async move {
-            loop {
-                if let Some(at) = buffer.iter().position(|&b| b == b'\n') {
-                    let line = buffer.split_to(at + 1).freeze().slice(..at);
-                    return Some((Ok(line), (chunks, buffer, done)));
-                }
-                if done {
-                    if buffer.is_empty() {
-                        return None;
-                    }
-                    let line = buffer.split().freeze();
-                    return Some((Ok(line), (chunks, buffer, done)));
-                }
-                match chunks.next().await {
-                    Some(Ok(chunk)) => buffer.extend_from_slice(&chunk),
-                    Some(Err(error)) => {
-                        done = true;
-                        buffer.clear();
-                        return Some((Err(error.into()), (chunks, buffer, done)));
-                    }
-                    None => done = true,
-                }
+    struct Reader<S> {
+        chunks: S,
+        buffer: BytesMut,
+        /// How much of `buffer` holds no newline.
+        scanned: usize,
+        done: bool,
+    }
+    let reader = Reader {
+        chunks,
+        buffer: BytesMut::new(),
+        scanned: 0,
+        done: false,
+    };
+    futures::stream::unfold(reader, |mut r| async move {
+        loop {
+            if let Some(at) = r.buffer[r.scanned..].iter().position(|&b| b == b'\n') {
+                let end = r.scanned + at;
+                let line = r.buffer.split_to(end + 1).freeze().slice(..end);
+                r.scanned = 0;
+                return Some((Ok(line), r));
             }
-        },
-    )
+            r.scanned = r.buffer.len();
+            if r.done {
+                if r.buffer.is_empty() {
+                    return None;
+                }
+                let line = r.buffer.split().freeze();
+                r.scanned = 0;
+                return Some((Ok(line), r));
+            }
+            match r.chunks.next().await {
+                Some(Ok(chunk)) => r.buffer.extend_from_slice(&chunk),
+                Some(Err(error)) => {
+                    r.done = true;
+                    r.buffer.clear();
+                    r.scanned = 0;
+                    return Some((Err(error.into()), r));
+                }
+                None => r.done = true,
+            }
+        }
+    })
 }
 
 /// The body of an answer to `request`, or the server's error.

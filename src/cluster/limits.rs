@@ -184,6 +184,12 @@ where
         parts.headers.remove(http::header::CONTENT_LENGTH);
         return Response::from_parts(parts, Either::Right(Full::new(Bytes::from(text))));
     }
+    if let Some(text) = throttled(&response) {
+        let (mut parts, _) = response.into_parts();
+        parts.headers.remove(http::header::CONTENT_LENGTH);
+        parts.headers.remove(http::header::CONTENT_ENCODING);
+        return Response::from_parts(parts, Either::Right(Full::new(Bytes::from(text))));
+    }
     response.map(|inner| {
         Either::Left(Capped {
             inner,
@@ -192,6 +198,30 @@ where
             failed: false,
         })
     })
+}
+
+/// A 429 whose `Retry-After` header says how long to wait, as the
+/// `Status` kube reads (the header alone was lost with the answer): its
+/// `details.retryAfterSeconds` from the header, as an apiserver sets both.
+fn throttled<B>(response: &Response<B>) -> Option<Vec<u8>> {
+    if response.status() != StatusCode::TOO_MANY_REQUESTS {
+        return None;
+    }
+    let seconds: u64 = response
+        .headers()
+        .get(http::header::RETRY_AFTER)?
+        .to_str()
+        .ok()?
+        .trim()
+        .parse()
+        .ok()?;
+    let status = serde_json::json!({
+        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+        "message": "Too many requests, please try again later.",
+        "reason": "TooManyRequests", "code": 429,
+        "details": {"retryAfterSeconds": seconds.min(u64::from(u32::MAX))},
+    });
+    serde_json::to_vec(&status).ok()
 }
 
 /// The layer that applies [`guard`] to every answer.

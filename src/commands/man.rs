@@ -13,6 +13,8 @@ pub fn render(out: &mut dyn Write) -> io::Result<()> {
     let cli = Cli::command();
     let man = clap_mangen::Man::new(cli.clone());
     man.render_title(out)?;
+    // No hyphenation: flags, names and exit codes read whole.
+    writeln!(out, ".nh")?;
     man.render_name_section(out)?;
     man.render_synopsis_section(out)?;
     writeln!(out, ".SH DESCRIPTION")?;

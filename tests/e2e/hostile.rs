@@ -1122,3 +1122,30 @@ async fn a_pod_that_does_not_decode_is_left_out_and_counted_the_others_shown() {
     assert!(text.contains("web-1"), "its row stays: {text}");
     screen.quit().await;
 }
+
+// §11: a throttling server that says how long only in its header.
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_retry_after_in_the_header_alone_is_honoured_and_said() {
+    let (server, text, _) = requests_in("retry-after-header", 10, one_pod, |_| {
+        Reply::raw(429, "text/plain", b"slow down".to_vec()).header("Retry-After", "7")
+    })
+    .await;
+    let watches = pod_watches(&server);
+    eprintln!("429 with Retry-After: 7 on every watch: {watches} watches in 10 s");
+    // A request retries three times within itself, then the feed waits 7 s.
+    assert!(watches <= 8, "{watches} watches in 10 s");
+    assert!(text.contains("asks to wait 7 s"), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_retry_after_of_an_hour_is_capped_and_said() {
+    let (_server, text, _) = requests_in("retry-after-hour", 4, one_pod, |_| {
+        Reply::raw(429, "text/plain", b"go away".to_vec()).header("Retry-After", "3600")
+    })
+    .await;
+    assert!(
+        text.contains("asks to wait 3600 s; podbay asks again after 300 s"),
+        "{text}"
+    );
+}
