@@ -43,6 +43,11 @@ impl Link {
     }
 
     /// The watch is behind: cut (no sentence) or failing (`trouble` says why).
+    /// Why requests are failing, while they are.
+    pub fn trouble(&self) -> Option<&str> {
+        self.trouble.as_deref()
+    }
+
     pub fn reconnecting(&mut self, trouble: Option<String>) {
         self.state = LinkState::Reconnecting;
         self.hold = HOLD_TICKS;

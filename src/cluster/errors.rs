@@ -30,6 +30,9 @@ fn sentence(error: &kube::Error) -> String {
         return format!("{}.", capitalized(&too_large.to_string()));
     }
     match error {
+        kube::Error::Api(status) if status.reason == super::limits::UNASKED_ENCODING => {
+            status.message.clone()
+        }
         kube::Error::Api(status) => {
             let code = status.code;
             match code {

@@ -443,10 +443,11 @@ async fn answered_in_time<T>(
     tokio::time::timeout(ANSWER_TIMEOUT, request)
         .await
         .unwrap_or_else(|_| {
-            Err(kube::Error::Service(Box::new(std::io::Error::new(
-                std::io::ErrorKind::TimedOut,
-                format!("no answer within {} s", ANSWER_TIMEOUT.as_secs()),
-            ))))
+            // It was reached: "Cannot reach" would send the user to their VPN.
+            Err(misbehaving(format!(
+                "The API server took the request but sent no answer within {} s.",
+                ANSWER_TIMEOUT.as_secs()
+            )))
         })
 }
 

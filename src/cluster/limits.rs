@@ -184,6 +184,21 @@ where
         parts.headers.remove(http::header::CONTENT_LENGTH);
         return Response::from_parts(parts, Either::Right(Full::new(Bytes::from(text))));
     }
+    if let Some(encoding) = unasked_encoding(&response) {
+        let status = kube::core::Status::failure(
+            &format!(
+                "The API server sent a {encoding}-encoded answer podbay did not ask for (a proxy in between may compress it), so it cannot be read."
+            ),
+            UNASKED_ENCODING,
+        )
+        .with_code(StatusCode::BAD_GATEWAY.as_u16());
+        let text = serde_json::to_vec(&status).unwrap_or_default();
+        let (mut parts, _) = response.into_parts();
+        parts.status = StatusCode::BAD_GATEWAY;
+        parts.headers.remove(http::header::CONTENT_LENGTH);
+        parts.headers.remove(http::header::CONTENT_ENCODING);
+        return Response::from_parts(parts, Either::Right(Full::new(Bytes::from(text))));
+    }
     if let Some(text) = throttled(&response) {
         let (mut parts, _) = response.into_parts();
         parts.headers.remove(http::header::CONTENT_LENGTH);
@@ -198,6 +213,24 @@ where
             failed: false,
         })
     })
+}
+
+/// The reason of the Status that replaces an answer in an encoding podbay
+/// did not ask for.
+pub const UNASKED_ENCODING: &str = "UnaskedEncoding";
+
+/// The encoding of an answer that is not plain: podbay never asks for one
+/// (no `Accept-Encoding`, or `identity`), so its bytes are not the JSON.
+fn unasked_encoding<B>(response: &Response<B>) -> Option<String> {
+    let encoding = response
+        .headers()
+        .get(http::header::CONTENT_ENCODING)?
+        .to_str()
+        .unwrap_or("unknown")
+        .trim()
+        .to_ascii_lowercase();
+    (!encoding.is_empty() && encoding != "identity")
+        .then(|| crate::model::text::sanitize(&encoding).into_owned())
 }
 
 /// A 429 whose `Retry-After` header says how long to wait, as the

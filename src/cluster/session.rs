@@ -184,8 +184,10 @@ async fn pump<S>(
                         }
                     }
                     Some(&ERROR) => {
-                        let status = serde_json::from_slice::<Status>(&frame[1..]).ok();
-                        end = Some(describe_end(status.as_ref(), None));
+                        end = Some(match serde_json::from_slice::<Status>(&frame[1..]) {
+                            Ok(status) => describe_end(Some(&status), None),
+                            Err(_) => unreadable_status(&frame[1..]),
+                        });
                     }
                     _ => {}
                 },
@@ -256,6 +258,22 @@ fn cut(error: &tokio_tungstenite::tungstenite::Error) -> SessionEnd {
         other => other.to_string(),
     };
     describe_end(None, Some(format!("disconnected: {why}")))
+}
+
+/// The end a status channel says when it is not a Status (older protocols
+/// send the error as text): the process's end is unknown, and the text is
+/// the server's word for it.
+fn unreadable_status(payload: &[u8]) -> SessionEnd {
+    let text = String::from_utf8_lossy(payload);
+    let text: String = text.trim().chars().take(200).collect();
+    SessionEnd {
+        exit_code: None,
+        reason: format!(
+            "failed: the server ended the stream with a message that is not a Status: {text:?}"
+        )
+        .into(),
+        disconnected: false,
+    }
 }
 
 /// How a session ended, from the Status the server sent on channel 3.

@@ -23,6 +23,7 @@ use crate::model::debug::{Admission, DebugSpec, Profile};
 use crate::model::session::{SessionEnd, SessionKind};
 use crate::model::text::{Printable, sanitize};
 use crate::term::Size;
+use crate::term::modes::Modes;
 
 /// Exit codes of podbay's own failures (the container's exit code is passed
 /// through otherwise). Documented in README.
@@ -649,6 +650,10 @@ async fn attach(
     .await?;
     let mut out = std::io::stdout();
     let mut err = std::io::stderr();
+    // What the container's output leaves on in the user's terminal.
+    let mut modes = Modes::default();
+    modes.observe(&first.out.log);
+    modes.observe(&first.out.after);
     for (sink, stream) in [
         (&mut out as &mut dyn Write, &first.out),
         (&mut err, &first.err),
@@ -662,7 +667,7 @@ async fn attach(
         return Ok(first.end);
     };
 
-    let _raw_guard = if raw { RawMode::enable() } else { None };
+    let mut raw_guard = if raw { RawMode::enable(modes) } else { None };
     if args.interactive {
         tokio::spawn(forward_stdin(input.clone()));
     }
@@ -671,7 +676,12 @@ async fn attach(
     }
     while let Some(event) = events.recv().await {
         let (sink, chunk): (&mut dyn Write, _) = match event {
-            SessionEvent::Output(chunk) => (&mut out, chunk),
+            SessionEvent::Output(chunk) => {
+                if let Some(guard) = raw_guard.as_mut() {
+                    guard.modes.observe(&chunk);
+                }
+                (&mut out, chunk)
+            }
             SessionEvent::Stderr(chunk) => (&mut err, chunk),
             SessionEvent::Ended(end) => return Ok(Some(end)),
         };
@@ -711,17 +721,26 @@ async fn forward_resizes(input: mpsc::UnboundedSender<SessionInput>) {
     }
 }
 
-/// Restores cooked mode when dropped, however the attach ends.
-struct RawMode;
+/// Restores the user's terminal when dropped, however the attach ends:
+/// the modes the container's output left on (alternate screen, mouse,
+/// bracketed paste, hidden cursor, …) are turned off, then cooked mode.
+struct RawMode {
+    modes: Modes,
+}
 
 impl RawMode {
-    fn enable() -> Option<Self> {
-        crossterm::terminal::enable_raw_mode().ok().map(|_| RawMode)
+    fn enable(modes: Modes) -> Option<Self> {
+        crossterm::terminal::enable_raw_mode()
+            .ok()
+            .map(|_| RawMode { modes })
     }
 }
 
 impl Drop for RawMode {
     fn drop(&mut self) {
+        let mut out = std::io::stdout();
+        let _ = out.write_all(&self.modes.restore());
+        let _ = out.flush();
         let _ = crossterm::terminal::disable_raw_mode();
     }
 }

@@ -20,13 +20,20 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let inner = block.inner(area);
     frame.render_widget(block, area);
     if app.pods.visible_len() == 0 {
+        let trouble = app.connection.trouble().filter(|_| app.pods.total() == 0);
         let text = match (app.connection.state(), app.pods.query()) {
             (LinkState::Connecting, _) => "Connecting to the cluster…".to_string(),
+            // The list failed: that is not an empty namespace.
+            (LinkState::Reconnecting, None) if trouble.is_some() => format!(
+                "No pods to show: the list is not available. {}",
+                trouble.unwrap_or_default()
+            ),
             (_, Some(q)) => format!("No pod matches {q:?}. Esc clears the filter."),
             _ => format!("No pods in {}.", scope_words(&app.scope)),
         };
         frame.render_widget(
-            Paragraph::new(Span::styled(format!(" {text}"), theme.dim)),
+            Paragraph::new(Span::styled(format!(" {text}"), theme.dim))
+                .wrap(ratatui::widgets::Wrap { trim: true }),
             inner,
         );
         return;

@@ -606,3 +606,54 @@ async fn a_server_that_never_answers_is_given_up_on_at_the_timeout() {
         stderr(&out)
     );
 }
+
+/// `podbay debug -it` passes the container's output through to the user's
+/// terminal, as `kubectl attach -t` does; the modes a program there left on
+/// (killed before it could reset them) are turned off when podbay exits.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tty_session_leaves_the_users_terminal_as_it_found_it() {
+    let f = Fixture::new(0).await;
+    let script = r"printf '\033[?1049h\033[?1000h\033[?1006h\033[?2004h\033[?25lin the alternate screen'; sleep 1";
+    let args: Vec<String> = [
+        "debug",
+        "--kubeconfig",
+        &f.kubeconfig.display().to_string(),
+        "redis-0",
+        "-n",
+        "shop",
+        "--image",
+        "busybox",
+        "-it",
+        "--",
+        "sh",
+        "-c",
+        script,
+    ]
+    .map(String::from)
+    .to_vec();
+    let mut screen = support::PodbayScreen::spawn(&args, 100, 30);
+    let status = tokio::time::timeout(std::time::Duration::from_secs(60), screen.child.wait())
+        .await
+        .expect("podbay debug exits")
+        .expect("exit status");
+    screen.output_ended().await;
+    assert_eq!(status.code(), Some(0));
+    let written = screen.written();
+    let size = |n: u16| std::num::NonZeroU16::new(n).expect("a size");
+    let mut terminal = vt100::Parser::new(size(30), size(100), 0);
+    terminal.process(&written);
+    let after = terminal.screen();
+    let text = String::from_utf8_lossy(&written);
+    assert!(text.contains("in the alternate screen"), "{text:?}");
+    assert!(
+        !after.alternate_screen(),
+        "left the alternate screen: {text:?}"
+    );
+    assert_eq!(
+        after.mouse_protocol_mode(),
+        vt100::MouseProtocolMode::None,
+        "mouse reporting off"
+    );
+    assert!(!after.bracketed_paste(), "bracketed paste off");
+    assert!(!after.hide_cursor(), "the cursor shows");
+}

@@ -281,6 +281,7 @@ async fn a_pod_whose_requests_never_answer_says_so_instead_of_loading_forever() 
     loop {
         let text = screen.text();
         if text.contains("no answer within 30 s") {
+            assert!(!text.contains("Cannot reach"), "it was reached: {text}");
             break;
         }
         assert!(
@@ -1147,5 +1148,56 @@ async fn a_retry_after_of_an_hour_is_capped_and_said() {
     assert!(
         text.contains("asks to wait 3600 s; podbay asks again after 300 s"),
         "{text}"
+    );
+}
+
+// §12: sentences that say what the server did.
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn garbage_on_the_status_channel_is_the_servers_word_not_a_cut_stream() {
+    let server = debuggable(vec![
+        channel(1, b"partial\n"),
+        channel(
+            3,
+            format!("<html>upstream oops {PAYLOAD}</html>").as_bytes(),
+        ),
+    ])
+    .await;
+    let config = server.kubeconfig("status-garbage");
+    let out = podbay_debug(&config, &["web-1", "--image", "busybox", "--name", "dbg"]).await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("not a Status") && stderr.contains("upstream oops"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("was cut"), "{stderr}");
+    assert!(!holds_live_payload(&out.stderr), "{stderr}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_compressed_without_being_asked_says_so_and_the_empty_table_says_why() {
+    let (_server, text, _) = requests_in(
+        "gzip",
+        4,
+        |_| {
+            Reply::raw(
+                200,
+                "application/json",
+                vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3],
+            )
+            .header("Content-Encoding", "gzip")
+        },
+        watch_stalls,
+    )
+    .await;
+    assert!(
+        text.contains("gzip-encoded answer podbay did not ask for"),
+        "{text}"
+    );
+    assert!(!text.contains("invalid utf-8"), "{text}");
+    assert!(
+        text.contains("No pods to show: the list is not available"),
+        "not an empty namespace: {text}"
     );
 }
