@@ -6,16 +6,30 @@
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
+/// Combining marks kept on one character: more only stack (a "Zalgo"
+/// text of 10 000 marks wrapped into hundreds of blank rows).
+pub const MAX_MARKS: usize = 8;
+
 /// `text` with every control character shown escaped (`\e`, `\n`, `\x9b`)
 /// and bidi overrides and zero-width characters shown as `\u{202e}`:
 /// what is printed is exactly what was sent, and nothing acts on the
-/// terminal.
+/// terminal. Combining marks past [`MAX_MARKS`] on one character are
+/// dropped.
 pub fn sanitize(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(needs_escape) {
+    if !text.chars().any(needs_escape) && !too_many_marks(text) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 8);
+    let mut marks = 0;
     for c in text.chars() {
+        if is_mark(c) {
+            marks += 1;
+            if marks > MAX_MARKS {
+                continue;
+            }
+        } else {
+            marks = 0;
+        }
         match c {
             '\x1b' => out.push_str("\\e"),
             '\n' => out.push_str("\\n"),
@@ -107,6 +121,21 @@ impl PartialEq<&str> for Printable {
     }
 }
 
+/// A character drawn on the one before it (a combining mark).
+fn is_mark(c: char) -> bool {
+    !c.is_control()
+        && !is_invisible_format(c)
+        && unicode_width::UnicodeWidthChar::width(c) == Some(0)
+}
+
+fn too_many_marks(text: &str) -> bool {
+    let mut marks = 0;
+    text.chars().any(|c| {
+        marks = if is_mark(c) { marks + 1 } else { 0 };
+        marks > MAX_MARKS
+    })
+}
+
 fn needs_escape(c: char) -> bool {
     c.is_control() || is_invisible_format(c)
 }
@@ -142,7 +171,17 @@ pub fn text_of(bytes: &[u8]) -> Result<&str, (usize, String)> {
 
 #[cfg(test)]
 mod tests {
-    use super::sanitize;
+    use super::{MAX_MARKS, sanitize};
+
+    #[test]
+    fn combining_marks_are_capped_per_character() {
+        let zalgo = format!("e{}x", "\u{301}".repeat(10_000));
+        let safe = sanitize(&zalgo);
+        assert_eq!(safe.chars().count(), 2 + MAX_MARKS, "{safe}");
+        assert!(safe.starts_with('e') && safe.ends_with('x'));
+        // Accents as languages use them stay as they are.
+        assert_eq!(sanitize("Ti\u{1ebf}ng Vi\u{1ec7}t e\u{301}\u{323}"), "Ti\u{1ebf}ng Vi\u{1ec7}t e\u{301}\u{323}");
+    }
 
     #[test]
     fn escape_sequences_are_shown_not_run() {

@@ -1201,3 +1201,38 @@ async fn an_answer_compressed_without_being_asked_says_so_and_the_empty_table_sa
         "not an empty namespace: {text}"
     );
 }
+
+// §13: text that stacks.
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_event_with_ten_thousand_combining_marks_stays_on_its_row() {
+    let message = format!("zalgo{} then the end of the message", "\u{301}".repeat(10_000));
+    let event = json!({"apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": "web-1.1", "namespace": "shop", "resourceVersion": "7"},
+        "involvedObject": {"kind": "Pod", "name": "web-1", "namespace": "shop"},
+        "reason": "Stacked", "message": message, "type": "Warning", "count": 1,
+        "firstTimestamp": "2026-11-01T00:00:00Z", "lastTimestamp": "2026-11-01T00:00:00Z"});
+    let server = Hostile::start(with_pods(&["web-1"], move |r: &Request| {
+        if r.is_watch() {
+            Reply::raw(200, "application/json", Vec::new()).then_stall()
+        } else if r.is_list_of("events") {
+            hostile::list("EventList", vec![event.clone()])
+        } else if r.is_list_of("pods") {
+            hostile::list("PodList", vec![hostile::pod("web-1")])
+        } else {
+            Reply::failure(404, "NotFound", "not here")
+        }
+    }))
+    .await;
+    let config = server.kubeconfig("zalgo");
+    let screen = PodbayScreen::spawn(&args(&config, &[]), 120, 30);
+    screen.wait_for("the list", |t| t.contains("web-1")).await;
+    // The pod view shows the pod's events, each message on its row.
+    screen.keys("\r").await;
+    screen
+        .wait_for("the whole message", |t| {
+            t.contains("Stacked") && t.contains("the end of the message")
+        })
+        .await;
+    screen.quit().await;
+}
