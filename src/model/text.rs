@@ -180,7 +180,10 @@ mod tests {
         assert_eq!(safe.chars().count(), 2 + MAX_MARKS, "{safe}");
         assert!(safe.starts_with('e') && safe.ends_with('x'));
         // Accents as languages use them stay as they are.
-        assert_eq!(sanitize("Ti\u{1ebf}ng Vi\u{1ec7}t e\u{301}\u{323}"), "Ti\u{1ebf}ng Vi\u{1ec7}t e\u{301}\u{323}");
+        assert_eq!(
+            sanitize("Ti\u{1ebf}ng Vi\u{1ec7}t e\u{301}\u{323}"),
+            "Ti\u{1ebf}ng Vi\u{1ec7}t e\u{301}\u{323}"
+        );
     }
 
     #[test]

@@ -194,12 +194,31 @@ impl Widget for GridView<'_> {
                 let Some(target) = buf.cell_mut((area.x + col, area.y + row)) else {
                     continue;
                 };
-                let contents = cell.contents();
-                target.set_symbol(if contents.is_empty() { " " } else { contents });
+                let contents = drawable(cell.contents());
+                target.set_symbol(if contents.is_empty() { " " } else { &contents });
                 target.set_style(style_of(cell));
             }
         }
     }
+}
+
+/// A cell's text as the user's terminal gets it. Bidi controls never go
+/// through: they would reorder what the user's terminal draws after them,
+/// outside the pane. Nor do zero-width spaces, word joiners and byte-order
+/// marks, which hide text. The zero-width joiner and non-joiner stay: emoji
+/// sequences and scripts need them.
+fn drawable(contents: &str) -> std::borrow::Cow<'_, str> {
+    let hidden = |c: char| {
+        matches!(c,
+            '\u{061c}' | '\u{200e}' | '\u{200f}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2066}'..='\u{2069}'
+            | '\u{200b}' | '\u{2060}'..='\u{2064}' | '\u{feff}')
+    };
+    if contents.is_ascii() || !contents.chars().any(hidden) {
+        return std::borrow::Cow::Borrowed(contents);
+    }
+    std::borrow::Cow::Owned(contents.chars().filter(|&c| !hidden(c)).collect())
 }
 
 fn style_of(cell: &vt100::Cell) -> Style {
@@ -271,6 +290,22 @@ mod tests {
         let row: String = (0..30).map(|x| buf[(x, 0)].symbol().to_string()).collect();
         assert_eq!(row.trim(), "safe");
         assert!(!row.contains('\x1b'));
+    }
+
+    #[test]
+    fn bidi_controls_and_hiding_characters_never_reach_the_users_terminal() {
+        let mut pane = Grid::new(Size::new(30, 1), 0);
+        pane.feed("a\u{202e}bc\u{2066}d\u{200b}e\u{feff}f 👩\u{200d}💻 g".as_bytes());
+        let buf = draw(&pane);
+        let row: String = (0..30).map(|x| buf[(x, 0)].symbol().to_string()).collect();
+        for hidden in ['\u{202e}', '\u{2066}', '\u{200b}', '\u{feff}'] {
+            assert!(!row.contains(hidden), "{hidden:?} in {row:?}");
+        }
+        assert!(row.contains("bc") && row.contains('f'), "{row:?}");
+        assert!(
+            row.contains('\u{200d}'),
+            "the joiner of an emoji stays: {row:?}"
+        );
     }
 
     #[test]

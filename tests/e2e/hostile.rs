@@ -1206,7 +1206,10 @@ async fn an_answer_compressed_without_being_asked_says_so_and_the_empty_table_sa
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_event_with_ten_thousand_combining_marks_stays_on_its_row() {
-    let message = format!("zalgo{} then the end of the message", "\u{301}".repeat(10_000));
+    let message = format!(
+        "zalgo{} then the end of the message",
+        "\u{301}".repeat(10_000)
+    );
     let event = json!({"apiVersion": "v1", "kind": "Event",
         "metadata": {"name": "web-1.1", "namespace": "shop", "resourceVersion": "7"},
         "involvedObject": {"kind": "Pod", "name": "web-1", "namespace": "shop"},
