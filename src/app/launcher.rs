@@ -163,7 +163,7 @@ impl Launcher {
         let level = self.policy.as_ref().map_or("", |p| p.enforce.level.name());
         self.profile_note = Some(format!(
             "{} enforces Pod Security \"{level}\", which refuses {} ({}): using {passing}.",
-            detail.key.namespace,
+            detail.key.shown().0,
             self.profile,
             pod_security::short(&violations)
         ));
@@ -194,7 +194,7 @@ impl Launcher {
     pub fn profile_verdict(&self, detail: &PodDetail) -> Option<(bool, String)> {
         let level = self.policy.as_ref()?.enforce.level.name();
         Some(match self.verdict.as_ref()? {
-            Admission::Admitted => (true, format!("{} enforces {level}", detail.key.namespace)),
+            Admission::Admitted => (true, format!("{} enforces {level}", detail.key.shown().0)),
             Admission::Refused { violations, .. } => (
                 false,
                 format!("{level} forbids {}", pod_security::short(violations)),
@@ -248,7 +248,7 @@ impl Launcher {
         }
         if let (Some(policy), Some(admission)) = (&self.policy, &self.verdict)
             && let Some(sentence) =
-                debug::refusal_sentence(&detail.key.namespace, policy, self.profile, admission)
+                debug::refusal_sentence(&detail.key.shown().0, policy, self.profile, admission)
         {
             return Err(sentence);
         }

@@ -458,8 +458,7 @@ impl App {
                 self.link_back();
             }
             Feed::Applied(row) => {
-                self.unreadable_pods
-                    .remove(&format!("{}/{}", row.key.namespace, row.key.name));
+                self.unreadable_pods.remove(&row.key.to_string());
                 self.pods.apply(row);
                 self.link_back();
             }

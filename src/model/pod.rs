@@ -24,19 +24,27 @@ impl PodKey {
         }
     }
 
-    /// The pod's key, drawn as is: a real apiserver only accepts DNS
-    /// names, but a hostile one could send anything.
+    /// The pod's key, as sent: it is what the pod is asked for by. A real
+    /// apiserver only accepts DNS names, but a hostile one could send
+    /// anything, so the key is sanitized where it is shown (its `Display`,
+    /// [`PodKey::shown`]), never here.
     pub fn of(pod: &Pod) -> Self {
         PodKey::new(
-            &sanitize(pod.metadata.namespace.as_deref().unwrap_or_default()),
-            &sanitize(pod.metadata.name.as_deref().unwrap_or_default()),
+            pod.metadata.namespace.as_deref().unwrap_or_default(),
+            pod.metadata.name.as_deref().unwrap_or_default(),
         )
+    }
+
+    /// (namespace, name) as they may be drawn.
+    pub fn shown(&self) -> (std::borrow::Cow<'_, str>, std::borrow::Cow<'_, str>) {
+        (sanitize(&self.namespace), sanitize(&self.name))
     }
 }
 
 impl std::fmt::Display for PodKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}/{}", self.namespace, self.name)
+        let (namespace, name) = self.shown();
+        write!(f, "{namespace}/{name}")
     }
 }
 
@@ -107,7 +115,7 @@ impl PodRow {
         let health = health(&summary.status);
         let key = PodKey::of(pod);
         PodRow {
-            search: format!("{}/{}", key.namespace, key.name).into(),
+            search: key.to_string().into(),
             key,
             ready: summary.ready,
             total: summary.total,

@@ -207,23 +207,41 @@ fn visible_offset(cursor: usize, height: usize, len: usize) -> usize {
 }
 
 /// The cell of `col`; the row's computed texts move into their cells.
+/// [`cut_marked`] of a name as shown: borrowed as it is, owned only when
+/// sanitizing changed it.
+fn marked_cell<'a>(
+    text: std::borrow::Cow<'a, str>,
+    marked: &[usize],
+    mark: Style,
+    width: usize,
+    how: Cut,
+) -> Cell<'a> {
+    match text {
+        std::borrow::Cow::Borrowed(text) => Cell::from(cut_marked(text, marked, mark, width, how)),
+        std::borrow::Cow::Owned(text) => {
+            let line = cut_marked(&text, marked, mark, width, how);
+            let spans: Vec<Span<'static>> = line
+                .spans
+                .into_iter()
+                .map(|s| Span::styled(s.content.into_owned(), s.style))
+                .collect();
+            Cell::from(ratatui::text::Line::from(spans))
+        }
+    }
+}
+
 fn cell<'a>(col: Col, width: usize, page_row: &mut PageRow<'a>, theme: &Theme) -> Cell<'a> {
     let (row, positions, selected) = (page_row.row, &page_row.positions, page_row.selected);
     // On the selected row the selection's colours win: a status colour on
     // the selection's background can vanish (white on white in high-contrast).
     let accent = |style: Style| if selected { theme.selected } else { style };
-    // The filter matches `namespace/name`: positions index into that.
-    let ns_len = row.key.namespace.chars().count();
+    // The filter matches `namespace/name` as shown: positions index into that.
+    let (namespace, name) = row.key.shown();
+    let ns_len = namespace.chars().count();
     match col {
         Col::Namespace => {
             let marked: Vec<usize> = positions.iter().copied().filter(|p| *p < ns_len).collect();
-            Cell::from(cut_marked(
-                &row.key.namespace,
-                &marked,
-                theme.matched,
-                width,
-                Cut::End,
-            ))
+            marked_cell(namespace, &marked, theme.matched, width, Cut::End)
         }
         Col::Name => {
             let marked: Vec<usize> = positions
@@ -231,13 +249,7 @@ fn cell<'a>(col: Col, width: usize, page_row: &mut PageRow<'a>, theme: &Theme) -
                 .filter(|p| **p > ns_len)
                 .map(|p| p - ns_len - 1)
                 .collect();
-            Cell::from(cut_marked(
-                &row.key.name,
-                &marked,
-                theme.matched,
-                width,
-                Cut::Middle,
-            ))
+            marked_cell(name, &marked, theme.matched, width, Cut::Middle)
         }
         Col::Ready => Cell::from(std::mem::take(&mut page_row.ready)),
         Col::Status => {

@@ -1239,3 +1239,55 @@ async fn an_event_with_ten_thousand_combining_marks_stays_on_its_row() {
         .await;
     screen.quit().await;
 }
+
+// §14: a pod is asked for by the name it has, shown by a safe one.
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pod_whose_name_holds_escapes_is_asked_for_by_its_own_name() {
+    const RAW: &str = "web-1\u{1b}[31m";
+    let server = Hostile::start(|r: &Request| {
+        if r.path == "/version" {
+            hostile::version()
+        } else if r.is_watch() {
+            Reply::raw(200, "application/json", Vec::new()).then_stall()
+        } else if r.is_list_of("events") {
+            hostile::list("EventList", vec![])
+        } else if r.is_list_of("pods") {
+            let asked: String = form_urlencoded::parse(r.query.as_bytes())
+                .find(|(k, _)| k == "fieldSelector")
+                .map(|(_, v)| v.into_owned())
+                .unwrap_or_default();
+            // The whole list, or the pod by its real name; by any other
+            // name (its escaped one, say) there is no such pod.
+            let pods = if asked.is_empty() || asked == format!("metadata.name={RAW}") {
+                vec![hostile::pod(RAW)]
+            } else {
+                vec![]
+            };
+            hostile::list("PodList", pods)
+        } else {
+            Reply::failure(404, "NotFound", "not here")
+        }
+    })
+    .await;
+    let config = server.kubeconfig("escaped-name");
+    let screen = PodbayScreen::spawn(&args(&config, &[]), 120, 30);
+    screen
+        .wait_for("the list, the name escaped", |t| t.contains("web-1\\e[31m"))
+        .await;
+    screen.keys("\r").await;
+    screen
+        .wait_for("the pod's containers", |t| {
+            t.contains("shop/web-1\\e[31m") && t.contains("app")
+        })
+        .await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let text = screen.text();
+    assert!(!text.contains("no longer exists"), "{text}");
+    let written = String::from_utf8_lossy(&screen.written()).into_owned();
+    assert!(
+        !written.contains(RAW),
+        "the raw name never reaches the terminal"
+    );
+    screen.quit().await;
+}

@@ -62,9 +62,10 @@ struct Widest {
 
 impl WidthTracker {
     fn of(row: &PodRow) -> [usize; 4] {
+        let (namespace, name) = row.key.shown();
         [
-            row.key.namespace.chars().count(),
-            row.key.name.chars().count(),
+            namespace.chars().count(),
+            name.chars().count(),
             row.status.chars().count(),
             row.node.chars().count(),
         ]
