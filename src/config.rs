@@ -100,6 +100,9 @@ pub struct DebugConfig {
     pub images: Vec<String>,
     #[serde(deserialize_with = "parsed")]
     pub profile: Profile,
+    /// Seconds the TUI waits for the cluster to accept a debug container
+    /// (admission webhooks may take 30 s each).
+    pub launch_timeout: u64,
 }
 
 impl Default for Config {
@@ -148,6 +151,7 @@ impl Default for DebugConfig {
         DebugConfig {
             images: vec!["busybox:1.36".to_string()],
             profile: Profile::General,
+            launch_timeout: 35,
         }
     }
 }
@@ -243,6 +247,16 @@ impl Config {
                 "seconds",
             ),
         ];
+        if !(1..=600).contains(&self.debug.launch_timeout) {
+            return Err(ConfigError {
+                file: file.to_string(),
+                line: line_in(text, "debug", "launch_timeout").unwrap_or(0),
+                message: format!(
+                    "debug.launch_timeout = {} is out of range: 1 to 600 seconds",
+                    self.debug.launch_timeout
+                ),
+            });
+        }
         if self.logs.tail > MAX_SCROLLBACK {
             return Err(ConfigError {
                 file: file.to_string(),

@@ -144,6 +144,7 @@ async fn browse(
         keymap,
         theme,
         debug_profile: config.debug.profile,
+        launch_timeout: std::time::Duration::from_secs(config.debug.launch_timeout),
         debug_images: podbay::config::image_choices(
             &podbay::config::image_history(&paths.image_history()),
             &config.debug.images,

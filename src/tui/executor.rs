@@ -49,10 +49,6 @@ impl Tagged {
     }
 }
 
-/// How long adding a debug container may take: admission webhooks may
-/// take 30 s (their longest timeout) before the apiserver answers.
-const LAUNCH_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(35);
-
 /// The I/O tasks the app's effects start and stop.
 pub(super) struct Tasks {
     /// The browser's connection: watches and new terminals use it.
@@ -73,6 +69,8 @@ pub(super) struct Tasks {
     followers: HashMap<TerminalId, Vec<JoinHandle<()>>>,
     pub(super) sessions: Sessions,
     pub(super) image_history: Option<std::path::PathBuf>,
+    /// How long adding a debug container may take (`debug.launch_timeout`).
+    pub(super) launch_timeout: std::time::Duration,
 }
 
 impl Tasks {
@@ -97,6 +95,7 @@ impl Tasks {
             followers: HashMap::new(),
             sessions,
             image_history: None,
+            launch_timeout: std::time::Duration::from_secs(35),
         }
     }
 
@@ -323,12 +322,13 @@ impl Tasks {
     fn launch(&mut self, id: TerminalId, client: kube::Client, key: TerminalKey, spec: DebugSpec) {
         let pod = key.pod;
         let tx = self.tx.clone();
+        let limit = self.launch_timeout;
         tokio::spawn(async move {
             let launch = crate::cluster::debug::launch(&spec, &client, &pod.namespace, &pod.name);
-            let Ok(launched) = tokio::time::timeout(LAUNCH_TIMEOUT, launch).await else {
+            let Ok(launched) = tokio::time::timeout(limit, launch).await else {
                 let sentence = format!(
                     "The API server did not answer the request to add the debug container within {} s; it may still be added: watch the pod.",
-                    LAUNCH_TIMEOUT.as_secs()
+                    limit.as_secs()
                 );
                 let event = Event::LaunchFailed {
                     id,

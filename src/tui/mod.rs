@@ -33,6 +33,8 @@ pub struct TuiOptions {
     pub theme: Theme,
     pub debug_images: Vec<String>,
     pub debug_profile: crate::model::debug::Profile,
+    /// How long adding a debug container may take.
+    pub launch_timeout: Duration,
     /// Where launched images are remembered for the launcher.
     pub image_history: Option<std::path::PathBuf>,
     pub panes: crate::app::PaneOptions,
@@ -108,6 +110,7 @@ pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
         sessions,
     );
     tasks.image_history = options.image_history.clone();
+    tasks.launch_timeout = options.launch_timeout;
     tasks.watch_namespaces();
     let started: VecDeque<Event> = effects.into_iter().filter_map(|e| tasks.run(e)).collect();
     let mut quit = apply(&mut app, &mut tasks, &mut screen, started);

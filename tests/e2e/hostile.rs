@@ -1291,3 +1291,45 @@ async fn a_pod_whose_name_holds_escapes_is_asked_for_by_its_own_name() {
     );
     screen.quit().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_tuis_launch_gives_up_at_its_timeout_and_says_the_container_may_be_added() {
+    let server = Hostile::start(|r: &Request| {
+        if r.path == "/version" {
+            hostile::version()
+        } else if r.method == "PATCH" {
+            Reply::hang()
+        } else if r.is_watch() {
+            Reply::raw(200, "application/json", Vec::new()).then_stall()
+        } else if r.is_list_of("events") {
+            hostile::list("EventList", vec![])
+        } else if r.is_list_of("pods") {
+            hostile::list("PodList", vec![hostile::pod("web-1")])
+        } else {
+            Reply::failure(404, "NotFound", "not here")
+        }
+    })
+    .await;
+    let config = server.kubeconfig("tui-launch-hangs");
+    let screen = PodbayScreen::spawn_with_config(
+        &args(&config, &[]),
+        120,
+        30,
+        "[debug]\nlaunch_timeout = 2\n",
+    );
+    screen.wait_for("the list", |t| t.contains("web-1")).await;
+    screen.keys("\r").await;
+    screen.wait_for("the pod view", |t| t.contains("app")).await;
+    screen.keys("d").await;
+    screen
+        .wait_for("the launcher", |t| t.contains("Debug container for"))
+        .await;
+    screen.keys("\r").await;
+    // "adding the debug container… (38s)" for ever, before.
+    screen
+        .wait_for("the launch given up", |t| {
+            t.contains("did not answer the request to add the debug container within 2 s")
+        })
+        .await;
+    screen.quit().await;
+}
