@@ -1333,3 +1333,63 @@ async fn the_tuis_launch_gives_up_at_its_timeout_and_says_the_container_may_be_a
         .await;
     screen.quit().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watch_error_that_is_not_a_status_says_so() {
+    let line = b"{\"type\": \"ERROR\", \"object\": {\"surprise\": true}}\n".to_vec();
+    let (_server, text, _) = requests_in("error-not-status", 4, one_pod, move |_| {
+        Reply::raw(200, "application/json", line.clone())
+    })
+    .await;
+    assert!(
+        text.contains("a watch error that is not a Status"),
+        "{text}"
+    );
+    assert!(!text.contains("answered 0"), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_log_pane_never_passes_bidi_controls_to_the_terminal() {
+    let server = Hostile::start(|r: &Request| {
+        if r.path == "/version" {
+            hostile::version()
+        } else if r.path.ends_with("/log") {
+            Reply::raw(
+                200,
+                "text/plain",
+                "reversed \u{202e}txet\u{202c} and hidden \u{200b}space\nnext line\n"
+                    .as_bytes()
+                    .to_vec(),
+            )
+            .then_stall()
+        } else if r.is_watch() {
+            Reply::raw(200, "application/json", Vec::new()).then_stall()
+        } else if r.is_list_of("events") {
+            hostile::list("EventList", vec![])
+        } else if r.is_list_of("pods") {
+            hostile::list("PodList", vec![hostile::pod("web-1")])
+        } else {
+            Reply::failure(404, "NotFound", "not here")
+        }
+    })
+    .await;
+    let config = server.kubeconfig("bidi-log");
+    let screen = PodbayScreen::spawn(&args(&config, &[]), 120, 30);
+    screen.wait_for("the list", |t| t.contains("web-1")).await;
+    screen.keys("\r").await;
+    screen.wait_for("the pod view", |t| t.contains("app")).await;
+    screen.keys("l").await;
+    screen
+        .wait_for("the log", |t| {
+            t.contains("next line") && t.contains("reversed")
+        })
+        .await;
+    let written = String::from_utf8_lossy(&screen.written()).into_owned();
+    for control in ['\u{202e}', '\u{202c}', '\u{200b}'] {
+        assert!(
+            !written.contains(control),
+            "{control:?} reached the terminal"
+        );
+    }
+    screen.quit().await;
+}
