@@ -82,7 +82,14 @@ pub fn parse() -> Cli {
     use clap::{CommandFactory as _, FromArgMatches as _};
     let argv0 = std::env::args_os().next().unwrap_or_default();
     let name = display_name(&argv0);
-    let matches = Cli::command().bin_name(name).get_matches();
+    // clap's usage for an error lists the flags given, so `-n shop` without
+    // a pod read as if -n were required: one synopsis, whatever was given.
+    let matches = Cli::command()
+        .bin_name(name)
+        .mut_subcommand("debug", |debug| {
+            debug.override_usage(format!("{name} debug [OPTIONS] <POD> [-- <COMMAND>...]"))
+        })
+        .get_matches();
     Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
 }
 
@@ -99,7 +106,8 @@ its log is split the same way where the server supports stream=Stdout/Stderr, Ku
 merged on stdout otherwise)."
 )]
 pub struct DebugArgs {
-    /// The pod to debug.
+    /// The pod to debug: NAME or pod/NAME, as kubectl takes it.
+    #[arg(value_name = "POD", value_parser = parse_pod)]
     pub pod: String,
     /// Namespace of the pod (default: the context's).
     #[arg(short, long)]
@@ -118,8 +126,9 @@ pub struct DebugArgs {
     /// config.toml, else busybox:1.36).
     #[arg(long, value_parser = parse_image)]
     pub image: Option<String>,
-    /// Container name; default debugger-xxxxx, unique in the pod.
-    #[arg(long)]
+    /// Container name; default debugger-xxxxx, unique in the pod (-c as
+    /// kubectl debug's --container).
+    #[arg(long, short = 'c', visible_alias = "container")]
     pub name: Option<String>,
     /// Security profile, as kubectl debug: general, baseline, restricted,
     /// netadmin, sysadmin (default: debug.profile in config.toml, else
@@ -160,7 +169,9 @@ pub struct DebugArgs {
     /// How long to wait for the cluster and for the container to start (30s, 2m, 1h).
     #[arg(long, default_value = "2m", value_parser = parse_timeout)]
     pub timeout: Duration,
-    /// Print the final container status (or, with --list, the list) as JSON.
+    /// Print the final container status (or, with --list, the list) as JSON:
+    /// stdout is that one document, and the container's output goes to
+    /// stderr.
     #[arg(long = "output", short = 'o', value_name = "FORMAT", value_parser = ["json"])]
     pub output: Option<String>,
     /// Command and arguments (after --); default: the image's entrypoint.
@@ -171,6 +182,20 @@ pub struct DebugArgs {
 impl DebugArgs {
     pub fn json(&self) -> bool {
         self.output.as_deref() == Some("json")
+    }
+}
+
+/// `NAME`, or kubectl's `TYPE/NAME` for a pod (`pod/`, `pods/`, `po/`).
+fn parse_pod(s: &str) -> Result<String, String> {
+    let Some((kind, name)) = s.split_once('/') else {
+        return Ok(s.to_string());
+    };
+    match kind.to_ascii_lowercase().as_str() {
+        "pod" | "pods" | "po" if !name.is_empty() && !name.contains('/') => Ok(name.to_string()),
+        "node" | "nodes" | "no" => Err(format!(
+            "podbay cannot debug a node yet (it debugs pods, with ephemeral containers); run `kubectl debug node/{name} -it --image=busybox:1.36` meanwhile"
+        )),
+        _ => Err(format!("{s:?} is not a pod: give NAME or pod/NAME")),
     }
 }
 

@@ -13,6 +13,22 @@ use podbay::tui::{self, TuiOptions};
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// Writes `bytes` to stdout. A reader that stops early (`podbay man |
+/// head`) is not an error: podbay ends quietly, as a program killed by
+/// SIGPIPE does.
+fn print_all(bytes: &[u8], what: &str) {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        Err(e) => {
+            eprintln!("podbay: cannot write {what}: {e}");
+            std::process::exit(1);
+        }
+    }
+}
+
 fn main() {
     // The simulator's container shim and its distroless workloads are this
     // binary too; both must run before any thread exists.
@@ -33,19 +49,16 @@ fn main() {
     match &cli.command {
         Some(Command::Completions { shell }) => {
             use clap::CommandFactory as _;
-            clap_complete::generate(
-                *shell,
-                &mut Cli::command(),
-                "podbay",
-                &mut std::io::stdout(),
-            );
+            let mut script = Vec::new();
+            clap_complete::generate(*shell, &mut Cli::command(), "podbay", &mut script);
+            print_all(&script, "the completion script");
             return;
         }
         Some(Command::Man) => {
-            if let Err(e) = podbay::commands::man::render(&mut std::io::stdout().lock()) {
-                eprintln!("podbay: cannot write the manual page: {e}");
-                std::process::exit(1);
-            }
+            let mut page = Vec::new();
+            // Writing into memory cannot fail.
+            let _ = podbay::commands::man::render(&mut page);
+            print_all(&page, "the manual page");
             return;
         }
         _ => {}

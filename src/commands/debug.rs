@@ -229,7 +229,13 @@ async fn launch(
     let quiet = args.json();
     let left = deadline.saturating_duration_since(tokio::time::Instant::now());
     let startup = debug::await_startup(&pods, &args.pod, &name, left, |reason, message| {
-        if !quiet {
+        // A reason that will not clear ends the wait, and its failure says
+        // it: said here too, it was printed twice.
+        let hopeless = matches!(
+            crate::model::classify_waiting(reason, message),
+            crate::model::Waiting::Hopeless(_)
+        );
+        if !quiet && !hopeless {
             let detail = if message.is_empty() {
                 String::new()
             } else {
@@ -648,14 +654,20 @@ async fn attach(
         async { Ok(replay(client, at, args.tty, &mut events).await) },
     )
     .await?;
-    let mut out = std::io::stdout();
+    // With -o json, stdout is the JSON document alone: the container's
+    // output goes to stderr.
+    let mut out: Box<dyn Write> = if args.json() {
+        Box::new(std::io::stderr())
+    } else {
+        Box::new(std::io::stdout())
+    };
     let mut err = std::io::stderr();
     // What the container's output leaves on in the user's terminal.
     let mut modes = Modes::default();
     modes.observe(&first.out.log);
     modes.observe(&first.out.after);
     for (sink, stream) in [
-        (&mut out as &mut dyn Write, &first.out),
+        (&mut *out as &mut dyn Write, &first.out),
         (&mut err, &first.err),
     ] {
         let _ = sink.write_all(&stream.log);
@@ -680,7 +692,7 @@ async fn attach(
                 if let Some(guard) = raw_guard.as_mut() {
                     guard.modes.observe(&chunk);
                 }
-                (&mut out, chunk)
+                (&mut *out, chunk)
             }
             SessionEvent::Stderr(chunk) => (&mut err, chunk),
             SessionEvent::Ended(end) => return Ok(Some(end)),

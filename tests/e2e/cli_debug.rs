@@ -657,3 +657,115 @@ async fn a_tty_session_leaves_the_users_terminal_as_it_found_it() {
     assert!(!after.bracketed_paste(), "bracketed paste off");
     assert!(!after.hide_cursor(), "the cursor shows");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn json_output_is_one_document_with_the_containers_output_on_stderr() {
+    let f = Fixture::new(0).await;
+    let out = f
+        .podbay(&[
+            "redis-0",
+            "-n",
+            "shop",
+            "--image",
+            "busybox",
+            "-o",
+            "json",
+            "--",
+            "sh",
+            "-c",
+            "echo to-stdout; echo to-stderr >&2",
+        ])
+        .await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let document: serde_json::Value =
+        serde_json::from_slice(&out.stdout).expect("stdout is one JSON document");
+    assert_eq!(document["pod"], "redis-0");
+    let err = stderr(&out);
+    assert!(
+        err.contains("to-stdout") && err.contains("to-stderr"),
+        "{err}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectls_type_slash_name_and_dash_c_are_understood() {
+    let f = Fixture::new(0).await;
+    let out = f
+        .podbay(&[
+            "pod/redis-0",
+            "-n",
+            "shop",
+            "--image",
+            "busybox",
+            "-c",
+            "probe-1",
+            "--",
+            "true",
+        ])
+        .await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("added debug container probe-1"),
+        "{}",
+        stderr(&out)
+    );
+
+    let node = f.podbay(&["node/node-a1", "--image", "busybox"]).await;
+    assert_eq!(node.status.code(), Some(2), "a usage error");
+    assert!(
+        stderr(&node).contains("cannot debug a node yet"),
+        "{}",
+        stderr(&node)
+    );
+    assert!(!stderr(&node).contains("not found"), "{}", stderr(&node));
+
+    let other = f.podbay(&["deploy/web", "--image", "busybox"]).await;
+    assert_eq!(other.status.code(), Some(2));
+    assert!(
+        stderr(&other).contains("give NAME or pod/NAME"),
+        "{}",
+        stderr(&other)
+    );
+
+    // A usage error's synopsis shows every flag as optional.
+    let usage = f.podbay(&["-n", "shop"]).await;
+    assert!(
+        stderr(&usage).contains("debug [OPTIONS] <POD>"),
+        "{}",
+        stderr(&usage)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_image_that_cannot_be_pulled_is_said_once() {
+    let f = Fixture::new(0).await;
+    let out = f
+        .podbay(&[
+            "redis-0",
+            "-n",
+            "shop",
+            "--image",
+            "registry.example/doesnotexist:1",
+        ])
+        .await;
+    assert_eq!(out.status.code(), Some(71), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert_eq!(err.matches("ErrImagePull").count(), 1, "{err}");
+}
+
+#[test]
+fn a_reader_that_stops_early_ends_podbay_quietly() {
+    for what in [&["man"][..], &["completions", "bash"][..]] {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_podbay"))
+            .args(what)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("podbay runs");
+        // The reader goes away before podbay writes: as `podbay man | head`.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().expect("podbay ends");
+        assert_eq!(out.status.code(), Some(0), "{what:?}: {out:?}");
+        assert!(out.stderr.is_empty(), "{what:?}: {}", stderr(&out));
+    }
+}
