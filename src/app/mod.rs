@@ -97,6 +97,9 @@ pub struct App {
     /// Pods the server sent that do not decode (`namespace/name` → what is
     /// wrong): left out of the table, counted in the header.
     pub unreadable_pods: std::collections::BTreeMap<String, crate::model::text::Printable>,
+    /// Namespaces of the scope whose pods the user may not list, and the
+    /// refusal: the table says it rather than "no pods".
+    pub refused: std::collections::BTreeMap<String, Denied>,
     pub namespaces: Vec<String>,
     pub mode: Mode,
     /// The mode ctrl-c interrupted, restored when the user does not quit.
@@ -162,6 +165,7 @@ impl App {
             connection: Link::new(),
             pods: PodTable::default(),
             unreadable_pods: Default::default(),
+            refused: Default::default(),
             namespaces: Vec::new(),
             mode: Mode::Normal,
             mode_before_quit: None,
@@ -449,6 +453,10 @@ impl App {
             Feed::Listing { .. } => {}
             Feed::Listed { scope, rows } => {
                 match &scope {
+                    Some(ns) => self.refused.remove(ns.as_str()),
+                    None => None,
+                };
+                match &scope {
                     Some(ns) => self
                         .unreadable_pods
                         .retain(|name, _| !name.starts_with(&format!("{ns}/"))),
@@ -515,11 +523,31 @@ impl App {
                 self.scope = Scope::Namespaces(fallback);
                 vec![Effect::WatchPods(self.scope.clone())]
             }
-            Scope::Namespaces(_) => {
+            Scope::Namespaces(namespaces) => {
+                let refused = match &denied.namespace {
+                    Some(ns) => vec![ns.clone()],
+                    None => namespaces.clone(),
+                };
+                for ns in refused {
+                    self.refused.insert(ns, denied.clone());
+                }
                 self.link_back();
                 self.message = Some(warning(denied.sentence()));
                 vec![]
             }
+        }
+    }
+
+    /// The refusal, when the user may list pods in none of the scope's
+    /// namespaces: the list is unavailable, not empty.
+    pub fn refused_scope(&self) -> Option<&Denied> {
+        match &self.scope {
+            Scope::Namespaces(namespaces)
+                if namespaces.iter().all(|ns| self.refused.contains_key(ns)) =>
+            {
+                namespaces.first().and_then(|ns| self.refused.get(ns))
+            }
+            _ => None,
         }
     }
 
@@ -539,6 +567,7 @@ impl App {
     fn set_scope(&mut self, scope: Scope) -> Vec<Effect> {
         self.view = View::Pods;
         self.scope = scope.clone();
+        self.refused.clear();
         self.pods.replace(None, Vec::new());
         self.connection.connecting();
         self.message = None;

@@ -259,6 +259,24 @@ fn ctx_checks_the_name_before_switching() {
 }
 
 #[test]
+fn a_namespace_whose_pods_are_refused_is_unavailable_not_empty() {
+    let (mut a, _) = app(false);
+    let denied = Denied {
+        verb: "list".into(),
+        resource: "pods".into(),
+        namespace: Some("shop".into()),
+    };
+    assert_eq!(a.update(Event::Pods(Feed::Forbidden(denied.clone()))), []);
+    assert_eq!(a.refused_scope(), Some(&denied));
+    // Allowed after all (a role granted meanwhile): the list clears it.
+    a.update(Event::Pods(Feed::Listed {
+        scope: Some("shop".into()),
+        rows: vec![],
+    }));
+    assert_eq!(a.refused_scope(), None);
+}
+
+#[test]
 fn a_refused_cluster_wide_list_falls_back_and_says_why() {
     let (mut a, _) = app(true);
     let denied = Denied {

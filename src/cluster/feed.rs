@@ -48,6 +48,11 @@ const SILENCE_SLACK: Duration = Duration::from_secs(30);
 /// A watch that ends sooner than this without an event failed.
 const TOO_SHORT: Duration = Duration::from_secs(1);
 
+/// A watch that ends this soon after delivering is a server ending every
+/// watch (one event, then the end, hundreds of times a second): back off.
+/// A load balancer cutting watches every second or two is resumed at once.
+const ENDED_AT_ONCE: Duration = Duration::from_millis(500);
+
 /// How long a list page, or the head of a watch, may take to arrive.
 pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -78,7 +83,7 @@ enum Ended {
     Timeout,
     /// Early, without an error: a cut connection.
     Cut,
-    /// Within a second, after an event: a server ending every watch.
+    /// At once after an event: a server ending every watch.
     Short,
     /// At once, without an event: a server answering watches with nothing.
     Empty,
@@ -195,7 +200,7 @@ where
                 }
                 Ended::Short => {
                     let error = misbehaving(
-                        "The API server keeps ending watches within a second.".to_string(),
+                        "The API server keeps ending watches as soon as they deliver.".to_string(),
                     );
                     self.failed(&error).await?;
                     interrupted = true;
@@ -387,12 +392,10 @@ where
         }
         Ok(if lasted + TIMEOUT_SLACK >= requested {
             Ended::Timeout
-        } else if lasted < TOO_SHORT {
-            if delivered {
-                Ended::Short
-            } else {
-                Ended::Empty
-            }
+        } else if !delivered && lasted < TOO_SHORT {
+            Ended::Empty
+        } else if delivered && lasted < ENDED_AT_ONCE {
+            Ended::Short
         } else {
             Ended::Cut
         })

@@ -37,6 +37,11 @@ pub fn header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             } else {
                 format!("{total} {noun}")
             };
+            if app.refused_scope().is_some() {
+                counts = "pods unavailable (refused)".to_string();
+            } else if !app.refused.is_empty() {
+                counts.push_str(&format!(" ({} ns refused)", app.refused.len()));
+            }
             if !app.unreadable_pods.is_empty() {
                 counts.push_str(&format!(" ({} unreadable)", app.unreadable_pods.len()));
             }

@@ -22,6 +22,10 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     if app.pods.visible_len() == 0 {
         let trouble = app.connection.trouble().filter(|_| app.pods.total() == 0);
         let text = match (app.connection.state(), app.pods.query()) {
+            _ if app.refused_scope().is_some() => app
+                .refused_scope()
+                .map(|denied| format!("The pod list is unavailable. {}", denied.sentence()))
+                .unwrap_or_default(),
             (LinkState::Connecting, _) => "Connecting to the cluster…".to_string(),
             // The list failed: that is not an empty namespace.
             (LinkState::Reconnecting, None) if trouble.is_some() => format!(

@@ -774,3 +774,26 @@ async fn the_list_sorts_by_restarts_both_ways() {
     exits_cleanly(&mut screen).await;
     let _ = std::fs::remove_file(config);
 }
+
+/// A refusal is not an empty namespace: the table says what is missing and
+/// the header says the list is unavailable, not `0 pods`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_namespace_the_user_may_not_list_is_said_refused_not_empty() {
+    let sim = start_sim(0).await;
+    let config = kubeconfig(&sim, "refused-ns");
+    let screen = PodbayScreen::spawn(&args(&config, &["--context", "sim-dev"]), 100, 24);
+    screen
+        .wait_for("its namespace", |t| t.contains("redis-0"))
+        .await;
+    screen.keys(":ns payments\r").await;
+    screen
+        .wait_for("the refusal", |t| {
+            t.contains("pods unavailable") && t.contains("You may not list pods in namespace")
+        })
+        .await;
+    let text = screen.text();
+    assert!(!text.contains("No pods in namespace payments"), "{text}");
+    assert!(!text.contains("0 pods"), "{text}");
+    screen.quit().await;
+    let _ = std::fs::remove_file(config);
+}
