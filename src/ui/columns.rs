@@ -48,10 +48,26 @@ impl Fitted {
             .shown()
             .map(|(_, w)| Constraint::Length(w as u16))
             .collect();
-        let header: Vec<&str> = self.shown().map(|(i, _)| titles[i]).collect();
+        let header: Vec<String> = self
+            .shown()
+            .map(|(i, width)| fit_title(titles[i], width))
+            .collect();
         Table::new(rows, constraints)
             .header(Row::new(header).style(header_style))
             .column_spacing(self.spacing as u16)
+    }
+}
+
+/// A title in `width` columns: a sorted column's arrow (its last
+/// character) stays when the words are cut (`RESTART▼`).
+fn fit_title(title: &str, width: usize) -> String {
+    let len = title.chars().count();
+    match title.chars().last() {
+        Some(arrow @ ('▲' | '▼')) if len > width && width > 1 => {
+            let words: String = title.chars().take(width - 1).collect();
+            format!("{words}{arrow}")
+        }
+        _ => title.to_string(),
     }
 }
 

@@ -58,7 +58,10 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             })
         })
         .collect();
-    let fitted = fit_columns(&page, all_namespaces, app, usize::from(inner.width));
+    // The sorted column's arrow is part of its title: measured with it, so
+    // a narrow screen does not cut it off.
+    let titles = sorted_titles(app.pods.sort());
+    let fitted = fit_columns(&page, all_namespaces, app, &titles, usize::from(inner.width));
     let rows: Vec<Row> = page
         .into_iter()
         .map(|mut page_row| {
@@ -74,7 +77,6 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             Row::new(cells).style(style)
         })
         .collect();
-    let titles = sorted_titles(app.pods.sort());
     let titles: Vec<&str> = titles.iter().map(String::as_str).collect();
     frame.render_widget(fitted.table(&titles, rows, theme.header), inner);
 }
@@ -179,12 +181,18 @@ const STATUS_WIDEST: usize = 32;
 /// Each column sized to its content (names over all rows, the short
 /// computed texts over the page), then fitted to `room`. NAMESPACE has
 /// nothing to show for one namespace.
-fn fit_columns(page: &[PageRow], all_namespaces: bool, app: &App, room: usize) -> Fitted {
+fn fit_columns(
+    page: &[PageRow],
+    all_namespaces: bool,
+    app: &App,
+    titles: &[String],
+    room: usize,
+) -> Fitted {
     let text = app.pods.widths();
     let widest = |f: &dyn Fn(&PageRow) -> usize| page.iter().map(f).max().unwrap_or(0);
     let wants: Vec<usize> = Col::ALL
         .iter()
-        .zip(TITLES)
+        .zip(titles)
         .map(|(col, title)| {
             let content = match col {
                 Col::Namespace if !all_namespaces => return 0,
@@ -197,7 +205,7 @@ fn fit_columns(page: &[PageRow], all_namespaces: bool, app: &App, room: usize) -
                 Col::Node => text.node,
                 Col::Debug => 0,
             };
-            content.max(title.len())
+            content.max(title.chars().count())
         })
         .collect();
     Fitted::new(&wants, &PLAN, room)

@@ -567,6 +567,24 @@ fn busy_pod_view() -> App {
 /// Every screen at every size: a golden file each, and what must hold at
 /// any size checked outright.
 #[test]
+fn the_sorted_columns_arrow_shows_at_every_size() {
+    for (w, h) in SIZES {
+        let mut a = busy_cluster();
+        a.update(Event::Resize(crate::term::Size::new(w, h)));
+        a.update(Event::Key(crossterm::event::KeyEvent::new(
+            crossterm::event::KeyCode::Char('R'),
+            crossterm::event::KeyModifiers::SHIFT,
+        )));
+        let screen = render(&a, w, h);
+        let titles = screen
+            .lines()
+            .find(|l| l.contains("READY"))
+            .unwrap_or_else(|| panic!("{w}x{h}: the titles\n{screen}"));
+        assert!(titles.contains("RESTART▼") || titles.contains("RESTARTS▼"), "{w}x{h}: {titles}");
+    }
+}
+
+#[test]
 fn every_screen_fits_every_size() {
     for (w, h) in SIZES {
         let size = format!("{w}x{h}");
