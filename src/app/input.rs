@@ -5,6 +5,10 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::*;
 
+/// How far the help may be scrolled: more than any help box has lines
+/// (the drawing stops at its last line).
+const MAX_HELP_SCROLL: usize = 200;
+
 impl App {
     pub(super) fn on_key(&mut self, key: KeyEvent) -> Vec<Effect> {
         let in_workspace = self.focus == Focus::Workspace;
@@ -22,7 +26,22 @@ impl App {
             return self.on_workspace_key(key);
         }
         match std::mem::replace(&mut self.mode, Mode::Normal) {
-            Mode::Help => vec![],
+            // A help taller than the screen scrolls; any other key closes it.
+            Mode::Help(top) => {
+                let lines = usize::from(self.size.rows.saturating_sub(4)).max(1);
+                self.mode = match key.code {
+                    KeyCode::Char('j') | KeyCode::Down => Mode::Help(top + 1),
+                    KeyCode::Char('k') | KeyCode::Up => Mode::Help(top.saturating_sub(1)),
+                    KeyCode::Char(' ') | KeyCode::PageDown => Mode::Help(top + lines),
+                    KeyCode::PageUp => Mode::Help(top.saturating_sub(lines)),
+                    KeyCode::Char('g') | KeyCode::Home => Mode::Help(0),
+                    _ => Mode::Normal,
+                };
+                if let Mode::Help(top) = &mut self.mode {
+                    *top = (*top).min(MAX_HELP_SCROLL);
+                }
+                vec![]
+            }
             Mode::Filter(query) => self.on_filter_key(query, key),
             Mode::Command(line) => self.on_command_key(line, key),
             Mode::Launcher(form) => self.on_launcher_key(*form, key),
@@ -225,7 +244,7 @@ impl App {
             }
             Action::Quit => self.quit(),
             Action::Help => {
-                self.mode = Mode::Help;
+                self.mode = Mode::Help(0);
                 vec![]
             }
             Action::Workspace => self.show_workspace(),

@@ -12,7 +12,8 @@ pub enum Mode {
     /// Typing into the fuzzy filter.
     Filter(String),
     Command(CommandLine),
-    Help,
+    /// The help box, scrolled this many lines down (j/k, space).
+    Help(usize),
     /// The debug launcher form, over the pod view.
     Launcher(Box<Launcher>),
     /// Closing a pane whose session is alive: y to confirm.

@@ -467,7 +467,7 @@ impl App {
                 vec![]
             }
             KeyCode::Char('?') => {
-                self.mode = Mode::Help;
+                self.mode = Mode::Help(0);
                 vec![]
             }
             _ => vec![],

@@ -353,7 +353,7 @@ fn a_cut_watch_shows_reconnecting_for_a_moment_even_when_it_resumes_at_once() {
 fn help_opens_and_any_key_closes_it() {
     let (mut a, _) = app(true);
     a.update(key('?'));
-    assert_eq!(a.mode, Mode::Help);
+    assert_eq!(a.mode, Mode::Help(0));
     assert_eq!(a.update(key('q')), []);
     assert_eq!(a.mode, Mode::Normal);
     assert_eq!(a.update(key('q')), [Effect::Quit]);

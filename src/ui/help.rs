@@ -10,9 +10,9 @@ use crate::app::keymap::Action;
 use crate::app::{App, Focus, View};
 use crate::theme::Theme;
 
-pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+pub fn draw(frame: &mut Frame, area: Rect, app: &App, top: usize, theme: &Theme) {
     if app.focus == Focus::Workspace {
-        return draw_pane_keys(frame, area, app, theme);
+        return draw_pane_keys(frame, area, app, top, theme);
     }
     let actions: &[Action] = match app.view {
         View::Pods => &[
@@ -104,17 +104,18 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         View::Pod(_) => " keys: pod ",
         View::Events(_) => " keys: events ",
     };
-    draw_box(frame, area, title, lines, theme);
+    draw_box(frame, area, title, lines, top, theme);
 }
 
 /// The help box, sized to its lines and centred in `screen`. Lines wrap
 /// when the screen is narrow; when it is too short, blank lines go first,
-/// then the last lines, and the box says how many are not shown.
+/// then it shows the lines from `top` on and scrolls (j/k, space).
 fn draw_box(
     frame: &mut Frame,
     screen: Rect,
     title: &str,
     mut lines: Vec<Line<'static>>,
+    top: usize,
     theme: &Theme,
 ) {
     let closing = Line::from(Span::styled(" Any key closes this help.", theme.dim));
@@ -137,15 +138,23 @@ fn draw_box(
         lines.retain(|l| l.width() > 0);
         rows = wrap(&lines);
     }
-    if rows.len() > room {
-        let shown = room.saturating_sub(1);
-        let hidden = rows.len() - shown;
-        rows.truncate(shown);
-        rows.push(Line::from(Span::styled(
-            format!(" … {hidden} more lines (a taller terminal shows them)"),
+    let closing = if rows.len() > room {
+        // The scroll line stands where the closing line would.
+        let shown = room.max(1);
+        let first = top.min(rows.len() - shown);
+        let total = rows.len();
+        rows = rows.into_iter().skip(first).take(shown).collect();
+        Line::from(Span::styled(
+            format!(
+                " lines {}–{} of {total}: j/k, space scroll; another key closes this help.",
+                first + 1,
+                first + shown
+            ),
             theme.warning,
-        )));
-    }
+        ))
+    } else {
+        closing
+    };
     rows.extend(super::wrap(&closing, inner));
     let area = super::centered(screen, width, rows.len() as u16 + 2);
     let block = Block::default()
@@ -180,7 +189,7 @@ pub const PANE_KEYS: [(&str, &str); 17] = [
     ("(prefix again)", "send the prefix key itself to the shell"),
 ];
 
-fn draw_pane_keys(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+fn draw_pane_keys(frame: &mut Frame, area: Rect, app: &App, top: usize, theme: &Theme) {
     let prefix = app.options.prefix.label();
     let mut lines: Vec<Line> = vec![Line::from(Span::styled(
         format!(" Press {prefix}, then:"),
@@ -197,5 +206,5 @@ fn draw_pane_keys(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         " Without the prefix every key goes to the shell; shift-pgup/pgdn and the wheel scroll.",
         theme.dim,
     )));
-    draw_box(frame, area, " keys: panes ", lines, theme);
+    draw_box(frame, area, " keys: panes ", lines, top, theme);
 }

@@ -65,7 +65,7 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme) {
     }
     bars::footer(frame, footer, app, theme);
     match &app.mode {
-        Mode::Help => help::draw(frame, screen, app, theme),
+        Mode::Help(top) => help::draw(frame, screen, app, *top, theme),
         Mode::Launcher(form) => {
             launcher::draw(frame, areas.browser.unwrap_or(body), app, form, theme)
         }

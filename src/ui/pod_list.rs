@@ -61,7 +61,13 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     // The sorted column's arrow is part of its title: measured with it, so
     // a narrow screen does not cut it off.
     let titles = sorted_titles(app.pods.sort());
-    let fitted = fit_columns(&page, all_namespaces, app, &titles, usize::from(inner.width));
+    let fitted = fit_columns(
+        &page,
+        all_namespaces,
+        app,
+        &titles,
+        usize::from(inner.width),
+    );
     let rows: Vec<Row> = page
         .into_iter()
         .map(|mut page_row| {

@@ -580,7 +580,10 @@ fn the_sorted_columns_arrow_shows_at_every_size() {
             .lines()
             .find(|l| l.contains("READY"))
             .unwrap_or_else(|| panic!("{w}x{h}: the titles\n{screen}"));
-        assert!(titles.contains("RESTART▼") || titles.contains("RESTARTS▼"), "{w}x{h}: {titles}");
+        assert!(
+            titles.contains("RESTART▼") || titles.contains("RESTARTS▼"),
+            "{w}x{h}: {titles}"
+        );
     }
 }
 
@@ -657,7 +660,22 @@ fn every_screen_fits_every_size() {
         a.update(key('?'));
         let screen = render(&a, w, h);
         assert_snapshot(&format!("fit_help_{size}"), &screen);
-        assert!(screen.contains("Any key closes this help."), "{screen}");
+        assert!(screen.contains("closes this help."), "{screen}");
+        // Taller than the screen, it scrolls to its last line.
+        if screen.contains("lines 1–") {
+            for _ in 0..40 {
+                a.update(key('j'));
+            }
+            let scrolled = render(&a, w, h);
+            let (shown, total) = scrolled
+                .split("lines ")
+                .nth(1)
+                .and_then(|rest| rest.split_once(':'))
+                .and_then(|(range, _)| range.split_once(" of "))
+                .unwrap_or_else(|| panic!("{size}: the scroll line\n{scrolled}"));
+            let last = shown.split('–').nth(1).unwrap_or_default();
+            assert_eq!(last, total, "{size}: scrolled to the last line\n{scrolled}");
+        }
 
         let (mut a, _) = crate::app::tests::attached_to_debug_container();
         a.contexts_used.push("prod-eu-west-1".into());
@@ -666,7 +684,7 @@ fn every_screen_fits_every_size() {
         a.update(key('?'));
         let screen = render(&a, w, h);
         assert_snapshot(&format!("fit_pane_help_{size}"), &screen);
-        assert!(screen.contains("Any key closes this help."), "{screen}");
+        assert!(screen.contains("closes this help."), "{screen}");
         let all_shown = super::help::PANE_KEYS
             .iter()
             .all(|(_, what)| screen.contains(&what[..what.len().min(20)]));
