@@ -17,9 +17,12 @@ pub struct Point {
 pub struct CopyMode {
     pub cursor: Point,
     pub anchor: Option<Point>,
-    /// The search being typed after `/`.
+    /// The search being typed after `/` or `?`.
     pub typing: Option<String>,
     pub last_search: Option<String>,
+    /// The last search went up, to older lines (`?`); `/` goes down, as in
+    /// vi and tmux. `n` goes the same way again, `N` the other.
+    pub backward: bool,
     /// One sentence about the last action ("no match for …").
     pub note: Option<String>,
 }
@@ -54,6 +57,7 @@ impl CopyMode {
             anchor: None,
             typing: None,
             last_search: None,
+            backward: false,
             note: None,
         }
     }
@@ -67,7 +71,7 @@ impl CopyMode {
                     self.typing = None;
                     if !query.is_empty() {
                         self.last_search = Some(query);
-                        self.search(pane, true);
+                        self.search(pane, self.backward);
                     }
                 }
                 KeyCode::Backspace => {
@@ -114,9 +118,12 @@ impl CopyMode {
             }
             KeyCode::Char('g') => self.move_lines(pane, isize::MIN / 2),
             KeyCode::Char('G') => self.move_lines(pane, isize::MAX / 2),
-            KeyCode::Char('/') | KeyCode::Char('?') => self.typing = Some(String::new()),
-            KeyCode::Char('n') => self.search(pane, true),
-            KeyCode::Char('N') => self.search(pane, false),
+            KeyCode::Char(c @ ('/' | '?')) => {
+                self.backward = c == '?';
+                self.typing = Some(String::new());
+            }
+            KeyCode::Char('n') => self.search(pane, self.backward),
+            KeyCode::Char('N') => self.search(pane, !self.backward),
             _ => {}
         }
         CopyOutcome::Stay
@@ -147,7 +154,8 @@ impl CopyMode {
     }
 
     /// Moves to the next line holding the last search, older (`up`) or
-    /// newer. Lower-case queries match either case.
+    /// newer, going round past either end as vi and tmux do (and saying
+    /// so). Lower-case queries match either case.
     fn search(&mut self, pane: &mut Grid, up: bool) {
         let Some(query) = self.last_search.clone() else {
             self.note = Some("Nothing to search for yet: press / and type.".into());
@@ -163,11 +171,13 @@ impl CopyMode {
         let top = -(pane.history_len() as isize);
         let bottom = ((rows) as isize) - 1;
         let mut line = self.cursor.line;
-        loop {
+        let mut wrapped = false;
+        self.note = None;
+        for _ in 0..=(bottom - top) {
             line += if up { -1 } else { 1 };
             if line < top || line > bottom {
-                self.note = Some(format!("No more matches for {query:?}."));
-                return;
+                line = if up { bottom } else { top };
+                wrapped = true;
             }
             let text = pane.line_text(line, 0, cols);
             let hay = if fold { text.to_lowercase() } else { text };
@@ -178,9 +188,17 @@ impl CopyMode {
                     col: pane.column_of(line, index),
                 };
                 follow(pane, line);
+                if wrapped {
+                    self.note = Some(if up {
+                        "Search hit the top, went on from the bottom.".into()
+                    } else {
+                        "Search hit the bottom, went on from the top.".into()
+                    });
+                }
                 return;
             }
         }
+        self.note = Some(format!("No match for {query:?}."));
     }
 }
 
@@ -266,11 +284,31 @@ mod tests {
         press(&mut mode, &mut pane, "/line 3\n");
         assert_eq!(mode.cursor.line, -5, "{:?}", mode.note);
         assert_eq!(pane.line_text(mode.cursor.line, 0, 20).trim(), "line 3");
-        press(&mut mode, &mut pane, "/line\nn");
+        // `?` goes up to older lines, `n` on the same way, `N` back.
+        press(&mut mode, &mut pane, "?line\nn");
         assert_eq!(pane.line_text(mode.cursor.line, 0, 20).trim(), "line 1");
         press(&mut mode, &mut pane, "N");
         assert_eq!(pane.line_text(mode.cursor.line, 0, 20).trim(), "line 2");
         assert_eq!(press(&mut mode, &mut pane, "q"), CopyOutcome::Leave);
+    }
+
+    #[test]
+    fn slash_searches_down_from_the_top_and_goes_round() {
+        let mut pane = pane_with_history();
+        let mut mode = CopyMode::new(&pane);
+        press(&mut mode, &mut pane, "g/line 4\n");
+        assert_eq!(pane.line_text(mode.cursor.line, 0, 20).trim(), "line 4");
+        assert_eq!(mode.note, None);
+        press(&mut mode, &mut pane, "n");
+        assert_eq!(pane.line_text(mode.cursor.line, 0, 20).trim(), "line 4");
+        assert!(
+            mode.note
+                .as_deref()
+                .unwrap_or_default()
+                .contains("went on from the top")
+        );
+        press(&mut mode, &mut pane, "/nothing\n");
+        assert_eq!(mode.note.as_deref(), Some("No match for \"nothing\"."));
     }
 
     #[test]

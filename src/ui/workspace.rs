@@ -283,9 +283,12 @@ fn state_label(app: &App, t: &Terminal, theme: &Theme) -> (String, Style) {
 fn bottom_line<'a>(slot: &Pane, t: &Terminal, theme: &Theme) -> Option<Line<'a>> {
     if let Some(copy) = &slot.copy {
         let text = match (&copy.typing, &copy.note) {
-            (Some(query), _) => format!(" search: {query}▏ enter find · esc cancel "),
+            (Some(query), _) => {
+                let way = if copy.backward { "?" } else { "/" };
+                format!(" search {way}{query}▏ enter find · esc cancel ")
+            }
             (None, Some(note)) => format!(" [copy] {note} "),
-            (None, None) => " [copy] v select · y copy · / search · n/N next · q leave ".into(),
+            (None, None) => " [copy] v select · y copy · / ? search · n/N next · q leave ".into(),
         };
         return Some(Line::from(Span::styled(text, theme.key_hint)));
     }
