@@ -100,6 +100,8 @@ pub struct App {
     /// Namespaces of the scope whose pods the user may not list, and the
     /// refusal: the table says it rather than "no pods".
     pub refused: std::collections::BTreeMap<String, Denied>,
+    /// What each context left showed, for coming back to it with `:ctx`.
+    scopes_by_context: std::collections::HashMap<String, Scope>,
     pub namespaces: Vec<String>,
     pub mode: Mode,
     /// The mode ctrl-c interrupted, restored when the user does not quit.
@@ -166,6 +168,7 @@ impl App {
             pods: PodTable::default(),
             unreadable_pods: Default::default(),
             refused: Default::default(),
+            scopes_by_context: Default::default(),
             namespaces: Vec::new(),
             mode: Mode::Normal,
             mode_before_quit: None,
@@ -346,6 +349,11 @@ impl App {
                 contexts,
             } => {
                 self.cluster = cluster;
+                // Coming back to a context finds the namespaces it showed
+                // (the one given with -n, say), as k9s does.
+                self.scopes_by_context
+                    .insert(self.context.clone(), self.scope.clone());
+                let remembered = self.scopes_by_context.get(&context).cloned();
                 // A question about the other cluster's pod is void.
                 if matches!(self.mode, Mode::ConfirmDelete(_)) {
                     self.mode = Mode::Normal;
@@ -360,10 +368,12 @@ impl App {
                 self.namespaces.clear();
                 self.connection.connecting();
                 self.message = Some(info(format!("Switched to context {}.", self.context)));
-                self.scope = match self.scope {
-                    Scope::All => Scope::All,
-                    Scope::Namespaces(_) => Scope::Namespaces(vec![namespace]),
+                self.scope = match (remembered, &self.scope) {
+                    (Some(scope), _) => scope,
+                    (None, Scope::All) => Scope::All,
+                    (None, Scope::Namespaces(_)) => Scope::Namespaces(vec![namespace]),
                 };
+                self.refused.clear();
                 self.view = View::Pods;
                 vec![Effect::WatchPods(self.scope.clone())]
             }

@@ -259,6 +259,32 @@ fn ctx_checks_the_name_before_switching() {
 }
 
 #[test]
+fn coming_back_to_a_context_finds_the_namespace_it_showed() {
+    let (mut a, _) = app(false);
+    a.update(key(':'));
+    typed(&mut a, "ns payments");
+    a.update(code(KeyCode::Enter));
+    let connected = |context: &str, namespace: &str| Event::Connected {
+        cluster: ClusterId::new(context, "https://127.0.0.1:6443", "u"),
+        context: context.into(),
+        namespace: namespace.into(),
+        contexts: vec!["sim".into(), "sim-dev".into()],
+    };
+    // A context not seen yet opens on its own namespace…
+    assert_eq!(
+        a.update(connected("sim-dev", "shop")),
+        [Effect::WatchPods(Scope::Namespaces(vec!["shop".into()]))]
+    );
+    // …and the first one comes back where it was, not on its default.
+    assert_eq!(
+        a.update(connected("sim", "default")),
+        [Effect::WatchPods(Scope::Namespaces(vec![
+            "payments".into()
+        ]))]
+    );
+}
+
+#[test]
 fn a_namespace_whose_pods_are_refused_is_unavailable_not_empty() {
     let (mut a, _) = app(false);
     let denied = Denied {
