@@ -347,10 +347,23 @@ pub fn remember_image(path: &Path, image: &str) -> std::io::Result<()> {
     std::fs::write(path, images.join("\n") + "\n")
 }
 
-/// The launcher's image choices: history first, then config presets.
+/// Debug images most people reach for, offered after the config's:
+/// tools, a network toolbox, a distroless image's debug variant (busybox
+/// inside), and two distributions.
+pub const COMMON_DEBUG_IMAGES: [&str; 5] = [
+    "busybox:1.36",
+    "nicolaka/netshoot:v0.13",
+    "gcr.io/distroless/base-debian12:debug",
+    "alpine:3.20",
+    "ubuntu:24.04",
+];
+
+/// The launcher's image choices: the recently used first, then the config's
+/// presets, then the common debug images.
 pub fn image_choices(history: &[String], presets: &[String]) -> Vec<String> {
+    let common = COMMON_DEBUG_IMAGES.map(String::from);
     let mut out: Vec<String> = Vec::new();
-    for image in history.iter().chain(presets) {
+    for image in history.iter().chain(presets).chain(&common) {
         if !out.contains(image) {
             out.push(image.clone());
         }
@@ -459,10 +472,12 @@ mod tests {
         remember_image(&path, "b").unwrap();
         remember_image(&path, "a").unwrap();
         assert_eq!(image_history(&path), ["a", "b"]);
-        assert_eq!(
-            image_choices(&image_history(&path), &["busybox".into(), "b".into()]),
-            ["a", "b", "busybox"]
-        );
+        let choices = image_choices(&image_history(&path), &["busybox".into(), "b".into()]);
+        assert_eq!(choices[..3], ["a", "b", "busybox"]);
+        // Then the common debug images, each once.
+        assert_eq!(choices[3..], COMMON_DEBUG_IMAGES);
+        let fresh = image_choices(&[], &["busybox:1.36".into()]);
+        assert_eq!(fresh.len(), COMMON_DEBUG_IMAGES.len(), "{fresh:?}");
         std::fs::remove_file(path).unwrap();
     }
 

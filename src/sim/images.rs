@@ -58,7 +58,11 @@ impl Image {
         let repository = repository(reference);
         let distroless = repository.split('/').any(|part| part == "distroless")
             || DISTROLESS_DEMO_REPOSITORIES.contains(&repository);
-        if distroless {
+        // Distroless's `:debug` variants carry busybox and its shell.
+        let debug_variant = split_reference(reference)
+            .1
+            .is_some_and(|tag| tag.starts_with("debug"));
+        if distroless && !debug_variant {
             let name = repository.rsplit('/').next().unwrap_or("app").to_string();
             Image::Distroless { name }
         } else {
@@ -166,6 +170,8 @@ mod tests {
             "redis:7.4",
             "nicolaka/netshoot",
             "localhost:5000/x",
+            "gcr.io/distroless/base-debian12:debug",
+            "gcr.io/distroless/static:debug-nonroot",
         ] {
             assert_eq!(Image::of(tools), Image::Tools, "{tools}");
         }
