@@ -86,11 +86,19 @@ fn centered(area: Rect, width: u16, height: u16) -> Rect {
 }
 
 /// `line` broken into rows of at most `width` columns, at the last space
-/// that fits when there is one; rows after the first start with three
-/// spaces. Styles are kept.
+/// that fits when there is one; rows after the first hang three spaces
+/// past the line's own indent (a JSON field's value stays under its
+/// field), at most half the width. Styles are kept.
 fn wrap(line: &Line, width: usize) -> Vec<Line<'static>> {
-    const INDENT: &str = "   ";
-    let width = width.max(INDENT.len() + 1);
+    let own = line
+        .spans
+        .iter()
+        .flat_map(|s| s.content.chars())
+        .take_while(|c| *c == ' ')
+        .count();
+    let indent = " ".repeat((own + 3).min(width.max(2) / 2).max(1));
+    let indent = indent.as_str();
+    let width = width.max(indent.len() + 1);
     let cells: Vec<(char, ratatui::style::Style)> = line
         .spans
         .iter()
@@ -103,7 +111,7 @@ fn wrap(line: &Line, width: usize) -> Vec<Line<'static>> {
     let mut rest = &cells[..];
     let mut first = true;
     loop {
-        let room = if first { width } else { width - INDENT.len() };
+        let room = if first { width } else { width - indent.len() };
         let (take, next) = if rest.len() <= room {
             (rest.len(), rest.len())
         } else {
@@ -114,7 +122,7 @@ fn wrap(line: &Line, width: usize) -> Vec<Line<'static>> {
         };
         let mut spans: Vec<ratatui::text::Span<'static>> = Vec::new();
         if !first {
-            spans.push(ratatui::text::Span::raw(INDENT));
+            spans.push(ratatui::text::Span::raw(indent.to_string()));
         }
         for (c, style) in &rest[..take] {
             match spans.last_mut() {
@@ -194,5 +202,10 @@ mod tests {
             ["the wheel", "   scrolls", "   the pane"]
         );
         assert_eq!(rows("abcdefghij", 6), ["abcdef", "   ghi", "   j"]);
+        // A field's value hangs under the field, past its indent.
+        assert_eq!(
+            rows("    \"command\": [\"sleep\", \"3600\"]", 24),
+            ["    \"command\": [\"sleep\",", "       \"3600\"]"]
+        );
     }
 }

@@ -28,16 +28,24 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &PodView, theme: &Th
         );
         return;
     };
-    let facts = Line::from(pod_facts(view, detail, theme));
-    let summary_height = wrapped_height(std::slice::from_ref(&facts), area.width).min(3) + 1;
+    let facts = super::wrap(
+        &Line::from(pod_facts(view, detail, theme)),
+        usize::from(area.width),
+    );
+    let summary_height = (facts.len() as u16).min(3) + 1;
     let listed = view.listed();
     let folded = view.folded();
     let containers = listed.len() as u16 + u16::from(folded > 0);
     let focused = listed.get(view.cursor).copied();
     let on_a_node = !detail.node.is_empty();
-    let about = focused.map_or_else(Vec::new, |c| container_facts(c, on_a_node, app, theme));
+    // Wrapped here, so a long command's next rows hang under it.
+    let about: Vec<Line> = focused
+        .map_or_else(Vec::new, |c| container_facts(c, on_a_node, app, theme))
+        .iter()
+        .flat_map(|line| super::wrap(line, usize::from(area.width)))
+        .collect();
     // Shown only when the table and a few events still fit beside it.
-    let about_height = match wrapped_height(&about, area.width).min(8) + 2 {
+    let about_height = match (about.len() as u16).min(8) + 2 {
         h if about.is_empty() || summary_height + containers + 3 + h + 3 > area.height => 0,
         h => h,
     };
@@ -49,7 +57,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &PodView, theme: &Th
     ])
     .areas(area);
 
-    frame.render_widget(Paragraph::new(facts).wrap(Wrap { trim: false }), summary);
+    frame.render_widget(Paragraph::new(facts), summary);
 
     let block = Block::default()
         .borders(Borders::TOP)
@@ -65,12 +73,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &PodView, theme: &Th
             .borders(Borders::TOP)
             .border_style(theme.border)
             .title(Span::styled(format!(" {} ", container.name), theme.header));
-        frame.render_widget(
-            Paragraph::new(about)
-                .block(block)
-                .wrap(Wrap { trim: false }),
-            focus,
-        );
+        frame.render_widget(Paragraph::new(about).block(block), focus);
     }
 
     let block = Block::default()
@@ -223,15 +226,6 @@ fn container_facts<'a>(
     });
     lines.push(fact("image", c.image.clone(), theme.text));
     lines
-}
-
-/// Rows `lines` take in `width` columns when wrapped.
-fn wrapped_height(lines: &[Line], width: u16) -> u16 {
-    let width = usize::from(width.max(1));
-    lines
-        .iter()
-        .map(|l| l.width().max(1).div_ceil(width) as u16)
-        .sum()
 }
 
 /// A state in words; `full` adds the waiting message, the time of a

@@ -564,6 +564,41 @@ fn busy_pod_view() -> App {
     a
 }
 
+#[test]
+fn a_long_command_wraps_under_itself() {
+    let mut a = busy_cluster();
+    for _ in 0..4 {
+        a.update(key('j'));
+    }
+    a.update(code(KeyCode::Enter));
+    let mut pod = busy_pod();
+    for c in &mut pod.containers {
+        c.command = [
+            "sh",
+            "-c",
+            "while true; do echo a long line of shell for the pod view; sleep 5; done",
+        ]
+        .map(String::from)
+        .to_vec();
+    }
+    a.update(Event::Detail(Feed::Listed {
+        scope: None,
+        rows: vec![pod],
+    }));
+    a.update(Event::Resize(crate::term::Size::new(60, 40)));
+    let screen = render(&a, 60, 40);
+    let lines: Vec<&str> = screen.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains("while true"))
+        .unwrap_or_else(|| panic!("the command\n{screen}"));
+    let next = lines[at + 1];
+    assert!(
+        next.starts_with("    ") && next.contains("pod view"),
+        "the command's next row hangs under it\n{screen}"
+    );
+}
+
 /// Every screen at every size: a golden file each, and what must hold at
 /// any size checked outright.
 #[test]
