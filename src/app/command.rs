@@ -23,6 +23,8 @@ pub enum Command {
     Delete,
     /// The focused log pane from this many seconds ago (`None`: all of it).
     Since(Option<i64>),
+    /// Every sentence of this run.
+    Messages,
     Quit,
 }
 
@@ -91,6 +93,7 @@ pub fn parse(text: &str) -> Result<Command, String> {
         ("describe", None) => Ok(Command::Describe),
         ("yaml", None) => Ok(Command::Yaml),
         ("delete", None) => Ok(Command::Delete),
+        ("messages" | "msgs", None) => Ok(Command::Messages),
         ("events" | "ev", None) => Ok(Command::Events {
             all_namespaces: false,
         }),

@@ -102,7 +102,7 @@ impl App {
                 Some(view.key.clone()),
             ),
             View::Events(view) => (view.scope.clone(), view.back_to.clone()),
-            View::Pods => (self.scope.clone(), None),
+            View::Pods | View::Messages(_) => (self.scope.clone(), None),
         };
         let scope = if all_namespaces { Scope::All } else { scope };
         self.message = None;
@@ -191,7 +191,11 @@ impl App {
             | Action::SortByStatus
             | Action::SortByRestarts
             | Action::SortByAge => {}
-            Action::Quit | Action::Command | Action::Help | Action::Workspace => return None,
+            Action::Quit
+            | Action::Command
+            | Action::Help
+            | Action::Workspace
+            | Action::Messages => return None,
         }
         Some(vec![])
     }

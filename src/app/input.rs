@@ -138,6 +138,7 @@ impl App {
     pub(super) fn run_command(&mut self, text: &str) -> Vec<Effect> {
         match command::parse(text) {
             Ok(command::Command::Quit) => self.quit(),
+            Ok(command::Command::Messages) => self.open_messages(),
             Ok(command::Command::Namespace(None)) => self.set_scope(Scope::All),
             Ok(command::Command::Namespace(Some(ns))) => {
                 self.set_scope(Scope::Namespaces(vec![ns]))
@@ -216,6 +217,7 @@ impl App {
             }
             Action::Exec => self.exec(Vec::new()),
             Action::AllLogs if in_pod_view => self.open_all_logs(),
+            Action::Messages => self.open_messages(),
             Action::Fold => {
                 if let View::Pod(view) = &mut self.view {
                     // Stay on the same container.

@@ -38,10 +38,11 @@ pub enum Action {
     SortByAge,
     AllLogs,
     Fold,
+    Messages,
 }
 
 impl Action {
-    pub const ALL: [Action; 31] = [
+    pub const ALL: [Action; 32] = [
         Action::Quit,
         Action::Up,
         Action::Down,
@@ -73,6 +74,7 @@ impl Action {
         Action::SortByAge,
         Action::AllLogs,
         Action::Fold,
+        Action::Messages,
     ];
 
     /// The name used in config.toml's `[keys]`.
@@ -109,6 +111,7 @@ impl Action {
             Action::SortByAge => "sort_age",
             Action::AllLogs => "all_logs",
             Action::Fold => "fold",
+            Action::Messages => "messages",
         }
     }
 
@@ -145,6 +148,7 @@ impl Action {
             Action::SortByAge => "sort by age, youngest first (again: reverse)",
             Action::AllLogs => "every container's log in one pane, init containers included",
             Action::Fold => "show or fold the finished debug containers",
+            Action::Messages => "every sentence of this run, time-stamped (:messages)",
         }
     }
 
@@ -181,6 +185,7 @@ impl Action {
             Action::SortByAge => &["A"],
             Action::AllLogs => &["L"],
             Action::Fold => &["f"],
+            Action::Messages => &["M"],
         }
     }
 }

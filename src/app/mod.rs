@@ -49,6 +49,9 @@ pub use terminal::TerminalId;
 use terminal::TerminalKind;
 use workspace::Workspace;
 
+/// The most sentences the messages view keeps (the oldest go first).
+const MAX_SAID: usize = 1000;
+
 /// How the browser's watch of the cluster stands, as the header shows it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LinkState {
@@ -100,6 +103,8 @@ pub struct App {
     /// Namespaces of the scope whose pods the user may not list, and the
     /// refusal: the table says it rather than "no pods".
     pub refused: std::collections::BTreeMap<String, Denied>,
+    /// Every sentence of this run (the status line's), with when: `M`.
+    pub said: std::collections::VecDeque<(Timestamp, Message)>,
     /// What each context left showed, for coming back to it with `:ctx`.
     scopes_by_context: std::collections::HashMap<String, Scope>,
     pub namespaces: Vec<String>,
@@ -169,6 +174,7 @@ impl App {
             unreadable_pods: Default::default(),
             refused: Default::default(),
             scopes_by_context: Default::default(),
+            said: Default::default(),
             namespaces: Vec::new(),
             mode: Mode::Normal,
             mode_before_quit: None,
@@ -195,7 +201,16 @@ impl App {
     }
 
     pub fn update(&mut self, event: Event) -> Vec<Effect> {
+        let before = self.message.clone();
         let effects = self.handle(event);
+        if self.message != before
+            && let Some(message) = &self.message
+        {
+            if self.said.len() == MAX_SAID {
+                self.said.pop_front();
+            }
+            self.said.push_back((self.now, message.clone()));
+        }
         self.fit_reader();
         effects
     }
@@ -603,7 +618,7 @@ impl App {
         match &self.view {
             View::Pod(view) => Some(view.key.clone()),
             View::Pods => self.pods.selected().cloned(),
-            View::Events(_) => None,
+            View::Events(_) | View::Messages(_) => None,
         }
     }
 
@@ -682,7 +697,7 @@ impl App {
     fn pod_view_mut(&mut self) -> Option<&mut PodView> {
         match &mut self.view {
             View::Pod(v) => Some(v),
-            View::Pods | View::Events(_) => None,
+            View::Pods | View::Events(_) | View::Messages(_) => None,
         }
     }
 

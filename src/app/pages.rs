@@ -52,6 +52,7 @@ impl App {
                 Page::Containers => None,
             },
             View::Events(view) => view.reading.as_mut(),
+            View::Messages(reader) => Some(reader),
             View::Pods => None,
         }
     }
@@ -126,8 +127,35 @@ impl App {
                 view.reading = None;
                 vec![]
             }
+            View::Messages(_) => {
+                self.view = View::Pods;
+                vec![]
+            }
             View::Pods => vec![],
         }
+    }
+
+    /// `M` or `:messages`: every sentence of this run, newest last.
+    pub(super) fn open_messages(&mut self) -> Vec<Effect> {
+        let lines = if self.said.is_empty() {
+            vec!["Nothing has been said yet.".to_string()]
+        } else {
+            self.said
+                .iter()
+                .map(|(at, message)| {
+                    let level = match message.level {
+                        super::Severity::Info => "info   ",
+                        super::Severity::Warning => "warning",
+                        super::Severity::Error => "error  ",
+                    };
+                    format!("{}  {level}  {}", at.strftime("%H:%M:%S"), message.text)
+                })
+                .collect()
+        };
+        let mut reader = Reader::new(lines);
+        reader.scroll(Scroll::Bottom);
+        self.view = View::Messages(Box::new(reader));
+        vec![]
     }
 
     /// `D` or `y`: the pod described or as YAML, in the pod view or
@@ -151,7 +179,7 @@ impl App {
                 }
                 effects
             }
-            View::Events(_) => return vec![],
+            View::Events(_) | View::Messages(_) => return vec![],
         };
         // Sized first, so the text is wrapped once, at the width it is read at.
         self.fit_reader();

@@ -1368,3 +1368,34 @@ fn the_events_view_keeps_its_selection_recovers_and_ignores_pod_keys() {
     assert_eq!(a.update(key('l')), []);
     assert!(matches!(a.view, View::Events(_)));
 }
+
+#[test]
+fn every_sentence_of_the_run_is_kept_and_shown_by_m() {
+    let (mut a, _) = app(false);
+    a.update(Event::Pods(Feed::Reconnecting(
+        "Cannot reach the API server: refused. podbay keeps retrying.".into(),
+    )));
+    a.update(listed(vec![row("shop", "web", "Running")]));
+    a.update(key(':'));
+    typed(&mut a, "ns nope nope");
+    a.update(code(KeyCode::Enter));
+    assert!(a.said.len() >= 2, "{:?}", a.said);
+    a.update(code(KeyCode::Esc));
+    a.update(key('M'));
+    let View::Messages(reader) = &a.view else {
+        panic!("the messages view: {:?}", a.view)
+    };
+    let text = reader.lines().join("\n");
+    assert!(
+        text.contains("warning  Cannot reach the API server"),
+        "{text}"
+    );
+    assert!(text.starts_with("01:00:00"), "time-stamped: {text}");
+    a.update(code(KeyCode::Esc));
+    assert!(matches!(a.view, View::Pods));
+    // `:messages` too.
+    a.update(key(':'));
+    typed(&mut a, "messages");
+    a.update(code(KeyCode::Enter));
+    assert!(matches!(a.view, View::Messages(_)));
+}

@@ -35,6 +35,8 @@ pub enum View {
     Pods,
     Pod(Box<PodView>),
     Events(Box<EventsView>),
+    /// Every sentence of this run, time-stamped, read as a text.
+    Messages(Box<Reader>),
 }
 
 /// What the pod view shows.

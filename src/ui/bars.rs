@@ -213,6 +213,7 @@ pub fn footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         let reading = match &app.view {
             View::Pod(view) => !matches!(view.page, Page::Containers),
             View::Events(view) => view.reading.is_some(),
+            View::Messages(_) => true,
             View::Pods => false,
         };
         match &app.view {
@@ -251,6 +252,8 @@ pub fn footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 spans.push(hint(Action::Open, "read in full"));
                 spans.push(hint(Action::ToggleAllNamespaces, "all/ns"));
             }
+            // Read as a text: the hints above.
+            View::Messages(_) => {}
         }
         if !app.workspace.is_empty() {
             spans.insert(0, hint(Action::Workspace, "panes"));

@@ -15,7 +15,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, top: usize, theme: &Theme)
         return draw_pane_keys(frame, area, app, top, theme);
     }
     let actions: &[Action] = match app.view {
-        View::Pods => &[
+        View::Pods | View::Messages(_) => &[
             Action::Quit,
             Action::Up,
             Action::Down,
@@ -39,6 +39,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, top: usize, theme: &Theme)
             Action::SortByAge,
             Action::Delete,
             Action::CopyName,
+            Action::Messages,
             Action::Workspace,
         ],
         View::Events(_) => &[
@@ -96,13 +97,14 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, top: usize, theme: &Theme)
         theme.dim,
     )));
     lines.push(Line::from(Span::styled(
-        " Commands: :ns NAME · :ns (all) · :ctx NAME · :describe · :yaml · :events [-A] · :sort COLUMN · :exec CMD… · :delete · :q · tab completes",
+        " Commands: :ns NAME · :ns (all) · :ctx NAME · :describe · :yaml · :events [-A] · :messages · :sort COLUMN · :exec CMD… · :delete · :q · tab completes",
         theme.dim,
     )));
     let title = match app.view {
         View::Pods => " keys: pods ",
         View::Pod(_) => " keys: pod ",
         View::Events(_) => " keys: events ",
+        View::Messages(_) => " keys: messages ",
     };
     draw_box(frame, area, title, lines, top, theme);
 }

@@ -58,6 +58,9 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme) {
                 Some(text) => reader::draw(frame, area, "event", None, text, theme),
                 None => events_view::draw(frame, area, app, view, theme),
             },
+            View::Messages(text) => {
+                reader::draw(frame, area, "messages of this run", None, text, theme)
+            }
         }
     }
     if let Some(area) = areas.workspace {
