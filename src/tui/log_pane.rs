@@ -195,9 +195,11 @@ async fn run(
                     batch.extend_from_slice(b"\x1b[22m");
                     room = room.map(|r| r.saturating_sub(stamp.len()));
                 }
+                // A record, not a screen: colours stay, nothing else acts.
+                let text = crate::term::log_text::log_line(text);
                 batch.extend_from_slice(match room {
-                    Some(room) => cut_to_columns(text, room),
-                    None => text,
+                    Some(room) => cut_to_columns(&text, room),
+                    None => &text,
                 });
                 batch.extend_from_slice(b"\x1b[0m\r\n");
                 partial.clear();

@@ -1,0 +1,75 @@
+//! Panes show what happened: a log pane is a record that no container can
+//! wipe, and a container without a terminal gets a line discipline from
+//! its pane. The real `podbay` in a PTY against the simulator.
+
+use crate::support;
+
+use std::time::Duration;
+
+use support::{PodbayScreen, args, kubeconfig, podbay_debug, start_sim};
+
+/// Opens pod `name` (namespace shop) from the pod list.
+async fn open_pod(screen: &PodbayScreen, name: &str) {
+    screen.wait_for("shop pods", |t| t.contains(name)).await;
+    screen.keys(&format!("/{name}\r")).await;
+    screen.raw(b"\r").await;
+    screen
+        .wait_for("the pod view", |t| {
+            t.contains(" containers ") && t.contains("IMAGE")
+        })
+        .await;
+}
+
+/// A debug container that clears the screen (and the scrollback) and
+/// rewrites its line with a carriage return, every second: in the `L` pane
+/// the other containers' lines stay, and so does its own prefix.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_container_that_clears_the_screen_cannot_wipe_the_others_logs() {
+    let sim = start_sim(0).await;
+    let config = kubeconfig(&sim, "log-record");
+    let out = podbay_debug(
+        &config,
+        &[
+            "redis-0",
+            "-n",
+            "shop",
+            "--image",
+            "busybox:1.36",
+            "--no-attach",
+            "--",
+            "sh",
+            "-c",
+            "while :; do printf '\\033[H\\033[2J\\033[3J\\rXX'; echo wiped; sleep 1; done",
+        ],
+    )
+    .await;
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut screen = PodbayScreen::spawn(&args(&config, &["-n", "shop"]), 120, 40);
+    open_pod(&screen, "redis-0").await;
+    screen.keys("L").await;
+    screen
+        .wait_for("the debug container's lines in the L pane", |t| {
+            t.contains("│ XXwiped")
+        })
+        .await;
+    // Two more clears go by.
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    let text = screen.text();
+    assert!(
+        text.contains("rendering the configuration for redis"),
+        "init-config's log survives the clears:\n{text}"
+    );
+    assert!(
+        text.matches("│ XXwiped").count() >= 2,
+        "every line stays, with its prefix:\n{text}"
+    );
+    screen.raw(b"\x02d").await;
+    screen.quit().await;
+    let _ = screen.child.wait().await;
+    let _ = std::fs::remove_file(config);
+}
