@@ -5,6 +5,7 @@
 pub mod grid;
 pub mod keys;
 pub(crate) mod layout;
+pub mod line;
 pub mod log_text;
 pub(crate) mod mouse;
 pub(crate) mod record;

@@ -100,6 +100,7 @@ pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
     let mut sessions = Sessions::new(outboxes);
     sessions.keepalive = options.keepalive;
     sessions.recordings = options.recordings.clone();
+    sessions.stderr_sgr = options.theme.stderr_sgr();
     let mut tasks = Tasks::new(
         connection,
         options.target.clone(),

@@ -73,3 +73,82 @@ async fn a_container_that_clears_the_screen_cannot_wipe_the_others_logs() {
     let _ = screen.child.wait().await;
     let _ = std::fs::remove_file(config);
 }
+
+/// `podbay debug -i` without `-t` (as `kubectl debug -i`): the container's
+/// shell reads a pipe. Attached with `a`, the pane echoes and sends lines
+/// with LF, shows each output line at the left, and shows standard error,
+/// in its own colour.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_container_without_a_tty_gets_lines_and_shows_stderr() {
+    let sim = start_sim(0).await;
+    let config = kubeconfig(&sim, "no-tty");
+    let out = podbay_debug(
+        &config,
+        &[
+            "redis-0",
+            "-n",
+            "shop",
+            "--image",
+            "busybox:1.36",
+            "-i",
+            "--no-attach",
+            "--",
+            "sh",
+        ],
+    )
+    .await;
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let name = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    let mut screen = PodbayScreen::spawn(&args(&config, &["-n", "shop"]), 120, 40);
+    open_pod(&screen, "redis-0").await;
+    screen
+        .wait_for("the debug container in the pod view", |t| t.contains(&name))
+        .await;
+    // init-config, redis, then the debug container.
+    screen.keys("jj").await;
+    screen.keys("a").await;
+    screen
+        .wait_for("the attach", |t| {
+            t.contains(&format!("attach shop/redis-0/{name}")) && t.contains("● attached")
+        })
+        .await;
+    let line_is = |t: &str, want: &str| t.lines().any(|l| support::pane_text(l) == want);
+    screen.keys("echo hi\r").await;
+    screen
+        .wait_for("the echo, then hi on its own line", |t| {
+            line_is(t, "echo hi") && line_is(t, "hi")
+        })
+        .await;
+    screen.keys("echo oops-$((6*7)) >&2\r").await;
+    let message = "oops-42";
+    screen
+        .wait_for("the error, from stderr", |t| line_is(t, message))
+        .await;
+    let coloured = screen.with_screen(|s| {
+        let (rows, cols) = s.size();
+        let (rows, cols) = (rows.get(), cols.get());
+        (0..rows).any(|row| {
+            let line = s.contents_between(row, 0, row, cols);
+            support::pane_text(&line) == message
+                && (0..cols).any(|col| {
+                    s.cell(row, col).is_some_and(|c| {
+                        c.contents() == "o" && c.fgcolor() != vt100::Color::Default
+                    })
+                })
+        })
+    });
+    assert!(
+        coloured,
+        "stderr is shown in its colour:\n{}",
+        screen.text()
+    );
+    screen.raw(b"\x02d").await;
+    screen.quit().await;
+    let _ = screen.child.wait().await;
+    let _ = std::fs::remove_file(config);
+}
