@@ -152,3 +152,76 @@ async fn a_container_without_a_tty_gets_lines_and_shows_stderr() {
     let _ = screen.child.wait().await;
     let _ = std::fs::remove_file(config);
 }
+
+/// Starts a debug container on redis-0 that runs `script` without a
+/// terminal; its name.
+async fn debug_container(config: &std::path::Path, script: &str) -> String {
+    let out = podbay_debug(
+        config,
+        &[
+            "redis-0",
+            "-n",
+            "shop",
+            "--image",
+            "busybox:1.36",
+            "--no-attach",
+            "--",
+            "sh",
+            "-c",
+            script,
+        ],
+    )
+    .await;
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// Two containers that logged at the same time: the `L` pane shows what
+/// they logged before it opened by time, interleaved, not one container's
+/// lines after the other's; after `t` re-reads it, still both, by time.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_all_containers_backlog_is_merged_by_time() {
+    let sim = start_sim(0).await;
+    let config = kubeconfig(&sim, "log-merge");
+    let script =
+        |tag: &str| format!("for i in 1 2 3 4 5 6; do echo {tag}-$i; sleep 1; done; sleep 3600");
+    debug_container(&config, &script("first")).await;
+    debug_container(&config, &script("second")).await;
+    // Both have logged all six lines.
+    tokio::time::sleep(Duration::from_secs(7)).await;
+    let mut screen = PodbayScreen::spawn(&args(&config, &["-n", "shop"]), 120, 40);
+    open_pod(&screen, "redis-0").await;
+    screen.keys("L").await;
+    let row_of = |t: &str, needle: &str| {
+        t.lines()
+            .position(|l| l.ends_with(needle) || l.contains(&format!("{needle} ")))
+    };
+    let interleaved = |t: &str| match (row_of(t, "│ second-1"), row_of(t, "│ first-6")) {
+        (Some(second), Some(first)) => second < first,
+        _ => false,
+    };
+    screen
+        .wait_for("both containers' lines, interleaved by time", |t| {
+            t.contains("│ first-1") && t.contains("│ second-6") && interleaved(t)
+        })
+        .await;
+    screen.keys("t").await;
+    screen
+        .wait_for("after t: both again, by time, with timestamps", |t| {
+            t.contains("Z first-1") && t.contains("Z second-6") && {
+                let second = t.lines().position(|l| l.contains("Z second-1"));
+                let first = t.lines().position(|l| l.contains("Z first-6"));
+                matches!((second, first), (Some(s), Some(f)) if s < f)
+            }
+        })
+        .await;
+    screen.raw(b"\x02d").await;
+    screen.quit().await;
+    let _ = screen.child.wait().await;
+    let _ = std::fs::remove_file(config);
+}
