@@ -285,6 +285,3 @@ impl std::fmt::Debug for Terminal {
             .finish_non_exhaustive()
     }
 }
-
-#[cfg(test)]
-mod no_tty_tests;

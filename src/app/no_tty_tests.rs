@@ -91,7 +91,10 @@ fn without_stdin_the_pane_is_read_only_and_says_so() {
     let notice = a.workspace.terminals[&id].notice.clone().unwrap();
     assert!(notice.starts_with("Read-only"), "{notice}");
     assert!(typed(&mut a, "ls\r").is_empty());
-    assert_eq!(a.workspace.terminals[&id].input(), super::Input::ReadOnly);
+    assert_eq!(
+        a.workspace.terminals[&id].input(),
+        crate::app::terminal::Input::ReadOnly
+    );
 }
 
 #[test]
