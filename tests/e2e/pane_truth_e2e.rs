@@ -225,3 +225,94 @@ async fn the_all_containers_backlog_is_merged_by_time() {
     let _ = screen.child.wait().await;
     let _ = std::fs::remove_file(config);
 }
+
+/// What ctrl-d does in a no-tty pane, on the protocol: the close frame
+/// (`v5.channel.k8s.io`) ends a `stdinOnce` container's input, so its
+/// shell exits and the attach ends; a container without `stdinOnce` keeps
+/// its stdin open, as containerd does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn closing_stdin_ends_a_stdin_once_shell_only() {
+    use bytes::Bytes;
+    use k8s_openapi::api::core::v1::Pod;
+    use kube::api::{Api, Patch, PatchParams};
+    use podbay::cluster::session::{self, SessionEvent, SessionInput, SessionSpec};
+    use podbay::model::session::SessionKind;
+
+    let sim = start_sim(0).await;
+    let kube = support::client(&sim, "sim").await;
+    let pods: Api<Pod> = Api::namespaced(kube.clone(), "shop");
+    for (name, once) in [("once", true), ("kept", false)] {
+        let patch = serde_json::json!({"spec": {"ephemeralContainers": [{
+            "name": name, "image": "busybox:1.36", "command": ["sh"],
+            "stdin": true, "stdinOnce": once, "tty": false
+        }]}});
+        pods.patch_ephemeral_containers(
+            "redis-0",
+            &PatchParams::default(),
+            &Patch::Strategic(patch),
+        )
+        .await
+        .unwrap();
+    }
+    let pods_ = pods.clone();
+    support::eventually(30, "both debug containers running", || {
+        let pods = pods_.clone();
+        async move {
+            let pod = pods.get("redis-0").await.ok()?;
+            let statuses = pod.status?.ephemeral_container_statuses?;
+            let running = statuses
+                .iter()
+                .filter(|s| s.state.as_ref().is_some_and(|s| s.running.is_some()))
+                .count();
+            (running == 2).then_some(())
+        }
+    })
+    .await;
+    for (name, once) in [("once", true), ("kept", false)] {
+        let spec = SessionSpec {
+            namespace: "shop".into(),
+            pod: "redis-0".into(),
+            container: name.into(),
+            kind: SessionKind::Attach,
+            size: podbay::term::Size::new(80, 24),
+            keepalive: None,
+            tty: false,
+            stdin: true,
+        };
+        let (tx, mut rx) = tokio::sync::mpsc::channel(64);
+        let (input, inputs) = tokio::sync::mpsc::unbounded_channel();
+        let _session = session::open(kube.clone(), spec, inputs, tx).await.unwrap();
+        input
+            .send(SessionInput::Data(Bytes::from_static(
+                b"echo up-$((6*7))\n",
+            )))
+            .unwrap();
+        let mut out = Vec::new();
+        while !String::from_utf8_lossy(&out).contains("up-42") {
+            match tokio::time::timeout(Duration::from_secs(10), rx.recv()).await {
+                Ok(Some(SessionEvent::Output(bytes))) => out.extend_from_slice(&bytes),
+                other => panic!("{name}: the shell answers: {other:?}"),
+            }
+        }
+        input.send(SessionInput::CloseStdin).unwrap();
+        let ended = tokio::time::timeout(Duration::from_secs(3), async {
+            loop {
+                match rx.recv().await {
+                    Some(SessionEvent::Ended(end)) => return Some(end),
+                    Some(_) => {}
+                    None => return None,
+                }
+            }
+        })
+        .await;
+        if once {
+            let end = ended.expect("the stdinOnce shell read end of input and exited");
+            assert_eq!(end.map(|e| e.exit_code), Some(Some(0)), "{name}");
+        } else {
+            assert!(
+                ended.is_err(),
+                "{name}: stdin stays open, the shell runs on"
+            );
+        }
+    }
+}
