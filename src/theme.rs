@@ -303,6 +303,21 @@ mod tests {
     }
 
     #[test]
+    fn stderr_has_a_colour_for_the_grid_even_in_older_themes() {
+        assert_eq!(Theme::default().stderr_sgr(), "38;2;255;95;95");
+        let without: String = BUILT_IN[0]
+            .1
+            .lines()
+            .filter(|l| !l.starts_with("stderr"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let older = Theme::parse(&without, "older.toml", false).unwrap();
+        assert_eq!(older.stderr_sgr(), "38;5;203");
+        let plain = Theme::parse(&without, "older.toml", true).unwrap();
+        assert_eq!(plain.stderr_sgr(), "39", "NO_COLOR: no colour");
+    }
+
+    #[test]
     fn user_themes_override_built_ins_by_name() {
         let scratch = tempfile::tempdir().unwrap();
         let dir = scratch.path();

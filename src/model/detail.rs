@@ -561,6 +561,36 @@ mod tests {
     }
 
     #[test]
+    fn stdin_and_tty_come_from_each_containers_spec() {
+        let pod: Pod = serde_json::from_value(json!({
+            "metadata": {"name": "p", "namespace": "n"},
+            "spec": {"containers": [{"name": "app"}, {"name": "repl", "stdin": true, "stdinOnce": true}],
+                "ephemeralContainers": [{"name": "dbg", "stdin": true, "tty": true}, {"name": "pipe", "stdin": true}]},
+        }))
+        .unwrap();
+        let d = PodDetail::from_pod(&pod);
+        let stdio = |name| d.container(name).unwrap().stdio;
+        assert_eq!(stdio("app"), super::Stdio::NONE);
+        assert_eq!(
+            stdio("repl"),
+            super::Stdio {
+                stdin: true,
+                stdin_once: true,
+                tty: false
+            }
+        );
+        assert_eq!(stdio("dbg"), super::Stdio::TERMINAL);
+        assert_eq!(
+            stdio("pipe"),
+            super::Stdio {
+                stdin: true,
+                stdin_once: false,
+                tty: false
+            }
+        );
+    }
+
+    #[test]
     fn events_name_their_container() {
         let event: Event = serde_json::from_value(json!({
             "metadata": {"name": "p.1", "namespace": "n"},
