@@ -183,10 +183,16 @@ pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
                 panic!("test-only panic, asked for by PODBAY_TEST_PANIC_KEY");
             }
         }
-        // A key for a pane: until its echo is back, the other panes wait.
+        // A key for a pane: until its echo is back, the other panes wait
+        // (a pane without a tty echoes by itself: nothing to wait for).
         if matches!(event, Some(Event::Key(_) | Event::Paste(_)))
             && app.focus == crate::app::Focus::Workspace
             && let Some(pane) = app.workspace.focused_pane()
+            && app
+                .workspace
+                .terminals
+                .get(&pane.terminal)
+                .is_none_or(|t| t.input() == crate::app::terminal::Input::Raw)
         {
             tasks.sessions.await_echo(pane.terminal);
         }
