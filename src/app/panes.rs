@@ -373,6 +373,7 @@ impl App {
         edit: impl Fn(&mut LineEditor) -> Typed,
     ) -> Vec<Effect> {
         let now = self.now;
+        let prefix = self.options.prefix.label();
         let mut effects = Vec::new();
         for id in self.workspace.input_targets() {
             let Some(t) = self.workspace.terminals.get_mut(&id) else {
@@ -394,7 +395,7 @@ impl App {
                         }
                         Some(Signal::Interrupt) => {
                             t.notice = Some(format!(
-                                "ctrl-c cannot interrupt {}'s process: it has no tty, so no signal reaches it (ctrl-d closes stdin; ctrl-b x closes the pane).",
+                                "ctrl-c cannot interrupt {}'s process: it has no tty, so no signal reaches it (ctrl-d closes stdin; {prefix} x closes the pane).",
                                 t.key.container
                             ));
                         }
