@@ -144,6 +144,35 @@ mod tests {
     }
 
     #[test]
+    fn whatever_the_bytes_only_colours_and_text_come_out() {
+        let mut rng = fastrand::Rng::with_seed(0x5eed_1095);
+        let alphabet = b"\x1b[]();:?0123456789mHJKPX^_\\\x07\r\n\x08\tab\x9b\xc2";
+        for round in 0..3_000 {
+            let line: Vec<u8> = (0..(round % 48))
+                .map(|_| alphabet[rng.usize(..alphabet.len())])
+                .collect();
+            let out = String::from_utf8(log_line(&line)).expect("UTF-8 out");
+            assert!(
+                !out.chars()
+                    .any(|c| c.is_control() && c != '\x1b' && c != '\t')
+            );
+            let mut rest = out.as_str();
+            while let Some(at) = rest.find('\x1b') {
+                let sgr = &rest[at + 1..];
+                let end = sgr.find('m').expect("an SGR ends in m");
+                assert!(sgr.starts_with('['), "{out:?}");
+                assert!(
+                    sgr[1..end]
+                        .chars()
+                        .all(|c| c.is_ascii_digit() || c == ';' || c == ':'),
+                    "{out:?}"
+                );
+                rest = &sgr[end..];
+            }
+        }
+    }
+
+    #[test]
     fn a_hostile_line_cannot_wipe_the_lines_before_it() {
         let mut grid = Grid::new(Size::new(40, 5), 100);
         grid.feed(b"web | first\r\n");
