@@ -40,6 +40,9 @@ pub struct Theme {
     pub warning: Style,
     pub error: Style,
     pub debug: Style,
+    /// Standard error in a pane whose container has no tty (only its
+    /// foreground is used); a theme without it gets a salmon red.
+    pub stderr: Style,
 }
 
 #[derive(Debug, thiserror::Error, PartialEq)]
@@ -180,6 +183,11 @@ impl Theme {
                 Modifier::empty()
             }),
             debug: style("debug")?,
+            stderr: match parsed.styles.contains_key("stderr") {
+                true => style("stderr")?,
+                false if no_color => Style::default(),
+                false => Style::default().fg(Color::Indexed(203)),
+            },
         })
     }
 
@@ -193,6 +201,34 @@ impl Default for Theme {
     fn default() -> Self {
         Theme::parse(BUILT_IN[0].1, "themes/dark.toml", false)
             .unwrap_or_else(|_| unreachable_theme())
+    }
+}
+
+impl Theme {
+    /// The SGR parameters of standard error's colour, for a grid
+    /// (`38;5;203`); `39` (the default colour) when it has none.
+    pub fn stderr_sgr(&self) -> String {
+        match self.stderr.fg {
+            Some(Color::Indexed(i)) => format!("38;5;{i}"),
+            Some(Color::Rgb(r, g, b)) => format!("38;2;{r};{g};{b}"),
+            Some(Color::Black) => "30".into(),
+            Some(Color::Red) => "31".into(),
+            Some(Color::Green) => "32".into(),
+            Some(Color::Yellow) => "33".into(),
+            Some(Color::Blue) => "34".into(),
+            Some(Color::Magenta) => "35".into(),
+            Some(Color::Cyan) => "36".into(),
+            Some(Color::Gray) => "37".into(),
+            Some(Color::DarkGray) => "90".into(),
+            Some(Color::LightRed) => "91".into(),
+            Some(Color::LightGreen) => "92".into(),
+            Some(Color::LightYellow) => "93".into(),
+            Some(Color::LightBlue) => "94".into(),
+            Some(Color::LightMagenta) => "95".into(),
+            Some(Color::LightCyan) => "96".into(),
+            Some(Color::White) => "97".into(),
+            Some(Color::Reset) | None => "39".into(),
+        }
     }
 }
 
@@ -218,6 +254,7 @@ fn unreachable_theme() -> Theme {
         warning: s,
         error: s,
         debug: s,
+        stderr: s,
     }
 }
 
@@ -263,6 +300,21 @@ mod tests {
             Theme::load(name, None, false).unwrap_or_else(|e| panic!("{name}: {e}"));
         }
         assert_eq!(Theme::default(), Theme::load("dark", None, false).unwrap());
+    }
+
+    #[test]
+    fn stderr_has_a_colour_for_the_grid_even_in_older_themes() {
+        assert_eq!(Theme::default().stderr_sgr(), "38;2;255;95;95");
+        let without: String = BUILT_IN[0]
+            .1
+            .lines()
+            .filter(|l| !l.starts_with("stderr"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let older = Theme::parse(&without, "older.toml", false).unwrap();
+        assert_eq!(older.stderr_sgr(), "38;5;203");
+        let plain = Theme::parse(&without, "older.toml", true).unwrap();
+        assert_eq!(plain.stderr_sgr(), "39", "NO_COLOR: no colour");
     }
 
     #[test]

@@ -132,6 +132,9 @@ pub enum Effect {
         kind: SessionKind,
         size: Size,
         replay_log: bool,
+        /// The container's stdin and tty (an attach), or a terminal's (an
+        /// exec): without a tty, output comes as two streams, untranslated.
+        stdio: crate::model::Stdio,
     },
     /// Show a container's log (for containers that have exited).
     ShowLog {
@@ -158,6 +161,11 @@ pub enum Effect {
     ResizeSession {
         id: TerminalId,
         size: Size,
+    },
+    /// Closes the session's stdin alone (`ctrl-d` on an empty line in a
+    /// pane without a tty): the stream stays open for the output.
+    CloseStdin {
+        id: TerminalId,
     },
     /// Ends the session and everything that follows it (its pod watch,
     /// its recording).

@@ -447,6 +447,7 @@ mod tests {
                 command: vec![],
                 args: vec![],
                 previous: None,
+                stdio: crate::model::Stdio::TERMINAL,
             };
         PodDetail {
             key: PodKey::new("shop", "web"),

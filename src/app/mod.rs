@@ -784,3 +784,6 @@ pub const ALL_CONTAINERS: &str = "*";
 
 #[cfg(test)]
 pub(crate) mod tests;
+
+#[cfg(test)]
+mod no_tty_tests;

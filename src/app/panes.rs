@@ -10,7 +10,7 @@ use ratatui::layout::{Position, Rect};
 
 use super::copy::{CopyMode, CopyOutcome};
 use super::launcher::Launcher;
-use super::terminal::{Terminal, TerminalKind, TerminalState};
+use super::terminal::{Input, Terminal, TerminalKind, TerminalState};
 use super::workspace::inner;
 use super::{App, Effect, Focus, Mode, View, error, info};
 use crate::model::TerminalKey;
@@ -18,6 +18,7 @@ use crate::model::session::SessionKind;
 use crate::term::grid::Grid;
 use crate::term::keys::{encode_key, encode_paste};
 use crate::term::layout::{Axis, Direction, PaneId};
+use crate::term::line::{LineEditor, Signal, Typed};
 
 /// Cells a split divider moves per key press.
 const RESIZE_STEP: u16 = 2;
@@ -127,7 +128,11 @@ impl App {
                 t.containers = containers;
                 effects.push(t.log_effect(false));
             }
-            TerminalKind::Attach | TerminalKind::Shell | TerminalKind::Exec => {
+            TerminalKind::Attach => {
+                let t = self.workspace.terminals.get_mut(&id).expect("just added");
+                effects.push(t.attach(false));
+            }
+            TerminalKind::Shell | TerminalKind::Exec => {
                 effects.push(Effect::OpenSession {
                     id,
                     key,
@@ -140,6 +145,8 @@ impl App {
                     },
                     size,
                     replay_log: false,
+                    // podbay asks for a terminal for what it runs.
+                    stdio: crate::model::Stdio::TERMINAL,
                 })
             }
         }
@@ -269,7 +276,10 @@ impl App {
         if t.grid.scrolled_back() {
             t.grid.scroll(-(1 << 30));
         }
-        self.type_into(|pane| encode_key(&key, pane.application_cursor()))
+        self.type_into(
+            |pane| encode_key(&key, pane.application_cursor()),
+            |line| line.key(&key),
+        )
     }
 
     /// Keys of a log pane, which takes no typing: `t` timestamps, `w`
@@ -347,13 +357,23 @@ impl App {
     }
 
     pub(super) fn on_workspace_paste(&mut self, text: &str) -> Vec<Effect> {
-        self.type_into(|pane| Some(encode_paste(text, pane.bracketed_paste())))
+        self.type_into(
+            |pane| Some(encode_paste(text, pane.bracketed_paste())),
+            |line| line.paste(text),
+        )
     }
 
     /// Sends input to the focused terminal, or to every marked one while
-    /// broadcasting; each is encoded for its own terminal's modes.
-    fn type_into(&mut self, encode: impl Fn(&Grid) -> Option<Vec<u8>>) -> Vec<Effect> {
+    /// broadcasting; each is encoded for its own terminal's modes. A
+    /// terminal without a tty takes it through its pane's line discipline
+    /// (`edit`); one without stdin takes nothing, and says so.
+    fn type_into(
+        &mut self,
+        encode: impl Fn(&Grid) -> Option<Vec<u8>>,
+        edit: impl Fn(&mut LineEditor) -> Typed,
+    ) -> Vec<Effect> {
         let now = self.now;
+        let prefix = self.options.prefix.label();
         let mut effects = Vec::new();
         for id in self.workspace.input_targets() {
             let Some(t) = self.workspace.terminals.get_mut(&id) else {
@@ -362,10 +382,46 @@ impl App {
             if !t.is_live() {
                 continue;
             }
-            if let Some(bytes) = encode(&t.grid) {
+            let bytes = match t.input() {
+                Input::Raw => encode(&t.grid),
+                Input::Lines => {
+                    let typed = edit(&mut t.line);
+                    t.grid.feed(&typed.echo);
+                    match typed.signal {
+                        Some(Signal::EndOfInput) => {
+                            t.stdin_closed = true;
+                            t.notice = Some(stdin_closed_notice(t));
+                            effects.push(Effect::CloseStdin { id });
+                        }
+                        Some(Signal::Interrupt) => {
+                            t.notice = Some(format!(
+                                "ctrl-c cannot interrupt {}'s process: it has no tty, so no signal reaches it (ctrl-d closes stdin; {prefix} x closes the pane).",
+                                t.key.container
+                            ));
+                        }
+                        None if typed.send.is_some() => t.notice = None,
+                        None => {}
+                    }
+                    typed.send
+                }
+                Input::ReadOnly => {
+                    t.notice = Some(if t.stdin_closed {
+                        stdin_closed_notice(t)
+                    } else {
+                        format!(
+                            "Read-only: {} has no stdin (its spec has no `stdin: true`); output only.",
+                            t.key.container
+                        )
+                    });
+                    None
+                }
+            };
+            if let Some(bytes) = bytes {
                 t.last_traffic = now;
                 t.reattached_after_idle = false;
-                t.notice = None;
+                if t.input() == Input::Raw {
+                    t.notice = None;
+                }
                 effects.push(Effect::SendInput {
                     id,
                     bytes: Bytes::from(bytes),
@@ -378,7 +434,10 @@ impl App {
     /// Keys after the prefix: the pane commands.
     fn on_pane_command(&mut self, key: KeyEvent) -> Vec<Effect> {
         if self.options.prefix.matches(&key) {
-            return self.type_into(|pane| encode_key(&key, pane.application_cursor()));
+            return self.type_into(
+                |pane| encode_key(&key, pane.application_cursor()),
+                |line| line.key(&key),
+            );
         }
         let area = self.areas().workspace.unwrap_or_default();
         let focused = self.workspace.focused;
@@ -683,6 +742,20 @@ impl App {
             let name = name.trim();
             slot.title = (!name.is_empty()).then(|| name.to_string());
         }
+    }
+}
+
+/// What `ctrl-d` on an empty line did to a terminal without a tty.
+fn stdin_closed_notice(t: &Terminal) -> String {
+    let c = &t.key.container;
+    if t.stdio.stdin_once {
+        format!(
+            "stdin closed: {c} has stdinOnce, so its process reads end of input (r re-attaches; its stdin stays closed)."
+        )
+    } else {
+        format!(
+            "stdin closed for this pane: {c} has no stdinOnce, so its process keeps its stdin open and reads no end of input (r re-attaches with a new one)."
+        )
     }
 }
 

@@ -398,6 +398,7 @@ pub(crate) fn pod_detail(debug_state: Option<ContainerState>) -> PodDetail {
         command: vec![],
         args: vec![],
         previous: None,
+        stdio: crate::model::Stdio::TERMINAL,
     };
     let mut containers = vec![container(
         ContainerKind::Regular,
@@ -498,6 +499,7 @@ fn launching_a_debug_container_follows_it_to_an_attached_terminal() {
         command: vec![],
         args: vec![],
         previous: None,
+        stdio: crate::model::Stdio::TERMINAL,
     });
     assert!(a.update(terminal_pod(id, waiting.clone())).is_empty());
     assert!(
@@ -517,7 +519,8 @@ fn launching_a_debug_container_follows_it_to_an_attached_terminal() {
                 key: on_sim("shop", "web", &name),
                 kind: SessionKind::Attach,
                 size: crate::term::Size::new(98, 25),
-                replay_log: true
+                replay_log: true,
+                stdio: crate::model::Stdio::TERMINAL,
             },
             Effect::RememberImage("busybox:1.36".into())
         ]

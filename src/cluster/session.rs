@@ -53,6 +53,10 @@ pub enum SessionEvent {
 pub enum SessionInput {
     Data(Bytes),
     Resize(Size),
+    /// Closes stdin alone, as a pipe's end of input (v5.channel.k8s.io's
+    /// close frame, `[255, 0]`); the output goes on. The v4 protocol has no
+    /// way to say it: the session says so on its output instead.
+    CloseStdin,
 }
 
 /// A running session: its input and events are the channels given to [`open`].
@@ -79,6 +83,8 @@ const STDOUT: u8 = 1;
 const STDERR: u8 = 2;
 const ERROR: u8 = 3;
 const RESIZE: u8 = 4;
+/// v5.channel.k8s.io: `[255, channel]` closes that channel.
+const CLOSE: u8 = 255;
 
 /// Opens the stream and starts pumping it: what arrives on `input` is
 /// sent, output and the end arrive on `events`.
@@ -123,9 +129,11 @@ pub async fn connect(
         SessionKind::Exec(command) => pods.exec(&spec.pod, command.clone(), &params),
     }
     .map_err(kube::Error::BuildRequest)?;
-    let stream = client.connect(request).await?.into_stream();
+    let connection = client.connect(request).await?;
+    let can_close = connection.supports_stream_close();
+    let stream = connection.into_stream();
     let size = spec.tty.then_some(spec.size);
-    Ok(pump(stream, size, spec.keepalive, input, events))
+    Ok(pump(stream, size, can_close, spec.keepalive, input, events))
 }
 
 fn framed(channel: u8, payload: &[u8]) -> Message {
@@ -145,6 +153,7 @@ fn resize_frame(Size { cols, rows }: Size) -> Message {
 async fn pump<S>(
     stream: tokio_tungstenite::WebSocketStream<S>,
     size: Option<Size>,
+    can_close: bool,
     keepalive: Option<Duration>,
     mut input: mpsc::UnboundedReceiver<SessionInput>,
     events: mpsc::Sender<SessionEvent>,
@@ -159,6 +168,7 @@ async fn pump<S>(
     });
     // A terminal's size goes first, before any key, or the remote shell
     // starts at 80×24.
+    let size_known = size.is_some();
     let mut end = match size {
         Some(size) => outgoing
             .send(resize_frame(size))
@@ -210,7 +220,19 @@ async fn pump<S>(
             message = input.recv(), if input_open => {
                 let frame = match message {
                     Some(SessionInput::Data(data)) => framed(STDIN, &data),
-                    Some(SessionInput::Resize(size)) => resize_frame(size),
+                    Some(SessionInput::Resize(size)) if size_known => resize_frame(size),
+                    // Without a terminal there is no size to tell.
+                    Some(SessionInput::Resize(_)) => continue,
+                    Some(SessionInput::CloseStdin) if can_close => framed(CLOSE, &[STDIN]),
+                    Some(SessionInput::CloseStdin) => {
+                        let said = Bytes::from_static(
+                            b"\r\n\x1b[2m[podbay] this server speaks v4.channel.k8s.io, which cannot close stdin alone: the process gets no end of input\x1b[22m\r\n",
+                        );
+                        if events.send(SessionEvent::Output(said)).await.is_err() {
+                            return;
+                        }
+                        continue;
+                    }
                     None => {
                         input_open = false;
                         continue;

@@ -140,6 +140,41 @@ pub struct ContainerInfo {
     /// How the previous run ended (`lastState`, always `Terminated`): what
     /// explains a restart or a CrashLoopBackOff.
     pub previous: Option<ContainerState>,
+    /// Its spec's `stdin`, `stdinOnce` and `tty`: how an attach talks to it.
+    pub stdio: Stdio,
+}
+
+/// A container's `stdin`, `stdinOnce` and `tty`, from its spec.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stdio {
+    /// Its stdin is open to attachers (`-i`).
+    pub stdin: bool,
+    /// Its stdin closes once the first attacher closes it (`stdinOnce`).
+    pub stdin_once: bool,
+    /// It has a terminal (`-t`): one output stream, a line discipline and
+    /// a size on the container's side.
+    pub tty: bool,
+}
+
+impl Stdio {
+    /// What attaching assumes of a container it knows nothing of.
+    pub const TERMINAL: Stdio = Stdio {
+        stdin: true,
+        stdin_once: false,
+        tty: true,
+    };
+    /// Neither stdin nor a terminal (most containers).
+    pub const NONE: Stdio = Stdio {
+        stdin: false,
+        stdin_once: false,
+        tty: false,
+    };
+}
+
+impl Default for Stdio {
+    fn default() -> Self {
+        Stdio::NONE
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -232,6 +267,11 @@ impl PodDetail {
                     target: c.target_container_name.clone(),
                     command: c.command.clone(),
                     args: c.args.clone(),
+                    stdio: Stdio {
+                        stdin: c.stdin == Some(true),
+                        stdin_once: c.stdin_once == Some(true),
+                        tty: c.tty == Some(true),
+                    },
                 },
                 find(&status.ephemeral_container_statuses, &c.name),
             ));
@@ -286,6 +326,7 @@ struct Spec<'a> {
     target: Option<String>,
     command: Option<Vec<String>>,
     args: Option<Vec<String>>,
+    stdio: Stdio,
 }
 
 impl<'a> Spec<'a> {
@@ -296,6 +337,11 @@ impl<'a> Spec<'a> {
             target: None,
             command: c.command.clone(),
             args: c.args.clone(),
+            stdio: Stdio {
+                stdin: c.stdin == Some(true),
+                stdin_once: c.stdin_once == Some(true),
+                tty: c.tty == Some(true),
+            },
         }
     }
 }
@@ -321,6 +367,7 @@ fn info(kind: ContainerKind, spec: Spec, status: Option<ContainerStatus>) -> Con
         command: spec.command.unwrap_or_default(),
         args: spec.args.unwrap_or_default(),
         previous,
+        stdio: spec.stdio,
     }
 }
 
@@ -509,6 +556,36 @@ mod tests {
             ContainerState::Waiting {
                 reason: "ErrImagePull".into(),
                 message: "nope".into()
+            }
+        );
+    }
+
+    #[test]
+    fn stdin_and_tty_come_from_each_containers_spec() {
+        let pod: Pod = serde_json::from_value(json!({
+            "metadata": {"name": "p", "namespace": "n"},
+            "spec": {"containers": [{"name": "app"}, {"name": "repl", "stdin": true, "stdinOnce": true}],
+                "ephemeralContainers": [{"name": "dbg", "stdin": true, "tty": true}, {"name": "pipe", "stdin": true}]},
+        }))
+        .unwrap();
+        let d = PodDetail::from_pod(&pod);
+        let stdio = |name| d.container(name).unwrap().stdio;
+        assert_eq!(stdio("app"), super::Stdio::NONE);
+        assert_eq!(
+            stdio("repl"),
+            super::Stdio {
+                stdin: true,
+                stdin_once: true,
+                tty: false
+            }
+        );
+        assert_eq!(stdio("dbg"), super::Stdio::TERMINAL);
+        assert_eq!(
+            stdio("pipe"),
+            super::Stdio {
+                stdin: true,
+                stdin_once: false,
+                tty: false
             }
         );
     }

@@ -15,7 +15,7 @@ pub mod text;
 
 pub use cluster::{ClusterId, TerminalKey};
 pub use detail::{
-    ContainerInfo, ContainerKind, ContainerState, EventRow, PodDetail, StartFailure, Waiting,
-    classify_waiting, waiting_in_trouble,
+    ContainerInfo, ContainerKind, ContainerState, EventRow, PodDetail, StartFailure, Stdio,
+    Waiting, classify_waiting, waiting_in_trouble,
 };
 pub use pod::{Health, PodKey, PodRow, human_duration};

@@ -215,6 +215,14 @@ impl ContainerProcess {
         }
     }
 
+    /// Closes the process's stdin pipe: it reads end of input. A process
+    /// on a terminal keeps its terminal.
+    pub async fn close_input(&self) {
+        if let Io::Pipes { stdin } = &self.io {
+            stdin.lock().await.take();
+        }
+    }
+
     /// Resizes the terminal; a process without one has no size to change.
     pub fn resize(&self, size: Size) -> std::io::Result<()> {
         match &self.io {

@@ -45,6 +45,10 @@ const PROTOCOLS: [&str; 2] = ["v5.channel.k8s.io", "v4.channel.k8s.io"];
 
 struct StreamOptions {
     stdin: bool,
+    /// The attached container's spec has `stdinOnce` (and no tty): as
+    /// containerd does, the client closing its stdin closes the
+    /// container's.
+    stdin_once: bool,
     stdout: bool,
     stderr: bool,
     tty: bool,
@@ -63,6 +67,7 @@ pub fn upgrade(
     let (pod, container) = pod_and_container(state, key, query)?;
     let mut options = StreamOptions {
         stdin: query.flag("stdin")?,
+        stdin_once: false,
         stdout: query.flag("stdout")?,
         stderr: query.flag("stderr")?,
         tty: query.flag("tty")?,
@@ -93,6 +98,9 @@ pub fn upgrade(
         // As the kubelet: whether an attach is a terminal is the
         // container's choice (its spec's `tty`), not the request's.
         options.tty &= process.tty();
+        options.stdin_once = !process.tty()
+            && super::pod_json::find_container(&pod, &container)
+                .is_some_and(|(_, spec)| spec["stdinOnce"] == true);
         Session::Attach(process)
     };
 
@@ -286,7 +294,9 @@ async fn run_attach(
             inbound = ws.next() => match touch(&mut last_frame, inbound) {
                 Inbound::Stdin(data) if options.stdin => process.write_input(&data).await?,
                 Inbound::Resize(size) if options.tty => { let _ = process.resize(size); }
-                // Detaching or closing stdin never sends the process EOF.
+                // Without stdinOnce, detaching or closing stdin never sends
+                // the process EOF; with it, closing stdin does.
+                Inbound::CloseStdin if options.stdin && options.stdin_once => process.close_input().await,
                 Inbound::Closed => return Ok(()),
                 _ => {}
             },

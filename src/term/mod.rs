@@ -1,10 +1,15 @@
 //! Terminal emulation for panes; knows nothing of Kubernetes: remote output
-//! into cells (`pane`), user input into xterm bytes (`keys`, `mouse`), a
-//! split tree of panes (`layout`) and asciicast v2 recording (`record`).
+//! into cells (`grid`), user input into xterm bytes (`keys`, `mouse`), the
+//! line discipline of a container without a terminal (`line`), a log read
+//! as text (`log_text`), the modes a program leaves on the user's terminal
+//! (`modes`), a split tree of panes (`layout`) and asciicast v2 recording
+//! (`record`).
 
 pub mod grid;
 pub mod keys;
 pub(crate) mod layout;
+pub mod line;
+pub mod log_text;
 pub mod modes;
 pub(crate) mod mouse;
 pub(crate) mod record;

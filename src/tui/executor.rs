@@ -164,9 +164,11 @@ impl Tasks {
                 kind,
                 size,
                 replay_log,
+                stdio,
             } => {
                 let client = self.client_of_terminal(id, &key.cluster)?;
-                self.sessions.open(id, client, key, kind, size, replay_log);
+                self.sessions
+                    .open(id, client, key, kind, size, replay_log, stdio);
             }
             Effect::ShowLog {
                 id,
@@ -188,6 +190,7 @@ impl Tasks {
             }
             Effect::SendInput { id, bytes } => self.sessions.send(id, SessionInput::Data(bytes)),
             Effect::ResizeSession { id, size } => self.sessions.resize(id, size),
+            Effect::CloseStdin { id } => self.sessions.send(id, SessionInput::CloseStdin),
             Effect::CloseSession { id } => {
                 self.sessions.close(id);
                 if let Some(mut handles) = self.followers.remove(&id) {

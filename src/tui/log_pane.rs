@@ -80,6 +80,14 @@ pub async fn run_all(
     read: Read,
     outbox: Outbox,
 ) {
+    // Every container's log at once: what they logged so far first, merged
+    // by time, then each followed from there.
+    if sources.len() > 1
+        && !read.previous
+        && !merged_backlog(id, &pods, &pod, &sources, read.options, &outbox).await
+    {
+        return;
+    }
     let streams = sources
         .iter()
         .map(|source| run(id, &pods, &pod, source, read, &outbox));
@@ -155,9 +163,6 @@ async fn run(
     let (mut partial, mut batch) = (Vec::new(), Vec::new());
     let mut shown = 0usize;
     let mut ended = false;
-    let room = options
-        .cut_at
-        .map(|cols| usize::from(cols).saturating_sub(source.prefix_width));
     while !ended {
         // Wait for one line, then take those already here, up to a batch:
         // one event per batch, not per line, however fast the log.
@@ -175,7 +180,7 @@ async fn run(
             ended = !matches!(read, Ok(n) if n > 0);
             if partial.ends_with(b"\n") || (ended && !partial.is_empty()) {
                 let line = trim_newline(&partial);
-                let (at, text) = split_timestamp_bytes(line);
+                let (at, _) = split_timestamp_bytes(line);
                 if let (Some(at), Some(since)) = (at, since)
                     && at <= since
                 {
@@ -186,20 +191,7 @@ async fn run(
                     *resume.lock().unwrap_or_else(|p| p.into_inner()) = Some(at);
                 }
                 shown += 1;
-                batch.extend_from_slice(&source.prefix);
-                let mut room = room;
-                if options.timestamps && at.is_some() {
-                    let stamp = &line[..line.len() - text.len()];
-                    batch.extend_from_slice(b"\x1b[2m");
-                    batch.extend_from_slice(stamp);
-                    batch.extend_from_slice(b"\x1b[22m");
-                    room = room.map(|r| r.saturating_sub(stamp.len()));
-                }
-                batch.extend_from_slice(match room {
-                    Some(room) => cut_to_columns(text, room),
-                    None => text,
-                });
-                batch.extend_from_slice(b"\x1b[0m\r\n");
+                render(source, line, options, &mut batch);
                 partial.clear();
             }
         }
@@ -230,6 +222,116 @@ async fn run(
             disconnected: true,
         }
     }
+}
+
+/// One log line (without its newline, with the kubelet's timestamp) as
+/// the pane shows it: after the container's prefix, the timestamp when
+/// asked for, cut when asked to.
+fn render(source: &ContainerLog, line: &[u8], options: LogOptions, out: &mut Vec<u8>) {
+    let (at, text) = split_timestamp_bytes(line);
+    let mut room = options
+        .cut_at
+        .map(|cols| usize::from(cols).saturating_sub(source.prefix_width));
+    out.extend_from_slice(&source.prefix);
+    if options.timestamps && at.is_some() {
+        let stamp = &line[..line.len() - text.len()];
+        out.extend_from_slice(b"\x1b[2m");
+        out.extend_from_slice(stamp);
+        out.extend_from_slice(b"\x1b[22m");
+        room = room.map(|r| r.saturating_sub(stamp.len()));
+    }
+    // A record, not a screen: colours stay, nothing else acts.
+    let text = crate::term::log_text::log_line(text);
+    out.extend_from_slice(match room {
+        Some(room) => cut_to_columns(&text, room),
+        None => &text,
+    });
+    out.extend_from_slice(b"\x1b[0m\r\n");
+}
+
+/// What each container has logged so far (up to `[logs] tail` lines each,
+/// or since `:since`, or after where its stream stopped), read once and
+/// shown as one log, ordered by the kubelet's timestamps: not one
+/// container's backlog after the other's. Each container's resume point
+/// moves to its last line, so its followed stream goes on from there.
+/// A container that cannot be read is left to its stream, which says why.
+async fn merged_backlog(
+    id: TerminalId,
+    pods: &Api<Pod>,
+    pod: &str,
+    sources: &[ContainerLog],
+    options: LogOptions,
+    outbox: &Outbox,
+) -> bool {
+    let reads = sources.iter().map(|source| async move {
+        let since = *source.resume.lock().unwrap_or_else(|p| p.into_inner());
+        let params = LogParams {
+            container: Some(source.container.clone()),
+            timestamps: true,
+            since_time: since.and_then(|t| jiff::Timestamp::from_second(t.as_second()).ok()),
+            since_seconds: options.since_seconds.filter(|_| since.is_none()),
+            tail_lines: options.tail.filter(|_| since.is_none()),
+            ..Default::default()
+        };
+        let Ok(mut stream) = pods.log_stream(pod, &params).await else {
+            return Vec::new();
+        };
+        let mut lines = Vec::new();
+        let mut partial = Vec::new();
+        loop {
+            partial.clear();
+            match stream.read_until(b'\n', &mut partial).await {
+                Ok(n) if n > 0 => {}
+                _ => break,
+            }
+            let line = trim_newline(&partial).to_vec();
+            let (at, _) = split_timestamp_bytes(&line);
+            if let (Some(at), Some(since)) = (at, since)
+                && at <= since
+            {
+                continue;
+            }
+            lines.push((at, line));
+        }
+        lines
+    });
+    let backlogs = futures::future::join_all(reads).await;
+    // (time, container, line): a line without a time keeps the time of
+    // the line before it in its container.
+    let mut merged = Vec::new();
+    for (index, lines) in backlogs.into_iter().enumerate() {
+        let mut last = None;
+        for (at, line) in lines {
+            last = at.or(last);
+            merged.push((last, index, line));
+        }
+        if let Some(at) = last {
+            *sources[index]
+                .resume
+                .lock()
+                .unwrap_or_else(|p| p.into_inner()) = Some(at);
+        }
+    }
+    if merged.is_empty() {
+        return true;
+    }
+    // Stable: a container's lines keep their order among equal times.
+    merged.sort_by_key(|(at, _, _)| *at);
+    if !outbox.send(Event::SessionAttached { id }).await {
+        return false;
+    }
+    let mut batch = Vec::new();
+    for (_, index, line) in merged {
+        render(&sources[index], &line, options, &mut batch);
+        if batch.len() >= BATCH_BYTES {
+            let bytes = std::mem::take(&mut batch).into();
+            if !outbox.send(Event::SessionOutput { id, bytes }).await {
+                return false;
+            }
+        }
+    }
+    let bytes = batch.into();
+    outbox.send(Event::SessionOutput { id, bytes }).await
 }
 
 /// The start of `text` that fits in `columns` on screen: escape sequences

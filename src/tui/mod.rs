@@ -102,6 +102,7 @@ pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
     let mut sessions = Sessions::new(outboxes);
     sessions.keepalive = options.keepalive;
     sessions.recordings = options.recordings.clone();
+    sessions.stderr_sgr = options.theme.stderr_sgr();
     let mut tasks = Tasks::new(
         connection,
         options.target.clone(),
@@ -185,10 +186,16 @@ pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
                 panic!("test-only panic, asked for by PODBAY_TEST_PANIC_KEY");
             }
         }
-        // A key for a pane: until its echo is back, the other panes wait.
+        // A key for a pane: until its echo is back, the other panes wait
+        // (a pane without a tty echoes by itself: nothing to wait for).
         if matches!(event, Some(Event::Key(_) | Event::Paste(_)))
             && app.focus == crate::app::Focus::Workspace
             && let Some(pane) = app.workspace.focused_pane()
+            && app
+                .workspace
+                .terminals
+                .get(&pane.terminal)
+                .is_none_or(|t| t.input() == crate::app::terminal::Input::Raw)
         {
             tasks.sessions.await_echo(pane.terminal);
         }

@@ -19,7 +19,12 @@ use crate::cluster::session::{self, SessionEvent, SessionInput, SessionSpec};
 use crate::model::TerminalKey;
 use crate::model::session::{SessionEnd, SessionKind};
 use crate::term::Size;
+use crate::term::line;
 use crate::term::record::Recorder;
+
+/// Standard error's colour without a tty, unless the theme says otherwise:
+/// xterm's 256-colour salmon red.
+pub(super) const DEFAULT_STDERR_SGR: &str = "38;5;203";
 
 /// Every terminal's session task, its output queue and its recording.
 pub(super) struct Sessions {
@@ -30,6 +35,9 @@ pub(super) struct Sessions {
     pub(super) recordings: PathBuf,
     /// Where each followed log pane got to in each container, for `r`.
     log_resume: HashMap<(TerminalId, String), log_pane::Resume>,
+    /// The SGR parameters standard error is shown in, in a pane without a
+    /// tty (the theme's `stderr`).
+    pub(super) stderr_sgr: String,
 }
 
 /// A session's task and the way to send it input.
@@ -47,6 +55,7 @@ impl Sessions {
             keepalive: Some(session::DEFAULT_KEEPALIVE),
             recordings: std::env::temp_dir(),
             log_resume: HashMap::new(),
+            stderr_sgr: DEFAULT_STDERR_SGR.to_string(),
         }
     }
 
@@ -78,6 +87,7 @@ impl Sessions {
 
     /// Attaches or execs into the container; with `replay_log`, what it
     /// printed before the attach is shown first, from its log.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn open(
         &mut self,
         id: TerminalId,
@@ -86,6 +96,7 @@ impl Sessions {
         kind: SessionKind,
         size: Size,
         replay_log: bool,
+        stdio: crate::model::Stdio,
     ) {
         let TerminalKey { pod, container, .. } = key;
         let outbox = self.outboxes.open(id);
@@ -96,11 +107,21 @@ impl Sessions {
             kind,
             size,
             keepalive: self.keepalive,
-            tty: true,
-            stdin: true,
+            tty: stdio.tty,
+            stdin: stdio.stdin,
         };
+        // Without a tty the pane shows output as a terminal would.
+        let untranslated = (!stdio.tty).then(|| self.stderr_sgr.clone());
         let (input, inputs) = mpsc::unbounded_channel();
-        let task = tokio::spawn(stream_session(id, client, spec, replay_log, inputs, outbox));
+        let task = tokio::spawn(stream_session(
+            id,
+            client,
+            spec,
+            replay_log,
+            untranslated,
+            inputs,
+            outbox,
+        ));
         self.replace(id, Running { input, task });
     }
 
@@ -279,6 +300,7 @@ async fn stream_session(
     client: kube::Client,
     spec: SessionSpec,
     replay_log: bool,
+    untranslated: Option<String>,
     inputs: mpsc::UnboundedReceiver<SessionInput>,
     outbox: Outbox,
 ) {
@@ -304,7 +326,7 @@ async fn stream_session(
             return;
         }
     };
-    let forwarding = forward(id, replay, events, &outbox);
+    let forwarding = forward(id, replay, untranslated.as_deref(), events, &outbox);
     // Once the pump ends its events run dry and forwarding ends too; once
     // forwarding ends (the pane closed) the stream is dropped, closing it.
     tokio::select! {
@@ -326,10 +348,14 @@ struct LogOf {
 }
 
 /// Forwards a session's events to its pane; with `replay`, what the
-/// container printed before the attach comes first, from its log.
+/// container printed before the attach comes first, from its log. With
+/// `untranslated` (no tty: the SGR standard error is shown in), output is
+/// shown as a terminal would (LF as a new line) and standard error in its
+/// colour, never dropped.
 async fn forward(
     id: TerminalId,
     replay: Option<LogOf>,
+    untranslated: Option<&str>,
     mut events: mpsc::Receiver<SessionEvent>,
     outbox: &Outbox,
 ) {
@@ -348,11 +374,19 @@ async fn forward(
         };
         let first = replay::replay(&client, at, tty, &mut events).await;
         let mut bytes = Vec::new();
-        for stream in [&first.out, &first.err] {
-            bytes.extend(log_pane::for_terminal(&String::from_utf8_lossy(
-                &stream.log,
-            )));
-            bytes.extend_from_slice(&stream.after);
+        for (stream, stderr) in [(&first.out, false), (&first.err, true)] {
+            let log = log_pane::for_terminal(&String::from_utf8_lossy(&stream.log));
+            match untranslated {
+                Some(sgr) => {
+                    let sgr = stderr.then_some(sgr);
+                    bytes.extend(line::untranslated(&log, sgr));
+                    bytes.extend(line::untranslated(&stream.after, sgr));
+                }
+                None => {
+                    bytes.extend(log);
+                    bytes.extend_from_slice(&stream.after);
+                }
+            }
         }
         let bytes = bytes.into();
         if !outbox.send(Event::SessionOutput { id, bytes }).await {
@@ -371,7 +405,15 @@ async fn forward(
     }
     while let Some(event) = events.recv().await {
         let forwarded = match event {
-            SessionEvent::Output(bytes) | SessionEvent::Stderr(bytes) => {
+            SessionEvent::Output(bytes) | SessionEvent::Stderr(bytes) if untranslated.is_none() => {
+                outbox.send(Event::SessionOutput { id, bytes }).await
+            }
+            SessionEvent::Output(out) => {
+                let bytes = line::untranslated(&out, None).into();
+                outbox.send(Event::SessionOutput { id, bytes }).await
+            }
+            SessionEvent::Stderr(err) => {
+                let bytes = line::untranslated(&err, untranslated).into();
                 outbox.send(Event::SessionOutput { id, bytes }).await
             }
             SessionEvent::Ended(end) => {

@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
 
 use crate::app::copy::CopyMode;
-use crate::app::terminal::{Terminal, TerminalState};
+use crate::app::terminal::{Input, Terminal, TerminalState};
 use crate::app::workspace::{Pane, inner};
 use crate::app::{App, Focus};
 use crate::model::{human_duration, waiting_in_trouble};
@@ -273,7 +273,12 @@ fn state_label(app: &App, t: &Terminal, theme: &Theme) -> (String, Style) {
             },
         ),
         TerminalState::Attaching => (format!("{spin} attaching…"), theme.pending),
-        TerminalState::Attached => ("● attached".into(), theme.live),
+        TerminalState::Attached => match t.input() {
+            Input::Raw => ("● attached".into(), theme.live),
+            // The pane is the line discipline: its process has no terminal.
+            Input::Lines => ("● attached · no tty".into(), theme.live),
+            Input::ReadOnly => ("● attached · read-only".into(), theme.live),
+        },
         TerminalState::Disconnected(_) => ("◍ disconnected".into(), theme.warning),
         TerminalState::Ended(_) => ("■ ended".into(), theme.warning),
     }

@@ -19,6 +19,7 @@ mod hostile;
 mod install;
 mod layers;
 mod model_props;
+mod pane_truth_e2e;
 mod panes_e2e;
 mod pod_filter;
 mod pod_security;

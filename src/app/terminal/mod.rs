@@ -9,8 +9,9 @@ use super::launcher::Launcher;
 use crate::app::Effect;
 use crate::model::session::SessionKind;
 use crate::model::text::Printable;
-use crate::model::{ContainerState, EventRow, TerminalKey};
+use crate::model::{ContainerState, EventRow, Stdio, TerminalKey};
 use crate::term::grid::Grid;
+use crate::term::line::LineEditor;
 
 mod updates;
 
@@ -123,6 +124,24 @@ pub struct Terminal {
     /// An idle cut was already repaired once since the user last typed.
     pub reattached_after_idle: bool,
     pub recording: Option<std::path::PathBuf>,
+    /// How its session was opened: an attach as its container's spec says
+    /// (`stdin`, `tty`), an exec with a terminal.
+    pub stdio: Stdio,
+    /// The line being typed, when the pane is the line discipline (no tty).
+    pub line: LineEditor,
+    /// `ctrl-d` closed its stdin.
+    pub stdin_closed: bool,
+}
+
+/// How keys reach a terminal's process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Input {
+    /// A terminal on the far side: every key as xterm encodes it.
+    Raw,
+    /// No terminal: the pane echoes and edits, and sends whole lines.
+    Lines,
+    /// No stdin (or it was closed): nothing can be sent.
+    ReadOnly,
 }
 
 impl Terminal {
@@ -145,12 +164,57 @@ impl Terminal {
     /// what it printed before is shown first.
     pub(crate) fn attach(&mut self, replay_log: bool) -> Effect {
         self.state = TerminalState::Attaching;
+        self.attach_as_spec_says();
         Effect::OpenSession {
             id: self.id,
             key: self.key.clone(),
             kind: SessionKind::Attach,
             size: self.grid.size(),
             replay_log,
+            stdio: self.stdio,
+        }
+    }
+
+    /// An attach reaches the container's own stdin and terminal, as its
+    /// spec has them (a container the app knows nothing of yet is taken
+    /// to have both, as before).
+    pub(crate) fn attach_as_spec_says(&mut self) {
+        let stdio = self
+            .pod
+            .detail
+            .as_ref()
+            .and_then(|d| d.container(&self.key.container))
+            .map_or(Stdio::TERMINAL, |c| c.stdio);
+        let changed = stdio != self.stdio;
+        if changed {
+            self.line = LineEditor::default();
+        }
+        self.stdio = stdio;
+        // A re-attach opens a new stdin.
+        self.stdin_closed = false;
+        if !changed && self.notice.is_some() {
+            // Already said (or something newer to say: an automatic re-attach).
+            return;
+        }
+        self.notice = match (stdio.stdin, stdio.tty) {
+            (false, _) => Some(format!(
+                "Read-only: {} has no stdin (its spec has no `stdin: true`); output only.",
+                self.key.container
+            )),
+            (true, false) => Some(
+                "No tty: this pane echoes and edits lines; enter sends one, ctrl-d closes stdin."
+                    .to_string(),
+            ),
+            (true, true) => self.notice.take(),
+        };
+    }
+
+    /// How keys reach its process.
+    pub fn input(&self) -> Input {
+        match (self.stdio.stdin && !self.stdin_closed, self.stdio.tty) {
+            (false, _) => Input::ReadOnly,
+            (true, true) => Input::Raw,
+            (true, false) => Input::Lines,
         }
     }
 
@@ -174,6 +238,9 @@ impl Terminal {
             last_traffic: now,
             reattached_after_idle: false,
             recording: None,
+            stdio: Stdio::TERMINAL,
+            line: LineEditor::default(),
+            stdin_closed: false,
         }
     }
 

@@ -360,6 +360,7 @@ fn info(
         command: vec![],
         args: vec![],
         previous: None,
+        stdio: crate::model::Stdio::TERMINAL,
     }
 }
 
