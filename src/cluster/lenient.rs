@@ -73,7 +73,12 @@ where
     let request = kube::core::Request::new(api.resource_url())
         .list(params)
         .map_err(kube::Error::BuildRequest)?;
-    let body = send(api, request).await?;
+    let body = answer(api, request)
+        .await?
+        .into_body()
+        .collect()
+        .await?
+        .to_bytes();
     // Go's decoder, and so kubectl, reads bytes that are not UTF-8 as U+FFFD.
     let text = String::from_utf8_lossy(&body);
     if let Ok(page) = serde_json::from_str::<Whole<K>>(&text) {
@@ -118,17 +123,7 @@ where
         http::header::ACCEPT_ENCODING,
         http::HeaderValue::from_static("identity"),
     );
-    let response = api
-        .clone()
-        .into_client()
-        .send(request.map(kube::client::Body::from))
-        .await?;
-    let code = response.status();
-    if !code.is_success() {
-        let body = response.into_body().collect().await?.to_bytes();
-        return Err(super::errors::api_error(code.as_u16(), &body));
-    }
-    let chunks = response.into_body().into_data_stream();
+    let chunks = answer(api, request).await?.into_body().into_data_stream();
     Ok(lines(chunks).filter_map(|line| async move {
         match line {
             Ok(line) => event(&line),
@@ -226,22 +221,22 @@ where
     })
 }
 
-/// The body of an answer to `request`, or the server's error.
-async fn send<K: kube::Resource + Clone>(
+/// The answer to `request` when it is a success, else the server's error.
+async fn answer<K: kube::Resource + Clone>(
     api: &Api<K>,
     request: http::Request<Vec<u8>>,
-) -> kube::Result<Bytes> {
+) -> kube::Result<http::Response<kube::client::Body>> {
     let response = api
         .clone()
         .into_client()
         .send(request.map(kube::client::Body::from))
         .await?;
     let code = response.status();
-    let body = response.into_body().collect().await?.to_bytes();
     if !code.is_success() {
+        let body = response.into_body().collect().await?.to_bytes();
         return Err(super::errors::api_error(code.as_u16(), &body));
     }
-    Ok(body)
+    Ok(response)
 }
 
 #[cfg(test)]

@@ -1205,6 +1205,29 @@ async fn an_answer_compressed_without_being_asked_says_so_and_the_empty_table_sa
     );
 }
 
+/// A server with the one pod `web-1` (listed, and read by name), no
+/// events, and watches that stay open and quiet; `first` answers what it
+/// will first.
+fn one_quiet_pod(
+    first: impl Fn(&Request) -> Option<Reply> + Send + Sync + 'static,
+) -> impl Fn(&Request) -> Reply + Send + Sync + 'static {
+    move |r: &Request| {
+        if let Some(reply) = first(r) {
+            reply
+        } else if r.path == "/version" {
+            hostile::version()
+        } else if r.is_watch() {
+            Reply::raw(200, "application/json", Vec::new()).then_stall()
+        } else if r.is_list_of("events") {
+            hostile::list("EventList", vec![])
+        } else if r.is_list_of("pods") {
+            hostile::list("PodList", vec![hostile::pod("web-1")])
+        } else {
+            Reply::failure(404, "NotFound", "not here")
+        }
+    }
+}
+
 // §13: text that stacks.
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1218,16 +1241,9 @@ async fn an_event_with_ten_thousand_combining_marks_stays_on_its_row() {
         "involvedObject": {"kind": "Pod", "name": "web-1", "namespace": "shop"},
         "reason": "Stacked", "message": message, "type": "Warning", "count": 1,
         "firstTimestamp": "2026-11-01T00:00:00Z", "lastTimestamp": "2026-11-01T00:00:00Z"});
-    let server = Hostile::start(with_pods(&["web-1"], move |r: &Request| {
-        if r.is_watch() {
-            Reply::raw(200, "application/json", Vec::new()).then_stall()
-        } else if r.is_list_of("events") {
-            hostile::list("EventList", vec![event.clone()])
-        } else if r.is_list_of("pods") {
-            hostile::list("PodList", vec![hostile::pod("web-1")])
-        } else {
-            Reply::failure(404, "NotFound", "not here")
-        }
+    let server = Hostile::start(one_quiet_pod(move |r: &Request| {
+        (r.is_list_of("events") && !r.is_watch())
+            .then(|| hostile::list("EventList", vec![event.clone()]))
     }))
     .await;
     let config = server.kubeconfig("zalgo");
@@ -1297,21 +1313,9 @@ async fn a_pod_whose_name_holds_escapes_is_asked_for_by_its_own_name() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_tuis_launch_gives_up_at_its_timeout_and_says_the_container_may_be_added() {
-    let server = Hostile::start(|r: &Request| {
-        if r.path == "/version" {
-            hostile::version()
-        } else if r.method == "PATCH" {
-            Reply::hang()
-        } else if r.is_watch() {
-            Reply::raw(200, "application/json", Vec::new()).then_stall()
-        } else if r.is_list_of("events") {
-            hostile::list("EventList", vec![])
-        } else if r.is_list_of("pods") {
-            hostile::list("PodList", vec![hostile::pod("web-1")])
-        } else {
-            Reply::failure(404, "NotFound", "not here")
-        }
-    })
+    let server = Hostile::start(one_quiet_pod(|r: &Request| {
+        (r.method == "PATCH").then(Reply::hang)
+    }))
     .await;
     let config = server.kubeconfig("tui-launch-hangs");
     let screen = PodbayScreen::spawn_with_config(
@@ -1353,10 +1357,8 @@ async fn a_watch_error_that_is_not_a_status_says_so() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_log_pane_never_passes_bidi_controls_to_the_terminal() {
-    let server = Hostile::start(|r: &Request| {
-        if r.path == "/version" {
-            hostile::version()
-        } else if r.path.ends_with("/log") {
+    let server = Hostile::start(one_quiet_pod(|r: &Request| {
+        r.path.ends_with("/log").then(|| {
             Reply::raw(
                 200,
                 "text/plain",
@@ -1365,16 +1367,8 @@ async fn a_log_pane_never_passes_bidi_controls_to_the_terminal() {
                     .to_vec(),
             )
             .then_stall()
-        } else if r.is_watch() {
-            Reply::raw(200, "application/json", Vec::new()).then_stall()
-        } else if r.is_list_of("events") {
-            hostile::list("EventList", vec![])
-        } else if r.is_list_of("pods") {
-            hostile::list("PodList", vec![hostile::pod("web-1")])
-        } else {
-            Reply::failure(404, "NotFound", "not here")
-        }
-    })
+        })
+    }))
     .await;
     let config = server.kubeconfig("bidi-log");
     let screen = PodbayScreen::spawn(&args(&config, &[]), 120, 30);
