@@ -83,6 +83,12 @@ pub enum Event {
         id: TerminalId,
         feed: Feed<EventRow>,
     },
+    /// The API server has left the liveness probe unanswered this many
+    /// seconds, or answered it (`None`), on this cluster.
+    Pulse {
+        cluster: ClusterId,
+        unanswered: Option<u64>,
+    },
     /// A timer asked for with [`Effect::WakeAfter`] went off.
     Wake(u64),
     /// Recording started (with its file), stopped (`None`), or failed.

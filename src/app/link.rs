@@ -15,6 +15,8 @@ pub struct Link {
     back: bool,
     /// The sentence saying why, while a request is failing.
     trouble: Option<String>,
+    /// Seconds the API server has not answered the liveness probe.
+    unanswered: Option<u64>,
 }
 
 impl Default for Link {
@@ -24,6 +26,7 @@ impl Default for Link {
             hold: 0,
             back: false,
             trouble: None,
+            unanswered: None,
         }
     }
 }
@@ -42,12 +45,25 @@ impl Link {
         *self = Link::new();
     }
 
-    /// The watch is behind: cut (no sentence) or failing (`trouble` says why).
     /// Why requests are failing, while they are.
     pub fn trouble(&self) -> Option<&str> {
         self.trouble.as_deref()
     }
 
+    /// How long the API server has left a request unanswered, once that is
+    /// long enough to say (a stopped or wedged server, or a dead link that
+    /// no error reports).
+    pub fn unanswered(&self) -> Option<u64> {
+        self.unanswered
+    }
+
+    /// The liveness probe's news: unanswered for this many seconds, or
+    /// answered (`None`).
+    pub fn pulse(&mut self, unanswered: Option<u64>) {
+        self.unanswered = unanswered;
+    }
+
+    /// The watch is behind: cut (no sentence) or failing (`trouble` says why).
     pub fn reconnecting(&mut self, trouble: Option<String>) {
         self.state = LinkState::Reconnecting;
         self.hold = HOLD_TICKS;

@@ -392,6 +392,15 @@ impl App {
                 self.view = View::Pods;
                 vec![Effect::WatchPods(self.scope.clone())]
             }
+            Event::Pulse {
+                cluster,
+                unanswered,
+            } => {
+                if cluster == self.cluster {
+                    self.connection.pulse(unanswered);
+                }
+                vec![]
+            }
             Event::ConnectFailed(sentence) => {
                 self.message = Some(error(sentence));
                 vec![]

@@ -40,7 +40,7 @@ pub(super) struct Tagged {
 
 impl Tagged {
     /// An update that is not tied to a replaceable watch.
-    fn untied(event: Event) -> Tagged {
+    pub(super) fn untied(event: Event) -> Tagged {
         Tagged {
             source: FeedOrigin::Other,
             generation: 0,
@@ -65,6 +65,8 @@ pub(super) struct Tasks {
     pod: Vec<JoinHandle<()>>,
     namespaces: Option<JoinHandle<()>>,
     connecting: Option<JoinHandle<()>>,
+    /// The browser's connection's liveness probe.
+    pulse: Option<JoinHandle<()>>,
     /// Each terminal's own pod watch (detail and events).
     followers: HashMap<TerminalId, Vec<JoinHandle<()>>>,
     pub(super) sessions: Sessions,
@@ -92,6 +94,7 @@ impl Tasks {
             pod: Vec::new(),
             namespaces: None,
             connecting: None,
+            pulse: None,
             followers: HashMap::new(),
             sessions,
             image_history: None,
@@ -520,6 +523,20 @@ impl Tasks {
             .insert(connection.cluster(), connection.client.clone());
         self.connection = connection;
         self.watch_namespaces();
+        self.feel_pulse();
+    }
+
+    /// Starts asking the browser's cluster whether it answers (one probe
+    /// at a time, for the current connection only).
+    pub(super) fn feel_pulse(&mut self) {
+        if let Some(old) = self.pulse.take() {
+            old.abort();
+        }
+        self.pulse = Some(tokio::spawn(super::pulse::run(
+            self.connection.client.clone(),
+            self.connection.cluster(),
+            self.tx.clone(),
+        )));
     }
 
     pub(super) fn stop_all(&mut self) {

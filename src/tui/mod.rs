@@ -50,6 +50,7 @@ mod connect;
 mod executor;
 mod log_pane;
 mod outbox;
+mod pulse;
 mod sessions;
 
 const FRAME: Duration = Duration::from_millis(16);
@@ -113,6 +114,7 @@ pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
     tasks.image_history = options.image_history.clone();
     tasks.launch_timeout = options.launch_timeout;
     tasks.watch_namespaces();
+    tasks.feel_pulse();
     let started: VecDeque<Event> = effects.into_iter().filter_map(|e| tasks.run(e)).collect();
     let mut quit = apply(&mut app, &mut tasks, &mut screen, started);
 

@@ -12,10 +12,16 @@ use crate::app::{App, Focus, LinkState, Mode, Page, Severity, View};
 use crate::theme::Theme;
 
 pub fn header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let (dot, state, style) = match app.connection.state() {
-        LinkState::Live => ("●", "live", theme.live),
-        LinkState::Connecting => ("◌", "connecting", theme.pending),
-        LinkState::Reconnecting => ("◍", "reconnecting", theme.warning),
+    let stalled;
+    let (dot, state, style) = match (app.connection.unanswered(), app.connection.state()) {
+        // A server that does not answer is neither live nor reconnecting.
+        (Some(seconds), _) => {
+            stalled = format!("stalled: no answer for {seconds}s");
+            ("◍", stalled.as_str(), theme.warning)
+        }
+        (None, LinkState::Live) => ("●", "live", theme.live),
+        (None, LinkState::Connecting) => ("◌", "connecting", theme.pending),
+        (None, LinkState::Reconnecting) => ("◍", "reconnecting", theme.warning),
     };
     let (scope, counts, query) = match &app.view {
         View::Events(view) => {

@@ -1390,3 +1390,40 @@ async fn a_log_pane_never_passes_bidi_controls_to_the_terminal() {
     }
     screen.quit().await;
 }
+
+// §15: a stalled server is seen.
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stopped_server_is_seen_stalled_and_live_again_when_it_resumes() {
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+    let (sim, config) = podbay_sim(&[]).await;
+    let pid = Pid::from_raw(sim.id().expect("the simulator runs") as i32);
+    let screen = PodbayScreen::spawn(&args(&config, &["-A"]), 120, 30);
+    screen
+        .wait_for("the list, live", |t| {
+            t.contains("redis-0") && t.contains("● live")
+        })
+        .await;
+    // As `kill -STOP`: connections stay open, nothing answers, no error.
+    kill(pid, Signal::SIGSTOP).expect("stop the simulator");
+    let stalled = tokio::time::timeout(Duration::from_secs(30), async {
+        loop {
+            let text = screen.text();
+            if text.contains("stalled: no answer for") {
+                return text;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    })
+    .await;
+    kill(pid, Signal::SIGCONT).expect("resume the simulator");
+    let text = stalled.expect("the header says the server stalled (it stayed ● live before)");
+    assert!(!text.contains("● live"), "{text}");
+    screen
+        .wait_for("live again", |t| {
+            t.contains("● live") && !t.contains("stalled")
+        })
+        .await;
+    screen.quit().await;
+}
