@@ -74,6 +74,12 @@ pub enum Event {
         id: TerminalId,
         end: SessionEnd,
     },
+    /// The stream has not answered for this many seconds (`None`: it
+    /// answers again).
+    SessionUnanswered {
+        id: TerminalId,
+        unanswered: Option<u64>,
+    },
     /// The pod a terminal is on, from the terminal's own watch.
     TerminalPod {
         id: TerminalId,

@@ -424,6 +424,12 @@ impl App {
                 vec![]
             }
             Event::SessionEnded { id, end } => self.on_session_ended(id, end),
+            Event::SessionUnanswered { id, unanswered } => {
+                if let Some(t) = self.workspace.terminals.get_mut(&id) {
+                    t.unanswered = unanswered;
+                }
+                vec![]
+            }
             Event::TerminalPod { id, feed } => self.on_terminal_detail(id, feed),
             Event::TerminalEvents { id, feed } => {
                 self.on_terminal_events(id, feed);

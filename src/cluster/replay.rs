@@ -124,6 +124,7 @@ pub fn drain_early(events: &mut mpsc::Receiver<SessionEvent>) -> Early {
             SessionEvent::Output(chunk) => early.out.extend_from_slice(&chunk),
             SessionEvent::Stderr(chunk) => early.err.extend_from_slice(&chunk),
             SessionEvent::Ended(end) => early.end = Some(end),
+            SessionEvent::Unanswered(_) => {}
         }
     }
     early

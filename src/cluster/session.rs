@@ -45,8 +45,14 @@ pub enum SessionEvent {
     Output(Bytes),
     /// Standard error, without a terminal.
     Stderr(Bytes),
+    /// The server has not answered a ping (or typed keys) for this many
+    /// seconds; `None`: it answers again.
+    Unanswered(Option<u64>),
     Ended(SessionEnd),
 }
+
+/// How long a ping (or a key) may go unanswered before the session says so.
+const UNANSWERED_AFTER: Duration = Duration::from_secs(8);
 
 /// What the user sends to a session.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -178,9 +184,26 @@ async fn pump<S>(
         None => None,
     };
     let mut input_open = true;
+    // Since when a ping waits for its pong, and whether that was said.
+    let mut awaiting: Option<tokio::time::Instant> = None;
+    let mut said = false;
+    let mut last_heard = tokio::time::Instant::now();
+    let mut clock = tokio::time::interval(Duration::from_secs(1));
+    clock.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     while end.is_none() {
         tokio::select! {
-            message = incoming.next() => match message {
+            message = incoming.next() => {
+                // Anything the server sends is an answer.
+                if matches!(message, Some(Ok(_))) {
+                    last_heard = tokio::time::Instant::now();
+                    awaiting = None;
+                    if std::mem::take(&mut said)
+                        && events.send(SessionEvent::Unanswered(None)).await.is_err()
+                    {
+                        return;
+                    }
+                }
+                match message {
                 Some(Ok(Message::Binary(frame))) => match frame.first() {
                     Some(&channel @ (STDOUT | STDERR)) if frame.len() > 1 => {
                         let data = frame.slice(1..);
@@ -211,10 +234,21 @@ async fn pump<S>(
                 Some(Ok(_)) => {}
                 Some(Err(e)) => end = Some(cut(&e)),
                 None => end = Some(describe_end(None, None)),
-            },
+            }},
             () = next_tick(&mut ping) => {
+                awaiting.get_or_insert_with(tokio::time::Instant::now);
                 if let Err(e) = outgoing.send(Message::Ping(Bytes::new())).await {
                     end = Some(cut(&e));
+                }
+            }
+            _ = clock.tick(), if awaiting.is_some() => {
+                let waited = awaiting.map_or(Duration::ZERO, |since| since.elapsed());
+                if waited >= UNANSWERED_AFTER {
+                    said = true;
+                    let seconds = Some(waited.as_secs());
+                    if events.send(SessionEvent::Unanswered(seconds)).await.is_err() {
+                        return;
+                    }
                 }
             }
             message = input.recv(), if input_open => {
@@ -240,6 +274,14 @@ async fn pump<S>(
                 };
                 if let Err(e) = outgoing.send(frame).await {
                     end = Some(cut(&e));
+                }
+                // A key into a quiet stream: a ping tells whether anyone
+                // is there, before the user wonders where the echo went.
+                if awaiting.is_none() && last_heard.elapsed() > Duration::from_secs(2) {
+                    awaiting = Some(tokio::time::Instant::now());
+                    if let Err(e) = outgoing.send(Message::Ping(Bytes::new())).await {
+                        end = Some(cut(&e));
+                    }
                 }
             }
         }

@@ -696,6 +696,9 @@ async fn attach(
             }
             SessionEvent::Stderr(chunk) => (&mut err, chunk),
             SessionEvent::Ended(end) => return Ok(Some(end)),
+            // The user's own terminal shows what it shows; --timeout and
+            // the keepalive end a dead stream.
+            SessionEvent::Unanswered(_) => continue,
         };
         let _ = sink.write_all(&chunk);
         let _ = sink.flush();

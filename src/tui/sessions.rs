@@ -416,6 +416,11 @@ async fn forward(
                 let bytes = line::untranslated(&err, untranslated).into();
                 outbox.send(Event::SessionOutput { id, bytes }).await
             }
+            SessionEvent::Unanswered(unanswered) => {
+                outbox
+                    .send(Event::SessionUnanswered { id, unanswered })
+                    .await
+            }
             SessionEvent::Ended(end) => {
                 outbox.send(Event::SessionEnded { id, end }).await;
                 false

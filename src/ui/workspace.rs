@@ -298,6 +298,13 @@ fn bottom_line<'a>(slot: &Pane, t: &Terminal, theme: &Theme) -> Option<Line<'a>>
         return Some(Line::from(Span::styled(text, theme.key_hint)));
     }
     let (text, style) = match &t.state {
+        TerminalState::Attached if t.unanswered.is_some() => (
+            format!(
+                " ◌ no answer for {}s: the server or the link is stalled ",
+                t.unanswered.unwrap_or_default()
+            ),
+            theme.warning,
+        ),
         TerminalState::Disconnected(reason) => {
             (format!(" ◍ {reason} — r to reattach "), theme.warning)
         }

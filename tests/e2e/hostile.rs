@@ -1427,3 +1427,51 @@ async fn a_stopped_server_is_seen_stalled_and_live_again_when_it_resumes() {
         .await;
     screen.quit().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shell_whose_server_stops_says_so_on_its_pane_and_recovers() {
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+    let (sim, config) = podbay_sim(&[]).await;
+    let pid = Pid::from_raw(sim.id().expect("the simulator runs") as i32);
+    let screen = PodbayScreen::spawn(&args(&config, &["-n", "shop"]), 120, 30);
+    screen
+        .wait_for("shop pods", |t| t.contains("redis-0"))
+        .await;
+    screen.keys("/redis-0\r").await;
+    screen.raw(b"\r").await;
+    screen
+        .wait_for("the pod view", |t| {
+            t.contains(" containers ") && t.contains("IMAGE")
+        })
+        .await;
+    screen.keys("s").await;
+    screen
+        .wait_for("a shell", |t| {
+            t.contains("shell shop/") && t.contains("● attached")
+        })
+        .await;
+    screen.keys("echo ready-$((6*7))\r").await;
+    screen
+        .wait_for("its answer", |t| t.contains("ready-42"))
+        .await;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    kill(pid, Signal::SIGSTOP).expect("stop the simulator");
+    // A key into a stopped server: no echo, and no error either.
+    screen.keys("x").await;
+    let said = tokio::time::timeout(Duration::from_secs(25), async {
+        loop {
+            if screen.text().contains("no answer for") {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    })
+    .await;
+    kill(pid, Signal::SIGCONT).expect("resume the simulator");
+    said.expect("the pane says the server does not answer (keys vanished without a word before)");
+    screen
+        .wait_for("the pane answering again", |t| !t.contains("no answer for"))
+        .await;
+    screen.quit().await;
+}

@@ -715,7 +715,9 @@ async fn a_cut_stream_ends_the_session_as_a_disconnect_and_the_process_lives_on(
             .expect("the session notices the cut")
         {
             Some(SessionEvent::Ended(end)) => break end,
-            Some(SessionEvent::Output(_) | SessionEvent::Stderr(_)) => continue,
+            Some(
+                SessionEvent::Output(_) | SessionEvent::Stderr(_) | SessionEvent::Unanswered(_),
+            ) => continue,
             None => panic!("channel closed without an end"),
         }
     };

@@ -119,6 +119,9 @@ pub struct Terminal {
     pub pod: PodFollow,
     /// Something the user should know about this terminal, shown on its panes.
     pub notice: Option<String>,
+    /// Seconds the stream has left a ping or a key unanswered, once that
+    /// is long enough to say.
+    pub unanswered: Option<u64>,
     /// When the last byte went either way (for telling idle timeouts from cuts).
     pub last_traffic: Timestamp,
     /// An idle cut was already repaired once since the user last typed.
@@ -235,6 +238,7 @@ impl Terminal {
             form: None,
             pod: PodFollow::default(),
             notice: None,
+            unanswered: None,
             last_traffic: now,
             reattached_after_idle: false,
             recording: None,
