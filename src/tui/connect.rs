@@ -25,14 +25,15 @@ pub(super) async fn connect_before_the_screen(target: &Target) -> Result<Connect
         plugins: PluginTerminal::Withheld,
         ..target.clone()
     };
-    match connect_and_probe(&quietly).await {
+    let say = std::io::stderr().is_terminal();
+    match probe(&quietly, say).await {
         Err(unusable)
             if unusable.plugin_failed
                 && target.plugins == PluginTerminal::AsKubectl
                 && std::io::stdin().is_terminal() =>
         {
-            connect_and_probe(target).await?;
-            connect_and_probe(&quietly).await
+            probe(target, say).await?;
+            probe(&quietly, say).await
         }
         result => result,
     }
@@ -41,15 +42,46 @@ pub(super) async fn connect_before_the_screen(target: &Target) -> Result<Connect
 /// Connects and asks the server for its version, so an unreachable server
 /// or bad credentials fail fast, with one sentence.
 pub(super) async fn connect_and_probe(target: &Target) -> Result<Connection, Unusable> {
+    probe(target, false).await
+}
+
+/// [`connect_and_probe`]; with `say`, a server slow to answer is said on
+/// stderr as it is waited for (before the screen is the TUI's, nothing
+/// else would show): where, for which context, how long, and that ctrl-c
+/// quits. The line goes once the answer comes.
+async fn probe(target: &Target, say: bool) -> Result<Connection, Unusable> {
     let connection = target.connect().await.map_err(|e| Unusable {
         plugin_failed: e.credential_plugin_failed(),
         sentence: e.to_string(),
     })?;
-    let answer = tokio::time::timeout(
-        Duration::from_secs(10),
-        connection.client.apiserver_version(),
-    )
-    .await;
+    let asked = tokio::time::Instant::now();
+    let client = connection.client.clone();
+    let version = client.apiserver_version();
+    tokio::pin!(version);
+    let mut said = false;
+    let answer = loop {
+        tokio::select! {
+            answer = &mut version => break Ok(answer),
+            () = tokio::time::sleep(Duration::from_secs(1)) => {
+                let waited = asked.elapsed();
+                if waited >= Duration::from_secs(10) {
+                    break Err(());
+                }
+                if say {
+                    said = true;
+                    eprint!(
+                        "\r\x1b[K◌ connecting to {} (context {}) {}s · ctrl-c quits",
+                        crate::model::text::sanitize(&connection.server),
+                        crate::model::text::sanitize(&connection.context),
+                        waited.as_secs()
+                    );
+                }
+            }
+        }
+    };
+    if said {
+        eprint!("\r\x1b[K");
+    }
     let (sentence, plugin_failed) = match answer {
         Ok(Ok(_)) => return Ok(connection),
         Ok(Err(e)) => (

@@ -1475,3 +1475,24 @@ async fn a_shell_whose_server_stops_says_so_on_its_pane_and_recovers() {
         .await;
     screen.quit().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_does_not_answer_at_start_is_said_while_podbay_waits() {
+    let server = Hostile::start(|_| Reply::hang()).await;
+    let config = server.kubeconfig("start-stalls");
+    let mut screen = PodbayScreen::spawn(&args(&config, &[]), 100, 24);
+    // A blank terminal for 10 s before.
+    screen
+        .wait_for("what podbay waits for", |t| {
+            t.contains("◌ connecting to http://127.0.0.1:")
+                && t.contains("(context hostile)")
+                && t.contains("ctrl-c quits")
+        })
+        .await;
+    assert_eq!(
+        exit_code(&mut screen, Duration::from_secs(20)).await,
+        Some(1)
+    );
+    let text = String::from_utf8_lossy(&screen.written()).into_owned();
+    assert!(text.contains("did not answer within 10 seconds"), "{text}");
+}
