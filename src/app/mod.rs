@@ -204,12 +204,9 @@ impl App {
         let before = self.message.clone();
         let effects = self.handle(event);
         if self.message != before
-            && let Some(message) = &self.message
+            && let Some(message) = self.message.clone()
         {
-            if self.said.len() == MAX_SAID {
-                self.said.pop_front();
-            }
-            self.said.push_back((self.now, message.clone()));
+            self.remember_said(message);
         }
         self.fit_reader();
         effects
@@ -576,6 +573,14 @@ impl App {
                 vec![]
             }
         }
+    }
+
+    /// Keeps a sentence for the messages view (the oldest go first).
+    pub(crate) fn remember_said(&mut self, message: Message) {
+        if self.said.len() == MAX_SAID {
+            self.said.pop_front();
+        }
+        self.said.push_back((self.now, message));
     }
 
     /// The refusal, when the user may list pods in none of the scope's

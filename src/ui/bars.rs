@@ -130,12 +130,9 @@ pub fn footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             theme.warning.add_modifier(ratatui::style::Modifier::BOLD),
         )),
         Mode::ConfirmClose(_) => Line::from(vec![
-            Span::styled(
-                " Close this pane? Its session ends (an attached container keeps running). ",
-                theme.warning,
-            ),
+            Span::styled(" Close this pane (a container runs on)? ", theme.warning),
             Span::styled("y", theme.key_hint),
-            Span::styled(" close · any other key keeps it", theme.dim),
+            Span::styled(" closes · other keys keep it", theme.dim),
         ]),
         Mode::ConfirmQuit => Line::from(Span::styled(
             format!(
@@ -164,7 +161,22 @@ pub fn footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                     Severity::Warning => theme.warning,
                     Severity::Error => theme.error,
                 };
-                Line::from(Span::styled(format!(" {}", m.text), style))
+                // A sentence longer than the line ends with where it is
+                // whole: the messages view.
+                let room = usize::from(top.width).saturating_sub(1);
+                let text = if m.text.chars().count() > room && room > 12 {
+                    let keys = app.keymap.keys_for(Action::Messages);
+                    let whole = format!("… ({} reads it)", keys.split(", ").next().unwrap_or("M"));
+                    let cut: String = m
+                        .text
+                        .chars()
+                        .take(room.saturating_sub(whole.chars().count()))
+                        .collect();
+                    format!("{cut}{whole}")
+                } else {
+                    m.text.to_string()
+                };
+                Line::from(Span::styled(format!(" {text}"), style))
             }
             None => Line::default(),
         },

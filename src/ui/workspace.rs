@@ -76,7 +76,7 @@ fn draw_pane(
         .border_style(border)
         .title(title)
         .title_top(Line::from(Span::styled(state, state_style)).right_aligned());
-    if let Some(bottom) = bottom_line(slot, t, theme) {
+    if let Some(bottom) = bottom_line(slot, t, usize::from(rect.width.saturating_sub(2)), theme) {
         block = block.title_bottom(bottom);
     }
     frame.render_widget(block, rect);
@@ -285,7 +285,7 @@ fn state_label(app: &App, t: &Terminal, theme: &Theme) -> (String, Style) {
 }
 
 /// The bottom border: copy mode, a disconnect, the end, or a notice.
-fn bottom_line<'a>(slot: &Pane, t: &Terminal, theme: &Theme) -> Option<Line<'a>> {
+fn bottom_line<'a>(slot: &Pane, t: &Terminal, width: usize, theme: &Theme) -> Option<Line<'a>> {
     if let Some(copy) = &slot.copy {
         let text = match (&copy.typing, &copy.note) {
             (Some(query), _) => {
@@ -297,23 +297,31 @@ fn bottom_line<'a>(slot: &Pane, t: &Terminal, theme: &Theme) -> Option<Line<'a>>
         };
         return Some(Line::from(Span::styled(text, theme.key_hint)));
     }
-    let (text, style) = match &t.state {
+    // The sentence, and the key that acts on it: a narrow pane cuts the
+    // sentence (M reads it whole), never the key.
+    let (sentence, key) = match &t.state {
         TerminalState::Attached if t.unanswered.is_some() => (
             format!(
-                " ◌ no answer for {}s: the server or the link is stalled ",
+                " ◌ no answer for {}s: the server or the link is stalled",
                 t.unanswered.unwrap_or_default()
             ),
-            theme.warning,
+            " ",
         ),
-        TerminalState::Disconnected(reason) => {
-            (format!(" ◍ {reason} — r to reattach "), theme.warning)
-        }
-        TerminalState::Ended(reason) => {
-            (format!(" ■ {reason} — x closes the pane "), theme.warning)
-        }
-        _ => (format!(" {} ", t.notice.as_ref()?), theme.warning),
+        TerminalState::Disconnected(reason) => (format!(" ◍ {reason}"), " — r to reattach "),
+        TerminalState::Ended(reason) => (format!(" ■ {reason}"), " — x closes the pane "),
+        _ => (format!(" {}", t.notice.as_ref()?), " "),
     };
-    Some(Line::from(Span::styled(text, style)))
+    let room = width.saturating_sub(key.chars().count());
+    let sentence = if sentence.chars().count() > room && room > 4 {
+        let cut: String = sentence.chars().take(room - 1).collect();
+        format!("{cut}…")
+    } else {
+        sentence
+    };
+    Some(Line::from(Span::styled(
+        format!("{sentence}{key}"),
+        theme.warning,
+    )))
 }
 
 /// While a debug container comes up: what the kubelet is doing, and advice.

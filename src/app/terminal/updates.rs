@@ -34,6 +34,11 @@ impl App {
     }
 
     pub(crate) fn on_session_ended(&mut self, id: TerminalId, end: SessionEnd) -> Vec<Effect> {
+        // A pane's border may cut it: the messages view has it whole.
+        if let Some(t) = self.workspace.terminals.get(&id) {
+            let said = info(format!("{}: {}", t.label(), end.reason));
+            self.remember_said(said);
+        }
         let now = self.now;
         let idle_limit = self.options.reattach_when_idle;
         let Some(t) = self.workspace.terminals.get_mut(&id) else {

@@ -566,6 +566,51 @@ fn busy_pod_view() -> App {
 }
 
 #[test]
+fn a_sentence_longer_than_the_line_says_where_it_is_whole() {
+    let mut a = busy_cluster();
+    a.update(Event::Resize(crate::term::Size::new(80, 24)));
+    a.message = Some(crate::app::warning(format!(
+        "Recording saved: /home/sre/.local/state/podbay/recordings/{}.cast.",
+        "20261124-235959-shop_redis-0_debugger-x7k2q-3".repeat(2)
+    )));
+    let screen = render(&a, 80, 24);
+    let line = screen
+        .lines()
+        .find(|l| l.contains("Recording saved"))
+        .unwrap_or_else(|| panic!("the sentence\n{screen}"));
+    assert!(line.trim_end().ends_with("… (M reads it)"), "{line}");
+    assert!(line.chars().count() <= 80, "{line}");
+}
+
+#[test]
+fn a_panes_sentence_is_cut_before_its_key_never_the_key() {
+    let (mut a, id) = crate::app::tests::attached_to_debug_container();
+    a.update(Event::Resize(crate::term::Size::new(80, 24)));
+    a.update(Event::SessionEnded {
+        id,
+        end: crate::model::session::SessionEnd {
+            exit_code: None,
+            reason: "could not connect: You may not get pods/exec in namespace shop: ask your cluster admin for `get` on `pods/exec`".into(),
+            disconnected: true,
+        },
+    });
+    let screen = render(&a, 80, 24);
+    let border = screen
+        .lines()
+        .find(|l| l.contains("could not connect"))
+        .unwrap_or_else(|| panic!("the pane's sentence\n{screen}"));
+    assert!(border.contains("… — r to reattach"), "{border}");
+    // Whole in the messages view.
+    assert!(
+        a.said
+            .iter()
+            .any(|(_, m)| m.text.contains("`get` on `pods/exec`")),
+        "{:?}",
+        a.said
+    );
+}
+
+#[test]
 fn a_long_command_wraps_under_itself() {
     let mut a = busy_cluster();
     for _ in 0..4 {
