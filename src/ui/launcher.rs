@@ -155,15 +155,20 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, form: &Launcher, theme: &T
     frame.render_widget(Paragraph::new(rows).block(block), area);
 }
 
-/// `text` cut into rows of exactly `width` characters (JSON reads better
-/// unbroken than wrapped at its spaces), at most `room` of them; a cut
-/// preview ends with `…`.
+/// `text` cut into rows of `width` characters (JSON reads better unbroken
+/// than wrapped at its spaces), the rows after the first hanging three
+/// spaces in, at most `room` of them; a cut preview ends with `…`.
 fn preview_rows(text: &str, width: usize, room: usize) -> Vec<String> {
+    const HANG: &str = "   ";
+    let width = width.max(HANG.len() + 1);
     let chars: Vec<char> = text.chars().collect();
-    let mut rows: Vec<String> = chars
-        .chunks(width.max(1))
-        .map(|row| row.iter().collect())
-        .collect();
+    let first = chars.len().min(width);
+    let mut rows: Vec<String> = vec![chars[..first].iter().collect()];
+    rows.extend(
+        chars[first..]
+            .chunks(width - HANG.len())
+            .map(|row| format!("{HANG}{}", row.iter().collect::<String>())),
+    );
     if rows.len() > room {
         rows.truncate(room);
         if let Some(last) = rows.last_mut() {
