@@ -48,9 +48,10 @@ const SILENCE_SLACK: Duration = Duration::from_secs(30);
 /// A watch that ends sooner than this without an event failed.
 const TOO_SHORT: Duration = Duration::from_secs(1);
 
-/// A watch that ends this soon after delivering is a server ending every
-/// watch (one event, then the end, hundreds of times a second): back off.
-/// A load balancer cutting watches every second or two is resumed at once.
+/// Two watches in a row that end this soon after delivering are a server
+/// ending every watch (one event, then the end, hundreds of times a
+/// second): back off. A load balancer cutting watches every second or two
+/// is resumed at once, even when a cut lands just after a resume.
 const ENDED_AT_ONCE: Duration = Duration::from_millis(500);
 
 /// How long a list page, or the head of a watch, may take to arrive.
@@ -141,6 +142,8 @@ where
         let mut version: Option<String> = None;
         // Whether the user was told the view is behind.
         let mut interrupted = false;
+        // The last watch ended at once after an event.
+        let mut short_before = false;
         loop {
             // A watch from the version a list has just given that is Gone
             // is a server that cannot serve watches, not a compaction.
@@ -179,7 +182,11 @@ where
                 self.send(Feed::Resumed).await?;
             }
             let mut last = from;
-            match self.follow(stream, &mut last).await? {
+            let ended = self.follow(stream, &mut last).await?;
+            if !matches!(ended, Ended::Short) {
+                short_before = false;
+            }
+            match ended {
                 Ended::Timeout => version = Some(last),
                 Ended::Cut => {
                     self.send(Feed::Cut).await?;
@@ -198,11 +205,18 @@ where
                     self.gone(fresh).await?;
                     interrupted = true;
                 }
-                Ended::Short => {
+                // Once is a load balancer's cut landing just after a
+                // resume; twice in a row is a server ending every watch.
+                Ended::Short if std::mem::replace(&mut short_before, true) => {
                     let error = misbehaving(
                         "The API server keeps ending watches as soon as they deliver.".to_string(),
                     );
                     self.failed(&error).await?;
+                    interrupted = true;
+                    version = Some(last);
+                }
+                Ended::Short => {
+                    self.send(Feed::Cut).await?;
                     interrupted = true;
                     version = Some(last);
                 }
@@ -342,10 +356,11 @@ where
             };
             let Some(event) = next else { break };
             // Only a watch that delivers, and lasts, proves the server
-            // well again (one that ends after one event does not).
+            // well again (one that ends after one event does not; one a
+            // load balancer cuts every second does).
             if event.is_ok() {
                 delivered = true;
-                if started.elapsed() >= TOO_SHORT && !std::mem::replace(&mut proven, true) {
+                if started.elapsed() >= ENDED_AT_ONCE && !std::mem::replace(&mut proven, true) {
                     self.backoff.reset();
                 }
             }
@@ -387,7 +402,7 @@ where
             self.send(update).await?;
         }
         let lasted = started.elapsed();
-        if lasted >= TOO_SHORT && delivered && !proven {
+        if lasted >= ENDED_AT_ONCE && delivered && !proven {
             self.backoff.reset();
         }
         Ok(if lasted + TIMEOUT_SLACK >= requested {

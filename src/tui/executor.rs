@@ -536,6 +536,7 @@ impl Tasks {
             self.connection.client.clone(),
             self.connection.cluster(),
             self.tx.clone(),
+            Tagged::untied,
         )));
     }
 

@@ -10,7 +10,6 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use super::executor::Tagged;
 use crate::app::Event;
 use crate::model::ClusterId;
 
@@ -20,8 +19,14 @@ const EVERY: Duration = Duration::from_secs(5);
 /// How long an answer may take before the header says it has not come.
 const STALLED_AFTER: Duration = Duration::from_secs(8);
 
-/// Asks until the receiver goes (or the task is aborted, on a new context).
-pub(super) async fn run(client: kube::Client, cluster: ClusterId, tx: mpsc::Sender<Tagged>) {
+/// Asks until the receiver goes (or the task is aborted, on a new context);
+/// what it finds goes to `tx` as `wrap` makes it.
+pub(super) async fn run<T>(
+    client: kube::Client,
+    cluster: ClusterId,
+    tx: mpsc::Sender<T>,
+    wrap: fn(Event) -> T,
+) {
     loop {
         let asked = Instant::now();
         let probe = client.apiserver_version();
@@ -37,7 +42,7 @@ pub(super) async fn run(client: kube::Client, cluster: ClusterId, tx: mpsc::Send
                         said = true;
                         let unanswered = Some(waited.as_secs());
                         let event = Event::Pulse { cluster: cluster.clone(), unanswered };
-                        if tx.send(Tagged::untied(event)).await.is_err() {
+                        if tx.send(wrap(event)).await.is_err() {
                             return;
                         }
                     }
@@ -49,7 +54,7 @@ pub(super) async fn run(client: kube::Client, cluster: ClusterId, tx: mpsc::Send
                 cluster: cluster.clone(),
                 unanswered: None,
             };
-            if tx.send(Tagged::untied(event)).await.is_err() {
+            if tx.send(wrap(event)).await.is_err() {
                 return;
             }
         }

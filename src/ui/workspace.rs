@@ -308,7 +308,7 @@ fn bottom_line<'a>(slot: &Pane, t: &Terminal, width: usize, theme: &Theme) -> Op
             " ",
         ),
         TerminalState::Disconnected(reason) => (format!(" ◍ {reason}"), " — r to reattach "),
-        TerminalState::Ended(reason) => (format!(" ■ {reason}"), " — x closes the pane "),
+        TerminalState::Ended(reason) => (format!(" ■ {reason}"), " — x closes "),
         _ => (format!(" {}", t.notice.as_ref()?), " "),
     };
     let room = width.saturating_sub(key.chars().count());
