@@ -105,6 +105,8 @@ pub struct App {
     pub refused: std::collections::BTreeMap<String, Denied>,
     /// Every sentence of this run (the status line's), with when: `M`.
     pub said: std::collections::VecDeque<(Timestamp, Message)>,
+    /// The status line's sentence last kept in `said`.
+    message_kept: Option<Message>,
     /// What each context left showed, for coming back to it with `:ctx`.
     scopes_by_context: std::collections::HashMap<String, Scope>,
     pub namespaces: Vec<String>,
@@ -175,6 +177,7 @@ impl App {
             refused: Default::default(),
             scopes_by_context: Default::default(),
             said: Default::default(),
+            message_kept: None,
             namespaces: Vec::new(),
             mode: Mode::Normal,
             mode_before_quit: None,
@@ -201,12 +204,17 @@ impl App {
     }
 
     pub fn update(&mut self, event: Event) -> Vec<Effect> {
-        let before = self.message.clone();
         let effects = self.handle(event);
-        if self.message != before
-            && let Some(message) = self.message.clone()
-        {
-            self.remember_said(message);
+        // A new sentence on the status line is kept for the messages view:
+        // compared with the one shown before, not copied before every
+        // event (session output is most of them).
+        match &self.message {
+            Some(message) if self.message_kept.as_ref() != Some(message) => {
+                self.message_kept = Some(message.clone());
+                self.remember_said(message.clone());
+            }
+            Some(_) => {}
+            None => self.message_kept = None,
         }
         self.fit_reader();
         effects

@@ -12,7 +12,18 @@
 /// other escape sequence (CSI, OSC, DCS, SOS/PM/APC, two-byte escapes),
 /// carriage return and control character (tab excepted) removed. Bytes that
 /// are not UTF-8 read as U+FFFD; C1 controls are removed too.
-pub fn log_line(line: &[u8]) -> Vec<u8> {
+/// Most lines have nothing to remove: they are returned as they are,
+/// without a copy (this is every log byte's path).
+pub fn log_line(line: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    if let Ok(text) = std::str::from_utf8(line)
+        && !text.chars().any(|c| c.is_control() && c != '\t')
+    {
+        return std::borrow::Cow::Borrowed(line);
+    }
+    std::borrow::Cow::Owned(filtered(line))
+}
+
+fn filtered(line: &[u8]) -> Vec<u8> {
     let text = String::from_utf8_lossy(line);
     let chars: Vec<char> = text.chars().collect();
     let mut out = String::with_capacity(text.len());
@@ -103,7 +114,7 @@ mod tests {
     use crate::term::grid::Grid;
 
     fn shown(line: &[u8]) -> String {
-        String::from_utf8(log_line(line)).unwrap()
+        String::from_utf8(log_line(line).into_owned()).unwrap()
     }
 
     #[test]
@@ -151,7 +162,7 @@ mod tests {
             let line: Vec<u8> = (0..(round % 48))
                 .map(|_| alphabet[rng.usize(..alphabet.len())])
                 .collect();
-            let out = String::from_utf8(log_line(&line)).expect("UTF-8 out");
+            let out = String::from_utf8(log_line(&line).into_owned()).expect("UTF-8 out");
             assert!(
                 !out.chars()
                     .any(|c| c.is_control() && c != '\x1b' && c != '\t')
@@ -177,7 +188,7 @@ mod tests {
         let mut grid = Grid::new(Size::new(40, 5), 100);
         grid.feed(b"web | first\r\n");
         let mut line = b"db  | ".to_vec();
-        line.extend(log_line(b"\x1b[H\x1b[2J\x1b[3J\rcleared\x1b[1;1Hx"));
+        line.extend(log_line(b"\x1b[H\x1b[2J\x1b[3J\rcleared\x1b[1;1Hx").iter());
         line.extend(b"\r\n");
         grid.feed(&line);
         let text = grid.text();
