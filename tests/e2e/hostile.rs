@@ -797,6 +797,16 @@ fn one_pod(_: &Request) -> Reply {
     hostile::list("PodList", vec![hostile::pod("web-1")])
 }
 
+/// A page of a pod list that says there is more, after `token`.
+fn page_with_more(token: &str, pod: &str) -> Reply {
+    Reply::json(
+        200,
+        &json!({"kind": "PodList", "apiVersion": "v1",
+            "metadata": {"resourceVersion": "7", "continue": token},
+            "items": [hostile::pod(pod)]}),
+    )
+}
+
 fn pod_watches(server: &Hostile) -> usize {
     server.count(|r| r.is_list_of("pods") && r.is_watch())
 }
@@ -863,12 +873,7 @@ async fn a_list_whose_pages_never_end_stops_at_the_cap_and_backs_off() {
         15,
         move |_| {
             let n = page.fetch_add(1, Ordering::SeqCst);
-            Reply::json(
-                200,
-                &json!({"kind": "PodList", "apiVersion": "v1",
-                    "metadata": {"resourceVersion": "7", "continue": format!("token-{n}")},
-                    "items": [hostile::pod(&format!("web-{n}"))]}),
-            )
+            page_with_more(&format!("token-{n}"), &format!("web-{n}"))
         },
         watch_stalls,
     )
@@ -889,14 +894,7 @@ async fn a_list_that_repeats_its_continue_token_is_refused_and_retried_with_back
     let (server, text, _) = requests_in(
         "same-token",
         10,
-        |_| {
-            Reply::json(
-                200,
-                &json!({"kind": "PodList", "apiVersion": "v1",
-                    "metadata": {"resourceVersion": "7", "continue": "again"},
-                    "items": [hostile::pod("web-1")]}),
-            )
-        },
+        |_| page_with_more("again", "web-1"),
         watch_stalls,
     )
     .await;
@@ -916,12 +914,7 @@ async fn a_continue_token_that_is_always_gone_restarts_the_list_once_then_backs_
             if r.query.contains("continue=") {
                 Reply::failure(410, "Expired", "The provided continue parameter is too old")
             } else {
-                Reply::json(
-                    200,
-                    &json!({"kind": "PodList", "apiVersion": "v1",
-                        "metadata": {"resourceVersion": "7", "continue": "next"},
-                        "items": [hostile::pod("web-1")]}),
-                )
+                page_with_more("next", "web-1")
             }
         },
         watch_stalls,
@@ -1435,22 +1428,7 @@ async fn a_shell_whose_server_stops_says_so_on_its_pane_and_recovers() {
     let (sim, config) = podbay_sim(&[]).await;
     let pid = Pid::from_raw(sim.id().expect("the simulator runs") as i32);
     let screen = PodbayScreen::spawn(&args(&config, &["-n", "shop"]), 120, 30);
-    screen
-        .wait_for("shop pods", |t| t.contains("redis-0"))
-        .await;
-    screen.keys("/redis-0\r").await;
-    screen.raw(b"\r").await;
-    screen
-        .wait_for("the pod view", |t| {
-            t.contains(" containers ") && t.contains("IMAGE")
-        })
-        .await;
-    screen.keys("s").await;
-    screen
-        .wait_for("a shell", |t| {
-            t.contains("shell shop/") && t.contains("● attached")
-        })
-        .await;
+    crate::panes_e2e::shell_in(&screen, "redis-0", 0).await;
     screen.keys("echo ready-$((6*7))\r").await;
     screen
         .wait_for("its answer", |t| t.contains("ready-42"))
