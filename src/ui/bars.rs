@@ -44,7 +44,7 @@ pub fn header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 format!("{total} {noun}")
             };
             if app.refused_scope().is_some() {
-                counts = "pods unavailable (refused)".to_string();
+                counts = "pods unavailable".to_string();
             } else if !app.refused.is_empty() {
                 counts.push_str(&format!(" ({} ns refused)", app.refused.len()));
             }
