@@ -7,6 +7,7 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 
 use crate::model::debug::Profile;
+use crate::model::owner::OwnerKind;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -87,15 +88,18 @@ pub fn parse() -> Cli {
     let matches = Cli::command()
         .bin_name(name)
         .mut_subcommand("debug", |debug| {
-            debug.override_usage(format!("{name} debug [OPTIONS] <POD> [-- <COMMAND>...]"))
+            debug.override_usage(format!(
+                "{name} debug [OPTIONS] <POD>... [-- <COMMAND>...]\n       {name} debug [OPTIONS] -l <SELECTOR> [-A] [-- <COMMAND>...]"
+            ))
         })
         .get_matches();
     Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 #[command(
     after_help = "Exit status: the debug container's exit code once it has run, 0 with --no-attach or --list; \
+with several pods (or -l, or an owner such as deploy/NAME) 0 if every pod's command exited 0, else 123 (some failed: the summary on stderr says which); \
 podbay's own failures: 1 the attach ended with the server's error and no exit code, 2 usage, 65 invalid (422, name clash, unknown target), 66 pod not found, \
 69 not supported (static pod, Windows target, no ephemeralcontainers API), 70 pod not running, \
 71 image cannot be pulled, 72 container could not start, 74 cluster unreachable (after retrying \
@@ -106,9 +110,16 @@ its log is split the same way where the server supports stream=Stdout/Stderr, Ku
 merged on stdout otherwise)."
 )]
 pub struct DebugArgs {
-    /// The pod to debug: NAME or pod/NAME, as kubectl takes it.
-    #[arg(value_name = "POD", value_parser = parse_pod)]
-    pub pod: String,
+    /// The pod(s) to debug: NAME or pod/NAME, as kubectl takes it, or an
+    /// owner's pods: deploy/NAME, rs/NAME, sts/NAME, ds/NAME, job/NAME.
+    #[arg(value_name = "POD", value_parser = parse_pod, required_unless_present = "selector", conflicts_with = "selector")]
+    pub pods: Vec<DebugTarget>,
+    /// Debug every pod this label selector matches (as kubectl's -l).
+    #[arg(short = 'l', long, value_name = "SELECTOR")]
+    pub selector: Option<String>,
+    /// With -l: the pods of every namespace.
+    #[arg(short = 'A', long, requires = "selector", conflicts_with = "namespace")]
+    pub all_namespaces: bool,
     /// Namespace of the pod (default: the context's).
     #[arg(short, long)]
     pub namespace: Option<String>,
@@ -119,9 +130,15 @@ pub struct DebugArgs {
     #[arg(long)]
     pub kubeconfig: Option<PathBuf>,
     /// Container whose processes and filesystem (/proc/PID/root) to share;
-    /// a regular or an init container.
-    #[arg(long)]
+    /// a regular or an init container (with several pods, each must have it).
+    #[arg(long, conflicts_with = "target_all")]
     pub target: Option<String>,
+    /// With several pods: target each pod's first container.
+    #[arg(long)]
+    pub target_all: bool,
+    /// With several pods: how many to run at once.
+    #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub parallel: u16,
     /// Image of the debug container (default: the first of debug.images in
     /// config.toml, else busybox:1.36).
     #[arg(long, value_parser = parse_image)]
@@ -183,19 +200,50 @@ impl DebugArgs {
     pub fn json(&self) -> bool {
         self.output.as_deref() == Some("json")
     }
+
+    /// Several pods at once: more than one named, a selector, or an owner's.
+    pub fn is_fleet(&self) -> bool {
+        self.pods.len() > 1
+            || self.selector.is_some()
+            || self
+                .pods
+                .iter()
+                .any(|p| matches!(p, DebugTarget::Owner { .. }))
+    }
 }
 
-/// `NAME`, or kubectl's `TYPE/NAME` for a pod (`pod/`, `pods/`, `po/`).
-fn parse_pod(s: &str) -> Result<String, String> {
+/// What `podbay debug` is pointed at on its command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DebugTarget {
+    Pod(String),
+    /// Every pod of this workload, by its selector (as kubectl resolves it).
+    Owner {
+        kind: OwnerKind,
+        name: String,
+    },
+}
+
+/// `NAME`, kubectl's `TYPE/NAME` for a pod (`pod/`, `pods/`, `po/`), or an
+/// owner (`deploy/NAME`, …).
+fn parse_pod(s: &str) -> Result<DebugTarget, String> {
     let Some((kind, name)) = s.split_once('/') else {
-        return Ok(s.to_string());
+        return Ok(DebugTarget::Pod(s.to_string()));
     };
+    let named = !name.is_empty() && !name.contains('/');
     match kind.to_ascii_lowercase().as_str() {
-        "pod" | "pods" | "po" if !name.is_empty() && !name.contains('/') => Ok(name.to_string()),
+        "pod" | "pods" | "po" if named => Ok(DebugTarget::Pod(name.to_string())),
         "node" | "nodes" | "no" => Err(format!(
             "podbay cannot debug a node yet (it debugs pods, with ephemeral containers); run `kubectl debug node/{name} -it --image=busybox:1.36` meanwhile"
         )),
-        _ => Err(format!("{s:?} is not a pod: give NAME or pod/NAME")),
+        word => match OwnerKind::from_word(word) {
+            Some(kind) if named => Ok(DebugTarget::Owner {
+                kind,
+                name: name.to_string(),
+            }),
+            _ => Err(format!(
+                "{s:?} is not a pod or a workload: give NAME, pod/NAME, or one of deploy/, rs/, sts/, ds/, job/ and a NAME"
+            )),
+        },
     }
 }
 
@@ -329,7 +377,8 @@ mod tests {
         let Some(Command::Debug(args)) = cli.command else {
             panic!("debug")
         };
-        assert_eq!(args.pod, "web-1");
+        assert_eq!(args.pods, [DebugTarget::Pod("web-1".into())]);
+        assert!(!args.is_fleet());
         assert_eq!(args.namespace.as_deref(), Some("shop"));
         assert_eq!(args.profile, Some(Profile::Restricted));
         assert_eq!(args.env, [("A".to_string(), "1".to_string())]);

@@ -241,7 +241,12 @@ async fn debug_command(
     args: podbay::cli::DebugArgs,
     defaults: &podbay::commands::debug::Defaults,
 ) -> ! {
-    match podbay::commands::debug::run(args, defaults).await {
+    let run = if args.is_fleet() {
+        podbay::commands::fleet::run(args, defaults).await
+    } else {
+        podbay::commands::debug::run(args, defaults).await
+    };
+    match run {
         Ok(code) => std::process::exit(code),
         Err(failure) => {
             eprintln!("podbay: {}", failure.sentence);

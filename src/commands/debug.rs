@@ -12,7 +12,7 @@ use serde_json::json;
 use tokio::io::AsyncReadExt;
 use tokio::sync::mpsc;
 
-use crate::cli::DebugArgs;
+use crate::cli::{DebugArgs, DebugTarget};
 use crate::cluster::client::Target;
 use crate::cluster::debug::{self, LaunchProblem, Startup};
 use crate::cluster::errors;
@@ -55,7 +55,7 @@ pub struct Failure {
     pub sentence: Printable,
 }
 
-fn fail(code: i32, sentence: impl Into<Printable>) -> Failure {
+pub(super) fn fail(code: i32, sentence: impl Into<Printable>) -> Failure {
     Failure {
         code,
         sentence: sentence.into(),
@@ -71,56 +71,198 @@ pub struct Defaults {
     pub profile: Profile,
 }
 
-/// Runs the command; `Ok(code)` is the exit code to use.
+/// Runs the command in one pod; `Ok(code)` is the exit code to use (the
+/// container's). Several pods, a selector or an owner are
+/// [`fleet::run`](super::fleet::run)'s.
 pub async fn run(args: DebugArgs, defaults: &Defaults) -> Result<i32, Failure> {
-    let default_image = defaults.image.as_str();
+    let connection = connect(&args).await?;
+    let namespace = args
+        .namespace
+        .clone()
+        .unwrap_or(connection.namespace.clone());
+    let pod = match args.pods.first() {
+        Some(DebugTarget::Pod(name)) => name.clone(),
+        _ => String::new(),
+    };
+    let voice = if args.json() {
+        Voice::Quiet
+    } else {
+        Voice::Stderr
+    };
+    let job = Job {
+        args: &args,
+        pod,
+        namespace,
+        target: args.target.clone(),
+        voice,
+        input: None,
+    };
+    // One deadline for the cluster and the container, as --timeout says.
+    let deadline = tokio::time::Instant::now() + args.timeout;
+    let pod = get_pod(&connection.client, &job, &connection.server, deadline).await?;
+    if args.list {
+        return list(&pod, &job);
+    }
+    let image = chosen_image(&args, defaults, &job.voice);
+    let mut out: Box<dyn Write + Send> = if args.json() {
+        // With -o json, stdout is the JSON document alone: the container's
+        // output goes to stderr.
+        Box::new(std::io::stderr())
+    } else {
+        Box::new(std::io::stdout())
+    };
+    let mut err = std::io::stderr();
+    let sinks = Sinks {
+        out: &mut *out,
+        err: &mut err,
+    };
+    let finished = run_job(
+        &connection.client,
+        &job,
+        &pod,
+        image,
+        defaults,
+        sinks,
+        deadline,
+    )
+    .await?;
+    if args.json() {
+        let value = json!({
+            "pod": job.pod,
+            "container": finished.container,
+            "status": finished.status,
+        });
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&value).unwrap_or_default()
+        );
+    } else if args.no_attach {
+        println!("{}", finished.container);
+    }
+    let exit_code = finished.exit_code;
+    if !(0..=255).contains(&exit_code) {
+        return Err(fail(
+            exit::OUT_OF_RANGE,
+            format!(
+                "Debug container {} exited with code {exit_code}, which no exit status can hold (0–255).",
+                finished.container
+            ),
+        ));
+    }
+    Ok(exit_code)
+}
+
+/// The kubeconfig's connection, or exit 78 with its sentence.
+pub(super) async fn connect(
+    args: &DebugArgs,
+) -> Result<crate::cluster::client::Connection, Failure> {
     let target = Target {
         kubeconfig: args.kubeconfig.clone(),
         context: args.context.clone(),
         ..Target::default()
     };
-    let connection = target
+    target
         .connect()
         .await
-        .map_err(|e| fail(exit::CONFIG, e.to_string()))?;
-    let namespace = args
-        .namespace
-        .clone()
-        .unwrap_or(connection.namespace.clone());
-    let pods: Api<Pod> = Api::namespaced(connection.client.clone(), &namespace);
+        .map_err(|e| fail(exit::CONFIG, e.to_string()))
+}
 
-    // One deadline for the cluster and the container, as --timeout says.
-    let deadline = tokio::time::Instant::now() + args.timeout;
-    let pod = get_pod(&pods, &args, &namespace, &connection.server, deadline).await?;
-    if args.list {
-        return list(&pod, &args);
-    }
-    let image = match &args.image {
+/// `--image`, else the config's first (said once).
+pub(super) fn chosen_image(args: &DebugArgs, defaults: &Defaults, voice: &Voice) -> String {
+    match &args.image {
         Some(image) => image.clone(),
         None => {
-            if !args.json() {
-                eprintln!("podbay: using image {default_image} (pass --image to choose another)");
-            }
-            default_image.to_string()
+            voice.say(&format!(
+                "using image {} (pass --image to choose another)",
+                defaults.image
+            ));
+            defaults.image.clone()
         }
-    };
-    preflight(&pod, &args, &namespace)?;
+    }
+}
+
+/// One pod's run: the pod, its namespace, the container to target, and
+/// where podbay's own words about it go.
+pub(super) struct Job<'a> {
+    pub args: &'a DebugArgs,
+    pub pod: String,
+    pub namespace: String,
+    pub target: Option<String>,
+    pub voice: Voice,
+    /// With `-i` for several pods: standard input, read once, given to
+    /// each (then closed); `None` forwards podbay's stdin as it comes.
+    pub input: Option<Bytes>,
+}
+
+/// Where podbay's progress lines (`podbay: waiting…`) go.
+pub(super) enum Voice {
+    Stderr,
+    /// `-o json`: only what must be said (the server's warnings).
+    Quiet,
+    /// Several pods: each line after its pod's prefix, on stderr.
+    Prefixed(super::prefix::Prefix),
+}
+
+impl Voice {
+    /// A progress line.
+    pub fn say(&self, line: &str) {
+        match self {
+            Voice::Stderr => eprintln!("podbay: {line}"),
+            Voice::Quiet => {}
+            Voice::Prefixed(prefix) => prefix.line_to_stderr(&format!("podbay: {line}")),
+        }
+    }
+
+    /// A line said even under `-o json` (kubectl prints warnings there too).
+    pub fn warn(&self, line: &str) {
+        match self {
+            Voice::Stderr | Voice::Quiet => eprintln!("{line}"),
+            Voice::Prefixed(prefix) => prefix.line_to_stderr(line),
+        }
+    }
+}
+
+/// Where the container's output goes.
+pub(super) struct Sinks<'a> {
+    pub out: &'a mut (dyn Write + Send),
+    pub err: &'a mut (dyn Write + Send),
+}
+
+/// How one pod's run ended: its debug container and exit code.
+#[derive(Debug)]
+pub(super) struct Finished {
+    pub container: String,
+    pub exit_code: i32,
+    pub status: Option<k8s_openapi::api::core::v1::ContainerStatus>,
+}
+
+/// Checks, reuses or launches, attaches and reads the final state: one
+/// pod's whole run after its pod was read.
+pub(super) async fn run_job(
+    client: &kube::Client,
+    job: &Job<'_>,
+    pod: &Pod,
+    image: String,
+    defaults: &Defaults,
+    sinks: Sinks<'_>,
+    deadline: tokio::time::Instant,
+) -> Result<Finished, Failure> {
+    let args = job.args;
+    preflight(pod, job)?;
     let reused = args
         .reuse
         .then(|| {
-            let detail = crate::model::PodDetail::from_pod(&pod);
-            let name = detail.reusable_debugger(&image, args.target.as_deref());
+            let detail = crate::model::PodDetail::from_pod(pod);
+            let name = detail.reusable_debugger(&image, job.target.as_deref());
             name.map(str::to_string)
         })
         .flatten();
     let name = match reused {
         Some(name) => {
-            if !args.json() {
-                eprintln!(
-                    "podbay: reusing debug container {name} of pod {namespace}/{} (same image and target, running)",
-                    args.pod
-                );
-            }
+            job.voice.say(&format!(
+                "reusing debug container {name} of pod {}/{} (same image and target, running)",
+                job.namespace, job.pod
+            ));
             name
         }
         None => {
@@ -129,24 +271,16 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> Result<i32, Failure> {
                 profile: args.profile.unwrap_or(defaults.profile),
                 explicit_profile: args.profile.is_some(),
             };
-            launch(
-                &connection.client,
-                &pod,
-                &args,
-                &namespace,
-                chosen,
-                deadline,
-            )
-            .await?
+            launch(client, pod, job, chosen, deadline).await?
         }
     };
-
     let end = if args.no_attach {
         None
     } else {
-        attach(&connection.client, &namespace, &args, &name).await?
+        attach(client, job, &name, sinks).await?
     };
-    report(&pods, &args, &namespace, &name, end).await
+    let pods: Api<Pod> = Api::namespaced(client.clone(), &job.namespace);
+    final_state(&pods, job, &name, end).await
 }
 
 /// The image and profile to launch with.
@@ -161,11 +295,12 @@ struct Chosen {
 async fn launch(
     client: &kube::Client,
     pod: &Pod,
-    args: &DebugArgs,
-    namespace: &str,
+    job: &Job<'_>,
     chosen: Chosen,
     deadline: tokio::time::Instant,
 ) -> Result<String, Failure> {
+    let args = job.args;
+    let namespace = job.namespace.as_str();
     let pods: Api<Pod> = Api::namespaced(client.clone(), namespace);
     let taken = crate::model::debug::container_names(pod);
     let name = match &args.name {
@@ -174,7 +309,7 @@ async fn launch(
                 exit::INVALID,
                 format!(
                     "Pod {} already has a container named {name:?}; pick another --name (ephemeral containers can never be removed).",
-                    args.pod
+                    job.pod
                 ),
             ));
         }
@@ -184,7 +319,7 @@ async fn launch(
     let mut spec = DebugSpec {
         name: name.clone(),
         image: chosen.image,
-        target: args.target.clone(),
+        target: job.target.clone(),
         command: args.command.clone(),
         profile: chosen.profile,
         env: args.env.clone(),
@@ -194,57 +329,46 @@ async fn launch(
         workdir: args.workdir.clone(),
         pull_policy: args.pull_policy.clone(),
     };
-    spec.profile = admitted_profile(
-        client,
-        pod,
-        &spec,
-        namespace,
-        chosen.explicit_profile,
-        args,
-        deadline,
-    )
-    .await?;
+    spec.profile =
+        admitted_profile(client, pod, &spec, job, chosen.explicit_profile, deadline).await?;
     let launched = answered(
         "the request to add the debug container (it may still be added: --list shows it)",
         args.timeout,
         deadline,
         async {
-            debug::launch(&spec, client, namespace, &args.pod)
+            debug::launch(&spec, client, namespace, &job.pod)
                 .await
-                .map_err(|e| launch_failure(&e, &args.pod, namespace))
+                .map_err(|e| launch_failure(&e, &job.pod, namespace))
         },
     )
     .await?;
     // As kubectl prints them, `-o json` included: they are not the output.
     for warning in &launched.warnings {
-        eprintln!("Warning: {}", sanitize(warning));
+        job.voice.warn(&format!("Warning: {}", sanitize(warning)));
     }
-    if !args.json() {
-        eprintln!(
-            "podbay: added debug container {name} to pod {namespace}/{}; waiting for it to start…",
-            args.pod
-        );
-    }
+    job.voice.say(&format!(
+        "added debug container {name} to pod {namespace}/{}; waiting for it to start…",
+        job.pod
+    ));
 
-    let quiet = args.json();
     let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-    let startup = debug::await_startup(&pods, &args.pod, &name, left, |reason, message| {
+    let startup = debug::await_startup(&pods, &job.pod, &name, left, |reason, message| {
         // A reason that will not clear ends the wait, and its failure says
         // it: said here too, it was printed twice.
         let hopeless = matches!(
             crate::model::classify_waiting(reason, message),
             crate::model::Waiting::Hopeless(_)
         );
-        if !quiet && !hopeless {
+        if !hopeless {
             let detail = if message.is_empty() {
                 String::new()
             } else {
                 format!(": {message}")
             };
-            eprintln!(
-                "podbay: {name} is waiting: {}",
+            job.voice.say(&format!(
+                "{name} is waiting: {}",
                 sanitize(&format!("{reason}{detail}"))
-            );
+            ));
         }
     })
     .await;
@@ -308,7 +432,7 @@ async fn launch(
             exit::NOT_FOUND,
             format!(
                 "Pod {namespace}/{} went away while the debug container was starting.",
-                args.pod
+                job.pod
             ),
         )),
     }
@@ -339,22 +463,24 @@ async fn answered<T>(
 /// Reads the pod. An unreachable server is retried with back-off until
 /// `deadline`, saying so once; a server that never answers is given up on
 /// at the same deadline; anything else fails at once.
-async fn get_pod(
-    pods: &Api<Pod>,
-    args: &DebugArgs,
-    namespace: &str,
+pub(super) async fn get_pod(
+    client: &kube::Client,
+    job: &Job<'_>,
     server: &str,
     deadline: tokio::time::Instant,
 ) -> Result<Pod, Failure> {
+    let args = job.args;
+    let namespace = job.namespace.as_str();
+    let pods: Api<Pod> = Api::namespaced(client.clone(), namespace);
     let mut pause = Duration::from_millis(500);
     // Why the last try failed: when the deadline passes while waiting to
     // retry, that is what to report, not a server that never answered.
     let mut last_cause: Option<String> = None;
     loop {
-        let error = match tokio::time::timeout_at(deadline, pods.get(&args.pod)).await {
+        let error = match tokio::time::timeout_at(deadline, pods.get(&job.pod)).await {
             Ok(Ok(pod)) => return Ok(pod),
             Ok(Err(e)) if errors::unreachable(&e) => e,
-            Ok(Err(e)) => return Err(api_failure(&e, &args.pod, namespace)),
+            Ok(Err(e)) => return Err(api_failure(&e, &job.pod, namespace)),
             Err(_deadline) => {
                 let timeout = humantime(args.timeout);
                 return Err(fail(
@@ -371,11 +497,11 @@ async fn get_pod(
             }
         };
         let cause = sanitize(&errors::root_cause(&error)).into_owned();
-        if last_cause.is_none() && !args.json() {
-            eprintln!(
-                "podbay: cannot reach the API server at {server} ({cause}); retrying for up to {}…",
+        if last_cause.is_none() {
+            job.voice.say(&format!(
+                "cannot reach the API server at {server} ({cause}); retrying for up to {}…",
                 humantime(args.timeout)
-            );
+            ));
         }
         last_cause = Some(cause);
         tokio::time::sleep_until(deadline.min(tokio::time::Instant::now() + pause)).await;
@@ -384,7 +510,8 @@ async fn get_pod(
 }
 
 /// `--list`: the pod's debug containers with their state, image and target.
-fn list(pod: &Pod, args: &DebugArgs) -> Result<i32, Failure> {
+fn list(pod: &Pod, job: &Job<'_>) -> Result<i32, Failure> {
+    let args = job.args;
     let detail = crate::model::PodDetail::from_pod(pod);
     let debug: Vec<_> = detail
         .containers
@@ -446,12 +573,12 @@ fn list(pod: &Pod, args: &DebugArgs) -> Result<i32, Failure> {
         let _ = writeln!(out, "{}", line.join("   ").trim_end());
     }
     if rows.is_empty() {
-        eprintln!("podbay: pod {} has no debug containers.", args.pod);
+        eprintln!("podbay: pod {} has no debug containers.", job.pod);
     }
     Ok(0)
 }
 
-fn humantime(d: Duration) -> String {
+pub(super) fn humantime(d: Duration) -> String {
     let secs = d.as_secs();
     if secs >= 60 && secs.is_multiple_of(60) {
         format!("{}m", secs / 60)
@@ -461,8 +588,9 @@ fn humantime(d: Duration) -> String {
 }
 
 /// What is known to fail before asking the server.
-fn preflight(pod: &Pod, args: &DebugArgs, namespace: &str) -> Result<(), Failure> {
-    let name = &args.pod;
+fn preflight(pod: &Pod, job: &Job<'_>) -> Result<(), Failure> {
+    let name = &job.pod;
+    let namespace = &job.namespace;
     if pod
         .metadata
         .annotations
@@ -480,7 +608,7 @@ fn preflight(pod: &Pod, args: &DebugArgs, namespace: &str) -> Result<(), Failure
     let windows = spec
         .and_then(|s| s.os.as_ref())
         .is_some_and(|os| os.name == "windows");
-    if windows && args.target.is_some() {
+    if windows && job.target.is_some() {
         return Err(fail(
             exit::UNSUPPORTED,
             format!(
@@ -488,7 +616,7 @@ fn preflight(pod: &Pod, args: &DebugArgs, namespace: &str) -> Result<(), Failure
             ),
         ));
     }
-    if let Some(target) = &args.target {
+    if let Some(target) = &job.target {
         // The API lets a debug container target init containers too.
         let containers: Vec<String> = spec
             .map(|s| {
@@ -527,11 +655,11 @@ async fn admitted_profile(
     client: &kube::Client,
     pod: &Pod,
     spec: &DebugSpec,
-    namespace: &str,
+    job: &Job<'_>,
     explicit: bool,
-    args: &DebugArgs,
     deadline: tokio::time::Instant,
 ) -> Result<Profile, Failure> {
+    let namespace = job.namespace.as_str();
     // A few seconds at most, within --timeout: this only saves a refusal.
     let limit =
         Duration::from_secs(5).min(deadline.saturating_duration_since(tokio::time::Instant::now()));
@@ -546,12 +674,10 @@ async fn admitted_profile(
             passing: Some(passing),
             ..
         } if !explicit => {
-            if !args.json() {
-                eprintln!(
-                    "podbay: {namespace} enforces Pod Security \"{level}\": using --profile={passing} instead of {}",
-                    spec.profile
-                );
-            }
+            job.voice.say(&format!(
+                "{namespace} enforces Pod Security \"{level}\": using --profile={passing} instead of {}",
+                spec.profile
+            ));
             Ok(*passing)
         }
         refused => {
@@ -590,7 +716,7 @@ fn launch_failure(error: &kube::Error, pod: &str, namespace: &str) -> Failure {
     fail(code, sentence)
 }
 
-fn classify(error: &kube::Error) -> Failure {
+pub(super) fn classify(error: &kube::Error) -> Failure {
     let crate::model::problem::Problem {
         sentence, denied, ..
     } = errors::describe(error);
@@ -607,21 +733,23 @@ fn classify(error: &kube::Error) -> Failure {
 
 /// Attaches: first prints what the container wrote before the attach (from
 /// its log), then streams, so nothing it printed is lost. With a terminal
-/// everything is one stream on stdout; without one, the container's stderr
-/// goes to podbay's stderr.
+/// everything is one stream on `out`; without one, the container's stderr
+/// goes to `err`.
 async fn attach(
     client: &kube::Client,
-    namespace: &str,
-    args: &DebugArgs,
+    job: &Job<'_>,
     name: &str,
+    sinks: Sinks<'_>,
 ) -> Result<Option<SessionEnd>, Failure> {
+    let args = job.args;
+    let Sinks { out, err } = sinks;
     let raw = args.tty && std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
     let size =
         crossterm::terminal::size().map_or(Size::DEFAULT, |(cols, rows)| Size::new(cols, rows));
     let (events_tx, mut events) = mpsc::channel(256);
     let spec = SessionSpec {
-        namespace: namespace.to_string(),
-        pod: args.pod.clone(),
+        namespace: job.namespace.clone(),
+        pod: job.pod.clone(),
         container: name.to_string(),
         kind: SessionKind::Attach,
         size,
@@ -643,8 +771,8 @@ async fn attach(
     })
     .await?;
     let at = ContainerRef {
-        namespace,
-        pod: &args.pod,
+        namespace: &job.namespace,
+        pod: &job.pod,
         container: name,
     };
     let first = answered(
@@ -654,22 +782,11 @@ async fn attach(
         async { Ok(replay(client, at, args.tty, &mut events).await) },
     )
     .await?;
-    // With -o json, stdout is the JSON document alone: the container's
-    // output goes to stderr.
-    let mut out: Box<dyn Write> = if args.json() {
-        Box::new(std::io::stderr())
-    } else {
-        Box::new(std::io::stdout())
-    };
-    let mut err = std::io::stderr();
     // What the container's output leaves on in the user's terminal.
     let mut modes = Modes::default();
     modes.observe(&first.out.log);
     modes.observe(&first.out.after);
-    for (sink, stream) in [
-        (&mut *out as &mut dyn Write, &first.out),
-        (&mut err, &first.err),
-    ] {
+    for (sink, stream) in [(&mut *out, &first.out), (&mut *err, &first.err)] {
         let _ = sink.write_all(&stream.log);
         let _ = sink.write_all(&stream.after);
         let _ = sink.flush();
@@ -681,20 +798,29 @@ async fn attach(
 
     let mut raw_guard = if raw { RawMode::enable(modes) } else { None };
     if args.interactive {
-        tokio::spawn(forward_stdin(input.clone()));
+        match &job.input {
+            // Read once for every pod: given whole, then closed.
+            Some(given) => {
+                let _ = input.send(SessionInput::Data(given.clone()));
+                let _ = input.send(SessionInput::CloseStdin);
+            }
+            None => {
+                tokio::spawn(forward_stdin(input.clone()));
+            }
+        }
     }
     if raw {
         tokio::spawn(forward_resizes(input));
     }
     while let Some(event) = events.recv().await {
-        let (sink, chunk): (&mut dyn Write, _) = match event {
+        let (sink, chunk): (&mut (dyn Write + Send), _) = match event {
             SessionEvent::Output(chunk) => {
                 if let Some(guard) = raw_guard.as_mut() {
                     guard.modes.observe(&chunk);
                 }
                 (&mut *out, chunk)
             }
-            SessionEvent::Stderr(chunk) => (&mut err, chunk),
+            SessionEvent::Stderr(chunk) => (&mut *err, chunk),
             SessionEvent::Ended(end) => return Ok(Some(end)),
             // The user's own terminal shows what it shows; --timeout and
             // the keepalive end a dead stream.
@@ -760,16 +886,16 @@ impl Drop for RawMode {
     }
 }
 
-/// Final status: the container's exit code when it has ended (from the
+/// Final state: the container's exit code when it has ended (from the
 /// pod, else from the stream's `Failure` status), else 0; exit 75 when the
 /// stream was cut while the container runs on.
-async fn report(
+async fn final_state(
     pods: &Api<Pod>,
-    args: &DebugArgs,
-    namespace: &str,
+    job: &Job<'_>,
     name: &str,
     end: Option<SessionEnd>,
-) -> Result<i32, Failure> {
+) -> Result<Finished, Failure> {
+    let args = job.args;
     // The attach stream can end a moment before the kubelet reports the exit.
     let mut status = None;
     let deadline = tokio::time::Instant::now() + args.timeout;
@@ -778,10 +904,10 @@ async fn report(
             "the read of the pod's final status",
             args.timeout,
             deadline,
-            async { Ok(pods.get(&args.pod).await) },
+            async { Ok(pods.get(&job.pod).await) },
         )
         .await?
-        .map_err(|e| api_failure(&e, &args.pod, ""))?;
+        .map_err(|e| api_failure(&e, &job.pod, &job.namespace))?;
         status = pod
             .status
             .and_then(|s| s.ephemeral_container_statuses)
@@ -806,7 +932,7 @@ async fn report(
         .filter(|e| e.disconnected && terminated.is_none())
         && !args.no_attach
     {
-        let pod = &args.pod;
+        let (pod, namespace) = (&job.pod, &job.namespace);
         return Err(fail(
             exit::CUT,
             format!(
@@ -831,27 +957,9 @@ async fn report(
             ),
         ));
     }
-    let exit_code = terminated.or(from_stream).unwrap_or(0);
-    if args.json() {
-        let value = json!({
-            "pod": args.pod,
-            "container": name,
-            "status": status,
-        });
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&value).unwrap_or_default()
-        );
-    } else if args.no_attach {
-        println!("{name}");
-    }
-    if !(0..=255).contains(&exit_code) {
-        return Err(fail(
-            exit::OUT_OF_RANGE,
-            format!(
-                "Debug container {name} exited with code {exit_code}, which no exit status can hold (0–255)."
-            ),
-        ));
-    }
-    Ok(exit_code)
+    Ok(Finished {
+        container: name.to_string(),
+        exit_code: terminated.or(from_stream).unwrap_or(0),
+        status,
+    })
 }

@@ -53,10 +53,9 @@ async fn dispatch(
         (&Method::GET, Route::Version) => Ok(ok_json(&version())),
         (&Method::GET, Route::Health) => Ok(Response::new(super::http::full("ok"))),
         (&Method::GET, Route::ApiVersions) => Ok(ok_json(&api_versions(state))),
-        (&Method::GET, Route::ApiGroups) => Ok(ok_json(
-            &json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": []}),
-        )),
+        (&Method::GET, Route::ApiGroups) => Ok(ok_json(&api_groups())),
         (&Method::GET, Route::CoreResources) => Ok(ok_json(&core_resources())),
+        (&Method::GET, Route::AppsResources) => Ok(ok_json(&apps_resources())),
         (&Method::GET, Route::Collection { kind, namespace }) => {
             let watching = query.flag("watch")?;
             let verb = if watching { "watch" } else { "list" };
@@ -89,7 +88,7 @@ async fn dispatch(
             let entry = state
                 .store
                 .get(kind, &Key::new(&ns, &name))
-                .ok_or_else(|| ApiError::not_found(kind.plural(), &name))?;
+                .ok_or_else(|| ApiError::not_found(&kind.qualified(), &name))?;
             if wants_table(&request) && kind == Kind::Pod {
                 return Ok(ok_json(&table::pods(
                     &[entry.value()],
@@ -329,8 +328,9 @@ fn list(
     }
     body.put_slice(
         format!(
-            r#"{{"kind":"{}List","apiVersion":"v1","metadata":{},"items":["#,
+            r#"{{"kind":"{}List","apiVersion":"{}","metadata":{},"items":["#,
             filter.kind.name(),
+            filter.kind.api_version(),
             metadata
         )
         .as_bytes(),
@@ -422,6 +422,37 @@ fn api_versions(state: &SimState) -> Value {
         "kind": "APIVersions",
         "versions": ["v1"],
         "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": state.addr.to_string()}],
+    })
+}
+
+/// `/apis`: the one group served besides the core group.
+fn api_groups() -> Value {
+    let version = json!({"groupVersion": "apps/v1", "version": "v1"});
+    json!({
+        "kind": "APIGroupList",
+        "apiVersion": "v1",
+        "groups": [{"name": "apps", "versions": [version], "preferredVersion": version}],
+    })
+}
+
+/// `/apis/apps/v1`: Deployments and ReplicaSets, read-only (the simulator
+/// runs no controllers; they describe the pods it was given).
+fn apps_resources() -> Value {
+    let resource = |name: &str, kind: &str, short: &str| {
+        json!({
+            "name": name, "singularName": kind.to_lowercase(), "namespaced": true, "kind": kind,
+            "verbs": ["get", "list", "watch"], "shortNames": [short], "categories": ["all"],
+            "storageVersionHash": "",
+        })
+    };
+    json!({
+        "kind": "APIResourceList",
+        "apiVersion": "v1",
+        "groupVersion": "apps/v1",
+        "resources": [
+            resource("deployments", "Deployment", "deploy"),
+            resource("replicasets", "ReplicaSet", "rs"),
+        ],
     })
 }
 

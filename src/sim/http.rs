@@ -25,6 +25,8 @@ pub enum Route {
     ApiVersions,
     ApiGroups,
     CoreResources,
+    /// `/apis/apps/v1`: the resources of the apps group.
+    AppsResources,
     /// `GET` list/watch, across namespaces when `namespace` is `None`.
     Collection {
         kind: Kind,
@@ -61,8 +63,11 @@ impl Subresource {
     }
 }
 
-fn kind_of(plural: &str) -> Option<Kind> {
-    Kind::ALL.into_iter().find(|k| k.plural() == plural)
+/// The kind a `group`'s resource `plural` names (`""` is the core group).
+fn kind_of(group: &str, plural: &str) -> Option<Kind> {
+    Kind::ALL
+        .into_iter()
+        .find(|k| k.group() == group && k.plural() == plural)
 }
 
 /// Decodes a request path into a route; `None` means 404.
@@ -75,8 +80,22 @@ pub fn route(path: &str) -> Option<Route> {
         ["apis"] => Route::ApiGroups,
         ["api", "v1"] => Route::CoreResources,
         ["api", "v1", plural] => Route::Collection {
-            kind: kind_of(plural)?,
+            kind: kind_of("", plural)?,
             namespace: None,
+        },
+        ["apis", "apps", "v1"] => Route::AppsResources,
+        ["apis", "apps", "v1", plural] => Route::Collection {
+            kind: kind_of("apps", plural)?,
+            namespace: None,
+        },
+        ["apis", "apps", "v1", "namespaces", ns, plural] => Route::Collection {
+            kind: kind_of("apps", plural)?,
+            namespace: Some(ns.to_string()),
+        },
+        ["apis", "apps", "v1", "namespaces", ns, plural, name] => Route::Object {
+            kind: kind_of("apps", plural)?,
+            namespace: Some(ns.to_string()),
+            name: name.to_string(),
         },
         ["api", "v1", "namespaces", name] => Route::Object {
             kind: Kind::Namespace,
@@ -84,14 +103,14 @@ pub fn route(path: &str) -> Option<Route> {
             name: name.to_string(),
         },
         ["api", "v1", "namespaces", ns, plural] => {
-            let kind = kind_of(plural).filter(|k| k.namespaced())?;
+            let kind = kind_of("", plural).filter(|k| k.namespaced())?;
             Route::Collection {
                 kind,
                 namespace: Some(ns.to_string()),
             }
         }
         ["api", "v1", "namespaces", ns, plural, name] => {
-            let kind = kind_of(plural).filter(|k| k.namespaced())?;
+            let kind = kind_of("", plural).filter(|k| k.namespaced())?;
             Route::Object {
                 kind,
                 namespace: Some(ns.to_string()),
@@ -240,7 +259,16 @@ mod tests {
             route("/api/v1/namespaces/shop/pods/web-1/portforward"),
             None
         );
-        assert_eq!(route("/apis/apps/v1/deployments"), None);
+        assert_eq!(
+            route("/apis/apps/v1/namespaces/shop/deployments/cart"),
+            Some(Route::Object {
+                kind: Kind::Deployment,
+                namespace: Some("shop".into()),
+                name: "cart".into()
+            })
+        );
+        assert_eq!(route("/api/v1/deployments"), None, "not in the core group");
+        assert_eq!(route("/apis/apps/v1/namespaces/shop/pods"), None);
     }
 
     #[test]

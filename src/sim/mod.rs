@@ -14,6 +14,7 @@ pub mod images;
 pub(crate) mod kubeconfig;
 pub mod kubelet;
 pub(crate) mod logs;
+pub(crate) mod owners;
 pub(crate) mod pod_json;
 pub mod rbac;
 pub(crate) mod reference;
@@ -224,7 +225,11 @@ fn load_scenario(state: &SimState) {
     };
     // Demo pods run their processes from the start; generated ones only on demand.
     let eager = state.options.pods.is_none();
+    let mut owners = owners::Owners::default();
     for pod in pods {
+        if eager {
+            owners.observe(&pod);
+        }
         let key = Key::new(
             pod["metadata"]["namespace"].as_str().unwrap_or_default(),
             pod["metadata"]["name"].as_str().unwrap_or_default(),
@@ -246,6 +251,13 @@ fn load_scenario(state: &SimState) {
         {
             state.kubelet.start_pod(&entry.value());
         }
+    }
+    for (kind, object) in owners.objects(created) {
+        let key = Key::new(
+            object["metadata"]["namespace"].as_str().unwrap_or_default(),
+            object["metadata"]["name"].as_str().unwrap_or_default(),
+        );
+        let _ = state.store.create(kind, key, object);
     }
     for ns in &namespaces {
         let _ = state.store.create(

@@ -16,7 +16,8 @@ pub struct User {
 pub enum Role {
     /// cluster-admin.
     Admin,
-    /// get/list/watch pods, namespaces and events, read logs; nothing else.
+    /// get/list/watch pods, namespaces, events and the apps that own pods,
+    /// read logs; nothing else.
     Viewer,
     /// Everything on pods and events in one namespace, nothing cluster-wide.
     Namespaced(String),
@@ -38,7 +39,7 @@ impl Role {
         match self {
             Role::Admin => true,
             Role::Viewer => match (a.resource, a.subresource) {
-                ("pods" | "namespaces" | "events", "") => read,
+                ("pods" | "namespaces" | "events" | "deployments" | "replicasets", "") => read,
                 ("pods", "log") => a.verb == "get",
                 _ => false,
             },
@@ -48,7 +49,7 @@ impl Role {
                 }
                 match (a.resource, a.subresource) {
                     ("pods", "" | "log" | "ephemeralcontainers" | "attach" | "exec") => true,
-                    ("events", "") => read,
+                    ("events" | "deployments" | "replicasets", "") => read,
                     _ => false,
                 }
             }

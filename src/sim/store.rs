@@ -19,16 +19,27 @@ pub enum Kind {
     Pod,
     Event,
     Namespace,
+    /// `apps/v1`, read-only: what `deploy/NAME` resolves through.
+    Deployment,
+    ReplicaSet,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 3] = [Kind::Pod, Kind::Event, Kind::Namespace];
+    pub const ALL: [Kind; 5] = [
+        Kind::Pod,
+        Kind::Event,
+        Kind::Namespace,
+        Kind::Deployment,
+        Kind::ReplicaSet,
+    ];
 
     pub fn plural(self) -> &'static str {
         match self {
             Kind::Pod => "pods",
             Kind::Event => "events",
             Kind::Namespace => "namespaces",
+            Kind::Deployment => "deployments",
+            Kind::ReplicaSet => "replicasets",
         }
     }
 
@@ -37,6 +48,32 @@ impl Kind {
             Kind::Pod => "Pod",
             Kind::Event => "Event",
             Kind::Namespace => "Namespace",
+            Kind::Deployment => "Deployment",
+            Kind::ReplicaSet => "ReplicaSet",
+        }
+    }
+
+    /// The API group (`""` for the core group).
+    pub fn group(self) -> &'static str {
+        match self {
+            Kind::Deployment | Kind::ReplicaSet => "apps",
+            Kind::Pod | Kind::Event | Kind::Namespace => "",
+        }
+    }
+
+    pub fn api_version(self) -> &'static str {
+        match self.group() {
+            "" => "v1",
+            _ => "apps/v1",
+        }
+    }
+
+    /// The resource as the apiserver names it in errors: `pods`,
+    /// `deployments.apps`.
+    pub fn qualified(self) -> String {
+        match self.group() {
+            "" => self.plural().to_string(),
+            group => format!("{}.{group}", self.plural()),
         }
     }
 
@@ -75,6 +112,7 @@ impl Kind {
                 "type",
             ],
             Kind::Namespace => &["metadata.name", "status.phase"],
+            Kind::Deployment | Kind::ReplicaSet => &["metadata.name", "metadata.namespace"],
         }
     }
 
@@ -83,6 +121,8 @@ impl Kind {
             Kind::Pod => 0,
             Kind::Event => 1,
             Kind::Namespace => 2,
+            Kind::Deployment => 3,
+            Kind::ReplicaSet => 4,
         }
     }
 }
@@ -197,7 +237,7 @@ pub struct Store {
 
 struct Inner {
     resource_version: u64,
-    collections: [BTreeMap<Key, Arc<Entry>>; 3],
+    collections: [BTreeMap<Key, Arc<Entry>>; Kind::ALL.len()],
     history: VecDeque<Arc<Change>>,
     /// Watches from a resourceVersion below this get 410 Gone.
     compacted_below: u64,

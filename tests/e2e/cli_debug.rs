@@ -719,13 +719,19 @@ async fn kubectls_type_slash_name_and_dash_c_are_understood() {
     );
     assert!(!stderr(&node).contains("not found"), "{}", stderr(&node));
 
-    let other = f.podbay(&["deploy/web", "--image", "busybox"]).await;
+    let other = f.podbay(&["svc/web", "--image", "busybox"]).await;
     assert_eq!(other.status.code(), Some(2));
     assert!(
-        stderr(&other).contains("give NAME or pod/NAME"),
+        stderr(&other).contains("give NAME, pod/NAME, or one of deploy/"),
         "{}",
         stderr(&other)
     );
+    // An owner is a workload's pods, found through its selector.
+    let owner = f
+        .podbay(&["deploy/web", "-n", "shop", "--image", "busybox"])
+        .await;
+    assert_eq!(owner.status.code(), Some(66), "{}", stderr(&owner));
+    assert!(stderr(&owner).contains("deploy/web not found in namespace shop"));
 
     // A usage error's synopsis shows every flag as optional.
     let usage = f.podbay(&["-n", "shop"]).await;

@@ -12,6 +12,7 @@
 mod support;
 
 mod cli_debug;
+mod cli_fleet;
 mod cluster_feed;
 mod conformance;
 mod faults_e2e;

@@ -1,0 +1,371 @@
+//! `podbay debug` across many pods: the troubleshooting proposal's
+//! "automation" story (`for pod in …; do kubectl debug …; done`) done at
+//! once. The pods come from names, a label selector or an owner's
+//! selector; each runs as `podbay debug POD` would, a few at a time, its
+//! lines after its name; a summary on stderr says what became of each.
+
+pub mod summary;
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use bytes::Bytes;
+use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, ListParams};
+use tokio::io::AsyncReadExt;
+use tokio::sync::Semaphore;
+
+use summary::{Outcome, Result as PodResult};
+
+use super::debug::{self, Defaults, Failure, Job, Sinks, Voice, exit};
+use super::prefix::{Prefix, Stream};
+use crate::cli::{DebugArgs, DebugTarget};
+use crate::model::owner::{OwnerKind, selector_query};
+
+/// Standard input given to every pod with `-i` is read whole first; more
+/// than this is refused rather than held.
+const LARGEST_INPUT: u64 = 64 * 1024 * 1024;
+
+/// A pod to run in: its namespace and name.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct PodRef {
+    pub namespace: String,
+    pub name: String,
+}
+
+pub async fn run(args: DebugArgs, defaults: &Defaults) -> std::result::Result<i32, Failure> {
+    refuse_what_one_terminal_cannot_do(&args)?;
+    let connection = debug::connect(&args).await?;
+    let namespace = args
+        .namespace
+        .clone()
+        .unwrap_or(connection.namespace.clone());
+    let client = connection.client.clone();
+    let pods = resolve(&client, &args, &namespace).await?;
+    let voice = if args.json() {
+        Voice::Quiet
+    } else {
+        Voice::Stderr
+    };
+    let image = debug::chosen_image(&args, defaults, &voice);
+    let input = if args.interactive {
+        Some(read_input().await?)
+    } else {
+        None
+    };
+    voice.say(&format!(
+        "debugging {} pods, {} at a time (ctrl-c stops launching more)",
+        pods.len(),
+        args.parallel.min(pods.len().try_into().unwrap_or(u16::MAX))
+    ));
+
+    let namespaces: BTreeSet<&str> = pods.iter().map(|p| p.namespace.as_str()).collect();
+    let labels: Vec<String> = pods
+        .iter()
+        .map(|p| {
+            if namespaces.len() > 1 {
+                format!("{}/{}", p.namespace, p.name)
+            } else {
+                p.name.clone()
+            }
+        })
+        .collect();
+    let width = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0);
+
+    let shared = Arc::new(Shared {
+        args,
+        defaults: defaults.clone(),
+        client,
+        server: connection.server.clone(),
+        image,
+        input,
+        stop: AtomicBool::new(false),
+    });
+    let permits = Arc::new(Semaphore::new(shared.args.parallel.into()));
+    let mut tasks = tokio::task::JoinSet::new();
+    for (index, (pod, label)) in pods.iter().zip(&labels).enumerate() {
+        let (shared, permits) = (shared.clone(), permits.clone());
+        let (pod, prefix) = (pod.clone(), Prefix::new(label, index, width));
+        tasks.spawn(async move {
+            let Ok(_permit) = permits.acquire_owned().await else {
+                return (index, PodResult::NotStarted);
+            };
+            if shared.stop.load(Ordering::SeqCst) {
+                return (index, PodResult::NotStarted);
+            }
+            (index, shared.run_one(pod, prefix).await)
+        });
+    }
+
+    let mut results: Vec<Option<PodResult>> = (0..pods.len()).map(|_| None).collect();
+    let mut interrupts = 0;
+    loop {
+        tokio::select! {
+            joined = tasks.join_next() => match joined {
+                Some(Ok((index, result))) => results[index] = Some(result),
+                // A task that panicked or was aborted: its pod says so below.
+                Some(Err(_)) => {}
+                None => break,
+            },
+            _ = tokio::signal::ctrl_c() => {
+                interrupts += 1;
+                if interrupts == 1 {
+                    shared.stop.store(true, Ordering::SeqCst);
+                    eprintln!("podbay: stopping: no more pods are started; those running go on to their end (ctrl-c again leaves them running and ends podbay).");
+                } else {
+                    tasks.abort_all();
+                }
+            }
+        }
+    }
+    let outcomes: Vec<Outcome> = pods
+        .into_iter()
+        .zip(labels)
+        .zip(results)
+        .map(|((pod, label), result)| Outcome {
+            label,
+            namespace: pod.namespace,
+            pod: pod.name,
+            result: result.unwrap_or(PodResult::Left),
+        })
+        .collect();
+    eprint!("{}", summary::table(&outcomes));
+    if shared.args.json() {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&summary::document(&outcomes)).unwrap_or_default()
+        );
+    }
+    Ok(summary::status(&outcomes))
+}
+
+/// What every pod's run shares.
+struct Shared {
+    args: DebugArgs,
+    defaults: Defaults,
+    client: kube::Client,
+    server: String,
+    image: String,
+    input: Option<Bytes>,
+    /// ctrl-c: start no more.
+    stop: AtomicBool,
+}
+
+impl Shared {
+    /// One pod, as `podbay debug POD` runs it, its lines after `prefix`.
+    async fn run_one(&self, pod: PodRef, prefix: Prefix) -> PodResult {
+        let args = &self.args;
+        let deadline = tokio::time::Instant::now() + args.timeout;
+        let voice = if args.json() {
+            Voice::Quiet
+        } else {
+            Voice::Prefixed(prefix.clone())
+        };
+        let mut job = Job {
+            args,
+            pod: pod.name,
+            namespace: pod.namespace,
+            target: args.target.clone(),
+            voice,
+            input: self.input.clone(),
+        };
+        let found = match debug::get_pod(&self.client, &job, &self.server, deadline).await {
+            Ok(found) => found,
+            Err(failure) => return PodResult::CouldNotRun(failure),
+        };
+        if args.target_all {
+            job.target = first_container(&found);
+        }
+        // With -o json, stdout is the document alone.
+        let out_stream = if args.json() {
+            Stream::Stderr
+        } else {
+            Stream::Stdout
+        };
+        let mut out = prefix.lines(out_stream);
+        let mut err = prefix.lines(Stream::Stderr);
+        let sinks = Sinks {
+            out: &mut out,
+            err: &mut err,
+        };
+        let image = self.image.clone();
+        match debug::run_job(
+            &self.client,
+            &job,
+            &found,
+            image,
+            &self.defaults,
+            sinks,
+            deadline,
+        )
+        .await
+        {
+            Ok(finished) => PodResult::Exited {
+                container: finished.container,
+                code: finished.exit_code,
+            },
+            Err(failure) => PodResult::CouldNotRun(failure),
+        }
+    }
+}
+
+/// `--target-all`: the pod's first (regular) container.
+fn first_container(pod: &Pod) -> Option<String> {
+    pod.spec
+        .as_ref()
+        .and_then(|s| s.containers.first())
+        .map(|c| c.name.clone())
+}
+
+/// A terminal is one pod's; so is `--list`.
+fn refuse_what_one_terminal_cannot_do(args: &DebugArgs) -> std::result::Result<(), Failure> {
+    let usage = |sentence: &str| Failure {
+        code: 2,
+        sentence: sentence.into(),
+    };
+    if args.tty {
+        return Err(usage(
+            "-t gives one pod your terminal; with several pods each line comes after its pod's name: drop -t (to type into many pods at once, mark them in podbay's pod list with space and press d).",
+        ));
+    }
+    if args.list {
+        return Err(usage(
+            "--list lists one pod's debug containers: name one pod.",
+        ));
+    }
+    Ok(())
+}
+
+/// `-i` with several pods: standard input, read to its end once.
+async fn read_input() -> std::result::Result<Bytes, Failure> {
+    let mut given = Vec::new();
+    let read = tokio::io::stdin()
+        .take(LARGEST_INPUT + 1)
+        .read_to_end(&mut given)
+        .await;
+    match read {
+        Ok(_) if given.len() as u64 > LARGEST_INPUT => Err(Failure {
+            code: 2,
+            sentence: "With several pods, -i reads standard input whole before it gives it to each, and this one is over 64 MiB: copy the file into each pod another way.".into(),
+        }),
+        Ok(_) => Ok(Bytes::from(given)),
+        Err(e) => Err(Failure {
+            code: 2,
+            sentence: format!("Cannot read standard input for -i: {e}.").into(),
+        }),
+    }
+}
+
+/// The pods to run in, in name order, each once.
+async fn resolve(
+    client: &kube::Client,
+    args: &DebugArgs,
+    namespace: &str,
+) -> std::result::Result<Vec<PodRef>, Failure> {
+    let mut pods = BTreeSet::new();
+    if let Some(selector) = &args.selector {
+        let scope = if args.all_namespaces {
+            None
+        } else {
+            Some(namespace)
+        };
+        let found = pods_matching(client, scope, selector).await?;
+        if found.is_empty() {
+            let place = scope.map_or("any namespace".to_string(), |ns| format!("namespace {ns}"));
+            return Err(Failure {
+                code: exit::NOT_FOUND,
+                sentence: format!("No pods in {place} match -l {selector}.").into(),
+            });
+        }
+        pods.extend(found);
+    }
+    for target in &args.pods {
+        match target {
+            DebugTarget::Pod(name) => {
+                pods.insert(PodRef {
+                    namespace: namespace.to_string(),
+                    name: name.clone(),
+                });
+            }
+            DebugTarget::Owner { kind, name } => {
+                let selector = owner_selector(client, namespace, *kind, name).await?;
+                let found = pods_matching(client, Some(namespace), &selector).await?;
+                if found.is_empty() {
+                    return Err(Failure {
+                        code: exit::NOT_FOUND,
+                        sentence: format!(
+                            "{kind}/{name} in namespace {namespace} has no pods (its selector is {selector})."
+                        )
+                        .into(),
+                    });
+                }
+                pods.extend(found);
+            }
+        }
+    }
+    Ok(pods.into_iter().collect())
+}
+
+/// Names of the pods a label selector matches, in `namespace` or all.
+async fn pods_matching(
+    client: &kube::Client,
+    namespace: Option<&str>,
+    selector: &str,
+) -> std::result::Result<Vec<PodRef>, Failure> {
+    let api: Api<Pod> = match namespace {
+        Some(ns) => Api::namespaced(client.clone(), ns),
+        None => Api::all(client.clone()),
+    };
+    let list = api
+        .list(&ListParams::default().labels(selector))
+        .await
+        .map_err(|e| debug::classify(&e))?;
+    Ok(list
+        .items
+        .into_iter()
+        .filter_map(|pod| {
+            Some(PodRef {
+                namespace: pod.metadata.namespace.or(namespace.map(String::from))?,
+                name: pod.metadata.name?,
+            })
+        })
+        .collect())
+}
+
+/// The label selector of a workload, read as kubectl reads it
+/// (`spec.selector`), as a query.
+async fn owner_selector(
+    client: &kube::Client,
+    namespace: &str,
+    kind: OwnerKind,
+    name: &str,
+) -> std::result::Result<String, Failure> {
+    let gvk = GroupVersionKind::gvk(kind.group(), "v1", kind.kind());
+    let resource = ApiResource::from_gvk_with_plural(&gvk, kind.plural());
+    let api: Api<DynamicObject> = Api::namespaced_with(client.clone(), namespace, &resource);
+    let object = api.get(name).await.map_err(|e| match &e {
+        kube::Error::Api(status) if status.code == 404 => Failure {
+            code: exit::NOT_FOUND,
+            sentence: format!("{kind}/{name} not found in namespace {namespace}.").into(),
+        },
+        _ => debug::classify(&e),
+    })?;
+    let selector: Option<LabelSelector> = object
+        .data
+        .get("spec")
+        .and_then(|spec| spec.get("selector"))
+        .and_then(|s| serde_json::from_value(s.clone()).ok());
+    match selector.as_ref().and_then(selector_query) {
+        Some(query) if !query.is_empty() => Ok(query),
+        // An empty selector would pick every pod of the namespace.
+        _ => Err(Failure {
+            code: exit::INVALID,
+            sentence: format!(
+                "{kind}/{name} in namespace {namespace} has no usable spec.selector; name its pods or use -l."
+            )
+            .into(),
+        }),
+    }
+}
