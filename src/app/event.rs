@@ -7,6 +7,7 @@ use jiff::Timestamp;
 
 use super::Scope;
 use super::TerminalId;
+use super::fleet::FleetPod;
 use super::terminal;
 use crate::model::debug::DebugSpec;
 use crate::model::feed::Feed;
@@ -62,6 +63,12 @@ pub enum Event {
     /// The pod view's namespace's Pod Security labels; `None` when the user
     /// may not read the namespace.
     PodSecurity(Option<Policy>),
+    /// The marked pods, read for the launcher ([`Effect::ReadPods`]), on
+    /// this cluster.
+    PodsRead {
+        cluster: ClusterId,
+        pods: Vec<FleetPod>,
+    },
     /// The stream is open (and any earlier output shown): typing goes through.
     SessionAttached {
         id: TerminalId,
@@ -128,6 +135,12 @@ pub enum Effect {
         pod: PodKey,
     },
     SwitchContext(String),
+    /// Read these pods and their namespaces' Pod Security labels, for the
+    /// launcher of many pods: [`Event::PodsRead`].
+    ReadPods {
+        cluster: ClusterId,
+        pods: Vec<PodKey>,
+    },
     /// Add this ephemeral container (`key.container`) to the pod, on the
     /// key's cluster.
     Launch {

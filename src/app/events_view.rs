@@ -190,7 +190,9 @@ impl App {
             | Action::SortByName
             | Action::SortByStatus
             | Action::SortByRestarts
-            | Action::SortByAge => {}
+            | Action::SortByAge
+            | Action::Mark
+            | Action::MarkShown => {}
             Action::Quit
             | Action::Command
             | Action::Help

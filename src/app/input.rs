@@ -45,6 +45,7 @@ impl App {
             Mode::Filter(query) => self.on_filter_key(query, key),
             Mode::Command(line) => self.on_command_key(line, key),
             Mode::Launcher(form) => self.on_launcher_key(*form, key),
+            Mode::Fleet(form) => self.on_fleet_key(*form, key),
             Mode::ConfirmClose(pane) => match key.code {
                 KeyCode::Char('y') | KeyCode::Char('Y') | KeyCode::Enter => self.close_pane(pane),
                 _ => vec![],
@@ -295,7 +296,16 @@ impl App {
                 vec![Effect::Copy(key.name.to_string())]
             }
             Action::Open if !in_pod_view => self.open_pod(false),
+            Action::Debug if !in_pod_view && !self.pods.marks().is_empty() => self.read_marked(),
             Action::Debug if !in_pod_view => self.open_pod(true),
+            Action::Mark if !in_pod_view => {
+                self.toggle_mark();
+                vec![]
+            }
+            Action::MarkShown if !in_pod_view => {
+                self.mark_shown();
+                vec![]
+            }
             Action::Debug => self.open_launcher(),
             Action::Attach | Action::Shell | Action::Logs | Action::PreviousLogs if in_pod_view => {
                 self.open_terminal(action)

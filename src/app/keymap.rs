@@ -39,10 +39,12 @@ pub enum Action {
     AllLogs,
     Fold,
     Messages,
+    Mark,
+    MarkShown,
 }
 
 impl Action {
-    pub const ALL: [Action; 32] = [
+    pub const ALL: [Action; 34] = [
         Action::Quit,
         Action::Up,
         Action::Down,
@@ -75,6 +77,8 @@ impl Action {
         Action::AllLogs,
         Action::Fold,
         Action::Messages,
+        Action::Mark,
+        Action::MarkShown,
     ];
 
     /// The name used in config.toml's `[keys]`.
@@ -112,6 +116,8 @@ impl Action {
             Action::AllLogs => "all_logs",
             Action::Fold => "fold",
             Action::Messages => "messages",
+            Action::Mark => "mark",
+            Action::MarkShown => "mark_shown",
         }
     }
 
@@ -149,6 +155,8 @@ impl Action {
             Action::AllLogs => "every container's log in one pane, init containers included",
             Action::Fold => "show or fold the finished debug containers",
             Action::Messages => "every sentence of this run, time-stamped (:messages)",
+            Action::Mark => "mark the pod (d then debugs every marked pod at once)",
+            Action::MarkShown => "mark every pod shown (the filter's matches); again: unmark",
         }
     }
 
@@ -186,6 +194,8 @@ impl Action {
             Action::AllLogs => &["L"],
             Action::Fold => &["f"],
             Action::Messages => &["M"],
+            Action::Mark => &["space"],
+            Action::MarkShown => &["*"],
         }
     }
 }

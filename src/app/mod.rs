@@ -7,11 +7,13 @@ pub(crate) mod command;
 pub(crate) mod copy;
 mod event;
 mod events_view;
+pub(crate) mod fleet;
 pub(crate) mod follow;
 mod input;
 pub mod keymap;
 pub(crate) mod launcher;
 mod link;
+mod marks;
 mod message;
 mod mode;
 mod pages;
@@ -421,6 +423,10 @@ impl App {
             }
             Event::PodSecurity(policy) => {
                 self.on_pod_security(policy);
+                vec![]
+            }
+            Event::PodsRead { cluster, pods } => {
+                self.on_pods_read(cluster, pods);
                 vec![]
             }
             Event::SessionAttached { id } => self.on_session_attached(id),

@@ -3,6 +3,7 @@
 
 use super::PodKey;
 use super::command::CommandLine;
+use super::fleet::FleetForm;
 use super::launcher::Launcher;
 use crate::term::layout::PaneId;
 
@@ -16,6 +17,8 @@ pub enum Mode {
     Help(usize),
     /// The debug launcher form, over the pod view.
     Launcher(Box<Launcher>),
+    /// The launcher for every marked pod, over the list.
+    Fleet(Box<FleetForm>),
     /// Closing a pane whose session is alive: y to confirm.
     ConfirmClose(PaneId),
     /// Quitting while sessions are live: y to confirm.

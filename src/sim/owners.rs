@@ -68,7 +68,7 @@ impl Owners {
             let hash = seen.labels.get("pod-template-hash").and_then(Value::as_str);
             let deployment = hash.and_then(|h| name.strip_suffix(&format!("-{h}")));
             let status = json!({
-                "replicas": seen.pods, "readyReplicas": seen.ready,
+                "replicas": seen.pods, "updatedReplicas": seen.pods, "readyReplicas": seen.ready,
                 "availableReplicas": seen.ready, "observedGeneration": 1,
             });
             let mut replica_set = json!({

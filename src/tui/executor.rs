@@ -13,6 +13,7 @@ use super::connect::connect_and_probe;
 use super::log_pane;
 use super::sessions::Sessions;
 use crate::app::TerminalId;
+use crate::app::fleet::FleetPod;
 use crate::app::{Effect, Event, Scope};
 use crate::cluster::client::{Connection, Target};
 use crate::cluster::feed;
@@ -152,6 +153,7 @@ impl Tasks {
             Effect::WatchPod(key) => self.watch_pod(key),
             Effect::WatchEvents(scope) => self.watch_events(scope),
             Effect::DeletePod { cluster, pod } => self.delete_pod(&cluster, pod),
+            Effect::ReadPods { cluster, pods } => self.read_pods(cluster, pods),
             Effect::StopWatchingPod => {
                 self.next_generation(FeedOrigin::Pod);
                 abort(&mut self.pod);
@@ -471,6 +473,62 @@ impl Tasks {
             };
             let _ = tx
                 .send(Tagged::untied(Event::PodDeleted { key, outcome }))
+                .await;
+        });
+    }
+
+    /// The marked pods, each read once (all at once, each within
+    /// [`READ_TIMEOUT`]), with their namespaces' Pod Security labels.
+    fn read_pods(&mut self, cluster: ClusterId, keys: Vec<PodKey>) {
+        let Some(client) = self.clients.get(&cluster).cloned() else {
+            return;
+        };
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            let namespaces: std::collections::BTreeSet<&str> =
+                keys.iter().map(|k| &*k.namespace).collect();
+            let policies = futures::future::join_all(namespaces.into_iter().map(|ns| {
+                let client = client.clone();
+                async move {
+                    let policy =
+                        crate::cluster::debug::read_policy(&client, ns, READ_TIMEOUT).await;
+                    (ns.to_string(), policy)
+                }
+            }))
+            .await;
+            let reads = keys.iter().map(|key| {
+                let pods: Api<Pod> = Api::namespaced(client.clone(), &key.namespace);
+                async move {
+                    match tokio::time::timeout(READ_TIMEOUT, pods.get(&key.name)).await {
+                        Ok(Ok(pod)) => Ok(PodDetail::from_pod(&pod)),
+                        Ok(Err(e)) => {
+                            Err(crate::cluster::errors::describe(&e).sentence.into_string())
+                        }
+                        Err(_) => Err(format!(
+                            "could not be read: the API server did not answer within {} s",
+                            READ_TIMEOUT.as_secs()
+                        )),
+                    }
+                }
+            });
+            let details = futures::future::join_all(reads).await;
+            let pods = keys
+                .into_iter()
+                .zip(details)
+                .map(|(key, detail)| {
+                    let policy = policies
+                        .iter()
+                        .find(|(ns, _)| **ns == *key.namespace)
+                        .and_then(|(_, p)| p.clone());
+                    FleetPod {
+                        key,
+                        detail,
+                        policy,
+                    }
+                })
+                .collect();
+            let _ = tx
+                .send(Tagged::untied(Event::PodsRead { cluster, pods }))
                 .await;
         });
     }

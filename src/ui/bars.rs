@@ -51,6 +51,10 @@ pub fn header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             if !app.unreadable_pods.is_empty() {
                 counts.push_str(&format!(" ({} unreadable)", app.unreadable_pods.len()));
             }
+            let marked = app.pods.marks().len();
+            if marked > 0 {
+                counts.push_str(&format!(" · {marked} marked"));
+            }
             (
                 app.scope.label(),
                 counts,
@@ -205,7 +209,10 @@ pub fn footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         let marked = app.workspace.marked_count();
         if marked > 0 {
             spans.push(vec![Span::styled(
-                format!(" ⚑ BROADCAST to {marked} panes "),
+                format!(
+                    " ⚑ BROADCAST to {marked} {} ",
+                    if marked == 1 { "pane" } else { "panes" }
+                ),
                 theme
                     .failing
                     .add_modifier(Modifier::REVERSED | Modifier::BOLD),

@@ -25,6 +25,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, top: usize, theme: &Theme)
             Action::PageDown,
             Action::Open,
             Action::Debug,
+            Action::Mark,
+            Action::MarkShown,
             Action::Back,
             Action::Filter,
             Action::Command,

@@ -12,36 +12,21 @@ use crate::theme::Theme;
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, form: &Launcher, theme: &Theme) {
     let View::Pod(view) = &app.view else { return };
-    let value = |field: Field| -> String {
-        match field {
-            Field::Target => form.target_name().map_or(
-                "(none: the pod's shared namespaces)".to_string(),
-                str::to_string,
-            ),
-            Field::Image => form.image.clone(),
-            Field::Name => form.name.clone(),
-            Field::Command => {
-                if form.command.is_empty() {
-                    "(the image's entrypoint)".to_string()
-                } else {
-                    form.command.clone()
-                }
-            }
-            Field::Profile => form.profile.to_string(),
-            Field::Env => {
-                if form.env.is_empty() {
-                    "(none; K=V, K=V)".to_string()
-                } else {
-                    form.env.clone()
-                }
-            }
-            Field::Mounts => match (form.mounts.is_empty(), form.volumes.is_empty()) {
-                (false, _) => form.mounts.clone(),
-                (true, true) => "(the pod has no volumes)".to_string(),
-                (true, false) => format!("(none; {})", form.volumes.join(", ")),
-            },
-        }
+    let target = form.target_name().map_or(
+        "(none: the pod's shared namespaces)".to_string(),
+        str::to_string,
+    );
+    let mounts = match (form.mounts.is_empty(), form.volumes.is_empty()) {
+        (false, _) => form.mounts.clone(),
+        (true, true) => "(the pod has no volumes)".to_string(),
+        (true, false) => format!("(none; {})", form.volumes.join(", ")),
     };
+    // How the namespace's Pod Security level takes the profile.
+    let verdict = view
+        .pod
+        .detail
+        .as_ref()
+        .and_then(|d| form.profile_verdict(d));
     let mut lines = vec![
         Line::from(Span::styled(
             format!(" Debug container for {}", view.key),
@@ -49,41 +34,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, form: &Launcher, theme: &T
         )),
         Line::default(),
     ];
-    for field in Field::ALL {
-        let focused = field == form.focus;
-        let cycles = matches!(
-            field,
-            Field::Target | Field::Profile | Field::Image | Field::Mounts
-        );
-        let marker = if focused { "▸" } else { " " };
-        let hint = if focused && cycles { "  ←/→" } else { "" };
-        let mut spans = vec![
-            Span::styled(
-                format!(" {marker} {:<9}", field.label()),
-                if focused { theme.key_hint } else { theme.dim },
-            ),
-            Span::styled(
-                value(field),
-                if focused { theme.selected } else { theme.text },
-            ),
-        ];
-        // How the namespace's Pod Security level takes the profile.
-        if field == Field::Profile
-            && let Some((admitted, words)) = view
-                .pod
-                .detail
-                .as_ref()
-                .and_then(|d| form.profile_verdict(d))
-        {
-            spans.push(if admitted {
-                Span::styled(format!(" ✓ {words}"), theme.dim)
-            } else {
-                Span::styled(format!(" ✗ {words}"), theme.error)
-            });
-        }
-        spans.push(Span::styled(hint, theme.dim));
-        lines.push(Line::from(spans));
-    }
+    lines.extend(field_lines(form, &target, &mounts, verdict, theme));
     lines.push(Line::default());
     if let Some(note) = &form.profile_note {
         lines.push(Line::from(Span::styled(format!(" {note}"), theme.warning)));
@@ -155,10 +106,77 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, form: &Launcher, theme: &T
     frame.render_widget(Paragraph::new(rows).block(block), area);
 }
 
+/// The form's fields, one line each, the focused one marked; `target` and
+/// `mounts` as the caller words them, and the profile's verdict under the
+/// namespace's Pod Security level when there is one.
+pub(super) fn field_lines(
+    form: &Launcher,
+    target: &str,
+    mounts: &str,
+    verdict: Option<(bool, String)>,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
+    let value = |field: Field| -> String {
+        match field {
+            Field::Target => target.to_string(),
+            Field::Image => form.image.clone(),
+            Field::Name => form.name.clone(),
+            Field::Command => {
+                if form.command.is_empty() {
+                    "(the image's entrypoint)".to_string()
+                } else {
+                    form.command.clone()
+                }
+            }
+            Field::Profile => form.profile.to_string(),
+            Field::Env => {
+                if form.env.is_empty() {
+                    "(none; K=V, K=V)".to_string()
+                } else {
+                    form.env.clone()
+                }
+            }
+            Field::Mounts => mounts.to_string(),
+        }
+    };
+    let mut lines = Vec::new();
+    for field in Field::ALL {
+        let focused = field == form.focus;
+        let cycles = matches!(
+            field,
+            Field::Target | Field::Profile | Field::Image | Field::Mounts
+        );
+        let marker = if focused { "▸" } else { " " };
+        let hint = if focused && cycles { "  ←/→" } else { "" };
+        let mut spans = vec![
+            Span::styled(
+                format!(" {marker} {:<9}", field.label()),
+                if focused { theme.key_hint } else { theme.dim },
+            ),
+            Span::styled(
+                value(field),
+                if focused { theme.selected } else { theme.text },
+            ),
+        ];
+        if field == Field::Profile
+            && let Some((admitted, words)) = &verdict
+        {
+            spans.push(if *admitted {
+                Span::styled(format!(" ✓ {words}"), theme.dim)
+            } else {
+                Span::styled(format!(" ✗ {words}"), theme.error)
+            });
+        }
+        spans.push(Span::styled(hint, theme.dim));
+        lines.push(Line::from(spans));
+    }
+    lines
+}
+
 /// `text` cut into rows of `width` characters (JSON reads better unbroken
 /// than wrapped at its spaces), the rows after the first hanging three
 /// spaces in, at most `room` of them; a cut preview ends with `…`.
-fn preview_rows(text: &str, width: usize, room: usize) -> Vec<String> {
+pub(super) fn preview_rows(text: &str, width: usize, room: usize) -> Vec<String> {
     const HANG: &str = "   ";
     let width = width.max(HANG.len() + 1);
     let chars: Vec<char> = text.chars().collect();

@@ -3,6 +3,7 @@
 mod bars;
 mod columns;
 mod events_view;
+mod fleet;
 mod help;
 mod launcher;
 mod pod_list;
@@ -72,6 +73,7 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme) {
         Mode::Launcher(form) => {
             launcher::draw(frame, areas.browser.unwrap_or(body), app, form, theme)
         }
+        Mode::Fleet(form) => fleet::draw(frame, areas.browser.unwrap_or(body), form, theme),
         _ => {}
     }
 }

@@ -4,7 +4,7 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
-use ratatui::text::Span;
+use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row};
 
 use crate::app::{App, LinkState, Scope};
@@ -43,6 +43,18 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         return;
     }
     let all_namespaces = !matches!(&app.scope, Scope::Namespaces(list) if list.len() == 1);
+    // While pods are marked, a gutter holds their marks.
+    let marking = !app.pods.marks().is_empty();
+    let (gutter, inner) = if marking {
+        let [gutter, table] = ratatui::layout::Layout::horizontal([
+            ratatui::layout::Constraint::Length(2),
+            ratatui::layout::Constraint::Min(0),
+        ])
+        .areas(inner);
+        (Some(gutter), table)
+    } else {
+        (None, inner)
+    };
     let height = usize::from(inner.height.saturating_sub(1)).max(1);
     let offset = visible_offset(app.pods.cursor(), height, app.pods.visible_len());
     let page: Vec<PageRow> = (offset..(offset + height).min(app.pods.visible_len()))
@@ -68,6 +80,18 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         &titles,
         usize::from(inner.width),
     );
+    if let Some(gutter) = gutter {
+        let marks: Vec<Line> = std::iter::once(Line::default())
+            .chain(page.iter().map(|r| {
+                if app.pods.is_marked(&r.row.key) {
+                    Line::from(Span::styled("●", theme.key_hint))
+                } else {
+                    Line::default()
+                }
+            }))
+            .collect();
+        frame.render_widget(Paragraph::new(marks), gutter);
+    }
     let rows: Vec<Row> = page
         .into_iter()
         .map(|mut page_row| {

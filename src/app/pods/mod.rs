@@ -17,6 +17,8 @@ use fuzzy_matcher::skim::SkimMatcherV2;
 use std::cmp::Ordering;
 
 use super::command::SortColumn;
+use std::collections::BTreeSet;
+
 use crate::model::{PodKey, PodRow};
 use score::{Pattern, Scratch};
 
@@ -34,6 +36,8 @@ pub struct PodTable {
     /// Only for the highlight positions of drawn rows.
     matcher: SkimMatcherV2,
     widths: WidthTracker,
+    /// Pods marked for a launch in many at once (`space`, `*`).
+    marks: BTreeSet<PodKey>,
 }
 
 /// The widest namespace, name, status and node of all rows, in characters:
@@ -175,6 +179,7 @@ impl Default for PodTable {
             selected: None,
             cursor: 0,
             matcher: SkimMatcherV2::default().ignore_case(),
+            marks: BTreeSet::new(),
             widths: WidthTracker::default(),
         }
     }
@@ -276,6 +281,9 @@ impl PodTable {
             same
         });
         self.measure();
+        let rows = &self.rows;
+        self.marks
+            .retain(|k| rows.binary_search_by(|r| r.key.cmp(k)).is_ok());
         if let Some(f) = self.filter.take() {
             let hits = self.rank(&f.pattern, None);
             self.filter = Some(Filter {
@@ -320,6 +328,7 @@ impl PodTable {
             return;
         };
         let gone = self.rows.remove(at);
+        self.marks.remove(key);
         if !self.widths.remove(&gone) {
             self.measure();
         }
@@ -333,6 +342,57 @@ impl PodTable {
             }
         }
         self.resync_cursor();
+    }
+
+    /// Marks the selected pod, or unmarks it; `Some(true)` when it is now
+    /// marked, `None` when nothing is selected.
+    pub fn toggle_mark(&mut self) -> Option<bool> {
+        let key = self.selected.clone()?;
+        Some(if self.marks.remove(&key) {
+            false
+        } else {
+            self.marks.insert(key);
+            true
+        })
+    }
+
+    /// Marks every pod shown (the filter's matches), or, when each of them
+    /// is marked already, unmarks them. True when they are now marked.
+    pub fn mark_shown(&mut self) -> bool {
+        let shown: Vec<PodKey> = (0..self.visible_len())
+            .filter_map(|i| self.visible_key(i).cloned())
+            .collect();
+        if shown.iter().all(|k| self.marks.contains(k)) {
+            for key in &shown {
+                self.marks.remove(key);
+            }
+            false
+        } else {
+            self.marks.extend(shown);
+            true
+        }
+    }
+
+    /// The marked pods, in key order.
+    pub fn marks(&self) -> &BTreeSet<PodKey> {
+        &self.marks
+    }
+
+    pub fn is_marked(&self, key: &PodKey) -> bool {
+        self.marks.contains(key)
+    }
+
+    pub fn clear_marks(&mut self) {
+        self.marks.clear();
+    }
+
+    /// The key of the `index`-th row shown, without the filter's highlight.
+    fn visible_key(&self, index: usize) -> Option<&PodKey> {
+        let row = match &self.filter {
+            Some(f) => self.rows.get(f.hits.get(index)?.row as usize)?,
+            None => self.rows.get(index)?,
+        };
+        Some(&row.key)
     }
 
     /// Sets the filter; an empty query clears it.

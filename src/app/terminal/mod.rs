@@ -115,6 +115,9 @@ pub struct Terminal {
     pub grid: Grid,
     /// The form that launched it, to reopen with its values on failure.
     pub form: Option<Launcher>,
+    /// Launched with other pods' at once: a refusal stays on its pane
+    /// (the others go on), instead of reopening the form.
+    pub in_fleet: bool,
     /// The pod, from this terminal's own watch.
     pub pod: PodFollow,
     /// Something the user should know about this terminal, shown on its panes.
@@ -148,6 +151,14 @@ pub enum Input {
 }
 
 impl Terminal {
+    /// Writes podbay's own sentence into the pane (`what` in bold red, then
+    /// the sentence), for a pane that has nothing else to show.
+    pub(crate) fn say_in_pane(&mut self, what: &str, sentence: &str) {
+        let sentence = crate::model::text::sanitize(sentence);
+        self.grid
+            .feed(format!("\x1b[1;31m{what}\x1b[0m: {sentence}\r\n").as_bytes());
+    }
+
     /// The log this terminal shows: a log pane's current run (or every
     /// container's) followed, the previous run's read once, and a finished
     /// debug container's read once; `fresh` starts over.
@@ -236,6 +247,7 @@ impl Terminal {
                 crate::term::grid::DEFAULT_SCROLLBACK,
             ),
             form: None,
+            in_fleet: false,
             pod: PodFollow::default(),
             notice: None,
             unanswered: None,

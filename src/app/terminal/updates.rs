@@ -228,6 +228,17 @@ impl App {
         sentence: String,
         refused_by: Option<Policy>,
     ) -> Vec<Effect> {
+        if let Some(t) = self.workspace.terminals.get_mut(&id).filter(|t| t.in_fleet) {
+            t.state = TerminalState::Ended("not launched".into());
+            t.say_in_pane("not launched", &sentence);
+            self.message = Some(error(format!("{}: {sentence}", t.key.pod)));
+            for pane in self.workspace.panes.values_mut() {
+                if pane.terminal == id {
+                    pane.marked = false;
+                }
+            }
+            return vec![Effect::CloseSession { id }];
+        }
         let form = self
             .workspace
             .terminals

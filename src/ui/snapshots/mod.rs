@@ -834,3 +834,59 @@ fn an_unschedulable_pods_launcher_says_why_once() {
         "nothing can be sent\n{screen}"
     );
 }
+
+/// Marked pods in the list, and the form for all of them with one pod that
+/// cannot take the chosen target: every pod's line and the keys fit.
+#[test]
+fn marked_pods_and_their_form_fit_every_size() {
+    use crate::app::fleet::FleetPod;
+    for (w, h) in SIZES {
+        let size = format!("{w}x{h}");
+        let mut a = demo_app();
+        a.update(Event::Resize(crate::term::Size::new(w, h)));
+        // cart, then redis-0 (the list is in namespace/name order).
+        a.update(key('j'));
+        a.update(key(' '));
+        a.update(key(' '));
+        let screen = render(&a, w, h);
+        assert_snapshot(&format!("fit_marked_list_{size}"), &screen);
+        let marked: Vec<&str> = screen.lines().filter(|l| l.starts_with("● ")).collect();
+        assert!(
+            marked.len() == 2 && marked[0].contains("cart-") && marked[1].contains("redis-0"),
+            "{size}\n{screen}"
+        );
+        assert!(screen.contains("2 marked"), "{size}\n{screen}");
+
+        let pod = |name: &str, container: &str| {
+            let mut detail = crate::app::tests::pod_detail(None);
+            detail.key = PodKey::new("shop", name);
+            detail.containers[0].name = container.into();
+            FleetPod {
+                key: detail.key.clone(),
+                detail: Ok(detail),
+                policy: None,
+            }
+        };
+        a.update(Event::PodsRead {
+            cluster: crate::app::tests::sim_cluster(),
+            pods: vec![
+                pod("cart-5f6d7c9b8-h2j4k", "cart"),
+                pod("redis-0", "redis"),
+                pod("storefront-7d9c8b6f4-x2k9p", "web"),
+            ],
+        });
+        // The target: from each pod's first to `cart`.
+        a.update(code(KeyCode::BackTab));
+        a.update(code(KeyCode::Right));
+        let screen = render(&a, w, h);
+        assert_snapshot(&format!("fit_fleet_{size}"), &screen);
+        for line in [
+            "Debug container in 3 pods",
+            "1 launch, 0 attach, 2 cannot",
+            "has no container \"cart\" to target",
+            "enter launch in 1",
+        ] {
+            assert!(screen.contains(line), "{size}: {line}\n{screen}");
+        }
+    }
+}

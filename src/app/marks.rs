@@ -1,0 +1,168 @@
+//! Marking pods in the list and debugging them all at once: `space` and
+//! `*` mark, `d` reads the marked pods and opens one form for all, and
+//! `enter` opens a pane per pod, tiled, with typing broadcast to them all.
+
+use super::fleet::{FleetForm, FleetOutcome, FleetPod, Plan};
+use super::terminal::TerminalState;
+use super::*;
+use crossterm::event::KeyEvent;
+
+/// Panes opened at once for marked pods: more would not be readable on
+/// any screen (`podbay debug -l` has no such limit: its output is lines).
+pub const MOST_PANES: usize = 32;
+
+impl App {
+    /// `space`: marks the selected pod (or unmarks it) and moves on, so
+    /// that a few presses mark a few pods.
+    pub(super) fn toggle_mark(&mut self) {
+        let Some(marked) = self.pods.toggle_mark() else {
+            return;
+        };
+        if marked {
+            self.pods.move_by(1);
+        }
+        self.say_marks();
+    }
+
+    /// `*`: marks every pod the filter shows (again: unmarks them).
+    pub(super) fn mark_shown(&mut self) {
+        self.pods.mark_shown();
+        self.say_marks();
+    }
+
+    fn say_marks(&mut self) {
+        let count = self.pods.marks().len();
+        let debug = self.keymap.keys_for(Action::Debug);
+        self.message = Some(info(match count {
+            0 => "No pod is marked.".to_string(),
+            1 => format!("1 pod marked: {debug} debugs it (space marks more)."),
+            n => format!("{n} pods marked: {debug} debugs them all at once."),
+        }));
+    }
+
+    /// `d` with pods marked: reads them (and their namespaces' Pod
+    /// Security) for the form.
+    pub(super) fn read_marked(&mut self) -> Vec<Effect> {
+        let pods: Vec<PodKey> = self.pods.marks().iter().cloned().collect();
+        if pods.len() > MOST_PANES {
+            self.message = Some(warning(format!(
+                "{} pods are marked, and podbay opens at most {MOST_PANES} panes at once: mark fewer (space unmarks), or run `podbay debug -l SELECTOR` for every pod, line by line.",
+                pods.len()
+            )));
+            return vec![];
+        }
+        self.message = Some(info(format!("Reading the {} marked pods…", pods.len())));
+        vec![Effect::ReadPods {
+            cluster: self.cluster.clone(),
+            pods,
+        }]
+    }
+
+    /// The marked pods are read: the form opens, unless the user has
+    /// moved on (another context, or another form or view in the way).
+    pub(super) fn on_pods_read(&mut self, cluster: ClusterId, pods: Vec<FleetPod>) {
+        if cluster != self.cluster || self.mode != Mode::Normal || !matches!(self.view, View::Pods)
+        {
+            return;
+        }
+        let random = self.now.as_nanosecond() as u64;
+        let form = FleetForm::new(pods, &self.debug_images, self.debug_profile, random);
+        self.message = None;
+        self.mode = Mode::Fleet(Box::new(form));
+    }
+
+    pub(super) fn on_fleet_key(&mut self, mut form: FleetForm, key: KeyEvent) -> Vec<Effect> {
+        match form.on_key(key) {
+            FleetOutcome::Stay => {
+                self.mode = Mode::Fleet(Box::new(form));
+                vec![]
+            }
+            FleetOutcome::Cancel => vec![],
+            FleetOutcome::Go(plans) => self.launch_fleet(&form.launcher.name, plans),
+        }
+    }
+
+    /// A pane per pod — launching, attaching, or saying why not — tiled,
+    /// and marked, so that what is typed goes to every one of them.
+    fn launch_fleet(&mut self, name: &str, plans: Vec<(PodKey, Plan)>) -> Vec<Effect> {
+        // The new panes are the broadcast group.
+        for pane in self.workspace.panes.values_mut() {
+            pane.marked = false;
+        }
+        let mut effects = Vec::new();
+        let mut refused = Vec::new();
+        let mut reused = 0;
+        let count = plans.len();
+        for (pod, plan) in plans {
+            match plan {
+                Plan::Launch(spec) => {
+                    let key = TerminalKey::new(self.cluster.clone(), pod, spec.name.clone());
+                    let (id, opened) =
+                        self.open_terminal_pane(TerminalKind::Debug, key.clone(), None);
+                    if let Some(t) = self.workspace.terminals.get_mut(&id) {
+                        t.in_fleet = true;
+                    }
+                    effects.push(Effect::Launch { id, key, spec });
+                    effects.extend(opened);
+                }
+                Plan::Reattach(running) => {
+                    reused += 1;
+                    let key = TerminalKey::new(self.cluster.clone(), pod, running);
+                    effects.extend(self.open_terminal_pane(TerminalKind::Attach, key, None).1);
+                }
+                Plan::Refused(why) => {
+                    let key = TerminalKey::new(self.cluster.clone(), pod, name);
+                    // Nothing runs there: no watch, no session, no input;
+                    // the pane says why.
+                    let (id, _) = self.open_terminal_pane(TerminalKind::Debug, key, None);
+                    if let Some(t) = self.workspace.terminals.get_mut(&id) {
+                        t.in_fleet = true;
+                        t.state = TerminalState::Ended("not launched".into());
+                    }
+                    refused.push((id, format!("This pod {why}.")));
+                    continue;
+                }
+            }
+            if let Some(pane) = self.workspace.focused_pane_mut() {
+                pane.marked = true;
+            }
+        }
+        self.workspace.layout.tiled();
+        self.workspace.focused = self
+            .workspace
+            .panes
+            .iter()
+            .find(|(_, p)| p.marked)
+            .map(|(id, _)| *id);
+        effects.extend(self.fit_terminals());
+        // Written once the pane has its size, so that the sentence wraps.
+        for (id, sentence) in &refused {
+            if let Some(t) = self.workspace.terminals.get_mut(id) {
+                t.say_in_pane("not launched", sentence);
+            }
+        }
+        self.pods.clear_marks();
+        let running = count - refused.len();
+        let mut notes = Vec::new();
+        if reused > 0 {
+            notes.push(format!("{reused} reattached"));
+        }
+        if !refused.is_empty() {
+            notes.push(format!("{} panes say why not", refused.len()));
+        }
+        let words = if notes.is_empty() {
+            format!("Debugging {count} pods; what you type goes to all {count}.")
+        } else {
+            format!(
+                "Debugging {running} of {count} pods ({}); typing goes to all.",
+                notes.join("; ")
+            )
+        };
+        self.message = Some(info(words));
+        effects
+    }
+}
+
+#[cfg(test)]
+#[path = "marks_tests.rs"]
+mod tests;
