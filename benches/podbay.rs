@@ -49,7 +49,7 @@ fn main() {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     );
     // `cargo bench -- NAME…` runs only the sections named (panes, echo, list,
-    // launch, idle; soak runs only when named).
+    // launch, fleet, containers, idle, logs; soak runs only when named).
     let only: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| !a.starts_with("--"))
@@ -69,6 +69,9 @@ fn main() {
         }
         if run("launch") {
             launch(&mut report).await;
+        }
+        if run("fleet") {
+            fleet(&mut report).await;
         }
         if run("containers") {
             container_start(&mut report).await;
@@ -818,6 +821,85 @@ impl Tui {
 }
 
 /// Time from starting podbay to the full list on screen, and its RSS then.
+/// `podbay debug` (the release binary, as a user runs it) in one pod and
+/// in 20, each adding a debug container that runs `true`, against a
+/// simulator whose image pull takes 500 ms (a cached image on a real node
+/// takes about that). Fresh pods each run: no reuse.
+async fn fleet(report: &mut Report) {
+    println!("debug in many pods (podbay debug, 500 ms pull)");
+    let (_sim, kubeconfig, _) = sim_process(200, 500).await;
+    let client = Target {
+        kubeconfig: Some(kubeconfig.clone()),
+        ..Target::default()
+    }
+    .connect()
+    .await
+    .expect("connect")
+    .client;
+    let pods: Api<Pod> = Api::namespaced(client, "team-0000");
+    let running: Vec<String> = pods
+        .list(&Default::default())
+        .await
+        .expect("pods")
+        .items
+        .into_iter()
+        .filter(|p| p.status.as_ref().and_then(|s| s.phase.as_deref()) == Some("Running"))
+        .filter_map(|p| p.metadata.name)
+        .collect();
+    let mut fresh = running.into_iter();
+    let debug = |names: Vec<String>, parallel: &str| {
+        let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_podbay"));
+        command
+            .arg("debug")
+            .arg("--kubeconfig")
+            .arg(&kubeconfig)
+            .args([
+                "-n",
+                "team-0000",
+                "--image",
+                "busybox:1.36",
+                "--parallel",
+                parallel,
+            ])
+            .args(names)
+            .args(["--", "true"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        async move {
+            let start = Instant::now();
+            let status = command.status().await.expect("podbay debug runs");
+            assert!(status.success(), "podbay debug failed: {status}");
+            start.elapsed()
+        }
+    };
+    let mut one = Vec::new();
+    for _ in 0..3 {
+        let pod = fresh.next().expect("a running pod");
+        one.push(debug(vec![pod], "8").await);
+    }
+    let (one, _) = percentiles(&mut one);
+    report.row(
+        "podbay debug in 1 pod (median of 3)",
+        format!("{:.2} s", one.as_secs_f64()),
+        "",
+    );
+    for parallel in ["8", "20"] {
+        let twenty: Vec<String> = fresh.by_ref().take(20).collect();
+        assert_eq!(twenty.len(), 20, "enough running pods");
+        let took = debug(twenty, parallel).await;
+        report.row(
+            &format!("podbay debug in 20 pods, --parallel {parallel}"),
+            format!(
+                "{:.2} s ({:.1}× one)",
+                took.as_secs_f64(),
+                took.as_secs_f64() / one.as_secs_f64()
+            ),
+            "well under 20× one",
+        );
+    }
+    let _ = std::fs::remove_file(kubeconfig);
+}
+
 async fn tui_list(kubeconfig: &std::path::Path, n: usize) -> (Duration, u64) {
     let start = Instant::now();
     let tui = Tui::start(kubeconfig);

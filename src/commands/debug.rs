@@ -324,6 +324,8 @@ async fn launch(
         profile: chosen.profile,
         env: args.env.clone(),
         stdin: args.interactive,
+        // Input given whole to each of many pods ends with its end.
+        stdin_once: args.interactive && job.input.is_some(),
         tty: args.tty,
         mounts: args.mounts.clone(),
         workdir: args.workdir.clone(),

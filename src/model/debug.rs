@@ -131,6 +131,10 @@ pub struct DebugSpec {
     pub env: Vec<(String, String)>,
     /// Keep stdin open (`-i`).
     pub stdin: bool,
+    /// Close the process's stdin when the first attach closes its own
+    /// (`stdinOnce`): input given whole, then its end, reaches the process.
+    /// `kubectl debug` leaves it off, so an attach's EOF never ends a read.
+    pub stdin_once: bool,
     /// Allocate a terminal (`-t`): stdout and stderr become one stream.
     pub tty: bool,
     /// The pod's own volumes to mount, as (volume, path in the container):
@@ -152,6 +156,7 @@ impl DebugSpec {
             command: (!self.command.is_empty()).then(|| self.command.clone()),
             target_container_name: self.target.clone(),
             stdin: self.stdin.then_some(true),
+            stdin_once: (self.stdin && self.stdin_once).then_some(true),
             tty: self.tty.then_some(true),
             termination_message_policy: Some("File".to_string()),
             env: (!self.env.is_empty()).then(|| {
@@ -325,11 +330,31 @@ mod tests {
             profile,
             env: vec![],
             stdin: true,
+            stdin_once: false,
             tty: true,
             mounts: Vec::new(),
             workdir: None,
             pull_policy: None,
         }
+    }
+
+    #[test]
+    fn stdin_once_is_sent_only_when_asked_and_only_with_stdin() {
+        let json = |s: DebugSpec| serde_json::to_value(s.container()).unwrap();
+        assert_eq!(
+            json(spec(Profile::General))["stdinOnce"],
+            serde_json::Value::Null
+        );
+        let once = DebugSpec {
+            stdin_once: true,
+            ..spec(Profile::General)
+        };
+        assert_eq!(json(once.clone())["stdinOnce"], true);
+        let no_stdin = DebugSpec {
+            stdin: false,
+            ..once
+        };
+        assert_eq!(json(no_stdin)["stdinOnce"], serde_json::Value::Null);
     }
 
     fn security(profile: Profile) -> serde_json::Value {

@@ -229,3 +229,176 @@ async fn what_cannot_work_for_many_pods_is_said_before_anything_is_sent() {
         text(&kind.stderr)
     );
 }
+
+/// `podbay debug` for these pods, run in the background, its stderr read
+/// as it comes.
+fn spawn_debug(f: &Fixture, args: &[&str], home: &std::path::Path) -> tokio::process::Child {
+    support::podbay_debug_command(&f.kubeconfig, args, home)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("podbay runs")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_stops_launching_lets_the_running_one_finish_and_says_which_ran() {
+    use tokio::io::{AsyncBufReadExt, AsyncReadExt};
+    let f = Fixture::new().await;
+    let home = tempfile::tempdir().unwrap();
+    let mut child = spawn_debug(
+        &f,
+        &[
+            "-l",
+            "app.kubernetes.io/name=storefront",
+            "-n",
+            "shop",
+            "--image",
+            "busybox:1.36",
+            "--parallel",
+            "1",
+            "--",
+            "sh",
+            "-c",
+            "sleep 2; echo finished",
+        ],
+        home.path(),
+    );
+    let mut stderr = tokio::io::BufReader::new(child.stderr.take().unwrap());
+    let mut seen = String::new();
+    // The first pod's container is added: then ctrl-c.
+    tokio::time::timeout(std::time::Duration::from_secs(30), async {
+        while !seen.contains("added debug container") {
+            let mut line = String::new();
+            if stderr.read_line(&mut line).await.unwrap() == 0 {
+                break;
+            }
+            seen.push_str(&line);
+        }
+    })
+    .await
+    .expect("the first launch is said");
+    let pid = nix::unistd::Pid::from_raw(child.id().unwrap() as i32);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).unwrap();
+    let mut rest = String::new();
+    stderr.read_to_string(&mut rest).await.unwrap();
+    let status = tokio::time::timeout(std::time::Duration::from_secs(30), child.wait())
+        .await
+        .expect("podbay ends")
+        .unwrap();
+    let mut stdout = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut stdout)
+        .await
+        .unwrap();
+    let stderr = seen + &rest;
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains("stopping: no more pods are started"),
+        "{stderr}"
+    );
+    assert!(
+        stdout.contains(&format!("{}: finished", STOREFRONT[0])),
+        "the running one went on to its end: {stdout}"
+    );
+    assert!(summary_row(&stderr, STOREFRONT[0]).contains("exited 0"));
+    for pod in &STOREFRONT[1..] {
+        assert!(
+            summary_row(&stderr, pod).contains("not started"),
+            "{stderr}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dash_i_gives_standard_input_to_every_pod() {
+    use tokio::io::AsyncWriteExt;
+    let f = Fixture::new().await;
+    let home = tempfile::tempdir().unwrap();
+    let mut command = support::podbay_debug_command(
+        &f.kubeconfig,
+        &[
+            "deploy/cart",
+            "-n",
+            "shop",
+            "-i",
+            "--image",
+            "busybox:1.36",
+            "--",
+            "sh",
+            "-c",
+            "wc -l",
+        ],
+        home.path(),
+    );
+    let mut child = command
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"one\ntwo\nthree\n").await.unwrap();
+    drop(stdin);
+    let out = tokio::time::timeout(std::time::Duration::from_secs(60), child.wait_with_output())
+        .await
+        .expect("podbay ends")
+        .unwrap();
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    for pod in ["cart-5f6d7c9b8-h2j4k", "cart-5f6d7c9b8-p9r2s"] {
+        assert!(
+            stdout.contains(&format!("{pod}: 3")),
+            "each pod read all three lines, then the end: {stdout}\n{stderr}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn across_namespaces_each_line_names_its_namespace_and_a_restricted_user_is_told_why() {
+    let f = Fixture::new().await;
+    let out = f
+        .podbay(&[
+            "-A",
+            "-l",
+            "app.kubernetes.io/name in (redis,payments-api)",
+            "--image",
+            "busybox:1.36",
+            "--",
+            "echo",
+            "here",
+        ])
+        .await;
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stdout.contains("shop/redis-0: here"), "{stdout}");
+    assert!(
+        stdout
+            .lines()
+            .filter(|l| l.starts_with("payments/payments-api-"))
+            .count()
+            >= 2,
+        "{stdout}"
+    );
+
+    let restricted = f
+        .podbay(&[
+            "--context",
+            "sim-dev",
+            "-A",
+            "-l",
+            "app.kubernetes.io/name=redis",
+            "--image",
+            "busybox:1.36",
+        ])
+        .await;
+    let stderr = text(&restricted.stderr);
+    assert_eq!(restricted.status.code(), Some(77), "{stderr}");
+    assert!(
+        stderr.contains("list") && stderr.contains("pods"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().count(), 1, "one sentence: {stderr}");
+}
