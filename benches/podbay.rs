@@ -280,15 +280,21 @@ async fn client_for(sim: &podbay::sim::SimHandle) -> kube::Client {
         sim.addr().port()
     ));
     sim.write_kubeconfig(&path).unwrap();
-    let conn = Target {
-        kubeconfig: Some(path.clone()),
+    let client = client_of(&path).await;
+    let _ = std::fs::remove_file(path);
+    client
+}
+
+/// A client for the simulator a kubeconfig file points at.
+async fn client_of(kubeconfig: &std::path::Path) -> kube::Client {
+    Target {
+        kubeconfig: Some(kubeconfig.to_path_buf()),
         ..Target::default()
     }
     .connect()
     .await
-    .expect("connect");
-    let _ = std::fs::remove_file(path);
-    conn.client
+    .expect("connect")
+    .client
 }
 
 fn rss_kib(pid: u32) -> u64 {
@@ -828,14 +834,7 @@ impl Tui {
 async fn fleet(report: &mut Report) {
     println!("debug in many pods (podbay debug, 500 ms pull)");
     let (_sim, kubeconfig, _) = sim_process(200, 500).await;
-    let client = Target {
-        kubeconfig: Some(kubeconfig.clone()),
-        ..Target::default()
-    }
-    .connect()
-    .await
-    .expect("connect")
-    .client;
+    let client = client_of(&kubeconfig).await;
     let pods: Api<Pod> = Api::namespaced(client, "team-0000");
     let running: Vec<String> = pods
         .list(&Default::default())
@@ -1051,14 +1050,7 @@ struct Flood {
 async fn log_flood_once(report: &mut Report, follow: bool) -> Option<Flood> {
     const BYTES: u64 = 50_000_000;
     let (_sim, kubeconfig, _) = sim_process(0, 0).await;
-    let client = Target {
-        kubeconfig: Some(kubeconfig.clone()),
-        ..Target::default()
-    }
-    .connect()
-    .await
-    .expect("connect")
-    .client;
+    let client = client_of(&kubeconfig).await;
     // Quiet for a few seconds, so the pane is following before the flood.
     let flood = format!(
         "sleep 12; yes 'flood 0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijk' | head -c {BYTES}; echo; echo FLOOD-END; sleep 3600"

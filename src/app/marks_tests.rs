@@ -286,3 +286,19 @@ fn more_marks_than_panes_can_show_is_one_sentence_and_nothing_read() {
         .unwrap_or_default();
     assert!(said.contains("at most 32 panes"), "{said}");
 }
+
+#[test]
+fn another_context_starts_with_no_marks() {
+    let mut a = listed_app();
+    a.update(key(' '));
+    assert_eq!(a.pods.marks().len(), 1);
+    a.update(Event::Connected {
+        cluster: crate::model::ClusterId::new("prod", "https://10.0.0.1:6443", "admin"),
+        context: "prod".into(),
+        namespace: "shop".into(),
+        contexts: vec!["sim".into(), "prod".into()],
+    });
+    // The same names on another cluster are other pods.
+    a.update(listed(vec![row("shop", "api-1", "Running")]));
+    assert!(a.pods.marks().is_empty());
+}

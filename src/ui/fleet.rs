@@ -6,7 +6,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
-use super::launcher::{field_lines, preview_rows};
+use super::launcher::{field_lines, foot, preview_rows};
 use crate::app::fleet::{FleetForm, Plan};
 use crate::theme::Theme;
 
@@ -136,17 +136,7 @@ pub fn draw(frame: &mut Frame, area: Rect, form: &FleetForm, theme: &Theme) {
         (0, m) => format!("attach in {m}, tiled, typing to all"),
         (n, m) => format!("launch in {n}, attach in {m}, tiled"),
     };
-    let foot = [
-        Line::default(),
-        Line::from(vec![
-            Span::styled(" enter ", theme.key_hint),
-            Span::styled(format!("{verb}  "), theme.dim),
-            Span::styled(" tab/↑↓ ", theme.key_hint),
-            Span::styled("field  ", theme.dim),
-            Span::styled(" esc ", theme.key_hint),
-            Span::styled("cancel", theme.dim),
-        ]),
-    ];
+    let foot = foot(&verb, theme);
 
     let width = area.width.min(100);
     let inner = usize::from(width.saturating_sub(2));

@@ -71,17 +71,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, form: &Launcher, theme: &T
         }
         None => (" Loading the pod…".to_string(), theme.dim),
     };
-    let foot = [
-        Line::default(),
-        Line::from(vec![
-            Span::styled(" enter ", theme.key_hint),
-            Span::styled("launch and attach  ", theme.dim),
-            Span::styled(" tab/↑↓ ", theme.key_hint),
-            Span::styled("field  ", theme.dim),
-            Span::styled(" esc ", theme.key_hint),
-            Span::styled("cancel", theme.dim),
-        ]),
-    ];
+    let foot = foot("launch and attach", theme);
 
     let width = area.width.min(100);
     let inner = usize::from(width.saturating_sub(2));
@@ -104,6 +94,21 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, form: &Launcher, theme: &T
     let area = super::centered(area, width, rows.len() as u16 + 2);
     frame.render_widget(Clear, area);
     frame.render_widget(Paragraph::new(rows).block(block), area);
+}
+
+/// The form's keys, after a blank line; `enter` does `what`.
+pub(super) fn foot(what: &str, theme: &Theme) -> [Line<'static>; 2] {
+    [
+        Line::default(),
+        Line::from(vec![
+            Span::styled(" enter ", theme.key_hint),
+            Span::styled(format!("{what}  "), theme.dim),
+            Span::styled(" tab/↑↓ ", theme.key_hint),
+            Span::styled("field  ", theme.dim),
+            Span::styled(" esc ", theme.key_hint),
+            Span::styled("cancel", theme.dim),
+        ]),
+    ]
 }
 
 /// The form's fields, one line each, the focused one marked; `target` and
