@@ -402,3 +402,31 @@ async fn across_namespaces_each_line_names_its_namespace_and_a_restricted_user_i
     );
     assert_eq!(stderr.lines().count(), 1, "one sentence: {stderr}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_attach_leaves_each_running_and_says_so() {
+    let f = Fixture::new().await;
+    let out = f
+        .podbay(&[
+            "deploy/cart",
+            "-n",
+            "shop",
+            "--image",
+            "busybox:1.36",
+            "--no-attach",
+            "--",
+            "sleep",
+            "60",
+        ])
+        .await;
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("podbay: 2 of 2 pods run"), "{stderr}");
+    for pod in ["cart-5f6d7c9b8-h2j4k", "cart-5f6d7c9b8-p9r2s"] {
+        let row = summary_row(&stderr, pod);
+        assert!(
+            row.contains("debugger-") && row.contains("running (--no-attach)"),
+            "{row}"
+        );
+    }
+}

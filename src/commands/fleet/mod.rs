@@ -202,6 +202,9 @@ impl Shared {
         )
         .await
         {
+            Ok(finished) if args.no_attach => PodResult::Started {
+                container: finished.container,
+            },
             Ok(finished) => PodResult::Exited {
                 container: finished.container,
                 code: finished.exit_code,

@@ -27,6 +27,10 @@ pub enum Result {
         container: String,
         code: i32,
     },
+    /// `--no-attach`: it runs, and podbay left it to run.
+    Started {
+        container: String,
+    },
     CouldNotRun(Failure),
     /// ctrl-c came before its turn.
     NotStarted,
@@ -36,12 +40,15 @@ pub enum Result {
 
 impl Result {
     fn succeeded(&self) -> bool {
-        matches!(self, Result::Exited { code: 0, .. })
+        matches!(
+            self,
+            Result::Exited { code: 0, .. } | Result::Started { .. }
+        )
     }
 
     fn container(&self) -> Option<&str> {
         match self {
-            Result::Exited { container, .. } => Some(container),
+            Result::Exited { container, .. } | Result::Started { container } => Some(container),
             _ => None,
         }
     }
@@ -50,6 +57,7 @@ impl Result {
     fn kind(&self) -> &'static str {
         match self {
             Result::Exited { .. } => "exited",
+            Result::Started { .. } => "running",
             Result::NotStarted => "not started",
             Result::Left => "left running",
             Result::CouldNotRun(f) => match f.code {
@@ -73,6 +81,7 @@ impl Result {
     fn words(&self) -> String {
         match self {
             Result::Exited { code, .. } => format!("exited {code}"),
+            Result::Started { .. } => "running (--no-attach)".into(),
             Result::CouldNotRun(f) => format!("{}: {}", self.kind(), f.sentence),
             Result::NotStarted => "not started: interrupted before its turn".into(),
             Result::Left => "left running: interrupted (its debug container runs on)".into(),
@@ -97,7 +106,15 @@ pub fn status(outcomes: &[Outcome]) -> i32 {
 /// The table: a header line, then POD, CONTAINER, RESULT per pod.
 pub fn table(outcomes: &[Outcome]) -> String {
     let succeeded = outcomes.iter().filter(|o| o.result.succeeded()).count();
-    let mut text = format!("podbay: {} of {} pods exited 0", succeeded, outcomes.len());
+    let done = if outcomes
+        .iter()
+        .any(|o| matches!(o.result, Result::Started { .. }))
+    {
+        "run"
+    } else {
+        "exited 0"
+    };
+    let mut text = format!("podbay: {succeeded} of {} pods {done}", outcomes.len());
     let failed = outcomes.len() - succeeded;
     if failed > 0 {
         text.push_str(&format!("; {failed} did not (below)"));
@@ -137,6 +154,7 @@ pub fn document(outcomes: &[Outcome]) -> Value {
         .map(|o| {
             let (exit_code, message) = match &o.result {
                 Result::Exited { code, .. } => (Some(*code), None),
+                Result::Started { .. } => (None, None),
                 Result::CouldNotRun(f) => (None, Some(f.sentence.to_string())),
                 Result::NotStarted | Result::Left => (None, None),
             };
