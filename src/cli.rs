@@ -52,7 +52,8 @@ pub enum Command {
     /// Start the embedded cluster in-process and open podbay on it.
     Demo(DemoArgs),
     /// Add an ephemeral debug container to a pod, wait for it, attach, and
-    /// exit with its exit code.
+    /// exit with its exit code; in many pods at once (several names, -l,
+    /// deploy/NAME) with each line after its pod's name and a summary.
     Debug(Box<DebugArgs>),
     /// Print a completion script: `podbay completions bash > ~/.local/share/bash-completion/completions/podbay`.
     Completions {
@@ -166,7 +167,8 @@ pub struct DebugArgs {
     /// When to pull the image.
     #[arg(long, value_name = "POLICY", value_parser = ["Always", "IfNotPresent", "Never"])]
     pub pull_policy: Option<String>,
-    /// Keep the container's stdin open and send podbay's standard input to it.
+    /// Keep the container's stdin open and send podbay's standard input to it
+    /// (with several pods: read to its end first, given to each, then closed).
     #[arg(short, long)]
     pub interactive: bool,
     /// Give the container a terminal (the local one goes to raw mode while
