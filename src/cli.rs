@@ -116,7 +116,7 @@ pub struct DebugArgs {
     #[arg(value_name = "POD", value_parser = parse_pod, required_unless_present = "selector", conflicts_with = "selector")]
     pub pods: Vec<DebugTarget>,
     /// Debug every pod this label selector matches (as kubectl's -l).
-    #[arg(short = 'l', long, value_name = "SELECTOR")]
+    #[arg(short = 'l', long, value_name = "SELECTOR", value_parser = parse_selector)]
     pub selector: Option<String>,
     /// With -l: the pods of every namespace.
     #[arg(short = 'A', long, requires = "selector", conflicts_with = "namespace")]
@@ -205,7 +205,8 @@ impl DebugArgs {
 
     /// Several pods at once: more than one named, a selector, or an owner's.
     pub fn is_fleet(&self) -> bool {
-        self.pods.len() > 1
+        let named: std::collections::BTreeSet<&DebugTarget> = self.pods.iter().collect();
+        named.len() > 1
             || self.selector.is_some()
             || self
                 .pods
@@ -215,7 +216,7 @@ impl DebugArgs {
 }
 
 /// What `podbay debug` is pointed at on its command line.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub enum DebugTarget {
     Pod(String),
     /// Every pod of this workload, by its selector (as kubectl resolves it).
@@ -247,6 +248,17 @@ fn parse_pod(s: &str) -> Result<DebugTarget, String> {
             )),
         },
     }
+}
+
+/// A label selector that selects something less than everything: an
+/// empty one is every pod, and a debug container can never be removed.
+fn parse_selector(s: &str) -> Result<String, String> {
+    if s.trim().is_empty() {
+        return Err(
+            "an empty selector matches every pod, and debug containers can never be removed: give labels (app=web), or name the pods".into(),
+        );
+    }
+    Ok(s.to_string())
 }
 
 fn parse_env(s: &str) -> Result<(String, String), String> {
@@ -381,6 +393,11 @@ mod tests {
         };
         assert_eq!(args.pods, [DebugTarget::Pod("web-1".into())]);
         assert!(!args.is_fleet());
+        let twice = Cli::try_parse_from(["podbay", "debug", "web-1", "pod/web-1"]).unwrap();
+        let Some(Command::Debug(twice)) = twice.command else {
+            panic!("debug")
+        };
+        assert!(!twice.is_fleet(), "one pod named twice is one pod");
         assert_eq!(args.namespace.as_deref(), Some("shop"));
         assert_eq!(args.profile, Some(Profile::Restricted));
         assert_eq!(args.env, [("A".to_string(), "1".to_string())]);
@@ -405,6 +422,8 @@ mod tests {
             &["--timeout", "0s"],
             &["--image", "Bad Image:1"],
             &["--list", "--reuse"],
+            &["-l", ""],
+            &["-l", "  "],
         ] {
             let err = parse(bad).expect_err(&format!("{bad:?}"));
             assert_eq!(err.exit_code(), 2, "a usage error: {bad:?}");

@@ -125,7 +125,7 @@ impl FleetForm {
 fn plan(pod: &FleetPod, template: &DebugSpec, profile_chosen: bool) -> Plan {
     let detail = match &pod.detail {
         Ok(detail) => detail,
-        Err(sentence) => return Plan::Refused(sentence.clone()),
+        Err(sentence) => return Plan::Refused(format!("could not be read: {sentence}")),
     };
     if detail.is_static {
         return Plan::Refused(

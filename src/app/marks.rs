@@ -63,6 +63,13 @@ impl App {
     pub(super) fn on_pods_read(&mut self, cluster: ClusterId, pods: Vec<FleetPod>) {
         if cluster != self.cluster || self.mode != Mode::Normal || !matches!(self.view, View::Pods)
         {
+            if self
+                .message
+                .as_ref()
+                .is_some_and(|m| m.text.starts_with("Reading the "))
+            {
+                self.message = None;
+            }
             return;
         }
         let random = self.now.as_nanosecond() as u64;
@@ -114,12 +121,17 @@ impl App {
                     let key = TerminalKey::new(self.cluster.clone(), pod, name);
                     // Nothing runs there: no watch, no session, no input;
                     // the pane says why.
-                    let (id, _) = self.open_terminal_pane(TerminalKind::Debug, key, None);
+                    let (id, opened) = self.open_terminal_pane(TerminalKind::Debug, key, None);
+                    effects.extend(
+                        opened
+                            .into_iter()
+                            .filter(|e| !matches!(e, Effect::Follow { .. })),
+                    );
                     if let Some(t) = self.workspace.terminals.get_mut(&id) {
                         t.in_fleet = true;
                         t.state = TerminalState::Ended("not launched".into());
                     }
-                    refused.push((id, format!("This pod {why}.")));
+                    refused.push((id, format!("This pod {}.", why.trim_end_matches('.'))));
                     continue;
                 }
             }

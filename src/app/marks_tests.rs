@@ -288,17 +288,54 @@ fn more_marks_than_panes_can_show_is_one_sentence_and_nothing_read() {
 }
 
 #[test]
-fn another_context_starts_with_no_marks() {
+fn another_context_starts_with_no_marks_and_no_form() {
     let mut a = listed_app();
     a.update(key(' '));
     assert_eq!(a.pods.marks().len(), 1);
+    read(&mut a, vec![fleet_pod(detail_of("api-1", false), None)]);
+    assert!(matches!(a.mode, Mode::Fleet(_)));
     a.update(Event::Connected {
         cluster: crate::model::ClusterId::new("prod", "https://10.0.0.1:6443", "admin"),
         context: "prod".into(),
         namespace: "shop".into(),
         contexts: vec!["sim".into(), "prod".into()],
     });
+    assert!(
+        !matches!(a.mode, Mode::Fleet(_)),
+        "a form for the other cluster's pods is void"
+    );
     // The same names on another cluster are other pods.
     a.update(listed(vec![row("shop", "api-1", "Running")]));
     assert!(a.pods.marks().is_empty());
+}
+
+#[test]
+fn when_the_focused_panes_launch_is_refused_typing_goes_on_to_the_others() {
+    let mut a = listed_app();
+    read(
+        &mut a,
+        vec![
+            fleet_pod(detail_of("api-1", false), None),
+            fleet_pod(detail_of("api-2", false), None),
+        ],
+    );
+    a.update(code(KeyCode::Enter));
+    let focused = a.workspace.focused_terminal().unwrap().id;
+    let other = a
+        .workspace
+        .terminals
+        .keys()
+        .copied()
+        .find(|id| *id != focused)
+        .unwrap();
+    a.update(Event::LaunchFailed {
+        id: focused,
+        sentence: "pods \"api-1\" is forbidden".into(),
+        refused_by: None,
+    });
+    assert_eq!(
+        a.workspace.input_targets(),
+        [other],
+        "the focus moved to the pane still in the group"
+    );
 }

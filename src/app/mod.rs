@@ -376,8 +376,9 @@ impl App {
                 self.scopes_by_context
                     .insert(self.context.clone(), self.scope.clone());
                 let remembered = self.scopes_by_context.get(&context).cloned();
-                // A question about the other cluster's pod is void.
-                if matches!(self.mode, Mode::ConfirmDelete(_)) {
+                // A question about the other cluster's pods is void, and so
+                // is a form for them (the same names here are other pods).
+                if matches!(self.mode, Mode::ConfirmDelete(_) | Mode::Fleet(_)) {
                     self.mode = Mode::Normal;
                 }
                 if !self.contexts_used.contains(&context) {

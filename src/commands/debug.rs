@@ -100,6 +100,14 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> Result<i32, Failure> {
     // One deadline for the cluster and the container, as --timeout says.
     let deadline = tokio::time::Instant::now() + args.timeout;
     let pod = get_pod(&connection.client, &job, &connection.server, deadline).await?;
+    let job = Job {
+        target: if args.target_all {
+            first_container(&pod)
+        } else {
+            job.target
+        },
+        ..job
+    };
     if args.list {
         return list(&pod, &job);
     }
@@ -234,6 +242,24 @@ pub(super) struct Finished {
     pub container: String,
     pub exit_code: i32,
     pub status: Option<k8s_openapi::api::core::v1::ContainerStatus>,
+}
+
+impl Finished {
+    /// The container has ended (its exit code is its own).
+    pub fn terminated(&self) -> bool {
+        self.status
+            .as_ref()
+            .and_then(|s| s.state.as_ref())
+            .is_some_and(|s| s.terminated.is_some())
+    }
+}
+
+/// `--target-all`: the pod's first (regular) container.
+pub(super) fn first_container(pod: &Pod) -> Option<String> {
+    pod.spec
+        .as_ref()
+        .and_then(|s| s.containers.first())
+        .map(|c| c.name.clone())
 }
 
 /// Checks, reuses or launches, attaches and reads the final state: one

@@ -136,8 +136,9 @@ impl Drop for PrefixedLines {
 }
 
 /// Appends `buf` to `partial` and hands each complete line (without its
-/// newline) to `emit`, and each [`LONGEST_LINE`] of a line that goes on;
-/// what is left is the start of the next line.
+/// newline) to `emit`; of a line longer than [`LONGEST_LINE`] that goes
+/// on, its first [`LONGEST_LINE`] bytes (less, to end on a whole UTF-8
+/// character). What is left is the start of the next line.
 fn split_lines(partial: &mut Vec<u8>, buf: &[u8], mut emit: impl FnMut(&[u8])) {
     partial.extend_from_slice(buf);
     let mut start = 0;
@@ -146,9 +147,18 @@ fn split_lines(partial: &mut Vec<u8>, buf: &[u8], mut emit: impl FnMut(&[u8])) {
         emit(&partial[start..end]);
         start = end + 1;
     }
-    while partial.len() - start >= LONGEST_LINE {
-        emit(&partial[start..start + LONGEST_LINE]);
-        start += LONGEST_LINE;
+    while partial.len() - start > LONGEST_LINE {
+        let mut cut = start + LONGEST_LINE;
+        // Back to the start of a character (continuation bytes are 10xxxxxx);
+        // bytes that are not UTF-8 at all are cut where they are.
+        while cut > start + LONGEST_LINE - 4 && (partial[cut] & 0xC0) == 0x80 {
+            cut -= 1;
+        }
+        if (partial[cut] & 0xC0) == 0x80 {
+            cut = start + LONGEST_LINE;
+        }
+        emit(&partial[start..cut]);
+        start = cut;
     }
     partial.drain(..start);
 }
@@ -176,6 +186,32 @@ mod tests {
         split_lines(&mut partial, &endless, |l| lengths.push(l.len()));
         assert_eq!(lengths, [LONGEST_LINE, LONGEST_LINE]);
         assert_eq!(partial.len(), 10);
+    }
+
+    #[test]
+    fn a_line_of_exactly_the_limit_waits_for_its_newline() {
+        let mut partial = Vec::new();
+        let mut lines: Vec<usize> = Vec::new();
+        split_lines(&mut partial, &vec![b'x'; LONGEST_LINE], |l| {
+            lines.push(l.len())
+        });
+        assert!(lines.is_empty(), "not cut: it may still end");
+        split_lines(&mut partial, b"\n", |l| lines.push(l.len()));
+        assert_eq!(lines, [LONGEST_LINE], "one line, no empty one after it");
+    }
+
+    #[test]
+    fn a_cut_never_splits_a_character() {
+        let mut partial = Vec::new();
+        let mut cuts: Vec<Vec<u8>> = Vec::new();
+        // 'é' is two bytes: the limit falls inside one of them.
+        let mut text = vec![b'x'; LONGEST_LINE - 1];
+        text.extend("éé".as_bytes());
+        split_lines(&mut partial, &text, |l| cuts.push(l.to_vec()));
+        assert_eq!(cuts.len(), 1);
+        assert!(std::str::from_utf8(&cuts[0]).is_ok(), "whole characters");
+        assert_eq!(cuts[0].len(), LONGEST_LINE - 1);
+        assert_eq!(partial, "éé".as_bytes());
     }
 
     #[test]

@@ -88,7 +88,7 @@ async fn dispatch(
             let entry = state
                 .store
                 .get(kind, &Key::new(&ns, &name))
-                .ok_or_else(|| ApiError::not_found(&kind.qualified(), &name))?;
+                .ok_or_else(|| ApiError::not_found_of(kind, &name))?;
             if wants_table(&request) && kind == Kind::Pod {
                 return Ok(ok_json(&table::pods(
                     &[entry.value()],

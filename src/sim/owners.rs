@@ -87,7 +87,7 @@ impl Owners {
                 "status": status,
             });
             if let Some(deployment) = deployment {
-                let uid = format!("{}-deploy", seen.uid);
+                let uid = super::scenario::uid(&format!("{namespace}/{deployment}"), 5);
                 replica_set["metadata"]["ownerReferences"] = json!([{
                     "apiVersion": "apps/v1", "kind": "Deployment", "name": deployment,
                     "uid": uid, "controller": true, "blockOwnerDeletion": true,
@@ -158,6 +158,27 @@ mod tests {
         assert_eq!(
             replica_set["metadata"]["ownerReferences"][0]["name"],
             "storefront"
+        );
+        assert_eq!(
+            replica_set["metadata"]["ownerReferences"][0]["uid"],
+            storefront["metadata"]["uid"]
+        );
+        // Every pod names its ReplicaSet by the same uid (kubectl describe
+        // counts a ReplicaSet's pods by it).
+        let uids: std::collections::BTreeSet<String> = crate::sim::scenario::demo(Timestamp::now())
+            .iter()
+            .filter(|p| p["metadata"]["labels"]["app.kubernetes.io/name"] == "storefront")
+            .map(|p| {
+                p["metadata"]["ownerReferences"][0]["uid"]
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            })
+            .collect();
+        assert_eq!(uids.len(), 1);
+        assert_eq!(
+            uids.first().map(String::as_str),
+            replica_set["metadata"]["uid"].as_str()
         );
     }
 }

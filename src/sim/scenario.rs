@@ -495,7 +495,13 @@ fn build(spec: &PodSpec<'_>, now: Timestamp) -> Value {
     };
     let mut labels = json!({"app.kubernetes.io/name": spec.app, "pod-template-hash": hash});
     let mut annotations = json!({});
-    let mut owner = json!([{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": spec.name.rsplit_once('-').map(|x| x.0).unwrap_or(&spec.name), "uid": uid(&spec.name, 2), "controller": true, "blockOwnerDeletion": true}]);
+    // Every pod of a ReplicaSet names the same one (kubectl matches by uid).
+    let replica_set = spec
+        .name
+        .rsplit_once('-')
+        .map(|x| x.0)
+        .unwrap_or(&spec.name);
+    let mut owner = json!([{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": replica_set, "uid": uid(replica_set, 2), "controller": true, "blockOwnerDeletion": true}]);
     if spec.static_pod {
         labels = json!({"component": spec.app, "tier": "control-plane"});
         annotations = json!({"kubernetes.io/config.mirror": hex_id(&spec.name, 3, 32), "kubernetes.io/config.source": "file"});
@@ -609,7 +615,7 @@ fn hex_id(seed: &str, salt: u64, len: usize) -> String {
     out
 }
 
-fn uid(seed: &str, salt: u64) -> String {
+pub(crate) fn uid(seed: &str, salt: u64) -> String {
     let h = hex_id(seed, salt, 32);
     format!(
         "{}-{}-4{}-a{}-{}",

@@ -154,6 +154,20 @@ impl ApiError {
             .with_details(json!({"name": name, "kind": resource}))
     }
 
+    /// 404 for an object of `kind`: `deployments.apps "web" not found`.
+    pub fn not_found_of(kind: super::store::Kind, name: &str) -> Self {
+        let mut details = json!({"name": name, "kind": kind.plural()});
+        if !kind.group().is_empty() {
+            details["group"] = json!(kind.group());
+        }
+        Self::new(
+            404,
+            "NotFound",
+            format!("{} \"{name}\" not found", kind.qualified()),
+        )
+        .with_details(details)
+    }
+
     /// 404 for a path the server does not serve at all.
     pub fn path_not_found() -> Self {
         Self::new(
@@ -189,10 +203,21 @@ impl ApiError {
         };
         // The subject names the resource without its subresource, as
         // `responsewriters.Forbidden` builds it.
-        let subject = if name.is_empty() {
-            format!("{resource} is forbidden")
+        // The apps group's resources are named with it, as the apiserver
+        // names them (`deployments.apps "web" is forbidden: … in API group "apps"`).
+        let group = super::store::Kind::ALL
+            .into_iter()
+            .find(|k| k.plural() == resource)
+            .map_or("", |k| k.group());
+        let qualified = if group.is_empty() {
+            resource.to_string()
         } else {
-            format!("{resource} \"{name}\" is forbidden")
+            format!("{resource}.{group}")
+        };
+        let subject = if name.is_empty() {
+            format!("{qualified} is forbidden")
+        } else {
+            format!("{qualified} \"{name}\" is forbidden")
         };
         let scope = if namespace.is_empty() {
             " at the cluster scope".to_string()
@@ -200,9 +225,12 @@ impl ApiError {
             format!(" in the namespace \"{namespace}\"")
         };
         let message = format!(
-            "{subject}: User \"{user}\" cannot {verb} resource \"{full}\" in API group \"\"{scope}"
+            "{subject}: User \"{user}\" cannot {verb} resource \"{full}\" in API group \"{group}\"{scope}"
         );
         let mut details = json!({"kind": resource});
+        if !group.is_empty() {
+            details["group"] = json!(group);
+        }
         if !name.is_empty() {
             details["name"] = json!(name);
         }

@@ -17,7 +17,7 @@ const STOREFRONT: [&str; 3] = [
 ];
 
 struct Fixture {
-    _sim: podbay::sim::SimHandle,
+    sim: podbay::sim::SimHandle,
     kubeconfig: PathBuf,
 }
 
@@ -30,10 +30,7 @@ impl Fixture {
             sim.addr().port()
         ));
         sim.write_kubeconfig(&kubeconfig).unwrap();
-        Fixture {
-            _sim: sim,
-            kubeconfig,
-        }
+        Fixture { sim, kubeconfig }
     }
 
     async fn podbay(&self, args: &[&str]) -> Output {
@@ -103,6 +100,41 @@ async fn a_selector_runs_in_every_replica_each_line_after_its_pod() {
         "every line of stdout is a pod's: {stdout}"
     );
     assert!(stderr.contains("podbay: 3 of 3 pods exited 0"), "{stderr}");
+    // --target-all: each debug container targets its pod's first container.
+    let pods: kube::Api<k8s_openapi::api::core::v1::Pod> =
+        kube::Api::namespaced(support::client(&f.sim, "sim").await, "shop");
+    for pod in STOREFRONT {
+        let spec = pods.get(pod).await.unwrap().spec.unwrap();
+        let targets: Vec<Option<String>> = spec
+            .ephemeral_containers
+            .unwrap_or_default()
+            .into_iter()
+            .map(|c| c.target_container_name)
+            .collect();
+        assert_eq!(targets, [Some("web".to_string())], "{pod}");
+    }
+
+    // One pod takes --target-all too.
+    let one = f
+        .podbay(&[
+            "redis-0",
+            "-n",
+            "shop",
+            "--image",
+            "busybox:1.36",
+            "--target-all",
+            "--",
+            "true",
+        ])
+        .await;
+    assert_eq!(one.status.code(), Some(0), "{}", text(&one.stderr));
+    let redis = pods.get("redis-0").await.unwrap().spec.unwrap();
+    assert_eq!(
+        redis.ephemeral_containers.unwrap()[0]
+            .target_container_name
+            .as_deref(),
+        Some("redis")
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -217,6 +249,18 @@ async fn what_cannot_work_for_many_pods_is_said_before_anything_is_sent() {
         text(&none.stderr).contains("No pods in namespace shop match -l app=nothing-like-this."),
         "{}",
         text(&none.stderr)
+    );
+
+    let everything = f.podbay(&["-l", "", "-A", "--image", "busybox"]).await;
+    assert_eq!(
+        everything.status.code(),
+        Some(2),
+        "an empty selector is every pod"
+    );
+    assert!(
+        text(&everything.stderr).contains("matches every pod"),
+        "{}",
+        text(&everything.stderr)
     );
 
     let mixed = f.podbay(&[STOREFRONT[0], "-l", "app=x"]).await;
@@ -401,6 +445,22 @@ async fn across_namespaces_each_line_names_its_namespace_and_a_restricted_user_i
         "{stderr}"
     );
     assert_eq!(stderr.lines().count(), 1, "one sentence: {stderr}");
+
+    // An owner outside the user's namespace: the apps group's refusal.
+    let owner = f
+        .podbay(&[
+            "--context",
+            "sim-dev",
+            "deploy/payments-api",
+            "-n",
+            "payments",
+            "--image",
+            "busybox:1.36",
+        ])
+        .await;
+    let stderr = text(&owner.stderr);
+    assert_eq!(owner.status.code(), Some(77), "{stderr}");
+    assert!(stderr.contains("deployments"), "{stderr}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

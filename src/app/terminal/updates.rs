@@ -237,6 +237,18 @@ impl App {
                     pane.marked = false;
                 }
             }
+            // Typing goes on to the others: the focus moves to one of them.
+            let focused_here = self.workspace.focused_pane().map(|p| p.terminal) == Some(id);
+            if focused_here
+                && let Some(next) = self
+                    .workspace
+                    .panes
+                    .iter()
+                    .find(|(_, p)| p.marked)
+                    .map(|(pane, _)| *pane)
+            {
+                self.workspace.focused = Some(next);
+            }
             return vec![Effect::CloseSession { id }];
         }
         let form = self

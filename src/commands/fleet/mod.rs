@@ -6,7 +6,7 @@
 
 pub mod summary;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -15,6 +15,7 @@ use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, ListParams};
 use tokio::io::AsyncReadExt;
+use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::Semaphore;
 
 use summary::{Outcome, Result as PodResult};
@@ -81,38 +82,53 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> std::result::Result<i3
         server: connection.server.clone(),
         image,
         input,
-        stop: AtomicBool::new(false),
     });
+    // Listening before the first pod starts, and for the whole run: a
+    // ctrl-c is never lost between two waits.
+    let mut interrupts = signal(SignalKind::interrupt()).ok();
     let permits = Arc::new(Semaphore::new(shared.args.parallel.into()));
+    // Whose run began: after a second ctrl-c those are left running, and
+    // the others were never started.
+    let began: Arc<Vec<AtomicBool>> =
+        Arc::new(pods.iter().map(|_| AtomicBool::new(false)).collect());
     let mut tasks = tokio::task::JoinSet::new();
+    let mut index_of = HashMap::new();
     for (index, (pod, label)) in pods.iter().zip(&labels).enumerate() {
-        let (shared, permits) = (shared.clone(), permits.clone());
+        let (shared, permits, began) = (shared.clone(), permits.clone(), began.clone());
         let (pod, prefix) = (pod.clone(), Prefix::new(label, index, width));
-        tasks.spawn(async move {
+        let task = tasks.spawn(async move {
+            // Closed by ctrl-c: this pod's turn never comes.
             let Ok(_permit) = permits.acquire_owned().await else {
                 return (index, PodResult::NotStarted);
             };
-            if shared.stop.load(Ordering::SeqCst) {
-                return (index, PodResult::NotStarted);
-            }
+            began[index].store(true, Ordering::SeqCst);
             (index, shared.run_one(pod, prefix).await)
         });
+        index_of.insert(task.id(), index);
     }
 
     let mut results: Vec<Option<PodResult>> = (0..pods.len()).map(|_| None).collect();
-    let mut interrupts = 0;
+    let mut interrupted = 0;
     loop {
         tokio::select! {
-            joined = tasks.join_next() => match joined {
-                Some(Ok((index, result))) => results[index] = Some(result),
-                // A task that panicked or was aborted: its pod says so below.
+            joined = tasks.join_next_with_id() => match joined {
+                Some(Ok((_, (index, result)))) => results[index] = Some(result),
+                Some(Err(e)) if e.is_panic() => {
+                    if let Some(&index) = index_of.get(&e.id()) {
+                        results[index] = Some(PodResult::CouldNotRun(Failure {
+                            code: summary::BUG,
+                            sentence: "podbay itself failed on this pod (a bug: please report it, with podbay's log).".into(),
+                        }));
+                    }
+                }
+                // Aborted by a second ctrl-c: said below.
                 Some(Err(_)) => {}
                 None => break,
             },
-            _ = tokio::signal::ctrl_c() => {
-                interrupts += 1;
-                if interrupts == 1 {
-                    shared.stop.store(true, Ordering::SeqCst);
+            Some(()) = async { interrupts.as_mut()?.recv().await } => {
+                interrupted += 1;
+                if interrupted == 1 {
+                    permits.close();
                     eprintln!("podbay: stopping: no more pods are started; those running go on to their end (ctrl-c again leaves them running and ends podbay).");
                 } else {
                     tasks.abort_all();
@@ -124,11 +140,16 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> std::result::Result<i3
         .into_iter()
         .zip(labels)
         .zip(results)
-        .map(|((pod, label), result)| Outcome {
+        .enumerate()
+        .map(|(index, ((pod, label), result))| Outcome {
             label,
             namespace: pod.namespace,
             pod: pod.name,
-            result: result.unwrap_or(PodResult::Left),
+            result: result.unwrap_or(if began[index].load(Ordering::SeqCst) {
+                PodResult::Left
+            } else {
+                PodResult::NotStarted
+            }),
         })
         .collect();
     eprint!("{}", summary::table(&outcomes));
@@ -149,8 +170,6 @@ struct Shared {
     server: String,
     image: String,
     input: Option<Bytes>,
-    /// ctrl-c: start no more.
-    stop: AtomicBool,
 }
 
 impl Shared {
@@ -176,7 +195,7 @@ impl Shared {
             Err(failure) => return PodResult::CouldNotRun(failure),
         };
         if args.target_all {
-            job.target = first_container(&found);
+            job.target = debug::first_container(&found);
         }
         // With -o json, stdout is the document alone.
         let out_stream = if args.json() {
@@ -202,7 +221,8 @@ impl Shared {
         )
         .await
         {
-            Ok(finished) if args.no_attach => PodResult::Started {
+            // Left to run, unless it already ended (a fast failure).
+            Ok(finished) if args.no_attach && !finished.terminated() => PodResult::Started {
                 container: finished.container,
             },
             Ok(finished) => PodResult::Exited {
@@ -212,14 +232,6 @@ impl Shared {
             Err(failure) => PodResult::CouldNotRun(failure),
         }
     }
-}
-
-/// `--target-all`: the pod's first (regular) container.
-fn first_container(pod: &Pod) -> Option<String> {
-    pod.spec
-        .as_ref()
-        .and_then(|s| s.containers.first())
-        .map(|c| c.name.clone())
 }
 
 /// A terminal is one pod's; so is `--list`.

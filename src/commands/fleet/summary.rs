@@ -10,6 +10,8 @@ use crate::commands::debug::{Failure, exit};
 pub const SOME_FAILED: i32 = 123;
 /// Exit status when ctrl-c stopped the run (as a shell reports SIGINT).
 pub const INTERRUPTED: i32 = 130;
+/// A pod's run that ended in podbay's own panic (as Rust exits on one).
+pub const BUG: i32 = 101;
 
 /// One pod's line in the summary.
 #[derive(Debug)]
