@@ -255,12 +255,22 @@ pub fn footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 }
             }
             View::Pods => {
+                let marked = app.pods.marks().len();
+                if marked > 0 {
+                    // What the marks are for comes first, at any width.
+                    spans.push(hint(Action::Debug, &format!("debug the {marked} marked")));
+                    spans.push(hint(Action::Mark, "unmark"));
+                    spans.push(hint(Action::MarkShown, "all shown"));
+                }
                 spans.push(hint(Action::Filter, "filter"));
                 spans.push(hint(Action::Open, "open"));
                 spans.push(hint(Action::Command, "cmd"));
                 spans.push(hint(Action::Describe, "describe"));
                 spans.push(hint(Action::Events, "events"));
                 spans.push(hint(Action::ToggleAllNamespaces, "all/ns"));
+                if marked == 0 {
+                    spans.push(hint(Action::Mark, "mark (debug many)"));
+                }
             }
             View::Pod(_) => {
                 spans.push(hint(Action::Back, "back"));
