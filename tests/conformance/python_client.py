@@ -193,4 +193,25 @@ check("PodSecurity baseline admits the baseline profile", any(c.name == plain["n
 labels = core.read_namespace("monitoring").metadata.labels
 check("monitoring enforces restricted", labels.get("pod-security.kubernetes.io/enforce") == "restricted", labels)
 
+# apps/v1, read-only: the owners kubectl and podbay resolve deploy/NAME through.
+apps = client.AppsV1Api(config.new_client_from_config(config_file=KUBECONFIG, context="sim"))
+storefront = apps.read_namespaced_deployment("storefront", NAMESPACE)
+check("a deployment decodes", storefront.spec.selector.match_labels == {"app.kubernetes.io/name": "storefront"}
+      and storefront.spec.replicas == 3, storefront.spec.selector)
+selected = core.list_namespaced_pod(NAMESPACE, label_selector="app.kubernetes.io/name=storefront")
+check("its selector picks its pods", len(selected.items) == 3, [p.metadata.name for p in selected.items])
+sets = apps.list_namespaced_replica_set(NAMESPACE)
+owned = [r for r in sets.items if r.metadata.owner_references and r.metadata.owner_references[0].uid == storefront.metadata.uid]
+check("its replica set names it by uid", len(owned) == 1, [r.metadata.name for r in sets.items])
+check("the pods name the replica set by uid",
+      all(p.metadata.owner_references[0].uid == owned[0].metadata.uid for p in selected.items))
+check("deployments across namespaces", len(apps.list_deployment_for_all_namespaces().items) >= 5)
+ok, body = expect_error(lambda: apps.read_namespaced_deployment("nothing", NAMESPACE), 404)
+check("404 names the group", ok and body.get("message") == 'deployments.apps "nothing" not found'
+      and body.get("details", {}).get("group") == "apps", body)
+dev_apps = client.AppsV1Api(config.new_client_from_config(config_file=KUBECONFIG, context="sim-dev"))
+ok, body = expect_error(lambda: dev_apps.read_namespaced_deployment("payments-api", "payments"), 403)
+check("403 names the group", ok and body.get("message") ==
+      'deployments.apps "payments-api" is forbidden: User "sim-dev" cannot get resource "deployments" in API group "apps" in the namespace "payments"', body)
+
 print(f"python client conformance: {len(passed)} passed, 0 failed", flush=True)

@@ -152,6 +152,21 @@ async fn kubectl_get_exec_debug_and_attach_work_unchanged() {
             listing.contains("redis-0") && listing.contains("Running"),
             "{listing}"
         );
+        // The owners, through discovery of the apps group, as on a cluster.
+        let owners = kubectl(
+            &binary,
+            &kubeconfig,
+            &["get", "deploy,rs", "-n", "shop"],
+            None,
+        )
+        .await;
+        let listing = String::from_utf8_lossy(&owners.stdout).into_owned();
+        assert!(owners.status.success(), "{version}\n{}", text(&owners));
+        assert!(
+            listing.contains("deployment.apps/storefront")
+                && listing.contains("replicaset.apps/storefront-7d9c8b6f4"),
+            "{version}\n{listing}"
+        );
 
         let exec = kubectl(
             &binary,
