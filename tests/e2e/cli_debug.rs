@@ -2,42 +2,15 @@
 
 use crate::support;
 
-use std::path::PathBuf;
 use std::process::Output;
 
 use bytes::Bytes;
 use podbay::cluster::session::{self, SessionEvent, SessionInput, SessionSpec};
 use podbay::model::session::SessionKind;
-use support::{client, start_sim};
+use support::client;
 use tokio::sync::mpsc;
 
-struct Fixture {
-    sim: podbay::sim::SimHandle,
-    kubeconfig: PathBuf,
-}
-
-impl Fixture {
-    async fn new(pull_delay_ms: u64) -> Self {
-        let sim = start_sim(pull_delay_ms).await;
-        let kubeconfig = std::env::temp_dir().join(format!(
-            "podbay-cli-{}-{}.kubeconfig",
-            std::process::id(),
-            sim.addr().port()
-        ));
-        sim.write_kubeconfig(&kubeconfig).unwrap();
-        Fixture { sim, kubeconfig }
-    }
-
-    async fn podbay(&self, args: &[&str]) -> Output {
-        support::podbay_debug(&self.kubeconfig, args).await
-    }
-}
-
-impl Drop for Fixture {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.kubeconfig);
-    }
-}
+use support::DebugFixture as Fixture;
 
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()

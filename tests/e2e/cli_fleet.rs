@@ -5,10 +5,7 @@
 
 use crate::support;
 
-use std::path::PathBuf;
-use std::process::Output;
-
-use support::start_sim;
+use support::DebugFixture as Fixture;
 
 const STOREFRONT: [&str; 3] = [
     "storefront-7d9c8b6f4-m4q7z",
@@ -16,32 +13,9 @@ const STOREFRONT: [&str; 3] = [
     "storefront-7d9c8b6f4-x2k9p",
 ];
 
-struct Fixture {
-    sim: podbay::sim::SimHandle,
-    kubeconfig: PathBuf,
-}
-
-impl Fixture {
-    async fn new() -> Self {
-        let sim = start_sim(0).await;
-        let kubeconfig = std::env::temp_dir().join(format!(
-            "podbay-fleet-{}-{}.kubeconfig",
-            std::process::id(),
-            sim.addr().port()
-        ));
-        sim.write_kubeconfig(&kubeconfig).unwrap();
-        Fixture { sim, kubeconfig }
-    }
-
-    async fn podbay(&self, args: &[&str]) -> Output {
-        support::podbay_debug(&self.kubeconfig, args).await
-    }
-}
-
-impl Drop for Fixture {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.kubeconfig);
-    }
+/// A simulator whose image pulls take no time.
+async fn fixture() -> Fixture {
+    Fixture::new(0).await
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -59,7 +33,7 @@ fn summary_row<'a>(stderr: &'a str, pod: &str) -> &'a str {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_selector_runs_in_every_replica_each_line_after_its_pod() {
-    let f = Fixture::new().await;
+    let f = fixture().await;
     let out = f
         .podbay(&[
             "-l",
@@ -139,7 +113,7 @@ async fn a_selector_runs_in_every_replica_each_line_after_its_pod() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pod_that_cannot_run_is_named_in_the_summary_and_the_status_says_some_failed() {
-    let f = Fixture::new().await;
+    let f = fixture().await;
     let out = f
         .podbay(&[
             STOREFRONT[0],
@@ -177,7 +151,7 @@ async fn a_pod_that_cannot_run_is_named_in_the_summary_and_the_status_says_some_
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_owner_resolves_through_its_selector_and_json_is_one_document() {
-    let f = Fixture::new().await;
+    let f = fixture().await;
     let out = f
         .podbay(&[
             "deploy/storefront",
@@ -227,7 +201,7 @@ async fn an_owner_resolves_through_its_selector_and_json_is_one_document() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn what_cannot_work_for_many_pods_is_said_before_anything_is_sent() {
-    let f = Fixture::new().await;
+    let f = fixture().await;
     let tty = f
         .podbay(&[STOREFRONT[0], STOREFRONT[1], "-n", "shop", "-it"])
         .await;
@@ -287,7 +261,7 @@ fn spawn_debug(f: &Fixture, args: &[&str], home: &std::path::Path) -> tokio::pro
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ctrl_c_stops_launching_lets_the_running_one_finish_and_says_which_ran() {
     use tokio::io::{AsyncBufReadExt, AsyncReadExt};
-    let f = Fixture::new().await;
+    let f = fixture().await;
     let home = tempfile::tempdir().unwrap();
     let mut child = spawn_debug(
         &f,
@@ -359,7 +333,7 @@ async fn ctrl_c_stops_launching_lets_the_running_one_finish_and_says_which_ran()
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dash_i_gives_standard_input_to_every_pod() {
     use tokio::io::AsyncWriteExt;
-    let f = Fixture::new().await;
+    let f = fixture().await;
     let home = tempfile::tempdir().unwrap();
     let mut command = support::podbay_debug_command(
         &f.kubeconfig,
@@ -402,7 +376,7 @@ async fn dash_i_gives_standard_input_to_every_pod() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn across_namespaces_each_line_names_its_namespace_and_a_restricted_user_is_told_why() {
-    let f = Fixture::new().await;
+    let f = fixture().await;
     let out = f
         .podbay(&[
             "-A",
@@ -465,7 +439,7 @@ async fn across_namespaces_each_line_names_its_namespace_and_a_restricted_user_i
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_attach_leaves_each_running_and_says_so() {
-    let f = Fixture::new().await;
+    let f = fixture().await;
     let out = f
         .podbay(&[
             "deploy/cart",

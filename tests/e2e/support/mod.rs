@@ -311,6 +311,37 @@ pub fn podbay_debug_command(
     command
 }
 
+/// A simulator with its kubeconfig written to a file of its own (removed
+/// when dropped), for running `podbay debug` against it.
+pub struct DebugFixture {
+    pub sim: SimHandle,
+    pub kubeconfig: std::path::PathBuf,
+}
+
+impl DebugFixture {
+    pub async fn new(pull_delay_ms: u64) -> Self {
+        let sim = start_sim(pull_delay_ms).await;
+        let kubeconfig = std::env::temp_dir().join(format!(
+            "podbay-cli-{}-{}.kubeconfig",
+            std::process::id(),
+            sim.addr().port()
+        ));
+        sim.write_kubeconfig(&kubeconfig).unwrap();
+        DebugFixture { sim, kubeconfig }
+    }
+
+    /// `podbay debug ARGS…` against it, as [`podbay_debug`] runs it.
+    pub async fn podbay(&self, args: &[&str]) -> std::process::Output {
+        podbay_debug(&self.kubeconfig, args).await
+    }
+}
+
+impl Drop for DebugFixture {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.kubeconfig);
+    }
+}
+
 /// `podbay debug` with this kubeconfig, piped, stdin closed, in a scratch
 /// HOME of its own with no config (see [`podbay_debug_command`]); its output.
 pub async fn podbay_debug(kubeconfig: &std::path::Path, extra: &[&str]) -> std::process::Output {
