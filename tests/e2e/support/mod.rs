@@ -216,7 +216,12 @@ impl PodbayScreen {
 
     /// Waits until the screen satisfies `check`, failing with the screen shown.
     pub async fn wait_for(&self, what: &str, check: impl Fn(&str) -> bool) {
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(15);
+        self.wait_for_within(15, what, check).await;
+    }
+
+    /// [`wait_for`](Self::wait_for), for up to `secs` seconds.
+    pub async fn wait_for_within(&self, secs: u64, what: &str, check: impl Fn(&str) -> bool) {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(secs);
         loop {
             let text = self.text();
             if check(&text) {
