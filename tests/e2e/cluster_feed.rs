@@ -169,19 +169,7 @@ async fn compacted_history_makes_the_feed_list_again() {
     // over before the last compaction: one landing between it and the cut
     // gives the feed a resourceVersion past it, and no 410 would come.
     let pods = Api::<Pod>::namespaced(client(&sim, "sim").await, "shop");
-    support::eventually(15, "both debug containers running", || {
-        let pods = pods.clone();
-        async move {
-            let pod = pods.get(CART).await.ok()?;
-            let statuses = pod.status?.ephemeral_container_statuses?;
-            let running = statuses
-                .iter()
-                .filter(|s| s.state.as_ref().is_some_and(|s| s.running.is_some()))
-                .count();
-            (running == 2).then_some(())
-        }
-    })
-    .await;
+    support::debug_containers_running(&pods, CART, 2, 15).await;
     while let Ok(Some(update)) = tokio::time::timeout(Duration::from_millis(500), rx.recv()).await {
         assert!(matches!(update, Feed::Applied(_)), "{update:?}");
     }

@@ -254,20 +254,7 @@ async fn closing_stdin_ends_a_stdin_once_shell_only() {
         .await
         .unwrap();
     }
-    let pods_ = pods.clone();
-    support::eventually(30, "both debug containers running", || {
-        let pods = pods_.clone();
-        async move {
-            let pod = pods.get("redis-0").await.ok()?;
-            let statuses = pod.status?.ephemeral_container_statuses?;
-            let running = statuses
-                .iter()
-                .filter(|s| s.state.as_ref().is_some_and(|s| s.running.is_some()))
-                .count();
-            (running == 2).then_some(())
-        }
-    })
-    .await;
+    support::debug_containers_running(&pods, "redis-0", 2, 30).await;
     for (name, once) in [("once", true), ("kept", false)] {
         let spec = SessionSpec {
             namespace: "shop".into(),

@@ -57,6 +57,26 @@ pub async fn client(sim: &SimHandle, context: &str) -> kube::Client {
     kube::Client::try_from(config).expect("client builds")
 }
 
+/// Waits until `count` of `pod`'s debug containers are running, failing
+/// the test after `secs`.
+pub async fn debug_containers_running(
+    pods: &kube::Api<k8s_openapi::api::core::v1::Pod>,
+    pod: &str,
+    count: usize,
+    secs: u64,
+) {
+    eventually(secs, "the debug containers running", || async {
+        let found = pods.get(pod).await.ok()?;
+        let statuses = found.status?.ephemeral_container_statuses?;
+        let running = statuses
+            .iter()
+            .filter(|s| s.state.as_ref().is_some_and(|s| s.running.is_some()))
+            .count();
+        (running == count).then_some(())
+    })
+    .await;
+}
+
 /// Polls `check` until it returns `Some`, failing the test after `secs`.
 pub async fn eventually<T, F, Fut>(secs: u64, what: &str, mut check: F) -> T
 where
