@@ -55,6 +55,10 @@ pub enum Command {
     /// exit with its exit code; in many pods at once (several names, -l,
     /// deploy/NAME) with each line after its pod's name and a summary.
     Debug(Box<DebugArgs>),
+    /// Copy files and directories out of a container or into it, as
+    /// kubectl cp, also where the container has no tar (distroless):
+    /// through a debug container that sees its files.
+    Cp(Box<CpArgs>),
     /// Print a completion script: `podbay completions bash > ~/.local/share/bash-completion/completions/podbay`.
     Completions {
         /// bash, zsh, fish, elvish or powershell.
@@ -95,6 +99,54 @@ pub fn parse() -> Cli {
         })
         .get_matches();
     Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+}
+
+#[derive(Debug, Clone, Args)]
+#[command(after_help = "Examples:\n  \
+podbay cp shop/payments-api-7d9c:/var/dump/heap.hprof ./heap.hprof\n  \
+podbay cp -c api payments-api-7d9c:/etc/payments-api ./config\n  \
+podbay cp ./fix.json payments-api-7d9c:/tmp/\n  \
+podbay cp payments-api-7d9c:/var/log - | tar tvf -\n\n\
+How: tar in the container, as kubectl; where it has none, tar in a debug container that targets it \
+(a running one of the same image and target is reused, else one is added: --image, the profile as \
+podbay debug picks it), reading and writing the target's files under /proc/1/root.\n\n\
+A stream from the container is unpacked only if all of it stays inside the destination: no absolute \
+or .. paths, no writes through symlinks, no links pointing outside, no device nodes or FIFOs, no \
+control characters in names, no more than 16 times what was measured in the container; setuid and \
+setgid bits are dropped. Nothing is written under the destination's name until the whole stream was good.\n\n\
+Exit status: 0 copied; 1 tar in the container failed (no such file, permission denied); 2 usage; \
+65 invalid (unknown container); 66 pod not found; 69 not supported (no tar and no debug container \
+possible); 70 container not running; 71/72 the debug container's image or start failed; 73 cannot \
+write the destination; 74 cluster unreachable; 75 the stream was cut; 76 the container sent a stream \
+podbay refuses to unpack; 77 permission denied; 78 bad kubeconfig or context; 124 timed out.")]
+pub struct CpArgs {
+    /// What to copy: [NS/]POD:PATH, a local path, or - (a tar stream on stdin).
+    #[arg(value_name = "SOURCE")]
+    pub source: String,
+    /// Where: a local path, [NS/]POD:PATH (a trailing / puts it inside
+    /// that directory), or - (a tar stream on stdout).
+    #[arg(value_name = "DESTINATION")]
+    pub destination: String,
+    /// The container (default: the pod's default container, else its first).
+    #[arg(short, long)]
+    pub container: Option<String>,
+    #[arg(short, long)]
+    pub namespace: Option<String>,
+    #[arg(long)]
+    pub context: Option<String>,
+    #[arg(long)]
+    pub kubeconfig: Option<PathBuf>,
+    /// The debug container's image where the container has no tar
+    /// (default: the first of the config's debug.images, busybox:1.36).
+    #[arg(long, value_parser = parse_image)]
+    pub image: Option<String>,
+    /// The debug container's security profile (default: as podbay debug
+    /// picks it, within the namespace's Pod Security).
+    #[arg(long)]
+    pub profile: Option<Profile>,
+    /// How long to wait for the cluster and a debug container to start.
+    #[arg(long, default_value = "2m", value_parser = parse_timeout)]
+    pub timeout: Duration,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -119,6 +119,27 @@ async fn run(cli: Cli, paths: Paths) -> anyhow::Result<()> {
             };
             debug_command(*args, &defaults).await
         }
+        Some(Command::Cp(args)) => {
+            let defaults = if args.image.is_some() && args.profile.is_some() {
+                podbay::commands::debug::Defaults::default()
+            } else {
+                match load_debug_defaults(&paths.config) {
+                    Ok(defaults) => defaults,
+                    Err(sentence) => {
+                        eprintln!("podbay: {}", sanitize(&sentence));
+                        std::process::exit(podbay::commands::debug::exit::CONFIG);
+                    }
+                }
+            };
+            let code = match podbay::commands::cp::run(*args, &defaults).await {
+                Ok(()) => 0,
+                Err(failure) => {
+                    eprintln!("podbay: {}", failure.sentence.as_str());
+                    failure.code
+                }
+            };
+            std::process::exit(code);
+        }
         None => {
             let target = Target {
                 kubeconfig: cli.browse.kubeconfig.clone(),

@@ -7,6 +7,7 @@ pub(crate) mod errors;
 pub mod feed;
 pub(crate) mod lenient;
 pub(crate) mod limits;
+pub mod pipe;
 pub mod replay;
 pub mod session;
 pub(crate) mod transport;

@@ -13,6 +13,7 @@ pub mod pod_security;
 pub mod problem;
 pub mod session;
 pub mod text;
+pub mod transfer;
 
 pub use cluster::{ClusterId, TerminalKey};
 pub use detail::{

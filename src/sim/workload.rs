@@ -1,6 +1,9 @@
 //! podbay's workload mode: the program of the simulator's distroless
 //! images. It logs like a small service, one request a few seconds, and
-//! runs until it is killed. It needs nothing from its root but itself.
+//! runs until it is killed. It needs nothing from its root but itself;
+//! in a root of its own (where the host allows namespaces) it also leaves
+//! what real services leave for an SRE to take out: its log in a file
+//! and, for payments-api, a heap dump.
 
 use std::io::Write as _;
 use std::time::Duration;
@@ -13,6 +16,7 @@ pub fn run(name: &str) -> ! {
         "{} INFO {name}: listening on :8080 (config /etc/{name}/config.yaml)",
         jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ")
     );
+    let mut log_file = own_root(name).then(|| leave_files(name)).flatten();
     let mut request: u64 = fastrand::u64(1 << 20..1 << 32);
     let parent = nix::unistd::getppid();
     loop {
@@ -33,6 +37,70 @@ pub fn run(name: &str) -> ! {
         {
             std::process::exit(0);
         }
+        if let Some(file) = log_file.as_mut()
+            && writeln!(file, "{line}").is_err()
+        {
+            log_file = None;
+        }
         std::thread::sleep(Duration::from_secs(5));
+    }
+}
+
+/// Its image's config is at `/etc/NAME/`: this root is the container's,
+/// not the host's (where containers are plain processes, it writes nothing).
+fn own_root(name: &str) -> bool {
+    std::path::Path::new(&format!("/etc/{name}/config.yaml")).is_file()
+}
+
+/// Where the heap dump goes, and how big it is (about what a small JVM or
+/// Go service's dump weighs).
+pub const HEAP_DUMP: &str = "/var/dump/heap.hprof";
+const HEAP_DUMP_BYTES: usize = 48 << 20;
+
+/// Opens `/var/log/NAME/app.log` for appending and, for payments-api,
+/// writes its heap dump in the background.
+fn leave_files(name: &str) -> Option<std::fs::File> {
+    if name == "payments-api" {
+        std::thread::spawn(write_heap_dump);
+    }
+    let dir = format!("/var/log/{name}");
+    std::fs::create_dir_all(&dir).ok()?;
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(format!("{dir}/app.log"))
+        .ok()
+}
+
+/// An hprof header, then random bytes: written under a temporary name and
+/// renamed, so a copy never finds half a dump.
+fn write_heap_dump() {
+    let path = std::path::Path::new(HEAP_DUMP);
+    if path.exists() {
+        return;
+    }
+    let Some(dir) = path.parent() else { return };
+    if std::fs::create_dir_all(dir).is_err() {
+        return;
+    }
+    let partial = dir.join(".heap.hprof.partial");
+    let written = (|| -> std::io::Result<()> {
+        let mut file = std::io::BufWriter::new(std::fs::File::create(&partial)?);
+        file.write_all(b"JAVA PROFILE 1.0.2\0")?;
+        let mut rng = fastrand::Rng::new();
+        let mut chunk = vec![0u8; 1 << 20];
+        for _ in 0..HEAP_DUMP_BYTES >> 20 {
+            rng.fill(&mut chunk);
+            file.write_all(&chunk)?;
+        }
+        file.flush()
+    })();
+    match written {
+        Ok(()) => {
+            let _ = std::fs::rename(&partial, path);
+        }
+        Err(_) => {
+            let _ = std::fs::remove_file(&partial);
+        }
     }
 }

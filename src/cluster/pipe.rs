@@ -1,0 +1,168 @@
+//! A command in a container used as a pipe (`podbay cp`): stdin fed from a
+//! bounded channel, stdout delivered byte for byte into another, each side
+//! waiting for the other (a 256 MiB copy holds a few chunks, not the file),
+//! stderr kept for the failure sentence, and how the command ended.
+
+use std::time::Duration;
+
+use bytes::{BufMut, Bytes, BytesMut};
+use futures::{SinkExt, StreamExt};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Status;
+use kube::api::AttachParams;
+use tokio::sync::mpsc;
+use tokio_tungstenite::tungstenite::Message;
+
+use super::session::describe_end;
+use crate::model::session::SessionEnd;
+
+const STDIN: u8 = 0;
+const STDOUT: u8 = 1;
+const STDERR: u8 = 2;
+const ERROR: u8 = 3;
+const CLOSE: u8 = 255;
+
+/// How much of stderr is kept: enough for tar's complaint.
+const STDERR_KEPT: usize = 16 * 1024;
+
+/// Which command, where.
+pub struct PipeSpec {
+    pub namespace: String,
+    pub pod: String,
+    pub container: String,
+    pub command: Vec<String>,
+    /// With no byte from the server for this long, the pipe is given up.
+    pub stall: Duration,
+}
+
+/// How the command ended.
+#[derive(Debug)]
+pub struct PipeEnd {
+    pub end: SessionEnd,
+    /// The start of its stderr.
+    pub stderr: String,
+    /// The server could not be told where stdin ends (v4 protocol).
+    pub stdin_left_open: bool,
+}
+
+impl PipeEnd {
+    pub fn succeeded(&self) -> bool {
+        self.end.exit_code == Some(0)
+    }
+
+    /// The runtime could not start the program: it is not in the image.
+    pub fn not_found(&self) -> bool {
+        self.end.reason.contains("executable file not found")
+            || self.end.reason.contains("no such file or directory")
+    }
+}
+
+/// Runs `spec.command`; what arrives on `stdin` is its input (its end is
+/// the input's end), its stdout goes into `stdout`. A dropped `stdout`
+/// receiver ends the command early.
+pub async fn exec(
+    client: &kube::Client,
+    spec: &PipeSpec,
+    stdin: Option<mpsc::Receiver<Bytes>>,
+    stdout: mpsc::Sender<Bytes>,
+) -> Result<PipeEnd, kube::Error> {
+    let pods = kube::core::Request::new(format!("/api/v1/namespaces/{}/pods", spec.namespace));
+    let params = AttachParams::default()
+        .stdin(stdin.is_some())
+        .stdout(true)
+        .stderr(true)
+        .container(spec.container.clone());
+    let request = pods
+        .exec(&spec.pod, spec.command.clone(), &params)
+        .map_err(kube::Error::BuildRequest)?;
+    let connection = client.connect(request).await?;
+    let can_close = connection.supports_stream_close();
+    let (mut outgoing, mut incoming) = connection.into_stream().split();
+    let mut stdin = stdin;
+    let mut stderr = Vec::new();
+    let mut stdin_left_open = false;
+    // Bytes either way are progress: an upload hears nothing back.
+    let mut last_progress = tokio::time::Instant::now();
+    let end = loop {
+        tokio::select! {
+            () = tokio::time::sleep_until(last_progress + spec.stall) => break stalled(spec.stall),
+            message = incoming.next() => {
+                last_progress = tokio::time::Instant::now();
+                match message {
+                    Some(Ok(Message::Binary(frame))) => match frame.first() {
+                        Some(&STDOUT) if frame.len() > 1 => {
+                            let delivered = stdout.send(frame.slice(1..)).await;
+                            if delivered.is_err() {
+                                break describe_end(None, Some("the copy was stopped".into()));
+                            }
+                        }
+                        Some(&STDERR) => {
+                            let room = STDERR_KEPT.saturating_sub(stderr.len());
+                            stderr.extend_from_slice(&frame[1..][..room.min(frame.len() - 1)]);
+                        }
+                        Some(&ERROR) => {
+                            break match serde_json::from_slice::<Status>(&frame[1..]) {
+                                Ok(status) => describe_end(Some(&status), None),
+                                Err(_) => describe_end(None, Some(format!(
+                                    "failed: {}",
+                                    String::from_utf8_lossy(&frame[1..]).trim()
+                                ))),
+                            };
+                        }
+                        _ => {}
+                    },
+                    Some(Ok(Message::Close(_))) | None => break describe_end(None, None),
+                    Some(Ok(_)) => {}
+                    Some(Err(e)) => break describe_end(None, Some(format!("disconnected: {e}"))),
+                }
+            }
+            chunk = next_input(&mut stdin) => {
+                let frame = match chunk {
+                    Some(data) => framed(STDIN, &data),
+                    None => {
+                        stdin = None;
+                        if !can_close {
+                            stdin_left_open = true;
+                            continue;
+                        }
+                        framed(CLOSE, &[STDIN])
+                    }
+                };
+                match tokio::time::timeout(spec.stall, outgoing.send(frame)).await {
+                    Ok(Ok(())) => last_progress = tokio::time::Instant::now(),
+                    Ok(Err(e)) => break describe_end(None, Some(format!("disconnected: {e}"))),
+                    Err(_) => break stalled(spec.stall),
+                }
+            }
+        }
+    };
+    let _ = outgoing.close().await;
+    Ok(PipeEnd {
+        end,
+        stderr: String::from_utf8_lossy(&stderr).into_owned(),
+        stdin_left_open,
+    })
+}
+
+async fn next_input(stdin: &mut Option<mpsc::Receiver<Bytes>>) -> Option<Bytes> {
+    match stdin {
+        Some(rx) => rx.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+fn stalled(after: Duration) -> SessionEnd {
+    describe_end(
+        None,
+        Some(format!(
+            "disconnected: the server sent nothing for {} s",
+            after.as_secs()
+        )),
+    )
+}
+
+fn framed(channel: u8, payload: &[u8]) -> Message {
+    let mut frame = BytesMut::with_capacity(payload.len() + 1);
+    frame.put_u8(channel);
+    frame.put_slice(payload);
+    Message::Binary(frame.freeze())
+}

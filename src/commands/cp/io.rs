@@ -1,0 +1,108 @@
+//! Bridges between the async pipe (chunks on bounded channels) and the
+//! blocking tar code (`Read`/`Write`), counting the bytes that pass for
+//! the progress line.
+
+use std::io::{self, Read, Write};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use bytes::{Bytes, BytesMut};
+use tokio::sync::mpsc;
+
+/// How many chunks wait between the two sides: with 64 KiB chunks, a
+/// copy holds about a megabyte in flight whatever its size.
+pub const CHUNKS_IN_FLIGHT: usize = 16;
+const CHUNK: usize = 64 * 1024;
+
+/// Reads what arrives on a channel; its end is the stream's end.
+pub struct ChannelReader {
+    rx: mpsc::Receiver<Bytes>,
+    current: Bytes,
+    count: Arc<AtomicU64>,
+}
+
+impl ChannelReader {
+    pub fn new(rx: mpsc::Receiver<Bytes>, count: Arc<AtomicU64>) -> Self {
+        ChannelReader {
+            rx,
+            current: Bytes::new(),
+            count,
+        }
+    }
+}
+
+impl Read for ChannelReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        while self.current.is_empty() {
+            match self.rx.blocking_recv() {
+                Some(chunk) => self.current = chunk,
+                None => return Ok(0),
+            }
+        }
+        let n = buf.len().min(self.current.len());
+        buf[..n].copy_from_slice(&self.current.split_to(n));
+        self.count.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+/// Writes into a channel in chunks; a closed channel is a broken pipe.
+pub struct ChannelWriter {
+    tx: mpsc::Sender<Bytes>,
+    buffer: BytesMut,
+    count: Arc<AtomicU64>,
+}
+
+impl ChannelWriter {
+    pub fn new(tx: mpsc::Sender<Bytes>, count: Arc<AtomicU64>) -> Self {
+        ChannelWriter {
+            tx,
+            buffer: BytesMut::with_capacity(CHUNK),
+            count,
+        }
+    }
+
+    fn send(&mut self) -> io::Result<()> {
+        if self.buffer.is_empty() {
+            return Ok(());
+        }
+        let chunk = self.buffer.split().freeze();
+        let n = chunk.len() as u64;
+        self.tx
+            .blocking_send(chunk)
+            .map_err(|_| io::Error::from(io::ErrorKind::BrokenPipe))?;
+        self.count.fetch_add(n, Ordering::Relaxed);
+        self.buffer.reserve(CHUNK);
+        Ok(())
+    }
+}
+
+impl Write for ChannelWriter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = buf.len().min(CHUNK - self.buffer.len().min(CHUNK));
+        self.buffer.extend_from_slice(&buf[..n]);
+        if self.buffer.len() >= CHUNK {
+            self.send()?;
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.send()
+    }
+}
+
+/// Writes a local file or directory as a tar stream whose one item is
+/// named `name`: what `tar cf - name` would send, symlinks kept as links.
+pub fn pack(local: &std::path::Path, name: &str, out: ChannelWriter) -> io::Result<()> {
+    let mut builder = tar::Builder::new(out);
+    builder.follow_symlinks(false);
+    let meta = std::fs::symlink_metadata(local)?;
+    if meta.is_dir() {
+        builder.append_dir_all(name, local)?;
+    } else {
+        builder.append_path_with_name(local, name)?;
+    }
+    let mut out = builder.into_inner()?;
+    out.flush()
+}

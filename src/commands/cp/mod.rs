@@ -1,0 +1,805 @@
+//! `podbay cp`: files out of a container and into it, as `kubectl cp`
+//! (tar over exec), and where the container has no tar (every distroless
+//! image), through a debug container that targets it and reaches its
+//! files under `/proc/1/root`. What comes back is unpacked by
+//! [`unpack`], which trusts none of it.
+
+mod io;
+mod progress;
+mod unpack;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use bytes::Bytes;
+use k8s_openapi::api::core::v1::Pod;
+use tokio::io::AsyncWriteExt as _;
+use tokio::sync::mpsc;
+
+use super::debug::{self as debug_cmd, Defaults, Failure, Job, Sinks, Voice, exit, fail};
+use crate::cli::{CpArgs, DebugArgs, DebugTarget};
+use crate::cluster::pipe::{self, PipeEnd, PipeSpec};
+use crate::model::text::sanitize;
+use crate::model::transfer::{Location, PodPath, Route, Split, parse_du, split};
+use io::{CHUNKS_IN_FLIGHT, ChannelReader, ChannelWriter};
+use progress::{Meter, Shown};
+use unpack::{Refusal, unpack};
+
+/// Exit codes of `podbay cp` beyond `podbay debug`'s (README lists all).
+pub mod codes {
+    /// tar in the container failed (no such file, permission denied).
+    pub const TAR_FAILED: i32 = 1;
+    pub const USAGE: i32 = 2;
+    /// EX_CANTCREAT: the local destination cannot be written.
+    pub const CANNOT_WRITE: i32 = 73;
+    /// EX_PROTOCOL: the container sent a stream podbay will not unpack.
+    pub const REFUSED_STREAM: i32 = 76;
+}
+
+/// With no byte either way for this long, a copy is given up.
+const STALL: Duration = Duration::from_secs(60);
+
+/// Which way the bytes go.
+enum Plan {
+    /// Out of the pod into a local path, or onto stdout as tar.
+    Out { from: Split, to: Option<PathBuf> },
+    /// Into the pod from a local path (named `name` there), or from a tar
+    /// stream on stdin (unpacked into `dir`).
+    In {
+        from: Option<PathBuf>,
+        dir: String,
+        name: String,
+    },
+}
+
+/// The container a copy reads or writes, and how tar reaches it.
+struct Reach {
+    namespace: String,
+    pod: String,
+    /// Where tar runs: the container itself or a debug container.
+    runs_in: String,
+    route: Route,
+}
+
+pub async fn run(args: CpArgs, defaults: &Defaults) -> Result<(), Failure> {
+    let (at, plan) = plan(&args)?;
+    let connection = debug_cmd::connect(&DebugArgs::for_copy(&args, "", "", None)).await?;
+    let namespace = at
+        .namespace
+        .clone()
+        .or(args.namespace.clone())
+        .unwrap_or(connection.namespace.clone());
+    let client = connection.client.clone();
+    let mut debug_args = DebugArgs::for_copy(&args, &at.pod, &namespace, None);
+    let voice = Voice::Stderr;
+    let deadline = tokio::time::Instant::now() + args.timeout;
+    let probe = job(&debug_args, &at.pod, &namespace, None);
+    let pod = debug_cmd::get_pod(&client, &probe, &connection.server, deadline).await?;
+    let container = container_of(&pod, args.container.as_deref(), &voice)?;
+    let direct = Reach {
+        namespace: namespace.clone(),
+        pod: at.pod.clone(),
+        runs_in: container.clone(),
+        route: Route::Direct,
+    };
+    let meter = Meter::new();
+    let tried = match &plan {
+        Plan::Out { from, to } => copy_out(&client, &direct, from, to.as_deref(), &meter).await?,
+        Plan::In { from, dir, name } => {
+            copy_in(&client, &direct, from.as_deref(), dir, name, &meter).await?
+        }
+    };
+    let done = match tried {
+        Some(done) => done,
+        None => {
+            voice.say(&format!(
+                "container {container} has no tar (a distroless image?): copying through a debug container that targets it"
+            ));
+            debug_args.target = Some(container.clone());
+            let through =
+                through(&client, &debug_args, &pod, &container, defaults, deadline).await?;
+            let meter = Meter::new();
+            let done = match &plan {
+                Plan::Out { from, to } => {
+                    copy_out(&client, &through, from, to.as_deref(), &meter).await?
+                }
+                Plan::In { from, dir, name } => {
+                    copy_in(&client, &through, from.as_deref(), dir, name, &meter).await?
+                }
+            };
+            done.ok_or_else(|| {
+                fail(
+                    exit::UNSUPPORTED,
+                    format!(
+                        "Neither container {container} nor debug container {} has tar; pass --image with one that does (busybox:1.36).",
+                        through.runs_in
+                    ),
+                )
+            })?
+        }
+    };
+    voice.say(&done);
+    Ok(())
+}
+
+/// Reads the two arguments: exactly one side in a pod.
+fn plan(args: &CpArgs) -> Result<(PodPath, Plan), Failure> {
+    let usage = |s: &str| fail(codes::USAGE, s.to_string());
+    match (
+        Location::parse(&args.source),
+        Location::parse(&args.destination),
+    ) {
+        (Location::Pod(at), to @ (Location::Local(_) | Location::Stdio)) => {
+            let from = split(&at.path).map_err(|s| usage(&s))?;
+            let to = match to {
+                Location::Local(path) => Some(path),
+                _ => None,
+            };
+            Ok((at, Plan::Out { from, to }))
+        }
+        (from @ (Location::Local(_) | Location::Stdio), Location::Pod(at)) => {
+            let from = match from {
+                Location::Local(path) => Some(path),
+                _ => None,
+            };
+            let into_dir = at.path.ends_with('/') || from.is_none();
+            let (dir, name) = if into_dir {
+                let name = from
+                    .as_deref()
+                    .map(local_name)
+                    .transpose()
+                    .map_err(|s| usage(&s))?
+                    .unwrap_or_default();
+                (at.path.trim_end_matches('/').to_string(), name)
+            } else {
+                let s = split(&at.path).map_err(|s| usage(&s))?;
+                (s.dir, s.name)
+            };
+            let dir = if into_dir && dir.is_empty() && at.path.starts_with('/') {
+                "/".to_string()
+            } else {
+                dir
+            };
+            Ok((at, Plan::In { from, dir, name }))
+        }
+        (Location::Pod(_), Location::Pod(_)) => Err(usage(
+            "Both SOURCE and DESTINATION are in pods; copy through this machine: podbay cp POD:PATH ./x, then podbay cp ./x OTHER:PATH.",
+        )),
+        _ => Err(usage(
+            "Neither SOURCE nor DESTINATION is in a pod; write the pod's side as [NAMESPACE/]POD:PATH.",
+        )),
+    }
+}
+
+/// The name a local path is copied as (`.` is its directory's name).
+fn local_name(path: &Path) -> Result<String, String> {
+    let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    real.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .ok_or_else(|| format!("{} names nothing to copy", path.display()))
+}
+
+fn job<'a>(args: &'a DebugArgs, pod: &str, namespace: &str, target: Option<String>) -> Job<'a> {
+    Job {
+        args,
+        pod: pod.to_string(),
+        namespace: namespace.to_string(),
+        target,
+        voice: Voice::Stderr,
+        input: None,
+    }
+}
+
+/// `-c`, else the pod's default container (kubectl's annotation), else
+/// its first, said when there was a choice; running, or one sentence.
+fn container_of(pod: &Pod, asked: Option<&str>, voice: &Voice) -> Result<String, Failure> {
+    let name = pod.metadata.name.clone().unwrap_or_default();
+    let detail = crate::model::PodDetail::from_pod(pod);
+    let names: Vec<&str> = detail.containers.iter().map(|c| c.name.as_str()).collect();
+    let chosen = match asked {
+        Some(asked) => asked.to_string(),
+        None => {
+            let spec = pod.spec.as_ref();
+            let regular: Vec<String> = spec
+                .map(|s| s.containers.iter().map(|c| c.name.clone()).collect())
+                .unwrap_or_default();
+            let annotated = pod
+                .metadata
+                .annotations
+                .as_ref()
+                .and_then(|a| a.get("kubectl.kubernetes.io/default-container"))
+                .filter(|c| regular.contains(c));
+            let chosen = annotated
+                .or(regular.first())
+                .cloned()
+                .ok_or_else(|| fail(exit::INVALID, format!("Pod {name} has no containers.")))?;
+            if annotated.is_none() && regular.len() > 1 {
+                voice.say(&format!(
+                    "container {chosen} chosen, out of: {} (pass -c to choose)",
+                    regular.join(", ")
+                ));
+            }
+            chosen
+        }
+    };
+    let Some(info) = detail.container(&chosen) else {
+        return Err(fail(
+            exit::INVALID,
+            format!(
+                "Pod {name} has no container {chosen:?}; its containers are: {}.",
+                names.join(", ")
+            ),
+        ));
+    };
+    if !info.state.is_running() {
+        return Err(fail(
+            exit::NOT_RUNNING,
+            format!(
+                "Container {chosen} of pod {name} is not running ({}); files can be copied only while it runs.",
+                sanitize(&info.state.summary())
+            ),
+        ));
+    }
+    Ok(chosen)
+}
+
+/// A running debug container that targets `container`: reused, or added.
+async fn through(
+    client: &kube::Client,
+    args: &DebugArgs,
+    pod: &Pod,
+    container: &str,
+    defaults: &Defaults,
+    deadline: tokio::time::Instant,
+) -> Result<Reach, Failure> {
+    let namespace = args.namespace.clone().unwrap_or_default();
+    let pod_name = pod.metadata.name.clone().unwrap_or_default();
+    if pod
+        .spec
+        .as_ref()
+        .and_then(|s| s.share_process_namespace)
+        .unwrap_or(false)
+    {
+        return Err(fail(
+            exit::UNSUPPORTED,
+            format!(
+                "Container {container} has no tar, and pod {pod_name} shares one process namespace, where its files are not at /proc/1/root of a debug container; copy from a container that has tar."
+            ),
+        ));
+    }
+    let job = job(args, &pod_name, &namespace, Some(container.to_string()));
+    let image = debug_cmd::chosen_image(args, defaults, &job.voice);
+    let (mut out, mut err) = (std::io::sink(), std::io::sink());
+    let sinks = Sinks {
+        out: &mut out,
+        err: &mut err,
+    };
+    let finished = debug_cmd::run_job(client, &job, pod, image, defaults, sinks, deadline).await?;
+    if finished.terminated() {
+        return Err(fail(
+            exit::START_FAILED,
+            format!(
+                "Debug container {} ended before the copy could use it (exit code {}).",
+                finished.container, finished.exit_code
+            ),
+        ));
+    }
+    Ok(Reach {
+        namespace,
+        pod: pod_name,
+        runs_in: finished.container,
+        route: Route::Through,
+    })
+}
+
+/// Out of the pod. `Ok(None)`: there is no tar where it was tried.
+async fn copy_out(
+    client: &kube::Client,
+    reach: &Reach,
+    from: &Split,
+    to: Option<&Path>,
+    meter: &Meter,
+) -> Result<Option<String>, Failure> {
+    let shown_from = format!("{}/{}:{}", reach.namespace, reach.pod, joined(from));
+    // The size, for the progress line and to bound the stream; a container
+    // without du still copies.
+    let (measured, _) = run_quietly(client, reach, reach.route.measure(from)).await;
+    let measured = measured
+        .and_then(|out| parse_du(&out))
+        .map(|kib| kib * 1024);
+    let most = measured.map(|m| (m * 16).max(m + (1 << 30)));
+    let (tx, rx) = mpsc::channel::<Bytes>(CHUNKS_IN_FLIGHT);
+    let spec = pipe_spec(reach, reach.route.pack(from));
+    let _shown = Shown::start(meter, measured);
+    let count = meter.done.clone();
+    match to {
+        None => {
+            let writer = tokio::spawn(async move {
+                let mut rx = rx;
+                let mut stdout = tokio::io::stdout();
+                while let Some(chunk) = rx.recv().await {
+                    stdout.write_all(&chunk).await?;
+                    count.fetch_add(chunk.len() as u64, std::sync::atomic::Ordering::Relaxed);
+                }
+                stdout.flush().await
+            });
+            let end = pipe::exec(client, &spec, None, tx)
+                .await
+                .map_err(|e| debug_cmd::classify(&e))?;
+            let written = writer
+                .await
+                .unwrap_or_else(|e| Err(std::io::Error::other(e)));
+            if reach.route == Route::Direct && end.not_found() {
+                return Ok(None);
+            }
+            check_end(&end, reach, &shown_from)?;
+            written.map_err(|e| {
+                fail(
+                    codes::CANNOT_WRITE,
+                    format!("Cannot write the stream to stdout: {e}."),
+                )
+            })?;
+            Ok(Some(format!(
+                "copied {shown_from} as a tar stream ({}) in {}",
+                progress::size(meter.bytes()),
+                meter.summary()
+            )))
+        }
+        Some(to) => {
+            let target = Destination::for_item(to, &from.name)?;
+            let stage = target.stage()?;
+            let top = from.name.clone();
+            let stage_dir = stage.path.clone();
+            let unpacking = tokio::task::spawn_blocking(move || {
+                unpack(ChannelReader::new(rx, count), &top, &stage_dir, most)
+            });
+            let end = pipe::exec(client, &spec, None, tx)
+                .await
+                .map_err(|e| debug_cmd::classify(&e))?;
+            let unpacked = unpacking
+                .await
+                .map_err(|e| fail(codes::CANNOT_WRITE, format!("The unpacking failed: {e}.")))?;
+            if reach.route == Route::Direct && end.not_found() {
+                return Ok(None);
+            }
+            let unpacked = match unpacked {
+                Err(Refusal::Hostile(why)) => return Err(refused(&shown_from, &why, to)),
+                Err(Refusal::Local(e)) => {
+                    return Err(fail(
+                        codes::CANNOT_WRITE,
+                        format!("Cannot write into {}: {e}.", target.parent.display()),
+                    ));
+                }
+                Err(Refusal::Broken(why)) => {
+                    check_end(&end, reach, &shown_from)?;
+                    return Err(refused(&shown_from, &why, to));
+                }
+                Ok(unpacked) => unpacked,
+            };
+            check_end(&end, reach, &shown_from)?;
+            stage.finish(&from.name, &target.path)?;
+            for note in &unpacked.notes {
+                eprintln!("podbay: {note}");
+            }
+            Ok(Some(format!(
+                "copied {shown_from} to {} ({} file{}, {}) in {}",
+                target.path.display(),
+                unpacked.files,
+                if unpacked.files == 1 { "" } else { "s" },
+                progress::size(unpacked.bytes),
+                meter.summary()
+            )))
+        }
+    }
+}
+
+/// Into the pod. `Ok(None)`: there is no tar where it was tried.
+async fn copy_in(
+    client: &kube::Client,
+    reach: &Reach,
+    from: Option<&Path>,
+    dir: &str,
+    name: &str,
+    meter: &Meter,
+) -> Result<Option<String>, Failure> {
+    let shown_to = format!(
+        "{}/{}:{}",
+        reach.namespace,
+        reach.pod,
+        if name.is_empty() {
+            dir.to_string()
+        } else {
+            joined(&Split {
+                dir: dir.to_string(),
+                name: name.to_string(),
+            })
+        }
+    );
+    let (tx, rx) = mpsc::channel::<Bytes>(CHUNKS_IN_FLIGHT);
+    let count = meter.done.clone();
+    let total;
+    let producing = match from {
+        Some(local) => {
+            let meta = std::fs::symlink_metadata(local).map_err(|e| {
+                fail(
+                    exit::NOT_FOUND,
+                    format!("Cannot read {}: {e}.", local.display()),
+                )
+            })?;
+            total = (!meta.is_dir()).then_some(meta.len());
+            let local = local.to_path_buf();
+            let name = name.to_string();
+            tokio::task::spawn_blocking(move || {
+                io::pack(&local, &name, ChannelWriter::new(tx, count))
+            })
+        }
+        None => {
+            // Stdin cannot be read twice: ask first whether tar is there.
+            if reach.route == Route::Direct {
+                let (_, end) =
+                    run_quietly(client, reach, vec!["tar".into(), "--help".into()]).await;
+                if end.as_ref().is_some_and(PipeEnd::not_found) {
+                    return Ok(None);
+                }
+            }
+            total = None;
+            tokio::task::spawn_blocking(move || {
+                let mut out = ChannelWriter::new(tx, count);
+                std::io::copy(&mut std::io::stdin().lock(), &mut out)?;
+                std::io::Write::flush(&mut out)
+            })
+        }
+    };
+    let _shown = Shown::start(meter, total);
+    let spec = pipe_spec(reach, reach.route.unpack(dir));
+    let (sink, mut drained) = mpsc::channel::<Bytes>(4);
+    tokio::spawn(async move { while drained.recv().await.is_some() {} });
+    let end = pipe::exec(client, &spec, Some(rx), sink)
+        .await
+        .map_err(|e| debug_cmd::classify(&e))?;
+    let produced = producing
+        .await
+        .unwrap_or_else(|e| Err(std::io::Error::other(e)));
+    if reach.route == Route::Direct && end.not_found() {
+        return Ok(None);
+    }
+    check_end(&end, reach, &shown_to)?;
+    if let Err(e) = produced {
+        let what = from.map_or("stdin".to_string(), |p| p.display().to_string());
+        return Err(fail(exit::NOT_FOUND, format!("Cannot read {what}: {e}.")));
+    }
+    Ok(Some(format!(
+        "copied {} to {shown_to} ({} of tar) in {}",
+        from.map_or("stdin".to_string(), |p| p.display().to_string()),
+        progress::size(meter.bytes()),
+        meter.summary()
+    )))
+}
+
+fn pipe_spec(reach: &Reach, command: Vec<String>) -> PipeSpec {
+    PipeSpec {
+        namespace: reach.namespace.clone(),
+        pod: reach.pod.clone(),
+        container: reach.runs_in.clone(),
+        command,
+        stall: STALL,
+    }
+}
+
+/// Runs a small command and keeps its stdout (`None` if it failed).
+async fn run_quietly(
+    client: &kube::Client,
+    reach: &Reach,
+    command: Vec<String>,
+) -> (Option<String>, Option<PipeEnd>) {
+    let (tx, mut rx) = mpsc::channel::<Bytes>(4);
+    let collect = tokio::spawn(async move {
+        let mut out = Vec::new();
+        while let Some(chunk) = rx.recv().await {
+            if out.len() < 4096 {
+                out.extend_from_slice(&chunk);
+            }
+        }
+        out
+    });
+    let spec = PipeSpec {
+        stall: Duration::from_secs(20),
+        ..pipe_spec(reach, command)
+    };
+    let end = pipe::exec(client, &spec, None, tx).await.ok();
+    let out = collect.await.unwrap_or_default();
+    let ok = end.as_ref().is_some_and(PipeEnd::succeeded);
+    (ok.then(|| String::from_utf8_lossy(&out).into_owned()), end)
+}
+
+/// A tar that failed or a stream that was cut, as one sentence.
+fn check_end(end: &PipeEnd, reach: &Reach, what: &str) -> Result<(), Failure> {
+    if end.succeeded() {
+        return Ok(());
+    }
+    if end.end.disconnected {
+        return Err(fail(
+            exit::CUT,
+            format!(
+                "The copy of {what} was cut ({}); nothing was kept. Run it again.",
+                end.end.reason.trim_start_matches("disconnected: ")
+            ),
+        ));
+    }
+    let said = tar_complaint(&end.stderr).unwrap_or_else(|| end.end.reason.to_string());
+    let place = match reach.route {
+        Route::Direct => format!("container {}", reach.runs_in),
+        Route::Through => format!("debug container {}", reach.runs_in),
+    };
+    Err(fail(
+        codes::TAR_FAILED,
+        format!(
+            "tar in {place} could not copy {what}: {}.",
+            sanitize(&said).trim_end_matches('.')
+        ),
+    ))
+}
+
+/// What tar said went wrong: its first line that is not a closing
+/// remark, with the debug container's view of paths taken out (the user
+/// named `/var/x`, not `/proc/1/root/var/x`).
+fn tar_complaint(stderr: &str) -> Option<String> {
+    const REMARKS: [&str; 3] = [
+        "Exiting with failure status",
+        "Error is not recoverable",
+        "Removing leading",
+    ];
+    let line = stderr
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !REMARKS.iter().any(|r| l.contains(r)))?;
+    Some(
+        line.trim_start_matches("tar: ")
+            .replace("/proc/1/root/", "/")
+            .replace("/proc/1/root", "/")
+            .replace("/proc/1/cwd/", ""),
+    )
+}
+
+fn refused(what: &str, why: &str, to: &Path) -> Failure {
+    fail(
+        codes::REFUSED_STREAM,
+        format!(
+            "The stream from {what} was not unpacked: {why}. Nothing was written to {}.",
+            to.display()
+        ),
+    )
+}
+
+fn joined(at: &Split) -> String {
+    match at.dir.as_str() {
+        "" => at.name.clone(),
+        "/" => format!("/{}", at.name),
+        dir => format!("{dir}/{}", at.name),
+    }
+}
+
+/// Where an item copied out lands: `to` itself, or inside `to` when that
+/// is an existing directory (as cp does).
+struct Destination {
+    path: PathBuf,
+    parent: PathBuf,
+}
+
+impl Destination {
+    fn for_item(to: &Path, name: &str) -> Result<Destination, Failure> {
+        let path = if to.is_dir() {
+            to.join(name)
+        } else {
+            to.to_path_buf()
+        };
+        let parent = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        if !parent.is_dir() {
+            return Err(fail(
+                codes::CANNOT_WRITE,
+                format!(
+                    "Directory {} does not exist; create it or choose another destination.",
+                    parent.display()
+                ),
+            ));
+        }
+        Ok(Destination { path, parent })
+    }
+
+    /// A private directory beside the destination (same filesystem, so
+    /// the final rename is atomic), removed whatever happens.
+    fn stage(&self) -> Result<Stage, Failure> {
+        use std::os::unix::fs::DirBuilderExt as _;
+        let path = self
+            .parent
+            .join(format!(".podbay-cp-{:016x}", fastrand::u64(..)));
+        std::fs::DirBuilder::new()
+            .mode(0o700)
+            .create(&path)
+            .map_err(|e| {
+                fail(
+                    codes::CANNOT_WRITE,
+                    format!("Cannot write into {}: {e}.", self.parent.display()),
+                )
+            })?;
+        Ok(Stage { path })
+    }
+}
+
+/// The staging directory of one copy.
+struct Stage {
+    path: PathBuf,
+}
+
+impl Stage {
+    /// Moves the whole item to its place.
+    fn finish(&self, name: &str, to: &Path) -> Result<(), Failure> {
+        std::fs::rename(self.path.join(name), to).map_err(|e| {
+            let why = match e.kind() {
+                std::io::ErrorKind::DirectoryNotEmpty | std::io::ErrorKind::IsADirectory => {
+                    "it exists and is a directory that is not empty; remove it or choose another name"
+                        .to_string()
+                }
+                _ => e.to_string(),
+            };
+            fail(
+                codes::CANNOT_WRITE,
+                format!("Cannot put the copy at {}: {why}.", to.display()),
+            )
+        })
+    }
+}
+
+impl Drop for Stage {
+    fn drop(&mut self) {
+        let _ = make_writable(&self.path);
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// Read-only directories (as a container had them) cannot be emptied.
+fn make_writable(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt as _;
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        if entry.file_type()?.is_dir() {
+            std::fs::set_permissions(entry.path(), std::fs::Permissions::from_mode(0o700))?;
+            make_writable(&entry.path())?;
+        }
+    }
+    Ok(())
+}
+
+impl DebugArgs {
+    /// What `podbay debug` would be given to add the debug container a
+    /// copy goes through: an interactive shell with a terminal (so it
+    /// stays up, and can be attached to later), not attached, reused.
+    pub fn for_copy(args: &CpArgs, pod: &str, namespace: &str, target: Option<String>) -> Self {
+        DebugArgs {
+            pods: vec![DebugTarget::Pod(pod.to_string())],
+            selector: None,
+            all_namespaces: false,
+            namespace: Some(namespace.to_string()).filter(|n| !n.is_empty()),
+            context: args.context.clone(),
+            kubeconfig: args.kubeconfig.clone(),
+            target,
+            target_all: false,
+            parallel: 1,
+            image: args.image.clone(),
+            name: None,
+            profile: args.profile,
+            env: Vec::new(),
+            mounts: Vec::new(),
+            workdir: None,
+            pull_policy: None,
+            interactive: true,
+            tty: true,
+            no_attach: true,
+            reuse: true,
+            list: false,
+            timeout: args.timeout,
+            output: None,
+            command: Vec::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(source: &str, destination: &str) -> CpArgs {
+        CpArgs {
+            source: source.into(),
+            destination: destination.into(),
+            container: None,
+            namespace: None,
+            context: None,
+            kubeconfig: None,
+            image: None,
+            profile: None,
+            timeout: Duration::from_secs(60),
+        }
+    }
+
+    #[test]
+    fn tar_complaints_name_the_users_path() {
+        let gnu = "tar: /proc/1/root/nope: Cannot open: No such file or directory\ntar: Error is not recoverable: exiting now\n";
+        assert_eq!(
+            tar_complaint(gnu).unwrap(),
+            "/nope: Cannot open: No such file or directory"
+        );
+        let busybox = "tar: can't open '/proc/1/cwd/x': No such file or directory\n";
+        assert_eq!(
+            tar_complaint(busybox).unwrap(),
+            "can't open 'x': No such file or directory"
+        );
+        assert_eq!(tar_complaint("tar: Removing leading `/'\n"), None);
+    }
+
+    #[test]
+    fn one_side_must_be_a_pod() {
+        let Err(both) = plan(&args("a:/x", "b:/y")) else {
+            panic!()
+        };
+        assert_eq!(both.code, codes::USAGE);
+        assert!(both.sentence.as_str().contains("Both"));
+        let Err(neither) = plan(&args("./a", "./b")) else {
+            panic!()
+        };
+        assert!(neither.sentence.as_str().contains("[NAMESPACE/]POD:PATH"));
+    }
+
+    #[test]
+    fn uploads_name_the_item_by_the_destination_or_keep_the_local_name() {
+        let Ok((_, Plan::In { dir, name, .. })) = plan(&args("Cargo.toml", "web-0:/tmp/x.toml"))
+        else {
+            panic!()
+        };
+        assert_eq!((dir.as_str(), name.as_str()), ("/tmp", "x.toml"));
+        let Ok((_, Plan::In { dir, name, .. })) = plan(&args("Cargo.toml", "web-0:/tmp/")) else {
+            panic!()
+        };
+        assert_eq!((dir.as_str(), name.as_str()), ("/tmp", "Cargo.toml"));
+        let Ok((_, Plan::In { dir, name, from })) = plan(&args("-", "web-0:/srv")) else {
+            panic!()
+        };
+        assert_eq!((dir.as_str(), name.as_str(), from), ("/srv", "", None));
+        let Ok((_, Plan::In { dir, .. })) = plan(&args("Cargo.toml", "web-0:/")) else {
+            panic!()
+        };
+        assert_eq!(dir, "/");
+    }
+
+    #[test]
+    fn an_existing_directory_receives_the_item_inside_it() {
+        let scratch = tempfile::tempdir().unwrap();
+        let inside = Destination::for_item(scratch.path(), "heap.hprof").unwrap();
+        assert_eq!(inside.path, scratch.path().join("heap.hprof"));
+        let named = Destination::for_item(&scratch.path().join("h"), "heap.hprof").unwrap();
+        assert_eq!(named.path, scratch.path().join("h"));
+        let Err(missing) = Destination::for_item(&scratch.path().join("no/h"), "x") else {
+            panic!()
+        };
+        assert_eq!(missing.code, codes::CANNOT_WRITE);
+    }
+
+    #[test]
+    fn a_stage_goes_away_even_with_read_only_directories_in_it() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let scratch = tempfile::tempdir().unwrap();
+        let target = Destination::for_item(&scratch.path().join("out"), "d").unwrap();
+        let stage = target.stage().unwrap();
+        std::fs::create_dir_all(stage.path.join("d/ro")).unwrap();
+        std::fs::set_permissions(
+            stage.path.join("d/ro"),
+            std::fs::Permissions::from_mode(0o500),
+        )
+        .unwrap();
+        drop(stage);
+        assert_eq!(std::fs::read_dir(scratch.path()).unwrap().count(), 0);
+    }
+}

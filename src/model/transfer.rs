@@ -1,0 +1,253 @@
+//! What `podbay cp` is asked to do, before any byte moves: which side is
+//! the pod's (`[NS/]POD:PATH`, as kubectl writes it), and the `tar` command
+//! lines that read or write a path in a container, either directly or
+//! through a debug container that sees the target's root at
+//! `/proc/1/root`.
+
+/// One side of a copy.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Location {
+    /// `-`: a tar stream on stdin or stdout.
+    Stdio,
+    Local(std::path::PathBuf),
+    Pod(PodPath),
+}
+
+/// `[NS/]POD:PATH`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PodPath {
+    pub namespace: Option<String>,
+    pub pod: String,
+    pub path: String,
+}
+
+impl Location {
+    /// Reads one argument as kubectl does: `POD:PATH` or `NS/POD:PATH` is
+    /// the pod's side when the part before the colon is a name (so
+    /// `./a:b` and `/tmp/x:y` stay local).
+    pub fn parse(arg: &str) -> Location {
+        if arg == "-" {
+            return Location::Stdio;
+        }
+        if let Some((before, path)) = arg.split_once(':') {
+            let (namespace, pod) = match before.split_once('/') {
+                Some((ns, pod)) => (Some(ns), pod),
+                None => (None, before),
+            };
+            if is_name(pod) && namespace.is_none_or(is_name) {
+                return Location::Pod(PodPath {
+                    namespace: namespace.map(str::to_string),
+                    pod: pod.to_string(),
+                    path: path.to_string(),
+                });
+            }
+        }
+        Location::Local(arg.into())
+    }
+}
+
+/// A DNS subdomain, as pod and namespace names are.
+fn is_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 253
+        && s.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.')
+        && s.bytes().next().is_some_and(|b| b.is_ascii_alphanumeric())
+}
+
+/// A path in a container, split where tar needs it: the directory to
+/// change into and the name to archive (or to extract as).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Split {
+    /// Absolute, or empty for the container's working directory.
+    pub dir: String,
+    pub name: String,
+}
+
+/// Splits a path in the container. `/` alone and paths ending in `..` name
+/// no one thing to copy; `.` components are dropped.
+pub fn split(path: &str) -> Result<Split, String> {
+    let absolute = path.starts_with('/');
+    let parts: Vec<&str> = path
+        .split('/')
+        .filter(|p| !p.is_empty() && *p != ".")
+        .collect();
+    match parts.split_last() {
+        None => Err(format!(
+            "{path:?} names no file or directory to copy; give one, as POD:/var/log/app.log"
+        )),
+        Some((last, _)) if *last == ".." => Err(format!(
+            "{path:?} ends in \"..\"; name the directory itself"
+        )),
+        Some((last, dirs)) => {
+            let joined = dirs.join("/");
+            let dir = match (absolute, joined.is_empty()) {
+                (true, _) => format!("/{joined}"),
+                (false, true) => String::new(),
+                (false, false) => joined,
+            };
+            Ok(Split {
+                dir,
+                name: (*last).to_string(),
+            })
+        }
+    }
+}
+
+/// How the container's files are reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Route {
+    /// `tar` in the container itself (kubectl's way).
+    Direct,
+    /// `tar` in a debug container that targets it: the target's files are
+    /// under its main process's root, `/proc/1/root` (its working directory
+    /// is `/proc/1/cwd`, for relative paths).
+    Through,
+}
+
+impl Route {
+    /// Where `dir` (as [`split`] gave it) is, seen from the process that
+    /// runs tar; `None` is its working directory.
+    pub fn dir(self, dir: &str) -> Option<String> {
+        match (self, dir) {
+            (Route::Direct, "") => None,
+            (Route::Direct, dir) => Some(dir.to_string()),
+            (Route::Through, "") => Some("/proc/1/cwd".into()),
+            (Route::Through, dir) if dir.starts_with('/') => {
+                Some(format!("/proc/1/root{}", dir.trim_end_matches('/')))
+            }
+            (Route::Through, dir) => Some(format!("/proc/1/cwd/{dir}")),
+        }
+    }
+
+    /// `tar` writing `name` (in `dir`) to stdout.
+    pub fn pack(self, at: &Split) -> Vec<String> {
+        let mut argv = vec!["tar".to_string(), "cf".into(), "-".into()];
+        if let Some(dir) = self.dir(&at.dir) {
+            argv.extend(["-C".into(), dir]);
+        }
+        // `--` so a name starting with `-` is a name.
+        argv.extend(["--".into(), at.name.clone()]);
+        argv
+    }
+
+    /// `tar` extracting stdin into `dir`: `m`, as kubectl, so the times
+    /// are the extraction's; `o`, so the files are the container user's
+    /// (GNU tar and busybox both read it so when extracting).
+    pub fn unpack(self, dir: &str) -> Vec<String> {
+        let mut argv = vec!["tar".to_string(), "xmof".into(), "-".into()];
+        if let Some(dir) = self.dir(dir) {
+            argv.extend(["-C".into(), dir]);
+        }
+        argv
+    }
+
+    /// The size of what is to be copied, in KiB (`du -sk`: busybox and GNU
+    /// alike), for the progress bar and to bound what may arrive.
+    pub fn measure(self, at: &Split) -> Vec<String> {
+        let path = match self.dir(&at.dir) {
+            Some(dir) => format!("{dir}/{}", at.name),
+            None => at.name.clone(),
+        };
+        vec!["du".into(), "-sk".into(), "--".into(), path]
+    }
+}
+
+/// The KiB figure at the start of `du -sk`'s output.
+pub fn parse_du(output: &str) -> Option<u64> {
+    output.split_whitespace().next()?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pod(ns: Option<&str>, pod: &str, path: &str) -> Location {
+        Location::Pod(PodPath {
+            namespace: ns.map(str::to_string),
+            pod: pod.into(),
+            path: path.into(),
+        })
+    }
+
+    #[test]
+    fn locations_read_as_kubectl_reads_them() {
+        assert_eq!(
+            Location::parse("api-0:/var/log"),
+            pod(None, "api-0", "/var/log")
+        );
+        assert_eq!(
+            Location::parse("shop/redis-0:data/x"),
+            pod(Some("shop"), "redis-0", "data/x")
+        );
+        assert_eq!(Location::parse("-"), Location::Stdio);
+        for local in ["./a:b", "/tmp/x:y", "heap.hprof", "Dir:/x", "a/b/c:d", ":x"] {
+            assert_eq!(
+                Location::parse(local),
+                Location::Local(local.into()),
+                "{local}"
+            );
+        }
+    }
+
+    #[test]
+    fn paths_split_into_a_directory_and_one_name() {
+        let s = split("/var/dump/heap.hprof").unwrap();
+        assert_eq!(
+            (s.dir.as_str(), s.name.as_str()),
+            ("/var/dump", "heap.hprof")
+        );
+        let s = split("/etc/").unwrap();
+        assert_eq!((s.dir.as_str(), s.name.as_str()), ("/", "etc"));
+        let s = split("logs/./app.log").unwrap();
+        assert_eq!((s.dir.as_str(), s.name.as_str()), ("logs", "app.log"));
+        let s = split("app.log").unwrap();
+        assert_eq!((s.dir.as_str(), s.name.as_str()), ("", "app.log"));
+        assert!(split("/").unwrap_err().contains("names no file"));
+        assert!(split("").is_err());
+        assert!(split("/var/..").unwrap_err().contains(".."));
+    }
+
+    #[test]
+    fn through_a_debug_container_paths_go_by_the_targets_root_and_cwd() {
+        let abs = split("/var/dump/heap.hprof").unwrap();
+        assert_eq!(
+            Route::Through.pack(&abs),
+            [
+                "tar",
+                "cf",
+                "-",
+                "-C",
+                "/proc/1/root/var/dump",
+                "--",
+                "heap.hprof"
+            ]
+        );
+        assert_eq!(
+            Route::Direct.pack(&abs),
+            ["tar", "cf", "-", "-C", "/var/dump", "--", "heap.hprof"]
+        );
+        let top = split("/etc").unwrap();
+        assert_eq!(Route::Through.dir(&top.dir).unwrap(), "/proc/1/root");
+        let rel = split("app.log").unwrap();
+        assert_eq!(
+            Route::Direct.pack(&rel),
+            ["tar", "cf", "-", "--", "app.log"]
+        );
+        assert_eq!(
+            Route::Through.measure(&rel),
+            ["du", "-sk", "--", "/proc/1/cwd/app.log"]
+        );
+        assert_eq!(
+            Route::Through.unpack("logs"),
+            ["tar", "xmof", "-", "-C", "/proc/1/cwd/logs"]
+        );
+        assert_eq!(Route::Direct.unpack(""), ["tar", "xmof", "-"]);
+    }
+
+    #[test]
+    fn du_output_gives_kibibytes() {
+        assert_eq!(parse_du("48832\t/proc/1/root/var/dump\n"), Some(48832));
+        assert_eq!(parse_du("du: cannot access 'x'"), None);
+    }
+}
