@@ -11,6 +11,7 @@
 
 mod support;
 
+mod cli_cp;
 mod cli_debug;
 mod cli_fleet;
 mod cluster_feed;

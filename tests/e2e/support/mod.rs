@@ -320,9 +320,19 @@ pub fn podbay_debug_command(
     extra: &[&str],
     home: &std::path::Path,
 ) -> tokio::process::Command {
+    podbay_command("debug", kubeconfig, extra, home)
+}
+
+/// `podbay SUBCOMMAND --kubeconfig … ARGS…` in a scratch HOME, stdin closed.
+pub fn podbay_command(
+    subcommand: &str,
+    kubeconfig: &std::path::Path,
+    extra: &[&str],
+    home: &std::path::Path,
+) -> tokio::process::Command {
     let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_podbay"));
     command
-        .arg("debug")
+        .arg(subcommand)
         .arg("--kubeconfig")
         .arg(kubeconfig)
         .args(extra)

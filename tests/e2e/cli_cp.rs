@@ -1,0 +1,357 @@
+//! `podbay cp` (the real binary against the simulator): out of a
+//! distroless container through a debug container, into it, directly where
+//! the container has tar, as tar streams on stdin/stdout, and one sentence
+//! with its exit code for each way it fails.
+
+use std::path::Path;
+use std::time::Duration;
+
+use crate::support;
+
+use support::DebugFixture as Fixture;
+
+const PAYMENTS: &str = "payments/payments-api-66b8f7d5c9-qv8lm";
+const REDIS: &str = "shop/redis-0";
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// `podbay cp ARGS…` in `dir`, piped; its output.
+async fn cp_in(f: &Fixture, dir: &Path, args: &[&str]) -> std::process::Output {
+    let home = support::tempdir::temp_home("cp");
+    let run = support::podbay_command("cp", &f.kubeconfig, args, home.path())
+        .current_dir(dir)
+        .output();
+    tokio::time::timeout(Duration::from_secs(120), run)
+        .await
+        .expect("podbay cp finished in time")
+        .expect("podbay runs")
+}
+
+/// What a one-shot debug container that targets `container` prints for
+/// `command` (a second, independent look into the pod).
+async fn look(f: &Fixture, pod: &str, container: &str, command: &str) -> String {
+    let (namespace, pod) = pod.split_once('/').unwrap();
+    let out = f
+        .podbay(&[
+            pod,
+            "-n",
+            namespace,
+            "--target",
+            container,
+            "--image",
+            "busybox:1.36",
+            "--",
+            "sh",
+            "-c",
+            command,
+        ])
+        .await;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    text(&out.stdout)
+}
+
+fn sha256(path: &Path) -> String {
+    let out = std::process::Command::new("sha256sum")
+        .arg(path)
+        .output()
+        .expect("sha256sum runs");
+    text(&out.stdout)
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_string()
+}
+
+/// payments-api writes its heap dump as it starts: copies are retried until
+/// it is there (under a temporary name until whole).
+async fn copy_heap_dump(f: &Fixture, dir: &Path) -> std::process::Output {
+    let heap = format!("{PAYMENTS}:/var/dump/heap.hprof");
+    for _ in 0..40 {
+        let out = cp_in(f, dir, &[&heap, "heap.hprof", "-c", "api"]).await;
+        if !text(&out.stderr).contains("No such file") {
+            return out;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    panic!("payments-api never wrote its heap dump");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_heap_dump_comes_out_of_a_distroless_container_whole() {
+    if !support::namespaces_or_skip("cp heap dump") {
+        return;
+    }
+    let f = Fixture::new(0).await;
+    let dir = tempfile::tempdir().unwrap();
+    let out = copy_heap_dump(&f, dir.path()).await;
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("container api has no tar")
+            && stderr.contains("added debug container debugger-"),
+        "the route is said: {stderr}"
+    );
+    let local = dir.path().join("heap.hprof");
+    assert!(std::fs::metadata(&local).unwrap().len() > 40 << 20);
+    let inside = look(
+        &f,
+        PAYMENTS,
+        "api",
+        "sha256sum /proc/1/root/var/dump/heap.hprof",
+    )
+    .await;
+    assert!(
+        inside.starts_with(&sha256(&local)),
+        "same bytes as in the pod: {inside}"
+    );
+    // Nothing is left beside it but the file.
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["heap.hprof"]);
+
+    // A second copy reuses the debug container: no pile-up.
+    let again = cp_in(
+        &f,
+        dir.path(),
+        &[
+            &format!("{PAYMENTS}:/etc/payments-api"),
+            "config",
+            "-c",
+            "api",
+        ],
+    )
+    .await;
+    let stderr = text(&again.stderr);
+    assert_eq!(again.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("reusing debug container"), "{stderr}");
+    let config = std::fs::read_to_string(dir.path().join("config/config.yaml")).unwrap();
+    assert!(config.starts_with("service: payments-api"), "{config}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upload_lands_in_the_distroless_targets_own_root() {
+    if !support::namespaces_or_skip("cp upload") {
+        return;
+    }
+    let f = Fixture::new(0).await;
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("fix");
+    std::fs::create_dir_all(tree.join("nested")).unwrap();
+    std::fs::write(tree.join("flags.json"), "{\"debug\": true}\n").unwrap();
+    std::fs::write(tree.join("nested/note.txt"), "uploaded by podbay\n").unwrap();
+    std::os::unix::fs::symlink("flags.json", tree.join("current")).unwrap();
+    let out = cp_in(
+        &f,
+        dir.path(),
+        &["fix", &format!("{PAYMENTS}:/tmp/"), "-c", "api"],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let seen = look(
+        &f,
+        PAYMENTS,
+        "api",
+        "cat /proc/1/root/tmp/fix/nested/note.txt; readlink /proc/1/root/tmp/fix/current",
+    )
+    .await;
+    assert_eq!(seen, "uploaded by podbay\nflags.json\n");
+
+    // And back out, whole: the link stays a link inside the copy.
+    let back = cp_in(
+        &f,
+        dir.path(),
+        &[&format!("{PAYMENTS}:/tmp/fix"), "back", "-c", "api"],
+    )
+    .await;
+    assert_eq!(back.status.code(), Some(0), "{}", text(&back.stderr));
+    let back = dir.path().join("back");
+    assert_eq!(
+        std::fs::read_to_string(back.join("nested/note.txt")).unwrap(),
+        "uploaded by podbay\n"
+    );
+    assert_eq!(
+        std::fs::read_link(back.join("current")).unwrap(),
+        Path::new("flags.json")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_container_with_tar_is_copied_directly_and_streams_go_both_ways() {
+    let f = Fixture::new(0).await;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("seed.txt"), "warm the cache\n").unwrap();
+    let up = cp_in(
+        &f,
+        dir.path(),
+        &["seed.txt", &format!("{REDIS}:/data/seed.txt")],
+    )
+    .await;
+    let stderr = text(&up.stderr);
+    assert_eq!(up.status.code(), Some(0), "{stderr}");
+    assert!(
+        !stderr.contains("debug container"),
+        "tar in redis itself: {stderr}"
+    );
+
+    // Out as a tar stream on stdout, listed by a real tar.
+    let out = cp_in(&f, dir.path(), &[&format!("{REDIS}:/data"), "-"]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let mut archive = tar::Archive::new(&out.stdout[..]);
+    let names: Vec<String> = archive
+        .entries()
+        .unwrap()
+        .map(|e| e.unwrap().path().unwrap().display().to_string())
+        .collect();
+    assert!(names.contains(&"data/seed.txt".to_string()), "{names:?}");
+
+    // In as a tar stream on stdin: unpacked into the directory named.
+    let mut builder = tar::Builder::new(Vec::new());
+    let mut header = tar::Header::new_gnu();
+    header.set_size(6);
+    header.set_mode(0o644);
+    header.set_cksum();
+    builder
+        .append_data(&mut header, "from-stdin.txt", &b"piped\n"[..])
+        .unwrap();
+    let stream = builder.into_inner().unwrap();
+    let home = support::tempdir::temp_home("cp");
+    let mut child = support::podbay_command(
+        "cp",
+        &f.kubeconfig,
+        &["-", &format!("{REDIS}:/data")],
+        home.path(),
+    )
+    .stdin(std::process::Stdio::piped())
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
+    {
+        use tokio::io::AsyncWriteExt as _;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(&stream).await.unwrap();
+    }
+    let piped = tokio::time::timeout(Duration::from_secs(60), child.wait_with_output())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(piped.status.code(), Some(0), "{}", text(&piped.stderr));
+    let check = cp_in(
+        &f,
+        dir.path(),
+        &[&format!("{REDIS}:/data/from-stdin.txt"), "check.txt"],
+    )
+    .await;
+    assert_eq!(check.status.code(), Some(0), "{}", text(&check.stderr));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("check.txt")).unwrap(),
+        "piped\n"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_failure_is_one_sentence_and_its_exit_code() {
+    let f = Fixture::new(0).await;
+    let dir = tempfile::tempdir().unwrap();
+    let cases: [(&[&str], i32, &str); 6] = [
+        (
+            &["shop/redis-0:/no/such/file", "x"],
+            1,
+            "No such file or directory",
+        ),
+        (
+            &["shop/redis-0:/data", "x", "-c", "nope"],
+            65,
+            "has no container \"nope\"",
+        ),
+        (&["shop/redis-9:/data", "x"], 66, "not found"),
+        (&["./a", "./b"], 2, "Neither SOURCE nor DESTINATION"),
+        (
+            &["payments/ledger-worker-7f9c6d8b5-w9x8v:/etc", "x"],
+            70,
+            "is not running",
+        ),
+        (
+            &["shop/redis-0:/data", "no/such/dir/x"],
+            73,
+            "does not exist",
+        ),
+    ];
+    for (args, code, words) in cases {
+        let out = cp_in(&f, dir.path(), args).await;
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {stderr}");
+        let last = stderr.lines().last().unwrap_or_default();
+        assert!(
+            last.starts_with("podbay: ") && last.contains(words),
+            "{args:?}: {stderr}"
+        );
+    }
+    // Nothing half-made was left in the working directory.
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_256_mib_file_goes_in_and_out_whole_in_little_memory() {
+    let f = Fixture::new(0).await;
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big.bin");
+    {
+        use std::io::Write as _;
+        let mut file = std::io::BufWriter::new(std::fs::File::create(&big).unwrap());
+        let mut rng = fastrand::Rng::with_seed(256);
+        let mut chunk = vec![0u8; 1 << 20];
+        for _ in 0..256 {
+            rng.fill(&mut chunk);
+            file.write_all(&chunk).unwrap();
+        }
+    }
+    let mut peaks = Vec::new();
+    for args in [
+        vec!["big.bin".to_string(), format!("{REDIS}:/data/big.bin")],
+        vec![format!("{REDIS}:/data/big.bin"), "back.bin".to_string()],
+    ] {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let home = support::tempdir::temp_home("cp");
+        let child = support::podbay_command("cp", &f.kubeconfig, &args, home.path())
+            .current_dir(dir.path())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let pid = child.id().unwrap();
+        let watch = tokio::spawn(async move {
+            let mut peak = 0;
+            while let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) {
+                if let Some(kib) = status
+                    .lines()
+                    .find_map(|l| l.strip_prefix("VmHWM:"))
+                    .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+                {
+                    peak = peak.max(kib);
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            peak
+        });
+        let out = tokio::time::timeout(Duration::from_secs(180), child.wait_with_output())
+            .await
+            .expect("256 MiB copied in time")
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        peaks.push(watch.await.unwrap());
+    }
+    assert_eq!(sha256(&big), sha256(&dir.path().join("back.bin")));
+    for peak in peaks {
+        assert!(peak > 0 && peak < 100 * 1024, "peak RSS {peak} KiB");
+    }
+}
