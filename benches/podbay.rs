@@ -49,7 +49,7 @@ fn main() {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     );
     // `cargo bench -- NAME…` runs only the sections named (panes, echo, list,
-    // launch, fleet, containers, idle, logs; soak runs only when named).
+    // launch, fleet, cp, containers, idle, logs; soak runs only when named).
     let only: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| !a.starts_with("--"))
@@ -72,6 +72,9 @@ fn main() {
         }
         if run("fleet") {
             fleet(&mut report).await;
+        }
+        if run("cp") {
+            copy(&mut report).await;
         }
         if run("containers") {
             container_start(&mut report).await;
@@ -896,6 +899,161 @@ async fn fleet(report: &mut Report) {
             "well under 20× one",
         );
     }
+    let _ = std::fs::remove_file(kubeconfig);
+}
+
+/// `podbay cp` of a 256 MiB random file into redis-0 (which has tar) and
+/// back, beside `kubectl cp` on the same simulator, and out of
+/// payments-api's distroless container through a debug container.
+async fn copy(report: &mut Report) {
+    println!("podbay cp (256 MiB, redis-0 has tar; payments-api is distroless)");
+    let (_sim, kubeconfig, _) = sim_process(0, 0).await;
+    let scratch = std::env::temp_dir().join(format!("podbay-bench-cp-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).expect("scratch");
+    let big = scratch.join("big.bin");
+    {
+        use std::io::Write as _;
+        let mut file = std::io::BufWriter::new(std::fs::File::create(&big).expect("file"));
+        let mut rng = fastrand::Rng::with_seed(7);
+        let mut chunk = vec![0u8; 1 << 20];
+        for _ in 0..256 {
+            rng.fill(&mut chunk);
+            file.write_all(&chunk).expect("write");
+        }
+    }
+    let mb = 256.0 * 1.048_576;
+    // (program, its arguments) → seconds and peak RSS (KiB).
+    let timed = |program: PathBuf, args: Vec<String>| {
+        let mut command = tokio::process::Command::new(program);
+        command
+            .args(args)
+            .env("KUBECONFIG", &kubeconfig)
+            .current_dir(&scratch)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        async move {
+            let start = Instant::now();
+            let child = command.spawn().expect("the copy runs");
+            let pid = child.id().unwrap_or(0);
+            let peak = tokio::spawn(async move {
+                let mut peak = 0;
+                loop {
+                    let hwm = std::fs::read_to_string(format!("/proc/{pid}/status"))
+                        .ok()
+                        .and_then(|s| {
+                            s.lines()
+                                .find(|l| l.starts_with("VmHWM:"))
+                                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+                        });
+                    match hwm {
+                        Some(kib) => peak = kib.max(peak),
+                        None => return peak,
+                    }
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+            });
+            let out = child.wait_with_output().await.expect("the copy ends");
+            let took = start.elapsed();
+            assert!(
+                out.status.success(),
+                "copy failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            (took, peak.await.unwrap_or(0))
+        }
+    };
+    let podbay = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/release/podbay");
+    let cp = |from: &str, to: &str| vec!["cp".to_string(), from.to_string(), to.to_string()];
+    let kubectl = ["kubectl", "/usr/lib/google-cloud-sdk/bin/kubectl.1.33"]
+        .into_iter()
+        .map(PathBuf::from)
+        .find(|k| {
+            std::process::Command::new(k)
+                .arg("version")
+                .arg("--client")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        });
+    let mut rows = Vec::new();
+    for (who, program) in [
+        Some(("podbay", podbay.clone())),
+        kubectl.map(|k| ("kubectl", k)),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        let up = timed(program.clone(), cp("big.bin", "shop/redis-0:/data/big.bin")).await;
+        let down = timed(
+            program.clone(),
+            cp("shop/redis-0:/data/big.bin", "back.bin"),
+        )
+        .await;
+        assert_eq!(
+            std::fs::read(&big).expect("big").len(),
+            std::fs::read(scratch.join("back.bin")).expect("back").len()
+        );
+        let _ = std::fs::remove_file(scratch.join("back.bin"));
+        rows.push((who, up, down));
+    }
+    for (who, (up, up_peak), (down, down_peak)) in &rows {
+        report.row(
+            &format!("{who} cp 256 MiB into redis-0 / out of it"),
+            format!(
+                "{:.0} / {:.0} MB/s (peak RSS {} / {} MB)",
+                mb / up.as_secs_f64(),
+                mb / down.as_secs_f64(),
+                up_peak / 1024,
+                down_peak / 1024
+            ),
+            if *who == "podbay" {
+                "≥ kubectl; RSS < 100 MB"
+            } else {
+                ""
+            },
+        );
+    }
+    // Out of a distroless container: the first copy adds the debug container.
+    let heap = "payments/payments-api-66b8f7d5c9-qv8lm:/var/dump/heap.hprof";
+    // It writes the dump as it starts: give it that time first.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let mut first = None;
+    for _ in 0..40 {
+        let mut probe = tokio::process::Command::new(&podbay);
+        let out = probe
+            .args(["cp", "-c", "api", heap, "heap.hprof"])
+            .env("KUBECONFIG", &kubeconfig)
+            .current_dir(&scratch)
+            .output();
+        let start = Instant::now();
+        let out = out.await.expect("podbay cp runs");
+        if out.status.success() {
+            first = Some(start.elapsed());
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    let first = first.expect("the heap dump comes out");
+    let (again, _) = timed(
+        podbay.clone(),
+        vec![
+            "cp".into(),
+            "-c".into(),
+            "api".into(),
+            heap.into(),
+            "heap2.hprof".into(),
+        ],
+    )
+    .await;
+    report.row(
+        "podbay cp 48 MiB heap dump out of distroless (adds debug container / reuses it)",
+        format!(
+            "{:.2} s / {:.2} s",
+            first.as_secs_f64(),
+            again.as_secs_f64()
+        ),
+        "",
+    );
+    let _ = std::fs::remove_dir_all(&scratch);
     let _ = std::fs::remove_file(kubeconfig);
 }
 

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::model::debug::Profile;
+use crate::model::debug::{AsTargetUser, Profile};
 use crate::model::owner::OwnerKind;
 
 #[derive(Debug, Parser)]
@@ -144,6 +144,10 @@ pub struct CpArgs {
     /// picks it, within the namespace's Pod Security).
     #[arg(long)]
     pub profile: Option<Profile>,
+    /// Run the debug container as the target's user: auto, always, never
+    /// (as podbay debug's).
+    #[arg(long, value_name = "WHEN", default_value = "auto")]
+    pub as_target_user: AsTargetUser,
     /// How long to wait for the cluster and a debug container to start.
     #[arg(long, default_value = "2m", value_parser = parse_timeout)]
     pub timeout: Duration,
@@ -206,6 +210,11 @@ pub struct DebugArgs {
     /// replaced by the strongest one it admits).
     #[arg(long)]
     pub profile: Option<Profile>,
+    /// Run as the target's user (its runAsUser/runAsGroup) so its files
+    /// under /proc/1/root are readable: auto (when the profile has no
+    /// SYS_PTRACE, as baseline and restricted), always, or never.
+    #[arg(long, value_name = "WHEN", default_value = "auto")]
+    pub as_target_user: AsTargetUser,
     /// Environment variable for the debug container (repeatable).
     #[arg(long = "env", value_name = "K=V", value_parser = parse_env)]
     pub env: Vec<(String, String)>,

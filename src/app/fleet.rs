@@ -7,7 +7,7 @@
 use crossterm::event::KeyEvent;
 
 use super::launcher::{FormOutcome, Launcher};
-use crate::model::debug::{self, Admission, DebugSpec, Profile};
+use crate::model::debug::{self, Admission, AsTargetUser, DebugSpec, Profile};
 use crate::model::pod_security::{Level, Policy};
 use crate::model::{ContainerInfo, ContainerKind, ContainerState, PodDetail, PodKey, Stdio};
 
@@ -186,6 +186,7 @@ fn plan(pod: &FleetPod, template: &DebugSpec, profile_chosen: bool) -> Plan {
             }
         }
     }
+    spec.match_target_user(&detail.manifest, AsTargetUser::Auto);
     Plan::Launch(spec)
 }
 

@@ -4,7 +4,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use crate::model::debug::{self, Admission, DebugSpec, Profile};
+use crate::model::debug::{self, Admission, AsTargetUser, DebugSpec, Profile};
 use crate::model::pod_security::{self, Level, Policy};
 use crate::model::{ContainerKind, PodDetail};
 
@@ -178,7 +178,7 @@ impl Launcher {
         if policy.enforce.level == Level::Privileged {
             return None;
         }
-        let probe = DebugSpec {
+        let mut probe = DebugSpec {
             name: self.name.trim().to_string(),
             image: self.image.trim().to_string(),
             target: self.target_name().map(str::to_string),
@@ -187,6 +187,7 @@ impl Launcher {
             tty: true,
             ..Default::default()
         };
+        probe.match_target_user(&detail.manifest, AsTargetUser::Auto);
         Some(probe.admission(policy, &detail.manifest))
     }
 
@@ -274,7 +275,7 @@ impl Launcher {
                 ))
             })
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(DebugSpec {
+        let mut spec = DebugSpec {
             name: name.to_string(),
             image: self.image.trim().to_string(),
             target: self.target_name().map(str::to_string),
@@ -285,7 +286,11 @@ impl Launcher {
             tty: true,
             mounts,
             ..Default::default()
-        })
+        };
+        // Shown in the preview: the target's user, where the profile
+        // could not read its files as root.
+        spec.match_target_user(&detail.manifest, AsTargetUser::Auto);
+        Ok(spec)
     }
 
     pub fn on_key(&mut self, key: KeyEvent, detail: &PodDetail) -> FormOutcome {

@@ -356,9 +356,15 @@ async fn launch(
         mounts: args.mounts.clone(),
         workdir: args.workdir.clone(),
         pull_policy: args.pull_policy.clone(),
+        run_as: None,
     };
     spec.profile =
         admitted_profile(client, pod, &spec, job, chosen.explicit_profile, deadline).await?;
+    if let Some(user) = spec.match_target_user(pod, args.as_target_user) {
+        job.voice.say(&format!(
+            "running as the target's user {user}, so its files under /proc/1/root are readable without SYS_PTRACE (--as-target-user=never to stay root)"
+        ));
+    }
     let launched = answered(
         "the request to add the debug container (it may still be added: --list shows it)",
         args.timeout,

@@ -83,6 +83,76 @@ impl Profile {
     }
 }
 
+impl Profile {
+    /// Whether a debug container of this profile can read
+    /// `/proc/PID/root` of a process of another user: that takes
+    /// `CAP_SYS_PTRACE` (ptrace access mode checks), which only `general`
+    /// adds and `sysadmin` (privileged) has.
+    pub fn reads_any_users_root(self) -> bool {
+        matches!(self, Profile::General | Profile::Sysadmin)
+    }
+}
+
+/// Who a debug container runs as (`runAsUser`, `runAsGroup`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunAs {
+    pub user: i64,
+    pub group: Option<i64>,
+}
+
+impl fmt::Display for RunAs {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.group {
+            Some(group) => write!(f, "{}:{group}", self.user),
+            None => write!(f, "{}", self.user),
+        }
+    }
+}
+
+/// When a debug container takes its target's user.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AsTargetUser {
+    /// When the profile cannot read another user's `/proc/PID/root`.
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
+impl FromStr for AsTargetUser {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "auto" => Ok(AsTargetUser::Auto),
+            "always" => Ok(AsTargetUser::Always),
+            "never" => Ok(AsTargetUser::Never),
+            _ => Err(format!("{s:?} is not one of auto, always, never")),
+        }
+    }
+}
+
+/// The non-root user `target` runs as, when its spec says (the
+/// container's securityContext over the pod's); an image's own `USER` is
+/// not in the API, so it stays unknown.
+pub fn target_user(pod: &Pod, target: &str) -> Option<RunAs> {
+    let spec = pod.spec.as_ref()?;
+    let container = spec
+        .containers
+        .iter()
+        .chain(spec.init_containers.iter().flatten())
+        .find(|c| c.name == target)?;
+    let own = container.security_context.as_ref();
+    let pod_level = spec.security_context.as_ref();
+    let user = own
+        .and_then(|c| c.run_as_user)
+        .or(pod_level.and_then(|p| p.run_as_user))?;
+    let group = own
+        .and_then(|c| c.run_as_group)
+        .or(pod_level.and_then(|p| p.run_as_group));
+    (user != 0).then_some(RunAs { user, group })
+}
+
 impl fmt::Display for Profile {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -144,6 +214,8 @@ pub struct DebugSpec {
     pub workdir: Option<String>,
     /// `imagePullPolicy`; `None`: the apiserver's default.
     pub pull_policy: Option<String>,
+    /// Run as this user (the target's, so its files are readable).
+    pub run_as: Option<RunAs>,
 }
 
 impl DebugSpec {
@@ -169,7 +241,7 @@ impl DebugSpec {
                     })
                     .collect()
             }),
-            security_context: self.profile.security_context(),
+            security_context: self.security_context(),
             volume_mounts: (!self.mounts.is_empty()).then(|| {
                 self.mounts
                     .iter()
@@ -184,6 +256,32 @@ impl DebugSpec {
             image_pull_policy: self.pull_policy.clone(),
             ..Default::default()
         }
+    }
+
+    /// The profile's securityContext, with the user to run as.
+    fn security_context(&self) -> Option<SecurityContext> {
+        let mut context = self.profile.security_context();
+        if let Some(run_as) = self.run_as {
+            let context = context.get_or_insert_with(SecurityContext::default);
+            context.run_as_user = Some(run_as.user);
+            context.run_as_group = run_as.group;
+        }
+        context
+    }
+
+    /// Takes the target's user when `mode` says so: by default when the
+    /// profile cannot read another user's `/proc/PID/root` and the target
+    /// runs as a known non-root user. Returns the user taken.
+    pub fn match_target_user(&mut self, pod: &Pod, mode: AsTargetUser) -> Option<RunAs> {
+        let wanted = match mode {
+            AsTargetUser::Never => false,
+            AsTargetUser::Always => true,
+            AsTargetUser::Auto => !self.profile.reads_any_users_root(),
+        };
+        self.run_as = wanted
+            .then(|| target_user(pod, self.target.as_deref()?))
+            .flatten();
+        self.run_as
     }
 
     /// The strategic merge patch body: a pod with only this ephemeral container.
@@ -321,6 +419,72 @@ pub fn unique_name(taken: &[String], mut random: impl FnMut() -> u64) -> String 
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_profile_without_sys_ptrace_runs_as_a_non_root_target_user() {
+        let pod: Pod = serde_json::from_value(json!({
+            "metadata": {"name": "api"},
+            "spec": {
+                "securityContext": {"runAsUser": 1000, "runAsGroup": 3000},
+                "containers": [
+                    {"name": "api", "securityContext": {"runAsUser": 65532}},
+                    {"name": "envoy"},
+                    {"name": "root", "securityContext": {"runAsUser": 0}},
+                ],
+            },
+        }))
+        .unwrap();
+        let mut spec = DebugSpec {
+            target: Some("api".into()),
+            profile: Profile::Baseline,
+            ..Default::default()
+        };
+        let taken = spec.match_target_user(&pod, AsTargetUser::Auto);
+        assert_eq!(
+            taken,
+            Some(RunAs {
+                user: 65532,
+                group: Some(3000)
+            })
+        );
+        let context = spec.container().security_context.unwrap();
+        assert_eq!(
+            (context.run_as_user, context.run_as_group),
+            (Some(65532), Some(3000))
+        );
+        // The restricted profile keeps its own settings beside the user.
+        spec.profile = Profile::Restricted;
+        spec.match_target_user(&pod, AsTargetUser::Auto);
+        let context = spec.container().security_context.unwrap();
+        assert_eq!(context.run_as_non_root, Some(true));
+        assert_eq!(context.run_as_user, Some(65532));
+        // general has SYS_PTRACE: it stays root unless asked.
+        spec.profile = Profile::General;
+        assert_eq!(spec.match_target_user(&pod, AsTargetUser::Auto), None);
+        assert!(
+            spec.container()
+                .security_context
+                .unwrap()
+                .run_as_user
+                .is_none()
+        );
+        assert!(spec.match_target_user(&pod, AsTargetUser::Always).is_some());
+        assert_eq!(spec.match_target_user(&pod, AsTargetUser::Never), None);
+        // The pod's user where the container sets none; root is no one to match.
+        spec.profile = Profile::Baseline;
+        spec.target = Some("envoy".into());
+        assert_eq!(
+            spec.match_target_user(&pod, AsTargetUser::Auto),
+            Some(RunAs {
+                user: 1000,
+                group: Some(3000)
+            })
+        );
+        spec.target = Some("root".into());
+        assert_eq!(spec.match_target_user(&pod, AsTargetUser::Auto), None);
+        spec.target = None;
+        assert_eq!(spec.match_target_user(&pod, AsTargetUser::Auto), None);
+    }
+
     fn spec(profile: Profile) -> DebugSpec {
         DebugSpec {
             name: "debugger-abcde".into(),
@@ -335,6 +499,7 @@ mod tests {
             mounts: Vec::new(),
             workdir: None,
             pull_policy: None,
+            run_as: None,
         }
     }
 

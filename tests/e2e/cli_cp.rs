@@ -197,6 +197,11 @@ async fn a_container_with_tar_is_copied_directly_and_streams_go_both_ways() {
         "tar in redis itself: {stderr}"
     );
 
+    // Onto an existing directory (no trailing /), as kubectl: inside it.
+    std::fs::write(dir.path().join("inside.txt"), "in /data\n").unwrap();
+    let onto = cp_in(&f, dir.path(), &["inside.txt", &format!("{REDIS}:/data")]).await;
+    assert_eq!(onto.status.code(), Some(0), "{}", text(&onto.stderr));
+
     // Out as a tar stream on stdout, listed by a real tar.
     let out = cp_in(&f, dir.path(), &[&format!("{REDIS}:/data"), "-"]).await;
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
@@ -206,7 +211,9 @@ async fn a_container_with_tar_is_copied_directly_and_streams_go_both_ways() {
         .unwrap()
         .map(|e| e.unwrap().path().unwrap().display().to_string())
         .collect();
-    assert!(names.contains(&"data/seed.txt".to_string()), "{names:?}");
+    for name in ["data/seed.txt", "data/inside.txt"] {
+        assert!(names.contains(&name.to_string()), "{name} in {names:?}");
+    }
 
     // In as a tar stream on stdin: unpacked into the directory named.
     let mut builder = tar::Builder::new(Vec::new());

@@ -252,6 +252,13 @@ async fn a_restricted_namespace_launches_with_the_restricted_profile() {
             t.contains("profile  restricted ✓ monitoring enforces restricted")
         })
         .await;
+    // The preview says who it will run as before anything is sent.
+    screen
+        .wait_for("the target's user in the preview", |t| {
+            t.replace(['│', '\n', ' '], "")
+                .contains("\"runAsUser\":65534")
+        })
+        .await;
     screen.raw(b"\r").await;
     screen
         .wait_for("attached to the debug container", |t| {
@@ -263,6 +270,10 @@ async fn a_restricted_namespace_launches_with_the_restricted_profile() {
     assert_eq!(added.len(), 1);
     assert_eq!(added[0].1["runAsNonRoot"], true, "{:?}", added[0].1);
     assert_eq!(added[0].1["capabilities"]["drop"][0], "ALL");
+    // Without SYS_PTRACE, it runs as the target's user, so the target's
+    // files under /proc/1/root are its own.
+    assert_eq!(added[0].1["runAsUser"], 65534, "{:?}", added[0].1);
+    assert_eq!(added[0].1["runAsGroup"], 65534, "{:?}", added[0].1);
     screen.quit().await;
     let _ = std::fs::remove_file(&kubeconfig);
 }

@@ -6,7 +6,7 @@
 
 mod io;
 mod progress;
-mod unpack;
+pub mod unpack;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -133,6 +133,11 @@ fn plan(args: &CpArgs) -> Result<(PodPath, Plan), Failure> {
             let from = split(&at.path).map_err(|s| usage(&s))?;
             let to = match to {
                 Location::Local(path) => Some(path),
+                _ if std::io::IsTerminal::is_terminal(&std::io::stdout()) => {
+                    return Err(usage(
+                        "The destination - writes a tar stream to stdout, which is a terminal; pipe it (| tar xf -) or give a path.",
+                    ));
+                }
                 _ => None,
             };
             Ok((at, Plan::Out { from, to }))
@@ -329,7 +334,7 @@ async fn copy_out(
             let written = writer
                 .await
                 .unwrap_or_else(|e| Err(std::io::Error::other(e)));
-            if reach.route == Route::Direct && end.not_found() {
+            if end.not_found() {
                 return Ok(None);
             }
             check_end(&end, reach, &shown_from)?;
@@ -359,7 +364,7 @@ async fn copy_out(
             let unpacked = unpacking
                 .await
                 .map_err(|e| fail(codes::CANNOT_WRITE, format!("The unpacking failed: {e}.")))?;
-            if reach.route == Route::Direct && end.not_found() {
+            if end.not_found() {
                 return Ok(None);
             }
             let unpacked = match unpacked {
@@ -402,6 +407,24 @@ async fn copy_in(
     name: &str,
     meter: &Meter,
 ) -> Result<Option<String>, Failure> {
+    // As kubectl: onto an existing directory, the item goes inside it.
+    let (dir, name) = match from {
+        Some(local) if !name.is_empty() => {
+            let full = joined(&Split {
+                dir: dir.to_string(),
+                name: name.to_string(),
+            });
+            let seen = reach.route.dir(&full).unwrap_or_else(|| full.clone());
+            let (is_dir, _) =
+                run_quietly(client, reach, vec!["test".into(), "-d".into(), seen]).await;
+            match is_dir {
+                Some(_) => (full, local_name(local).unwrap_or_else(|_| name.to_string())),
+                None => (dir.to_string(), name.to_string()),
+            }
+        }
+        _ => (dir.to_string(), name.to_string()),
+    };
+    let (dir, name) = (dir.as_str(), name.as_str());
     let shown_to = format!(
         "{}/{}:{}",
         reach.namespace,
@@ -460,7 +483,7 @@ async fn copy_in(
     let produced = producing
         .await
         .unwrap_or_else(|e| Err(std::io::Error::other(e)));
-    if reach.route == Route::Direct && end.not_found() {
+    if end.not_found() {
         return Ok(None);
     }
     check_end(&end, reach, &shown_to)?;
@@ -691,6 +714,7 @@ impl DebugArgs {
             image: args.image.clone(),
             name: None,
             profile: args.profile,
+            as_target_user: args.as_target_user,
             env: Vec::new(),
             mounts: Vec::new(),
             workdir: None,
@@ -721,6 +745,7 @@ mod tests {
             kubeconfig: None,
             image: None,
             profile: None,
+            as_target_user: Default::default(),
             timeout: Duration::from_secs(60),
         }
     }

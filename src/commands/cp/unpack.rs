@@ -334,6 +334,45 @@ impl<R: Read> Read for Bounded<R> {
     }
 }
 
+/// Panics if anything under `stage` is a symlink whose target leaves it,
+/// or anything but a file, directory or symlink: the invariant [`unpack`]
+/// keeps whatever it is fed (for the tests and the fuzz target).
+pub fn assert_contained(stage: &Path) {
+    fn walk(stage: &Path, dir: &Path) {
+        for entry in std::fs::read_dir(dir).expect("readable") {
+            let path = entry.expect("an entry").path();
+            let meta = std::fs::symlink_metadata(&path).expect("metadata");
+            let kind = meta.file_type();
+            if kind.is_symlink() {
+                let target = std::fs::read_link(&path).expect("a link");
+                let resolved = path.parent().unwrap_or(stage).join(&target);
+                let mut depth: i64 = 0;
+                let inside = resolved.strip_prefix(stage).ok().is_some_and(|rel| {
+                    rel.components().all(|c| {
+                        depth += match c {
+                            Component::ParentDir => -1,
+                            Component::CurDir => 0,
+                            _ => 1,
+                        };
+                        depth >= 1
+                    })
+                });
+                assert!(
+                    inside,
+                    "{} → {} leaves the stage",
+                    path.display(),
+                    target.display()
+                );
+            } else if kind.is_dir() {
+                walk(stage, &path);
+            } else {
+                assert!(kind.is_file(), "{} is not a file", path.display());
+            }
+        }
+    }
+    walk(stage, stage);
+}
+
 #[cfg(test)]
 #[path = "unpack_tests.rs"]
 mod tests;

@@ -331,3 +331,48 @@ fn garbage_and_empty_streams_are_not_archives() {
     refused(&[], "x", "held no x");
     refused(&archive(&[]), "x", "held no x");
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+    /// A good archive with bytes overwritten anywhere (headers re-summed
+    /// half the time, so the damage reaches the checks past the checksum):
+    /// refused or unpacked, it never leaves the stage.
+    #[test]
+    fn damaged_archives_never_leave_the_stage(
+        edits in proptest::collection::vec((0usize..4096, proptest::prelude::any::<u8>()), 1..24),
+        resum in proptest::prelude::any::<bool>(),
+    ) {
+        let mut stream = archive(&[
+            dir("item/"),
+            file("item/a.txt", b"alpha"),
+            symlink("item/l", "a.txt"),
+            raw(b"item/h", tar::EntryType::Link, b"item/a.txt", b"", None),
+            dir("item/sub/"),
+            file("item/sub/b", &[7; 700]),
+        ]);
+        for (at, byte) in edits {
+            let at = at % stream.len();
+            stream[at] = byte;
+        }
+        if resum {
+            for block in stream.chunks_mut(512) {
+                let mut header = tar::Header::new_old();
+                header.as_mut_bytes().copy_from_slice(block);
+                if header.entry_size().is_ok() && block[257..262] == *b"ustar" {
+                    header.set_cksum();
+                    block.copy_from_slice(header.as_bytes());
+                }
+            }
+        }
+        let (_result, scratch) = run(&stream, "item");
+        let mut beside: Vec<_> = std::fs::read_dir(scratch.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        beside.sort();
+        proptest::prop_assert_eq!(beside, ["stage", "victim"]);
+        assert_contained(&scratch.path().join("stage"));
+        proptest::prop_assert_eq!(std::fs::read(scratch.path().join("victim")).unwrap(), b"untouched");
+    }
+}
