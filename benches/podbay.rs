@@ -476,6 +476,7 @@ fn options(conn: &podbay::cluster::client::Connection) -> AppOptions {
         now: jiff::Timestamp::now(),
         debug_images: vec!["busybox:1.36".into()],
         debug_profile: Profile::General,
+        download_dir: ".".into(),
         panes: Default::default(),
     }
 }

@@ -42,6 +42,23 @@ pub struct Config {
     pub debug: DebugConfig,
     pub terminal: TerminalConfig,
     pub logs: LogsConfig,
+    pub files: FilesConfig,
+}
+
+/// `[files]`: the file browser.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FilesConfig {
+    /// Where `g` puts downloads (`~` is the home directory).
+    pub download_dir: String,
+}
+
+impl Default for FilesConfig {
+    fn default() -> Self {
+        FilesConfig {
+            download_dir: ".".into(),
+        }
+    }
 }
 
 /// `[logs]`: how log panes read.
@@ -115,6 +132,7 @@ impl Default for Config {
             debug: DebugConfig::default(),
             terminal: TerminalConfig::default(),
             logs: LogsConfig::default(),
+            files: FilesConfig::default(),
         }
     }
 }

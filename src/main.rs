@@ -178,6 +178,13 @@ async fn browse(
         keymap,
         theme,
         debug_profile: config.debug.profile,
+        download_dir: match config.files.download_dir.strip_prefix("~/") {
+            Some(rest) => std::env::var("HOME").map_or_else(
+                |_| config.files.download_dir.clone(),
+                |home| format!("{home}/{rest}"),
+            ),
+            None => config.files.download_dir.clone(),
+        },
         launch_timeout: std::time::Duration::from_secs(config.debug.launch_timeout),
         debug_images: podbay::config::image_choices(
             &podbay::config::image_history(&paths.image_history()),

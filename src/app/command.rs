@@ -25,6 +25,8 @@ pub enum Command {
     Since(Option<i64>),
     /// Every sentence of this run.
     Messages,
+    /// Browse the selected container's files, at this path.
+    Files(Option<String>),
     Quit,
 }
 
@@ -61,9 +63,9 @@ impl SortColumn {
     }
 }
 
-const COMMANDS: [&str; 13] = [
+const COMMANDS: [&str; 14] = [
     "ns", "ctx", "describe", "yaml", "events", "sort", "exec", "delete", "since", "record",
-    "rename", "q", "quit",
+    "rename", "files", "q", "quit",
 ];
 
 pub fn parse(text: &str) -> Result<Command, String> {
@@ -94,6 +96,12 @@ pub fn parse(text: &str) -> Result<Command, String> {
         ("yaml", None) => Ok(Command::Yaml),
         ("delete", None) => Ok(Command::Delete),
         ("messages" | "msgs", None) => Ok(Command::Messages),
+        ("files", path) if path.as_deref().is_none_or(|p| p.starts_with('/')) => {
+            Ok(Command::Files(path))
+        }
+        ("files", Some(path)) => Err(format!(
+            "Give :files an absolute path (/var/log), not {path:?}."
+        )),
         ("events" | "ev", None) => Ok(Command::Events {
             all_namespaces: false,
         }),

@@ -69,6 +69,8 @@ pub enum Event {
         cluster: ClusterId,
         pods: Vec<FleetPod>,
     },
+    /// An answer for the file browser.
+    Files(super::files::FilesEvent),
     /// The stream is open (and any earlier output shown): typing goes through.
     SessionAttached {
         id: TerminalId,
@@ -115,6 +117,18 @@ pub enum Event {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
     Quit,
+    /// Something with a container's files, for the file browser: its
+    /// answer is an [`Event::Files`]. With `transfer`, a copy that reports
+    /// its progress under that id.
+    Files {
+        generation: u64,
+        key: TerminalKey,
+        via: super::files::Via,
+        op: super::files::FileOp,
+        transfer: Option<u64>,
+    },
+    /// Stop this copy (its partial file is removed).
+    CancelTransfer(u64),
     /// Send [`Event::Wake`] with `token` after this long.
     WakeAfter {
         after: std::time::Duration,

@@ -102,6 +102,10 @@ impl App {
                 Some(view.key.clone()),
             ),
             View::Events(view) => (view.scope.clone(), view.back_to.clone()),
+            View::Files(browser) => (
+                Scope::Namespaces(vec![browser.key.pod.namespace.to_string()]),
+                Some(browser.key.pod.clone()),
+            ),
             View::Pods | View::Messages(_) => (self.scope.clone(), None),
         };
         let scope = if all_namespaces { Scope::All } else { scope };
@@ -192,7 +196,8 @@ impl App {
             | Action::SortByRestarts
             | Action::SortByAge
             | Action::Mark
-            | Action::MarkShown => {}
+            | Action::MarkShown
+            | Action::Files => {}
             Action::Quit
             | Action::Command
             | Action::Help

@@ -140,6 +140,7 @@ impl App {
         match command::parse(text) {
             Ok(command::Command::Quit) => self.quit(),
             Ok(command::Command::Messages) => self.open_messages(),
+            Ok(command::Command::Files(path)) => self.open_files(path),
             Ok(command::Command::Namespace(None)) => self.set_scope(Scope::All),
             Ok(command::Command::Namespace(Some(ns))) => {
                 self.set_scope(Scope::Namespaces(vec![ns]))
@@ -195,6 +196,9 @@ impl App {
         if let Some(effects) = self.on_reader_key(&key) {
             return effects;
         }
+        if let Some(effects) = self.on_files_key(&key) {
+            return effects;
+        }
         let Some(action) = self.keymap.action(&key) else {
             return vec![];
         };
@@ -218,6 +222,7 @@ impl App {
             }
             Action::Exec => self.exec(Vec::new()),
             Action::AllLogs if in_pod_view => self.open_all_logs(),
+            Action::Files => self.open_files(None),
             Action::Messages => self.open_messages(),
             Action::Fold => {
                 if let View::Pod(view) = &mut self.view {

@@ -41,10 +41,11 @@ pub enum Action {
     Messages,
     Mark,
     MarkShown,
+    Files,
 }
 
 impl Action {
-    pub const ALL: [Action; 34] = [
+    pub const ALL: [Action; 35] = [
         Action::Quit,
         Action::Up,
         Action::Down,
@@ -79,6 +80,7 @@ impl Action {
         Action::Messages,
         Action::Mark,
         Action::MarkShown,
+        Action::Files,
     ];
 
     /// The name used in config.toml's `[keys]`.
@@ -118,6 +120,7 @@ impl Action {
             Action::Messages => "messages",
             Action::Mark => "mark",
             Action::MarkShown => "mark_shown",
+            Action::Files => "files",
         }
     }
 
@@ -157,6 +160,9 @@ impl Action {
             Action::Messages => "every sentence of this run, time-stamped (:messages)",
             Action::Mark => "mark the pod (d then debugs every marked pod at once)",
             Action::MarkShown => "mark every pod shown (the filter's matches); again: unmark",
+            Action::Files => {
+                "browse the selected container's files (distroless too): read, download, upload"
+            }
         }
     }
 
@@ -196,6 +202,7 @@ impl Action {
             Action::Messages => &["M"],
             Action::Mark => &["space"],
             Action::MarkShown => &["*"],
+            Action::Files => &["b"],
         }
     }
 }

@@ -7,6 +7,7 @@ pub(crate) mod command;
 pub(crate) mod copy;
 mod event;
 mod events_view;
+pub(crate) mod files;
 pub(crate) mod fleet;
 pub(crate) mod follow;
 mod input;
@@ -136,6 +137,8 @@ pub struct App {
     pub size: Size,
     pub debug_images: Vec<String>,
     pub debug_profile: Profile,
+    /// Where the file browser's downloads go (`[files] download_dir`).
+    pub download_dir: String,
     /// `f` folded finished debug containers: every pod view opens so.
     fold_finished: bool,
     next_terminal: u64,
@@ -153,6 +156,7 @@ pub struct AppOptions {
     pub now: Timestamp,
     pub debug_images: Vec<String>,
     pub debug_profile: Profile,
+    pub download_dir: String,
     pub panes: PaneOptions,
 }
 
@@ -198,6 +202,7 @@ impl App {
             size: Size::DEFAULT,
             debug_images: options.debug_images,
             debug_profile: options.debug_profile,
+            download_dir: options.download_dir,
             fold_finished: false,
             next_terminal: 0,
             quitting: false,
@@ -426,6 +431,7 @@ impl App {
                 self.on_pod_security(policy);
                 vec![]
             }
+            Event::Files(event) => self.on_files_event(event),
             Event::PodsRead { cluster, pods } => {
                 self.on_pods_read(cluster, pods);
                 vec![]
@@ -653,6 +659,7 @@ impl App {
         match &self.view {
             View::Pod(view) => Some(view.key.clone()),
             View::Pods => self.pods.selected().cloned(),
+            View::Files(browser) => Some(browser.key.pod.clone()),
             View::Events(_) | View::Messages(_) => None,
         }
     }
@@ -732,7 +739,7 @@ impl App {
     fn pod_view_mut(&mut self) -> Option<&mut PodView> {
         match &mut self.view {
             View::Pod(v) => Some(v),
-            View::Pods | View::Events(_) | View::Messages(_) => None,
+            View::Pods | View::Events(_) | View::Messages(_) | View::Files(_) => None,
         }
     }
 

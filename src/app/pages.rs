@@ -53,6 +53,7 @@ impl App {
             },
             View::Events(view) => view.reading.as_mut(),
             View::Messages(reader) => Some(reader),
+            View::Files(browser) => browser.reading.as_mut().map(|(_, reader)| reader),
             View::Pods => None,
         }
     }
@@ -131,6 +132,10 @@ impl App {
                 self.view = View::Pods;
                 vec![]
             }
+            View::Files(browser) => {
+                browser.reading = None;
+                vec![]
+            }
             View::Pods => vec![],
         }
     }
@@ -179,7 +184,7 @@ impl App {
                 }
                 effects
             }
-            View::Events(_) | View::Messages(_) => return vec![],
+            View::Events(_) | View::Messages(_) | View::Files(_) => return vec![],
         };
         // Sized first, so the text is wrapped once, at the width it is read at.
         self.fit_reader();

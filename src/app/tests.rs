@@ -31,6 +31,7 @@ pub(crate) fn app(all: bool) -> (App, Vec<Effect>) {
         now: "2026-01-01T01:00:00Z".parse().unwrap(),
         debug_images: vec!["busybox:1.36".into()],
         debug_profile: Profile::General,
+        download_dir: ".".into(),
         panes: PaneOptions::default(),
     })
 }

@@ -37,6 +37,8 @@ pub enum View {
     Events(Box<EventsView>),
     /// Every sentence of this run, time-stamped, read as a text.
     Messages(Box<Reader>),
+    /// A container's files (`b`).
+    Files(Box<super::files::FileBrowser>),
 }
 
 /// What the pod view shows.

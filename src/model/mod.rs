@@ -6,6 +6,7 @@ pub mod debug;
 pub mod describe;
 pub(crate) mod detail;
 pub mod feed;
+pub mod files;
 pub(crate) mod image;
 pub mod owner;
 pub(crate) mod pod;

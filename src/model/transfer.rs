@@ -2,7 +2,9 @@
 //! the pod's (`[NS/]POD:PATH`, as kubectl writes it), and the `tar` command
 //! lines that read or write a path in a container, either directly or
 //! through a debug container that sees the target's root at
-//! `/proc/1/root`.
+//! `/proc/1/root`; and how a copy's progress reads.
+
+use std::time::Duration;
 
 /// One side of a copy.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -158,6 +160,45 @@ pub fn parse_du(output: &str) -> Option<u64> {
     output.split_whitespace().next()?.parse().ok()
 }
 
+/// One progress line: `12.0 MiB / 48.0 MiB  40.1 MB/s  1 s left`.
+pub fn line(done: u64, total: Option<u64>, elapsed: Duration) -> String {
+    let seconds = elapsed.as_secs_f64();
+    let mut text = size(done);
+    if let Some(total) = total.filter(|t| *t >= done) {
+        text.push_str(&format!(" / {}", size(total)));
+        let per_second = done as f64 / seconds.max(0.001);
+        if done > 0 && per_second > 0.0 {
+            let left = (total - done) as f64 / per_second;
+            text.push_str(&format!(
+                "  {}  {:.0} s left",
+                rate(done, seconds),
+                left.ceil()
+            ));
+            return text;
+        }
+    }
+    text.push_str(&format!("  {}", rate(done, seconds)));
+    text
+}
+
+pub fn size(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if bytes < 1024 {
+        return format!("{bytes} B");
+    }
+    let mut value = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit < UNITS.len() - 1 {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
+
+pub fn rate(bytes: u64, seconds: f64) -> String {
+    format!("{:.1} MB/s", bytes as f64 / seconds.max(0.001) / 1e6)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -249,5 +290,14 @@ mod tests {
     fn du_output_gives_kibibytes() {
         assert_eq!(parse_du("48832\t/proc/1/root/var/dump\n"), Some(48832));
         assert_eq!(parse_du("du: cannot access 'x'"), None);
+    }
+
+    #[test]
+    fn the_line_says_bytes_total_rate_and_time_left() {
+        let half = line(24 << 20, Some(48 << 20), Duration::from_secs(1));
+        assert_eq!(half, "24.0 MiB / 48.0 MiB  25.2 MB/s  1 s left");
+        assert_eq!(line(512, None, Duration::from_secs(1)), "512 B  0.0 MB/s");
+        // A total that was an estimate and was passed is dropped.
+        assert!(!line(50 << 20, Some(48 << 20), Duration::from_secs(1)).contains(" / "));
     }
 }

@@ -74,6 +74,8 @@ pub(super) struct Tasks {
     pub(super) image_history: Option<std::path::PathBuf>,
     /// How long adding a debug container may take (`debug.launch_timeout`).
     pub(super) launch_timeout: std::time::Duration,
+    /// The file browser's copies, by id, for cancelling.
+    transfers: HashMap<u64, JoinHandle<()>>,
 }
 
 impl Tasks {
@@ -100,6 +102,7 @@ impl Tasks {
             sessions,
             image_history: None,
             launch_timeout: std::time::Duration::from_secs(35),
+            transfers: HashMap::new(),
         }
     }
 
@@ -154,6 +157,40 @@ impl Tasks {
             Effect::WatchEvents(scope) => self.watch_events(scope),
             Effect::DeletePod { cluster, pod } => self.delete_pod(&cluster, pod),
             Effect::ReadPods { cluster, pods } => self.read_pods(cluster, pods),
+            Effect::Files {
+                generation,
+                key,
+                via,
+                op,
+                transfer,
+            } => {
+                let Some(client) = self.clients.get(&key.cluster).cloned() else {
+                    return Ok(None);
+                };
+                self.transfers.retain(|_, task| !task.is_finished());
+                let tx = self.tx.clone();
+                let emit: super::files::Emit = std::sync::Arc::new(move |event| {
+                    let tx = tx.clone();
+                    Box::pin(async move {
+                        let _ = tx.send(Tagged::untied(event)).await;
+                    })
+                });
+                let task = tokio::spawn(super::files::carry_out(
+                    client, emit, generation, key, via, op, transfer,
+                ));
+                if let Some(id) = transfer {
+                    self.transfers.insert(id, task);
+                }
+            }
+            Effect::CancelTransfer(id) => {
+                if let Some(task) = self.transfers.remove(&id) {
+                    task.abort();
+                }
+                return Ok(Some(Event::Files(crate::app::files::FilesEvent::Ended {
+                    id,
+                    outcome: Err(String::new()),
+                })));
+            }
             Effect::StopWatchingPod => {
                 self.next_generation(FeedOrigin::Pod);
                 abort(&mut self.pod);

@@ -33,6 +33,8 @@ pub struct TuiOptions {
     pub theme: Theme,
     pub debug_images: Vec<String>,
     pub debug_profile: crate::model::debug::Profile,
+    /// `[files] download_dir`.
+    pub download_dir: String,
     /// How long adding a debug container may take.
     pub launch_timeout: Duration,
     /// Where launched images are remembered for the launcher.
@@ -48,6 +50,7 @@ pub struct TuiOptions {
 
 mod connect;
 mod executor;
+mod files;
 mod log_pane;
 mod outbox;
 mod pulse;
@@ -85,6 +88,7 @@ pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
         now: jiff::Timestamp::now(),
         debug_images: options.debug_images.clone(),
         debug_profile: options.debug_profile,
+        download_dir: options.download_dir.clone(),
         panes: options.panes.clone(),
     });
     if let Some(notice) = options.notice.take() {

@@ -239,6 +239,7 @@ pub fn footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             View::Pod(view) => !matches!(view.page, Page::Containers),
             View::Events(view) => view.reading.is_some(),
             View::Messages(_) => true,
+            View::Files(browser) => browser.reading.is_some(),
             View::Pods => false,
         };
         match &app.view {
@@ -279,6 +280,7 @@ pub fn footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 spans.push(hint(Action::Shell, "shell"));
                 spans.push(hint(Action::Logs, "logs"));
                 spans.push(hint(Action::PreviousLogs, "previous"));
+                spans.push(hint(Action::Files, "files"));
                 spans.push(hint(Action::Describe, "describe"));
             }
             View::Events(_) => {
@@ -289,6 +291,23 @@ pub fn footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             }
             // Read as a text: the hints above.
             View::Messages(_) => {}
+            View::Files(_) => {
+                for (keys, what) in [
+                    ("esc", "back"),
+                    ("enter", "open"),
+                    ("-", "up"),
+                    ("v", "read"),
+                    ("g", "download"),
+                    ("u", "upload"),
+                    ("D", "remove"),
+                    ("/", "filter"),
+                ] {
+                    spans.push(vec![
+                        Span::styled(format!(" {keys} "), theme.key_hint),
+                        Span::styled(format!("{what} "), theme.dim),
+                    ]);
+                }
+            }
         }
         if !app.workspace.is_empty() {
             spans.insert(0, hint(Action::Workspace, "panes"));

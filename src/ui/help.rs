@@ -57,6 +57,12 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, top: usize, theme: &Theme)
             Action::Help,
             Action::Quit,
         ],
+        View::Files(_) => &[
+            Action::Command,
+            Action::Help,
+            Action::Workspace,
+            Action::Quit,
+        ],
         View::Pod(_) => &[
             Action::Up,
             Action::Down,
@@ -67,6 +73,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, top: usize, theme: &Theme)
             Action::Logs,
             Action::PreviousLogs,
             Action::AllLogs,
+            Action::Files,
             Action::Fold,
             Action::Exec,
             Action::Describe,
@@ -90,6 +97,33 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, top: usize, theme: &Theme)
         })
         .collect();
     lines.push(Line::default());
+    if matches!(app.view, View::Files(_)) {
+        for (keys, what) in [
+            ("↑/↓ j/k pgup/pgdn", "move"),
+            (
+                "enter →",
+                "open a directory (or a link to one); read a file",
+            ),
+            ("- ← backspace", "the directory above"),
+            ("/", "filter the names (esc clears)"),
+            (
+                "v",
+                "read the file (text, or a hex dump), its first 256 KiB",
+            ),
+            ("g", "download the selection into [files] download_dir"),
+            ("u", "upload a local path into this directory"),
+            ("D", "remove the selection (asks first)"),
+            ("x", "cancel the last copy running"),
+            ("r", "list again"),
+            ("esc", "back to the pod"),
+        ] {
+            lines.push(Line::from(vec![
+                Span::styled(format!(" {keys:<18}"), theme.key_hint),
+                Span::styled(what, theme.text),
+            ]));
+        }
+        lines.push(Line::default());
+    }
     lines.push(Line::from(Span::styled(
         " Filter mode: type to narrow · ↑/↓ move · enter keep · esc clear",
         theme.dim,
@@ -107,6 +141,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, top: usize, theme: &Theme)
         View::Pod(_) => " keys: pod ",
         View::Events(_) => " keys: events ",
         View::Messages(_) => " keys: messages ",
+        View::Files(_) => " keys: files ",
     };
     draw_box(frame, area, title, lines, top, theme);
 }

@@ -3,6 +3,7 @@
 mod bars;
 mod columns;
 mod events_view;
+mod files;
 mod fleet;
 mod help;
 mod launcher;
@@ -62,6 +63,10 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme) {
             View::Messages(text) => {
                 reader::draw(frame, area, "messages of this run", None, text, theme)
             }
+            View::Files(browser) => match &browser.reading {
+                Some((path, text)) => reader::draw(frame, area, path, None, text, theme),
+                None => files::draw(frame, area, browser, theme),
+            },
         }
     }
     if let Some(area) = areas.workspace {

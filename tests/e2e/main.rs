@@ -17,6 +17,7 @@ mod cli_fleet;
 mod cluster_feed;
 mod conformance;
 mod faults_e2e;
+mod files_e2e;
 mod fleet_e2e;
 mod hostile;
 mod install;

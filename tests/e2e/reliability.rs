@@ -42,6 +42,7 @@ async fn the_list_matches_the_server_after_dropped_watches_and_compaction() {
         now: jiff::Timestamp::now(),
         debug_images: vec![],
         debug_profile: Profile::General,
+        download_dir: ".".into(),
         panes: Default::default(),
     });
     let (tx, mut rx) = feed::channel();

@@ -9,10 +9,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use bytes::{Bytes, BytesMut};
 use tokio::sync::mpsc;
 
-/// How many chunks wait between the two sides: with 64 KiB chunks, a
-/// copy holds about a megabyte in flight whatever its size.
-pub const CHUNKS_IN_FLIGHT: usize = 16;
-const CHUNK: usize = 64 * 1024;
+/// How many chunks wait between the two sides: with 256 KiB chunks (one
+/// WebSocket frame each), a copy holds about 2 MiB in flight whatever its
+/// size.
+pub const CHUNKS_IN_FLIGHT: usize = 8;
+const CHUNK: usize = 256 * 1024;
 
 /// Reads what arrives on a channel; its end is the stream's end.
 pub struct ChannelReader {

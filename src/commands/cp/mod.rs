@@ -5,7 +5,7 @@
 //! [`unpack`], which trusts none of it.
 
 mod io;
-mod progress;
+pub(crate) mod progress;
 pub mod unpack;
 
 use std::path::{Path, PathBuf};
@@ -53,12 +53,12 @@ enum Plan {
 }
 
 /// The container a copy reads or writes, and how tar reaches it.
-struct Reach {
-    namespace: String,
-    pod: String,
+pub(crate) struct Reach {
+    pub namespace: String,
+    pub pod: String,
     /// Where tar runs: the container itself or a debug container.
-    runs_in: String,
-    route: Route,
+    pub runs_in: String,
+    pub route: Route,
 }
 
 pub async fn run(args: CpArgs, defaults: &Defaults) -> Result<(), Failure> {
@@ -298,7 +298,7 @@ async fn through(
 }
 
 /// Out of the pod. `Ok(None)`: there is no tar where it was tried.
-async fn copy_out(
+pub(crate) async fn copy_out(
     client: &kube::Client,
     reach: &Reach,
     from: &Split,
@@ -383,11 +383,9 @@ async fn copy_out(
             };
             check_end(&end, reach, &shown_from)?;
             stage.finish(&from.name, &target.path)?;
-            for note in &unpacked.notes {
-                eprintln!("podbay: {note}");
-            }
+            let notes: String = unpacked.notes.iter().map(|n| format!("; {n}")).collect();
             Ok(Some(format!(
-                "copied {shown_from} to {} ({} file{}, {}) in {}",
+                "copied {shown_from} to {} ({} file{}, {}) in {}{notes}",
                 target.path.display(),
                 unpacked.files,
                 if unpacked.files == 1 { "" } else { "s" },
@@ -399,7 +397,7 @@ async fn copy_out(
 }
 
 /// Into the pod. `Ok(None)`: there is no tar where it was tried.
-async fn copy_in(
+pub(crate) async fn copy_in(
     client: &kube::Client,
     reach: &Reach,
     from: Option<&Path>,
@@ -510,7 +508,7 @@ fn pipe_spec(reach: &Reach, command: Vec<String>) -> PipeSpec {
 }
 
 /// Runs a small command and keeps its stdout (`None` if it failed).
-async fn run_quietly(
+pub(crate) async fn run_quietly(
     client: &kube::Client,
     reach: &Reach,
     command: Vec<String>,

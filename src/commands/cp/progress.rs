@@ -6,11 +6,17 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+pub use crate::model::transfer::{line, rate, size};
+
 /// Bytes moved so far, and since when.
 #[derive(Clone)]
 pub struct Meter {
     pub done: Arc<AtomicU64>,
     pub started: Instant,
+    /// The measured size, once known.
+    pub total: Arc<AtomicU64>,
+    /// Draw the progress line on stderr (the CLI; never in the TUI).
+    pub on_stderr: bool,
 }
 
 impl Meter {
@@ -18,7 +24,22 @@ impl Meter {
         Meter {
             done: Arc::new(AtomicU64::new(0)),
             started: Instant::now(),
+            total: Arc::new(AtomicU64::new(0)),
+            on_stderr: true,
         }
+    }
+
+    /// For the TUI: read by its own progress bar, never drawn on stderr.
+    pub fn quiet() -> Self {
+        Meter {
+            on_stderr: false,
+            ..Meter::new()
+        }
+    }
+
+    /// The measured size, if known.
+    pub fn total(&self) -> Option<u64> {
+        Some(self.total.load(Ordering::Relaxed)).filter(|t| *t > 0)
     }
 
     pub fn bytes(&self) -> u64 {
@@ -40,7 +61,10 @@ pub struct Shown {
 
 impl Shown {
     pub fn start(meter: &Meter, total: Option<u64>) -> Shown {
-        if !std::io::stderr().is_terminal() {
+        if let Some(total) = total {
+            meter.total.store(total, Ordering::Relaxed);
+        }
+        if !meter.on_stderr || !std::io::stderr().is_terminal() {
             return Shown { task: None };
         }
         let meter = meter.clone();
@@ -65,58 +89,5 @@ impl Drop for Shown {
             task.abort();
             eprint!("\r\x1b[K");
         }
-    }
-}
-
-/// One progress line: `12.0 MiB / 48.0 MiB  40.1 MB/s  1 s left`.
-pub fn line(done: u64, total: Option<u64>, elapsed: Duration) -> String {
-    let seconds = elapsed.as_secs_f64();
-    let mut text = size(done);
-    if let Some(total) = total.filter(|t| *t >= done) {
-        text.push_str(&format!(" / {}", size(total)));
-        let per_second = done as f64 / seconds.max(0.001);
-        if done > 0 && per_second > 0.0 {
-            let left = (total - done) as f64 / per_second;
-            text.push_str(&format!(
-                "  {}  {:.0} s left",
-                rate(done, seconds),
-                left.ceil()
-            ));
-            return text;
-        }
-    }
-    text.push_str(&format!("  {}", rate(done, seconds)));
-    text
-}
-
-pub fn size(bytes: u64) -> String {
-    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
-    if bytes < 1024 {
-        return format!("{bytes} B");
-    }
-    let mut value = bytes as f64 / 1024.0;
-    let mut unit = 0;
-    while value >= 1024.0 && unit < UNITS.len() - 1 {
-        value /= 1024.0;
-        unit += 1;
-    }
-    format!("{value:.1} {}", UNITS[unit])
-}
-
-fn rate(bytes: u64, seconds: f64) -> String {
-    format!("{:.1} MB/s", bytes as f64 / seconds.max(0.001) / 1e6)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_line_says_bytes_total_rate_and_time_left() {
-        let half = line(24 << 20, Some(48 << 20), Duration::from_secs(1));
-        assert_eq!(half, "24.0 MiB / 48.0 MiB  25.2 MB/s  1 s left");
-        assert_eq!(line(512, None, Duration::from_secs(1)), "512 B  0.0 MB/s");
-        // A total that was an estimate and was passed is dropped.
-        assert!(!line(50 << 20, Some(48 << 20), Duration::from_secs(1)).contains(" / "));
     }
 }

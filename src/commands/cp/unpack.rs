@@ -271,7 +271,14 @@ fn write_file(
         .open(path)
         .map_err(Refusal::Local)?;
     let declared = entry.size();
-    let written = io::copy(entry, &mut file).map_err(|e| match e.kind() {
+    // Large writes: io::copy's 8 KiB would be 32 768 of them for 256 MiB.
+    let mut out = io::BufWriter::with_capacity(256 * 1024, &mut file);
+    let written = io::copy(entry, &mut out).and_then(|n| {
+        io::Write::flush(&mut out)?;
+        Ok(n)
+    });
+    drop(out);
+    let written = written.map_err(|e| match e.kind() {
         io::ErrorKind::UnexpectedEof => Refusal::Broken(format!(
             "it ended inside {shown}, whose header said {declared} bytes"
         )),

@@ -890,3 +890,60 @@ fn marked_pods_and_their_form_fit_every_size() {
         }
     }
 }
+
+/// The file browser on a distroless container, a download under way and
+/// one done, at the smallest size and a wide one.
+#[test]
+fn file_browser_with_copies() {
+    use crate::app::files::{FilesEvent, Via};
+    use crate::model::files::{Entry, Kind};
+    let mut a = crate::app::tests::in_pod_view();
+    let effects = a.update(key('b'));
+    let generation = effects
+        .iter()
+        .find_map(|e| match e {
+            crate::app::Effect::Files { generation, .. } => Some(*generation),
+            _ => None,
+        })
+        .expect("a listing");
+    let entry = |name: &str, kind: Kind, mode: u32, size: u64| Entry {
+        name: name.into(),
+        kind,
+        mode,
+        size,
+        uid: 65532,
+        gid: 65532,
+        mtime: 1_767_225_600,
+    };
+    a.update(Event::Files(FilesEvent::Listed {
+        generation,
+        via: Via::Debugger("debugger-r9t58".into()),
+        dir: "/var/dump".into(),
+        result: Ok(vec![
+            entry("old", Kind::Dir, 0o755, 4096),
+            entry("heap.hprof", Kind::File, 0o644, 50_331_667),
+            entry("latest", Kind::Link("heap.hprof".into()), 0o777, 10),
+            entry("core.1", Kind::File, 0o600, 2_310_144),
+        ]),
+    }));
+    a.update(key('j'));
+    a.update(key('g'));
+    a.update(key('j'));
+    a.update(key('g'));
+    let ids: Vec<u64> = match &a.view {
+        crate::app::View::Files(b) => b.transfers.iter().map(|t| t.id).collect(),
+        _ => panic!("the file browser"),
+    };
+    a.update(Event::Files(FilesEvent::Ended {
+        id: ids[0],
+        outcome: Ok("Copied 2.2 MiB in 0.1 s (22.0 MB/s).".into()),
+    }));
+    a.update(Event::Files(FilesEvent::Progress {
+        id: ids[1],
+        bytes: 20 << 20,
+        total: Some(48 << 20),
+        elapsed_ms: 500,
+    }));
+    assert_snapshot("file_browser_80x24", &render(&a, 80, 24));
+    assert_snapshot("file_browser_160x30", &render(&a, 160, 30));
+}
