@@ -497,7 +497,7 @@ async fn container_start(report: &mut Report) {
     let shim = PathBuf::from(env!("CARGO_BIN_EXE_podbay"));
     for (label, namespaces) in [("namespaces", true), ("plain process", false)] {
         let isolation = Isolation::detect(&shim, namespaces);
-        if namespaces && !matches!(isolation, Isolation::Namespaces) {
+        if namespaces && !matches!(isolation, Isolation::Namespaces { .. }) {
             report.row(
                 "container start (namespaces)",
                 "n/a".into(),
@@ -527,6 +527,11 @@ async fn container_start(report: &mut Report) {
                 volume_mounts: Vec::new(),
                 pid: PidChoice::Own,
                 pod_user: (0, 0),
+                identity: podbay::sim::sandbox::Identity {
+                    user: 0,
+                    group: 0,
+                    capabilities: (0..41).collect(),
+                },
             };
             let process = runtime
                 .container(&spec)

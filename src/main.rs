@@ -245,7 +245,7 @@ async fn run_demo(args: DemoArgs, browse_args: BrowseArgs, paths: &Paths) -> any
     };
     let notice = match sim.isolation() {
         podbay::sim::sandbox::Isolation::Processes { .. } => Some(sim.isolation().describe()),
-        podbay::sim::sandbox::Isolation::Namespaces => None,
+        podbay::sim::sandbox::Isolation::Namespaces { .. } => None,
     };
     let result = browse(target, browse_args, paths, true, notice).await;
     let _ = std::fs::remove_file(&path);

@@ -48,11 +48,24 @@ share one, and input can be broadcast to marked panes."
         item(out, keys, what)?;
     }
 
-    if let Some(debug) = cli.find_subcommand("debug") {
-        let usage = debug.clone().bin_name("podbay debug").render_usage();
-        writeln!(out, ".SH \"PODBAY DEBUG\"")?;
+    for (name, title, after_title) in [
+        ("debug", "PODBAY DEBUG", "EXIT STATUS"),
+        (
+            "cp",
+            "PODBAY CP",
+            "PODBAY CP: HOW, WHAT IS REFUSED, EXIT STATUS",
+        ),
+    ] {
+        let Some(sub) = cli.find_subcommand(name) else {
+            continue;
+        };
+        let usage = sub
+            .clone()
+            .bin_name(format!("podbay {name}"))
+            .render_usage();
+        writeln!(out, ".SH \"{title}\"")?;
         writeln!(out, "{}", roff(&usage.to_string()))?;
-        for arg in debug.get_arguments().filter(|a| !a.is_hide_set()) {
+        for arg in sub.get_arguments().filter(|a| !a.is_hide_set()) {
             let flag = match (arg.get_short(), arg.get_long()) {
                 (Some(s), Some(l)) => format!("-{s}, --{l}"),
                 (None, Some(l)) => format!("--{l}"),
@@ -62,8 +75,8 @@ share one, and input can be broadcast to marked panes."
             let help = arg.get_help().map(ToString::to_string).unwrap_or_default();
             item(out, &flag, &help)?;
         }
-        writeln!(out, ".SH \"EXIT STATUS\"")?;
-        if let Some(after) = debug.get_after_help() {
+        writeln!(out, ".SH \"{after_title}\"")?;
+        if let Some(after) = sub.get_after_help() {
             for paragraph in after.to_string().split("\n\n") {
                 writeln!(out, ".PP\n{}", roff(paragraph))?;
             }

@@ -130,6 +130,14 @@ impl Image {
         }
     }
 
+    /// Directories the image's program writes to, owned by its user.
+    pub fn writable_dirs(&self) -> Vec<String> {
+        match self {
+            Image::Distroless { name } => vec!["/var/dump".into(), format!("/var/log/{name}")],
+            Image::Tools => Vec::new(),
+        }
+    }
+
     /// Whether `program` (as argv[0]) exists in the image, for hosts where
     /// the simulator cannot give containers their own root.
     pub fn provides(&self, program: &str) -> bool {

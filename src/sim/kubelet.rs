@@ -20,8 +20,8 @@ use serde_json::{Value, json};
 
 use super::images::Image;
 use super::pod_json::{
-    PodEvent, container_state, find_container, has_pending_init_containers, pod_event, pod_key,
-    pod_user,
+    PodEvent, container_state, find_container, has_pending_init_containers, identity, pod_event,
+    pod_key, pod_user,
 };
 use super::reference::{full_reference, is_valid_image_reference};
 use super::runtime::{ContainerProcess, Exit};
@@ -185,6 +185,7 @@ impl Kubelet {
         );
         let mut c = container_spec(&key, container, &spec, &image, command, PidChoice::Own);
         c.pod_user = pod_user(pod);
+        c.identity = identity(pod, &spec);
         Ok(self.runtime.exec(&c, process.pid()))
     }
 
@@ -453,6 +454,7 @@ impl Kubelet {
         let argv = command_line(spec, &image);
         let mut c = container_spec(&key, name, spec, &image, argv, pid);
         c.pod_user = pod_user(pod);
+        c.identity = identity(pod, spec);
         let launch = self.runtime.container(&c)?;
         let flag = |name: &str| spec.get(name).and_then(Value::as_bool) == Some(true);
         // Debug containers get a terminal only when they ask for one, as
@@ -718,6 +720,11 @@ fn container_spec<'a>(
             .collect(),
         pid,
         pod_user: (0, 0),
+        identity: super::sandbox::Identity {
+            user: 0,
+            group: 0,
+            capabilities: Vec::new(),
+        },
     }
 }
 

@@ -147,6 +147,137 @@ pub(super) fn pod_user(pod: &Value) -> (u32, u32) {
     (id("runAsUser"), id("runAsGroup"))
 }
 
+/// Linux capability numbers by Kubernetes' names (`SYS_PTRACE` or
+/// `CAP_SYS_PTRACE`), in the kernel's order.
+const CAPABILITIES: [&str; 41] = [
+    "CHOWN",
+    "DAC_OVERRIDE",
+    "DAC_READ_SEARCH",
+    "FOWNER",
+    "FSETID",
+    "KILL",
+    "SETGID",
+    "SETUID",
+    "SETPCAP",
+    "LINUX_IMMUTABLE",
+    "NET_BIND_SERVICE",
+    "NET_BROADCAST",
+    "NET_ADMIN",
+    "NET_RAW",
+    "IPC_LOCK",
+    "IPC_OWNER",
+    "SYS_MODULE",
+    "SYS_RAWIO",
+    "SYS_CHROOT",
+    "SYS_PTRACE",
+    "SYS_PACCT",
+    "SYS_ADMIN",
+    "SYS_BOOT",
+    "SYS_NICE",
+    "SYS_RESOURCE",
+    "SYS_TIME",
+    "SYS_TTY_CONFIG",
+    "MKNOD",
+    "LEASE",
+    "AUDIT_WRITE",
+    "AUDIT_CONTROL",
+    "SETFCAP",
+    "MAC_OVERRIDE",
+    "MAC_ADMIN",
+    "SYSLOG",
+    "WAKE_ALARM",
+    "BLOCK_SUSPEND",
+    "AUDIT_READ",
+    "PERFMON",
+    "BPF",
+    "CHECKPOINT_RESTORE",
+];
+
+/// What containerd gives a container unless its securityContext says
+/// otherwise (no SYS_PTRACE, no NET_ADMIN, no SYS_ADMIN).
+const DEFAULT_CAPABILITIES: [&str; 14] = [
+    "CHOWN",
+    "DAC_OVERRIDE",
+    "FSETID",
+    "FOWNER",
+    "MKNOD",
+    "NET_RAW",
+    "SETGID",
+    "SETUID",
+    "SETFCAP",
+    "SETPCAP",
+    "NET_BIND_SERVICE",
+    "SYS_CHROOT",
+    "KILL",
+    "AUDIT_WRITE",
+];
+
+fn capability(name: &str) -> Option<u8> {
+    let name = name.trim_start_matches("CAP_");
+    CAPABILITIES
+        .iter()
+        .position(|c| c.eq_ignore_ascii_case(name))
+        .and_then(|n| u8::try_from(n).ok())
+}
+
+/// Who a container's processes are, as the kubelet and containerd decide
+/// it: `runAsUser`/`runAsGroup` (the container's over the pod's, else the
+/// image's user), and the default capabilities with the securityContext's
+/// `add` and `drop` (`ALL` too), or all of them when privileged.
+pub(super) fn identity(pod: &Value, container: &Value) -> super::sandbox::Identity {
+    let effective = |field: &str| {
+        container
+            .pointer(&format!("/securityContext/{field}"))
+            .filter(|v| !v.is_null())
+            .or_else(|| pod.pointer(&format!("/spec/securityContext/{field}")))
+            .and_then(Value::as_u64)
+            .and_then(|id| u32::try_from(id).ok())
+    };
+    let image = container
+        .get("image")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let image_user = u32::try_from(super::images::user_of(image)).unwrap_or(0);
+    let user = effective("runAsUser").unwrap_or(image_user);
+    let group = effective("runAsGroup").unwrap_or(image_user);
+    let context = container.get("securityContext");
+    let privileged = context
+        .and_then(|c| c.get("privileged"))
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    let names = |list: &str| -> Vec<String> {
+        context
+            .and_then(|c| c.pointer(&format!("/capabilities/{list}")))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect()
+    };
+    let capabilities = if privileged {
+        (0..CAPABILITIES.len() as u8).collect()
+    } else {
+        let drop = names("drop");
+        let dropped_all = drop.iter().any(|d| d.eq_ignore_ascii_case("ALL"));
+        let mut kept: Vec<u8> = DEFAULT_CAPABILITIES
+            .iter()
+            .filter(|_| !dropped_all)
+            .filter_map(|c| capability(c))
+            .filter(|c| !drop.iter().any(|d| capability(d) == Some(*c)))
+            .collect();
+        kept.extend(names("add").iter().filter_map(|a| capability(a)));
+        kept.sort_unstable();
+        kept.dedup();
+        kept
+    };
+    super::sandbox::Identity {
+        user,
+        group,
+        capabilities,
+    }
+}
+
 /// A random RFC 4122-shaped id for object UIDs.
 pub fn uuid_like() -> String {
     let hex = super::rbac::random_token();
@@ -170,5 +301,39 @@ mod tests {
         assert!(has_pending_init_containers(&pod));
         let pod = json!({"spec": {"initContainers": [{"name": "i"}]}, "status": {"initContainerStatuses": [{"name": "i", "state": {"terminated": {"exitCode": 0}}}]}});
         assert!(!has_pending_init_containers(&pod));
+    }
+
+    #[test]
+    fn a_containers_identity_is_its_user_and_containerds_capabilities_as_its_context_says() {
+        let pod = json!({"spec": {"securityContext": {"runAsUser": 1000, "runAsGroup": 3000}}});
+        let plain = identity(&pod, &json!({"image": "busybox:1.36"}));
+        assert_eq!((plain.user, plain.group), (1000, 3000));
+        let ptrace = capability("SYS_PTRACE").unwrap();
+        assert_eq!(ptrace, 19);
+        assert!(!plain.capabilities.contains(&ptrace), "not by default");
+        assert!(plain.capabilities.contains(&capability("CHOWN").unwrap()));
+        assert_eq!(plain.capabilities.len(), 14);
+
+        let general = identity(
+            &json!({}),
+            &json!({"image": "gcr.io/distroless/static:nonroot",
+                    "securityContext": {"capabilities": {"add": ["SYS_PTRACE"]}}}),
+        );
+        assert_eq!(
+            (general.user, general.group),
+            (65532, 65532),
+            "the image's user"
+        );
+        assert!(general.capabilities.contains(&ptrace));
+
+        let restricted = identity(
+            &pod,
+            &json!({"securityContext": {"runAsUser": 7, "capabilities": {"drop": ["ALL"], "add": ["CAP_NET_BIND_SERVICE"]}}}),
+        );
+        assert_eq!((restricted.user, restricted.group), (7, 3000));
+        assert_eq!(restricted.capabilities, [10]);
+
+        let privileged = identity(&pod, &json!({"securityContext": {"privileged": true}}));
+        assert_eq!(privileged.capabilities.len(), CAPABILITIES.len());
     }
 }

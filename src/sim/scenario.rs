@@ -261,7 +261,31 @@ pub fn demo(now: Timestamp) -> Vec<Value> {
     );
     windows.windows = true;
     push(windows);
+    for pod in &mut pods {
+        run_api_as_nonroot(pod);
+    }
     pods
+}
+
+/// payments-api's distroless `api` runs as distroless's `nonroot` user
+/// (65532), as its chart says: a debug container that is root without
+/// SYS_PTRACE (the baseline profile its namespace enforces) cannot read
+/// its files under /proc/1/root, one that takes its user can.
+fn run_api_as_nonroot(pod: &mut Value) {
+    if pod.pointer("/metadata/labels/app.kubernetes.io~1name") != Some(&json!("payments-api")) {
+        return;
+    }
+    for c in pod["spec"]["containers"]
+        .as_array_mut()
+        .into_iter()
+        .flatten()
+    {
+        if c["name"] == "api" {
+            c["securityContext"] = json!({
+                "runAsUser": 65532, "runAsGroup": 65532, "runAsNonRoot": true,
+            });
+        }
+    }
 }
 
 /// `n` pods spread over `max(1, n / 500)` namespaces, for scale tests. Their

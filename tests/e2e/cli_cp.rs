@@ -93,6 +93,39 @@ async fn a_heap_dump_comes_out_of_a_distroless_container_whole() {
             && stderr.contains("added debug container debugger-"),
         "the route is said: {stderr}"
     );
+    // Where each container is its own user (the simulator runs as root),
+    // api runs as 65532 and payments enforces baseline (no SYS_PTRACE): the
+    // debug container took api's user. As root, the kernel's ptrace check
+    // refuses /proc/1/root: one sentence that says what would work.
+    if support::id_range_or_skip("cp as the target's user") {
+        assert!(
+            stderr.contains("using --profile=baseline")
+                && stderr.contains("running as the target's user 65532:65532"),
+            "{stderr}"
+        );
+        let heap = format!("{PAYMENTS}:/var/dump/heap.hprof");
+        let as_root = [
+            heap.as_str(),
+            "as-root.hprof",
+            "-c",
+            "api",
+            "--as-target-user",
+            "never",
+            "--image",
+            "busybox:1.37",
+        ];
+        let refused = cp_in(&f, dir.path(), &as_root).await;
+        let said = text(&refused.stderr);
+        assert_eq!(refused.status.code(), Some(1), "{said}");
+        let last = said.lines().last().unwrap_or_default();
+        assert!(
+            last.contains("Permission denied")
+                && last.contains("--as-target-user")
+                && last.contains("--profile=general"),
+            "{said}"
+        );
+        assert!(!dir.path().join("as-root.hprof").exists());
+    }
     let local = dir.path().join("heap.hprof");
     assert!(std::fs::metadata(&local).unwrap().len() > 40 << 20);
     let inside = look(

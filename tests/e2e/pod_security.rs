@@ -71,8 +71,8 @@ async fn without_profile_the_cli_uses_the_strongest_the_namespace_admits_and_say
     assert_eq!(added.len(), 1);
     assert_eq!(
         added[0].1,
-        serde_json::Value::Null,
-        "baseline sets no securityContext"
+        serde_json::json!({"runAsUser": 65532, "runAsGroup": 65532}),
+        "baseline adds no capability; without SYS_PTRACE it takes api's user"
     );
 
     let out = podbay_debug(
@@ -237,7 +237,11 @@ async fn the_launcher_starts_on_a_profile_the_namespace_admits_and_marks_the_ref
         .await;
     let added = debug_containers(&sim, "payments", PAYMENTS_POD).await;
     assert_eq!(added.len(), 1);
-    assert_eq!(added[0].1, serde_json::Value::Null);
+    // No capability added; api's user, as the preview said.
+    assert_eq!(
+        added[0].1,
+        serde_json::json!({"runAsUser": 65532, "runAsGroup": 65532})
+    );
     screen.quit().await;
     let _ = std::fs::remove_file(&kubeconfig);
 }

@@ -552,10 +552,17 @@ fn check_end(end: &PipeEnd, reach: &Reach, what: &str) -> Result<(), Failure> {
         Route::Direct => format!("container {}", reach.runs_in),
         Route::Through => format!("debug container {}", reach.runs_in),
     };
+    // Through /proc/1/root, a refusal is the kernel's ptrace check: the
+    // target is another user, and the debug container lacks SYS_PTRACE.
+    let hint = if reach.route == Route::Through && said.contains("Permission denied") {
+        " The target runs as another user: copy as its user (--as-target-user=always; its runAsUser must be in the pod's spec), or with --profile=general (SYS_PTRACE) where the namespace's Pod Security allows it."
+    } else {
+        ""
+    };
     Err(fail(
         codes::TAR_FAILED,
         format!(
-            "tar in {place} could not copy {what}: {}.",
+            "tar in {place} could not copy {what}: {}.{hint}",
             sanitize(&said).trim_end_matches('.')
         ),
     ))

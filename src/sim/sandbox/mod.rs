@@ -21,16 +21,20 @@ use std::time::Duration;
 use super::images::{HOST_LIBRARY_DIRS, HOST_SYSTEM_DIRS, Image, WORKLOAD_ENV};
 use super::lock;
 use super::store::Key;
+pub use shim::Identity;
 use shim::{Mount, PidNamespace, Process, Spec};
 
 /// How far the simulator can isolate its containers on this host.
 #[derive(Debug, Clone)]
 pub enum Isolation {
-    Namespaces,
-    /// Plain processes; the reason is one sentence for the user.
-    Processes {
-        reason: String,
+    Namespaces {
+        /// Ids 0–65535 are mapped (the simulator runs as root), so each
+        /// container is its own user with its own capabilities; else the
+        /// invoking user is one id per pod, with every capability.
+        id_range: bool,
     },
+    /// Plain processes; the reason is one sentence for the user.
+    Processes { reason: String },
 }
 
 impl Isolation {
@@ -53,7 +57,17 @@ impl Isolation {
             .output();
         match probe {
             Ok(out) if String::from_utf8_lossy(&out.stdout).contains(shim::PROBE_OK) => {
-                Isolation::Namespaces
+                let range = std::process::Command::new(shim)
+                    .arg(shim::ARG)
+                    .arg(serde_json::to_string(&Spec::ProbeIdRange).unwrap_or_default())
+                    .stdin(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::null())
+                    .output();
+                Isolation::Namespaces {
+                    id_range: range.is_ok_and(|out| {
+                        String::from_utf8_lossy(&out.stdout).contains(shim::RANGE_OK)
+                    }),
+                }
             }
             Ok(out) => Isolation::Processes {
                 reason: format!(
@@ -72,8 +86,11 @@ impl Isolation {
     /// One line for the start of `podbay sim` and the demo's status line.
     pub fn describe(&self) -> String {
         match self {
-            Isolation::Namespaces => {
-                "containers: Linux namespaces (own PID, mount, UTS, IPC, user; host network)".into()
+            Isolation::Namespaces { id_range: true } => {
+                "containers: Linux namespaces (own PID, mount, UTS, IPC, user; host network); user ids 0-65535 as on a node: each container runs as its runAsUser, with its capabilities".into()
+            }
+            Isolation::Namespaces { id_range: false } => {
+                "containers: Linux namespaces (own PID, mount, UTS, IPC, user; host network); one user id per pod (not run as root): every container of a pod is its runAsUser, with every capability".into()
             }
             Isolation::Processes { reason } => format!(
                 "containers: plain host processes, without their own root or PID namespace ({reason})"
@@ -167,14 +184,18 @@ pub struct ContainerSpec<'a> {
     pub pid: PidChoice,
     /// The pod's user and group ids, inside its user namespace.
     pub pod_user: (u32, u32),
+    /// The container's own user, group and capabilities (used where ids
+    /// 0–65535 are mapped).
+    pub identity: Identity,
 }
 
 impl ContainerSpec<'_> {
-    fn process(&self, env: Vec<(String, String)>) -> Process {
+    fn process(&self, env: Vec<(String, String)>, id_range: bool) -> Process {
         Process {
             argv: self.argv.clone(),
             env,
             workdir: self.workdir.unwrap_or("/").to_string(),
+            identity: id_range.then(|| self.identity.clone()),
         }
     }
 }
@@ -246,7 +267,7 @@ impl Runtime {
     fn base_env(&self, key: &Key, container: &str) -> Vec<(String, String)> {
         let mut env = vec![("HOSTNAME".to_string(), key.name.to_string())];
         match self.isolation {
-            Isolation::Namespaces => env.push(("HOME".into(), "/root".into())),
+            Isolation::Namespaces { .. } => env.push(("HOME".into(), "/root".into())),
             Isolation::Processes { .. } => {
                 env.push(("HOME".into(), self.pod_dir(key).display().to_string()));
             }
@@ -274,10 +295,11 @@ impl Runtime {
         }
         match self.isolation {
             Isolation::Processes { .. } => self.plain(c.image, &c.argv, env, &pod_dir),
-            Isolation::Namespaces => {
+            Isolation::Namespaces { id_range } => {
                 let pod = self.pause(c.pod, c.pod_user)?;
                 let root = self.root_of(c.pod, c.name);
-                let mut mounts = build_root(&root, c.image, &self.shim)?;
+                let owner = id_range.then_some((c.identity.user, c.identity.group));
+                let mut mounts = build_root(&root, c.image, &self.shim, owner)?;
                 for (volume, path, read_only) in &c.volume_mounts {
                     let escapes = |p: &str| {
                         Path::new(p)
@@ -307,7 +329,7 @@ impl Runtime {
                     pid,
                     root,
                     mounts,
-                    process: c.process(env),
+                    process: c.process(env, id_range),
                 };
                 self.shim_launch(&spec)
             }
@@ -319,11 +341,11 @@ impl Runtime {
         let mut env = self.env_of(c);
         env.retain(|(k, _)| k != WORKLOAD_ENV);
         match (&self.isolation, container_shim) {
-            (Isolation::Namespaces, Some(shim)) => {
+            (Isolation::Namespaces { id_range }, Some(shim)) => {
                 let spec = Spec::Exec {
                     container: shim,
                     root: self.root_of(c.pod, c.name),
-                    process: c.process(env),
+                    process: c.process(env, *id_range),
                 };
                 self.shim_launch(&spec)
             }
@@ -389,6 +411,7 @@ impl Runtime {
             share_pid: true,
             user,
             group,
+            id_range: matches!(self.isolation, Isolation::Namespaces { id_range: true }),
         };
         let mut command = std::process::Command::new(&self.shim);
         command
@@ -463,7 +486,12 @@ pub fn pass_status_fd(command: &mut std::process::Command, fd: RawFd) {
 /// Lays out a container's root directory and lists what the shim must
 /// mount into it: the host's system directories (tools images) or the one
 /// program (distroless), and `/dev`.
-fn build_root(root: &Path, image: &Image, shim: &Path) -> io::Result<Vec<Mount>> {
+fn build_root(
+    root: &Path,
+    image: &Image,
+    shim: &Path,
+    owner: Option<(u32, u32)>,
+) -> io::Result<Vec<Mount>> {
     use std::os::unix::fs::PermissionsExt as _;
     let mut mounts = Vec::new();
     for dir in ["proc", "dev", "root", "var/tmp"] {
@@ -513,6 +541,15 @@ fn build_root(root: &Path, image: &Image, shim: &Path) -> io::Result<Vec<Mount>>
                     std::fs::create_dir_all(parent)?;
                 }
                 std::fs::write(file, content)?;
+            }
+            // Where the service writes (its dumps, its log), its own, as
+            // an image's Dockerfile makes them for its USER.
+            for dir in image.writable_dirs() {
+                let dir = root.join(dir.trim_start_matches('/'));
+                std::fs::create_dir_all(&dir)?;
+                if let Some((user, group)) = owner {
+                    std::os::unix::fs::chown(&dir, Some(user), Some(group))?;
+                }
             }
             if let Some(program) = image.program() {
                 let file = root.join(program.trim_start_matches('/'));

@@ -26,6 +26,10 @@ use serde::{Deserialize, Serialize};
 pub const ARG: &str = "__container";
 /// Printed by a probe that could do everything a pod needs.
 pub const PROBE_OK: &str = "podbay-namespaces-ok";
+/// Printed by the id-range probe when a pod can map ids 0–65535.
+pub const RANGE_OK: &str = "podbay-id-range-ok";
+/// How many ids a pod maps when it can map a range.
+const ID_RANGE: u32 = 65536;
 /// The descriptor the shim reports start failures on.
 const STATUS_FD: i32 = 3;
 
@@ -39,9 +43,12 @@ pub enum Spec {
         hostname: String,
         share_pid: bool,
         /// The ids the invoking user is inside the pod (`runAsUser`,
-        /// `runAsGroup`).
+        /// `runAsGroup`), where only one id can be mapped.
         user: u32,
         group: u32,
+        /// Map ids 0–65535 as they are on the host (the simulator runs as
+        /// root), so each container can be its own user.
+        id_range: bool,
     },
     /// Start a container's main process in the pod's namespaces.
     Run {
@@ -61,6 +68,9 @@ pub enum Spec {
     },
     /// Check that this host lets us do all of the above.
     Probe,
+    /// Check whether a user namespace may map ids 0–65535 (prints
+    /// [`RANGE_OK`]).
+    ProbeIdRange,
 }
 
 /// Which PID namespace a container's processes live in.
@@ -89,6 +99,18 @@ pub struct Process {
     pub argv: Vec<String>,
     pub env: Vec<(String, String)>,
     pub workdir: String,
+    /// Who it runs as, and the capabilities it may have (their numbers),
+    /// where the pod maps a range of ids; `None` where it maps one.
+    #[serde(default)]
+    pub identity: Option<Identity>,
+}
+
+/// A container process's user, group and capability bounding set.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Identity {
+    pub user: u32,
+    pub group: u32,
+    pub capabilities: Vec<u8>,
 }
 
 /// Runs the shim for the arguments after [`ARG`]; never returns.
@@ -108,7 +130,8 @@ pub fn main(spec_json: Option<&str>) -> ! {
             share_pid,
             user,
             group,
-        } => pause(&hostname, share_pid, (user, group)),
+            id_range,
+        } => pause(&hostname, share_pid, (user, group), id_range),
         Spec::Run {
             pod,
             pid,
@@ -122,6 +145,7 @@ pub fn main(spec_json: Option<&str>) -> ! {
             process,
         } => exec(container, &root, &process),
         Spec::Probe => probe(),
+        Spec::ProbeIdRange => probe_id_range(),
     };
     let Err(failure) = result;
     report(&failure);
@@ -174,12 +198,21 @@ fn close_status() {
     drop(unsafe { OwnedFd::from_raw_fd(STATUS_FD) });
 }
 
-fn pause(hostname: &str, share_pid: bool, ids: (u32, u32)) -> Result<Infallible, Failure> {
+fn pause(
+    hostname: &str,
+    share_pid: bool,
+    ids: (u32, u32),
+    id_range: bool,
+) -> Result<Infallible, Failure> {
     let mut flags = CloneFlags::CLONE_NEWUTS | CloneFlags::CLONE_NEWIPC;
     if share_pid {
         flags |= CloneFlags::CLONE_NEWPID;
     }
-    new_user_namespace(ids)?;
+    if id_range {
+        new_ranged_user_namespace()?;
+    } else {
+        new_user_namespace(ids)?;
+    }
     step("unshare", nix::sched::unshare(flags))?;
     step("sethostname", nix::unistd::sethostname(hostname))?;
     if share_pid {
@@ -219,6 +252,113 @@ fn new_user_namespace((user, group): (u32, u32)) -> Result<(), Failure> {
     write("uid_map", format!("{user} {uid} 1"))?;
     write("setgroups", "deny".into())?;
     write("gid_map", format!("{group} {gid} 1"))
+}
+
+/// A user namespace whose ids 0–65535 are the host's own, as a node's
+/// containers are (without user namespaces): only root may map it, and
+/// then each container's process takes its own user and capabilities.
+///
+/// A range can only be written from outside the new namespace (inside, the
+/// process has no capability over the ids of the parent): a helper forked
+/// before the unshare writes it, as `newuidmap` would.
+fn new_ranged_user_namespace() -> Result<(), Failure> {
+    use std::io::{Read as _, Write as _};
+    let pipe = || step("pipe", nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC));
+    let (go_read, go_write) = pipe()?;
+    let (done_read, done_write) = pipe()?;
+    let me = std::process::id();
+    // SAFETY: the shim is single-threaded.
+    match step("fork", unsafe { nix::unistd::fork() })? {
+        ForkResult::Child => {
+            drop((go_write, done_read));
+            let mut go = std::fs::File::from(go_read);
+            let mut byte = [0u8; 1];
+            let errno = match go.read(&mut byte) {
+                Ok(1) => ["uid_map", "gid_map"]
+                    .iter()
+                    .map(|file| {
+                        std::fs::write(format!("/proc/{me}/{file}"), format!("0 0 {ID_RANGE}"))
+                    })
+                    .find_map(Result::err)
+                    .map_or(0, |e| e.raw_os_error().unwrap_or(1)),
+                _ => nix::libc::EINTR,
+            };
+            let _ = std::fs::File::from(done_write).write_all(&errno.to_le_bytes());
+            // SAFETY: _exit in a forked child, nothing to unwind.
+            unsafe { nix::libc::_exit(0) }
+        }
+        ForkResult::Parent { child } => {
+            drop((go_read, done_write));
+            let unshared = step(
+                "unshare user",
+                nix::sched::unshare(CloneFlags::CLONE_NEWUSER),
+            );
+            // The helper goes on at this byte, or gives up at the pipe's end.
+            let mut go = std::fs::File::from(go_write);
+            if unshared.is_ok() {
+                let _ = go.write_all(b"x");
+            }
+            drop(go);
+            let mut answer = [0u8; 4];
+            let read = std::fs::File::from(done_read).read_exact(&mut answer);
+            let _ = nix::sys::wait::waitpid(child, None);
+            unshared?;
+            match (read, i32::from_le_bytes(answer)) {
+                (Ok(()), 0) => Ok(()),
+                (Ok(()), errno) => Err(Failure::Step("id map", Errno::from_raw(errno))),
+                (Err(_), _) => Err(Failure::Step("id map", Errno::EPIPE)),
+            }
+        }
+    }
+}
+
+/// Becomes the container's user with its capabilities, just before exec:
+/// the bounding set loses what the container may not have (root's exec
+/// then gets exactly the rest); a non-root user keeps none, as on a node.
+fn become_identity(identity: &Identity) -> Result<(), Failure> {
+    let last = std::fs::read_to_string("/proc/sys/kernel/cap_last_cap")
+        .ok()
+        .and_then(|s| s.trim().parse::<u8>().ok())
+        .unwrap_or(40);
+    for cap in 0..=last {
+        if !identity.capabilities.contains(&cap) {
+            // SAFETY: prctl with integer arguments only.
+            let dropped = unsafe {
+                nix::libc::prctl(
+                    nix::libc::PR_CAPBSET_DROP,
+                    cap as nix::libc::c_ulong,
+                    0,
+                    0,
+                    0,
+                )
+            };
+            if dropped != 0 && Errno::last() != Errno::EINVAL {
+                return Err(Failure::Step("drop capability", Errno::last()));
+            }
+        }
+    }
+    step("setgroups", nix::unistd::setgroups(&[]))?;
+    step(
+        "setgid",
+        nix::unistd::setgid(nix::unistd::Gid::from_raw(identity.group)),
+    )?;
+    step(
+        "setuid",
+        nix::unistd::setuid(nix::unistd::Uid::from_raw(identity.user)),
+    )?;
+    // A change of user clears the parent-death signal: set it again, or
+    // the process outlives its shim (and the simulator).
+    step(
+        "parent-death signal",
+        nix::sys::prctl::set_pdeathsig(Signal::SIGKILL),
+    )
+}
+
+/// Whether this host lets a user namespace map ids 0–65535 (root only).
+fn probe_id_range() -> Result<Infallible, Failure> {
+    new_ranged_user_namespace()?;
+    println!("{RANGE_OK}");
+    std::process::exit(0);
 }
 
 fn join(pid: u32, namespace: &str, flag: CloneFlags) -> Result<(), Failure> {
@@ -406,6 +546,9 @@ fn take_terminal(on_terminal: bool) -> Result<(), Failure> {
 fn enter_root_and_exec(root: &Path, process: &Process) -> Result<Infallible, Failure> {
     step("chroot", nix::unistd::chroot(root))?;
     step("chdir", nix::unistd::chdir("/"))?;
+    if let Some(identity) = &process.identity {
+        become_identity(identity)?;
+    }
     step("chdir", nix::unistd::chdir(process.workdir.as_str()))?;
     exec_program(process)
 }

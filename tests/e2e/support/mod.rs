@@ -25,13 +25,35 @@ pub async fn start_sim(pull_delay_ms: u64) -> SimHandle {
 /// the real binary, as the simulator does). When it does not, the test says
 /// why and skips, unless `PODBAY_REQUIRE_NAMESPACES` is set (CI sets it:
 /// it runs as root on Linux, where they must work).
+/// Whether pods map ids 0–65535 (the simulator runs as root), so a
+/// container's runAsUser is its own; skips (saying so) otherwise, and fails
+/// where namespaces are required (CI runs as root).
+pub fn id_range_or_skip(test: &str) -> bool {
+    let isolation = podbay::sim::sandbox::Isolation::detect(
+        std::path::Path::new(env!("CARGO_BIN_EXE_podbay")),
+        true,
+    );
+    match isolation {
+        podbay::sim::sandbox::Isolation::Namespaces { id_range: true } => true,
+        other => {
+            assert!(
+                std::env::var_os("PODBAY_REQUIRE_NAMESPACES").is_none(),
+                "{test}: a range of ids is required here but {}",
+                other.describe()
+            );
+            eprintln!("{test}: skipped, {}", other.describe());
+            false
+        }
+    }
+}
+
 pub fn namespaces_or_skip(test: &str) -> bool {
     let isolation = podbay::sim::sandbox::Isolation::detect(
         std::path::Path::new(env!("CARGO_BIN_EXE_podbay")),
         true,
     );
     match isolation {
-        podbay::sim::sandbox::Isolation::Namespaces => true,
+        podbay::sim::sandbox::Isolation::Namespaces { .. } => true,
         podbay::sim::sandbox::Isolation::Processes { reason } => {
             assert!(
                 std::env::var_os("PODBAY_REQUIRE_NAMESPACES").is_none(),
