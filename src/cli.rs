@@ -118,7 +118,8 @@ Exit status: 0 copied; 1 tar in the container failed (no such file, permission d
 65 invalid (unknown container); 66 pod not found; 69 not supported (no tar and no debug container \
 possible); 70 container not running; 71/72 the debug container's image or start failed; 73 cannot \
 write the destination; 74 cluster unreachable; 75 the stream was cut; 76 the container sent a stream \
-podbay refuses to unpack; 77 permission denied; 78 bad kubeconfig or context; 124 timed out.")]
+podbay refuses to unpack; 77 permission denied; 78 bad kubeconfig or context; 124 timed out; 130 interrupted \
+(ctrl-c: what was staged locally is removed).")]
 pub struct CpArgs {
     /// What to copy: [NS/]POD:PATH, a local path, or - (a tar stream on stdin).
     #[arg(value_name = "SOURCE")]

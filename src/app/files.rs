@@ -141,6 +141,9 @@ impl FileBrowser {
         self.loading = true;
         self.problem = None;
         if dir != self.dir {
+            // Nothing of the old directory stays selectable under the new
+            // one's name (D would remove a name there).
+            self.entries.clear();
             self.cursor = 0;
             self.filter.clear();
         }
@@ -412,7 +415,11 @@ impl App {
         };
         match browser.selected().cloned() {
             Some(entry) if matches!(entry.kind, Kind::File | Kind::Link(_)) => {
-                let path = files::join(&browser.dir, &entry.name);
+                // A link: what it points to, in the container's root.
+                let path = match &entry.kind {
+                    Kind::Link(target) => files::follow(&browser.dir, target),
+                    _ => files::join(&browser.dir, &entry.name),
+                };
                 self.message = Some(info(format!("Reading {path}…")));
                 vec![browser.request(FileOp::Read(path))]
             }
@@ -474,7 +481,10 @@ impl App {
                             .cursor
                             .min(browser.visible().len().saturating_sub(1));
                     }
-                    Err(sentence) => browser.problem = Some(sentence),
+                    Err(sentence) => {
+                        browser.entries.clear();
+                        browser.problem = Some(sentence);
+                    }
                 }
                 vec![]
             }

@@ -82,8 +82,21 @@ fn enter_descends_follows_links_and_minus_goes_up() {
         (Via::Debugger("dbg-1".into()), FileOp::List("/var".into()))
     );
     assert!(browser(&a).loading);
-    let (_, _, op, _) = request(&a.update(key('-')));
+    assert!(
+        browser(&a).visible().is_empty(),
+        "nothing of / is selectable under /var's name"
+    );
+    let (generation, _, op, _) = request(&a.update(key('-')));
     assert_eq!(op, FileOp::List("/".into()));
+    a.update(Event::Files(FilesEvent::Listed {
+        generation,
+        via: Via::Debugger("dbg-1".into()),
+        dir: "/".into(),
+        result: Ok(vec![
+            entry("var", Kind::Dir, 4096),
+            entry("lib", Kind::Link("usr/lib".into()), 7),
+        ]),
+    }));
     a.update(key('j'));
     let (_, _, op, _) = request(&a.update(code(KeyCode::Enter)));
     assert_eq!(

@@ -42,6 +42,8 @@ pub struct PipeEnd {
     pub stderr: String,
     /// The server could not be told where stdin ends (v4 protocol).
     pub stdin_left_open: bool,
+    /// Ended here: the reader of stdout went away first.
+    pub stopped_here: bool,
 }
 
 impl PipeEnd {
@@ -80,6 +82,7 @@ pub async fn exec(
     let mut stdin = stdin;
     let mut stderr = Vec::new();
     let mut stdin_left_open = false;
+    let mut stopped_here = false;
     // Bytes either way are progress: an upload hears nothing back.
     let mut last_progress = tokio::time::Instant::now();
     let end = loop {
@@ -92,6 +95,7 @@ pub async fn exec(
                         Some(&STDOUT) if frame.len() > 1 => {
                             let delivered = stdout.send(frame.slice(1..)).await;
                             if delivered.is_err() {
+                                stopped_here = true;
                                 break describe_end(None, Some("the copy was stopped".into()));
                             }
                         }
@@ -140,6 +144,7 @@ pub async fn exec(
         end,
         stderr: String::from_utf8_lossy(&stderr).into_owned(),
         stdin_left_open,
+        stopped_here,
     })
 }
 

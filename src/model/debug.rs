@@ -147,9 +147,12 @@ pub fn target_user(pod: &Pod, target: &str) -> Option<RunAs> {
     let user = own
         .and_then(|c| c.run_as_user)
         .or(pod_level.and_then(|p| p.run_as_user))?;
+    // The kernel's ptrace check wants the group too; an image's group is
+    // not in the API, and most images' app users have a group of their id.
     let group = own
         .and_then(|c| c.run_as_group)
-        .or(pod_level.and_then(|p| p.run_as_group));
+        .or(pod_level.and_then(|p| p.run_as_group))
+        .or(Some(user));
     (user != 0).then_some(RunAs { user, group })
 }
 

@@ -155,6 +155,43 @@ impl Route {
     }
 }
 
+/// Resolves the links in directory `$1` (absolute, in the target's
+/// terms) within the target's root, one component at a time: through
+/// `/proc/1/root` the kernel would resolve an absolute link against the
+/// debug container's own root instead (`/var/run` → the debugger's
+/// `/run`). Prints the directory without links.
+const RESOLVE_SCRIPT: &str = r#"root=/proc/1/root; rest="${1#/}"; out=; n=0
+while [ -n "$rest" ]; do
+  comp="${rest%%/*}"
+  if [ "$comp" = "$rest" ]; then rest=; else rest="${rest#*/}"; fi
+  case "$comp" in
+    ''|.) continue;;
+    ..) out="${out%/*}"; continue;;
+  esac
+  if [ -L "$root$out/$comp" ]; then
+    n=$((n+1)); [ "$n" -gt 40 ] && { echo "too many levels of links in $1" >&2; exit 1; }
+    target=$(readlink "$root$out/$comp")
+    case "$target" in
+      /*) out=; rest="${target#/}${rest:+/$rest}";;
+      *) rest="$target${rest:+/$rest}";;
+    esac
+  else
+    out="$out/$comp"
+  fi
+done
+printf '%s\n' "${out:-/}""#;
+
+/// `sh -c` with the resolving script for `dir` (see [`RESOLVE_SCRIPT`]).
+pub fn resolve_command(dir: &str) -> Vec<String> {
+    vec![
+        "sh".into(),
+        "-c".into(),
+        RESOLVE_SCRIPT.into(),
+        "sh".into(),
+        dir.into(),
+    ]
+}
+
 /// The KiB figure at the start of `du -sk`'s output.
 pub fn parse_du(output: &str) -> Option<u64> {
     output.split_whitespace().next()?.parse().ok()

@@ -146,6 +146,56 @@ async fn a_heap_dump_comes_out_of_a_distroless_container_whole() {
         .collect();
     assert_eq!(names, ["heap.hprof"]);
 
+    // A link in the path with an absolute target is followed in the
+    // target's root, not in the debug container's (which has no /var/dump).
+    let mut builder = tar::Builder::new(Vec::new());
+    let mut header = tar::Header::new_gnu();
+    header.set_entry_type(tar::EntryType::Symlink);
+    header.set_size(0);
+    header.set_mode(0o777);
+    builder
+        .append_link(&mut header, "dumps", "/var/dump")
+        .unwrap();
+    let stream = builder.into_inner().unwrap();
+    let home = support::tempdir::temp_home("cp");
+    let mut child = support::podbay_command(
+        "cp",
+        &f.kubeconfig,
+        &["-", &format!("{PAYMENTS}:/tmp"), "-c", "api"],
+        home.path(),
+    )
+    .stdin(std::process::Stdio::piped())
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
+    {
+        use tokio::io::AsyncWriteExt as _;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(&stream).await.unwrap();
+    }
+    let linked = child.wait_with_output().await.unwrap();
+    assert_eq!(linked.status.code(), Some(0), "{}", text(&linked.stderr));
+    let through_link = cp_in(
+        &f,
+        dir.path(),
+        &[
+            &format!("{PAYMENTS}:/tmp/dumps/heap.hprof"),
+            "linked.hprof",
+            "-c",
+            "api",
+        ],
+    )
+    .await;
+    let said = text(&through_link.stderr);
+    assert_eq!(through_link.status.code(), Some(0), "{said}");
+    assert!(
+        said.contains("/tmp/dumps is /var/dump in the container"),
+        "{said}"
+    );
+    assert_eq!(sha256(&dir.path().join("linked.hprof")), sha256(&local));
+    std::fs::remove_file(dir.path().join("linked.hprof")).unwrap();
+
     // A second copy reuses the debug container: no pile-up.
     let again = cp_in(
         &f,

@@ -52,6 +52,8 @@ pub struct ChannelWriter {
     tx: mpsc::Sender<Bytes>,
     buffer: BytesMut,
     count: Arc<AtomicU64>,
+    /// Bytes written so far.
+    written: u64,
 }
 
 impl ChannelWriter {
@@ -60,7 +62,16 @@ impl ChannelWriter {
             tx,
             buffer: BytesMut::with_capacity(CHUNK),
             count,
+            written: 0,
         }
+    }
+
+    /// Zeros up to the next multiple of `record`: tar reads whole records
+    /// (GNU's are 10 KiB) and, where the server cannot close stdin (v4),
+    /// would otherwise wait for the rest of the last one.
+    fn pad_to(&mut self, record: u64) -> io::Result<()> {
+        let short = (record - self.written % record) % record;
+        self.write_all(&vec![0; short as usize])
     }
 
     fn send(&mut self) -> io::Result<()> {
@@ -82,6 +93,7 @@ impl Write for ChannelWriter {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let n = buf.len().min(CHUNK - self.buffer.len().min(CHUNK));
         self.buffer.extend_from_slice(&buf[..n]);
+        self.written += n as u64;
         if self.buffer.len() >= CHUNK {
             self.send()?;
         }
@@ -105,5 +117,6 @@ pub fn pack(local: &std::path::Path, name: &str, out: ChannelWriter) -> io::Resu
         builder.append_path_with_name(local, name)?;
     }
     let mut out = builder.into_inner()?;
+    out.pad_to(10 * 1024)?;
     out.flush()
 }

@@ -61,7 +61,38 @@ pub(crate) struct Reach {
     pub route: Route,
 }
 
+/// Staging directories of copies under way: ctrl-c removes them.
+static STAGES: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+fn stages() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    STAGES
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// The copy, or ctrl-c: then what was staged is removed (exit 130).
 pub async fn run(args: CpArgs, defaults: &Defaults) -> Result<(), Failure> {
+    let upload = matches!(Location::parse(&args.destination), Location::Pod(_));
+    tokio::select! {
+        done = copy(args, defaults) => done,
+        _ = tokio::signal::ctrl_c() => {
+            for stage in stages().drain(..) {
+                let _ = make_writable(&stage);
+                let _ = std::fs::remove_dir_all(&stage);
+            }
+            Err(fail(
+                130,
+                if upload {
+                    "Interrupted; part of the copy may be in the container already."
+                } else {
+                    "Interrupted; nothing was kept."
+                },
+            ))
+        }
+    }
+}
+
+async fn copy(args: CpArgs, defaults: &Defaults) -> Result<(), Failure> {
     let (at, plan) = plan(&args)?;
     let connection = debug_cmd::connect(&DebugArgs::for_copy(&args, "", "", None)).await?;
     let namespace = at
@@ -176,12 +207,21 @@ fn plan(args: &CpArgs) -> Result<(PodPath, Plan), Failure> {
     }
 }
 
-/// The name a local path is copied as (`.` is its directory's name).
+/// The name a local path is copied as: its own (a link keeps its name,
+/// and is copied as a link, as kubectl does); `.` and `..` are their
+/// directory's.
 fn local_name(path: &Path) -> Result<String, String> {
-    let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    real.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .ok_or_else(|| format!("{} names nothing to copy", path.display()))
+    let named = path
+        .file_name()
+        .filter(|n| *n != "." && *n != "..")
+        .map(|n| n.to_string_lossy().into_owned());
+    match named {
+        Some(name) => Ok(name),
+        None => std::fs::canonicalize(path)
+            .ok()
+            .and_then(|real| real.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .ok_or_else(|| format!("{} names nothing to copy", path.display())),
+    }
 }
 
 fn job<'a>(args: &'a DebugArgs, pod: &str, namespace: &str, target: Option<String>) -> Job<'a> {
@@ -306,13 +346,18 @@ pub(crate) async fn copy_out(
     meter: &Meter,
 ) -> Result<Option<String>, Failure> {
     let shown_from = format!("{}/{}:{}", reach.namespace, reach.pod, joined(from));
+    let resolved = resolved_dir(client, reach, &from.dir, meter.on_stderr).await;
+    let from = &Split {
+        dir: resolved,
+        name: from.name.clone(),
+    };
     // The size, for the progress line and to bound the stream; a container
     // without du still copies.
     let (measured, _) = run_quietly(client, reach, reach.route.measure(from)).await;
     let measured = measured
         .and_then(|out| parse_du(&out))
-        .map(|kib| kib * 1024);
-    let most = measured.map(|m| (m * 16).max(m + (1 << 30)));
+        .map(|kib| kib.saturating_mul(1024));
+    let most = measured.map(|m| m.saturating_mul(16).max(m.saturating_add(1 << 30)));
     let (tx, rx) = mpsc::channel::<Bytes>(CHUNKS_IN_FLIGHT);
     let spec = pipe_spec(reach, reach.route.pack(from));
     let _shown = Shown::start(meter, measured);
@@ -337,13 +382,14 @@ pub(crate) async fn copy_out(
             if end.not_found() {
                 return Ok(None);
             }
-            check_end(&end, reach, &shown_from)?;
+            // The reader went away first: that is the cause, not a cut.
             written.map_err(|e| {
                 fail(
                     codes::CANNOT_WRITE,
                     format!("Cannot write the stream to stdout: {e}."),
                 )
             })?;
+            check_end(&end, reach, &shown_from, false)?;
             Ok(Some(format!(
                 "copied {shown_from} as a tar stream ({}) in {}",
                 progress::size(meter.bytes()),
@@ -354,14 +400,17 @@ pub(crate) async fn copy_out(
             let target = Destination::for_item(to, &from.name)?;
             let stage = target.stage()?;
             let top = from.name.clone();
-            let stage_dir = stage.path.clone();
+            // The stage goes with the unpacking: if this copy is dropped
+            // (cancelled), it is removed when the unpacking ends, not
+            // while it still writes.
             let unpacking = tokio::task::spawn_blocking(move || {
-                unpack(ChannelReader::new(rx, count), &top, &stage_dir, most)
+                let result = unpack(ChannelReader::new(rx, count), &top, &stage.path, most);
+                (stage, result)
             });
             let end = pipe::exec(client, &spec, None, tx)
                 .await
                 .map_err(|e| debug_cmd::classify(&e))?;
-            let unpacked = unpacking
+            let (stage, unpacked) = unpacking
                 .await
                 .map_err(|e| fail(codes::CANNOT_WRITE, format!("The unpacking failed: {e}.")))?;
             if end.not_found() {
@@ -375,14 +424,28 @@ pub(crate) async fn copy_out(
                         format!("Cannot write into {}: {e}.", target.parent.display()),
                     ));
                 }
+                // Cut or failed on the far side: that is the cause; else
+                // the stream itself was wrong.
                 Err(Refusal::Broken(why)) => {
-                    check_end(&end, reach, &shown_from)?;
+                    if !end.stopped_here {
+                        check_end(&end, reach, &shown_from, false)?;
+                    }
                     return Err(refused(&shown_from, &why, to));
                 }
                 Ok(unpacked) => unpacked,
             };
-            check_end(&end, reach, &shown_from)?;
+            check_end(&end, reach, &shown_from, false)?;
             stage.finish(&from.name, &target.path)?;
+            if let Some(mode) = unpacked.top_dir_mode {
+                use std::os::unix::fs::PermissionsExt as _;
+                std::fs::set_permissions(&target.path, std::fs::Permissions::from_mode(mode))
+                    .map_err(|e| {
+                        fail(
+                            codes::CANNOT_WRITE,
+                            format!("Cannot set the mode of {}: {e}.", target.path.display()),
+                        )
+                    })?;
+            }
             let notes: String = unpacked.notes.iter().map(|n| format!("; {n}")).collect();
             Ok(Some(format!(
                 "copied {shown_from} to {} ({} file{}, {}) in {}{notes}",
@@ -422,6 +485,7 @@ pub(crate) async fn copy_in(
         }
         _ => (dir.to_string(), name.to_string()),
     };
+    let dir = resolved_dir(client, reach, &dir, meter.on_stderr).await;
     let (dir, name) = (dir.as_str(), name.as_str());
     let shown_to = format!(
         "{}/{}:{}",
@@ -484,7 +548,7 @@ pub(crate) async fn copy_in(
     if end.not_found() {
         return Ok(None);
     }
-    check_end(&end, reach, &shown_to)?;
+    check_end(&end, reach, &shown_to, true)?;
     if let Err(e) = produced {
         let what = from.map_or("stdin".to_string(), |p| p.display().to_string());
         return Err(fail(exit::NOT_FOUND, format!("Cannot read {what}: {e}.")));
@@ -495,6 +559,29 @@ pub(crate) async fn copy_in(
         progress::size(meter.bytes()),
         meter.summary()
     )))
+}
+
+/// Through a debug container, an absolute directory with links in it,
+/// resolved in the target's root (said when it differs); anything else as
+/// it is.
+async fn resolved_dir(client: &kube::Client, reach: &Reach, dir: &str, say: bool) -> String {
+    if reach.route != Route::Through || !dir.starts_with('/') || dir == "/" {
+        return dir.to_string();
+    }
+    let (out, _) = run_quietly(client, reach, crate::model::transfer::resolve_command(dir)).await;
+    match out.as_deref().map(str::trim_end) {
+        Some(real) if real.starts_with('/') && real != dir => {
+            if say {
+                eprintln!(
+                    "podbay: {} is {} in the container (through its links)",
+                    sanitize(dir),
+                    sanitize(real)
+                );
+            }
+            real.to_string()
+        }
+        _ => dir.to_string(),
+    }
 }
 
 fn pipe_spec(reach: &Reach, command: Vec<String>) -> PipeSpec {
@@ -534,15 +621,25 @@ pub(crate) async fn run_quietly(
 }
 
 /// A tar that failed or a stream that was cut, as one sentence.
-fn check_end(end: &PipeEnd, reach: &Reach, what: &str) -> Result<(), Failure> {
+fn check_end(end: &PipeEnd, reach: &Reach, what: &str, upload: bool) -> Result<(), Failure> {
     if end.succeeded() {
         return Ok(());
     }
     if end.end.disconnected {
+        let kept = if upload {
+            "part of it may be in the container already"
+        } else {
+            "nothing was kept"
+        };
+        let v4 = if end.stdin_left_open {
+            " (the server speaks v4.channel.k8s.io, which cannot end tar's input)"
+        } else {
+            ""
+        };
         return Err(fail(
             exit::CUT,
             format!(
-                "The copy of {what} was cut ({}); nothing was kept. Run it again.",
+                "The copy of {what} was cut ({}){v4}; {kept}. Run it again.",
                 end.end.reason.trim_start_matches("disconnected: ")
             ),
         ));
@@ -653,6 +750,7 @@ impl Destination {
                     format!("Cannot write into {}: {e}.", self.parent.display()),
                 )
             })?;
+        stages().push(path.clone());
         Ok(Stage { path })
     }
 }
@@ -683,6 +781,7 @@ impl Stage {
 
 impl Drop for Stage {
     fn drop(&mut self) {
+        stages().retain(|p| *p != self.path);
         let _ = make_writable(&self.path);
         let _ = std::fs::remove_dir_all(&self.path);
     }

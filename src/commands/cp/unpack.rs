@@ -24,6 +24,9 @@ pub struct Unpacked {
     pub bytes: u64,
     /// Things done that the user should know (bits dropped).
     pub notes: Vec<String>,
+    /// The item's own mode when it is a directory: set once it is in
+    /// place (a directory without write permission could not be moved).
+    pub top_dir_mode: Option<u32>,
 }
 
 /// Why the stream was not unpacked.
@@ -147,8 +150,18 @@ pub fn unpack(
             shown(top.as_bytes())
         )));
     }
+    // What follows the end of the archive (GNU tar pads to 10 KiB
+    // records) is read to its end, still bounded, so the sender finishes.
+    io::copy(&mut archive.into_inner(), &mut io::sink()).map_err(broken)?;
     // Modes last, deepest first, so a read-only directory was writable
-    // while it filled.
+    // while it filled; the item's own once it is in place.
+    let top_path = stage.join(top);
+    done.top_dir_mode = dirs
+        .iter()
+        .rev()
+        .find(|(dir, _)| *dir == top_path)
+        .map(|(_, mode)| *mode);
+    dirs.retain(|(dir, _)| *dir != top_path);
     for (dir, mode) in dirs.iter().rev() {
         use std::os::unix::fs::PermissionsExt as _;
         std::fs::set_permissions(dir, std::fs::Permissions::from_mode(*mode))
@@ -231,13 +244,19 @@ fn link_stays_inside(parts: &[PathBuf], target: &[u8], shown: &str) -> Result<()
     if parts.len() < 2 || target.is_empty() || target.iter().any(|&b| b < 0x20 || b == 0x7f) {
         return Err(outside());
     }
-    // Where the link sits: its parent directories, top first.
+    // Where the link sits: its parent directories, top first. `..` only
+    // at the start: after a name, that name could itself be a link, and
+    // `..` from where it leads is not known here.
     let mut depth = parts.len().saturating_sub(1);
+    let mut named = false;
     for component in Path::new(OsStr::from_bytes(target)).components() {
         match component {
-            Component::Normal(_) => depth += 1,
+            Component::Normal(_) => {
+                depth += 1;
+                named = true;
+            }
             Component::CurDir => {}
-            Component::ParentDir if depth > 1 => depth -= 1,
+            Component::ParentDir if depth > 1 && !named => depth -= 1,
             _ => return Err(outside()),
         }
     }
@@ -352,6 +371,21 @@ pub fn assert_contained(stage: &Path) {
             let kind = meta.file_type();
             if kind.is_symlink() {
                 let target = std::fs::read_link(&path).expect("a link");
+                // Through every link (when it resolves at all).
+                if let (Ok(real), Ok(stage_real)) =
+                    (std::fs::canonicalize(&path), std::fs::canonicalize(stage))
+                {
+                    let below = real
+                        .strip_prefix(&stage_real)
+                        .is_ok_and(|rel| rel.components().next().is_some());
+                    assert!(
+                        below,
+                        "{} → {} resolves to {}, outside the item",
+                        path.display(),
+                        target.display(),
+                        real.display()
+                    );
+                }
                 let resolved = path.parent().unwrap_or(stage).join(&target);
                 let mut depth: i64 = 0;
                 let inside = resolved.strip_prefix(stage).ok().is_some_and(|rel| {

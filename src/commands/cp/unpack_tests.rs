@@ -194,6 +194,23 @@ fn a_file_written_through_a_symlink_entry_is_refused() {
 }
 
 #[test]
+fn a_link_through_another_link_cannot_climb_out() {
+    // up → ../../.. is the item's top; esc goes through it and above.
+    refused(
+        &archive(&[
+            dir("logs/"),
+            dir("logs/a/"),
+            dir("logs/a/b/"),
+            dir("logs/a/b/c/"),
+            symlink("logs/a/b/c/up", "../../.."),
+            symlink("logs/esc", "a/b/c/up/../../../../victim"),
+        ]),
+        "logs",
+        "points outside",
+    );
+}
+
+#[test]
 fn symlinks_pointing_outside_are_refused() {
     for to in [
         "/etc/passwd",
