@@ -129,6 +129,8 @@ pub enum Effect {
     },
     /// Stop this copy (its partial file is removed).
     CancelTransfer(u64),
+    /// Find the local paths that begin so, for the upload prompt.
+    CompleteLocalPath(String),
     /// Send [`Event::Wake`] with `token` after this long.
     WakeAfter {
         after: std::time::Duration,

@@ -93,6 +93,8 @@ pub struct FileBrowser {
     /// A file being read (`v`), and its name.
     pub reading: Option<(String, Reader)>,
     pub prompt: Option<Prompt>,
+    /// The local paths `tab` found for the upload prompt, when several.
+    pub completions: Vec<String>,
     pub transfers: Vec<Transfer>,
     /// Answers to older requests (another directory) are dropped.
     pub generation: u64,
@@ -226,6 +228,7 @@ impl App {
             filtering: false,
             reading: None,
             prompt: None,
+            completions: Vec::new(),
             transfers: Vec::new(),
             generation: 0,
             download_dir: self.download_dir.clone(),
@@ -270,11 +273,18 @@ impl App {
                     }
                     KeyCode::Backspace => {
                         typed.pop();
+                        browser.completions.clear();
                         browser.prompt = Some(Prompt::Upload(typed));
                         vec![]
                     }
+                    // The local paths that begin so (read by the executor).
+                    KeyCode::Tab => {
+                        browser.prompt = Some(Prompt::Upload(typed.clone()));
+                        vec![Effect::CompleteLocalPath(typed)]
+                    }
                     KeyCode::Char(c) if !ctrl => {
                         typed.push(c);
+                        browser.completions.clear();
                         browser.prompt = Some(Prompt::Upload(typed));
                         vec![]
                     }
@@ -519,6 +529,14 @@ impl App {
                 let dir = browser.dir.clone();
                 browser.list(dir)
             }
+            FilesEvent::Completed { typed, candidates } => {
+                if browser.prompt.as_ref() == Some(&Prompt::Upload(typed.clone())) {
+                    let (longer, shown) = files::complete(&typed, &candidates);
+                    browser.prompt = Some(Prompt::Upload(longer));
+                    browser.completions = shown;
+                }
+                vec![]
+            }
             FilesEvent::Progress {
                 id,
                 bytes,
@@ -578,6 +596,11 @@ pub enum FilesEvent {
     Removed {
         generation: u64,
         result: Result<String, String>,
+    },
+    /// The local paths that begin as `typed` does (directories end in `/`).
+    Completed {
+        typed: String,
+        candidates: Vec<String>,
     },
     Progress {
         id: u64,

@@ -195,9 +195,25 @@ fn a_download_runs_reports_progress_and_can_be_cancelled() {
 fn an_upload_asks_for_the_path_and_lists_again_when_done() {
     let mut a = browsing();
     a.update(key('u'));
-    for c in "./fix.json".chars() {
+    for c in "./f".chars() {
         a.update(key(c));
     }
+    // tab asks for the local paths that begin so; their common start is
+    // typed, and the rest shown.
+    assert_eq!(
+        a.update(code(KeyCode::Tab)),
+        [Effect::CompleteLocalPath("./f".into())]
+    );
+    a.update(Event::Files(FilesEvent::Completed {
+        typed: "./f".into(),
+        candidates: vec!["./fix.json".into(), "./fixes/".into()],
+    }));
+    assert_eq!(browser(&a).prompt, Some(Prompt::Upload("./fix".into())));
+    assert_eq!(browser(&a).completions, ["fix.json", "fixes/"]);
+    for c in ".json".chars() {
+        a.update(key(c));
+    }
+    assert!(browser(&a).completions.is_empty());
     let (_, _, op, transfer) = request(&a.update(code(KeyCode::Enter)));
     assert_eq!(
         op,

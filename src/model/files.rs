@@ -173,6 +173,48 @@ pub fn follow(dir: &str, target: &str) -> String {
     format!("/{}", parts.join("/"))
 }
 
+/// What `tab` makes of `typed` given the paths that begin so: their
+/// longest common start, and the candidates to show when several remain.
+pub fn complete(typed: &str, candidates: &[String]) -> (String, Vec<String>) {
+    let Some(first) = candidates.first() else {
+        return (typed.to_string(), Vec::new());
+    };
+    let mut common = first.len();
+    for other in &candidates[1..] {
+        common = common.min(
+            first
+                .char_indices()
+                .zip(other.chars())
+                .take_while(|((_, a), b)| a == b)
+                .last()
+                .map_or(0, |((at, a), _)| at + a.len_utf8()),
+        );
+    }
+    let longer = if common > typed.len() {
+        first[..common].to_string()
+    } else {
+        typed.to_string()
+    };
+    let shown = if candidates.len() > 1 {
+        candidates
+            .iter()
+            .map(|c| {
+                let c = c.trim_end_matches('/');
+                let name = c.rsplit('/').next().unwrap_or(c);
+                let dir = if candidates.iter().any(|x| x == &format!("{c}/")) {
+                    "/"
+                } else {
+                    ""
+                };
+                format!("{name}{dir}")
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    (longer, shown)
+}
+
 /// A file's first bytes as lines to read: text as it is (control
 /// characters made visible), anything else as a hex dump.
 pub fn preview_lines(bytes: &[u8], whole: bool) -> Vec<String> {
@@ -251,6 +293,17 @@ garbage\0\0\
         assert_eq!(follow("/etc/ssl", "/usr/share/ca"), "/usr/share/ca");
         assert_eq!(follow("/etc/ssl", "../alt/./certs"), "/etc/alt/certs");
         assert_eq!(follow("/a", "../../../x"), "/x");
+    }
+
+    #[test]
+    fn tab_completes_to_the_common_start_and_lists_the_rest() {
+        let one = vec!["./fixes/".to_string()];
+        assert_eq!(complete("./fi", &one), ("./fixes/".into(), vec![]));
+        let two = vec!["./fix.json".to_string(), "./fixes/".to_string()];
+        let (longer, shown) = complete("./f", &two);
+        assert_eq!(longer, "./fix");
+        assert_eq!(shown, ["fix.json", "fixes/"]);
+        assert_eq!(complete("./z", &[]), ("./z".into(), vec![]));
     }
 
     #[test]

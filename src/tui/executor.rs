@@ -182,6 +182,12 @@ impl Tasks {
                     self.transfers.insert(id, task);
                 }
             }
+            Effect::CompleteLocalPath(typed) => {
+                let candidates = super::files::local_candidates(&typed);
+                return Ok(Some(Event::Files(
+                    crate::app::files::FilesEvent::Completed { typed, candidates },
+                )));
+            }
             Effect::CancelTransfer(id) => {
                 if let Some(task) = self.transfers.remove(&id) {
                     task.abort();

@@ -124,6 +124,43 @@ pub(super) async fn carry_out(
     }
 }
 
+/// The local paths that begin as `typed` does, as typed (`~/` kept),
+/// directories ending in `/`; hidden ones only when asked for with `.`.
+pub(super) fn local_candidates(typed: &str) -> Vec<String> {
+    let home = std::env::var("HOME").unwrap_or_default();
+    let expanded = match typed.strip_prefix("~/") {
+        Some(rest) => format!("{home}/{rest}"),
+        None => typed.to_string(),
+    };
+    let (dir_typed, prefix) = match typed.rfind('/') {
+        Some(at) => (&typed[..=at], &typed[at + 1..]),
+        None => ("", typed),
+    };
+    let dir = match expanded.rfind('/') {
+        Some(0) => "/".to_string(),
+        Some(at) => expanded[..at].to_string(),
+        None => ".".to_string(),
+    };
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Vec::new();
+    };
+    let mut found: Vec<String> = entries
+        .filter_map(Result::ok)
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let wanted =
+                name.starts_with(prefix) && (prefix.starts_with('.') || !name.starts_with('.'));
+            wanted.then(|| {
+                let slash = if e.path().is_dir() { "/" } else { "" };
+                format!("{dir_typed}{name}{slash}")
+            })
+        })
+        .take(200)
+        .collect();
+    found.sort();
+    found
+}
+
 fn no_tar() -> String {
     "The container has no tar to copy with.".into()
 }

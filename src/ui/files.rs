@@ -27,7 +27,8 @@ pub fn draw(frame: &mut Frame, area: Rect, browser: &FileBrowser, theme: &Theme)
         .rev()
         .collect();
     let below = transfers.len() as u16
-        + u16::from(browser.prompt.is_some() || browser.filtering || !browser.filter.is_empty());
+        + u16::from(browser.prompt.is_some() || browser.filtering || !browser.filter.is_empty())
+        + u16::from(!browser.completions.is_empty());
     let [head, body, foot] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Min(1),
@@ -53,10 +54,21 @@ pub fn draw(frame: &mut Frame, area: Rect, browser: &FileBrowser, theme: &Theme)
         .map(|t| transfer_line(t, usize::from(area.width), theme))
         .collect();
     match &browser.prompt {
-        Some(Prompt::Upload(typed)) => lines.push(Line::from(vec![
-            Span::styled(" upload (a local path) into this directory: ", theme.title),
-            Span::styled(format!("{}▏", sanitize(typed)), theme.text),
-        ])),
+        Some(Prompt::Upload(typed)) => {
+            if !browser.completions.is_empty() {
+                lines.push(Line::from(Span::styled(
+                    format!(" {}", sanitize(&browser.completions.join("  "))),
+                    theme.dim,
+                )));
+            }
+            lines.push(Line::from(vec![
+                Span::styled(
+                    " upload (a local path, tab completes) into this directory: ",
+                    theme.title,
+                ),
+                Span::styled(format!("{}▏", sanitize(typed)), theme.text),
+            ]));
+        }
         Some(Prompt::Remove(name)) => lines.push(Line::from(Span::styled(
             format!(
                 " Remove {} for good? y removes, any other key keeps it.",
