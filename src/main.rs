@@ -105,32 +105,11 @@ async fn run(cli: Cli, paths: Paths) -> anyhow::Result<()> {
         Some(Command::Sim(args)) => run_sim(args).await,
         Some(Command::Demo(args)) => run_demo(args, cli.browse, &paths).await,
         Some(Command::Debug(args)) => {
-            // The config is only read for what the command line leaves out.
-            let defaults = if args.image.is_some() && args.profile.is_some() {
-                podbay::commands::debug::Defaults::default()
-            } else {
-                match load_debug_defaults(&paths.config) {
-                    Ok(defaults) => defaults,
-                    Err(sentence) => {
-                        eprintln!("podbay: {}", sanitize(&sentence));
-                        std::process::exit(podbay::commands::debug::exit::CONFIG);
-                    }
-                }
-            };
+            let defaults = debug_defaults(args.image.is_some() && args.profile.is_some(), &paths);
             debug_command(*args, &defaults).await
         }
         Some(Command::Cp(args)) => {
-            let defaults = if args.image.is_some() && args.profile.is_some() {
-                podbay::commands::debug::Defaults::default()
-            } else {
-                match load_debug_defaults(&paths.config) {
-                    Ok(defaults) => defaults,
-                    Err(sentence) => {
-                        eprintln!("podbay: {}", sanitize(&sentence));
-                        std::process::exit(podbay::commands::debug::exit::CONFIG);
-                    }
-                }
-            };
+            let defaults = debug_defaults(args.image.is_some() && args.profile.is_some(), &paths);
             let code = match podbay::commands::cp::run(*args, &defaults).await {
                 Ok(()) => 0,
                 Err(failure) => {
@@ -147,6 +126,22 @@ async fn run(cli: Cli, paths: Paths) -> anyhow::Result<()> {
                 ..Target::default()
             };
             browse(target, cli.browse, &paths, false, None).await
+        }
+    }
+}
+
+/// The debug image and profile from the config, read only for what the
+/// command line leaves out (`given`: both were given); a bad config ends
+/// podbay with its sentence (exit 78).
+fn debug_defaults(given: bool, paths: &Paths) -> podbay::commands::debug::Defaults {
+    if given {
+        return podbay::commands::debug::Defaults::default();
+    }
+    match load_debug_defaults(&paths.config) {
+        Ok(defaults) => defaults,
+        Err(sentence) => {
+            eprintln!("podbay: {}", sanitize(&sentence));
+            std::process::exit(podbay::commands::debug::exit::CONFIG);
         }
     }
 }

@@ -5,14 +5,14 @@
 
 use std::time::Duration;
 
-use bytes::{BufMut, Bytes, BytesMut};
+use bytes::Bytes;
 use futures::{SinkExt, StreamExt};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Status;
 use kube::api::AttachParams;
 use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::Message;
 
-use super::session::describe_end;
+use super::session::{describe_end, framed};
 use crate::model::session::SessionEnd;
 
 const STDIN: u8 = 0;
@@ -163,11 +163,4 @@ fn stalled(after: Duration) -> SessionEnd {
             after.as_secs()
         )),
     )
-}
-
-fn framed(channel: u8, payload: &[u8]) -> Message {
-    let mut frame = BytesMut::with_capacity(payload.len() + 1);
-    frame.put_u8(channel);
-    frame.put_slice(payload);
-    Message::Binary(frame.freeze())
 }

@@ -142,7 +142,7 @@ pub async fn connect(
     Ok(pump(stream, size, can_close, spec.keepalive, input, events))
 }
 
-fn framed(channel: u8, payload: &[u8]) -> Message {
+pub(super) fn framed(channel: u8, payload: &[u8]) -> Message {
     let mut frame = BytesMut::with_capacity(payload.len() + 1);
     frame.put_u8(channel);
     frame.put_slice(payload);

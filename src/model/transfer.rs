@@ -236,6 +236,28 @@ pub fn rate(bytes: u64, seconds: f64) -> String {
     format!("{:.1} MB/s", bytes as f64 / seconds.max(0.001) / 1e6)
 }
 
+/// What tar (or sh) said went wrong: its first line that is not a closing
+/// remark, with the debug container's view of paths taken out (the user
+/// named `/var/x`, not `/proc/1/root/var/x`).
+pub fn complaint(stderr: &str) -> Option<String> {
+    const REMARKS: [&str; 3] = [
+        "Exiting with failure status",
+        "Error is not recoverable",
+        "Removing leading",
+    ];
+    let line = stderr
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !REMARKS.iter().any(|r| l.contains(r)))?;
+    Some(
+        line.trim_start_matches("tar: ")
+            .trim_start_matches("sh: ")
+            .replace("/proc/1/root/", "/")
+            .replace("/proc/1/root", "/")
+            .replace("/proc/1/cwd/", ""),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -336,5 +358,19 @@ mod tests {
         assert_eq!(line(512, None, Duration::from_secs(1)), "512 B  0.0 MB/s");
         // A total that was an estimate and was passed is dropped.
         assert!(!line(50 << 20, Some(48 << 20), Duration::from_secs(1)).contains(" / "));
+    }
+    #[test]
+    fn tar_complaints_name_the_users_path() {
+        let gnu = "tar: /proc/1/root/nope: Cannot open: No such file or directory\ntar: Error is not recoverable: exiting now\n";
+        assert_eq!(
+            complaint(gnu).unwrap(),
+            "/nope: Cannot open: No such file or directory"
+        );
+        let busybox = "tar: can't open '/proc/1/cwd/x': No such file or directory\n";
+        assert_eq!(
+            complaint(busybox).unwrap(),
+            "can't open 'x': No such file or directory"
+        );
+        assert_eq!(complaint("tar: Removing leading `/'\n"), None);
     }
 }

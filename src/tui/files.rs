@@ -356,17 +356,7 @@ async fn output(
     if end.succeeded() {
         return Ok(out);
     }
-    let said = end
-        .stderr
-        .lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .map(|l| {
-            l.replace("/proc/1/root/", "/")
-                .replace("/proc/1/root", "/")
-                .trim_start_matches("sh: ")
-                .to_string()
-        })
+    let said = crate::model::transfer::complaint(&end.stderr)
         .unwrap_or_else(|| end.end.reason.to_string());
     Err(Failed::Said(
         sanitize(said.trim_end_matches('.')).into_owned(),

@@ -29,6 +29,25 @@ async fn cp_in(f: &Fixture, dir: &Path, args: &[&str]) -> std::process::Output {
         .expect("podbay runs")
 }
 
+/// `podbay cp ARGS…` with `stream` on its stdin; its output.
+async fn cp_from_stdin(f: &Fixture, args: &[&str], stream: &[u8]) -> std::process::Output {
+    use tokio::io::AsyncWriteExt as _;
+    let home = support::tempdir::temp_home("cp");
+    let mut child = support::podbay_command("cp", &f.kubeconfig, args, home.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(stream).await.unwrap();
+    drop(stdin);
+    tokio::time::timeout(Duration::from_secs(60), child.wait_with_output())
+        .await
+        .expect("podbay cp finished in time")
+        .unwrap()
+}
+
 /// What a one-shot debug container that targets `container` prints for
 /// `command` (a second, independent look into the pod).
 async fn look(f: &Fixture, pod: &str, container: &str, command: &str) -> String {
@@ -157,24 +176,12 @@ async fn a_heap_dump_comes_out_of_a_distroless_container_whole() {
         .append_link(&mut header, "dumps", "/var/dump")
         .unwrap();
     let stream = builder.into_inner().unwrap();
-    let home = support::tempdir::temp_home("cp");
-    let mut child = support::podbay_command(
-        "cp",
-        &f.kubeconfig,
+    let linked = cp_from_stdin(
+        &f,
         &["-", &format!("{PAYMENTS}:/tmp"), "-c", "api"],
-        home.path(),
+        &stream,
     )
-    .stdin(std::process::Stdio::piped())
-    .stdout(std::process::Stdio::piped())
-    .stderr(std::process::Stdio::piped())
-    .spawn()
-    .unwrap();
-    {
-        use tokio::io::AsyncWriteExt as _;
-        let mut stdin = child.stdin.take().unwrap();
-        stdin.write_all(&stream).await.unwrap();
-    }
-    let linked = child.wait_with_output().await.unwrap();
+    .await;
     assert_eq!(linked.status.code(), Some(0), "{}", text(&linked.stderr));
     let through_link = cp_in(
         &f,
@@ -308,27 +315,7 @@ async fn a_container_with_tar_is_copied_directly_and_streams_go_both_ways() {
         .append_data(&mut header, "from-stdin.txt", &b"piped\n"[..])
         .unwrap();
     let stream = builder.into_inner().unwrap();
-    let home = support::tempdir::temp_home("cp");
-    let mut child = support::podbay_command(
-        "cp",
-        &f.kubeconfig,
-        &["-", &format!("{REDIS}:/data")],
-        home.path(),
-    )
-    .stdin(std::process::Stdio::piped())
-    .stdout(std::process::Stdio::piped())
-    .stderr(std::process::Stdio::piped())
-    .spawn()
-    .unwrap();
-    {
-        use tokio::io::AsyncWriteExt as _;
-        let mut stdin = child.stdin.take().unwrap();
-        stdin.write_all(&stream).await.unwrap();
-    }
-    let piped = tokio::time::timeout(Duration::from_secs(60), child.wait_with_output())
-        .await
-        .unwrap()
-        .unwrap();
+    let piped = cp_from_stdin(&f, &["-", &format!("{REDIS}:/data")], &stream).await;
     assert_eq!(piped.status.code(), Some(0), "{}", text(&piped.stderr));
     let check = cp_in(
         &f,

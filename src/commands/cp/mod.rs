@@ -644,7 +644,8 @@ fn check_end(end: &PipeEnd, reach: &Reach, what: &str, upload: bool) -> Result<(
             ),
         ));
     }
-    let said = tar_complaint(&end.stderr).unwrap_or_else(|| end.end.reason.to_string());
+    let said = crate::model::transfer::complaint(&end.stderr)
+        .unwrap_or_else(|| end.end.reason.to_string());
     let place = match reach.route {
         Route::Direct => format!("container {}", reach.runs_in),
         Route::Through => format!("debug container {}", reach.runs_in),
@@ -663,27 +664,6 @@ fn check_end(end: &PipeEnd, reach: &Reach, what: &str, upload: bool) -> Result<(
             sanitize(&said).trim_end_matches('.')
         ),
     ))
-}
-
-/// What tar said went wrong: its first line that is not a closing
-/// remark, with the debug container's view of paths taken out (the user
-/// named `/var/x`, not `/proc/1/root/var/x`).
-fn tar_complaint(stderr: &str) -> Option<String> {
-    const REMARKS: [&str; 3] = [
-        "Exiting with failure status",
-        "Error is not recoverable",
-        "Removing leading",
-    ];
-    let line = stderr
-        .lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty() && !REMARKS.iter().any(|r| l.contains(r)))?;
-    Some(
-        line.trim_start_matches("tar: ")
-            .replace("/proc/1/root/", "/")
-            .replace("/proc/1/root", "/")
-            .replace("/proc/1/cwd/", ""),
-    )
 }
 
 fn refused(what: &str, why: &str, to: &Path) -> Failure {
@@ -852,21 +832,6 @@ mod tests {
             as_target_user: Default::default(),
             timeout: Duration::from_secs(60),
         }
-    }
-
-    #[test]
-    fn tar_complaints_name_the_users_path() {
-        let gnu = "tar: /proc/1/root/nope: Cannot open: No such file or directory\ntar: Error is not recoverable: exiting now\n";
-        assert_eq!(
-            tar_complaint(gnu).unwrap(),
-            "/nope: Cannot open: No such file or directory"
-        );
-        let busybox = "tar: can't open '/proc/1/cwd/x': No such file or directory\n";
-        assert_eq!(
-            tar_complaint(busybox).unwrap(),
-            "can't open 'x': No such file or directory"
-        );
-        assert_eq!(tar_complaint("tar: Removing leading `/'\n"), None);
     }
 
     #[test]
