@@ -206,7 +206,7 @@ impl App {
         }
         spec.match_target_user(&detail.manifest, AsTargetUser::Auto);
         let reuse = detail
-            .reusable_debugger(&image, Some(&container.name))
+            .reusable_debugger(&image, Some(&container.name), &[])
             .map(str::to_string);
         let key = TerminalKey::new(
             self.cluster.clone(),

@@ -158,7 +158,9 @@ fn plan(pod: &FleetPod, template: &DebugSpec, profile_chosen: bool) -> Plan {
             "runs on Windows, where a debug container cannot share a container's processes".into(),
         );
     }
-    if let Some(running) = detail.reusable_debugger(&template.image, target.as_deref()) {
+    if let Some(running) =
+        detail.reusable_debugger(&template.image, target.as_deref(), &template.mounts)
+    {
         return Plan::Reattach(running.to_string());
     }
     let mut spec = DebugSpec {
@@ -207,6 +209,7 @@ fn common_pod(pods: &[FleetPod]) -> PodDetail {
         args: Vec::new(),
         previous: None,
         stdio: Stdio::TERMINAL,
+        mounts: Vec::new(),
     };
     let mut containers = vec![named(ContainerKind::Regular, EACH_FIRST)];
     for kind in [

@@ -216,8 +216,14 @@ impl Launcher {
     pub fn refresh(&mut self, detail: &PodDetail) {
         self.verdict = self.admission(self.profile, detail);
         let target = self.target_name().map(str::to_string);
+        // Mounts not yet well formed ask for none: the hint is a hint.
+        let mounts: Vec<(String, String)> = self
+            .mounts
+            .split(',')
+            .filter_map(|m| debug::volume_mount(m.trim()))
+            .collect();
         self.reusable = detail
-            .reusable_debugger(&self.image, target.as_deref())
+            .reusable_debugger(&self.image, target.as_deref(), &mounts)
             .map(str::to_string);
     }
 
@@ -453,6 +459,7 @@ mod tests {
                 args: vec![],
                 previous: None,
                 stdio: crate::model::Stdio::TERMINAL,
+                mounts: vec![],
             };
         PodDetail {
             key: PodKey::new("shop", "web"),
@@ -597,6 +604,20 @@ mod tests {
         assert_eq!(form.reusable.as_deref(), Some("debugger-old"));
         let outcome = form.on_key(KeyEvent::new(KeyCode::Char('a'), KeyModifiers::CONTROL), &d);
         assert_eq!(outcome, FormOutcome::Reattach("debugger-old".into()));
+
+        // One that lacks a volume the form asks for is no substitute.
+        form.mounts = "data:/data".into();
+        form.refresh(&d);
+        assert_eq!(form.reusable, None);
+        let mut mounted = d.clone();
+        let old = mounted
+            .containers
+            .iter_mut()
+            .find(|c| c.name == "debugger-old")
+            .unwrap();
+        old.mounts = vec![("data".into(), "/data".into())];
+        form.refresh(&mounted);
+        assert_eq!(form.reusable.as_deref(), Some("debugger-old"));
     }
 
     #[test]

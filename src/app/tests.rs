@@ -400,6 +400,7 @@ pub(crate) fn pod_detail(debug_state: Option<ContainerState>) -> PodDetail {
         args: vec![],
         previous: None,
         stdio: crate::model::Stdio::TERMINAL,
+        mounts: Vec::new(),
     };
     let mut containers = vec![container(
         ContainerKind::Regular,
@@ -501,6 +502,7 @@ fn launching_a_debug_container_follows_it_to_an_attached_terminal() {
         args: vec![],
         previous: None,
         stdio: crate::model::Stdio::TERMINAL,
+        mounts: Vec::new(),
     });
     assert!(a.update(terminal_pod(id, waiting.clone())).is_empty());
     assert!(

@@ -279,7 +279,7 @@ pub(super) async fn run_job(
         .reuse
         .then(|| {
             let detail = crate::model::PodDetail::from_pod(pod);
-            let name = detail.reusable_debugger(&image, job.target.as_deref());
+            let name = detail.reusable_debugger(&image, job.target.as_deref(), &args.mounts);
             name.map(str::to_string)
         })
         .flatten();

@@ -2,7 +2,7 @@
 //! events.
 
 use jiff::Timestamp;
-use k8s_openapi::api::core::v1::{Container, ContainerStatus, Event, Pod};
+use k8s_openapi::api::core::v1::{Container, ContainerStatus, Event, Pod, VolumeMount};
 
 use super::pod::{PodKey, summarize};
 use super::text::printable;
@@ -142,6 +142,8 @@ pub struct ContainerInfo {
     pub previous: Option<ContainerState>,
     /// Its spec's `stdin`, `stdinOnce` and `tty`: how an attach talks to it.
     pub stdio: Stdio,
+    /// The pod's volumes it mounts, as (volume, path in the container).
+    pub mounts: Vec<(String, String)>,
 }
 
 /// A container's `stdin`, `stdinOnce` and `tty`, from its spec.
@@ -219,10 +221,15 @@ impl PodDetail {
         }
     }
 
-    /// A running ephemeral container with this image and target, which the
-    /// user may want to re-attach to instead of adding another (they can
-    /// never be removed from the pod).
-    pub fn reusable_debugger(&self, image: &str, target: Option<&str>) -> Option<&str> {
+    /// A running ephemeral container with this image and target, mounting
+    /// at least `mounts`, which the user may want to re-attach to instead
+    /// of adding another (they can never be removed from the pod).
+    pub fn reusable_debugger(
+        &self,
+        image: &str,
+        target: Option<&str>,
+        mounts: &[(String, String)],
+    ) -> Option<&str> {
         self.containers
             .iter()
             .find(|c| {
@@ -230,6 +237,7 @@ impl PodDetail {
                     && c.image == image
                     && c.target.as_deref() == target
                     && c.state.is_running()
+                    && mounts.iter().all(|m| c.mounts.contains(m))
             })
             .map(|c| c.name.as_str())
     }
@@ -272,6 +280,7 @@ impl PodDetail {
                         stdin_once: c.stdin_once == Some(true),
                         tty: c.tty == Some(true),
                     },
+                    mounts: mounts_of(c.volume_mounts.as_ref()),
                 },
                 find(&status.ephemeral_container_statuses, &c.name),
             ));
@@ -327,6 +336,15 @@ struct Spec<'a> {
     command: Option<Vec<String>>,
     args: Option<Vec<String>>,
     stdio: Stdio,
+    mounts: Vec<(String, String)>,
+}
+
+fn mounts_of(mounts: Option<&Vec<VolumeMount>>) -> Vec<(String, String)> {
+    mounts
+        .into_iter()
+        .flatten()
+        .map(|m| (m.name.clone(), m.mount_path.clone()))
+        .collect()
 }
 
 impl<'a> Spec<'a> {
@@ -342,6 +360,7 @@ impl<'a> Spec<'a> {
                 stdin_once: c.stdin_once == Some(true),
                 tty: c.tty == Some(true),
             },
+            mounts: mounts_of(c.volume_mounts.as_ref()),
         }
     }
 }
@@ -368,6 +387,7 @@ fn info(kind: ContainerKind, spec: Spec, status: Option<ContainerStatus>) -> Con
         args: spec.args.unwrap_or_default(),
         previous,
         stdio: spec.stdio,
+        mounts: spec.mounts,
     }
 }
 

@@ -192,6 +192,32 @@ pub fn resolve_command(dir: &str) -> Vec<String> {
     ]
 }
 
+/// Which of a container's volume mounts (volume, path) holds the absolute
+/// `path`, the deepest where mounts nest: a container that is not running
+/// has no files but these, which outlive it.
+pub fn mount_holding<'a>(
+    mounts: &'a [(String, String)],
+    path: &str,
+) -> Option<&'a (String, String)> {
+    if !path.starts_with('/') {
+        return None;
+    }
+    let components = |p: &str| -> Vec<String> {
+        p.split('/')
+            .filter(|c| !c.is_empty() && *c != ".")
+            .map(str::to_string)
+            .collect()
+    };
+    let wanted = components(path);
+    if wanted.iter().any(|c| c == "..") {
+        return None;
+    }
+    mounts
+        .iter()
+        .filter(|(_, at)| wanted.starts_with(&components(at)))
+        .max_by_key(|(_, at)| components(at).len())
+}
+
 /// The KiB figure at the start of `du -sk`'s output.
 pub fn parse_du(output: &str) -> Option<u64> {
     output.split_whitespace().next()?.parse().ok()
@@ -261,6 +287,29 @@ pub fn complaint(stderr: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_path_is_on_the_deepest_volume_that_holds_it() {
+        let mounts = vec![
+            ("crash".to_string(), "/var/crash".to_string()),
+            ("data".to_string(), "/var".to_string()),
+        ];
+        let holding = |p: &str| mount_holding(&mounts, p).map(|(v, _)| v.as_str());
+        assert_eq!(holding("/var/crash/core.ledger.1"), Some("crash"));
+        assert_eq!(holding("/var/crash/"), Some("crash"));
+        assert_eq!(
+            holding("/var/crashes"),
+            Some("data"),
+            "a component, not a prefix"
+        );
+        assert_eq!(holding("/etc/ledger"), None);
+        assert_eq!(
+            holding("var/crash/core"),
+            None,
+            "relative: the working directory is gone"
+        );
+        assert_eq!(holding("/var/crash/../../etc"), None);
+    }
 
     fn pod(ns: Option<&str>, pod: &str, path: &str) -> Location {
         Location::Pod(PodPath {

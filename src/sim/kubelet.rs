@@ -465,8 +465,8 @@ impl Kubelet {
         ContainerProcess::start(launch, Size::DEFAULT)
     }
 
-    /// Creates the pod's volume directories on first use; a claim the demo
-    /// knows comes with its data.
+    /// Creates the pod's volume directories on first use, with what the
+    /// demo's volumes hold (see [`scenario::seed_volume`]).
     fn prepare_volumes(&self, key: &Key, pod: &Value) -> std::io::Result<()> {
         let volumes = pod.pointer("/spec/volumes").and_then(Value::as_array);
         for volume in volumes.into_iter().flatten() {
@@ -478,12 +478,7 @@ impl Kubelet {
                 continue;
             }
             std::fs::create_dir_all(&dir)?;
-            let claim = volume
-                .pointer("/persistentVolumeClaim/claimName")
-                .and_then(Value::as_str);
-            for (path, content) in claim.map(scenario::claim_contents).unwrap_or_default() {
-                std::fs::write(dir.join(path), content)?;
-            }
+            scenario::seed_volume(&key.name, volume, &dir)?;
         }
         Ok(())
     }

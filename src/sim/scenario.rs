@@ -41,9 +41,16 @@ struct PodSpec<'a> {
     age: SignedDuration,
     static_pod: bool,
     windows: bool,
-    /// Persistent volumes (name, mount path), claimed as `NAME-POD` as a
-    /// StatefulSet does, mounted in every container.
-    volumes: Vec<(&'a str, &'a str)>,
+    /// Volumes, mounted in every container.
+    volumes: Vec<Volume<'a>>,
+}
+
+/// A demo pod's volume: a claim named `NAME-POD` (as a StatefulSet makes
+/// it), else an emptyDir.
+struct Volume<'a> {
+    name: &'a str,
+    path: &'a str,
+    claimed: bool,
 }
 
 /// The demo scenario: several namespaces, deployment-style names, 1–3
@@ -172,9 +179,13 @@ pub fn demo(now: Timestamp) -> Vec<Value> {
         Some("node-b1"),
         hours(90),
     );
-    redis.volumes = vec![("data", "/data")];
+    redis.volumes = vec![Volume {
+        name: "data",
+        path: "/data",
+        claimed: true,
+    }];
     push(redis);
-    push(one(
+    let mut ledger = one(
         "payments",
         "ledger-worker-7f9c6d8b5-w9x8v",
         "ledger-worker",
@@ -183,7 +194,14 @@ pub fn demo(now: Timestamp) -> Vec<Value> {
         Shape::CrashLoop,
         Some("node-a2"),
         hours(5),
-    ));
+    );
+    // Where its crashes leave their core files, past the restart.
+    ledger.volumes = vec![Volume {
+        name: "crash",
+        path: CRASH_DIR,
+        claimed: false,
+    }];
+    push(ledger);
     push(one(
         "search",
         "search-migrate-2b8x4",
@@ -384,9 +402,55 @@ pub fn namespace_object(name: &str, created: Timestamp) -> Value {
     })
 }
 
+/// Where ledger-worker's crashes leave core files (an emptyDir: a core
+/// written inside the container would go with its restart).
+pub const CRASH_DIR: &str = "/var/crash";
+/// The core file the demo's crash left, as `core.%e.%p` names it.
+pub const CORE_FILE: &str = "core.ledger.1";
+const CORE_BYTES: usize = 24 << 20;
+
+/// Fills a demo pod's volume, in `dir`, the first time it is made: what a
+/// claim already holds, or what the pod's crashes left on an emptyDir.
+pub fn seed_volume(pod: &str, volume: &Value, dir: &std::path::Path) -> std::io::Result<()> {
+    let name = volume
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    if let Some(claim) = volume
+        .pointer("/persistentVolumeClaim/claimName")
+        .and_then(Value::as_str)
+    {
+        for (path, content) in claim_contents(claim) {
+            std::fs::write(dir.join(path), content)?;
+        }
+    } else if name == "crash" && pod.starts_with("ledger-worker-") {
+        write_core(&dir.join(CORE_FILE))?;
+    }
+    Ok(())
+}
+
+/// An ELF core header (x86-64, `ET_CORE`), then the memory it would hold:
+/// random bytes, so a copy that changes one is caught by its checksum.
+fn write_core(path: &std::path::Path) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut file = std::io::BufWriter::new(std::fs::File::create(path)?);
+    let mut header = [0u8; 64];
+    header[..7].copy_from_slice(&[0x7f, b'E', b'L', b'F', 2, 1, 1]);
+    header[16..20].copy_from_slice(&[4, 0, 0x3e, 0]);
+    header[20] = 1;
+    file.write_all(&header)?;
+    let mut rng = fastrand::Rng::new();
+    let mut chunk = vec![0u8; 1 << 20];
+    for _ in 0..CORE_BYTES >> 20 {
+        rng.fill(&mut chunk);
+        file.write_all(&chunk)?;
+    }
+    file.flush()
+}
+
 /// What a persistent volume claim of the demo already holds when its pod
 /// starts: files (path in the volume, content).
-pub fn claim_contents(claim: &str) -> Vec<(&'static str, String)> {
+fn claim_contents(claim: &str) -> Vec<(&'static str, String)> {
     match claim {
         "data-redis-0" => vec![(
             "dump.rdb",
@@ -429,7 +493,7 @@ fn build(spec: &PodSpec<'_>, now: Timestamp) -> Value {
                 container["volumeMounts"] = spec
                     .volumes
                     .iter()
-                    .map(|(volume, path)| json!({"name": volume, "mountPath": path}))
+                    .map(|v| json!({"name": v.name, "mountPath": v.path}))
                     .collect();
             }
             container
@@ -581,8 +645,9 @@ fn build(spec: &PodSpec<'_>, now: Timestamp) -> Value {
         pod["spec"]["volumes"] = spec
             .volumes
             .iter()
-            .map(|(volume, _)| {
-                json!({"name": volume, "persistentVolumeClaim": {"claimName": format!("{volume}-{}", spec.name)}})
+            .map(|v| match v.claimed {
+                true => json!({"name": v.name, "persistentVolumeClaim": {"claimName": format!("{}-{}", v.name, spec.name)}}),
+                false => json!({"name": v.name, "emptyDir": {}}),
             })
             .collect();
     }

@@ -12,6 +12,8 @@ use support::DebugFixture as Fixture;
 
 const PAYMENTS: &str = "payments/payments-api-66b8f7d5c9-qv8lm";
 const REDIS: &str = "shop/redis-0";
+/// Crash-looping, distroless, with an emptyDir for its core files.
+const LEDGER: &str = "payments/ledger-worker-7f9c6d8b5-w9x8v";
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
@@ -331,9 +333,60 @@ async fn a_container_with_tar_is_copied_directly_and_streams_go_both_ways() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crash_looping_containers_core_file_comes_off_its_volume() {
+    let f = Fixture::new(0).await;
+    let dir = tempfile::tempdir().unwrap();
+    let core = format!("{LEDGER}:/var/crash/core.ledger.1");
+    let out = cp_in(&f, dir.path(), &[&core, "core"]).await;
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("container worker is not running (Waiting CrashLoopBackOff")
+            && stderr.contains("on its volume crash")
+            && stderr.contains("added debug container"),
+        "{stderr}"
+    );
+    let local = std::fs::read(dir.path().join("core")).unwrap();
+    assert_eq!(&local[..4], b"\x7fELF");
+    assert_eq!(local[16], 4, "ET_CORE");
+    assert!(local.len() > 16 << 20, "{} bytes", local.len());
+
+    // A second, independent look at the volume: the same bytes.
+    let (namespace, pod) = LEDGER.split_once('/').unwrap();
+    let look = f
+        .podbay(&[
+            pod,
+            "-n",
+            namespace,
+            "--mount",
+            "crash:/var/crash",
+            "--image",
+            "busybox:1.36",
+            "--",
+            "sha256sum",
+            "/var/crash/core.ledger.1",
+        ])
+        .await;
+    assert_eq!(look.status.code(), Some(0), "{}", text(&look.stderr));
+    let inside = text(&look.stdout);
+    assert_eq!(
+        inside.split_whitespace().next(),
+        Some(sha256(&dir.path().join("core")).as_str())
+    );
+
+    // The next copy reuses the debug container that mounts the volume.
+    let again = cp_in(&f, dir.path(), &[&core, "again"]).await;
+    let stderr = text(&again.stderr);
+    assert_eq!(again.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("reusing debug container"), "{stderr}");
+    assert_eq!(std::fs::read(dir.path().join("again")).unwrap(), local);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_failure_is_one_sentence_and_its_exit_code() {
     let f = Fixture::new(0).await;
     let dir = tempfile::tempdir().unwrap();
+    let ledger = format!("{LEDGER}:/etc");
     let cases: [(&[&str], i32, &str); 6] = [
         (
             &["shop/redis-0:/no/such/file", "x"],
@@ -348,9 +401,9 @@ async fn each_failure_is_one_sentence_and_its_exit_code() {
         (&["shop/redis-9:/data", "x"], 66, "not found"),
         (&["./a", "./b"], 2, "Neither SOURCE nor DESTINATION"),
         (
-            &["payments/ledger-worker-7f9c6d8b5-w9x8v:/etc", "x"],
+            &[&ledger, "x"],
             70,
-            "is not running",
+            "is not running (Waiting CrashLoopBackOff",
         ),
         (
             &["shop/redis-0:/data", "no/such/dir/x"],

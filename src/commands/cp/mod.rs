@@ -20,7 +20,7 @@ use super::debug::{self as debug_cmd, Defaults, Failure, Job, Sinks, Voice, exit
 use crate::cli::{CpArgs, DebugArgs, DebugTarget};
 use crate::cluster::pipe::{self, PipeEnd, PipeSpec};
 use crate::model::text::sanitize;
-use crate::model::transfer::{Location, PodPath, Route, Split, parse_du, split};
+use crate::model::transfer::{Location, PodPath, Route, Split, mount_holding, parse_du, split};
 use io::{CHUNKS_IN_FLIGHT, ChannelReader, ChannelWriter};
 use progress::{Meter, Shown};
 use unpack::{Refusal, unpack};
@@ -50,6 +50,19 @@ enum Plan {
         dir: String,
         name: String,
     },
+}
+
+impl Plan {
+    /// The path on the pod's side, as the user gave it (without `./`).
+    fn pod_path(&self) -> String {
+        match self {
+            Plan::Out { from, .. } => joined(from),
+            Plan::In { dir, name, .. } => joined(&Split {
+                dir: dir.clone(),
+                name: name.clone(),
+            }),
+        }
+    }
 }
 
 /// The container a copy reads or writes, and how tar reaches it.
@@ -107,38 +120,56 @@ async fn copy(args: CpArgs, defaults: &Defaults) -> Result<(), Failure> {
     let probe = job(&debug_args, &at.pod, &namespace, None);
     let pod = debug_cmd::get_pod(&client, &probe, &connection.server, deadline).await?;
     let container = container_of(&pod, args.container.as_deref(), &voice)?;
+    let detail = crate::model::PodDetail::from_pod(&pod);
+    if let Some(info) = detail
+        .container(&container)
+        .filter(|c| !c.state.is_running())
+    {
+        // Not running: only the volumes it mounts are left to reach.
+        let mount = volume_of(&detail, info, &plan.pod_path())?;
+        voice.say(&format!(
+            "container {container} is not running ({}); {} is on its volume {}: copying through a debug container that mounts it",
+            sanitize(&info.state.summary()),
+            plan.pod_path(),
+            mount.0
+        ));
+        debug_args.mounts = vec![mount];
+        let reach = debugger(
+            &client,
+            &debug_args,
+            &pod,
+            defaults,
+            deadline,
+            Route::Direct,
+        )
+        .await?;
+        let done = carry(&client, &reach, &plan).await?;
+        voice.say(&done.ok_or_else(|| no_tar(&reach))?);
+        return Ok(());
+    }
     let direct = Reach {
         namespace: namespace.clone(),
         pod: at.pod.clone(),
         runs_in: container.clone(),
         route: Route::Direct,
     };
-    let meter = Meter::new();
-    let tried = match &plan {
-        Plan::Out { from, to } => copy_out(&client, &direct, from, to.as_deref(), &meter).await?,
-        Plan::In { from, dir, name } => {
-            copy_in(&client, &direct, from.as_deref(), dir, name, &meter).await?
-        }
-    };
-    let done = match tried {
+    let done = match carry(&client, &direct, &plan).await? {
         Some(done) => done,
         None => {
             voice.say(&format!(
                 "container {container} has no tar (a distroless image?): copying through a debug container that targets it"
             ));
             debug_args.target = Some(container.clone());
-            let through =
-                through(&client, &debug_args, &pod, &container, defaults, deadline).await?;
-            let meter = Meter::new();
-            let done = match &plan {
-                Plan::Out { from, to } => {
-                    copy_out(&client, &through, from, to.as_deref(), &meter).await?
-                }
-                Plan::In { from, dir, name } => {
-                    copy_in(&client, &through, from.as_deref(), dir, name, &meter).await?
-                }
-            };
-            done.ok_or_else(|| {
+            let through = debugger(
+                &client,
+                &debug_args,
+                &pod,
+                defaults,
+                deadline,
+                Route::Through,
+            )
+            .await?;
+            carry(&client, &through, &plan).await?.ok_or_else(|| {
                 fail(
                     exit::UNSUPPORTED,
                     format!(
@@ -151,6 +182,74 @@ async fn copy(args: CpArgs, defaults: &Defaults) -> Result<(), Failure> {
     };
     voice.say(&done);
     Ok(())
+}
+
+/// The copy `plan` by `reach`; `Ok(None)`: there is no tar there.
+async fn carry(
+    client: &kube::Client,
+    reach: &Reach,
+    plan: &Plan,
+) -> Result<Option<String>, Failure> {
+    let meter = Meter::new();
+    match plan {
+        Plan::Out { from, to } => copy_out(client, reach, from, to.as_deref(), &meter).await,
+        Plan::In { from, dir, name } => {
+            copy_in(client, reach, from.as_deref(), dir, name, &meter).await
+        }
+    }
+}
+
+fn no_tar(reach: &Reach) -> Failure {
+    fail(
+        exit::UNSUPPORTED,
+        format!(
+            "Debug container {} has no tar; pass --image with one that does (busybox:1.36).",
+            reach.runs_in
+        ),
+    )
+}
+
+/// The volume (name, path) holding `path` of a container that is not
+/// running. Its own files are gone until it runs again, but the pod's
+/// volumes it mounts outlive it (a core file, a heap dump on an
+/// emptyDir), and a debug container that mounts one at the same path
+/// reaches them; in a pod that has ended, nothing can be started.
+fn volume_of(
+    detail: &crate::model::PodDetail,
+    info: &crate::model::ContainerInfo,
+    path: &str,
+) -> Result<(String, String), Failure> {
+    let ended = matches!(detail.phase.as_str(), "Succeeded" | "Failed");
+    if let Some(mount) = mount_holding(&info.mounts, path).filter(|_| !ended) {
+        return Ok(mount.clone());
+    }
+    let volumes: Vec<String> = info
+        .mounts
+        .iter()
+        .map(|(volume, at)| format!("{at} (volume {volume})"))
+        .collect();
+    let why = if ended {
+        format!(
+            "pod {} has ended, so nothing can be started in it to reach its files",
+            detail.key.name
+        )
+    } else if volumes.is_empty() {
+        "files can be copied only while it runs".to_string()
+    } else {
+        format!(
+            "its own files are gone until it runs again, but its volumes can be read: {}",
+            volumes.join(", ")
+        )
+    };
+    Err(fail(
+        exit::NOT_RUNNING,
+        format!(
+            "Container {} of pod {} is not running ({}); {why}.",
+            info.name,
+            detail.key.name,
+            sanitize(&info.state.summary())
+        ),
+    ))
 }
 
 /// Reads the two arguments: exactly one side in a pod.
@@ -236,7 +335,7 @@ fn job<'a>(args: &'a DebugArgs, pod: &str, namespace: &str, target: Option<Strin
 }
 
 /// `-c`, else the pod's default container (kubectl's annotation), else
-/// its first, said when there was a choice; running, or one sentence.
+/// its first, said when there was a choice; one it has, or one sentence.
 fn container_of(pod: &Pod, asked: Option<&str>, voice: &Voice) -> Result<String, Failure> {
     let name = pod.metadata.name.clone().unwrap_or_default();
     let detail = crate::model::PodDetail::from_pod(pod);
@@ -267,7 +366,7 @@ fn container_of(pod: &Pod, asked: Option<&str>, voice: &Voice) -> Result<String,
             chosen
         }
     };
-    let Some(info) = detail.container(&chosen) else {
+    if detail.container(&chosen).is_none() {
         return Err(fail(
             exit::INVALID,
             format!(
@@ -275,44 +374,38 @@ fn container_of(pod: &Pod, asked: Option<&str>, voice: &Voice) -> Result<String,
                 names.join(", ")
             ),
         ));
-    };
-    if !info.state.is_running() {
-        return Err(fail(
-            exit::NOT_RUNNING,
-            format!(
-                "Container {chosen} of pod {name} is not running ({}); files can be copied only while it runs.",
-                sanitize(&info.state.summary())
-            ),
-        ));
     }
     Ok(chosen)
 }
 
-/// A running debug container that targets `container`: reused, or added.
-async fn through(
+/// A running debug container, reused or added: one that targets
+/// `args.target` (`Route::Through`), or mounts `args.mounts`
+/// (`Route::Direct`: the files are at the same paths in it).
+async fn debugger(
     client: &kube::Client,
     args: &DebugArgs,
     pod: &Pod,
-    container: &str,
     defaults: &Defaults,
     deadline: tokio::time::Instant,
+    route: Route,
 ) -> Result<Reach, Failure> {
     let namespace = args.namespace.clone().unwrap_or_default();
     let pod_name = pod.metadata.name.clone().unwrap_or_default();
-    if pod
+    let shares_processes = pod
         .spec
         .as_ref()
         .and_then(|s| s.share_process_namespace)
-        .unwrap_or(false)
-    {
+        .unwrap_or(false);
+    if route == Route::Through && shares_processes {
         return Err(fail(
             exit::UNSUPPORTED,
             format!(
-                "Container {container} has no tar, and pod {pod_name} shares one process namespace, where its files are not at /proc/1/root of a debug container; copy from a container that has tar."
+                "Container {} has no tar, and pod {pod_name} shares one process namespace, where its files are not at /proc/1/root of a debug container; copy from a container that has tar.",
+                args.target.as_deref().unwrap_or_default()
             ),
         ));
     }
-    let job = job(args, &pod_name, &namespace, Some(container.to_string()));
+    let job = job(args, &pod_name, &namespace, args.target.clone());
     let image = debug_cmd::chosen_image(args, defaults, &job.voice);
     let (mut out, mut err) = (std::io::sink(), std::io::sink());
     let sinks = Sinks {
@@ -333,7 +426,7 @@ async fn through(
         namespace,
         pod: pod_name,
         runs_in: finished.container,
-        route: Route::Through,
+        route,
     })
 }
 

@@ -361,6 +361,7 @@ fn info(
         args: vec![],
         previous: None,
         stdio: crate::model::Stdio::TERMINAL,
+        mounts: Vec::new(),
     }
 }
 
