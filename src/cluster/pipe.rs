@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use bytes::Bytes;
+use bytes::{BufMut, Bytes, BytesMut};
 use futures::{SinkExt, StreamExt};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Status;
 use kube::api::AttachParams;
@@ -23,6 +23,47 @@ const CLOSE: u8 = 255;
 
 /// How much of stderr is kept: enough for tar's complaint.
 const STDERR_KEPT: usize = 16 * 1024;
+
+/// The command's input, written straight into the frame that will carry
+/// it (the stdin channel's byte first), so a chunk is not copied again to
+/// be sent: each copy of a 256 MiB upload costs more than the rest of
+/// podbay's work on it.
+pub struct Input {
+    frame: BytesMut,
+}
+
+/// A chunk of input, framed: what [`Input::take`] hands over.
+pub struct InputChunk(Bytes);
+
+impl Input {
+    pub fn with_capacity(bytes: usize) -> Self {
+        let mut frame = BytesMut::with_capacity(bytes + 1);
+        frame.put_u8(STDIN);
+        Input { frame }
+    }
+
+    /// Bytes of input held.
+    pub fn len(&self) -> usize {
+        self.frame.len() - 1
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn extend(&mut self, data: &[u8]) {
+        self.frame.extend_from_slice(data);
+    }
+
+    /// What is held, as one chunk; the next starts empty.
+    pub fn take(&mut self) -> InputChunk {
+        let capacity = self.frame.capacity();
+        let chunk = self.frame.split().freeze();
+        self.frame.reserve(capacity);
+        self.frame.put_u8(STDIN);
+        InputChunk(chunk)
+    }
+}
 
 /// Which command, where.
 pub struct PipeSpec {
@@ -64,7 +105,7 @@ impl PipeEnd {
 pub async fn exec(
     client: &kube::Client,
     spec: &PipeSpec,
-    stdin: Option<mpsc::Receiver<Bytes>>,
+    stdin: Option<mpsc::Receiver<InputChunk>>,
     stdout: mpsc::Sender<Bytes>,
 ) -> Result<PipeEnd, kube::Error> {
     let pods = kube::core::Request::new(format!("/api/v1/namespaces/{}/pods", spec.namespace));
@@ -121,7 +162,7 @@ pub async fn exec(
             }
             chunk = next_input(&mut stdin) => {
                 let frame = match chunk {
-                    Some(data) => framed(STDIN, &data),
+                    Some(InputChunk(frame)) => Message::Binary(frame),
                     None => {
                         stdin = None;
                         if !can_close {
@@ -148,7 +189,7 @@ pub async fn exec(
     })
 }
 
-async fn next_input(stdin: &mut Option<mpsc::Receiver<Bytes>>) -> Option<Bytes> {
+async fn next_input(stdin: &mut Option<mpsc::Receiver<InputChunk>>) -> Option<InputChunk> {
     match stdin {
         Some(rx) => rx.recv().await,
         None => std::future::pending().await,

@@ -593,7 +593,7 @@ pub(crate) async fn copy_in(
             })
         }
     );
-    let (tx, rx) = mpsc::channel::<Bytes>(CHUNKS_IN_FLIGHT);
+    let (tx, rx) = mpsc::channel::<pipe::InputChunk>(CHUNKS_IN_FLIGHT);
     let count = meter.done.clone();
     let total;
     let producing = match from {
