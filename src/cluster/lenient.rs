@@ -2,15 +2,21 @@
 //! does not decode (a `restartCount` past 2^31, a name that is not UTF-8)
 //! is reported as unreadable and the others are kept, as kubectl keeps
 //! them. kube-rs decodes a list whole, so one bad pod hid every pod.
+//!
+//! Every object is decoded from its JSON bytes (`serde_json::from_slice`),
+//! as kube-rs decodes its own answers: each other way to decode a Pod (from
+//! a `&str`, from a `Value`) was another copy of k8s-openapi's decoders in
+//! the binary, about 0.3 MB each.
 
 use bytes::{Bytes, BytesMut};
 use futures::{Stream, StreamExt};
 use http_body_util::BodyExt as _;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ListMeta;
 use kube::api::{Api, ListParams, WatchEvent, WatchParams};
+use serde::Deserialize;
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Deserializer};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::model::feed::Unreadable;
 
@@ -35,17 +41,15 @@ pub enum Lenient<K> {
 }
 
 impl<K: DeserializeOwned> Lenient<K> {
-    fn read(value: Value) -> Self {
-        match K::deserialize(&value) {
+    /// Decodes one object's JSON.
+    fn read(json: &[u8]) -> Self {
+        match serde_json::from_slice(json) {
             Ok(object) => Lenient::Read(object),
-            Err(error) => Lenient::Unreadable(unreadable(&value, &error)),
+            Err(error) => {
+                let value = serde_json::from_slice(json).unwrap_or(Value::Null);
+                Lenient::Unreadable(unreadable(&value, &error))
+            }
         }
-    }
-}
-
-impl<'de, K: DeserializeOwned> Deserialize<'de> for Lenient<K> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Value::deserialize(deserializer).map(Lenient::read)
     }
 }
 
@@ -81,18 +85,19 @@ where
         .to_bytes();
     // Go's decoder, and so kubectl, reads bytes that are not UTF-8 as U+FFFD.
     let text = String::from_utf8_lossy(&body);
-    if let Ok(page) = serde_json::from_str::<Whole<K>>(&text) {
+    if let Ok(page) = serde_json::from_slice::<Whole<K>>(text.as_bytes()) {
         return Ok(Page {
             metadata: page.metadata,
             items: page.items,
             unreadable: Vec::new(),
         });
     }
-    let page: Whole<Value> = serde_json::from_str(&text).map_err(kube::Error::SerdeError)?;
+    let page: Whole<&RawValue> =
+        serde_json::from_slice(text.as_bytes()).map_err(kube::Error::SerdeError)?;
     let mut items = Vec::with_capacity(page.items.len());
     let mut unreadable = Vec::new();
-    for value in page.items {
-        match Lenient::<K>::read(value) {
+    for raw in page.items {
+        match Lenient::<K>::read(raw.get().as_bytes()) {
             Lenient::Read(object) => items.push(object),
             Lenient::Unreadable(bad) => unreadable.push(bad),
         }
@@ -135,6 +140,15 @@ where
 
 type BodyError = Box<dyn std::error::Error + Send + Sync>;
 
+/// A watch event as it arrives: its type, and its object still as JSON.
+#[derive(Deserialize)]
+struct RawEvent<'a> {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(borrow)]
+    object: &'a RawValue,
+}
+
 /// The event on one line; a line that is a `Status` is the server's error.
 fn event<K>(line: &[u8]) -> Option<kube::Result<WatchEvent<Lenient<K>>>>
 where
@@ -144,13 +158,28 @@ where
     if text.trim().is_empty() {
         return None;
     }
-    match serde_json::from_str::<WatchEvent<Lenient<K>>>(&text) {
-        Ok(event) => Some(Ok(event)),
-        Err(error) => match serde_json::from_str::<kube::core::Status>(&text) {
-            Ok(status) if status.code != 0 => Some(Err(kube::Error::Api(status.boxed()))),
-            _ => Some(Err(kube::Error::SerdeError(error))),
-        },
-    }
+    let raw = match serde_json::from_slice::<RawEvent>(text.as_bytes()) {
+        Ok(raw) => raw,
+        Err(error) => {
+            return match serde_json::from_slice::<kube::core::Status>(text.as_bytes()) {
+                Ok(status) if status.code != 0 => Some(Err(kube::Error::Api(status.boxed()))),
+                _ => Some(Err(kube::Error::SerdeError(error))),
+            };
+        }
+    };
+    let object = raw.object.get().as_bytes();
+    let decoded = match raw.kind.as_str() {
+        "ADDED" => Ok(WatchEvent::Added(Lenient::read(object))),
+        "MODIFIED" => Ok(WatchEvent::Modified(Lenient::read(object))),
+        "DELETED" => Ok(WatchEvent::Deleted(Lenient::read(object))),
+        "BOOKMARK" => serde_json::from_slice(object).map(WatchEvent::Bookmark),
+        "ERROR" => serde_json::from_slice(object).map(|s| WatchEvent::Error(Box::new(s))),
+        other => Err(serde::de::Error::unknown_variant(
+            other,
+            &["ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"],
+        )),
+    };
+    Some(decoded.map_err(kube::Error::SerdeError))
 }
 
 /// A cut chunked stream (an apiserver or a proxy ending a long watch): the
@@ -249,13 +278,15 @@ mod tests {
         let bad = serde_json::json!({"metadata": {"name": "web-2", "namespace": "shop"},
             "status": {"containerStatuses": [{"name": "app", "image": "x", "imageID": "",
                 "ready": true, "restartCount": 9_223_372_036_854_775_807_u64}]}});
-        let Lenient::<Pod>::Unreadable(why) = Lenient::read(bad) else {
+        let bad = serde_json::to_vec(&bad).unwrap();
+        let Lenient::<Pod>::Unreadable(why) = Lenient::read(&bad) else {
             panic!("restartCount past i32 decodes")
         };
         assert_eq!(why.name, "shop/web-2");
         assert!(why.why.contains("9223372036854775807"), "{}", why.why);
         let good = serde_json::json!({"metadata": {"name": "web-1", "namespace": "shop"}});
-        assert!(matches!(Lenient::<Pod>::read(good), Lenient::Read(_)));
+        let good = serde_json::to_vec(&good).unwrap();
+        assert!(matches!(Lenient::<Pod>::read(&good), Lenient::Read(_)));
     }
 
     #[tokio::test]
@@ -274,5 +305,37 @@ mod tests {
         // kube's Status takes any object: what is not one has code 0.
         let garbage = br#"{"type": "ERROR", "object": {"nope": 1}}"#;
         assert!(matches!(event::<Pod>(garbage), Some(Ok(WatchEvent::Error(s))) if s.code == 0));
+    }
+
+    #[test]
+    fn each_kind_of_event_is_read_and_a_bad_object_is_named() {
+        let line = |kind: &str, object: &str| format!(r#"{{"type":"{kind}","object":{object}}}"#);
+        let pod = r#"{"metadata":{"name":"web-1","namespace":"shop","resourceVersion":"7"}}"#;
+        for kind in ["ADDED", "MODIFIED", "DELETED"] {
+            let read = event::<Pod>(line(kind, pod).as_bytes());
+            let Some(Ok(
+                WatchEvent::Added(Lenient::Read(p))
+                | WatchEvent::Modified(Lenient::Read(p))
+                | WatchEvent::Deleted(Lenient::Read(p)),
+            )) = read
+            else {
+                panic!("{kind}: {read:?}")
+            };
+            assert_eq!(p.metadata.name.as_deref(), Some("web-1"));
+        }
+        let mark = r#"{"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":"12"}}"#;
+        assert!(matches!(
+            event::<Pod>(line("BOOKMARK", mark).as_bytes()),
+            Some(Ok(WatchEvent::Bookmark(b))) if b.metadata.resource_version == "12"
+        ));
+        let bad = r#"{"metadata":{"name":"web-2","namespace":"shop"},"spec":{"containers":7}}"#;
+        assert!(matches!(
+            event::<Pod>(line("MODIFIED", bad).as_bytes()),
+            Some(Ok(WatchEvent::Modified(Lenient::Unreadable(u)))) if &*u.name == "shop/web-2"
+        ));
+        assert!(matches!(
+            event::<Pod>(line("RENAMED", pod).as_bytes()),
+            Some(Err(kube::Error::SerdeError(_)))
+        ));
     }
 }

@@ -73,7 +73,11 @@ pub fn update(
         // A field of the wrong type (`"stdin": "yes"`, `"command": false`,
         // a number out of int32 range) fails the apiserver's decoding of
         // the object: 400, and nothing is stored that clients cannot read.
-        let typed = match serde_json::from_value::<Pod>(new.clone()) {
+        // From bytes, as every Pod in podbay is decoded: one decoder in
+        // the binary (src/cluster/lenient.rs).
+        let decoded =
+            serde_json::to_vec(&new).and_then(|json| serde_json::from_slice::<Pod>(&json));
+        let typed = match decoded {
             Ok(pod) => pod,
             Err(e) => {
                 return Err(ApiError::bad_request(format!(

@@ -12,7 +12,10 @@ pub fn pods(pods: &[Value], resource_version: u64, continue_token: &str) -> Valu
     let rows: Vec<Value> = pods
         .iter()
         .map(|pod| {
-            let parsed = serde_json::from_value::<Pod>(pod.clone()).map(|p| PodRow::from_pod(&p));
+            // From bytes, as every Pod in podbay is decoded (one decoder).
+            let parsed = serde_json::to_vec(pod)
+                .and_then(|json| serde_json::from_slice::<Pod>(&json))
+                .map(|p| PodRow::from_pod(&p));
             let cells = match parsed {
                 Ok(r) => {
                     let or_none = |s: &str| {
