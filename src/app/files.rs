@@ -170,8 +170,15 @@ impl App {
             return vec![];
         };
         if !container.state.is_running() {
+            let volumes = match container.mounts.first() {
+                Some((_, at)) => format!(
+                    "; what it left on its volumes can be copied: podbay cp {}/{}:{at}/… .",
+                    detail.key.namespace, detail.key.name
+                ),
+                None => ".".into(),
+            };
             self.message = Some(error(format!(
-                "Container {} is not running ({}); its files can be browsed only while it runs.",
+                "Container {} is not running ({}); its files can be browsed only while it runs{volumes}",
                 container.name,
                 container.state.summary()
             )));
