@@ -258,6 +258,10 @@ pub struct DebugArgs {
     /// Command and arguments (after --); default: the image's entrypoint.
     #[arg(last = true)]
     pub command: Vec<String>,
+    /// Without a target: the container whose user to run as (podbay cp
+    /// reaching a stopped container's volumes); not a flag.
+    #[arg(skip)]
+    pub user_of: Option<String>,
 }
 
 impl DebugArgs {

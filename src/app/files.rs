@@ -170,10 +170,15 @@ impl App {
             return vec![];
         };
         if !container.state.is_running() {
-            let volumes = match container.mounts.first() {
-                Some((_, at)) => format!(
-                    "; what it left on its volumes can be copied: podbay cp {}/{}:{at}/… .",
-                    detail.key.namespace, detail.key.name
+            // The service account's token is no one's leftovers.
+            let left = container
+                .mounts
+                .iter()
+                .find(|(volume, _)| !volume.starts_with("kube-api-access-"));
+            let volumes = match left {
+                Some((volume, at)) => format!(
+                    "; what it left on its volumes can be copied: podbay cp -c {} {}/{}:{at} ./{volume}",
+                    container.name, detail.key.namespace, detail.key.name
                 ),
                 None => ".".into(),
             };

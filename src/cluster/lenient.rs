@@ -27,9 +27,13 @@ fn unreadable(value: &Value, error: &serde_json::Error) -> Unreadable {
         Some(_) => format!("{}/{}", field("namespace"), field("name")),
         None => field("name"),
     };
+    // "at line 1 column 812" points into one object's JSON: nothing a
+    // user can find.
+    let why = error.to_string();
+    let why = why.split(" at line ").next().unwrap_or_default();
     Unreadable {
         name: name.into(),
-        why: error.to_string().into(),
+        why: why.into(),
     }
 }
 
@@ -311,18 +315,18 @@ mod tests {
     fn each_kind_of_event_is_read_and_a_bad_object_is_named() {
         let line = |kind: &str, object: &str| format!(r#"{{"type":"{kind}","object":{object}}}"#);
         let pod = r#"{"metadata":{"name":"web-1","namespace":"shop","resourceVersion":"7"}}"#;
-        for kind in ["ADDED", "MODIFIED", "DELETED"] {
-            let read = event::<Pod>(line(kind, pod).as_bytes());
-            let Some(Ok(
-                WatchEvent::Added(Lenient::Read(p))
-                | WatchEvent::Modified(Lenient::Read(p))
-                | WatchEvent::Deleted(Lenient::Read(p)),
-            )) = read
-            else {
-                panic!("{kind}: {read:?}")
-            };
-            assert_eq!(p.metadata.name.as_deref(), Some("web-1"));
-        }
+        let read = |kind: &str| event::<Pod>(line(kind, pod).as_bytes());
+        let name = |p: &Pod| p.metadata.name.clone();
+        let web = Some("web-1".to_string());
+        assert!(
+            matches!(read("ADDED"), Some(Ok(WatchEvent::Added(Lenient::Read(p)))) if name(&p) == web)
+        );
+        assert!(
+            matches!(read("MODIFIED"), Some(Ok(WatchEvent::Modified(Lenient::Read(p)))) if name(&p) == web)
+        );
+        assert!(
+            matches!(read("DELETED"), Some(Ok(WatchEvent::Deleted(Lenient::Read(p)))) if name(&p) == web)
+        );
         let mark = r#"{"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":"12"}}"#;
         assert!(matches!(
             event::<Pod>(line("BOOKMARK", mark).as_bytes()),
@@ -331,7 +335,8 @@ mod tests {
         let bad = r#"{"metadata":{"name":"web-2","namespace":"shop"},"spec":{"containers":7}}"#;
         assert!(matches!(
             event::<Pod>(line("MODIFIED", bad).as_bytes()),
-            Some(Ok(WatchEvent::Modified(Lenient::Unreadable(u)))) if &*u.name == "shop/web-2"
+            Some(Ok(WatchEvent::Modified(Lenient::Unreadable(u))))
+                if &*u.name == "shop/web-2" && !u.why.contains("column")
         ));
         assert!(matches!(
             event::<Pod>(line("RENAMED", pod).as_bytes()),

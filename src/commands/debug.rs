@@ -286,7 +286,7 @@ pub(super) async fn run_job(
     let name = match reused {
         Some(name) => {
             job.voice.say(&format!(
-                "reusing debug container {name} of pod {}/{} (same image and target, running)",
+                "reusing debug container {name} of pod {}/{} (same image, target and volumes, running)",
                 job.namespace, job.pod
             ));
             name
@@ -360,10 +360,17 @@ async fn launch(
     };
     spec.profile =
         admitted_profile(client, pod, &spec, job, chosen.explicit_profile, deadline).await?;
-    if let Some(user) = spec.match_target_user(pod, args.as_target_user) {
-        job.voice.say(&format!(
-            "running as the target's user {user}, so its files under /proc/1/root are readable without SYS_PTRACE (--as-target-user=never to stay root)"
-        ));
+    let whose = job.target.as_deref().or(args.user_of.as_deref());
+    if let Some(user) = spec.match_user_of(pod, whose, args.as_target_user) {
+        job.voice.say(&match &spec.target {
+            Some(_) => format!(
+                "running as the target's user {user}, so its files under /proc/1/root are readable without SYS_PTRACE (--as-target-user=never to stay root)"
+            ),
+            None => format!(
+                "running as container {}'s user {user}, so what it left on its volumes is read and written as it would (--as-target-user=never to stay root)",
+                whose.unwrap_or_default()
+            ),
+        });
     }
     let launched = answered(
         "the request to add the debug container (it may still be added: --list shows it)",

@@ -276,14 +276,25 @@ impl DebugSpec {
     /// profile cannot read another user's `/proc/PID/root` and the target
     /// runs as a known non-root user. Returns the user taken.
     pub fn match_target_user(&mut self, pod: &Pod, mode: AsTargetUser) -> Option<RunAs> {
+        let target = self.target.clone();
+        self.match_user_of(pod, target.as_deref(), mode)
+    }
+
+    /// As [`DebugSpec::match_target_user`], with `container`'s user: a
+    /// stopped container whose volumes are reached, where there is no
+    /// target (what it left there stays its own).
+    pub fn match_user_of(
+        &mut self,
+        pod: &Pod,
+        container: Option<&str>,
+        mode: AsTargetUser,
+    ) -> Option<RunAs> {
         let wanted = match mode {
             AsTargetUser::Never => false,
             AsTargetUser::Always => true,
             AsTargetUser::Auto => !self.profile.reads_any_users_root(),
         };
-        self.run_as = wanted
-            .then(|| target_user(pod, self.target.as_deref()?))
-            .flatten();
+        self.run_as = wanted.then(|| target_user(pod, container?)).flatten();
         self.run_as
     }
 
@@ -486,6 +497,12 @@ mod tests {
         assert_eq!(spec.match_target_user(&pod, AsTargetUser::Auto), None);
         spec.target = None;
         assert_eq!(spec.match_target_user(&pod, AsTargetUser::Auto), None);
+        // No target, but a stopped container whose volumes it reaches.
+        assert_eq!(
+            spec.match_user_of(&pod, Some("envoy"), AsTargetUser::Auto)
+                .map(|r| r.user),
+            Some(1000)
+        );
     }
 
     fn spec(profile: Profile) -> DebugSpec {

@@ -291,8 +291,8 @@ mod tests {
     #[test]
     fn a_path_is_on_the_deepest_volume_that_holds_it() {
         let mounts = vec![
-            ("crash".to_string(), "/var/crash".to_string()),
             ("data".to_string(), "/var".to_string()),
+            ("crash".to_string(), "/var/crash".to_string()),
         ];
         let holding = |p: &str| mount_holding(&mounts, p).map(|(v, _)| v.as_str());
         assert_eq!(holding("/var/crash/core.ledger.1"), Some("crash"));

@@ -424,7 +424,11 @@ pub fn seed_volume(pod: &str, volume: &Value, dir: &std::path::Path) -> std::io:
             std::fs::write(dir.join(path), content)?;
         }
     } else if name == "crash" && pod.starts_with("ledger-worker-") {
-        write_core(&dir.join(CORE_FILE))?;
+        // Under another name until whole, as a kernel's core_pattern pipe
+        // would not, so a copy never takes half a core for the core.
+        let partial = dir.join(format!(".{CORE_FILE}.partial"));
+        write_core(&partial)?;
+        std::fs::rename(&partial, dir.join(CORE_FILE))?;
     }
     Ok(())
 }

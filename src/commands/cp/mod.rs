@@ -126,14 +126,17 @@ async fn copy(args: CpArgs, defaults: &Defaults) -> Result<(), Failure> {
         .filter(|c| !c.state.is_running())
     {
         // Not running: only the volumes it mounts are left to reach.
-        let mount = volume_of(&detail, info, &plan.pod_path())?;
-        voice.say(&format!(
+        let upload = matches!(plan, Plan::In { .. });
+        let mounts = volumes_for(&detail, info, &plan.pod_path(), upload)?;
+        let names: Vec<&str> = mounts.iter().map(|(volume, _)| volume.as_str()).collect();
+        voice.say(&sanitize(&format!(
             "container {container} is not running ({}); {} is on its volume {}: copying through a debug container that mounts it",
-            sanitize(&info.state.summary()),
+            info.state.summary(),
             plan.pod_path(),
-            mount.0
-        ));
-        debug_args.mounts = vec![mount];
+            names.join(", ")
+        )));
+        debug_args.mounts = mounts;
+        debug_args.user_of = Some(container.clone());
         let reach = debugger(
             &client,
             &debug_args,
@@ -209,47 +212,92 @@ fn no_tar(reach: &Reach) -> Failure {
     )
 }
 
-/// The volume (name, path) holding `path` of a container that is not
-/// running. Its own files are gone until it runs again, but the pod's
-/// volumes it mounts outlive it (a core file, a heap dump on an
-/// emptyDir), and a debug container that mounts one at the same path
-/// reaches them; in a pod that has ended, nothing can be started.
-fn volume_of(
+/// The volumes (name, path) to mount to reach `path` of a container that
+/// is not running: the one that holds it, and those mounted below it (a
+/// directory copy is then whole). Its own files are gone until it runs
+/// again, but the pod's volumes it mounts outlive it (a core file, a heap
+/// dump on an emptyDir), and a debug container that mounts them at the
+/// same paths reaches them. In a pod that has ended, nothing can start.
+fn volumes_for(
     detail: &crate::model::PodDetail,
     info: &crate::model::ContainerInfo,
     path: &str,
-) -> Result<(String, String), Failure> {
+    upload: bool,
+) -> Result<Vec<(String, String)>, Failure> {
     let ended = matches!(detail.phase.as_str(), "Succeeded" | "Failed");
-    if let Some(mount) = mount_holding(&info.mounts, path).filter(|_| !ended) {
-        return Ok(mount.clone());
-    }
-    let volumes: Vec<String> = info
-        .mounts
-        .iter()
-        .map(|(volume, at)| format!("{at} (volume {volume})"))
+    let spec = detail.manifest.spec.as_ref();
+    let mounts: Vec<&k8s_openapi::api::core::v1::VolumeMount> = spec
+        .into_iter()
+        .flat_map(|s| {
+            s.containers
+                .iter()
+                .chain(s.init_containers.iter().flatten())
+        })
+        .filter(|c| c.name == info.name)
+        .flat_map(|c| c.volume_mounts.iter().flatten())
         .collect();
-    let why = if ended {
-        format!(
-            "pod {} has ended, so nothing can be started in it to reach its files",
-            detail.key.name
-        )
-    } else if volumes.is_empty() {
-        "files can be copied only while it runs".to_string()
-    } else {
-        format!(
-            "its own files are gone until it runs again, but its volumes can be read: {}",
-            volumes.join(", ")
+    let stopped = |why: String| {
+        fail(
+            exit::NOT_RUNNING,
+            format!(
+                "Container {} of pod {} is not running ({}); {why}.",
+                info.name,
+                detail.key.name,
+                sanitize(&info.state.summary())
+            ),
         )
     };
-    Err(fail(
-        exit::NOT_RUNNING,
-        format!(
-            "Container {} of pod {} is not running ({}); {why}.",
-            info.name,
-            detail.key.name,
-            sanitize(&info.state.summary())
-        ),
-    ))
+    if ended {
+        return Err(stopped(format!(
+            "pod {} has ended, so nothing can be started in it to reach its files",
+            detail.key.name
+        )));
+    }
+    let Some((volume, at)) = mount_holding(&info.mounts, path) else {
+        let volumes: Vec<String> = info
+            .mounts
+            .iter()
+            .map(|(volume, at)| sanitize(&format!("{at} (volume {volume})")).into_owned())
+            .collect();
+        return Err(stopped(if volumes.is_empty() {
+            "files can be copied only while it runs".to_string()
+        } else {
+            format!(
+                "its own files are gone until it runs again, but its volumes can be read: {}",
+                volumes.join(", ")
+            )
+        }));
+    };
+    let below = |m: &&&k8s_openapi::api::core::v1::VolumeMount| {
+        (m.name == *volume && m.mount_path == *at)
+            || mount_holding(&[(String::new(), path.to_string())], &m.mount_path).is_some()
+    };
+    let mut wanted = Vec::new();
+    for m in mounts.iter().filter(below) {
+        let sub_path = m.sub_path.as_deref().or(m.sub_path_expr.as_deref());
+        if sub_path.is_some_and(|p| !p.is_empty()) {
+            return Err(fail(
+                exit::UNSUPPORTED,
+                sanitize(&format!(
+                    "Container {} mounts only part of volume {} at {} (subPath), and a debug container cannot (Kubernetes forbids subPath there); copy it while {} runs.",
+                    info.name, m.name, m.mount_path, info.name
+                ))
+                .into_owned(),
+            ));
+        }
+        if upload && m.read_only == Some(true) {
+            return Err(fail(
+                exit::UNSUPPORTED,
+                sanitize(&format!(
+                    "Container {} mounts volume {} read-only at {}; podbay will not write there behind its back.",
+                    info.name, m.name, m.mount_path
+                ))
+                .into_owned(),
+            ));
+        }
+        wanted.push((m.name.clone(), m.mount_path.clone()));
+    }
+    Ok(wanted)
 }
 
 /// Reads the two arguments: exactly one side in a pod.
@@ -904,6 +952,7 @@ impl DebugArgs {
             timeout: args.timeout,
             output: None,
             command: Vec::new(),
+            user_of: None,
         }
     }
 }
@@ -911,6 +960,64 @@ impl DebugArgs {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A crash-looping pod whose container mounts: log at /var/log, app
+    /// below it, part of data (subPath), config read-only.
+    fn stopped_pod() -> crate::model::PodDetail {
+        let pod: Pod = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "web-1", "namespace": "shop"},
+            "spec": {"containers": [{"name": "app", "image": "x", "volumeMounts": [
+                {"name": "log", "mountPath": "/var/log"},
+                {"name": "app-log", "mountPath": "/var/log/app"},
+                {"name": "data", "mountPath": "/data", "subPath": "web"},
+                {"name": "config", "mountPath": "/etc/web", "readOnly": true},
+            ]}]},
+            "status": {"phase": "Running", "containerStatuses": [{"name": "app", "image": "x",
+                "imageID": "", "ready": false, "restartCount": 4,
+                "state": {"waiting": {"reason": "CrashLoopBackOff"}}}]},
+        }))
+        .unwrap();
+        crate::model::PodDetail::from_pod(&pod)
+    }
+
+    #[test]
+    fn a_stopped_containers_volumes_are_mounted_whole_or_refused() {
+        let detail = stopped_pod();
+        let info = detail.container("app").unwrap();
+        let names = |path: &str, upload: bool| -> Result<Vec<String>, String> {
+            volumes_for(&detail, info, path, upload)
+                .map(|m| m.into_iter().map(|(v, _)| v).collect())
+                .map_err(|f| f.sentence.to_string())
+        };
+        assert_eq!(
+            names("/var/log/app/today.log", false),
+            Ok(vec!["app-log".into()])
+        );
+        assert_eq!(
+            names("/var/log", false),
+            Ok(vec!["log".into(), "app-log".into()]),
+            "what is mounted below comes along"
+        );
+        assert_eq!(names("/var/log/other", true), Ok(vec!["log".into()]));
+        assert!(names("/data/x", false).unwrap_err().contains("subPath"));
+        assert!(
+            names("/", false)
+                .unwrap_err()
+                .contains("can be read: /var/log (volume log)")
+        );
+        assert_eq!(names("/etc/web/app.yaml", false), Ok(vec!["config".into()]));
+        assert!(
+            names("/etc/web/app.yaml", true)
+                .unwrap_err()
+                .contains("read-only")
+        );
+        let elsewhere = names("/etc/passwd", false).unwrap_err();
+        assert!(
+            elsewhere.contains("is not running (Waiting CrashLoopBackOff)")
+                && elsewhere.contains("/var/log (volume log)"),
+            "{elsewhere}"
+        );
+    }
 
     fn args(source: &str, destination: &str) -> CpArgs {
         CpArgs {
