@@ -109,7 +109,8 @@ podbay cp ./fix.json payments-api-7d9c:/tmp/\n  \
 podbay cp payments-api-7d9c:/var/log - | tar tvf -\n\n\
 How: tar in the container, as kubectl; where it has none, tar in a debug container that targets it \
 (a running one of the same image and target is reused, else one is added: --image, the profile as \
-podbay debug picks it), reading and writing the target's files under /proc/1/root.\n\n\
+podbay debug picks it), reading and writing the target's files under /proc/1/root. A container that is \
+not running is reached through the volume that holds PATH, mounted in a debug container at the same path.\n\n\
 A stream from the container is unpacked only if all of it stays inside the destination: no absolute \
 or .. paths, no writes through symlinks, no links pointing outside, no device nodes or FIFOs, no \
 control characters in names, no more than 16 times what was measured in the container; setuid and \
@@ -241,7 +242,8 @@ pub struct DebugArgs {
     #[arg(long)]
     pub no_attach: bool,
     /// Attach to a running debug container with the same image and target
-    /// instead of adding another (they can never be removed from the pod).
+    /// (mounting at least the --mount volumes) instead of adding another
+    /// (they can never be removed from the pod).
     #[arg(long)]
     pub reuse: bool,
     /// List the pod's debug containers (state, image, target) and exit.
