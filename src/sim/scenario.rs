@@ -424,32 +424,14 @@ pub fn seed_volume(pod: &str, volume: &Value, dir: &std::path::Path) -> std::io:
             std::fs::write(dir.join(path), content)?;
         }
     } else if name == "crash" && pod.starts_with("ledger-worker-") {
-        // Under another name until whole, as a kernel's core_pattern pipe
-        // would not, so a copy never takes half a core for the core.
-        let partial = dir.join(format!(".{CORE_FILE}.partial"));
-        write_core(&partial)?;
-        std::fs::rename(&partial, dir.join(CORE_FILE))?;
+        // An ELF core header (x86-64, ET_CORE), then the memory it holds.
+        let mut header = [0u8; 64];
+        header[..7].copy_from_slice(&[0x7f, b'E', b'L', b'F', 2, 1, 1]);
+        header[16..20].copy_from_slice(&[4, 0, 0x3e, 0]);
+        header[20] = 1;
+        super::workload::write_dump(&dir.join(CORE_FILE), &header, CORE_BYTES >> 20)?;
     }
     Ok(())
-}
-
-/// An ELF core header (x86-64, `ET_CORE`), then the memory it would hold:
-/// random bytes, so a copy that changes one is caught by its checksum.
-fn write_core(path: &std::path::Path) -> std::io::Result<()> {
-    use std::io::Write as _;
-    let mut file = std::io::BufWriter::new(std::fs::File::create(path)?);
-    let mut header = [0u8; 64];
-    header[..7].copy_from_slice(&[0x7f, b'E', b'L', b'F', 2, 1, 1]);
-    header[16..20].copy_from_slice(&[4, 0, 0x3e, 0]);
-    header[20] = 1;
-    file.write_all(&header)?;
-    let mut rng = fastrand::Rng::new();
-    let mut chunk = vec![0u8; 1 << 20];
-    for _ in 0..CORE_BYTES >> 20 {
-        rng.fill(&mut chunk);
-        file.write_all(&chunk)?;
-    }
-    file.flush()
 }
 
 /// What a persistent volume claim of the demo already holds when its pod

@@ -72,35 +72,41 @@ fn leave_files(name: &str) -> Option<std::fs::File> {
         .ok()
 }
 
-/// An hprof header, then random bytes: written under a temporary name and
-/// renamed, so a copy never finds half a dump.
+/// An hprof header, then random bytes.
 fn write_heap_dump() {
     let path = std::path::Path::new(HEAP_DUMP);
     if path.exists() {
         return;
     }
-    let Some(dir) = path.parent() else { return };
-    if std::fs::create_dir_all(dir).is_err() {
-        return;
+    if let Some(dir) = path.parent()
+        && std::fs::create_dir_all(dir).is_ok()
+    {
+        let _ = write_dump(path, b"JAVA PROFILE 1.0.2\0", HEAP_DUMP_BYTES >> 20);
     }
-    let partial = dir.join(".heap.hprof.partial");
+}
+
+/// A dump as a program leaves one: `header`, then `mib` MiB of random
+/// bytes (a copy that changes one is caught by its checksum), written under
+/// a temporary name and renamed, so a copy never finds half a dump.
+pub fn write_dump(path: &std::path::Path, header: &[u8], mib: usize) -> std::io::Result<()> {
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let partial = path.with_file_name(format!(".{name}.partial"));
     let written = (|| -> std::io::Result<()> {
         let mut file = std::io::BufWriter::new(std::fs::File::create(&partial)?);
-        file.write_all(b"JAVA PROFILE 1.0.2\0")?;
+        file.write_all(header)?;
         let mut rng = fastrand::Rng::new();
         let mut chunk = vec![0u8; 1 << 20];
-        for _ in 0..HEAP_DUMP_BYTES >> 20 {
+        for _ in 0..mib {
             rng.fill(&mut chunk);
             file.write_all(&chunk)?;
         }
         file.flush()
     })();
     match written {
-        Ok(()) => {
-            let _ = std::fs::rename(&partial, path);
-        }
-        Err(_) => {
+        Ok(()) => std::fs::rename(&partial, path),
+        Err(e) => {
             let _ = std::fs::remove_file(&partial);
+            Err(e)
         }
     }
 }
