@@ -6,9 +6,11 @@
 //!   libraries (as `gcr.io/distroless/cc`). No shell, no coreutils, so
 //!   `kubectl exec … -- sh` fails as it does on a real node. The program is
 //!   podbay's own binary in its workload mode, which logs like a service.
-//! - **Everything else** (busybox, netshoot, redis, …): a shell and the
-//!   usual tools, which are the host's own system directories mounted
-//!   read-only.
+//! - **Servers** (redis, nginx, the demo's storefront): a shell and the
+//!   usual tools, and a server program that is podbay's workload mode too,
+//!   answering on the ports a real one would (see [`super::serve`]).
+//! - **Everything else** (busybox, netshoot, …): a shell and the usual
+//!   tools, which are the host's own system directories mounted read-only.
 
 use super::reference::{repository, split_reference};
 
@@ -38,10 +40,25 @@ pub const WORKLOAD_ENV: &str = "PODBAY_WORKLOAD";
 /// Demo images that are distroless although their names do not say so.
 const DISTROLESS_DEMO_REPOSITORIES: [&str; 1] = ["ghcr.io/podbay/ledger"];
 
+/// Server images on a full base: (repository, service, program). The
+/// program sits in `/app`, not where the real images keep it: `/usr` is the
+/// host's, read-only.
+const SERVER_IMAGES: [(&str, &str, &str); 4] = [
+    ("redis", "redis", "/app/redis-server"),
+    ("docker.io/library/redis", "redis", "/app/redis-server"),
+    ("nginx", "nginx", "/app/nginx"),
+    ("ghcr.io/podbay/storefront", "storefront", "/app/storefront"),
+];
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Image {
     /// A single program (at `/app/NAME`) and its configuration.
     Distroless { name: String },
+    /// A shell and tools, and a server program (its ENTRYPOINT).
+    Server {
+        name: &'static str,
+        program: &'static str,
+    },
     /// A shell and tools.
     Tools,
 }
@@ -64,9 +81,11 @@ impl Image {
             .is_some_and(|tag| tag.starts_with("debug"));
         if distroless && !debug_variant {
             let name = repository.rsplit('/').next().unwrap_or("app").to_string();
-            Image::Distroless { name }
-        } else {
-            Image::Tools
+            return Image::Distroless { name };
+        }
+        match SERVER_IMAGES.iter().find(|(r, ..)| *r == repository) {
+            Some(&(_, name, program)) => Image::Server { name, program },
+            None => Image::Tools,
         }
     }
 
@@ -79,7 +98,7 @@ impl Image {
     /// `command` nor `args`.
     pub fn default_argv(&self) -> Vec<String> {
         match self {
-            Image::Distroless { .. } => self.entrypoint(),
+            Image::Distroless { .. } | Image::Server { .. } => self.entrypoint(),
             Image::Tools => vec!["sh".into()],
         }
     }
@@ -88,6 +107,16 @@ impl Image {
     pub fn program(&self) -> Option<String> {
         match self {
             Image::Distroless { name } => Some(format!("/app/{name}")),
+            Image::Server { program, .. } => Some(program.to_string()),
+            Image::Tools => None,
+        }
+    }
+
+    /// The service its program plays, if it has one.
+    pub fn service(&self) -> Option<&str> {
+        match self {
+            Image::Distroless { name } => Some(name),
+            Image::Server { name, .. } => Some(name),
             Image::Tools => None,
         }
     }
@@ -102,6 +131,13 @@ impl Image {
                     "/etc/ssl/certs/ca-certificates.crt".into(),
                 ),
                 (WORKLOAD_ENV.into(), name.clone()),
+            ],
+            Image::Server { name, .. } => vec![
+                (
+                    "PATH".into(),
+                    "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin".into(),
+                ),
+                (WORKLOAD_ENV.into(), name.to_string()),
             ],
             Image::Tools => vec![(
                 "PATH".into(),
@@ -126,7 +162,7 @@ impl Image {
                     ),
                 ),
             ],
-            Image::Tools => Vec::new(),
+            Image::Server { .. } | Image::Tools => Vec::new(),
         }
     }
 
@@ -134,7 +170,7 @@ impl Image {
     pub fn writable_dirs(&self) -> Vec<String> {
         match self {
             Image::Distroless { name } => vec!["/var/dump".into(), format!("/var/log/{name}")],
-            Image::Tools => Vec::new(),
+            Image::Server { .. } | Image::Tools => Vec::new(),
         }
     }
 
@@ -143,7 +179,12 @@ impl Image {
     pub fn provides(&self, program: &str) -> bool {
         match self {
             Image::Distroless { .. } => self.program().as_deref() == Some(program),
-            Image::Tools => program.contains('/') || which(program).is_some(),
+            Image::Server {
+                program: server, ..
+            } if *server == program => true,
+            Image::Server { .. } | Image::Tools => {
+                program.contains('/') || which(program).is_some()
+            }
         }
     }
 }
@@ -173,9 +214,10 @@ mod tests {
                 .as_deref(),
             Some("/app/ledger")
         );
+        assert_eq!(Image::of("redis:7.4").default_argv(), ["/app/redis-server"]);
+        assert!(Image::of("redis:7.4").provides("sh"));
         for tools in [
             "busybox:1.36",
-            "redis:7.4",
             "nicolaka/netshoot",
             "localhost:5000/x",
             "gcr.io/distroless/base-debian12:debug",

@@ -12,6 +12,8 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
+use tokio::net::TcpStream;
+
 use super::lock;
 use std::time::Duration;
 
@@ -199,6 +201,79 @@ impl Kubelet {
         {
             if let Some(name) = c.get("name").and_then(Value::as_str) {
                 let _ = self.process(pod, name);
+            }
+        }
+    }
+
+    /// A connection to `localhost:port` in a running pod's network, as the
+    /// CRI's PortForward makes one; the pod's containers start first (here
+    /// they start on first use). The error is the kubelet's sentence.
+    pub async fn port_forward(
+        self: &Arc<Self>,
+        pod: &Value,
+        port: u16,
+    ) -> Result<TcpStream, String> {
+        let key = pod_key(pod);
+        let sandbox = sandbox_id(pod);
+        let failed = |e: &str| {
+            format!(
+                "error forwarding port {port} to pod {sandbox}, uid : failed to execute portforward in network namespace \"/var/run/netns/cni-{}\": {e}",
+                &sandbox[..32]
+            )
+        };
+        // A pod being deleted has had its processes killed here at once
+        // (a node's would be stopping): its sandbox is gone.
+        let current = self.current_pod(&key).ok();
+        let gone = current.as_ref().is_none_or(|p| {
+            !p.pointer("/metadata/deletionTimestamp")
+                .is_none_or(Value::is_null)
+        });
+        if gone {
+            return Err(failed(&format!(
+                "failed to find sandbox {sandbox:?} in store: not found"
+            )));
+        }
+        if pod.pointer("/status/phase").and_then(Value::as_str) != Some("Running") {
+            return Err(failed("pod sandbox is not running"));
+        }
+        self.start_pod(pod);
+        let youngest = lock(&self.processes)
+            .iter()
+            .filter(|(c, _)| c.pod == key)
+            .map(|(_, p)| p.started)
+            .max();
+        let kubelet = self.clone();
+        let mut tries = 0;
+        loop {
+            let (kubelet, key) = (kubelet.clone(), key.clone());
+            let connected =
+                tokio::task::spawn_blocking(move || kubelet.runtime.connect(&key, port))
+                    .await
+                    .map_err(|e| failed(&e.to_string()))?;
+            match connected {
+                Ok(stream) => {
+                    let _ = stream.set_nodelay(true);
+                    stream
+                        .set_nonblocking(true)
+                        .map_err(|e| failed(&e.to_string()))?;
+                    return TcpStream::from_std(stream).map_err(|e| failed(&e.to_string()));
+                }
+                // A program that has just started may not listen yet.
+                Err(e)
+                    if e.kind() == std::io::ErrorKind::ConnectionRefused
+                        && tries < 40
+                        && youngest.is_some_and(|t| {
+                            Timestamp::now().duration_since(t) < jiff::SignedDuration::from_secs(2)
+                        }) =>
+                {
+                    tries += 1;
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                Err(e) => {
+                    return Err(failed(&format!(
+                        "failed to connect to localhost:{port} inside namespace \"{sandbox}\", {e}"
+                    )));
+                }
             }
         }
     }
@@ -601,6 +676,23 @@ impl Kubelet {
 /// A new directory only this user may enter, with an unguessable name
 /// (mkdtemp-style), under `$XDG_RUNTIME_DIR` when set: never one that
 /// already exists, whose planted files a new shell would run.
+/// The id the container runtime gives a pod's sandbox: 64 hex digits,
+/// stable for the pod's uid.
+pub(crate) fn sandbox_id(pod: &Value) -> String {
+    let uid = pod
+        .pointer("/metadata/uid")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    (0..4u64)
+        .map(|round| {
+            let hash = uid.bytes().fold(0xcbf2_9ce4_8422_2325 ^ round, |h, b| {
+                (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+            });
+            format!("{hash:016x}")
+        })
+        .collect()
+}
+
 fn private_scratch_dir() -> std::io::Result<PathBuf> {
     use std::os::unix::fs::DirBuilderExt;
     let base = std::env::var_os("XDG_RUNTIME_DIR")

@@ -43,6 +43,8 @@ struct PodSpec<'a> {
     windows: bool,
     /// Volumes, mounted in every container.
     volumes: Vec<Volume<'a>>,
+    /// A StatefulSet's pod (else a ReplicaSet's).
+    stateful: bool,
 }
 
 /// A demo pod's volume: a claim named `NAME-POD` (as a StatefulSet makes
@@ -80,6 +82,7 @@ pub fn demo(now: Timestamp) -> Vec<Value> {
                 static_pod: false,
                 windows: false,
                 volumes: vec![],
+                stateful: false,
             })
             .collect::<Vec<_>>()
     };
@@ -168,6 +171,7 @@ pub fn demo(now: Timestamp) -> Vec<Value> {
         static_pod: false,
         windows: false,
         volumes: vec![],
+        stateful: false,
     };
     let mut redis = one(
         "shop",
@@ -179,6 +183,7 @@ pub fn demo(now: Timestamp) -> Vec<Value> {
         Some("node-b1"),
         hours(90),
     );
+    redis.stateful = true;
     redis.volumes = vec![Volume {
         name: "data",
         path: "/data",
@@ -340,6 +345,7 @@ pub fn generated(n: usize, now: Timestamp) -> impl Iterator<Item = Value> {
             static_pod: false,
             windows: false,
             volumes: vec![],
+            stateful: false,
         };
         build(&spec, now)
     })
@@ -471,9 +477,18 @@ fn build(spec: &PodSpec<'_>, now: Timestamp) -> Value {
                 "resources": {}, "terminationMessagePath": "/dev/termination-log",
                 "terminationMessagePolicy": "File", "imagePullPolicy": "IfNotPresent",
             });
-            // A distroless service runs its image's entrypoint.
-            if matches!(Image::of(image), Image::Tools) {
+            // A distroless or server image runs its entrypoint, and
+            // declares the ports it serves.
+            let image = Image::of(image);
+            if matches!(image, Image::Tools) {
                 container["command"] = container_command(spec.app, name);
+            }
+            let ports = image.service().map(super::serve::ports_of).unwrap_or(&[]);
+            if !ports.is_empty() {
+                container["ports"] = ports
+                    .iter()
+                    .map(|(name, port)| json!({"name": name, "containerPort": port, "protocol": "TCP"}))
+                    .collect();
             }
             if !spec.volumes.is_empty() {
                 container["volumeMounts"] = spec
@@ -576,6 +591,16 @@ fn build(spec: &PodSpec<'_>, now: Timestamp) -> Value {
         .map(|x| x.0)
         .unwrap_or(&spec.name);
     let mut owner = json!([{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": replica_set, "uid": uid(replica_set, 2), "controller": true, "blockOwnerDeletion": true}]);
+    if spec.stateful {
+        // A StatefulSet's pod: `<set>-<ordinal>`, labelled as its controller does.
+        labels = json!({
+            "app.kubernetes.io/name": spec.app,
+            "controller-revision-hash": format!("{replica_set}-{}", &hex_id(replica_set, 6, 10)),
+            "statefulset.kubernetes.io/pod-name": spec.name,
+            "apps.kubernetes.io/pod-index": spec.name.rsplit('-').next().unwrap_or("0"),
+        });
+        owner = json!([{"apiVersion": "apps/v1", "kind": "StatefulSet", "name": replica_set, "uid": uid(replica_set, 6), "controller": true, "blockOwnerDeletion": true}]);
+    }
     if spec.static_pod {
         labels = json!({"component": spec.app, "tier": "control-plane"});
         annotations = json!({"kubernetes.io/config.mirror": hex_id(&spec.name, 3, 32), "kubernetes.io/config.source": "file"});

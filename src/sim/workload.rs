@@ -1,6 +1,7 @@
-//! podbay's workload mode: the program of the simulator's distroless
-//! images. It logs like a small service, one request a few seconds, and
-//! runs until it is killed. It needs nothing from its root but itself;
+//! podbay's workload mode: the program of the simulator's distroless and
+//! server images. It serves its ports (see [`super::serve`]); a distroless
+//! service also logs like one, a request every few seconds. It runs until
+//! it is killed. It needs nothing from its root but itself;
 //! in a root of its own (where the host allows namespaces) it also leaves
 //! what real services leave for an SRE to take out: its log in a file
 //! and, for payments-api, a heap dump.
@@ -10,12 +11,11 @@ use std::time::Duration;
 
 /// Runs the service named `name` forever.
 pub fn run(name: &str) -> ! {
-    let mut stdout = std::io::stdout().lock();
-    let _ = writeln!(
-        stdout,
-        "{} INFO {name}: listening on :8080 (config /etc/{name}/config.yaml)",
-        jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ")
-    );
+    let name: &'static str = Box::leak(name.into());
+    // Servers on a full base log the requests they serve, and their
+    // background work.
+    let server = !matches!(name, "payments-api" | "ledger");
+    super::serve::start(name);
     let mut log_file = own_root(name).then(|| leave_files(name)).flatten();
     let mut request: u64 = fastrand::u64(1 << 20..1 << 32);
     let parent = nix::unistd::getppid();
@@ -24,6 +24,25 @@ pub fn run(name: &str) -> ! {
         // when the simulator dies.
         if nix::unistd::getppid() != parent {
             std::process::exit(0);
+        }
+        let mut stdout = std::io::stdout().lock();
+        if server {
+            // The background work a server logs between the requests it
+            // serves, as the tools images' containers log theirs.
+            request += 1;
+            let line = format!(
+                "{} {name}/{name} handled request id={request} status=200",
+                jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ")
+            );
+            if writeln!(stdout, "{line}")
+                .and_then(|()| stdout.flush())
+                .is_err()
+            {
+                std::process::exit(0);
+            }
+            drop(stdout);
+            std::thread::sleep(Duration::from_secs(5));
+            continue;
         }
         request += 1;
         let millis = 3 + fastrand::u64(..40);

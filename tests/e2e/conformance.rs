@@ -296,7 +296,7 @@ async fn kubectl_meets_distroless_containers_as_on_a_node() {
     }
     let own_users = matches!(
         podbay::sim::sandbox::Isolation::detect(Path::new(env!("CARGO_BIN_EXE_podbay")), true),
-        podbay::sim::sandbox::Isolation::Namespaces { id_range: true }
+        podbay::sim::sandbox::Isolation::Namespaces { id_range: true, .. }
     );
     let sim = start_sim(100).await;
     let kubeconfig = kubeconfig_file(&sim, "kubectl-distroless");

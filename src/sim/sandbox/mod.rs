@@ -4,11 +4,13 @@
 //! mount namespace and root directory, and its own PID namespace unless it
 //! targets another container (an ephemeral container's
 //! `targetContainerName`) or the pod shares one (`shareProcessNamespace`).
-//! The network namespace stays the host's.
+//! Each pod has its own network namespace too, with loopback only, where the
+//! host allows it (see [`net`]).
 //!
 //! Where the host forbids namespaces, containers are plain processes in a
 //! per-pod directory, as [`Isolation::Processes`] says.
 
+pub mod net;
 pub mod shim;
 
 use std::collections::HashMap;
@@ -32,6 +34,10 @@ pub enum Isolation {
         /// container is its own user with its own capabilities; else the
         /// invoking user is one id per pod, with every capability.
         id_range: bool,
+        /// Each pod has its own network namespace (loopback only); else
+        /// pods share the host's, and their programs listen on free
+        /// loopback ports the runtime maps (see [`net`]).
+        network: bool,
     },
     /// Plain processes; the reason is one sentence for the user.
     Processes { reason: String },
@@ -57,16 +63,18 @@ impl Isolation {
             .output();
         match probe {
             Ok(out) if String::from_utf8_lossy(&out.stdout).contains(shim::PROBE_OK) => {
-                let range = std::process::Command::new(shim)
-                    .arg(shim::ARG)
-                    .arg(serde_json::to_string(&Spec::ProbeIdRange).unwrap_or_default())
-                    .stdin(std::process::Stdio::null())
-                    .stderr(std::process::Stdio::null())
-                    .output();
+                let can = |spec: Spec, ok: &str| {
+                    std::process::Command::new(shim)
+                        .arg(shim::ARG)
+                        .arg(serde_json::to_string(&spec).unwrap_or_default())
+                        .stdin(std::process::Stdio::null())
+                        .stderr(std::process::Stdio::null())
+                        .output()
+                        .is_ok_and(|out| String::from_utf8_lossy(&out.stdout).contains(ok))
+                };
                 Isolation::Namespaces {
-                    id_range: range.is_ok_and(|out| {
-                        String::from_utf8_lossy(&out.stdout).contains(shim::RANGE_OK)
-                    }),
+                    id_range: can(Spec::ProbeIdRange, shim::RANGE_OK),
+                    network: can(Spec::ProbeNetwork, shim::NETWORK_OK),
                 }
             }
             Ok(out) => Isolation::Processes {
@@ -86,16 +94,34 @@ impl Isolation {
     /// One line for the start of `podbay sim` and the demo's status line.
     pub fn describe(&self) -> String {
         match self {
-            Isolation::Namespaces { id_range: true } => {
-                "containers: Linux namespaces (own PID, mount, UTS, IPC, user; host network); user ids 0-65535 as on a node: each container runs as its runAsUser, with its capabilities".into()
-            }
-            Isolation::Namespaces { id_range: false } => {
-                "containers: Linux namespaces (own PID, mount, UTS, IPC, user; host network); one user id per pod (not run as root): every container of a pod is its runAsUser, with every capability".into()
+            Isolation::Namespaces { id_range, network } => {
+                let network = match network {
+                    true => "network: a pod's own, loopback only",
+                    false => {
+                        "host network: a pod's ports are free loopback ports port-forward maps"
+                    }
+                };
+                let users = match id_range {
+                    true => {
+                        "user ids 0-65535 as on a node: each container runs as its runAsUser, with its capabilities"
+                    }
+                    false => {
+                        "one user id per pod (not run as root): every container of a pod is its runAsUser, with every capability"
+                    }
+                };
+                format!(
+                    "containers: Linux namespaces (own PID, mount, UTS, IPC, user; {network}); {users}"
+                )
             }
             Isolation::Processes { reason } => format!(
-                "containers: plain host processes, without their own root or PID namespace ({reason})"
+                "containers: plain host processes, without their own root or PID namespace, on the host network: a pod's ports are free loopback ports port-forward maps ({reason})"
             ),
         }
+    }
+
+    /// Whether each pod has a network namespace of its own.
+    pub fn own_network(&self) -> bool {
+        matches!(self, Isolation::Namespaces { network: true, .. })
     }
 }
 
@@ -217,7 +243,20 @@ pub struct Runtime {
     scratch: PathBuf,
     /// The Kubernetes service address containers are told about.
     api: std::net::SocketAddr,
-    pauses: Mutex<HashMap<Key, std::process::Child>>,
+    pauses: Mutex<HashMap<Key, Pause>>,
+}
+
+/// A pod's pause process, and the way into its network.
+struct Pause {
+    child: std::process::Child,
+    doorway: Option<std::sync::Arc<net::Doorway>>,
+}
+
+impl Pause {
+    fn stop(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 impl Runtime {
@@ -254,6 +293,25 @@ impl Runtime {
         self.pod_dir(key).join("volumes").join(volume)
     }
 
+    /// Where a pod on the host's network records its programs' ports.
+    fn ports_dir(&self, key: &Key) -> PathBuf {
+        self.pod_dir(key).join("ports")
+    }
+
+    /// A socket connected to `localhost:port` inside the pod's network, as
+    /// the CRI's port-forward connects. Blocking (microseconds, but it
+    /// waits its turn behind the pod's other connects).
+    pub fn connect(&self, key: &Key, port: u16) -> io::Result<std::net::TcpStream> {
+        if !self.isolation.own_network() {
+            return net::connect_recorded(&self.ports_dir(key), port);
+        }
+        let doorway = lock(&self.pauses)
+            .get(key)
+            .and_then(|pause| pause.doorway.clone())
+            .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "the pod has no sandbox"))?;
+        doorway.connect(port)
+    }
+
     /// A container's environment: the kubelet's, then the image's, then
     /// the spec's, each overriding the one before.
     fn env_of(&self, c: &ContainerSpec<'_>) -> Vec<(String, String)> {
@@ -282,6 +340,12 @@ impl Runtime {
             // So a shell's prompt tells containers apart.
             ("PS1".into(), format!("{container}@{}# ", key.name)),
         ]);
+        if !self.isolation.own_network() {
+            env.push((
+                net::PORTS_DIR_ENV.into(),
+                self.ports_dir(key).display().to_string(),
+            ));
+        }
         env
     }
 
@@ -295,7 +359,7 @@ impl Runtime {
         }
         match self.isolation {
             Isolation::Processes { .. } => self.plain(c.image, &c.argv, env, &pod_dir),
-            Isolation::Namespaces { id_range } => {
+            Isolation::Namespaces { id_range, .. } => {
                 let pod = self.pause(c.pod, c.pod_user)?;
                 let root = self.root_of(c.pod, c.name);
                 let owner = id_range.then_some((c.identity.user, c.identity.group));
@@ -341,7 +405,7 @@ impl Runtime {
         let mut env = self.env_of(c);
         env.retain(|(k, _)| k != WORKLOAD_ENV);
         match (&self.isolation, container_shim) {
-            (Isolation::Namespaces { id_range }, Some(shim)) => {
+            (Isolation::Namespaces { id_range, .. }, Some(shim)) => {
                 let spec = Spec::Exec {
                     container: shim,
                     root: self.root_of(c.pod, c.name),
@@ -400,18 +464,23 @@ impl Runtime {
 
     /// The pause process of a pod, started on first use.
     fn pause(&self, key: &Key, (user, group): (u32, u32)) -> io::Result<u32> {
-        if let Some(child) = lock(&self.pauses).get_mut(key)
-            && child.try_wait()?.is_none()
+        if let Some(pause) = lock(&self.pauses).get_mut(key)
+            && pause.child.try_wait()?.is_none()
         {
-            return Ok(child.id());
+            return Ok(pause.child.id());
         }
         let status = StatusPipe::new()?;
+        let doorway = match self.isolation.own_network() {
+            true => Some(net::doorway_pair()?),
+            false => None,
+        };
         let spec = Spec::Pause {
             hostname: key.name.to_string(),
             share_pid: true,
             user,
             group,
-            id_range: matches!(self.isolation, Isolation::Namespaces { id_range: true }),
+            id_range: matches!(self.isolation, Isolation::Namespaces { id_range: true, .. }),
+            doorway: doorway.as_ref().map(|(_, fd)| fd.as_raw_fd()),
         };
         let mut command = std::process::Command::new(&self.shim);
         command
@@ -420,39 +489,46 @@ impl Runtime {
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null());
         pass_status_fd(&mut command, status.child_end());
-        let mut child = command.spawn()?;
+        if let Some((_, fd)) = &doorway {
+            inherit_fd(&mut command, fd.as_raw_fd());
+        }
+        let child = command.spawn()?;
+        let pause = Pause {
+            child,
+            doorway: doorway.map(|(ours, _)| std::sync::Arc::new(ours)),
+        };
         if let Err(e) = status.wait() {
-            let _ = child.kill();
-            let _ = child.wait();
+            pause.stop();
             return Err(e);
         }
         // Started without the lock, so one slow start holds up no other
         // pod; if two raced, the first one stays.
         let mut pauses = lock(&self.pauses);
         if let Some(running) = pauses.get_mut(key)
-            && running.try_wait()?.is_none()
+            && running.child.try_wait()?.is_none()
         {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Ok(running.id());
+            let pid = running.child.id();
+            pause.stop();
+            return Ok(pid);
         }
-        let pid = child.id();
-        pauses.insert(key.clone(), child);
+        let pid = pause.child.id();
+        pauses.insert(key.clone(), pause);
         Ok(pid)
     }
 
     /// Ends a pod's pause process (its containers are already killed).
     pub fn stop_pod(&self, key: &Key) {
-        if let Some(mut child) = lock(&self.pauses).remove(key) {
-            let _ = child.kill();
-            let _ = child.wait();
+        let pause = lock(&self.pauses).remove(key);
+        if let Some(pause) = pause {
+            pause.stop();
         }
+        let _ = std::fs::remove_dir_all(self.ports_dir(key));
     }
 
     pub fn shutdown(&self) {
-        for (_, mut child) in lock(&self.pauses).drain() {
-            let _ = child.kill();
-            let _ = child.wait();
+        let pauses: Vec<Pause> = lock(&self.pauses).drain().map(|(_, p)| p).collect();
+        for pause in pauses {
+            pause.stop();
         }
     }
 }
@@ -483,6 +559,20 @@ pub fn pass_status_fd(command: &mut std::process::Command, fd: RawFd) {
     }
 }
 
+/// Leaves `fd` open, at its number, in the child (it is close-on-exec here).
+fn inherit_fd(command: &mut std::process::Command, fd: RawFd) {
+    use std::os::unix::process::CommandExt as _;
+    // SAFETY: only fcntl between fork and exec.
+    unsafe {
+        command.pre_exec(move || {
+            if nix::libc::fcntl(fd, nix::libc::F_SETFD, 0) < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
 /// Lays out a container's root directory and lists what the shim must
 /// mount into it: the host's system directories (tools images) or the one
 /// program (distroless), and `/dev`.
@@ -506,7 +596,7 @@ fn build_root(
         read_only: false,
     });
     let host_dirs: &[&str] = match image {
-        Image::Tools => &HOST_SYSTEM_DIRS,
+        Image::Tools | Image::Server { .. } => &HOST_SYSTEM_DIRS,
         Image::Distroless { .. } => &HOST_LIBRARY_DIRS,
     };
     for dir in host_dirs {
@@ -534,7 +624,7 @@ fn build_root(
     }
     match image {
         Image::Tools => {}
-        Image::Distroless { .. } => {
+        Image::Server { .. } | Image::Distroless { .. } => {
             for (path, content) in image.files() {
                 let file = root.join(path.trim_start_matches('/'));
                 if let Some(parent) = file.parent() {

@@ -28,6 +28,8 @@ pub const ARG: &str = "__container";
 pub const PROBE_OK: &str = "podbay-namespaces-ok";
 /// Printed by the id-range probe when a pod can map ids 0–65535.
 pub const RANGE_OK: &str = "podbay-id-range-ok";
+/// Printed by the network probe when a pod can have its own network.
+pub const NETWORK_OK: &str = "podbay-network-ok";
 /// How many ids a pod maps when it can map a range.
 const ID_RANGE: u32 = 65536;
 /// The descriptor the shim reports start failures on.
@@ -49,6 +51,10 @@ pub enum Spec {
         /// Map ids 0–65535 as they are on the host (the simulator runs as
         /// root), so each container can be its own user.
         id_range: bool,
+        /// The descriptor of the pod's doorway (see [`super::net`]), when
+        /// the pod has a network namespace of its own.
+        #[serde(default)]
+        doorway: Option<i32>,
     },
     /// Start a container's main process in the pod's namespaces.
     Run {
@@ -71,6 +77,9 @@ pub enum Spec {
     /// Check whether a user namespace may map ids 0–65535 (prints
     /// [`RANGE_OK`]).
     ProbeIdRange,
+    /// Check whether a pod may have a network namespace with loopback up
+    /// (prints [`NETWORK_OK`]).
+    ProbeNetwork,
 }
 
 /// Which PID namespace a container's processes live in.
@@ -131,7 +140,8 @@ pub fn main(spec_json: Option<&str>) -> ! {
             user,
             group,
             id_range,
-        } => pause(&hostname, share_pid, (user, group), id_range),
+            doorway,
+        } => pause(&hostname, share_pid, (user, group), id_range, doorway),
         Spec::Run {
             pod,
             pid,
@@ -146,6 +156,7 @@ pub fn main(spec_json: Option<&str>) -> ! {
         } => exec(container, &root, &process),
         Spec::Probe => probe(),
         Spec::ProbeIdRange => probe_id_range(),
+        Spec::ProbeNetwork => probe_network(),
     };
     let Err(failure) = result;
     report(&failure);
@@ -203,10 +214,16 @@ fn pause(
     share_pid: bool,
     ids: (u32, u32),
     id_range: bool,
+    doorway: Option<i32>,
 ) -> Result<Infallible, Failure> {
+    // SAFETY: the runtime passed this descriptor for us alone.
+    let doorway = doorway.map(|fd| unsafe { OwnedFd::from_raw_fd(fd) });
     let mut flags = CloneFlags::CLONE_NEWUTS | CloneFlags::CLONE_NEWIPC;
     if share_pid {
         flags |= CloneFlags::CLONE_NEWPID;
+    }
+    if doorway.is_some() {
+        flags |= CloneFlags::CLONE_NEWNET;
     }
     if id_range {
         new_ranged_user_namespace()?;
@@ -215,11 +232,15 @@ fn pause(
     }
     step("unshare", nix::sched::unshare(flags))?;
     step("sethostname", nix::unistd::sethostname(hostname))?;
+    if doorway.is_some() {
+        step("loopback up", super::net::bring_up_loopback())?;
+    }
     if share_pid {
         // The pod's PID 1, reaping what the containers orphan.
         // SAFETY: single-threaded process.
         if let ForkResult::Child = step("fork", unsafe { nix::unistd::fork() })? {
             close_status();
+            drop(doorway);
             let _ = nix::sys::prctl::set_pdeathsig(Signal::SIGKILL);
             // SIGCHLD ignored: the kernel reaps every orphan that lands here.
             // SAFETY: ignoring a signal installs no handler.
@@ -230,6 +251,11 @@ fn pause(
         }
     }
     close_status();
+    if let Some(doorway) = doorway {
+        // The pod lives as long as its pause process; the doorway closes
+        // when the runtime forgets the pod.
+        super::net::serve_doorway(doorway);
+    }
     loop {
         nix::unistd::pause();
     }
@@ -361,11 +387,37 @@ fn probe_id_range() -> Result<Infallible, Failure> {
     std::process::exit(0);
 }
 
+/// Whether a pod may have a network namespace of its own, with `lo` up.
+fn probe_network() -> Result<Infallible, Failure> {
+    new_user_namespace((0, 0))?;
+    step(
+        "unshare network",
+        nix::sched::unshare(CloneFlags::CLONE_NEWNET),
+    )?;
+    step("loopback up", super::net::bring_up_loopback())?;
+    println!("{NETWORK_OK}");
+    std::process::exit(0);
+}
+
 fn join(pid: u32, namespace: &str, flag: CloneFlags) -> Result<(), Failure> {
     let path = format!("/proc/{pid}/ns/{namespace}");
     let file =
         std::fs::File::open(&path).map_err(|_| Failure::Step("open namespace", Errno::ESRCH))?;
     step("setns", nix::sched::setns(file, flag))
+}
+
+/// Joins `pid`'s network namespace unless it is already ours (a pod on
+/// the host's network: entering that again would need privilege).
+fn join_network(pid: u32) -> Result<(), Failure> {
+    use std::os::unix::fs::MetadataExt as _;
+    let inode = |path: String| std::fs::metadata(path).map(|m| (m.dev(), m.ino()));
+    match (
+        inode(format!("/proc/{pid}/ns/net")),
+        inode("/proc/self/ns/net".into()),
+    ) {
+        (Ok(theirs), Ok(ours)) if theirs == ours => Ok(()),
+        _ => join(pid, "net", CloneFlags::CLONE_NEWNET),
+    }
 }
 
 fn run(
@@ -377,6 +429,7 @@ fn run(
 ) -> Result<Infallible, Failure> {
     status_closes_on_exec();
     join(pod, "user", CloneFlags::CLONE_NEWUSER)?;
+    join_network(pod)?;
     join(pod, "uts", CloneFlags::CLONE_NEWUTS)?;
     join(pod, "ipc", CloneFlags::CLONE_NEWIPC)?;
     match pid {
@@ -479,6 +532,7 @@ fn exec(container: u32, root: &Path, process: &Process) -> Result<Infallible, Fa
     status_closes_on_exec();
     join(container, "user", CloneFlags::CLONE_NEWUSER)?;
     join(container, "mnt", CloneFlags::CLONE_NEWNS)?;
+    join_network(container)?;
     join(container, "uts", CloneFlags::CLONE_NEWUTS)?;
     join(container, "ipc", CloneFlags::CLONE_NEWIPC)?;
     join(container, "pid_for_children", CloneFlags::CLONE_NEWPID)?;

@@ -35,7 +35,7 @@ pub fn id_range_or_skip(test: &str) -> bool {
         true,
     );
     match isolation {
-        podbay::sim::sandbox::Isolation::Namespaces { id_range: true } => true,
+        podbay::sim::sandbox::Isolation::Namespaces { id_range: true, .. } => true,
         other => {
             eprintln!("{test}: skipped, {}", other.describe());
             false
