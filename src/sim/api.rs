@@ -16,7 +16,7 @@ use super::http::{Body, Query, Route, Subresource, error_response, ok_bytes, ok_
 use super::rbac::{Attributes, User};
 use super::status::ApiError;
 use super::store::{Key, Kind};
-use super::{SimState, ephemeral, logs, streams, table, watch};
+use super::{SimState, ephemeral, logs, portforward, streams, table, watch};
 
 pub async fn handle(state: Arc<SimState>, request: Request<Incoming>) -> Response<Body> {
     let latency = state.faults.latency();
@@ -192,6 +192,14 @@ async fn dispatch(
                         &query,
                         request,
                     )
+                }
+                (Method::GET | Method::POST, Subresource::PortForward) => {
+                    // As attach and exec: a WebSocket GET also needs `get`.
+                    if method == Method::GET {
+                        authorize(user, "get", "pods", "portforward", &namespace, &name)?;
+                    }
+                    authorize(user, "create", "pods", "portforward", &namespace, &name)?;
+                    portforward::upgrade(state, &key, &query, request)
                 }
                 _ => Err(ApiError::method_not_allowed()),
             }
@@ -435,8 +443,8 @@ fn api_groups() -> Value {
     })
 }
 
-/// `/apis/apps/v1`: Deployments and ReplicaSets, read-only (the simulator
-/// runs no controllers; they describe the pods it was given).
+/// `/apis/apps/v1`: Deployments, ReplicaSets and StatefulSets, read-only
+/// (their controllers run inside the simulator: see `controllers`).
 fn apps_resources() -> Value {
     let resource = |name: &str, kind: &str, short: &str| {
         json!({
@@ -452,6 +460,7 @@ fn apps_resources() -> Value {
         "resources": [
             resource("deployments", "Deployment", "deploy"),
             resource("replicasets", "ReplicaSet", "rs"),
+            resource("statefulsets", "StatefulSet", "sts"),
         ],
     })
 }
@@ -489,6 +498,7 @@ fn core_resources() -> Value {
             resource("pods/ephemeralcontainers", "Pod", true, &["get", "patch", "update"], &[]),
             resource("pods/exec", "PodExecOptions", true, &["create", "get"], &[]),
             resource("pods/log", "Pod", true, &["get"], &[]),
+            resource("pods/portforward", "PodPortForwardOptions", true, &["create", "get"], &[]),
         ],
     })
 }

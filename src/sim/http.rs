@@ -50,6 +50,7 @@ pub enum Subresource {
     Log,
     Attach,
     Exec,
+    PortForward,
 }
 
 impl Subresource {
@@ -59,6 +60,7 @@ impl Subresource {
             Subresource::Log => "log",
             Subresource::Attach => "attach",
             Subresource::Exec => "exec",
+            Subresource::PortForward => "portforward",
         }
     }
 }
@@ -125,6 +127,7 @@ pub fn route(path: &str) -> Option<Route> {
                 "log" => Subresource::Log,
                 "attach" => Subresource::Attach,
                 "exec" => Subresource::Exec,
+                "portforward" => Subresource::PortForward,
                 _ => return None,
             },
         },
@@ -257,8 +260,13 @@ mod tests {
         assert_eq!(route("/api/v1/namespaces/shop/namespaces"), None);
         assert_eq!(
             route("/api/v1/namespaces/shop/pods/web-1/portforward"),
-            None
+            Some(Route::PodSubresource {
+                namespace: "shop".into(),
+                name: "web-1".into(),
+                subresource: Subresource::PortForward
+            })
         );
+        assert_eq!(route("/api/v1/namespaces/shop/pods/web-1/proxy"), None);
         assert_eq!(
             route("/apis/apps/v1/namespaces/shop/deployments/cart"),
             Some(Route::Object {

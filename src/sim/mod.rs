@@ -7,6 +7,7 @@
 pub(crate) mod api;
 pub(crate) mod backstory;
 pub(crate) mod churn;
+pub(crate) mod controllers;
 pub mod ephemeral;
 pub(crate) mod filter;
 pub(crate) mod http;
@@ -16,13 +17,16 @@ pub mod kubelet;
 pub(crate) mod logs;
 pub(crate) mod owners;
 pub(crate) mod pod_json;
+pub(crate) mod portforward;
 pub mod rbac;
 pub(crate) mod reference;
 pub mod runtime;
 pub mod sandbox;
 pub mod scenario;
 pub(crate) mod selectors;
+pub(crate) mod serve;
 pub(crate) mod smp;
+pub mod spdy;
 pub mod status;
 pub mod store;
 pub(crate) mod streams;
@@ -199,6 +203,7 @@ impl Sim {
             ca_pem: tls.ca_pem,
         });
         load_scenario(&state);
+        tokio::spawn(controllers::run(Arc::downgrade(&state)));
         if let Some(per_second) = state.options.churn.filter(|n| *n > 0.0) {
             tokio::spawn(churn::run(Arc::downgrade(&state.store), per_second));
         }

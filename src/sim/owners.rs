@@ -1,8 +1,9 @@
 //! The workloads behind the scenario's pods, as read-only `apps/v1`
-//! objects: a ReplicaSet for each pod owner, and the Deployment above it
-//! when the ReplicaSet is named `<deployment>-<pod-template-hash>`, as the
-//! Deployment controller names them. Their selectors are what kubectl
-//! resolves `deploy/NAME` through. No controller runs: they describe.
+//! objects: a ReplicaSet or a StatefulSet for each pod owner, and the
+//! Deployment above a ReplicaSet named `<deployment>-<pod-template-hash>`,
+//! as the Deployment controller names them. Their selectors are what
+//! kubectl resolves `deploy/NAME` through. What their controllers do when a
+//! pod goes is `controllers`.
 
 use std::collections::BTreeMap;
 
@@ -14,6 +15,8 @@ use serde_json::{Map, Value, json};
 pub struct Owners {
     /// (namespace, ReplicaSet name) → what its pods say of it.
     replica_sets: BTreeMap<(String, String), Seen>,
+    /// The same for StatefulSets.
+    stateful_sets: BTreeMap<(String, String), Seen>,
 }
 
 struct Seen {
@@ -30,9 +33,13 @@ impl Owners {
         let Some(owner) = pod["metadata"]["ownerReferences"]
             .as_array()
             .and_then(|o| o.iter().find(|r| r["controller"] == true))
-            .filter(|r| r["kind"] == "ReplicaSet")
         else {
             return;
+        };
+        let sets = match owner["kind"].as_str() {
+            Some("ReplicaSet") => &mut self.replica_sets,
+            Some("StatefulSet") => &mut self.stateful_sets,
+            _ => return,
         };
         let namespace = pod["metadata"]["namespace"].as_str().unwrap_or_default();
         let name = owner["name"].as_str().unwrap_or_default();
@@ -40,8 +47,7 @@ impl Owners {
             c.iter()
                 .any(|c| c["type"] == "Ready" && c["status"] == "True")
         });
-        let seen = self
-            .replica_sets
+        let seen = sets
             .entry((namespace.to_string(), name.to_string()))
             .or_insert_with(|| Seen {
                 uid: owner["uid"].as_str().unwrap_or_default().to_string(),
@@ -117,6 +123,47 @@ impl Owners {
                 ));
             }
             objects.push((Kind::ReplicaSet, replica_set));
+        }
+        for ((namespace, name), seen) in &self.stateful_sets {
+            // Its pods' labels, less the ones naming each pod and revision.
+            let mut selector = seen.labels.clone();
+            selector.retain(|k, _| {
+                !k.starts_with("statefulset.kubernetes.io/")
+                    && !k.starts_with("apps.kubernetes.io/")
+                    && k != "controller-revision-hash"
+            });
+            let revision = seen
+                .labels
+                .get("controller-revision-hash")
+                .cloned()
+                .unwrap_or_default();
+            let mut template = seen.template.clone();
+            template["metadata"]["labels"] = json!(selector);
+            objects.push((
+                Kind::StatefulSet,
+                json!({
+                    "apiVersion": "apps/v1",
+                    "kind": "StatefulSet",
+                    "metadata": {
+                        "name": name, "namespace": namespace, "uid": seen.uid,
+                        "generation": 1, "creationTimestamp": created.to_string(),
+                        "labels": selector,
+                    },
+                    "spec": {
+                        "replicas": seen.pods,
+                        "selector": {"matchLabels": selector},
+                        "serviceName": name,
+                        "template": template,
+                        "podManagementPolicy": "OrderedReady",
+                        "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"partition": 0}},
+                    },
+                    "status": {
+                        "replicas": seen.pods, "readyReplicas": seen.ready, "currentReplicas": seen.pods,
+                        "updatedReplicas": seen.pods, "availableReplicas": seen.ready,
+                        "currentRevision": revision, "updateRevision": revision, "observedGeneration": 1,
+                    },
+                }),
+            ));
         }
         objects
     }

@@ -45,7 +45,7 @@ pub(super) fn pod_event(pod: &Value, name: &str, event: PodEvent) -> Value {
         .pointer("/metadata/namespace")
         .cloned()
         .unwrap_or(Value::Null);
-    let (component, host) = if event.reason == "FailedScheduling" {
+    let (component, host) = if matches!(event.reason, "FailedScheduling" | "Scheduled") {
         ("default-scheduler", "")
     } else {
         let node = pod.pointer("/spec/nodeName").and_then(Value::as_str);

@@ -39,7 +39,11 @@ impl Role {
         match self {
             Role::Admin => true,
             Role::Viewer => match (a.resource, a.subresource) {
-                ("pods" | "namespaces" | "events" | "deployments" | "replicasets", "") => read,
+                (
+                    "pods" | "namespaces" | "events" | "deployments" | "replicasets"
+                    | "statefulsets",
+                    "",
+                ) => read,
                 ("pods", "log") => a.verb == "get",
                 _ => false,
             },
@@ -48,8 +52,11 @@ impl Role {
                     return false;
                 }
                 match (a.resource, a.subresource) {
-                    ("pods", "" | "log" | "ephemeralcontainers" | "attach" | "exec") => true,
-                    ("events" | "deployments" | "replicasets", "") => read,
+                    (
+                        "pods",
+                        "" | "log" | "ephemeralcontainers" | "attach" | "exec" | "portforward",
+                    ) => true,
+                    ("events" | "deployments" | "replicasets" | "statefulsets", "") => read,
                     _ => false,
                 }
             }
@@ -139,6 +146,7 @@ mod tests {
         assert!(!viewer.allows(&attrs("patch", "pods", "ephemeralcontainers", "shop")));
         assert!(!viewer.allows(&attrs("create", "pods", "attach", "shop")));
         assert!(!viewer.allows(&attrs("create", "pods", "exec", "shop")));
+        assert!(!viewer.allows(&attrs("create", "pods", "portforward", "shop")));
         assert!(!viewer.allows(&attrs("delete", "pods", "", "shop")));
     }
 
@@ -147,6 +155,7 @@ mod tests {
         let dev = Role::Namespaced("shop".into());
         assert!(dev.allows(&attrs("patch", "pods", "ephemeralcontainers", "shop")));
         assert!(dev.allows(&attrs("create", "pods", "attach", "shop")));
+        assert!(dev.allows(&attrs("create", "pods", "portforward", "shop")));
         assert!(!dev.allows(&attrs("list", "pods", "", "")));
         assert!(!dev.allows(&attrs("list", "namespaces", "", "")));
         assert!(!dev.allows(&attrs("get", "pods", "", "payments")));

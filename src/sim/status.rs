@@ -134,7 +134,7 @@ pub struct ApiError {
 }
 
 impl ApiError {
-    fn new(code: u16, reason: &'static str, message: impl Into<String>) -> Self {
+    pub(crate) fn new(code: u16, reason: &'static str, message: impl Into<String>) -> Self {
         ApiError {
             code,
             reason,

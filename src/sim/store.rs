@@ -22,15 +22,17 @@ pub enum Kind {
     /// `apps/v1`, read-only: what `deploy/NAME` resolves through.
     Deployment,
     ReplicaSet,
+    StatefulSet,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 5] = [
+    pub const ALL: [Kind; 6] = [
         Kind::Pod,
         Kind::Event,
         Kind::Namespace,
         Kind::Deployment,
         Kind::ReplicaSet,
+        Kind::StatefulSet,
     ];
 
     pub fn plural(self) -> &'static str {
@@ -40,6 +42,7 @@ impl Kind {
             Kind::Namespace => "namespaces",
             Kind::Deployment => "deployments",
             Kind::ReplicaSet => "replicasets",
+            Kind::StatefulSet => "statefulsets",
         }
     }
 
@@ -50,13 +53,14 @@ impl Kind {
             Kind::Namespace => "Namespace",
             Kind::Deployment => "Deployment",
             Kind::ReplicaSet => "ReplicaSet",
+            Kind::StatefulSet => "StatefulSet",
         }
     }
 
     /// The API group (`""` for the core group).
     pub fn group(self) -> &'static str {
         match self {
-            Kind::Deployment | Kind::ReplicaSet => "apps",
+            Kind::Deployment | Kind::ReplicaSet | Kind::StatefulSet => "apps",
             Kind::Pod | Kind::Event | Kind::Namespace => "",
         }
     }
@@ -112,7 +116,9 @@ impl Kind {
                 "type",
             ],
             Kind::Namespace => &["metadata.name", "status.phase"],
-            Kind::Deployment | Kind::ReplicaSet => &["metadata.name", "metadata.namespace"],
+            Kind::Deployment | Kind::ReplicaSet | Kind::StatefulSet => {
+                &["metadata.name", "metadata.namespace"]
+            }
         }
     }
 
@@ -123,6 +129,7 @@ impl Kind {
             Kind::Namespace => 2,
             Kind::Deployment => 3,
             Kind::ReplicaSet => 4,
+            Kind::StatefulSet => 5,
         }
     }
 }

@@ -214,4 +214,39 @@ ok, body = expect_error(lambda: dev_apps.read_namespaced_deployment("payments-ap
 check("403 names the group", ok and body.get("message") ==
       'deployments.apps "payments-api" is forbidden: User "sim-dev" cannot get resource "deployments" in API group "apps" in the namespace "payments"', body)
 
+
+# pods/portforward: the WebSocket channel protocol, as the client speaks it.
+from kubernetes.stream import portforward
+
+
+def fetch(pod, namespace, port, request):
+    forward = portforward(core.connect_get_namespaced_pod_portforward, pod, namespace, ports=str(port))
+    sock = forward.socket(port)
+    sock.setblocking(True)
+    sock.sendall(request)
+    answer = b""
+    while True:
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        answer += chunk
+    sock.close()
+    error = forward.error(port)
+    forward.close()
+    return answer, error
+
+
+metrics, error = fetch(PAYMENTS_POD, "payments", 8080, b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+check("port-forward reaches payments-api's /metrics",
+      metrics.startswith(b"HTTP/1.1 200 OK") and b"# TYPE http_requests_total counter" in metrics and error is None,
+      (metrics[:200], error))
+pong, error = fetch(POD, NAMESPACE, 6379, b"PING\r\nQUIT\r\n")
+check("port-forward reaches redis", pong == b"+PONG\r\n+OK\r\n", (pong, error))
+nothing, error = fetch(POD, NAMESPACE, 7777, b"hello")
+check("a port nothing listens on is the kubelet's error",
+      nothing == b"" and error is not None and "connect: connection refused" in error, (nothing, error))
+viewer = api("sim-viewer")
+ok, _ = expect_error(lambda: portforward(viewer.connect_get_namespaced_pod_portforward, POD, NAMESPACE, ports="6379"), 403)
+check("port-forward needs create on pods/portforward", ok)
+
 print(f"python client conformance: {len(passed)} passed, 0 failed", flush=True)

@@ -1,0 +1,320 @@
+//! What the ReplicaSet and StatefulSet controllers do when one of their
+//! pods is deleted: create its replacement. A ReplicaSet's comes with a new
+//! generated name (`<rs>-<5 chars>`), a StatefulSet's with the same name
+//! once the old one is gone. The new pod is scheduled to the same node,
+//! Pending while its containers are created, then Running and Ready, with
+//! the events the controller, the scheduler and the kubelet record.
+
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::SimState;
+use super::pod_json::{pod_key, uuid_like};
+use super::store::{ChangeType, Key, Kind};
+
+/// How long a replacement's containers take to be created.
+const CREATING: Duration = Duration::from_millis(800);
+
+/// Replaces deleted pods until the simulator is dropped.
+pub async fn run(state: Weak<SimState>) {
+    let mut changes = {
+        let Some(state) = state.upgrade() else { return };
+        let from = state.store.resource_version();
+        state.store.watch(Kind::Pod, Some(from)).1
+    };
+    loop {
+        let change = match changes.recv().await {
+            Ok(change) => change,
+            Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+            Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+        };
+        if change.kind != Kind::Pod || change.change_type != ChangeType::Deleted {
+            continue;
+        }
+        let Some(state) = state.upgrade() else { return };
+        let gone = change.entry.value();
+        if let Some(replacement) = replacement(&state, &gone) {
+            tokio::spawn(bring_up(state, replacement));
+        }
+    }
+}
+
+/// The pod that takes `gone`'s place, created Pending; `None` when no
+/// controller of the simulator owns it.
+fn replacement(state: &SimState, gone: &Value) -> Option<Key> {
+    let owner = gone
+        .pointer("/metadata/ownerReferences")?
+        .as_array()?
+        .iter()
+        .find(|r| r["controller"] == true)?
+        .clone();
+    let namespace = gone.pointer("/metadata/namespace")?.as_str()?;
+    let owner_name = owner["name"].as_str()?;
+    let (kind, controller) = match owner["kind"].as_str()? {
+        "ReplicaSet" => (Kind::ReplicaSet, "replicaset-controller"),
+        "StatefulSet" => (Kind::StatefulSet, "statefulset-controller"),
+        _ => return None,
+    };
+    let owner_object = state
+        .store
+        .get(kind, &Key::new(namespace, owner_name))?
+        .value();
+    let name = match kind {
+        Kind::StatefulSet => gone.pointer("/metadata/name")?.as_str()?.to_string(),
+        _ => format!("{owner_name}-{}", generated_suffix()),
+    };
+    let pod = fresh(gone, &name);
+    let key = Key::new(namespace, &name);
+    state.store.create(Kind::Pod, key.clone(), pod).ok()?;
+    let message = match kind {
+        Kind::StatefulSet => {
+            format!("create Pod {name} in StatefulSet {owner_name} successful")
+        }
+        _ => format!("Created pod: {name}"),
+    };
+    record(
+        state,
+        &owner_object,
+        "SuccessfulCreate",
+        &message,
+        controller,
+    );
+    let node = gone
+        .pointer("/spec/nodeName")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    state.kubelet.event(
+        &key,
+        "",
+        "Normal",
+        "Scheduled",
+        &format!("Successfully assigned {namespace}/{name} to {node}"),
+    );
+    Some(key)
+}
+
+/// 5 characters from the alphabet Kubernetes generates names with.
+fn generated_suffix() -> String {
+    const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+    (0..5)
+        .map(|_| char::from(ALPHABET[fastrand::usize(..ALPHABET.len())]))
+        .collect()
+}
+
+/// `gone`'s spec for a new pod named `name`: new identity, no debug
+/// containers, its containers being created.
+fn fresh(gone: &Value, name: &str) -> Value {
+    let now = jiff::Timestamp::now().to_string();
+    let mut pod = gone.clone();
+    if let Some(meta) = pod["metadata"].as_object_mut() {
+        for field in [
+            "resourceVersion",
+            "deletionTimestamp",
+            "deletionGracePeriodSeconds",
+            "managedFields",
+            "generation",
+        ] {
+            meta.remove(field);
+        }
+        meta.insert("name".into(), json!(name));
+        meta.insert("uid".into(), json!(uuid_like()));
+        meta.insert("creationTimestamp".into(), json!(now));
+    }
+    if let Some(labels) = pod["metadata"]["labels"].as_object_mut()
+        && labels.contains_key("statefulset.kubernetes.io/pod-name")
+    {
+        labels.insert("statefulset.kubernetes.io/pod-name".into(), json!(name));
+    }
+    if let Some(spec) = pod["spec"].as_object_mut() {
+        spec.remove("ephemeralContainers");
+    }
+    let waiting = |c: &Value| {
+        json!({
+            "name": c["name"], "image": c["image"], "imageID": "", "ready": false,
+            "started": false, "restartCount": 0, "lastState": {},
+            "state": {"waiting": {"reason": "ContainerCreating"}},
+        })
+    };
+    let statuses: Vec<Value> = pod["spec"]["containers"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(waiting)
+        .collect();
+    let init_done: Vec<Value> = pod["spec"]["initContainers"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|c| {
+            json!({
+                "name": c["name"], "image": c["image"], "imageID": "", "ready": true,
+                "started": false, "restartCount": 0, "lastState": {},
+                "state": {"terminated": {"exitCode": 0, "reason": "Completed", "startedAt": now, "finishedAt": now}},
+            })
+        })
+        .collect();
+    let condition = |kind: &str, status: &str| json!({"type": kind, "status": status, "lastTransitionTime": now});
+    let mut status = json!({
+        "phase": "Pending",
+        "conditions": [
+            condition("PodScheduled", "True"),
+            condition("Initialized", "True"),
+            condition("ContainersReady", "False"),
+            condition("Ready", "False"),
+        ],
+        "qosClass": gone.pointer("/status/qosClass").cloned().unwrap_or(json!("BestEffort")),
+        "startTime": now,
+        "containerStatuses": statuses,
+    });
+    if !init_done.is_empty() {
+        status["initContainerStatuses"] = json!(init_done);
+    }
+    if let Some(host) = gone.pointer("/status/hostIP") {
+        status["hostIP"] = host.clone();
+    }
+    pod["status"] = status;
+    pod
+}
+
+/// After its containers are created: Running, Ready, and started.
+async fn bring_up(state: Arc<SimState>, key: Key) {
+    tokio::time::sleep(CREATING).await;
+    let now = jiff::Timestamp::now().to_string();
+    let Ok(Ok(entry)) = state.store.update::<()>(Kind::Pod, &key, None, |mut pod| {
+        if !pod
+            .pointer("/metadata/deletionTimestamp")
+            .is_none_or(Value::is_null)
+        {
+            return Err(());
+        }
+        for status in pod["status"]["containerStatuses"]
+            .as_array_mut()
+            .into_iter()
+            .flatten()
+        {
+            status["state"] = json!({"running": {"startedAt": now}});
+            status["ready"] = json!(true);
+            status["started"] = json!(true);
+        }
+        for condition in pod["status"]["conditions"]
+            .as_array_mut()
+            .into_iter()
+            .flatten()
+        {
+            condition["status"] = json!("True");
+            condition["lastTransitionTime"] = json!(now);
+        }
+        pod["status"]["phase"] = json!("Running");
+        Ok(pod)
+    }) else {
+        return;
+    };
+    let pod = entry.value();
+    for c in pod["spec"]["containers"].as_array().into_iter().flatten() {
+        let (name, image) = (
+            c["name"].as_str().unwrap_or_default(),
+            c["image"].as_str().unwrap_or_default(),
+        );
+        let field = format!("spec.containers{{{name}}}");
+        let kubelet = &state.kubelet;
+        let key = pod_key(&pod);
+        kubelet.event(
+            &key,
+            &field,
+            "Normal",
+            "Pulled",
+            &format!("Container image {image:?} already present on machine"),
+        );
+        kubelet.event(
+            &key,
+            &field,
+            "Normal",
+            "Created",
+            &format!("Created container: {name}"),
+        );
+        kubelet.event(
+            &key,
+            &field,
+            "Normal",
+            "Started",
+            &format!("Started container {name}"),
+        );
+    }
+    state.kubelet.start_pod(&pod);
+}
+
+/// An Event about a workload, from its controller.
+fn record(state: &SimState, involved: &Value, reason: &str, message: &str, component: &str) {
+    let now = jiff::Timestamp::now();
+    let namespace = involved["metadata"]["namespace"].clone();
+    let object_name = involved["metadata"]["name"].as_str().unwrap_or_default();
+    let name = format!("{object_name}.{:x}", now.as_nanosecond());
+    let event = json!({
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {
+            "name": name, "namespace": namespace, "uid": uuid_like(),
+            "creationTimestamp": now.to_string(),
+        },
+        "involvedObject": {
+            "kind": involved["kind"], "namespace": namespace, "name": object_name,
+            "uid": involved["metadata"]["uid"], "apiVersion": involved["apiVersion"],
+            "resourceVersion": involved["metadata"]["resourceVersion"],
+        },
+        "reason": reason,
+        "message": message,
+        "source": {"component": component},
+        "firstTimestamp": now.to_string(),
+        "lastTimestamp": now.to_string(),
+        "count": 1,
+        "type": "Normal",
+        "eventTime": null,
+        "reportingComponent": component,
+        "reportingInstance": "",
+    });
+    let key = Key::new(namespace.as_str().unwrap_or_default(), &name);
+    let _ = state.store.create(Kind::Event, key, event);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_replacement_is_a_new_pod_with_the_same_spec_and_no_debug_containers() {
+        let gone = json!({
+            "metadata": {
+                "name": "redis-0", "namespace": "shop", "uid": "old", "resourceVersion": "7",
+                "deletionTimestamp": "2026-01-01T00:00:00Z",
+                "labels": {"statefulset.kubernetes.io/pod-name": "redis-0"},
+            },
+            "spec": {
+                "containers": [{"name": "redis", "image": "redis:7.4"}],
+                "ephemeralContainers": [{"name": "debugger", "image": "busybox"}],
+                "nodeName": "node-b1",
+            },
+            "status": {"phase": "Running", "ephemeralContainerStatuses": []},
+        });
+        let pod = fresh(&gone, "redis-0");
+        assert_ne!(pod["metadata"]["uid"], "old");
+        assert!(pod["metadata"].get("deletionTimestamp").is_none());
+        assert!(pod["metadata"].get("resourceVersion").is_none());
+        assert!(pod["spec"].get("ephemeralContainers").is_none());
+        assert!(pod["status"].get("ephemeralContainerStatuses").is_none());
+        assert_eq!(pod["status"]["phase"], "Pending");
+        assert_eq!(
+            pod["status"]["containerStatuses"][0]["state"]["waiting"]["reason"],
+            "ContainerCreating"
+        );
+        assert_eq!(pod["spec"]["nodeName"], "node-b1");
+        let suffix = generated_suffix();
+        assert_eq!(suffix.len(), 5);
+        assert!(
+            suffix
+                .bytes()
+                .all(|b| b"bcdfghjklmnpqrstvwxz2456789".contains(&b))
+        );
+    }
+}
