@@ -59,6 +59,10 @@ pub enum Command {
     /// kubectl cp, also where the container has no tar (distroless):
     /// through a debug container that sees its files.
     Cp(Box<CpArgs>),
+    /// Forward local ports to a pod, as kubectl port-forward, and keep
+    /// forwarding when the pod is replaced: to another ready pod of the same
+    /// owner (or the same StatefulSet ordinal when it comes back).
+    PortForward(PortForwardArgs),
     /// Print a completion script: `podbay completions bash > ~/.local/share/bash-completion/completions/podbay`.
     Completions {
         /// bash, zsh, fish, elvish or powershell.
@@ -153,6 +157,48 @@ pub struct CpArgs {
     /// How long to wait for the cluster and a debug container to start.
     #[arg(long, default_value = "2m", value_parser = parse_timeout)]
     pub timeout: Duration,
+}
+
+#[derive(Debug, Clone, Args)]
+#[command(after_help = "Examples:\n  \
+podbay port-forward deploy/payments-api 8080\n  \
+podbay port-forward -n shop redis-0 0:6379\n  \
+podbay port-forward sts/redis 16379:redis\n\n\
+Each connection opens its own stream to the pod it reaches now. When that pod is deleted or stops \
+being ready, the forward picks a Running, Ready pod of the same owner and says so (`now forwarding to \
+NS/POD`); connections accepted while no pod is ready wait up to 30 s; a connection refused before \
+the pod answered anything is tried again on the next pod. A pod with no owner that goes away ends \
+the forward. Only TCP is forwarded, as Kubernetes does. Over the WebSocket protocol a client's \
+half-close is not passed on: the pod's answer still comes back.\n\n\
+Exit status: 0 stopped with ctrl-c; 1 the forward ended (its pod went away, a port could not be \
+bound); 2 usage; 78 bad kubeconfig or context.")]
+pub struct PortForwardArgs {
+    /// POD, pod/POD, deploy/NAME, rs/NAME or sts/NAME.
+    #[arg(value_name = "TARGET", value_parser = parse_forward_target)]
+    pub target: crate::model::forward::ForwardTarget,
+    /// [LOCAL:]REMOTE: REMOTE is a port number or a container port's name;
+    /// LOCAL empty or 0 picks a free port (printed).
+    #[arg(value_name = "[LOCAL:]REMOTE", required = true, value_parser = parse_port_mapping)]
+    pub ports: Vec<crate::model::forward::PortMapping>,
+    #[arg(short, long)]
+    pub namespace: Option<String>,
+    #[arg(long)]
+    pub context: Option<String>,
+    #[arg(long)]
+    pub kubeconfig: Option<PathBuf>,
+    /// Local addresses to listen on: IPs or localhost (127.0.0.1 and ::1),
+    /// comma-separated or repeated. 0.0.0.0 or :: (every interface) must
+    /// be given twice.
+    #[arg(long, value_delimiter = ',', default_value = "127.0.0.1")]
+    pub address: Vec<String>,
+}
+
+fn parse_forward_target(s: &str) -> Result<crate::model::forward::ForwardTarget, String> {
+    crate::model::forward::ForwardTarget::parse(s)
+}
+
+fn parse_port_mapping(s: &str) -> Result<crate::model::forward::PortMapping, String> {
+    crate::model::forward::PortMapping::parse(s)
 }
 
 #[derive(Debug, Clone, Args)]

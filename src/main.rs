@@ -119,6 +119,16 @@ async fn run(cli: Cli, paths: Paths) -> anyhow::Result<()> {
             };
             std::process::exit(code);
         }
+        Some(Command::PortForward(args)) => {
+            let code = match podbay::commands::port_forward::run(args).await {
+                Ok(code) => code,
+                Err(failure) => {
+                    eprintln!("podbay: {}", failure.sentence.as_str());
+                    failure.code
+                }
+            };
+            std::process::exit(code);
+        }
         None => {
             let target = Target {
                 kubeconfig: cli.browse.kubeconfig.clone(),

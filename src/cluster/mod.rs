@@ -5,6 +5,7 @@ pub mod client;
 pub mod debug;
 pub(crate) mod errors;
 pub mod feed;
+pub mod forward;
 pub(crate) mod lenient;
 pub(crate) mod limits;
 pub mod pipe;

@@ -4,4 +4,5 @@ pub mod cp;
 pub mod debug;
 pub mod fleet;
 pub mod man;
+pub mod port_forward;
 pub mod prefix;

@@ -7,6 +7,7 @@ pub mod describe;
 pub(crate) mod detail;
 pub mod feed;
 pub mod files;
+pub mod forward;
 pub(crate) mod image;
 pub mod owner;
 pub(crate) mod pod;
