@@ -27,6 +27,8 @@ pub enum Command {
     Messages,
     /// Browse the selected container's files, at this path.
     Files(Option<String>),
+    /// The port-forwards.
+    Forwards,
     Quit,
 }
 
@@ -63,9 +65,9 @@ impl SortColumn {
     }
 }
 
-const COMMANDS: [&str; 14] = [
+const COMMANDS: [&str; 16] = [
     "ns", "ctx", "describe", "yaml", "events", "sort", "exec", "delete", "since", "record",
-    "rename", "files", "q", "quit",
+    "rename", "files", "pf", "forwards", "q", "quit",
 ];
 
 pub fn parse(text: &str) -> Result<Command, String> {
@@ -96,6 +98,7 @@ pub fn parse(text: &str) -> Result<Command, String> {
         ("yaml", None) => Ok(Command::Yaml),
         ("delete", None) => Ok(Command::Delete),
         ("messages" | "msgs", None) => Ok(Command::Messages),
+        ("pf" | "forwards" | "port-forward", None) => Ok(Command::Forwards),
         ("files", path) if path.as_deref().is_none_or(|p| p.starts_with('/')) => {
             Ok(Command::Files(path))
         }

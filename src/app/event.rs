@@ -106,6 +106,18 @@ pub enum Event {
     },
     /// A timer asked for with [`Effect::WakeAfter`] went off.
     Wake(u64),
+    /// A port-forward said something ([`Effect::StartForward`]).
+    Forward {
+        id: u64,
+        event: crate::model::forward::ForwardEvent,
+    },
+    /// A port-forward's totals, once a second while they change.
+    ForwardTotals {
+        id: u64,
+        open: usize,
+        to_pod: u64,
+        from_pod: u64,
+    },
     /// Recording started (with its file), stopped (`None`), or failed.
     Recording {
         id: TerminalId,
@@ -222,6 +234,14 @@ pub enum Effect {
     Copy(String),
     /// Remember an image that ran, first in the launcher's recent list.
     RememberImage(String),
+    /// Start forwarding, on this cluster, until [`Effect::StopForward`]:
+    /// its news come as [`Event::Forward`].
+    StartForward {
+        id: u64,
+        cluster: ClusterId,
+        request: crate::model::forward::ForwardRequest,
+    },
+    StopForward(u64),
     /// Start or stop recording a terminal (asciicast v2).
     Record {
         id: TerminalId,

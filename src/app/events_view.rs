@@ -106,7 +106,7 @@ impl App {
                 Scope::Namespaces(vec![browser.key.pod.namespace.to_string()]),
                 Some(browser.key.pod.clone()),
             ),
-            View::Pods | View::Messages(_) => (self.scope.clone(), None),
+            View::Pods | View::Messages(_) | View::Forwards(_) => (self.scope.clone(), None),
         };
         let scope = if all_namespaces { Scope::All } else { scope };
         self.message = None;
@@ -197,7 +197,8 @@ impl App {
             | Action::SortByAge
             | Action::Mark
             | Action::MarkShown
-            | Action::Files => {}
+            | Action::Files
+            | Action::Forward => {}
             Action::Quit
             | Action::Command
             | Action::Help

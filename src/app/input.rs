@@ -75,6 +75,7 @@ impl App {
                 }
             },
             Mode::Find(query) => self.on_find_key(query, key),
+            Mode::Forward(form) => self.on_forward_form_key(*form, key),
             Mode::Normal => self.on_normal_key(key),
         }
     }
@@ -141,6 +142,7 @@ impl App {
             Ok(command::Command::Quit) => self.quit(),
             Ok(command::Command::Messages) => self.open_messages(),
             Ok(command::Command::Files(path)) => self.open_files(path),
+            Ok(command::Command::Forwards) => self.open_forwards(),
             Ok(command::Command::Namespace(None)) => self.set_scope(Scope::All),
             Ok(command::Command::Namespace(Some(ns))) => {
                 self.set_scope(Scope::Namespaces(vec![ns]))
@@ -199,6 +201,9 @@ impl App {
         if let Some(effects) = self.on_files_key(&key) {
             return effects;
         }
+        if let Some(effects) = self.on_forwards_key(&key) {
+            return effects;
+        }
         let Some(action) = self.keymap.action(&key) else {
             return vec![];
         };
@@ -223,6 +228,7 @@ impl App {
             Action::Exec => self.exec(Vec::new()),
             Action::AllLogs if in_pod_view => self.open_all_logs(),
             Action::Files => self.open_files(None),
+            Action::Forward => self.open_forward_form(),
             Action::Messages => self.open_messages(),
             Action::Fold => {
                 if let View::Pod(view) = &mut self.view {

@@ -42,10 +42,11 @@ pub enum Action {
     Mark,
     MarkShown,
     Files,
+    Forward,
 }
 
 impl Action {
-    pub const ALL: [Action; 35] = [
+    pub const ALL: [Action; 36] = [
         Action::Quit,
         Action::Up,
         Action::Down,
@@ -81,6 +82,7 @@ impl Action {
         Action::Mark,
         Action::MarkShown,
         Action::Files,
+        Action::Forward,
     ];
 
     /// The name used in config.toml's `[keys]`.
@@ -121,6 +123,7 @@ impl Action {
             Action::Mark => "mark",
             Action::MarkShown => "mark_shown",
             Action::Files => "files",
+            Action::Forward => "forward",
         }
     }
 
@@ -163,6 +166,9 @@ impl Action {
             Action::Files => {
                 "browse the selected container's files (distroless too): read, download, upload"
             }
+            Action::Forward => {
+                "forward one of the pod's ports to this machine; it follows the pod's owner when the pod is replaced (:pf lists them)"
+            }
         }
     }
 
@@ -203,6 +209,7 @@ impl Action {
             Action::Mark => &["space"],
             Action::MarkShown => &["*"],
             Action::Files => &["b"],
+            Action::Forward => &["F"],
         }
     }
 }

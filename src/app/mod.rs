@@ -10,6 +10,7 @@ mod events_view;
 pub(crate) mod files;
 pub(crate) mod fleet;
 pub(crate) mod follow;
+pub(crate) mod forwards;
 mod input;
 pub mod keymap;
 pub(crate) mod launcher;
@@ -142,6 +143,11 @@ pub struct App {
     /// `f` folded finished debug containers: every pod view opens so.
     fold_finished: bool,
     next_terminal: u64,
+    /// The port-forwards started in this run, in order.
+    pub forwards: Vec<forwards::Forward>,
+    next_forward: u64,
+    /// `F` on the list opened this pod: the form follows its detail.
+    forward_form_pending: Option<PodKey>,
     pub quitting: bool,
 }
 
@@ -205,6 +211,9 @@ impl App {
             download_dir: options.download_dir,
             fold_finished: false,
             next_terminal: 0,
+            forwards: Vec::new(),
+            next_forward: 0,
+            forward_form_pending: None,
             quitting: false,
         };
         (app, vec![Effect::WatchPods(scope)])
@@ -338,7 +347,9 @@ impl App {
                 {
                     form.refresh(detail);
                 }
-                self.after_detail_change()
+                let mut effects = self.after_detail_change();
+                effects.extend(self.forward_form_ready());
+                effects
             }
             Event::PodEvents(feed) => {
                 let now = self.now;
@@ -459,6 +470,19 @@ impl App {
             }
             Event::Recording { id, outcome } => {
                 self.on_recording(id, outcome);
+                vec![]
+            }
+            Event::Forward { id, event } => {
+                self.on_forward_event(id, event);
+                vec![]
+            }
+            Event::ForwardTotals {
+                id,
+                open,
+                to_pod,
+                from_pod,
+            } => {
+                self.on_forward_totals(id, open, to_pod, from_pod);
                 vec![]
             }
         }
@@ -621,8 +645,14 @@ impl App {
     /// (closing them loses what runs in shells; debug containers run on).
     fn quit(&mut self) -> Vec<Effect> {
         let live = self.workspace.live_sessions();
-        if self.options.confirm_quit && !live.is_empty() {
-            self.message = Some(warning(format!("{}. Quit? y/n", live_sentence(&live))));
+        let forwards = self.running_forwards();
+        if self.options.confirm_quit && (!live.is_empty() || forwards.is_some()) {
+            let mut what: Vec<String> = Vec::new();
+            if !live.is_empty() {
+                what.push(live_sentence(&live));
+            }
+            what.extend(forwards);
+            self.message = Some(warning(format!("{}. Quit? y/n", what.join("; "))));
             self.mode = Mode::ConfirmQuit;
             return vec![];
         }
@@ -660,7 +690,7 @@ impl App {
             View::Pod(view) => Some(view.key.clone()),
             View::Pods => self.pods.selected().cloned(),
             View::Files(browser) => Some(browser.key.pod.clone()),
-            View::Events(_) | View::Messages(_) => None,
+            View::Events(_) | View::Messages(_) | View::Forwards(_) => None,
         }
     }
 
@@ -739,7 +769,11 @@ impl App {
     fn pod_view_mut(&mut self) -> Option<&mut PodView> {
         match &mut self.view {
             View::Pod(v) => Some(v),
-            View::Pods | View::Events(_) | View::Messages(_) | View::Files(_) => None,
+            View::Pods
+            | View::Events(_)
+            | View::Messages(_)
+            | View::Files(_)
+            | View::Forwards(_) => None,
         }
     }
 

@@ -28,4 +28,6 @@ pub enum Mode {
     Find(String),
     /// Deleting this pod: y to confirm.
     ConfirmDelete(PodKey),
+    /// The port-forward form (`F`), over the pod view.
+    Forward(Box<super::forwards::ForwardForm>),
 }

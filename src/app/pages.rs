@@ -54,7 +54,7 @@ impl App {
             View::Events(view) => view.reading.as_mut(),
             View::Messages(reader) => Some(reader),
             View::Files(browser) => browser.reading.as_mut().map(|(_, reader)| reader),
-            View::Pods => None,
+            View::Pods | View::Forwards(_) => None,
         }
     }
 
@@ -136,7 +136,7 @@ impl App {
                 browser.reading = None;
                 vec![]
             }
-            View::Pods => vec![],
+            View::Pods | View::Forwards(_) => vec![],
         }
     }
 
@@ -184,7 +184,9 @@ impl App {
                 }
                 effects
             }
-            View::Events(_) | View::Messages(_) | View::Files(_) => return vec![],
+            View::Events(_) | View::Messages(_) | View::Files(_) | View::Forwards(_) => {
+                return vec![];
+            }
         };
         // Sized first, so the text is wrapped once, at the width it is read at.
         self.fit_reader();

@@ -39,6 +39,8 @@ pub enum View {
     Messages(Box<Reader>),
     /// A container's files (`b`).
     Files(Box<super::files::FileBrowser>),
+    /// The port-forwards (`:pf`).
+    Forwards(super::forwards::ForwardsView),
 }
 
 /// What the pod view shows.

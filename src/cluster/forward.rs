@@ -12,7 +12,7 @@
 //! passed on (the pod's answer still comes back).
 
 use std::collections::BTreeMap;
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
@@ -28,8 +28,9 @@ use tokio::sync::{mpsc, watch};
 use super::errors::describe;
 use crate::model::feed::Feed;
 use crate::model::forward::{
-    Candidate, DeclaredPort, ForwardTarget, PortMapping, RemotePort, choose, resolve_port,
+    Candidate, DeclaredPort, ForwardTarget, RemotePort, choose, declared_ports, resolve_port,
 };
+pub use crate::model::forward::{ForwardEvent, ForwardRequest};
 use crate::model::owner::{OwnerKind, selector_query};
 
 /// How long an accepted connection waits for a ready pod.
@@ -41,37 +42,6 @@ const COPY_CHUNK: usize = 64 << 10;
 /// After a client's end, how long a silent pod is given to finish its
 /// answer.
 const LINGER: Duration = Duration::from_secs(5);
-
-/// What to forward.
-#[derive(Debug, Clone)]
-pub struct ForwardRequest {
-    pub namespace: String,
-    pub target: ForwardTarget,
-    pub ports: Vec<PortMapping>,
-    pub addresses: Vec<IpAddr>,
-}
-
-/// What a forward says as it runs.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ForwardEvent {
-    Listening {
-        local: SocketAddr,
-        remote: u16,
-    },
-    /// It now reaches `pod` (`namespace/name`); `switched` after the first.
-    Reaching {
-        pod: String,
-        switched: bool,
-    },
-    /// No pod can be reached; connections wait. One sentence.
-    Waiting(String),
-    /// A connection was accepted on this local port.
-    Accepted(u16),
-    /// One connection failed; the forward goes on. One sentence.
-    ConnectionFailed(String),
-    /// The forward has stopped. One sentence.
-    Ended(String),
-}
 
 /// Running totals, read by the Forwards view.
 #[derive(Debug, Default)]
@@ -139,23 +109,39 @@ async fn forward(
         events.clone(),
     ));
     let _tracker = AbortOnDrop(tracker);
-    // Named ports are read from the first pod reached, as kubectl does.
-    let first = tokio::select! {
-        first = reach.wait_for(Option::is_some) => first.map_err(|_| "the pod feed ended".to_string())?.clone(),
-        Some(why) = gone.recv() => return Err(why),
+    // Named ports are read from the first pod reached, as kubectl does;
+    // numbered ones listen at once, even while no pod is ready.
+    let named = request
+        .ports
+        .iter()
+        .any(|m| matches!(m.remote, RemotePort::Name(_)));
+    let first_ports = if named {
+        let first = tokio::select! {
+            first = reach.wait_for(Option::is_some) => first.map_err(|_| "the pod feed ended".to_string())?.clone(),
+            Some(why) = gone.recv() => return Err(why),
+        };
+        first.ok_or("the pod feed ended")?.ports
+    } else {
+        Vec::new()
     };
-    let first = first.ok_or("the pod feed ended")?;
     let mut listeners = Vec::new();
     for mapping in &request.ports {
-        let remote = resolve_port(&mapping.remote, &first.ports)?;
+        let remote = resolve_port(&mapping.remote, &first_ports)?;
         let local = mapping.local.unwrap_or(remote);
         for &address in &request.addresses {
             let listener = TcpListener::bind((address, local)).await.map_err(|e| {
-                format!(
-                    "cannot listen on {}: {e}; pick another local port ({}:{remote}, or 0:{remote} for a free one)",
-                    SocketAddr::from((address, local)),
-                    local.saturating_add(1)
-                )
+                let at = SocketAddr::from((address, local));
+                match e.kind() {
+                    std::io::ErrorKind::AddrInUse => format!(
+                        "cannot listen on {at}: something else listens there; give another local port ({}:{remote}), or 0:{remote} for a free one",
+                        local.saturating_add(1).max(1024)
+                    ),
+                    std::io::ErrorKind::PermissionDenied => format!(
+                        "cannot listen on {at}: ports below 1024 need privilege; give one above ({}:{remote}), or 0:{remote} for a free one",
+                        u32::from(local) + 8000
+                    ),
+                    _ => format!("cannot listen on {at}: {e}"),
+                }
             })?;
             let local = listener.local_addr().map_err(|e| e.to_string())?;
             let _ = events.send(ForwardEvent::Listening { local, remote });
@@ -176,7 +162,11 @@ async fn forward(
     }
     tokio::select! {
         Some(why) = gone.recv() => Err(why),
-        Some(Err(e)) = accepting.join_next() => Err(format!("stopped accepting connections: {e}")),
+        Some(ended) = accepting.join_next() => Err(match ended {
+            Ok(Err(e)) => format!("stopped accepting connections: {e}"),
+            Ok(Ok(())) => "stopped accepting connections".to_string(),
+            Err(e) => format!("stopped accepting connections: {e}"),
+        }),
     }
 }
 
@@ -264,6 +254,11 @@ async fn pool(
                         |s| by_labels(s, Some(name.clone())),
                     ))
                 }
+                // A static pod's mirror: its kubelet brings it back.
+                "Node" => Ok(Pool {
+                    ends_with_pod: false,
+                    ..alone
+                }),
                 _ => Ok(alone),
             }
         }
@@ -378,7 +373,8 @@ async fn track(
                 pod: t.candidate.name.clone(),
                 ports: t.ports.clone(),
             });
-        if chosen.as_ref().map(|r| &r.pod) == current.as_ref() {
+        if chosen.as_ref().map(|r| &r.pod) == current.as_ref() && (chosen.is_some() || waiting_said)
+        {
             continue;
         }
         match &chosen {
@@ -412,21 +408,7 @@ fn project(pod: &Pod) -> Tracked {
     let ready = status
         .and_then(|s| s.conditions.as_ref())
         .is_some_and(|c| c.iter().any(|c| c.type_ == "Ready" && c.status == "True"));
-    let ports = pod
-        .spec
-        .iter()
-        .flat_map(|s| &s.containers)
-        .flat_map(|c| {
-            c.ports.iter().flatten().filter_map(move |p| {
-                Some(DeclaredPort {
-                    container: c.name.clone(),
-                    name: p.name.clone(),
-                    number: u16::try_from(p.container_port).ok()?,
-                    protocol: p.protocol.clone().unwrap_or_else(|| "TCP".into()),
-                })
-            })
-        })
-        .collect();
+    let ports = declared_ports(pod);
     Tracked {
         candidate: Candidate {
             name: pod.metadata.name.clone().unwrap_or_default(),
@@ -456,11 +438,17 @@ struct Connection {
 
 async fn accept(listener: TcpListener, connection: Connection) -> std::io::Result<()> {
     let local_port = listener.local_addr()?.port();
+    // The connections end with the forward (this task is aborted).
+    let mut connections = tokio::task::JoinSet::new();
     loop {
-        let (client, _) = match listener.accept().await {
-            Ok(accepted) => accepted,
-            // Out of descriptors, a connection reset before accept: the
-            // listener itself is fine.
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            Some(_) = connections.join_next() => continue,
+        };
+        let client = match accepted {
+            Ok((client, _)) => client,
+            // Out of descriptors or buffers, a connection reset before
+            // accept: the listener itself is fine.
             Err(e) if is_transient(&e) => {
                 tokio::time::sleep(Duration::from_millis(50)).await;
                 continue;
@@ -470,15 +458,31 @@ async fn accept(listener: TcpListener, connection: Connection) -> std::io::Resul
         let _ = client.set_nodelay(true);
         let _ = connection.events.send(ForwardEvent::Accepted(local_port));
         let connection = connection.clone();
-        tokio::spawn(async move {
-            connection.stats.open.fetch_add(1, Ordering::Relaxed);
+        connections.spawn(async move {
+            let _open = OpenConnection::count(&connection.stats);
             if let Err(sentence) = connection.serve(client).await {
                 let _ = connection
                     .events
                     .send(ForwardEvent::ConnectionFailed(sentence));
             }
-            connection.stats.open.fetch_sub(1, Ordering::Relaxed);
         });
+    }
+}
+
+/// One open connection in the totals, for as long as it lives (however its
+/// task ends).
+struct OpenConnection(Arc<ForwardStats>);
+
+impl OpenConnection {
+    fn count(stats: &Arc<ForwardStats>) -> Self {
+        stats.open.fetch_add(1, Ordering::Relaxed);
+        OpenConnection(stats.clone())
+    }
+}
+
+impl Drop for OpenConnection {
+    fn drop(&mut self) {
+        self.0.open.fetch_sub(1, Ordering::Relaxed);
     }
 }
 
@@ -493,11 +497,30 @@ fn is_transient(e: &std::io::Error) -> bool {
 /// How one attempt on one pod ended.
 enum Attempt {
     Done,
-    /// The pod refused before answering anything: try the next one.
-    Refused(String),
-    /// Cut after the pod had answered: the client's connection closes.
+    /// The pod's side never connected (the upgrade failed, or the kubelet
+    /// could not dial the port): nothing reached the pod, so what the
+    /// client sent may go to the next one. `then_same` when trying the
+    /// same pod again cannot help (a 4xx answer).
+    Refused {
+        why: String,
+        final_answer: bool,
+    },
+    /// Cut after the pod's side had connected: the client's connection
+    /// closes.
     Cut(String),
 }
+
+/// Whether the kubelet's error says its dial never connected (so the pod
+/// received nothing): containerd's "failed to connect", or a sandbox that
+/// is gone or not running.
+fn never_connected(text: &str) -> bool {
+    text.contains("failed to connect to localhost:")
+        || text.contains("in store: not found")
+        || text.contains("is not running")
+}
+
+/// How long opening a stream to the pod may take.
+const OPEN_TIMEOUT: Duration = Duration::from_secs(15);
 
 impl Connection {
     async fn serve(&self, mut client: TcpStream) -> Result<(), String> {
@@ -505,7 +528,7 @@ impl Connection {
         let mut sent: Vec<u8> = Vec::new();
         let mut backoff = Duration::from_millis(100);
         let deadline = tokio::time::Instant::now() + WAIT_FOR_POD;
-        let mut last_refusal = None;
+        let mut last_refusal: Option<(String, String)> = None;
         loop {
             let waited = tokio::time::timeout_at(deadline, reach.wait_for(Option::is_some))
                 .await
@@ -514,7 +537,7 @@ impl Connection {
                 Ok(Ok(target)) => target.ok_or("no pod")?,
                 Ok(Err(_)) => return Err("the forward stopped".into()),
                 Err(_) => {
-                    return Err(last_refusal.unwrap_or_else(|| {
+                    return Err(last_refusal.map(|(_, why)| why).unwrap_or_else(|| {
                         format!(
                             "no pod became ready within {} s; the connection was closed",
                             WAIT_FOR_POD.as_secs()
@@ -522,6 +545,17 @@ impl Connection {
                     }));
                 }
             };
+            // A pod that refused is tried again only once another is
+            // chosen: the same port on the same pod says the same.
+            if let Some((pod, why)) = &last_refusal
+                && *pod == target.pod
+            {
+                let changed = tokio::time::timeout_at(deadline, reach.changed()).await;
+                match changed {
+                    Ok(Ok(())) => continue,
+                    _ => return Err(why.clone()),
+                }
+            }
             let number = match &self.remote {
                 RemotePort::Number(n) => *n,
                 RemotePort::Name(_) => {
@@ -529,16 +563,19 @@ impl Connection {
                 }
             };
             match self
-                .attempt(&mut client, &target.pod, number, &mut sent)
+                .attempt(&mut client, &target.pod, number, &mut sent, deadline)
                 .await
             {
                 Attempt::Done => return Ok(()),
                 Attempt::Cut(why) => return Err(why),
-                Attempt::Refused(why) => {
-                    if sent.len() > REPLAY_LIMIT || tokio::time::Instant::now() >= deadline {
+                Attempt::Refused { why, final_answer } => {
+                    if final_answer
+                        || sent.len() > REPLAY_LIMIT
+                        || tokio::time::Instant::now() >= deadline
+                    {
                         return Err(why);
                     }
-                    last_refusal = Some(why);
+                    last_refusal = Some((target.pod.clone(), why));
                     tokio::time::sleep(backoff).await;
                     backoff = (backoff * 2).min(Duration::from_secs(2));
                 }
@@ -547,85 +584,137 @@ impl Connection {
     }
 
     /// One try on `pod`: everything the client sent so far (`sent`) goes
-    /// first, then both ways until the pod's side ends.
+    /// first, then both ways at once until the pod's side ends.
     async fn attempt(
         &self,
         client: &mut TcpStream,
         pod: &str,
         port: u16,
         sent: &mut Vec<u8>,
+        deadline: tokio::time::Instant,
     ) -> Attempt {
-        let mut forwarder = match self.pods.portforward(pod, &[port]).await {
-            Ok(f) => f,
-            Err(e) => return Attempt::Refused(format!("pod {pod}: {}", describe(&e).sentence)),
+        let opened = tokio::time::timeout_at(
+            deadline.min(tokio::time::Instant::now() + OPEN_TIMEOUT),
+            self.pods.portforward(pod, &[port]),
+        )
+        .await;
+        let mut forwarder = match opened {
+            Ok(Ok(f)) => f,
+            Ok(Err(e)) => {
+                let final_answer = matches!(&e, kube::Error::Api(s) if (400..500).contains(&s.code) && s.code != 404 && s.code != 429);
+                return Attempt::Refused {
+                    why: format!("pod {pod}: {}", describe(&e).sentence),
+                    final_answer,
+                };
+            }
+            Err(_) => {
+                return Attempt::Refused {
+                    why: format!(
+                        "pod {pod}: the API server did not open the stream within {} s",
+                        OPEN_TIMEOUT.as_secs()
+                    ),
+                    final_answer: false,
+                };
+            }
         };
         let (Some(stream), Some(error)) = (forwarder.take_stream(port), forwarder.take_error(port))
         else {
-            return Attempt::Refused(format!("pod {pod}: no stream for port {port}"));
+            forwarder.abort();
+            return Attempt::Refused {
+                why: format!("pod {pod}: no stream for port {port}"),
+                final_answer: false,
+            };
         };
         let (mut from_pod, mut to_pod) = tokio::io::split(stream);
-        if !sent.is_empty() && to_pod.write_all(sent).await.is_err() {
-            return Attempt::Refused(format!("pod {pod}: the stream closed at once"));
-        }
         let (mut client_read, mut client_write) = client.split();
         let stats = &self.stats;
-        let mut answered = 0u64;
-        // After the client's end, the pod's answer is awaited while it
-        // keeps coming (the pod cannot be told of a half-close).
-        let mut linger: Option<tokio::time::Instant> = None;
-        let mut buf_in = vec![0u8; COPY_CHUNK];
-        let mut buf_out = vec![0u8; COPY_CHUNK];
-        loop {
-            let lingering = async {
-                match linger {
-                    Some(at) => tokio::time::sleep_until(at).await,
-                    None => std::future::pending().await,
-                }
-            };
-            tokio::select! {
-                read = client_read.read(&mut buf_in), if linger.is_none() => match read {
-                    Ok(0) => linger = Some(tokio::time::Instant::now() + LINGER),
+        let answered = std::sync::atomic::AtomicU64::new(0);
+        // The client's end: the pod cannot be told of it (the channel
+        // protocol has no half-close), so its answer is awaited while it
+        // keeps coming, up to LINGER of silence.
+        let client_done = tokio::sync::Notify::new();
+        let client_finished = std::sync::atomic::AtomicBool::new(false);
+        let upstream = async {
+            if !sent.is_empty() && to_pod.write_all(sent).await.is_err() {
+                return;
+            }
+            let mut buf = vec![0u8; COPY_CHUNK];
+            loop {
+                match client_read.read(&mut buf).await {
+                    Ok(0) | Err(_) => break,
                     Ok(n) => {
-                        if answered == 0 && sent.len() <= REPLAY_LIMIT {
-                            sent.extend_from_slice(&buf_in[..n]);
+                        if answered.load(Ordering::Relaxed) == 0 && sent.len() <= REPLAY_LIMIT {
+                            sent.extend_from_slice(&buf[..n]);
                         }
-                        if to_pod.write_all(&buf_in[..n]).await.is_err() {
-                            break;
+                        if to_pod.write_all(&buf[..n]).await.is_err() {
+                            return;
                         }
                         stats.to_pod.fetch_add(n as u64, Ordering::Relaxed);
                     }
-                    Err(_) => return Attempt::Done,
-                },
-                read = from_pod.read(&mut buf_out) => match read {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => {
-                        answered += n as u64;
-                        if client_write.write_all(&buf_out[..n]).await.is_err() {
-                            return Attempt::Done;
-                        }
-                        stats.from_pod.fetch_add(n as u64, Ordering::Relaxed);
-                        if linger.is_some() {
-                            linger = Some(tokio::time::Instant::now() + LINGER);
+                }
+            }
+            client_finished.store(true, Ordering::Relaxed);
+            client_done.notify_one();
+            std::future::pending::<()>().await;
+        };
+        let downstream = async {
+            let mut buf = vec![0u8; COPY_CHUNK];
+            let mut lingering = false;
+            loop {
+                let read = async {
+                    if lingering {
+                        tokio::time::timeout(LINGER, from_pod.read(&mut buf)).await
+                    } else {
+                        tokio::select! {
+                            read = from_pod.read(&mut buf) => Ok(read),
+                            () = client_done.notified() => Ok(Err(std::io::ErrorKind::Interrupted.into())),
                         }
                     }
-                },
-                () = lingering => return Attempt::Done,
+                };
+                match read.await {
+                    // Silent past the linger: done.
+                    Err(_) => return true,
+                    Ok(Err(e)) if e.kind() == std::io::ErrorKind::Interrupted => lingering = true,
+                    Ok(Ok(0)) | Ok(Err(_)) => return false,
+                    Ok(Ok(n)) => {
+                        answered.fetch_add(n as u64, Ordering::Relaxed);
+                        if client_write.write_all(&buf[..n]).await.is_err() {
+                            return true;
+                        }
+                        stats.from_pod.fetch_add(n as u64, Ordering::Relaxed);
+                    }
+                }
             }
+        };
+        let finished = tokio::select! {
+            () = upstream => true,
+            done = downstream => done,
+        };
+        if finished {
+            forwarder.abort();
+            return Attempt::Done;
         }
-        // Why the pod's side ended, if the kubelet said (it writes the error
-        // before it closes): worth waiting for only if nothing came back.
+        // The pod's side ended. Why, if the kubelet said (it writes the
+        // error before it closes).
+        let answered = answered.load(Ordering::Relaxed);
         let wait = match answered {
             0 => Duration::from_millis(500),
             _ => Duration::ZERO,
         };
         let said = tokio::time::timeout(wait, error).await.ok().flatten();
-        drop(forwarder);
-        // A client that had finished lost nothing.
-        let said = said.filter(|_| linger.is_none());
-        match (said, answered) {
-            (Some(text), 0) => Attempt::Refused(format!("pod {pod}: {}", short_error(&text))),
-            (Some(text), _) => Attempt::Cut(format!("pod {pod}: {}", short_error(&text))),
-            (None, _) => {
+        forwarder.abort();
+        match said {
+            Some(text) if answered == 0 && never_connected(&text) => Attempt::Refused {
+                why: format!("pod {pod}: {}", short_error(&text)),
+                final_answer: false,
+            },
+            // A client that had finished and was answered lost nothing.
+            Some(_) if client_finished.load(Ordering::Relaxed) && answered > 0 => {
+                let _ = client_write.shutdown().await;
+                Attempt::Done
+            }
+            Some(text) => Attempt::Cut(format!("pod {pod}: {}", short_error(&text))),
+            None => {
                 let _ = client_write.shutdown().await;
                 Attempt::Done
             }

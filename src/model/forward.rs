@@ -3,7 +3,7 @@
 //! goes away. Pure: the forwarding itself is `cluster::forward`.
 
 use std::fmt;
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
 use super::owner::OwnerKind;
 
@@ -55,6 +55,37 @@ impl fmt::Display for ForwardTarget {
             ForwardTarget::Owner { kind, name } => write!(f, "{kind}/{name}"),
         }
     }
+}
+
+/// What to forward.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ForwardRequest {
+    pub namespace: String,
+    pub target: ForwardTarget,
+    pub ports: Vec<PortMapping>,
+    pub addresses: Vec<IpAddr>,
+}
+
+/// What a forward says as it runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ForwardEvent {
+    Listening {
+        local: SocketAddr,
+        remote: u16,
+    },
+    /// It now reaches `pod` (`namespace/name`); `switched` after the first.
+    Reaching {
+        pod: String,
+        switched: bool,
+    },
+    /// No pod can be reached; connections wait. One sentence.
+    Waiting(String),
+    /// A connection was accepted on this local port.
+    Accepted(u16),
+    /// One connection failed; the forward goes on. One sentence.
+    ConnectionFailed(String),
+    /// The forward has stopped. One sentence.
+    Ended(String),
 }
 
 /// A port in the pod: a number, or a container port's name.
@@ -134,6 +165,24 @@ pub struct DeclaredPort {
     pub number: u16,
     /// TCP, UDP or SCTP.
     pub protocol: String,
+}
+
+/// The ports a pod's containers declare, in spec order.
+pub fn declared_ports(pod: &k8s_openapi::api::core::v1::Pod) -> Vec<DeclaredPort> {
+    pod.spec
+        .iter()
+        .flat_map(|s| &s.containers)
+        .flat_map(|c| {
+            c.ports.iter().flatten().filter_map(move |p| {
+                Some(DeclaredPort {
+                    container: c.name.clone(),
+                    name: p.name.clone(),
+                    number: u16::try_from(p.container_port).ok().filter(|n| *n > 0)?,
+                    protocol: p.protocol.clone().unwrap_or_else(|| "TCP".into()),
+                })
+            })
+        })
+        .collect()
 }
 
 /// The number `remote` names in a pod with these ports; a name is looked

@@ -400,13 +400,20 @@ fn delete_pod(
             Ok(pod)
         })
         .map_err(|_| ApiError::not_found("pods", &key.name))??;
-    // The simulated kubelet finishes well within the grace period.
+    // The simulated kubelet finishes well within the grace period. Only
+    // this pod goes: a StatefulSet's replacement has its name, not its uid.
     let store = state.store.clone();
     let key = key.clone();
+    let uid = current.value()["metadata"]["uid"].clone();
     let wait = Duration::from_secs(grace.min(2) as u64);
     tokio::spawn(async move {
         tokio::time::sleep(wait).await;
-        let _ = store.delete(Kind::Pod, &key);
+        let same = store
+            .get(Kind::Pod, &key)
+            .is_some_and(|e| e.value()["metadata"]["uid"] == uid);
+        if same {
+            let _ = store.delete(Kind::Pod, &key);
+        }
     });
     Ok(ok_bytes(updated.json.clone()))
 }

@@ -215,11 +215,13 @@ impl Kubelet {
     ) -> Result<TcpStream, String> {
         let key = pod_key(pod);
         let sandbox = sandbox_id(pod);
+        // The kubelet's words around containerd's.
+        let kubelet = |e: &str| format!("error forwarding port {port} to pod {sandbox}, uid : {e}");
         let failed = |e: &str| {
-            format!(
-                "error forwarding port {port} to pod {sandbox}, uid : failed to execute portforward in network namespace \"/var/run/netns/cni-{}\": {e}",
+            kubelet(&format!(
+                "failed to execute portforward in network namespace \"/var/run/netns/cni-{}\": {e}",
                 &sandbox[..32]
-            )
+            ))
         };
         // A pod being deleted has had its processes killed here at once
         // (a node's would be stopping): its sandbox is gone.
@@ -229,12 +231,14 @@ impl Kubelet {
                 .is_none_or(Value::is_null)
         });
         if gone {
-            return Err(failed(&format!(
+            return Err(kubelet(&format!(
                 "failed to find sandbox {sandbox:?} in store: not found"
             )));
         }
         if pod.pointer("/status/phase").and_then(Value::as_str) != Some("Running") {
-            return Err(failed("pod sandbox is not running"));
+            return Err(kubelet(&format!(
+                "rpc error: code = Unknown desc = pod sandbox {sandbox:?} is not running"
+            )));
         }
         self.start_pod(pod);
         let youngest = lock(&self.processes)

@@ -32,11 +32,11 @@ pub fn start(service: &'static str) {
         let listener = match net::listen(port) {
             Ok(listener) => listener,
             Err(e) => {
-                log(service, &format!("ERROR cannot listen on :{port}: {e}"));
+                log(service, "ERROR", &format!("cannot listen on :{port}: {e}"));
                 continue;
             }
         };
-        log(service, &format!("INFO listening on :{port}"));
+        log(service, "INFO", &format!("listening on :{port}"));
         let serve: fn(&'static str, TcpStream) -> io::Result<()> = match service {
             "redis" => resp,
             _ => http,
@@ -51,9 +51,10 @@ pub fn start(service: &'static str) {
     }
 }
 
-fn log(service: &str, what: &str) {
+/// A line as the workload's others read: `TIME LEVEL service: what`.
+fn log(service: &str, level: &str, what: &str) {
     let now = jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ");
-    let _ = writeln!(io::stdout().lock(), "{now} {service}: {what}");
+    let _ = writeln!(io::stdout().lock(), "{now} {level} {service}: {what}");
 }
 
 /// Requests served, by (path, status), for `/metrics`.
@@ -101,8 +102,9 @@ fn http(service: &'static str, stream: TcpStream) -> io::Result<()> {
         if path != "/healthz" {
             log(
                 service,
+                "INFO",
                 &format!(
-                    "INFO {} {path} {status} in {:.1}ms",
+                    "{} {path} {status} in {:.1}ms",
                     request.method,
                     begun.elapsed().as_secs_f64() * 1e3
                 ),
@@ -127,7 +129,9 @@ fn read_head(reader: &mut BufReader<TcpStream>) -> io::Result<Option<Head>> {
     let mut lines = Vec::new();
     loop {
         line.clear();
-        let n = reader.read_line(&mut line)?;
+        let n = (&mut *reader)
+            .take((MAX_HEAD + 1 - read.min(MAX_HEAD)) as u64)
+            .read_line(&mut line)?;
         read += n;
         if n == 0 {
             return Ok(None);
@@ -380,7 +384,7 @@ fn info(keys: usize) -> String {
 /// the end of the connection.
 fn read_command(reader: &mut BufReader<TcpStream>) -> io::Result<Option<Vec<Vec<u8>>>> {
     let mut line = Vec::new();
-    if reader.read_until(b'\n', &mut line)? == 0 {
+    if (&mut *reader).take(64 << 10).read_until(b'\n', &mut line)? == 0 {
         return Ok(None);
     }
     let text = String::from_utf8_lossy(&line).trim_end().to_string();
@@ -398,7 +402,7 @@ fn read_command(reader: &mut BufReader<TcpStream>) -> io::Result<Option<Vec<Vec<
     let mut args = Vec::with_capacity(count);
     for _ in 0..count {
         line.clear();
-        reader.read_until(b'\n', &mut line)?;
+        (&mut *reader).take(64).read_until(b'\n', &mut line)?;
         let len: usize = String::from_utf8_lossy(&line)
             .trim_end()
             .strip_prefix('$')

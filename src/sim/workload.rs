@@ -25,35 +25,23 @@ pub fn run(name: &str) -> ! {
         if nix::unistd::getppid() != parent {
             std::process::exit(0);
         }
-        let mut stdout = std::io::stdout().lock();
-        if server {
-            // The background work a server logs between the requests it
-            // serves, as the tools images' containers log theirs.
-            request += 1;
-            let line = format!(
-                "{} {name}/{name} handled request id={request} status=200",
-                jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ")
-            );
-            if writeln!(stdout, "{line}")
-                .and_then(|()| stdout.flush())
-                .is_err()
-            {
-                std::process::exit(0);
-            }
-            drop(stdout);
-            std::thread::sleep(Duration::from_secs(5));
-            continue;
-        }
         request += 1;
-        let millis = 3 + fastrand::u64(..40);
-        let line = format!(
-            "{} INFO {name}: handled POST /v1/charges id={request:x} status=200 in {millis}ms",
-            jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ")
-        );
-        if writeln!(stdout, "{line}")
-            .and_then(|()| stdout.flush())
-            .is_err()
-        {
+        let now = jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ");
+        // The background work a server logs between the requests it serves
+        // (as the tools images' containers log theirs); a service's own.
+        let line = match server {
+            true => format!("{now} {name}/{name} handled request id={request} status=200"),
+            false => format!(
+                "{now} INFO {name}: handled POST /v1/charges id={request:x} status=200 in {}ms",
+                3 + fastrand::u64(..40)
+            ),
+        };
+        // Locked for the line only: the threads serving requests log too.
+        let written = {
+            let mut stdout = std::io::stdout().lock();
+            writeln!(stdout, "{line}").and_then(|()| stdout.flush())
+        };
+        if written.is_err() {
             std::process::exit(0);
         }
         if let Some(file) = log_file.as_mut()

@@ -76,6 +76,8 @@ pub(super) struct Tasks {
     pub(super) launch_timeout: std::time::Duration,
     /// The file browser's copies, by id, for cancelling.
     transfers: HashMap<u64, JoinHandle<()>>,
+    /// The port-forwards, by id.
+    forwards: HashMap<u64, JoinHandle<()>>,
 }
 
 impl Tasks {
@@ -103,6 +105,7 @@ impl Tasks {
             image_history: None,
             launch_timeout: std::time::Duration::from_secs(35),
             transfers: HashMap::new(),
+            forwards: HashMap::new(),
         }
     }
 
@@ -258,6 +261,21 @@ impl Tasks {
                 return Ok(Some(self.sessions.set_recording(id, on, size, &title)));
             }
             // The loop that owns the user's terminal does these.
+            Effect::StartForward {
+                id,
+                cluster,
+                request,
+            } => {
+                if let Some(client) = self.clients.get(&cluster).cloned() {
+                    let task = tokio::spawn(forward(id, client, request, self.tx.clone()));
+                    self.forwards.insert(id, task);
+                }
+            }
+            Effect::StopForward(id) => {
+                if let Some(task) = self.forwards.remove(&id) {
+                    task.abort();
+                }
+            }
             Effect::Quit | Effect::Copy(_) => {}
         }
         Ok(None)
@@ -690,6 +708,55 @@ impl NoClient {
             disconnected: false,
         };
         Event::SessionEnded { id: self.id, end }
+    }
+}
+
+/// Runs one port-forward, its news and (once a second, when they change)
+/// its totals sent to the app.
+async fn forward(
+    id: u64,
+    client: kube::Client,
+    request: crate::model::forward::ForwardRequest,
+    tx: mpsc::Sender<Tagged>,
+) {
+    use crate::cluster::forward::{self, ForwardStats};
+    use std::sync::atomic::Ordering;
+    let stats = std::sync::Arc::new(ForwardStats::default());
+    let (events_tx, mut events) = mpsc::unbounded_channel();
+    let running = tokio::spawn(forward::run(client, request, events_tx, stats.clone()));
+    struct AbortOnDrop(JoinHandle<()>);
+    impl Drop for AbortOnDrop {
+        fn drop(&mut self) {
+            self.0.abort();
+        }
+    }
+    let _running = AbortOnDrop(running);
+    let mut ticks = tokio::time::interval(std::time::Duration::from_secs(1));
+    let mut last = (0, 0, 0);
+    loop {
+        tokio::select! {
+            event = events.recv() => {
+                let Some(event) = event else { return };
+                let ended = matches!(event, crate::model::forward::ForwardEvent::Ended(_));
+                if tx.send(Tagged::untied(Event::Forward { id, event })).await.is_err() || ended {
+                    return;
+                }
+            }
+            _ = ticks.tick() => {
+                let now = (
+                    stats.open.load(Ordering::Relaxed),
+                    stats.to_pod.load(Ordering::Relaxed),
+                    stats.from_pod.load(Ordering::Relaxed),
+                );
+                if now != last {
+                    last = now;
+                    let totals = Event::ForwardTotals { id, open: now.0, to_pod: now.1, from_pod: now.2 };
+                    if tx.send(Tagged::untied(totals)).await.is_err() {
+                        return;
+                    }
+                }
+            }
+        }
     }
 }
 

@@ -79,6 +79,20 @@ pub fn header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         spans.push(Span::styled("filter ", theme.dim));
         spans.push(Span::styled(query, theme.matched));
     }
+    let forwarding = app
+        .forwards
+        .iter()
+        .filter(|f| !matches!(f.state, crate::app::forwards::ForwardState::Failed(_)))
+        .count();
+    if forwarding > 0 {
+        let noun = if forwarding == 1 {
+            "forward"
+        } else {
+            "forwards"
+        };
+        spans.push(sep.clone());
+        spans.push(Span::styled(format!("⇄ {forwarding} {noun}"), theme.text));
+    }
     spans.push(sep);
     spans.push(Span::styled(format!("{dot} {state}"), style));
     frame.render_widget(
@@ -240,7 +254,7 @@ pub fn footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             View::Events(view) => view.reading.is_some(),
             View::Messages(_) => true,
             View::Files(browser) => browser.reading.is_some(),
-            View::Pods => false,
+            View::Pods | View::Forwards(_) => false,
         };
         match &app.view {
             _ if reading => {
@@ -281,7 +295,16 @@ pub fn footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 spans.push(hint(Action::Logs, "logs"));
                 spans.push(hint(Action::PreviousLogs, "previous"));
                 spans.push(hint(Action::Files, "files"));
+                spans.push(hint(Action::Forward, "forward"));
                 spans.push(hint(Action::Describe, "describe"));
+            }
+            View::Forwards(_) => {
+                for (keys, what) in [("esc", "back"), ("x", "stop"), ("j/k", "move")] {
+                    spans.push(vec![
+                        Span::styled(format!(" {keys} "), theme.key_hint),
+                        Span::styled(format!("{what} "), theme.dim),
+                    ]);
+                }
             }
             View::Events(_) => {
                 spans.push(hint(Action::Back, "back"));

@@ -25,6 +25,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, top: usize, theme: &Theme)
             Action::PageDown,
             Action::Open,
             Action::Debug,
+            Action::Forward,
             Action::Mark,
             Action::MarkShown,
             Action::Back,
@@ -57,7 +58,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, top: usize, theme: &Theme)
             Action::Help,
             Action::Quit,
         ],
-        View::Files(_) => &[
+        View::Files(_) | View::Forwards(_) => &[
             Action::Command,
             Action::Help,
             Action::Workspace,
@@ -74,6 +75,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, top: usize, theme: &Theme)
             Action::PreviousLogs,
             Action::AllLogs,
             Action::Files,
+            Action::Forward,
             Action::Fold,
             Action::Exec,
             Action::Describe,
@@ -124,6 +126,19 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, top: usize, theme: &Theme)
         }
         lines.push(Line::default());
     }
+    if matches!(app.view, View::Forwards(_)) {
+        for (keys, what) in [
+            ("↑/↓ j/k", "move"),
+            ("x", "stop the selected forward"),
+            ("esc", "back to the pods (forwards keep running)"),
+        ] {
+            lines.push(Line::from(vec![
+                Span::styled(format!(" {keys:<18}"), theme.key_hint),
+                Span::styled(what, theme.text),
+            ]));
+        }
+        lines.push(Line::default());
+    }
     lines.push(Line::from(Span::styled(
         " Filter mode: type to narrow · ↑/↓ move · enter keep · esc clear",
         theme.dim,
@@ -133,7 +148,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, top: usize, theme: &Theme)
         theme.dim,
     )));
     lines.push(Line::from(Span::styled(
-        " Commands: :ns NAME · :ns (all) · :ctx NAME · :describe · :yaml · :events [-A] · :messages · :sort COLUMN · :exec CMD… · :delete · :q · tab completes",
+        " Commands: :ns NAME · :ns (all) · :ctx NAME · :describe · :yaml · :events [-A] · :messages · :pf (forwards) · :sort COLUMN · :exec CMD… · :delete · :q · tab completes",
         theme.dim,
     )));
     let title = match app.view {
@@ -142,6 +157,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, top: usize, theme: &Theme)
         View::Events(_) => " keys: events ",
         View::Messages(_) => " keys: messages ",
         View::Files(_) => " keys: files ",
+        View::Forwards(_) => " keys: forwards ",
     };
     draw_box(frame, area, title, lines, top, theme);
 }

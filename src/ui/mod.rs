@@ -5,6 +5,7 @@ mod columns;
 mod events_view;
 mod files;
 mod fleet;
+mod forwards;
 mod help;
 mod launcher;
 mod pod_list;
@@ -67,6 +68,7 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme) {
                 Some((path, text)) => reader::draw(frame, area, path, None, text, theme),
                 None => files::draw(frame, area, browser, theme),
             },
+            View::Forwards(view) => forwards::draw(frame, area, app, view, theme),
         }
     }
     if let Some(area) = areas.workspace {
@@ -79,6 +81,9 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme) {
             launcher::draw(frame, areas.browser.unwrap_or(body), app, form, theme)
         }
         Mode::Fleet(form) => fleet::draw(frame, areas.browser.unwrap_or(body), form, theme),
+        Mode::Forward(form) => {
+            forwards::draw_form(frame, areas.browser.unwrap_or(body), form, theme)
+        }
         _ => {}
     }
 }

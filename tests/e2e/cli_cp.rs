@@ -87,11 +87,16 @@ fn sha256(path: &Path) -> String {
 
 /// payments-api writes its heap dump as it starts: copies are retried until
 /// it is there (under a temporary name until whole).
+/// The copy's output, with the stderr of every try before it (the first
+/// may come before payments-api has written its dump).
 async fn copy_heap_dump(f: &Fixture, dir: &Path) -> std::process::Output {
     let heap = format!("{PAYMENTS}:/var/dump/heap.hprof");
+    let mut said = Vec::new();
     for _ in 0..40 {
-        let out = cp_in(f, dir, &[&heap, "heap.hprof", "-c", "api"]).await;
+        let mut out = cp_in(f, dir, &[&heap, "heap.hprof", "-c", "api"]).await;
+        said.extend_from_slice(&out.stderr);
         if !text(&out.stderr).contains("No such file") {
+            out.stderr = said;
             return out;
         }
         tokio::time::sleep(Duration::from_millis(250)).await;

@@ -576,3 +576,79 @@ async fn kubectl_describe_events_and_followed_logs_read_as_on_a_cluster() {
     }
     let _ = std::fs::remove_file(kubeconfig);
 }
+
+/// `kubectl port-forward` as kubectl 1.31+ speaks it (SPDY tunnelled in a
+/// WebSocket) and as it falls back (a plain SPDY upgrade): curl-style
+/// requests reach payments-api's /metrics and redis answers PING, through
+/// several connections of one session.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_port_forward_reaches_the_pods_ports_both_ways() {
+    use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _};
+    if !support::namespaces_or_skip("kubectl port-forward into a pod's network") {
+        return;
+    }
+    let sim = start_sim(0).await;
+    let kubeconfig = kubeconfig_file(&sim, "kubectl-pf");
+    for binary in kubectls() {
+        for websockets in ["true", "false"] {
+            let mut child = tokio::process::Command::new(&binary)
+                .arg("--kubeconfig")
+                .arg(&kubeconfig)
+                .args([
+                    "port-forward",
+                    "-n",
+                    "payments",
+                    "deploy/payments-api",
+                    ":8080",
+                ])
+                .env("KUBECTL_PORT_FORWARD_WEBSOCKETS", websockets)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .kill_on_drop(true)
+                .spawn()
+                .expect("kubectl starts");
+            let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+            let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+                .await
+                .expect("kubectl says where it listens")
+                .unwrap()
+                .unwrap_or_default();
+            let port: u16 = line
+                .strip_prefix("Forwarding from 127.0.0.1:")
+                .and_then(|rest| rest.split(' ').next())
+                .and_then(|p| p.parse().ok())
+                .unwrap_or_else(|| panic!("{binary:?} websockets={websockets}: {line}"));
+            for _ in 0..3 {
+                let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
+                    .await
+                    .unwrap();
+                stream
+                    .write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                    .await
+                    .unwrap();
+                let mut reply = Vec::new();
+                tokio::time::timeout(Duration::from_secs(20), stream.read_to_end(&mut reply))
+                    .await
+                    .expect("an answer through kubectl")
+                    .unwrap();
+                let reply = String::from_utf8_lossy(&reply);
+                assert!(
+                    reply.starts_with("HTTP/1.1 200 OK")
+                        && reply.contains("# TYPE http_requests_total counter"),
+                    "{binary:?} websockets={websockets}: {reply}"
+                );
+            }
+            child.kill().await.unwrap();
+            let stderr = {
+                let mut text = String::new();
+                let _ = child.stderr.take().unwrap().read_to_string(&mut text).await;
+                text
+            };
+            assert!(
+                !stderr.contains("lost connection"),
+                "{binary:?} websockets={websockets}: {stderr}"
+            );
+        }
+    }
+    let _ = std::fs::remove_file(&kubeconfig);
+}

@@ -92,7 +92,7 @@ async fn in_the_demo_a_debug_container_sees_its_targets_files_processes_and_pod_
                 // PID 1 is the target's main process, not the debug shell.
                 && lines.iter().any(|l| {
                     let cols: Vec<&str> = l.split_whitespace().collect();
-                    cols.get(1) == Some(&"1") && l.contains("sh -c n=0; while :; do")
+                    cols.get(1) == Some(&"1") && l.contains("/app/redis-server")
                 })
         })
         .await;
@@ -277,7 +277,7 @@ async fn without_namespaces_the_simulator_says_so_and_keeps_working() {
         .unwrap_or_default();
     assert_eq!(
         first,
-        "containers: plain host processes, without their own root or PID namespace (namespaces are turned off (--no-namespaces))"
+        "containers: plain host processes, without their own root or PID namespace, on the host network: a pod's ports are free loopback ports port-forward maps (namespaces are turned off (--no-namespaces))"
     );
     while let Ok(Ok(Some(line))) =
         tokio::time::timeout(Duration::from_secs(20), lines.next_line()).await

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use base64::Engine as _;
 use bytes::Bytes;
 use futures::{SinkExt as _, StreamExt as _};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
@@ -44,6 +44,13 @@ pub fn ports(query: &Query) -> Result<Vec<u16>, ApiError> {
             return Err(ApiError::bad_request(format!("port {part:?} must be > 0")));
         }
         ports.push(port);
+    }
+    // Two channels a port, numbered by a byte.
+    if ports.len() > 127 {
+        return Err(ApiError::bad_request(format!(
+            "{} ports asked for; at most 127 fit in one connection",
+            ports.len()
+        )));
     }
     Ok(ports)
 }
@@ -81,14 +88,7 @@ fn unframe(base64: bool, message: Message) -> Option<(u8, Bytes)> {
     }
 }
 
-pub async fn run(
-    ws: Ws,
-    kubelet: Arc<Kubelet>,
-    pod: Pod,
-    ports: Vec<u16>,
-    base64: bool,
-    mut stopped: oneshot::Receiver<()>,
-) {
+pub async fn run(ws: Ws, kubelet: Arc<Kubelet>, pod: Pod, ports: Vec<u16>, base64: bool) {
     let (mut sink, mut stream) = ws.split();
     for (i, port) in ports.iter().enumerate() {
         for channel in [2 * i as u8, 2 * i as u8 + 1] {
@@ -101,20 +101,30 @@ pub async fn run(
             }
         }
     }
+    // The writer drains on its own, so a port whose pod does not read
+    // never holds up another port's answer (nor the reading of frames).
     let (out_tx, mut out_rx) = mpsc::channel::<Message>(16);
-    let (done_tx, mut done_rx) = mpsc::channel::<()>(ports.len().max(1));
+    let writer = tokio::spawn(async move {
+        while let Some(message) = out_rx.recv().await {
+            if sink.send(message).await.is_err() {
+                return;
+            }
+        }
+        let _ = sink
+            .send(Message::Close(Some(CloseFrame {
+                code: CloseCode::Normal,
+                reason: "".into(),
+            })))
+            .await;
+    });
+    let mut ports_done = tokio::task::JoinSet::new();
     let mut to_pod = Vec::new();
     for (i, &port) in ports.iter().enumerate() {
         let (in_tx, in_rx) = mpsc::channel::<Bytes>(16);
         to_pod.push(in_tx);
-        let (kubelet, pod, out, done) = (
-            kubelet.clone(),
-            pod.clone(),
-            out_tx.clone(),
-            done_tx.clone(),
-        );
+        let (kubelet, pod, out) = (kubelet.clone(), pod.clone(), out_tx.clone());
         let data = 2 * i as u8;
-        tokio::spawn(async move {
+        ports_done.spawn(async move {
             match kubelet.port_forward(&pod, port).await {
                 Ok(stream) => {
                     pump(stream, in_rx, |bytes| {
@@ -127,11 +137,10 @@ pub async fn run(
                     let _ = out.send(frame(base64, data + 1, text.as_bytes())).await;
                 }
             }
-            let _ = done.send(()).await;
         });
     }
+    // When every port's connection has ended, the writer closes (1000).
     drop(out_tx);
-    let mut open = ports.len();
     loop {
         tokio::select! {
             message = stream.next() => {
@@ -141,46 +150,22 @@ pub async fn run(
                     && !payload.is_empty()
                     && let Some(tx) = to_pod.get(usize::from(channel / 2))
                 {
-                    // A port whose connection has ended drops what comes.
+                    // A port whose connection has ended drops what comes;
+                    // one whose pod is slow to read holds the client back.
                     let _ = tx.send(payload).await;
                 }
             }
-            Some(message) = out_rx.recv() => {
-                if sink.send(message).await.is_err() {
+            done = ports_done.join_next() => {
+                if done.is_none() {
                     break;
                 }
-            }
-            Some(()) = done_rx.recv() => {
-                open -= 1;
-                if open == 0 {
-                    // Whatever the ports still had to say goes first.
-                    while let Ok(message) = out_rx.try_recv() {
-                        let _ = sink.send(message).await;
-                    }
-                    let _ = sink
-                        .send(Message::Close(Some(CloseFrame {
-                            code: CloseCode::Normal,
-                            reason: "".into(),
-                        })))
-                        .await;
-                    break;
-                }
-            }
-            _ = &mut stopped => {
-                // As containerd says of a sandbox that is gone, on every
-                // port; then the session ends.
-                let text = format!(
-                    "error forwarding port to pod, uid : failed to find sandbox {:?} in store: not found",
-                    crate::sim::kubelet::sandbox_id(&pod)
-                );
-                for i in 0..ports.len() {
-                    let _ = sink.send(frame(base64, 2 * i as u8 + 1, text.as_bytes())).await;
-                }
-                let _ = sink.send(Message::Close(None)).await;
-                break;
             }
         }
     }
+    // The client went away: its ports' connections end with it.
+    ports_done.abort_all();
+    drop(to_pod);
+    let _ = writer.await;
 }
 
 #[cfg(test)]

@@ -74,7 +74,7 @@ pub fn upgrade(
     };
     let upgrade = header(UPGRADE);
     let kubelet = state.kubelet.clone();
-    let stopped = pod_stopped(&kubelet, key.clone());
+    let key = key.clone();
     if upgrade.eq_ignore_ascii_case("websocket") {
         let ws_key = header(SEC_WEBSOCKET_KEY);
         let offered: Vec<String> = headers
@@ -112,7 +112,7 @@ pub fn upgrade(
             let ws =
                 WebSocketStream::from_raw_socket(TokioIo::new(upgraded), Role::Server, None).await;
             match channels {
-                Some(ports) => channels::run(ws, kubelet, pod, ports, base64, stopped).await,
+                Some(ports) => channels::run(ws, kubelet, pod, ports, base64).await,
                 None => {
                     // The tunnel is a byte stream cut into binary messages
                     // anywhere, empty ones included.
@@ -130,6 +130,7 @@ pub fn upgrade(
                             Message::Binary(frame),
                         ))
                     });
+                    let stopped = pod_stopped(&kubelet, key);
                     session::run(incoming, outgoing, kubelet, pod, stopped).await;
                 }
             }
@@ -175,8 +176,10 @@ pub fn upgrade(
             });
             let outgoing = futures::sink::unfold(writer, |mut writer, frame: Bytes| async move {
                 writer.write_all(&frame).await?;
+                writer.flush().await?;
                 Ok::<_, std::io::Error>(writer)
             });
+            let stopped = pod_stopped(&kubelet, key);
             session::run(
                 Box::pin(incoming),
                 Box::pin(outgoing),

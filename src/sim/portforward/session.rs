@@ -31,8 +31,13 @@ struct Forwarding {
     /// What the client sends goes here; dropped at its FIN (a half-close).
     to_pod: Option<mpsc::Sender<Bytes>>,
     error: u32,
+    port: u16,
     task: JoinHandle<()>,
 }
+
+/// Connections whose second stream has not come yet, at most (a client
+/// that never pairs them is not given memory for ever).
+const MAX_UNPAIRED: usize = 1024;
 
 pub async fn run<I, O>(
     mut incoming: I,
@@ -89,6 +94,10 @@ pub async fn run<I, O>(
                                 send(spdy::rst_stream(stream_id, spdy::CANCEL)).await;
                                 continue;
                             };
+                            if pairs.len() >= MAX_UNPAIRED && !pairs.contains_key(&request) {
+                                send(spdy::rst_stream(stream_id, spdy::REFUSED_STREAM)).await;
+                                continue;
+                            }
                             send(encoder.syn_reply(stream_id, &[], false)).await;
                             let pair = pairs.entry(request.clone()).or_default();
                             let slot = match kind {
@@ -115,7 +124,7 @@ pub async fn run<I, O>(
                                     from_client,
                                     out_tx.clone(),
                                 ));
-                                forwarding.insert(data, Forwarding { to_pod: Some(to_pod), error, task });
+                                forwarding.insert(data, Forwarding { to_pod: Some(to_pod), error, port, task });
                             }
                         }
                         Frame::Data { stream_id, fin, data } => {
@@ -131,8 +140,11 @@ pub async fn run<I, O>(
                             }
                         }
                         Frame::RstStream { stream_id, .. } => {
+                            // The kubelet's forwarding ends and closes the
+                            // error stream, which the client waits for.
                             if let Some(f) = forwarding.remove(&stream_id) {
                                 f.task.abort();
+                                send(spdy::data(f.error, true, &[])).await;
                             }
                         }
                         Frame::Ping { id } => {
@@ -148,9 +160,10 @@ pub async fn run<I, O>(
                 // session ends, so a client knows at once.
                 for (data, f) in forwarding.drain() {
                     f.task.abort();
+                    let sandbox = kubelet_sandbox(&pod);
                     let text = format!(
-                        "error forwarding port to pod, uid : failed to find sandbox {:?} in store: not found",
-                        kubelet_sandbox(&pod)
+                        "error forwarding port {} to pod {sandbox}, uid : failed to find sandbox {sandbox:?} in store: not found",
+                        f.port
                     );
                     send(spdy::data(f.error, false, text.as_bytes())).await;
                     send(spdy::rst_stream(data, spdy::CANCEL)).await;

@@ -76,7 +76,7 @@ pub fn doorway_pair() -> io::Result<(Doorway, OwnedFd)> {
     nix::sys::socket::setsockopt(&ours, nix::sys::socket::sockopt::ReceiveTimeout, &timeout)?;
     Ok((
         Doorway {
-            socket: Mutex::new(ours),
+            socket: Mutex::new((ours, 0)),
         },
         theirs,
     ))
@@ -84,44 +84,78 @@ pub fn doorway_pair() -> io::Result<(Doorway, OwnedFd)> {
 
 /// The runtime's end of a pod's doorway.
 pub struct Doorway {
-    socket: Mutex<OwnedFd>,
+    socket: Mutex<(OwnedFd, u32)>,
 }
+
+/// A request: the port and a sequence number, little-endian.
+const REQUEST_LEN: usize = 6;
 
 impl Doorway {
     /// A socket connected to `localhost:port` inside the pod. Blocking:
     /// one request at a time per pod, each taking microseconds.
     pub fn connect(&self, port: u16) -> io::Result<TcpStream> {
-        let socket = super::lock(&self.socket);
+        let mut guard = super::lock(&self.socket);
+        let (socket, sequence) = &mut *guard;
+        *sequence = sequence.wrapping_add(1);
         let fd = socket.as_raw_fd();
-        sendmsg::<()>(
-            fd,
-            &[IoSlice::new(&port.to_le_bytes())],
-            &[],
-            MsgFlags::empty(),
-            None,
-        )?;
-        let mut reply = [0u8; 256];
-        let mut space = nix::cmsg_space!(RawFd);
-        let mut iov = [IoSliceMut::new(&mut reply)];
-        let message = recvmsg::<()>(fd, &mut iov, Some(&mut space), MsgFlags::MSG_CMSG_CLOEXEC)?;
-        let passed = message.cmsgs()?.find_map(|c| match c {
-            ControlMessageOwned::ScmRights(fds) => fds.first().copied(),
-            _ => None,
-        });
-        let len = message.bytes;
-        let said = reply.get(..len).unwrap_or_default();
-        match (said.first(), passed) {
-            // SAFETY: the kernel just installed this descriptor for us.
-            (Some(&OK), Some(fd)) => Ok(TcpStream::from(unsafe { OwnedFd::from_raw_fd(fd) })),
-            (Some(&REFUSED), _) => Err(io::Error::new(
-                io::ErrorKind::ConnectionRefused,
-                String::from_utf8_lossy(&said[1..]).into_owned(),
-            )),
-            (None, _) => Err(io::Error::new(
-                io::ErrorKind::BrokenPipe,
-                "the pod's sandbox is gone",
-            )),
-            _ => Err(io::Error::other("the pod's sandbox answered nonsense")),
+        let mut request = [0u8; REQUEST_LEN];
+        request[..2].copy_from_slice(&port.to_le_bytes());
+        request[2..].copy_from_slice(&sequence.to_le_bytes());
+        retry(|| sendmsg::<()>(fd, &[IoSlice::new(&request)], &[], MsgFlags::empty(), None))?;
+        // A reply to an earlier request that timed out may come first:
+        // it is passed over (its socket closed).
+        loop {
+            let mut reply = [0u8; 256];
+            let mut space = nix::cmsg_space!(RawFd);
+            let (len, passed) = {
+                let mut iov = [IoSliceMut::new(&mut reply)];
+                let message = loop {
+                    match recvmsg::<()>(fd, &mut iov, Some(&mut space), MsgFlags::MSG_CMSG_CLOEXEC)
+                    {
+                        Err(Errno::EINTR) => continue,
+                        other => break other?,
+                    }
+                };
+                let mut passed = None;
+                for c in message.cmsgs()? {
+                    if let ControlMessageOwned::ScmRights(fds) = c {
+                        for fd in fds {
+                            // SAFETY: the kernel just installed these for us.
+                            let owned = unsafe { OwnedFd::from_raw_fd(fd) };
+                            passed.get_or_insert(owned);
+                        }
+                    }
+                }
+                (message.bytes, passed)
+            };
+            let said = reply.get(..len).unwrap_or_default();
+            if said.is_empty() {
+                return Err(io::Error::new(
+                    io::ErrorKind::BrokenPipe,
+                    "the pod's sandbox is gone",
+                ));
+            }
+            if said.len() < 5 || said[1..5] != sequence.to_le_bytes() {
+                continue;
+            }
+            return match (said[0], passed) {
+                (OK, Some(fd)) => Ok(TcpStream::from(fd)),
+                (REFUSED, _) => Err(io::Error::new(
+                    io::ErrorKind::ConnectionRefused,
+                    String::from_utf8_lossy(&said[5..]).into_owned(),
+                )),
+                _ => Err(io::Error::other("the pod's sandbox answered nonsense")),
+            };
+        }
+    }
+}
+
+/// `call` again while a signal interrupts it.
+fn retry<T>(mut call: impl FnMut() -> nix::Result<T>) -> nix::Result<T> {
+    loop {
+        match call() {
+            Err(Errno::EINTR) => continue,
+            other => return other,
         }
     }
 }
@@ -131,24 +165,27 @@ impl Doorway {
 pub fn serve_doorway(socket: OwnedFd) {
     let fd = socket.as_raw_fd();
     loop {
-        let mut request = [0u8; 2];
+        let mut request = [0u8; REQUEST_LEN];
         let received = {
             let mut iov = [IoSliceMut::new(&mut request)];
             recvmsg::<()>(fd, &mut iov, None, MsgFlags::empty()).map(|m| m.bytes)
         };
         match received {
-            Ok(2) => {}
+            Ok(REQUEST_LEN) => {}
             Ok(0) => return,
             Ok(_) | Err(Errno::EINTR) => continue,
             Err(_) => return,
         }
-        let port = u16::from_le_bytes(request);
+        let port = u16::from_le_bytes([request[0], request[1]]);
+        let sequence = &request[2..];
         let _ = match connect_inside(port) {
             Ok(stream) => {
                 let fds = [stream.as_raw_fd()];
+                let mut reply = vec![OK];
+                reply.extend_from_slice(sequence);
                 sendmsg::<()>(
                     fd,
-                    &[IoSlice::new(&[OK])],
+                    &[IoSlice::new(&reply)],
                     &[ControlMessage::ScmRights(&fds)],
                     MsgFlags::empty(),
                     None,
@@ -156,6 +193,7 @@ pub fn serve_doorway(socket: OwnedFd) {
             }
             Err(text) => {
                 let mut reply = vec![REFUSED];
+                reply.extend_from_slice(sequence);
                 reply.extend_from_slice(text.as_bytes());
                 reply.truncate(256);
                 sendmsg::<()>(fd, &[IoSlice::new(&reply)], &[], MsgFlags::empty(), None)

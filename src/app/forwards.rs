@@ -1,0 +1,500 @@
+//! Port-forwards in the TUI: the `F` form over a pod, the Forwards view
+//! (`:pf`), and each forward's state as its events report it. The
+//! forwarding runs in the runtime (`cluster::forward`), for as long as the
+//! app lives, whatever the user browses.
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::*;
+use crate::model::forward::{
+    DeclaredPort, ForwardEvent, ForwardRequest, ForwardTarget, PortMapping, RemotePort,
+    declared_ports, resolve_port,
+};
+
+/// One forward, as the Forwards view lists it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Forward {
+    pub id: u64,
+    pub cluster: ClusterId,
+    pub namespace: String,
+    pub target: ForwardTarget,
+    pub remote: RemotePort,
+    /// Where it listens, once it does.
+    pub local: Option<SocketAddr>,
+    /// The remote port's number, once resolved.
+    pub remote_number: Option<u16>,
+    /// The pod it reaches now (`namespace/name`).
+    pub pod: Option<String>,
+    pub state: ForwardState,
+    /// The last connection that failed, and why.
+    pub last_failure: Option<String>,
+    pub open: usize,
+    pub to_pod: u64,
+    pub from_pod: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ForwardState {
+    Starting,
+    Listening,
+    /// No pod can be reached now: why, in a few words.
+    Switching(String),
+    /// It stopped: one sentence.
+    Failed(String),
+}
+
+impl ForwardState {
+    /// One word; a failure's sentence is shown under the table.
+    pub fn label(&self) -> &'static str {
+        match self {
+            ForwardState::Starting => "starting",
+            ForwardState::Listening => "listening",
+            ForwardState::Switching(_) => "switching",
+            ForwardState::Failed(_) => "failed",
+        }
+    }
+}
+
+/// The Forwards view: which row is selected.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ForwardsView {
+    pub cursor: usize,
+}
+
+/// The `F` form: one of the pod's declared ports (or a typed one) and a
+/// local port.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ForwardForm {
+    pub pod: PodKey,
+    pub ports: Vec<DeclaredPort>,
+    /// Index into `ports`; `ports.len()` is the typed remote port.
+    pub choice: usize,
+    /// The remote port when typed (a number or a port's name).
+    pub typed_remote: String,
+    pub local: String,
+    /// The local port was typed by the user (else it follows the choice).
+    pub local_typed: bool,
+    pub field: FormField,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FormField {
+    Remote,
+    Local,
+}
+
+impl ForwardForm {
+    fn new(pod: PodKey, ports: Vec<DeclaredPort>, container: Option<&str>) -> Self {
+        // The selected container's first TCP port, else the pod's first.
+        let choice = ports
+            .iter()
+            .position(|p| Some(p.container.as_str()) == container && p.protocol == "TCP")
+            .or_else(|| ports.iter().position(|p| p.protocol == "TCP"))
+            .unwrap_or(ports.len());
+        let mut form = ForwardForm {
+            pod,
+            ports,
+            choice,
+            typed_remote: String::new(),
+            local: String::new(),
+            local_typed: false,
+            field: FormField::Remote,
+        };
+        form.follow_choice();
+        form
+    }
+
+    fn follow_choice(&mut self) {
+        if !self.local_typed {
+            self.local = self
+                .ports
+                .get(self.choice)
+                .map(|p| p.number.to_string())
+                .unwrap_or_default();
+        }
+    }
+
+    /// The remote port as the command line would take it.
+    pub fn remote_text(&self) -> String {
+        match self.ports.get(self.choice) {
+            Some(port) => port.number.to_string(),
+            None => self.typed_remote.clone(),
+        }
+    }
+
+    /// The mapping, or why the form cannot be sent.
+    fn mapping(&self) -> Result<PortMapping, String> {
+        let remote = self.remote_text();
+        if remote.is_empty() {
+            return Err("Type the pod's port: a number or a container port's name.".into());
+        }
+        let local = match self.local.trim() {
+            "" => "0",
+            typed => typed,
+        };
+        let mapping = PortMapping::parse(&format!("{local}:{remote}"))?;
+        resolve_port(&mapping.remote, &self.ports)?;
+        Ok(mapping)
+    }
+}
+
+/// What a key did to the form.
+enum FormKey {
+    Stay(ForwardForm),
+    Cancel,
+    Send(ForwardForm, PortMapping),
+    /// Enter on a form that cannot be sent: why.
+    Refused(ForwardForm, String),
+}
+
+fn on_form_key(mut form: ForwardForm, key: &KeyEvent) -> FormKey {
+    let choices = form.ports.len() + 1;
+    match key.code {
+        KeyCode::Esc => return FormKey::Cancel,
+        KeyCode::Enter => {
+            return match form.mapping() {
+                Ok(mapping) => FormKey::Send(form, mapping),
+                Err(why) => FormKey::Refused(form, why),
+            };
+        }
+        KeyCode::Tab | KeyCode::BackTab => {
+            form.field = match form.field {
+                FormField::Remote => FormField::Local,
+                FormField::Local => FormField::Remote,
+            };
+        }
+        KeyCode::Up if form.field == FormField::Remote => {
+            form.choice = (form.choice + choices - 1) % choices;
+            form.follow_choice();
+        }
+        KeyCode::Down if form.field == FormField::Remote => {
+            form.choice = (form.choice + 1) % choices;
+            form.follow_choice();
+        }
+        KeyCode::Backspace => match form.field {
+            FormField::Local => {
+                form.local.pop();
+                form.local_typed = true;
+            }
+            FormField::Remote => {
+                form.typed_remote.pop();
+            }
+        },
+        KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => match form.field {
+            FormField::Local if c.is_ascii_digit() && form.local.len() < 5 => {
+                form.local.push(c);
+                form.local_typed = true;
+            }
+            FormField::Remote
+                if (c.is_ascii_alphanumeric() || c == '-') && form.typed_remote.len() < 15 =>
+            {
+                // Typing picks the typed port.
+                form.choice = form.ports.len();
+                form.typed_remote.push(c);
+            }
+            _ => {}
+        },
+        _ => {}
+    }
+    FormKey::Stay(form)
+}
+
+impl App {
+    /// `F`: the form over the pod view's pod; from the list, the pod opens
+    /// first and the form with it.
+    pub(super) fn open_forward_form(&mut self) -> Vec<Effect> {
+        let View::Pod(view) = &self.view else {
+            let Some(key) = self.pods.selected().cloned() else {
+                return vec![];
+            };
+            self.forward_form_pending = Some(key);
+            return self.open_pod(false);
+        };
+        let Some(detail) = view.pod.detail.as_ref() else {
+            self.forward_form_pending = Some(view.key.clone());
+            return vec![];
+        };
+        let container = view.selected().map(|c| c.name.as_str().to_string());
+        let form = ForwardForm::new(
+            detail.key.clone(),
+            declared_ports(&detail.manifest),
+            container.as_deref(),
+        );
+        self.mode = Mode::Forward(Box::new(form));
+        vec![]
+    }
+
+    /// Opens the form asked for from the list once its pod's detail is in.
+    pub(super) fn forward_form_ready(&mut self) -> Vec<Effect> {
+        let ready = matches!(&self.view, View::Pod(view)
+            if view.pod.detail.is_some()
+                && self.forward_form_pending.as_ref() == Some(&view.key));
+        if !ready || self.mode != Mode::Normal {
+            return vec![];
+        }
+        self.forward_form_pending = None;
+        self.open_forward_form()
+    }
+
+    pub(super) fn on_forward_form_key(&mut self, form: ForwardForm, key: KeyEvent) -> Vec<Effect> {
+        match on_form_key(form, &key) {
+            FormKey::Stay(form) => {
+                self.mode = Mode::Forward(Box::new(form));
+                vec![]
+            }
+            FormKey::Cancel => vec![],
+            FormKey::Refused(form, why) => {
+                self.message = Some(error(why));
+                self.mode = Mode::Forward(Box::new(form));
+                vec![]
+            }
+            FormKey::Send(form, mapping) => self.start_forward(form.pod, mapping),
+        }
+    }
+
+    fn start_forward(&mut self, pod: PodKey, mapping: PortMapping) -> Vec<Effect> {
+        self.next_forward += 1;
+        let id = self.next_forward;
+        let target = ForwardTarget::Pod(pod.name.to_string());
+        let request = ForwardRequest {
+            namespace: pod.namespace.to_string(),
+            target: target.clone(),
+            ports: vec![mapping.clone()],
+            addresses: vec![IpAddr::V4(Ipv4Addr::LOCALHOST)],
+        };
+        self.forwards.push(Forward {
+            id,
+            cluster: self.cluster.clone(),
+            namespace: pod.namespace.to_string(),
+            target,
+            remote: mapping.remote,
+            local: None,
+            remote_number: None,
+            pod: None,
+            state: ForwardState::Starting,
+            last_failure: None,
+            open: 0,
+            to_pod: 0,
+            from_pod: 0,
+        });
+        self.message = Some(info(format!(
+            "Forwarding to {pod}; :pf lists the forwards (they run while you browse)."
+        )));
+        vec![Effect::StartForward {
+            id,
+            cluster: self.cluster.clone(),
+            request,
+        }]
+    }
+
+    pub(super) fn on_forward_event(&mut self, id: u64, event: ForwardEvent) {
+        let Some(forward) = self.forwards.iter_mut().find(|f| f.id == id) else {
+            return;
+        };
+        match event {
+            ForwardEvent::Listening { local, remote } => {
+                forward.local = Some(local);
+                forward.remote_number = Some(remote);
+                if forward.state == ForwardState::Starting {
+                    forward.state = ForwardState::Listening;
+                }
+                self.message = Some(info(format!(
+                    "Forwarding {local} -> {}:{remote}.",
+                    forward.target
+                )));
+            }
+            ForwardEvent::Reaching { pod, switched } => {
+                if switched {
+                    self.message = Some(info(format!(
+                        "The forward on {} now reaches {pod}.",
+                        local_text(forward)
+                    )));
+                }
+                forward.pod = Some(pod);
+                if !matches!(forward.state, ForwardState::Failed(_)) && forward.local.is_some() {
+                    forward.state = ForwardState::Listening;
+                }
+            }
+            ForwardEvent::Waiting(why) => forward.state = ForwardState::Switching(why),
+            ForwardEvent::Accepted(_) => {}
+            ForwardEvent::ConnectionFailed(why) => forward.last_failure = Some(why),
+            ForwardEvent::Ended(why) => {
+                self.message = Some(error(format!(
+                    "The forward to {} stopped: {why}",
+                    forward.target
+                )));
+                forward.state = ForwardState::Failed(why);
+                forward.open = 0;
+            }
+        }
+    }
+
+    pub(super) fn on_forward_totals(&mut self, id: u64, open: usize, to_pod: u64, from_pod: u64) {
+        if let Some(forward) = self.forwards.iter_mut().find(|f| f.id == id) {
+            forward.open = open;
+            forward.to_pod = to_pod;
+            forward.from_pod = from_pod;
+        }
+    }
+
+    /// `:pf`: the forwards.
+    pub(super) fn open_forwards(&mut self) -> Vec<Effect> {
+        let leaving_pod = matches!(self.view, View::Pod(_) | View::Events(_));
+        self.view = View::Forwards(ForwardsView::default());
+        self.message = match self.forwards.is_empty() {
+            true => Some(info(
+                "No forwards yet: F on a pod or a container forwards one of its ports.",
+            )),
+            false => None,
+        };
+        match leaving_pod {
+            true => vec![Effect::StopWatchingPod],
+            false => vec![],
+        }
+    }
+
+    /// Keys of the Forwards view: move, `x` stops one, esc goes back.
+    pub(super) fn on_forwards_key(&mut self, key: &KeyEvent) -> Option<Vec<Effect>> {
+        let View::Forwards(view) = &mut self.view else {
+            return None;
+        };
+        let last = self.forwards.len().saturating_sub(1);
+        match key.code {
+            KeyCode::Char('x') | KeyCode::Delete => {
+                if self.forwards.is_empty() {
+                    return Some(vec![]);
+                }
+                let stopped = self.forwards.remove(view.cursor.min(last));
+                view.cursor = view.cursor.min(self.forwards.len().saturating_sub(1));
+                self.message = Some(info(format!(
+                    "Stopped the forward on {} to {}.",
+                    local_text(&stopped),
+                    stopped.target
+                )));
+                Some(vec![Effect::StopForward(stopped.id)])
+            }
+            KeyCode::Char('j') | KeyCode::Down => {
+                view.cursor = (view.cursor + 1).min(last);
+                Some(vec![])
+            }
+            KeyCode::Char('k') | KeyCode::Up => {
+                view.cursor = view.cursor.saturating_sub(1);
+                Some(vec![])
+            }
+            KeyCode::Esc => {
+                self.view = View::Pods;
+                self.message = None;
+                Some(vec![])
+            }
+            _ => None,
+        }
+    }
+
+    /// Forwards still running, for the quit question: "2 forwards
+    /// (127.0.0.1:8080, …)".
+    pub(super) fn running_forwards(&self) -> Option<String> {
+        let running: Vec<String> = self
+            .forwards
+            .iter()
+            .filter(|f| !matches!(f.state, ForwardState::Failed(_)))
+            .map(local_text)
+            .collect();
+        match running.len() {
+            0 => None,
+            1 => Some(format!("a forward is open ({})", running[0])),
+            n => Some(format!("{n} forwards are open ({})", running.join(", "))),
+        }
+    }
+}
+
+/// `127.0.0.1:8080`, or the port asked for before it listens.
+pub fn local_text(forward: &Forward) -> String {
+    match forward.local {
+        Some(local) => local.to_string(),
+        None => format!(":{}", forward.remote),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn port(container: &str, name: &str, number: u16, protocol: &str) -> DeclaredPort {
+        DeclaredPort {
+            container: container.into(),
+            name: Some(name.into()),
+            number,
+            protocol: protocol.into(),
+        }
+    }
+
+    fn key(code: KeyCode) -> KeyEvent {
+        KeyEvent::new(code, KeyModifiers::NONE)
+    }
+
+    fn stay(outcome: FormKey) -> ForwardForm {
+        match outcome {
+            FormKey::Stay(form) => form,
+            _ => panic!("the form stays"),
+        }
+    }
+
+    #[test]
+    fn the_form_offers_the_containers_ports_and_follows_the_choice_until_local_is_typed() {
+        let pod = PodKey::new("payments", "api-1");
+        let ports = vec![
+            port("envoy", "admin", 9901, "TCP"),
+            port("api", "http", 8080, "TCP"),
+            port("dns", "dns", 53, "UDP"),
+        ];
+        let form = ForwardForm::new(pod, ports, Some("api"));
+        assert_eq!((form.choice, form.local.as_str()), (1, "8080"));
+        let form = stay(on_form_key(form, &key(KeyCode::Up)));
+        assert_eq!(
+            (form.remote_text().as_str(), form.local.as_str()),
+            ("9901", "9901")
+        );
+        let form = stay(on_form_key(form, &key(KeyCode::Tab)));
+        let form = stay(on_form_key(form, &key(KeyCode::Backspace)));
+        let form = stay(on_form_key(form, &key(KeyCode::Char('2'))));
+        let form = stay(on_form_key(form, &key(KeyCode::Char('x'))));
+        assert_eq!(form.local, "9902");
+        let form = stay(on_form_key(form, &key(KeyCode::Tab)));
+        let form = stay(on_form_key(form, &key(KeyCode::Down)));
+        assert_eq!(form.local, "9902", "a typed local port stays");
+        match on_form_key(form.clone(), &key(KeyCode::Enter)) {
+            FormKey::Send(_, mapping) => {
+                assert_eq!(mapping.local, Some(9902));
+                assert_eq!(mapping.remote, RemotePort::Number(8080));
+            }
+            _ => panic!("sent"),
+        }
+        let udp = stay(on_form_key(form, &key(KeyCode::Down)));
+        match on_form_key(udp, &key(KeyCode::Enter)) {
+            FormKey::Refused(_, why) => assert!(why.contains("TCP only"), "{why}"),
+            _ => panic!("UDP is refused"),
+        }
+    }
+
+    #[test]
+    fn a_pod_without_declared_ports_takes_a_typed_one() {
+        let form = ForwardForm::new(PodKey::new("shop", "x"), vec![], None);
+        assert!(matches!(
+            on_form_key(form.clone(), &key(KeyCode::Enter)),
+            FormKey::Refused(_, why) if why.contains("Type the pod's port")
+        ));
+        let mut form = form;
+        for c in "5432".chars() {
+            form = stay(on_form_key(form, &key(KeyCode::Char(c))));
+        }
+        match on_form_key(form, &key(KeyCode::Enter)) {
+            FormKey::Send(_, mapping) => {
+                assert_eq!(mapping.remote, RemotePort::Number(5432));
+                assert_eq!(mapping.local, Some(0), "a free local port");
+            }
+            _ => panic!("sent"),
+        }
+    }
+}

@@ -1,0 +1,232 @@
+//! The Forwards view (`:pf`) and the `F` form.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+
+use crate::app::App;
+use crate::app::forwards::{FormField, ForwardForm, ForwardState, ForwardsView, local_text};
+use crate::model::text::sanitize;
+use crate::theme::Theme;
+
+/// 1234567 → "1.2 MB", as people read transfer totals.
+fn bytes(n: u64) -> String {
+    match n {
+        0..1_000 => format!("{n} B"),
+        1_000..1_000_000 => format!("{:.1} kB", n as f64 / 1e3),
+        1_000_000..1_000_000_000 => format!("{:.1} MB", n as f64 / 1e6),
+        _ => format!("{:.2} GB", n as f64 / 1e9),
+    }
+}
+
+/// The STATE column.
+const STATE: usize = 2;
+
+pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &ForwardsView, theme: &Theme) {
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme.border)
+        .title(Span::styled(
+            format!(" forwards ({}) ", app.forwards.len()),
+            theme.title,
+        ));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    if app.forwards.is_empty() {
+        let text = " No forwards. F on a pod or a container forwards one of its ports; podbay port-forward does it from a shell.";
+        frame.render_widget(Paragraph::new(Span::styled(text, theme.dim)), inner);
+        return;
+    }
+    let rows: Vec<[String; 6]> = app
+        .forwards
+        .iter()
+        .map(|f| {
+            let remote = match f.remote_number {
+                Some(n) if n.to_string() != f.remote.to_string() => format!("{} ({n})", f.remote),
+                _ => f.remote.to_string(),
+            };
+            // The target goes last: on a narrow screen it is cut first.
+            [
+                local_text(f),
+                f.pod
+                    .as_deref()
+                    .and_then(|p| p.split_once('/').map(|(_, name)| name.to_string()))
+                    .unwrap_or_else(|| "—".into()),
+                f.state.label().to_string(),
+                f.open.to_string(),
+                format!("{}↑ {}↓", bytes(f.to_pod), bytes(f.from_pod)),
+                format!("{}/{} :{remote}", f.namespace, f.target),
+            ]
+        })
+        .collect();
+    let titles = ["LOCAL", "POD NOW", "STATE", "CONN", "BYTES", "TARGET"];
+    let mut widths: Vec<usize> = titles.iter().map(|t| t.chars().count()).collect();
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    // A failure's sentence is below the table: the state column says "failed".
+    widths[STATE] = widths[STATE].min(9);
+    let cell = |text: &str, width: usize| {
+        let mut text: String = text.chars().take(width).collect();
+        let pad = width.saturating_sub(text.chars().count());
+        text.push_str(&" ".repeat(pad + 2));
+        text
+    };
+    let mut lines = vec![Line::from(
+        titles
+            .iter()
+            .zip(&widths)
+            .map(|(t, w)| Span::styled(cell(t, *w), theme.header))
+            .collect::<Vec<_>>(),
+    )];
+    for (i, (row, forward)) in rows.iter().zip(&app.forwards).enumerate() {
+        let state_style = match forward.state {
+            ForwardState::Listening => theme.good,
+            ForwardState::Starting | ForwardState::Switching(_) => theme.pending,
+            ForwardState::Failed(_) => theme.error,
+        };
+        let mut spans: Vec<Span> = row
+            .iter()
+            .zip(&widths)
+            .enumerate()
+            .map(|(column, (text, w))| {
+                let style = if column == STATE {
+                    state_style
+                } else {
+                    theme.text
+                };
+                Span::styled(cell(&sanitize(text), *w), style)
+            })
+            .collect();
+        if i == view.cursor {
+            spans = spans
+                .into_iter()
+                .map(|s| Span::styled(s.content, s.style.patch(theme.selected)))
+                .collect();
+        }
+        lines.push(Line::from(spans));
+    }
+    // What the selected one last said, in full.
+    if let Some(forward) = app.forwards.get(view.cursor) {
+        lines.push(Line::default());
+        let said = match (&forward.state, &forward.last_failure) {
+            (ForwardState::Failed(why) | ForwardState::Switching(why), _) => Some(why.clone()),
+            (_, Some(failure)) => Some(format!("last failed connection: {failure}")),
+            _ => None,
+        };
+        if let Some(said) = said {
+            lines.push(Line::from(Span::styled(
+                format!(" {}", sanitize(&said)),
+                theme.dim,
+            )));
+        }
+    }
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// The `F` form, centred over `area`.
+pub fn draw_form(frame: &mut Frame, area: Rect, form: &ForwardForm, theme: &Theme) {
+    let mut lines = vec![
+        Line::from(Span::styled(
+            format!(" Forward a port of {}", form.pod),
+            theme.title,
+        )),
+        Line::default(),
+    ];
+    let focus = |field: FormField| form.field == field;
+    let marker = |chosen: bool| if chosen { " › " } else { "   " };
+    lines.push(Line::from(Span::styled(
+        if focus(FormField::Remote) {
+            " pod's port (↑/↓ choose, or type one):"
+        } else {
+            " pod's port:"
+        },
+        theme.dim,
+    )));
+    for (i, port) in form.ports.iter().enumerate() {
+        let chosen = i == form.choice;
+        let style = if chosen { theme.selected } else { theme.text };
+        lines.push(Line::from(Span::styled(
+            format!(
+                "{}{:<16} {:>5}/{:<4} container {}",
+                marker(chosen),
+                port.name.as_deref().unwrap_or("—"),
+                port.number,
+                port.protocol,
+                port.container
+            ),
+            style,
+        )));
+    }
+    let typed = form.choice == form.ports.len();
+    let typed_text = match (typed, form.typed_remote.is_empty()) {
+        (true, true) => "type a number or a port's name_".to_string(),
+        (true, false) => format!("{}_", form.typed_remote),
+        (false, _) => "another port".to_string(),
+    };
+    lines.push(Line::from(Span::styled(
+        format!("{}{typed_text}", marker(typed)),
+        if typed { theme.selected } else { theme.dim },
+    )));
+    lines.push(Line::default());
+    let local = if form.local.is_empty() {
+        "a free one".to_string()
+    } else {
+        form.local.clone()
+    };
+    let cursor = if focus(FormField::Local) { "_" } else { "" };
+    lines.push(Line::from(vec![
+        Span::styled(" local port on 127.0.0.1: ", theme.dim),
+        Span::styled(
+            format!("{local}{cursor}"),
+            if focus(FormField::Local) {
+                theme.selected
+            } else {
+                theme.text
+            },
+        ),
+    ]));
+    lines.push(Line::default());
+    lines.push(Line::from(Span::styled(
+        " It follows the pod's owner when the pod is replaced.",
+        theme.dim,
+    )));
+    lines.push(Line::from(vec![
+        Span::styled(" enter ", theme.key_hint),
+        Span::styled("forward  ", theme.dim),
+        Span::styled(" tab ", theme.key_hint),
+        Span::styled("local port  ", theme.dim),
+        Span::styled(" esc ", theme.key_hint),
+        Span::styled("cancel", theme.dim),
+    ]));
+    let width = lines
+        .iter()
+        .map(Line::width)
+        .max()
+        .unwrap_or(40)
+        .saturating_add(3) as u16;
+    let height = lines.len() as u16 + 2;
+    let rect = super::centered(area, width, height);
+    frame.render_widget(Clear, rect);
+    frame.render_widget(
+        Paragraph::new(lines).block(
+            Block::default()
+                .borders(Borders::ALL)
+                .border_style(theme.border),
+        ),
+        rect,
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn totals_read_as_people_read_them() {
+        assert_eq!(super::bytes(999), "999 B");
+        assert_eq!(super::bytes(1_234_567), "1.2 MB");
+        assert_eq!(super::bytes(3_000_000_000), "3.00 GB");
+    }
+}
