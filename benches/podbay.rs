@@ -49,7 +49,8 @@ fn main() {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     );
     // `cargo bench -- NAME…` runs only the sections named (panes, echo, list,
-    // launch, fleet, cp, containers, idle, logs; soak runs only when named).
+    // launch, fleet, cp, forward, containers, idle, logs; soak runs only
+    // when named).
     let only: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| !a.starts_with("--"))
@@ -75,6 +76,9 @@ fn main() {
         }
         if run("cp") {
             copy(&mut report).await;
+        }
+        if run("forward") {
+            forward(&mut report).await;
         }
         if run("containers") {
             container_start(&mut report).await;
@@ -903,6 +907,138 @@ async fn fleet(report: &mut Report) {
                 took.as_secs_f64() / one.as_secs_f64()
             ),
             "well under 20× one",
+        );
+    }
+    let _ = std::fs::remove_file(kubeconfig);
+}
+
+/// A port-forward to payments-api (its `/bytes/N`), podbay's beside
+/// `kubectl port-forward`'s, on the same simulator: 1 GiB through one
+/// connection (median of 3), then 100 connections of 1 MiB at once (time to
+/// the first byte, p50/p99, and the whole batch), and each forwarder's
+/// peak RSS.
+async fn forward(report: &mut Report) {
+    use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _};
+    println!("port-forward (payments-api's /bytes/N; podbay beside kubectl 1.33)");
+    let (_sim, kubeconfig, _) = sim_process(0, 0).await;
+    let podbay = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/release/podbay");
+    let kubectl = PathBuf::from("/usr/lib/google-cloud-sdk/bin/kubectl.1.33");
+    let pod = "pod/payments-api-66b8f7d5c9-qv8lm";
+    let mut tools = vec![(
+        "podbay",
+        podbay,
+        vec!["port-forward", "-n", "payments", pod, "0:8080"],
+    )];
+    if kubectl.exists() {
+        tools.push((
+            "kubectl",
+            kubectl,
+            vec!["port-forward", "-n", "payments", pod, ":8080"],
+        ));
+    }
+    /// GET /bytes/N: (time to the first byte, the whole answer, bytes).
+    async fn fetch(port: u16, n: u64) -> (Duration, Duration, u64) {
+        let start = Instant::now();
+        let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .expect("connect");
+        stream
+            .write_all(
+                format!("GET /bytes/{n} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                    .as_bytes(),
+            )
+            .await
+            .expect("request");
+        let mut buf = vec![0u8; 256 << 10];
+        let mut total = 0u64;
+        let mut first = None;
+        loop {
+            let read = stream.read(&mut buf).await.expect("read");
+            if read == 0 {
+                break;
+            }
+            first.get_or_insert_with(|| start.elapsed());
+            total += read as u64;
+        }
+        (first.unwrap_or_default(), start.elapsed(), total)
+    }
+    for (who, program, args) in tools {
+        let mut child = tokio::process::Command::new(&program)
+            .args(&args)
+            .env("KUBECONFIG", &kubeconfig)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("the forwarder runs");
+        let pid = child.id().unwrap_or(0);
+        let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+        let mut port = 0u16;
+        while let Ok(Some(line)) = lines.next_line().await {
+            if let Some(rest) = line.strip_prefix("Forwarding from 127.0.0.1:") {
+                port = rest
+                    .split(' ')
+                    .next()
+                    .and_then(|p| p.parse().ok())
+                    .unwrap_or(0);
+                break;
+            }
+        }
+        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        assert!(port > 0, "{who} says where it listens");
+        // Warm: the first connection starts the pod's processes.
+        fetch(port, 1 << 20).await;
+        let mut big = Vec::new();
+        for _ in 0..3 {
+            let (_, took, bytes) = fetch(port, 1 << 30).await;
+            assert!(bytes > 1 << 30, "{who}: 1 GiB and its head");
+            big.push(took);
+        }
+        big.sort();
+        let gib_mbs = (1u64 << 30) as f64 / 1e6 / big[1].as_secs_f64();
+        let start = Instant::now();
+        let many: Vec<_> = (0..100)
+            .map(|_| tokio::spawn(fetch(port, 1 << 20)))
+            .collect();
+        let mut firsts = Vec::new();
+        let mut moved = 0u64;
+        for one in many {
+            let (first, _, bytes) = one.await.expect("a connection");
+            assert!(bytes > 1 << 20, "{who}: each connection's MiB");
+            firsts.push(first);
+            moved += bytes;
+        }
+        let batch = start.elapsed();
+        firsts.sort();
+        let peak = std::fs::read_to_string(format!("/proc/{pid}/status"))
+            .ok()
+            .and_then(|s| {
+                s.lines()
+                    .find(|l| l.starts_with("VmHWM:"))
+                    .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+            })
+            .unwrap_or(0);
+        let _ = child.kill().await;
+        report.row(
+            &format!("{who} port-forward: 1 GiB through one connection (median of 3)"),
+            format!("{gib_mbs:.0} MB/s"),
+            if who == "podbay" { "≥ kubectl" } else { "" },
+        );
+        report.row(
+            &format!("{who} port-forward: 100 connections × 1 MiB at once"),
+            format!(
+                "first byte p50 {:.0} ms, p99 {:.0} ms; all in {:.2} s ({:.0} MB/s)",
+                firsts[49].as_secs_f64() * 1e3,
+                firsts[98].as_secs_f64() * 1e3,
+                batch.as_secs_f64(),
+                moved as f64 / 1e6 / batch.as_secs_f64()
+            ),
+            "",
+        );
+        report.row(
+            &format!("{who} port-forward: peak RSS"),
+            format!("{} MB", peak / 1024),
+            if who == "podbay" { "< 100 MB" } else { "" },
         );
     }
     let _ = std::fs::remove_file(kubeconfig);

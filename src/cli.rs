@@ -449,6 +449,11 @@ pub struct ScenarioArgs {
     /// (steady churn for soak runs).
     #[arg(long, value_name = "PER_SECOND")]
     pub churn: Option<f64>,
+    /// Delete a pod that a ReplicaSet or StatefulSet owns every this long
+    /// (30s, 2m), pod after pod, so that its owner replaces it: rolling
+    /// workloads, for port-forwards and watches to live through.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub replace_every: Option<Duration>,
     /// Run containers as plain host processes, without Linux namespaces
     /// (no own root, PID namespace or hostname).
     #[arg(long)]

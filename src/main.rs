@@ -205,6 +205,7 @@ fn sim_options(scenario: &ScenarioArgs) -> SimOptions {
         pods: scenario.pods,
         pull_delay: scenario.pull_delay(),
         churn: scenario.churn,
+        replace_every: scenario.replace_every,
         namespaces: !scenario.no_namespaces,
         ..SimOptions::default()
     }

@@ -106,13 +106,18 @@ impl ForwardForm {
         form
     }
 
+    /// The local port follows the pod's, as kubectl's `8080` does, until
+    /// the user types one.
     fn follow_choice(&mut self) {
         if !self.local_typed {
-            self.local = self
-                .ports
-                .get(self.choice)
-                .map(|p| p.number.to_string())
-                .unwrap_or_default();
+            self.local = match self.ports.get(self.choice) {
+                Some(port) => port.number.to_string(),
+                None => self
+                    .typed_remote
+                    .parse::<u16>()
+                    .map(|n| n.to_string())
+                    .unwrap_or_default(),
+            };
         }
     }
 
@@ -180,6 +185,7 @@ fn on_form_key(mut form: ForwardForm, key: &KeyEvent) -> FormKey {
             }
             FormField::Remote => {
                 form.typed_remote.pop();
+                form.follow_choice();
             }
         },
         KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => match form.field {
@@ -193,6 +199,7 @@ fn on_form_key(mut form: ForwardForm, key: &KeyEvent) -> FormKey {
                 // Typing picks the typed port.
                 form.choice = form.ports.len();
                 form.typed_remote.push(c);
+                form.follow_choice();
             }
             _ => {}
         },
@@ -492,7 +499,7 @@ mod tests {
         match on_form_key(form, &key(KeyCode::Enter)) {
             FormKey::Send(_, mapping) => {
                 assert_eq!(mapping.remote, RemotePort::Number(5432));
-                assert_eq!(mapping.local, Some(0), "a free local port");
+                assert_eq!(mapping.local, Some(5432), "the same local port");
             }
             _ => panic!("sent"),
         }

@@ -355,7 +355,7 @@ fn list(
 
 /// DELETE a pod: with a grace period it turns Terminating first, as a real
 /// kubelet would stop its containers, then disappears.
-fn delete_pod(
+pub(crate) fn delete_pod(
     state: &Arc<SimState>,
     key: &Key,
     query: &Query,

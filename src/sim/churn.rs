@@ -9,6 +9,48 @@ use serde_json::{Value, json};
 
 use super::store::{Key, Kind, Store};
 
+/// Deletes, every `every`, the next pod (in turn) that a ReplicaSet or a
+/// StatefulSet owns, as `kubectl delete pod` would (with its grace period):
+/// its owner's controller replaces it.
+pub async fn replace(state: std::sync::Weak<super::SimState>, every: Duration) {
+    let mut ticks = tokio::time::interval(every);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    ticks.tick().await;
+    let mut after: Option<Key> = None;
+    loop {
+        ticks.tick().await;
+        let Some(state) = state.upgrade() else { return };
+        let owned = |entry: &super::store::Entry| {
+            let pod = entry.value();
+            let running = pod["status"]["phase"] == "Running"
+                && pod.pointer("/metadata/deletionTimestamp").is_none();
+            running
+                && pod["metadata"]["ownerReferences"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .any(|o| {
+                        o["controller"] == true
+                            && matches!(o["kind"].as_str(), Some("ReplicaSet" | "StatefulSet"))
+                    })
+        };
+        let next = |after: Option<&Key>| {
+            state
+                .store
+                .list(Kind::Pod, None, after, Some(1), &|e| owned(e))
+                .0
+                .into_iter()
+                .next()
+        };
+        let Some(entry) = next(after.as_ref()).or_else(|| next(None)) else {
+            continue;
+        };
+        let key = entry.key.clone();
+        let _ = super::api::delete_pod(&state, &key, &Default::default(), &[]);
+        after = Some(key);
+    }
+}
+
 /// Restarts one pod's container `per_second` times a second until the
 /// store is dropped by everyone else.
 pub async fn run(store: std::sync::Weak<Store>, per_second: f64) {

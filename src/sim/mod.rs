@@ -70,6 +70,9 @@ pub struct SimOptions {
     pub bookmark_interval: Duration,
     /// Pod restarts per second (see [`churn`]); `None` for a still cluster.
     pub churn: Option<f64>,
+    /// Delete an owned pod this often, for its owner to replace (see
+    /// [`churn::replace`]).
+    pub replace_every: Option<Duration>,
     /// The podbay binary that serves as the container shim and the
     /// distroless workloads; `None`: this executable.
     pub shim: Option<std::path::PathBuf>,
@@ -86,6 +89,7 @@ impl Default for SimOptions {
             pull_backoff: Duration::from_secs(10),
             bookmark_interval: Duration::from_secs(30),
             churn: None,
+            replace_every: None,
             shim: None,
             namespaces: true,
         }
@@ -204,6 +208,9 @@ impl Sim {
         });
         load_scenario(&state);
         tokio::spawn(controllers::run(Arc::downgrade(&state)));
+        if let Some(every) = state.options.replace_every.filter(|d| !d.is_zero()) {
+            tokio::spawn(churn::replace(Arc::downgrade(&state), every));
+        }
         if let Some(per_second) = state.options.churn.filter(|n| *n > 0.0) {
             tokio::spawn(churn::run(Arc::downgrade(&state.store), per_second));
         }

@@ -948,3 +948,92 @@ fn file_browser_with_copies() {
     assert_snapshot("file_browser_80x24", &render(&a, 80, 24));
     assert_snapshot("file_browser_160x30", &render(&a, 160, 30));
 }
+
+#[test]
+fn forwards_view_and_form() {
+    use crate::model::forward::ForwardEvent;
+    let mut a = crate::app::tests::in_pod_view();
+    let forward = |a: &mut App, remote: &str, local: &str| {
+        a.update(key('F'));
+        for c in remote.chars() {
+            a.update(key(c));
+        }
+        a.update(Event::Key(crossterm::event::KeyEvent::new(
+            crossterm::event::KeyCode::Tab,
+            crossterm::event::KeyModifiers::NONE,
+        )));
+        for c in local.chars() {
+            a.update(key(c));
+        }
+    };
+    // A typed port, and a free local port (the one that followed, cleared).
+    forward(&mut a, "8080", "");
+    for _ in 0..4 {
+        a.update(Event::Key(crossterm::event::KeyEvent::new(
+            crossterm::event::KeyCode::Backspace,
+            crossterm::event::KeyModifiers::NONE,
+        )));
+    }
+    assert_snapshot("forward_form_80x24", &render(&a, 80, 24));
+    a.update(Event::Key(crossterm::event::KeyEvent::new(
+        crossterm::event::KeyCode::Enter,
+        crossterm::event::KeyModifiers::NONE,
+    )));
+    forward(&mut a, "6379", "16379");
+    a.update(Event::Key(crossterm::event::KeyEvent::new(
+        crossterm::event::KeyCode::Enter,
+        crossterm::event::KeyModifiers::NONE,
+    )));
+    let local = |port: u16| std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    a.update(Event::Forward {
+        id: 1,
+        event: ForwardEvent::Listening {
+            local: local(41235),
+            remote: 8080,
+        },
+    });
+    a.update(Event::Forward {
+        id: 1,
+        event: ForwardEvent::Reaching {
+            pod: "shop/web-1".into(),
+            switched: false,
+        },
+    });
+    a.update(Event::ForwardTotals {
+        id: 1,
+        open: 3,
+        to_pod: 1_234,
+        from_pod: 52_428_800,
+    });
+    a.update(Event::Forward {
+        id: 2,
+        event: ForwardEvent::Listening {
+            local: local(16379),
+            remote: 6379,
+        },
+    });
+    a.update(Event::Forward {
+        id: 2,
+        event: ForwardEvent::Waiting(
+            "waiting for a Running, Ready pod; new connections wait up to 30 s".into(),
+        ),
+    });
+    let effects = a.update(Event::Key(crossterm::event::KeyEvent::new(
+        crossterm::event::KeyCode::Esc,
+        crossterm::event::KeyModifiers::NONE,
+    )));
+    drop(effects);
+    for c in ":pf\r".chars() {
+        let code = match c {
+            '\r' => crossterm::event::KeyCode::Enter,
+            c => crossterm::event::KeyCode::Char(c),
+        };
+        a.update(Event::Key(crossterm::event::KeyEvent::new(
+            code,
+            crossterm::event::KeyModifiers::NONE,
+        )));
+    }
+    a.update(key('j'));
+    assert_snapshot("forwards_view_80x24", &render(&a, 80, 24));
+    assert_snapshot("forwards_view_160x30", &render(&a, 160, 30));
+}
