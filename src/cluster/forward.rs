@@ -31,6 +31,7 @@ use crate::model::forward::{
     Candidate, DeclaredPort, ForwardTarget, RemotePort, choose, declared_ports, resolve_port,
 };
 pub use crate::model::forward::{ForwardEvent, ForwardRequest};
+use crate::model::PodDetail;
 use crate::model::owner::{OwnerKind, selector_query};
 
 /// How long an accepted connection waits for a ready pod.
@@ -321,11 +322,14 @@ async fn track(
     events: mpsc::UnboundedSender<ForwardEvent>,
 ) {
     let (tx, mut rx) = super::feed::channel();
+    // The pod view's feed, projection and all (one copy of the feed's code
+    // in the binary): a forward follows a handful of pods.
+    let detail: fn(&Pod) -> PodDetail = PodDetail::from_pod;
     let feed = tokio::spawn(super::feed::run(
         pods,
         pool.config.clone(),
         Some(namespace.clone()),
-        project,
+        detail,
         tx,
     ));
     let _feed = AbortOnDrop(feed);
@@ -336,14 +340,17 @@ async fn track(
         match update {
             Feed::Listed { rows, .. } => {
                 known = rows
-                    .into_iter()
+                    .iter()
+                    .map(|d| project(&d.manifest))
                     .map(|t| (t.candidate.name.clone(), t))
                     .collect();
             }
-            Feed::Applied(t) => {
+            Feed::Applied(d) => {
+                let t = project(&d.manifest);
                 known.insert(t.candidate.name.clone(), t);
             }
-            Feed::Deleted(t) => {
+            Feed::Deleted(d) => {
+                let t = project(&d.manifest);
                 known.remove(&t.candidate.name);
                 if pool.ends_with_pod && pool.only.as_deref() == Some(t.candidate.name.as_str()) {
                     let _ = gone

@@ -40,8 +40,12 @@ impl Denied {
             None => "at cluster scope".to_string(),
         };
         let why = match (self.verb.as_str(), self.resource.as_str()) {
-            ("create", "pods/exec" | "pods/attach") => " (Kubernetes 1.35+ wants it besides `get`)",
-            ("get", "pods/exec" | "pods/attach") => " (and `create` from Kubernetes 1.35)",
+            ("create", "pods/exec" | "pods/attach" | "pods/portforward") => {
+                " (Kubernetes 1.35+ wants it besides `get`)"
+            }
+            ("get", "pods/exec" | "pods/attach" | "pods/portforward") => {
+                " (and `create` from Kubernetes 1.35)"
+            }
             _ => "",
         };
         format!(
