@@ -26,12 +26,12 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, watch};
 
 use super::errors::describe;
+use crate::model::PodDetail;
 use crate::model::feed::Feed;
 use crate::model::forward::{
     Candidate, DeclaredPort, ForwardTarget, RemotePort, choose, declared_ports, resolve_port,
 };
 pub use crate::model::forward::{ForwardEvent, ForwardRequest};
-use crate::model::PodDetail;
 use crate::model::owner::{OwnerKind, selector_query};
 
 /// How long an accepted connection waits for a ready pod.
