@@ -1337,15 +1337,30 @@ async fn the_tuis_launch_gives_up_at_its_timeout_and_says_the_container_may_be_a
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_watch_error_that_is_not_a_status_says_so() {
     let line = b"{\"type\": \"ERROR\", \"object\": {\"surprise\": true}}\n".to_vec();
-    let (_server, text, _) = requests_in("error-not-status", 4, one_pod, move |_| {
-        Reply::raw(200, "application/json", line.clone())
+    let server = Hostile::start(move |r: &Request| {
+        if r.path == "/version" {
+            hostile::version()
+        } else if r.is_list_of("pods") && r.is_watch() {
+            Reply::raw(200, "application/json", line.clone())
+        } else if r.is_list_of("pods") {
+            one_pod(r)
+        } else {
+            watch_stalls(r)
+        }
     })
     .await;
-    assert!(
-        text.contains("a watch error that is not a Status"),
-        "{text}"
-    );
+    let config = server.kubeconfig("error-not-status");
+    let screen = PodbayScreen::spawn(&args(&config, &[]), 160, 30);
+    // Waited for, not read after a fixed time: on a loaded machine the
+    // first watch can take longer than the seconds once given.
+    screen
+        .wait_for_within(30, "the sentence", |t| {
+            t.contains("a watch error that is not a Status")
+        })
+        .await;
+    let text = screen.text();
     assert!(!text.contains("answered 0"), "{text}");
+    screen.quit().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
