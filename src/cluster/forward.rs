@@ -18,7 +18,6 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Pod;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind};
 use kube::runtime::watcher;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
@@ -32,7 +31,7 @@ use crate::model::forward::{
     Candidate, DeclaredPort, ForwardTarget, RemotePort, choose, declared_ports, resolve_port,
 };
 pub use crate::model::forward::{ForwardEvent, ForwardRequest};
-use crate::model::owner::{OwnerKind, selector_query};
+use crate::model::owner::{OwnerKind, spec_selector};
 
 /// How long an accepted connection waits for a ready pod.
 pub const WAIT_FOR_POD: Duration = Duration::from_secs(30);
@@ -299,14 +298,9 @@ fn selector_of(
     name: &str,
     namespace: &str,
 ) -> Result<String, String> {
-    let selector: Option<LabelSelector> = object
-        .data
-        .get("spec")
-        .and_then(|spec| spec.get("selector"))
-        .and_then(|s| serde_json::from_value(s.clone()).ok());
-    match selector.as_ref().and_then(selector_query) {
-        Some(query) if !query.is_empty() => Ok(query),
-        _ => Err(format!(
+    match spec_selector(&object.data) {
+        Some(query) => Ok(query),
+        None => Err(format!(
             "{kind} {name} in namespace {namespace} has no usable spec.selector; forward to one of its pods by name."
         )),
     }

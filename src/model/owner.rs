@@ -81,6 +81,14 @@ impl fmt::Display for OwnerKind {
     }
 }
 
+/// A workload object's `spec.selector` (its JSON) as a query; `None` when
+/// it has none, cannot be read, or would select everything (empty).
+pub fn spec_selector(object: &serde_json::Value) -> Option<String> {
+    let selector: LabelSelector =
+        serde_json::from_value(object.get("spec")?.get("selector")?.clone()).ok()?;
+    selector_query(&selector).filter(|query| !query.is_empty())
+}
+
 /// `spec.selector` as a `labelSelector` query: `k=v` for each matchLabels
 /// entry, then the expressions (`k in (a,b)`, `k notin (a)`, `k`, `!k`).
 /// `None` for an operator the API does not define (nothing is guessed).

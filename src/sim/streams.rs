@@ -116,12 +116,7 @@ pub fn upgrade(
     else {
         return Err(ApiError::bad_request("Upgrade request required"));
     };
-    let offered: Vec<String> = headers
-        .get_all(SEC_WEBSOCKET_PROTOCOL)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(',').map(|p| p.trim().to_string()))
-        .collect();
+    let offered = offered_protocols(headers);
     let Some(protocol) = PROTOCOLS
         .into_iter()
         .find(|p| offered.iter().any(|o| o == p))
@@ -163,6 +158,17 @@ pub fn upgrade(
         h.insert(SEC_WEBSOCKET_ACCEPT, accept);
     }
     Ok(response)
+}
+
+/// The WebSocket subprotocols a request offers, in its order (one header
+/// or several, comma-separated).
+pub(super) fn offered_protocols(headers: &hyper::HeaderMap) -> Vec<String> {
+    headers
+        .get_all(SEC_WEBSOCKET_PROTOCOL)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(',').map(|p| p.trim().to_string()))
+        .collect()
 }
 
 enum Session {

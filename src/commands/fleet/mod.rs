@@ -12,7 +12,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use bytes::Bytes;
 use k8s_openapi::api::core::v1::Pod;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, ListParams};
 use tokio::io::AsyncReadExt;
 use tokio::signal::unix::{SignalKind, signal};
@@ -23,7 +22,7 @@ use summary::{Outcome, Result as PodResult};
 use super::debug::{self, Defaults, Failure, Job, Sinks, Voice, exit};
 use super::prefix::{Prefix, Stream};
 use crate::cli::{DebugArgs, DebugTarget};
-use crate::model::owner::{OwnerKind, selector_query};
+use crate::model::owner::{OwnerKind, spec_selector};
 
 /// Standard input given to every pod with `-i` is read whole first; more
 /// than this is refused rather than held.
@@ -367,15 +366,10 @@ async fn owner_selector(
         },
         _ => debug::classify(&e),
     })?;
-    let selector: Option<LabelSelector> = object
-        .data
-        .get("spec")
-        .and_then(|spec| spec.get("selector"))
-        .and_then(|s| serde_json::from_value(s.clone()).ok());
-    match selector.as_ref().and_then(selector_query) {
-        Some(query) if !query.is_empty() => Ok(query),
+    match spec_selector(&object.data) {
+        Some(query) => Ok(query),
         // An empty selector would pick every pod of the namespace.
-        _ => Err(Failure {
+        None => Err(Failure {
             code: exit::INVALID,
             sentence: format!(
                 "{kind}/{name} in namespace {namespace} has no usable spec.selector; name its pods or use -l."

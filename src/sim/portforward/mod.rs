@@ -77,12 +77,7 @@ pub fn upgrade(
     let key = key.clone();
     if upgrade.eq_ignore_ascii_case("websocket") {
         let ws_key = header(SEC_WEBSOCKET_KEY);
-        let offered: Vec<String> = headers
-            .get_all(SEC_WEBSOCKET_PROTOCOL)
-            .iter()
-            .filter_map(|v| v.to_str().ok())
-            .flat_map(|v| v.split(',').map(|p| p.trim().to_string()))
-            .collect();
+        let offered = super::streams::offered_protocols(headers);
         // The client's order decides, as the kubelet's negotiation does.
         let chosen = if offered.is_empty() {
             Some("")
