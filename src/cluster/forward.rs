@@ -100,9 +100,15 @@ async fn forward(
     let pool = pool(&client, namespace, &request.target).await?;
     let (reach_tx, mut reach) = watch::channel::<Option<Reach>>(None);
     let (gone_tx, mut gone) = mpsc::channel::<String>(1);
+    // A pod named on the command line is the one reached first (its
+    // owner's others are for when it goes).
+    let named = match &request.target {
+        ForwardTarget::Pod(name) => Some(name.clone()),
+        ForwardTarget::Owner { .. } => None,
+    };
     let tracker = tokio::spawn(track(
         pods.clone(),
-        pool,
+        (pool, named),
         namespace.clone(),
         reach_tx,
         gone_tx,
@@ -309,7 +315,7 @@ fn selector_of(
 /// Follows the pool's pods and publishes the one to reach.
 async fn track(
     pods: Api<Pod>,
-    pool: Pool,
+    (pool, named): (Pool, Option<String>),
     namespace: String,
     reach: watch::Sender<Option<Reach>>,
     gone: mpsc::Sender<String>,
@@ -368,7 +374,10 @@ async fn track(
         }
         let candidates: Vec<Candidate> = known.values().map(|t| t.candidate.clone()).collect();
         let current = reach.borrow().as_ref().map(|r| r.pod.clone());
-        let chosen = choose(&candidates, current.as_deref(), pool.only.as_deref())
+        let wanted = current
+            .clone()
+            .or_else(|| named.clone().filter(|_| !reached_once));
+        let chosen = choose(&candidates, wanted.as_deref(), pool.only.as_deref())
             .and_then(|c| known.get(&c.name))
             .map(|t| Reach {
                 pod: t.candidate.name.clone(),

@@ -238,11 +238,17 @@ async fn half_closes_large_answers_and_many_connections_at_once_go_through() {
         &[
             "-n",
             "payments",
-            "pod/payments-api-66b8f7d5c9-qv8lm",
+            "pod/payments-api-66b8f7d5c9-zr4kd",
             "0:http",
         ],
     );
     let port = forward.local_port(8080).await;
+    // The pod named is the one reached, not its owner's longest-running.
+    forward
+        .line("the pod named", |l| {
+            l == "forwarding to payments/payments-api-66b8f7d5c9-zr4kd"
+        })
+        .await;
     // A client that says it is done sending still gets its answer.
     let mut stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
     stream
