@@ -530,6 +530,9 @@ async fn container_start(report: &mut Report) {
                 workdir: None,
                 volume_mounts: Vec::new(),
                 pid: PidChoice::Own,
+                node: Some("node-a1".into()),
+                host: Default::default(),
+                host_paths: Vec::new(),
                 pod_user: (0, 0),
                 identity: podbay::sim::sandbox::Identity {
                     user: 0,

@@ -16,7 +16,7 @@ use super::http::{Body, Query, Route, Subresource, error_response, ok_bytes, ok_
 use super::rbac::{Attributes, User};
 use super::status::ApiError;
 use super::store::{Key, Kind};
-use super::{SimState, ephemeral, logs, portforward, streams, table, watch};
+use super::{SimState, create, ephemeral, logs, portforward, protobuf, streams, table, watch};
 
 pub async fn handle(state: Arc<SimState>, request: Request<Incoming>) -> Response<Body> {
     let latency = state.faults.latency();
@@ -104,6 +104,46 @@ async fn dispatch(
                 )));
             }
             Ok(ok_bytes(entry.json.clone()))
+        }
+        (
+            &Method::POST,
+            Route::Collection {
+                kind: Kind::Pod,
+                namespace: Some(namespace),
+            },
+        ) => {
+            authorize(user, "create", "pods", "", &namespace, "")?;
+            // kubectl creates pods in protobuf; everyone else in JSON.
+            let content_type = request
+                .headers()
+                .get(hyper::header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("application/json");
+            let media_type = content_type
+                .split(';')
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_string();
+            let body = read_body(request).await?;
+            let pod = match media_type.as_str() {
+                "application/json" => serde_json::from_slice(&body).map_err(|e| {
+                    ApiError::bad_request(format!("error decoding request body: {e}"))
+                })?,
+                protobuf::CONTENT_TYPE => protobuf::decode_pod(&body).map_err(|e| {
+                    ApiError::bad_request(format!("error decoding request body: {e}"))
+                })?,
+                other => return Err(ApiError::unsupported_media_type(other)),
+            };
+            let created = create::create_pod(state, &namespace, pod)?;
+            let mut response = ok_bytes(created.pod);
+            *response.status_mut() = hyper::StatusCode::CREATED;
+            for text in created.warnings {
+                if let Ok(value) = warning_header(&text).parse() {
+                    response.headers_mut().append(hyper::header::WARNING, value);
+                }
+            }
+            Ok(response)
         }
         (
             &Method::DELETE,
@@ -490,7 +530,7 @@ fn core_resources() -> Value {
         "pods",
         "Pod",
         true,
-        &["delete", "get", "list", "watch"],
+        &["create", "delete", "get", "list", "watch"],
         &["po"],
     );
     pods["categories"] = json!(["all"]);
@@ -500,6 +540,7 @@ fn core_resources() -> Value {
         "resources": [
             resource("events", "Event", true, &["get", "list", "watch"], &["ev"]),
             resource("namespaces", "Namespace", false, &["get", "list", "watch"], &["ns"]),
+            resource("nodes", "Node", false, &["get", "list", "watch"], &["no"]),
             pods,
             resource("pods/attach", "PodAttachOptions", true, &["create", "get"], &[]),
             resource("pods/ephemeralcontainers", "Pod", true, &["get", "patch", "update"], &[]),

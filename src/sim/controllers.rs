@@ -96,7 +96,7 @@ fn replacement(state: &SimState, gone: &Value) -> Option<Key> {
 }
 
 /// 5 characters from the alphabet Kubernetes generates names with.
-fn generated_suffix() -> String {
+pub(crate) fn generated_suffix() -> String {
     const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
     (0..5)
         .map(|_| char::from(ALPHABET[fastrand::usize(..ALPHABET.len())]))
@@ -130,6 +130,14 @@ fn fresh(gone: &Value, name: &str) -> Value {
     if let Some(spec) = pod["spec"].as_object_mut() {
         spec.remove("ephemeralContainers");
     }
+    pod["status"] = starting_status(&pod, gone, &now);
+    pod
+}
+
+/// The status of a pod bound to a node whose containers are being created:
+/// Pending, init containers done, `ContainerCreating`. `earlier` is the pod
+/// it replaces (its QoS class and host IP carry over), else the pod itself.
+pub(crate) fn starting_status(pod: &Value, earlier: &Value, now: &str) -> Value {
     let waiting = |c: &Value| {
         json!({
             "name": c["name"], "image": c["image"], "imageID": "", "ready": false,
@@ -164,22 +172,21 @@ fn fresh(gone: &Value, name: &str) -> Value {
             condition("ContainersReady", "False"),
             condition("Ready", "False"),
         ],
-        "qosClass": gone.pointer("/status/qosClass").cloned().unwrap_or(json!("BestEffort")),
+        "qosClass": earlier.pointer("/status/qosClass").cloned().unwrap_or(json!("BestEffort")),
         "startTime": now,
         "containerStatuses": statuses,
     });
     if !init_done.is_empty() {
         status["initContainerStatuses"] = json!(init_done);
     }
-    if let Some(host) = gone.pointer("/status/hostIP") {
+    if let Some(host) = earlier.pointer("/status/hostIP") {
         status["hostIP"] = host.clone();
     }
-    pod["status"] = status;
-    pod
+    status
 }
 
 /// After its containers are created: Running, Ready, and started.
-async fn bring_up(state: Arc<SimState>, key: Key) {
+pub(crate) async fn bring_up(state: Arc<SimState>, key: Key) {
     tokio::time::sleep(CREATING).await;
     let now = jiff::Timestamp::now().to_string();
     let Ok(Ok(entry)) = state.store.update::<()>(Kind::Pod, &key, None, |mut pod| {

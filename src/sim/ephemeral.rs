@@ -3,7 +3,6 @@
 //! `spec.ephemeralContainers` of the submitted pod is kept; everything else
 //! (labels, annotations, other spec fields) is silently left as it was.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -11,11 +10,11 @@ use k8s_openapi::api::core::v1::Pod;
 use serde_json::Value;
 
 use super::SimState;
+use super::create::pod_security_policy;
 use super::smp;
 use super::status::ApiError;
 use super::store::{Key, Kind, StoreError};
 use super::validation;
-use crate::model::pod_security::Policy;
 
 /// What an accepted update answers: the pod, and admission's warnings
 /// (sent as `Warning: 299` headers).
@@ -122,21 +121,6 @@ pub fn update(
         pod: entry.json.clone(),
         warnings,
     })
-}
-
-/// The namespace's `pod-security.kubernetes.io/*` labels, as a policy.
-fn pod_security_policy(state: &SimState, namespace: &str) -> Policy {
-    let labels: BTreeMap<String, String> = state
-        .store
-        .get(Kind::Namespace, &Key::new("", namespace))
-        .map(|ns| {
-            ns.labels
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect()
-        })
-        .unwrap_or_default();
-    Policy::from_labels(&labels)
 }
 
 fn apply_patch(content_type: &str, old: &Value, patch: &Value) -> Result<Value, ApiError> {

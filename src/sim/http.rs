@@ -99,6 +99,11 @@ pub fn route(path: &str) -> Option<Route> {
             namespace: Some(ns.to_string()),
             name: name.to_string(),
         },
+        ["api", "v1", "nodes", name] => Route::Object {
+            kind: Kind::Node,
+            namespace: None,
+            name: name.to_string(),
+        },
         ["api", "v1", "namespaces", name] => Route::Object {
             kind: Kind::Namespace,
             namespace: None,

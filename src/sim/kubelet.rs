@@ -28,9 +28,9 @@ use super::pod_json::{
 use super::reference::{full_reference, is_valid_image_reference};
 use super::runtime::{ContainerProcess, Exit};
 use super::sandbox::{ContainerSpec, Isolation, Launch, PidChoice, Runtime};
-use super::scenario;
 use super::status::ApiError;
 use super::store::{Key, Kind, Store};
+use super::{node_root, scenario};
 use crate::model::ContainerKind;
 use crate::term::Size;
 
@@ -187,8 +187,9 @@ impl Kubelet {
         );
         let mut c = container_spec(&key, container, &spec, &image, command, PidChoice::Own);
         c.pod_user = pod_user(pod);
+        place_on_node(&mut c, pod);
         c.identity = identity(pod, &spec);
-        Ok(self.runtime.exec(&c, process.pid()))
+        Ok(self.runtime.exec(&c, process.namespaces_pid()))
     }
 
     /// Starts the processes of a running pod's regular containers now.
@@ -513,7 +514,10 @@ impl Kubelet {
                 .and_then(Value::as_str)
                 .unwrap_or_default(),
         );
-        let shared = pod.pointer("/spec/shareProcessNamespace") == Some(&json!(true));
+        // A hostPID pod's processes join its node's PID namespace, which
+        // its pause process makes the one its children are born in.
+        let shared = pod.pointer("/spec/shareProcessNamespace") == Some(&json!(true))
+            || pod.pointer("/spec/hostPID") == Some(&json!(true));
         let target = spec
             .get("targetContainerName")
             .and_then(Value::as_str)
@@ -525,7 +529,7 @@ impl Kubelet {
             Some(target) => self
                 .process(pod, target)
                 .ok()
-                .and_then(|p| p.pid())
+                .and_then(|p| p.namespaces_pid())
                 .map_or(PidChoice::Own, PidChoice::Target),
             None => PidChoice::Own,
         };
@@ -533,25 +537,63 @@ impl Kubelet {
         let argv = command_line(spec, &image);
         let mut c = container_spec(&key, name, spec, &image, argv, pid);
         c.pod_user = pod_user(pod);
+        place_on_node(&mut c, pod);
         c.identity = identity(pod, spec);
         let launch = self.runtime.container(&c)?;
         let flag = |name: &str| spec.get(name).and_then(Value::as_bool) == Some(true);
         // Debug containers get a terminal only when they ask for one, as
-        // on a node; regular containers here always run on one.
-        if ephemeral && !flag("tty") {
+        // on a node, and so do containers that ask for stdin (a node debug
+        // pod's, a copy's); the demo's others here always run on one.
+        if (ephemeral || flag("stdin")) && !flag("tty") {
             return ContainerProcess::start_piped(launch, flag("stdin"));
         }
         ContainerProcess::start(launch, Size::DEFAULT)
+    }
+
+    /// Writes a node's root directory as it is now (see [`node_root`]).
+    fn lay_out_node_root(&self, node: &str) -> std::io::Result<()> {
+        let on_node = |e: &super::store::Entry| e.field(Kind::Pod, "spec.nodeName") == Some(node);
+        let pods: Vec<Value> = self
+            .store
+            .list(Kind::Pod, None, None, None, &on_node)
+            .0
+            .iter()
+            .map(|e| e.value())
+            .collect();
+        let processes = lock(&self.processes);
+        node_root::lay_out(
+            &self.runtime.node_root(node),
+            node,
+            &pods,
+            |pod, container| {
+                let cref = ContainerRef {
+                    pod: pod_key(pod),
+                    container: container.to_string(),
+                };
+                processes.get(&cref).map(|p| p.log_since(0).0)
+            },
+        )
     }
 
     /// Creates the pod's volume directories on first use, with what the
     /// demo's volumes hold (see [`scenario::seed_volume`]).
     fn prepare_volumes(&self, key: &Key, pod: &Value) -> std::io::Result<()> {
         let volumes = pod.pointer("/spec/volumes").and_then(Value::as_array);
+        let node = pod.pointer("/spec/nodeName").and_then(Value::as_str);
+        let host_path = volumes
+            .into_iter()
+            .flatten()
+            .any(|v| v.get("hostPath").is_some());
+        if let (true, Some(node)) = (host_path, node) {
+            self.lay_out_node_root(node)?;
+        }
         for volume in volumes.into_iter().flatten() {
             let Some(name) = volume.get("name").and_then(Value::as_str) else {
                 continue;
             };
+            if volume.get("hostPath").is_some() {
+                continue;
+            }
             let dir = self.runtime.volume_dir(key, name);
             if dir.exists() {
                 continue;
@@ -768,6 +810,33 @@ pub fn command_line(spec: &Value, image: &Image) -> Vec<String> {
 }
 
 /// What the runtime needs to know of a container spec.
+/// The pod's node, the node namespaces it shares, and its hostPath volumes.
+fn place_on_node(c: &mut ContainerSpec<'_>, pod: &Value) {
+    let flag = |field: &str| pod.pointer(field) == Some(&json!(true));
+    c.node = pod
+        .pointer("/spec/nodeName")
+        .and_then(Value::as_str)
+        .filter(|n| !n.is_empty())
+        .map(String::from);
+    c.host = super::sandbox::HostNamespaces {
+        pid: flag("/spec/hostPID"),
+        network: flag("/spec/hostNetwork"),
+        ipc: flag("/spec/hostIPC"),
+    };
+    c.host_paths = pod
+        .pointer("/spec/volumes")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|v| {
+            Some((
+                v.get("name")?.as_str()?.to_string(),
+                v.pointer("/hostPath/path")?.as_str()?.to_string(),
+            ))
+        })
+        .collect();
+}
+
 fn container_spec<'a>(
     key: &'a Key,
     name: &'a str,
@@ -810,6 +879,9 @@ fn container_spec<'a>(
             })
             .collect(),
         pid,
+        node: None,
+        host: Default::default(),
+        host_paths: Vec::new(),
         pod_user: (0, 0),
         identity: super::sandbox::Identity {
             user: 0,

@@ -8,16 +8,21 @@ pub(crate) mod api;
 pub(crate) mod backstory;
 pub(crate) mod churn;
 pub(crate) mod controllers;
+pub(crate) mod create;
 pub mod ephemeral;
 pub(crate) mod filter;
 pub(crate) mod http;
+pub(crate) mod ids;
 pub mod images;
 pub(crate) mod kubeconfig;
 pub mod kubelet;
 pub(crate) mod logs;
+pub(crate) mod node_root;
+pub mod nodes;
 pub(crate) mod owners;
 pub(crate) mod pod_json;
 pub(crate) mod portforward;
+pub(crate) mod protobuf;
 pub mod rbac;
 pub(crate) mod reference;
 pub mod runtime;
@@ -270,6 +275,17 @@ fn load_scenario(state: &SimState) {
             object["metadata"]["name"].as_str().unwrap_or_default(),
         );
         let _ = state.store.create(kind, key, object);
+    }
+    let nodes: Vec<&str> = match state.options.pods {
+        Some(_) => nodes::LINUX.to_vec(),
+        None => nodes::names().collect(),
+    };
+    for node in nodes {
+        let _ = state.store.create(
+            Kind::Node,
+            Key::new("", node),
+            nodes::object(node, created, now),
+        );
     }
     for ns in &namespaces {
         let _ = state.store.create(

@@ -16,7 +16,7 @@ pub struct User {
 pub enum Role {
     /// cluster-admin.
     Admin,
-    /// get/list/watch pods, namespaces, events and the apps that own pods,
+    /// get/list/watch pods, namespaces, nodes, events and the apps that own pods,
     /// read logs; nothing else.
     Viewer,
     /// Everything on pods and events in one namespace, nothing cluster-wide.
@@ -40,7 +40,7 @@ impl Role {
             Role::Admin => true,
             Role::Viewer => match (a.resource, a.subresource) {
                 (
-                    "pods" | "namespaces" | "events" | "deployments" | "replicasets"
+                    "pods" | "namespaces" | "nodes" | "events" | "deployments" | "replicasets"
                     | "statefulsets",
                     "",
                 ) => read,

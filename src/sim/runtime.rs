@@ -24,7 +24,10 @@ use crate::term::Size;
 /// Starts `launch` on pipes (stdin one only when asked), in its own
 /// process group so `kill` ends whatever it started, and waits until the
 /// shim says the program runs.
-pub fn spawn_piped(launch: Launch, stdin: bool) -> std::io::Result<tokio::process::Child> {
+pub fn spawn_piped(
+    launch: Launch,
+    stdin: bool,
+) -> std::io::Result<(tokio::process::Child, Option<u32>)> {
     use std::process::Stdio;
     let mut cmd = tokio::process::Command::new(&launch.program);
     cmd.args(&launch.args)
@@ -41,18 +44,20 @@ pub fn spawn_piped(launch: Launch, stdin: bool) -> std::io::Result<tokio::proces
         pass_status_fd(cmd.as_std_mut(), status.child_end());
     }
     let mut child = cmd.spawn()?;
-    if let Some(status) = launch.status
-        && let Err(e) = status.wait()
-    {
-        let _ = child.start_kill();
-        return Err(e);
-    }
-    Ok(child)
+    let holder = match launch.status.map(StatusPipe::wait_for_holder) {
+        Some(Err(e)) => {
+            let _ = child.start_kill();
+            return Err(e);
+        }
+        Some(Ok(holder)) => holder,
+        None => None,
+    };
+    Ok((child, holder))
 }
 
 /// Starts `launch` on a new PTY and waits until the shim says the program
 /// runs.
-pub fn spawn_on_pty(launch: Launch, size: Size) -> std::io::Result<pty::PtyChild> {
+pub fn spawn_on_pty(launch: Launch, size: Size) -> std::io::Result<(pty::PtyChild, Option<u32>)> {
     let mut spawned = pty::spawn(&pty::Spawn {
         program: launch.program.as_os_str(),
         args: &launch.args,
@@ -61,13 +66,15 @@ pub fn spawn_on_pty(launch: Launch, size: Size) -> std::io::Result<pty::PtyChild
         size,
         fd3: launch.status.as_ref().map(StatusPipe::child_end),
     })?;
-    if let Some(status) = launch.status
-        && let Err(e) = status.wait()
-    {
-        let _ = spawned.child.start_kill();
-        return Err(e);
-    }
-    Ok(spawned)
+    let holder = match launch.status.map(StatusPipe::wait_for_holder) {
+        Some(Err(e)) => {
+            let _ = spawned.child.start_kill();
+            return Err(e);
+        }
+        Some(Ok(holder)) => holder,
+        None => None,
+    };
+    Ok((spawned, holder))
 }
 
 /// How a container process ended.
@@ -129,7 +136,11 @@ enum Io {
 
 pub struct ContainerProcess {
     io: Io,
+    /// The process the runtime started (its group is killed to end it).
     pid: Option<u32>,
+    /// The process whose namespaces are the container's: `pid`, or its
+    /// child where the shim entered a node first.
+    holder: Option<u32>,
     pub started: Timestamp,
     attachers: Mutex<Vec<mpsc::Sender<Output>>>,
     log: Mutex<Log>,
@@ -141,8 +152,9 @@ impl ContainerProcess {
     /// Starts a container's process on a PTY and the tasks that pump its
     /// output and wait for its exit.
     pub fn start(launch: Launch, size: Size) -> std::io::Result<Arc<Self>> {
-        let spawned = spawn_on_pty(launch, size)?;
-        let process = Self::new(Io::Pty(spawned.master.clone()), spawned.child.id());
+        let (spawned, holder) = spawn_on_pty(launch, size)?;
+        let pid = spawned.child.id();
+        let process = Self::new(Io::Pty(spawned.master.clone()), pid, holder.or(pid));
         let (eof_tx, eof_rx) = tokio::sync::oneshot::channel();
         tokio::spawn(pump_pty(process.clone(), spawned.master, eof_tx));
         tokio::spawn(wait_for_exit(process.clone(), spawned.child, eof_rx));
@@ -152,24 +164,26 @@ impl ContainerProcess {
     /// Starts a container's process without a terminal: stdin a pipe when
     /// `stdin` (else /dev/null), stdout and stderr two pipes.
     pub fn start_piped(launch: Launch, stdin: bool) -> std::io::Result<Arc<Self>> {
-        let mut child = spawn_piped(launch, stdin)?;
+        let (mut child, holder) = spawn_piped(launch, stdin)?;
         let (Some(out), Some(err)) = (child.stdout.take(), child.stderr.take()) else {
             return Err(std::io::ErrorKind::BrokenPipe.into());
         };
         let io = Io::Pipes {
             stdin: tokio::sync::Mutex::new(child.stdin.take()),
         };
-        let process = Self::new(io, child.id());
+        let pid = child.id();
+        let process = Self::new(io, pid, holder.or(pid));
         let (eof_tx, eof_rx) = tokio::sync::oneshot::channel();
         tokio::spawn(pump_pipes(process.clone(), out, err, eof_tx));
         tokio::spawn(wait_for_exit(process.clone(), child, eof_rx));
         Ok(process)
     }
 
-    fn new(io: Io, pid: Option<u32>) -> Arc<Self> {
+    fn new(io: Io, pid: Option<u32>, holder: Option<u32>) -> Arc<Self> {
         Arc::new(ContainerProcess {
             io,
             pid,
+            holder,
             started: Timestamp::now(),
             attachers: Mutex::new(Vec::new()),
             log: Mutex::new(Log {
@@ -240,6 +254,12 @@ impl ContainerProcess {
 
     pub fn pid(&self) -> Option<u32> {
         self.pid
+    }
+
+    /// The pid whose namespaces are the container's, for a process that
+    /// joins them (`exec`, a debug container targeting this one).
+    pub fn namespaces_pid(&self) -> Option<u32> {
+        self.holder
     }
 
     pub fn exit(&self) -> Option<Exit> {

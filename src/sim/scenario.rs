@@ -4,6 +4,8 @@
 use jiff::{SignedDuration, Timestamp};
 use serde_json::{Value, json};
 
+use super::ids::hex_id;
+pub(crate) use super::ids::uid;
 use super::images::Image;
 use crate::model::pod_security::{Level, Policy};
 
@@ -17,7 +19,7 @@ pub const NAMESPACES: [&str; 7] = [
     "batch",
     "kube-system",
 ];
-const NODES: [&str; 4] = ["node-a1", "node-a2", "node-b1", "node-b2"];
+const NODES: [&str; 4] = super::nodes::LINUX;
 
 /// What a demo pod is doing.
 #[derive(Clone, Copy)]
@@ -674,7 +676,9 @@ fn build(spec: &PodSpec<'_>, now: Timestamp) -> Value {
     }
     if let Some(node) = spec.node {
         pod["spec"]["nodeName"] = json!(node);
-        pod["status"]["hostIP"] = json!(format!("10.0.{}.{}", index % 4, 10 + index % 200));
+        let host = super::nodes::internal_ip(node);
+        pod["status"]["hostIP"] = json!(host);
+        pod["status"]["hostIPs"] = json!([{"ip": host}]);
         pod["status"]["startTime"] = json!(ts(created));
         if phase != "Pending" || matches!(spec.shape, Shape::InitRunning) {
             let ip = format!("10.244.{}.{}", (index >> 8) % 250, 2 + index % 250);
@@ -695,36 +699,6 @@ fn build(spec: &PodSpec<'_>, now: Timestamp) -> Value {
         }
     }
     pod
-}
-
-/// Deterministic hex digits from a seed string (splitmix64), for the UIDs
-/// and container IDs of scenario objects.
-fn hex_id(seed: &str, salt: u64, len: usize) -> String {
-    let mut state = seed.bytes().fold(0xcbf2_9ce4_8422_2325u64 ^ salt, |h, b| {
-        (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
-    });
-    let mut out = String::with_capacity(len + 16);
-    while out.len() < len {
-        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        out.push_str(&format!("{:016x}", z ^ (z >> 31)));
-    }
-    out.truncate(len);
-    out
-}
-
-pub(crate) fn uid(seed: &str, salt: u64) -> String {
-    let h = hex_id(seed, salt, 32);
-    format!(
-        "{}-{}-4{}-a{}-{}",
-        &h[0..8],
-        &h[8..12],
-        &h[13..16],
-        &h[17..20],
-        &h[20..32]
-    )
 }
 
 fn terminated_ok(

@@ -242,6 +242,16 @@ impl ApiError {
         Self::new(403, "Forbidden", message).with_details(json!({"name": name, "kind": "pods"}))
     }
 
+    /// A create whose name is taken.
+    pub fn already_exists(resource: &str, name: &str) -> Self {
+        Self::new(
+            409,
+            "AlreadyExists",
+            format!("{resource} \"{name}\" already exists"),
+        )
+        .with_details(json!({"name": name, "kind": resource}))
+    }
+
     /// Optimistic concurrency failure on update.
     pub fn conflict(resource: &str, name: &str) -> Self {
         Self::new(

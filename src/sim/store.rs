@@ -23,16 +23,19 @@ pub enum Kind {
     Deployment,
     ReplicaSet,
     StatefulSet,
+    /// Cluster-scoped, read-only: the simulated nodes.
+    Node,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 6] = [
+    pub const ALL: [Kind; 7] = [
         Kind::Pod,
         Kind::Event,
         Kind::Namespace,
         Kind::Deployment,
         Kind::ReplicaSet,
         Kind::StatefulSet,
+        Kind::Node,
     ];
 
     pub fn plural(self) -> &'static str {
@@ -43,6 +46,7 @@ impl Kind {
             Kind::Deployment => "deployments",
             Kind::ReplicaSet => "replicasets",
             Kind::StatefulSet => "statefulsets",
+            Kind::Node => "nodes",
         }
     }
 
@@ -54,6 +58,7 @@ impl Kind {
             Kind::Deployment => "Deployment",
             Kind::ReplicaSet => "ReplicaSet",
             Kind::StatefulSet => "StatefulSet",
+            Kind::Node => "Node",
         }
     }
 
@@ -61,7 +66,7 @@ impl Kind {
     pub fn group(self) -> &'static str {
         match self {
             Kind::Deployment | Kind::ReplicaSet | Kind::StatefulSet => "apps",
-            Kind::Pod | Kind::Event | Kind::Namespace => "",
+            Kind::Pod | Kind::Event | Kind::Namespace | Kind::Node => "",
         }
     }
 
@@ -82,7 +87,7 @@ impl Kind {
     }
 
     pub fn namespaced(self) -> bool {
-        !matches!(self, Kind::Namespace)
+        !matches!(self, Kind::Namespace | Kind::Node)
     }
 
     /// Fields that `fieldSelector` may name, in the order they are indexed.
@@ -116,6 +121,7 @@ impl Kind {
                 "type",
             ],
             Kind::Namespace => &["metadata.name", "status.phase"],
+            Kind::Node => &["metadata.name", "spec.unschedulable"],
             Kind::Deployment | Kind::ReplicaSet | Kind::StatefulSet => {
                 &["metadata.name", "metadata.namespace"]
             }
@@ -130,6 +136,7 @@ impl Kind {
             Kind::Deployment => 3,
             Kind::ReplicaSet => 4,
             Kind::StatefulSet => 5,
+            Kind::Node => 6,
         }
     }
 }

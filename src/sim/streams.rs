@@ -337,7 +337,7 @@ async fn run_exec(
     if options.tty {
         let spawned = spawn_on_pty(launch, Size::DEFAULT);
         let mut spawned = match spawned {
-            Ok(s) => s,
+            Ok((s, _)) => s,
             Err(e) => {
                 finish(&mut ws, start_failure(&program, &e)).await;
                 return Ok(());
@@ -414,7 +414,7 @@ async fn run_exec(
     }
 
     let mut child = match spawn_piped(launch, options.stdin) {
-        Ok(c) => c,
+        Ok((c, _)) => c,
         Err(e) => {
             finish(&mut ws, start_failure(&program, &e)).await;
             return Ok(());

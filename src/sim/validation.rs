@@ -28,6 +28,7 @@ const PRESENT_FIELDS: [&str; 8] = [
 
 const FORBIDDEN: &str = "cannot be set for an Ephemeral Container";
 const DNS1123_LABEL: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+const DNS1123_SUBDOMAIN: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
 
 pub fn validate_ephemeral_containers_update(new_pod: &Value, old_pod: &Value) -> Vec<FieldError> {
     let mirror = old_pod
@@ -147,6 +148,184 @@ fn validate_new_pod(pod: &Value) -> Vec<FieldError> {
         }
     }
     errors
+}
+
+/// What the apiserver's `ValidatePodCreate` says of a new pod, for the
+/// fields the simulator runs: its name, containers, volumes and restart
+/// policy. Ephemeral containers cannot come with a new pod.
+pub fn validate_pod_create(pod: &Value) -> Vec<FieldError> {
+    let mut errors = Vec::new();
+    let name = pod
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    if !is_dns1123_subdomain(name) {
+        errors.push(FieldError::invalid(
+            "metadata.name",
+            name,
+            DNS1123_SUBDOMAIN,
+        ));
+    }
+    let mut volumes = Vec::new();
+    for (i, volume) in containers(pod, "volumes").iter().enumerate() {
+        let path = format!("spec.volumes[{i}]");
+        let name = volume
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        if name.is_empty() {
+            errors.push(FieldError::required(format!("{path}.name"), ""));
+        } else if !is_dns1123_label(name) {
+            errors.push(FieldError::invalid(
+                format!("{path}.name"),
+                name,
+                DNS1123_LABEL,
+            ));
+        } else if volumes.iter().any(|v| v == name) {
+            errors.push(FieldError::duplicate(format!("{path}.name"), name));
+        } else {
+            volumes.push(name.to_string());
+        }
+        if let Some(host) = volume.get("hostPath") {
+            let host_path = host.get("path").and_then(Value::as_str).unwrap_or_default();
+            if host_path.is_empty() {
+                errors.push(FieldError::required(format!("{path}.hostPath.path"), ""));
+            } else if host_path.split('/').any(|part| part == "..") {
+                errors.push(FieldError::invalid(
+                    format!("{path}.hostPath.path"),
+                    host_path,
+                    "must not contain '..'",
+                ));
+            }
+        }
+    }
+    if containers(pod, "containers").is_empty() {
+        errors.push(FieldError::required("spec.containers", ""));
+    }
+    let mut names = Vec::new();
+    for field in ["initContainers", "containers"] {
+        for (i, container) in containers(pod, field).iter().enumerate() {
+            let path = format!("spec.{field}[{i}]");
+            let Some(fields) = container.as_object() else {
+                errors.push(FieldError::invalid(
+                    &path,
+                    &container.to_string(),
+                    "must be an object",
+                ));
+                continue;
+            };
+            validate_name(fields, &path, &mut names, &mut errors);
+            if str_field(fields, "image").trim().is_empty() {
+                errors.push(FieldError::required(format!("{path}.image"), ""));
+            }
+            for (j, mount) in fields
+                .get("volumeMounts")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .enumerate()
+            {
+                let name = mount
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                if !volumes.iter().any(|v| v == name) {
+                    errors.push(FieldError::not_found(
+                        format!("{path}.volumeMounts[{j}].name"),
+                        name,
+                    ));
+                }
+            }
+            validate_enum(
+                fields,
+                &path,
+                "imagePullPolicy",
+                &["Always", "IfNotPresent", "Never"],
+                &mut errors,
+            );
+        }
+    }
+    if pod
+        .pointer("/spec/ephemeralContainers")
+        .is_some_and(|v| !is_zero(v))
+    {
+        errors.push(FieldError::forbidden(
+            "spec.ephemeralContainers",
+            "cannot be set on create",
+        ));
+    }
+    if let Some(spec) = pod.get("spec").and_then(Value::as_object) {
+        validate_enum(
+            spec,
+            "spec",
+            "restartPolicy",
+            &["Always", "OnFailure", "Never"],
+            &mut errors,
+        );
+    }
+    errors
+}
+
+/// The apiserver's defaults for a new pod (`SetObjectDefaults_Pod`, and
+/// the DefaultTolerationSeconds admission plugin).
+pub fn default_pod(pod: &mut Value) {
+    let Some(spec) = pod.get_mut("spec").and_then(Value::as_object_mut) else {
+        return;
+    };
+    for (field, value) in [
+        ("restartPolicy", json!("Always")),
+        ("terminationGracePeriodSeconds", json!(30)),
+        ("dnsPolicy", json!("ClusterFirst")),
+        ("securityContext", json!({})),
+        ("schedulerName", json!("default-scheduler")),
+        ("serviceAccountName", json!("default")),
+        ("serviceAccount", json!("default")),
+        ("enableServiceLinks", json!(true)),
+        ("priority", json!(0)),
+        ("preemptionPolicy", json!("PreemptLowerPriority")),
+    ] {
+        spec.entry(field).or_insert(value);
+    }
+    for field in ["initContainers", "containers"] {
+        for c in spec
+            .get_mut(field)
+            .and_then(Value::as_array_mut)
+            .into_iter()
+            .flatten()
+        {
+            default_ephemeral_container(c);
+            if let Some(fields) = c.as_object_mut() {
+                fields.entry("resources").or_insert_with(|| json!({}));
+            }
+        }
+    }
+    let tolerations = spec.entry("tolerations").or_insert_with(|| json!([]));
+    if let Some(list) = tolerations.as_array_mut() {
+        for key in [
+            "node.kubernetes.io/not-ready",
+            "node.kubernetes.io/unreachable",
+        ] {
+            let tolerated = list.iter().any(|t| {
+                t.get("effect")
+                    .and_then(Value::as_str)
+                    .is_none_or(|e| e.is_empty() || e == "NoExecute")
+                    && (t.get("key").and_then(Value::as_str) == Some(key)
+                        || (t.get("key").is_none_or(|k| k == "")
+                            && t.get("operator").and_then(Value::as_str) == Some("Exists")))
+            });
+            if !tolerated {
+                list.push(json!({"key": key, "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}));
+            }
+        }
+    }
+}
+
+fn is_dns1123_subdomain(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 253
+        && name
+            .split('.')
+            .all(|part| !part.is_empty() && is_dns1123_label(part))
 }
 
 fn validate_name(

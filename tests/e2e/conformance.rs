@@ -652,3 +652,114 @@ async fn kubectl_port_forward_reaches_the_pods_ports_both_ways() {
     }
     let _ = std::fs::remove_file(&kubeconfig);
 }
+
+/// kubectl's node debugging and pod copies create pods (in protobuf): on
+/// node-b1, the node debug pod's `ps` lists node-b1's containers and not
+/// node-a1's, `/host` is the node's root (its pods' log directories, its
+/// OS), and `chroot /host` finds a shell; a copy of the crash-looping
+/// ledger-worker with `--share-processes` and a busybox container sees
+/// the worker's process. kubectl lists and deletes both.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_debugs_a_node_and_copies_a_pod() {
+    let sim = start_sim(0).await;
+    let kubeconfig = kubeconfig_file(&sim, "kubectl-node");
+    for binary in kubectls() {
+        let version = text(&kubectl(&binary, &kubeconfig, &["version", "--client"], None).await);
+        let run = |args: Vec<String>| {
+            let (binary, kubeconfig) = (binary.clone(), kubeconfig.clone());
+            async move {
+                let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                kubectl(&binary, &kubeconfig, &args, None).await
+            }
+        };
+        let args = |s: &str| s.split_whitespace().map(String::from).collect::<Vec<_>>();
+        let created = run(args(
+            "debug node/node-b1 --image=busybox:1.36 --profile=sysadmin -- sleep 600",
+        ))
+        .await;
+        assert!(created.status.success(), "{version}\n{}", text(&created));
+        let said = String::from_utf8_lossy(&created.stdout).to_string();
+        let pod = said
+            .split_whitespace()
+            .find(|w| w.starts_with("node-debugger-node-b1-"))
+            .unwrap_or_else(|| panic!("{version}\n{}", text(&created)))
+            .to_string();
+        let mut running = false;
+        for _ in 0..50 {
+            let phase = run(args(&format!(
+                "get pod {pod} -o jsonpath={{.status.phase}}"
+            )))
+            .await;
+            if String::from_utf8_lossy(&phase.stdout) == "Running" {
+                running = true;
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        assert!(running, "{version}: {pod} never ran");
+        let script = "ps -e -o comm; echo ---; ls /host/var/log/pods; echo ---; chroot /host sh -c 'grep ^ID= /etc/os-release; hostname'";
+        // The demo's containers may still be starting: ask until redis runs.
+        let mut seen = String::new();
+        for _ in 0..50 {
+            let mut exec = args(&format!("exec {pod} --"));
+            exec.extend(["sh".into(), "-c".into(), script.into()]);
+            let out = run(exec).await;
+            assert!(out.status.success(), "{version}\n{}", text(&out));
+            seen = String::from_utf8_lossy(&out.stdout).to_string();
+            if seen.contains("redis-server") {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        let sections: Vec<&str> = seen.split("---\n").collect();
+        let (processes, logs, host) = (sections[0], sections[1], sections[2]);
+        // redis-0 and a storefront replica run on node-b1; payments-api's
+        // qv8lm replica and the apiserver on node-a1.
+        assert!(processes.contains("redis-server"), "{version}\n{seen}");
+        assert!(!processes.contains("payments-api"), "{version}\n{seen}");
+        assert!(logs.contains("shop_redis-0_"), "{version}\n{seen}");
+        assert!(!logs.contains("kube-apiserver"), "{version}\n{seen}");
+        assert!(
+            host.contains("ID=debian") && host.contains("node-b1"),
+            "{version}\n{seen}"
+        );
+        let deleted = run(args(&format!("delete pod {pod} --wait=false"))).await;
+        assert!(deleted.status.success(), "{version}\n{}", text(&deleted));
+
+        let ledger = "ledger-worker-7f9c6d8b5-w9x8v";
+        let copy = format!("ledger-copy-{}", debug_container_name(&binary));
+        let copied = run(args(&format!(
+            "debug -n payments {ledger} --copy-to={copy} --image=busybox:1.36 --container=shell --share-processes --profile=baseline -- sleep 600"
+        )))
+        .await;
+        assert!(copied.status.success(), "{version}\n{}", text(&copied));
+        let mut ps = String::new();
+        for _ in 0..50 {
+            let out = run(args(&format!(
+                "exec -n payments {copy} -c shell -- ps -e -o comm"
+            )))
+            .await;
+            ps = String::from_utf8_lossy(&out.stdout).to_string();
+            if ps.contains("ledger") {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        assert!(
+            ps.contains("ledger") && ps.contains("sleep"),
+            "{version}\n{ps}"
+        );
+        let labels = run(args(&format!(
+            "get pod -n payments {copy} -o jsonpath={{.metadata.labels}}"
+        )))
+        .await;
+        assert_eq!(
+            String::from_utf8_lossy(&labels.stdout),
+            "",
+            "{version}: kubectl drops the labels"
+        );
+        let deleted = run(args(&format!("delete pod -n payments {copy} --wait=false"))).await;
+        assert!(deleted.status.success(), "{version}\n{}", text(&deleted));
+    }
+    let _ = std::fs::remove_file(&kubeconfig);
+}

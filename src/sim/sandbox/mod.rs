@@ -23,6 +23,7 @@ use std::time::Duration;
 use super::images::{HOST_LIBRARY_DIRS, HOST_SYSTEM_DIRS, Image, WORKLOAD_ENV};
 use super::lock;
 use super::store::Key;
+pub use shim::HostNamespaces;
 pub use shim::Identity;
 use shim::{Mount, PidNamespace, Process, Spec};
 
@@ -144,6 +145,12 @@ impl StatusPipe {
 
     /// Waits for the shim to start the program or say why it could not.
     pub fn wait(self) -> io::Result<()> {
+        self.wait_for_holder().map(drop)
+    }
+
+    /// As [`StatusPipe::wait`], and the pid holding the container's
+    /// namespaces when it is not the shim's own (the shim entered a node).
+    pub fn wait_for_holder(self) -> io::Result<Option<u32>> {
         use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
         use std::io::Read as _;
         drop(self.write);
@@ -176,8 +183,16 @@ impl StatusPipe {
             }
         }
         let said = String::from_utf8_lossy(&said);
-        match said.trim() {
-            "" => Ok(()),
+        let mut holder = None;
+        let mut rest = String::new();
+        for line in said.lines() {
+            match line.strip_prefix(shim::PID_REPORT) {
+                Some(pid) => holder = pid.trim().parse().ok(),
+                None => rest.push_str(line),
+            }
+        }
+        match rest.trim() {
+            "" => Ok(holder),
             "notfound" => Err(io::ErrorKind::NotFound.into()),
             "denied" => Err(io::ErrorKind::PermissionDenied.into()),
             other => Err(io::Error::other(
@@ -213,6 +228,11 @@ pub struct ContainerSpec<'a> {
     /// The container's own user, group and capabilities (used where ids
     /// 0–65535 are mapped).
     pub identity: Identity,
+    /// The node the pod runs on, and which of its namespaces it shares.
+    pub node: Option<String>,
+    pub host: HostNamespaces,
+    /// The pod's `hostPath` volumes: volume name, path on the node.
+    pub host_paths: Vec<(String, String)>,
 }
 
 impl ContainerSpec<'_> {
@@ -244,11 +264,16 @@ pub struct Runtime {
     /// The Kubernetes service address containers are told about.
     api: std::net::SocketAddr,
     pauses: Mutex<HashMap<Key, Pause>>,
+    /// Each simulated node's namespace holder, started on first use.
+    nodes: Mutex<HashMap<String, std::process::Child>>,
 }
 
 /// A pod's pause process, and the way into its network.
 struct Pause {
     child: std::process::Child,
+    /// The process holding the pod's namespaces: the pause process, or
+    /// its child where it entered a node first.
+    holder: u32,
     doorway: Option<std::sync::Arc<net::Doorway>>,
 }
 
@@ -272,7 +297,45 @@ impl Runtime {
             scratch,
             api,
             pauses: Mutex::new(HashMap::new()),
+            nodes: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// A simulated node's root directory: what `hostPath` volumes of its
+    /// pods mount (names starting with a dot are no namespace's).
+    pub fn node_root(&self, node: &str) -> PathBuf {
+        self.scratch.join(".nodes").join(node)
+    }
+
+    /// The process holding a node's namespaces, started on first use.
+    fn node(&self, name: &str) -> io::Result<u32> {
+        let mut nodes = lock(&self.nodes);
+        if let Some(child) = nodes.get_mut(name)
+            && child.try_wait()?.is_none()
+        {
+            return Ok(child.id());
+        }
+        let status = StatusPipe::new()?;
+        let spec = Spec::Node {
+            hostname: name.to_string(),
+            id_range: matches!(self.isolation, Isolation::Namespaces { id_range: true, .. }),
+        };
+        let mut command = std::process::Command::new(&self.shim);
+        command
+            .arg(shim::ARG)
+            .arg(serde_json::to_string(&spec)?)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null());
+        pass_status_fd(&mut command, status.child_end());
+        let mut child = command.spawn()?;
+        if let Err(e) = status.wait() {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(e);
+        }
+        let pid = child.id();
+        nodes.insert(name.to_string(), child);
+        Ok(pid)
     }
 
     pub fn isolation(&self) -> &Isolation {
@@ -360,7 +423,8 @@ impl Runtime {
         match self.isolation {
             Isolation::Processes { .. } => self.plain(c.image, &c.argv, env, &pod_dir),
             Isolation::Namespaces { id_range, .. } => {
-                let pod = self.pause(c.pod, c.pod_user)?;
+                let node = c.node.as_deref().map(|n| self.node(n)).transpose()?;
+                let pod = self.pause(c.pod, c.pod_user, node, c.host)?;
                 let root = self.root_of(c.pod, c.name);
                 let owner = id_range.then_some((c.identity.user, c.identity.group));
                 let mut mounts = build_root(&root, c.image, &self.shim, owner)?;
@@ -377,11 +441,33 @@ impl Runtime {
                     }
                     let target = root.join(path.trim_start_matches('/'));
                     std::fs::create_dir_all(&target)?;
+                    let on_node = c.host_paths.iter().find(|(name, _)| name == volume);
+                    let source = match (on_node, &c.node) {
+                        (Some((_, host_path)), Some(node)) => {
+                            let dir = self.node_root(node);
+                            if escapes(host_path) {
+                                return Err(io::Error::other(format!(
+                                    "host path {host_path:?} leaves the node's root"
+                                )));
+                            }
+                            dir.join(host_path.trim_start_matches('/'))
+                        }
+                        _ => self.volume_dir(c.pod, volume),
+                    };
+                    std::fs::create_dir_all(&source)?;
                     mounts.push(Mount {
-                        source: self.volume_dir(c.pod, volume),
+                        source,
                         target: path.clone(),
                         read_only: *read_only,
                     });
+                    // A node's root has the host's programs, as a node does
+                    // (`chroot /host` finds a shell).
+                    if let (Some((_, host_path)), Some(node)) = (on_node, &c.node)
+                        && host_path.trim_matches('/').is_empty()
+                    {
+                        let dirs = HOST_SYSTEM_DIRS.iter().filter(|d| **d != "etc");
+                        mounts.extend(host_dir_mounts(&self.node_root(node), path, dirs)?);
+                    }
                 }
                 let pid = match c.pid {
                     PidChoice::Own => PidNamespace::Own,
@@ -390,6 +476,7 @@ impl Runtime {
                 };
                 let spec = Spec::Run {
                     pod,
+                    node,
                     pid,
                     root,
                     mounts,
@@ -462,15 +549,22 @@ impl Runtime {
         })
     }
 
-    /// The pause process of a pod, started on first use.
-    fn pause(&self, key: &Key, (user, group): (u32, u32)) -> io::Result<u32> {
+    /// The pause process of a pod, started on first use; the pid holding
+    /// its namespaces.
+    fn pause(
+        &self,
+        key: &Key,
+        (user, group): (u32, u32),
+        node: Option<u32>,
+        host: HostNamespaces,
+    ) -> io::Result<u32> {
         if let Some(pause) = lock(&self.pauses).get_mut(key)
             && pause.child.try_wait()?.is_none()
         {
-            return Ok(pause.child.id());
+            return Ok(pause.holder);
         }
         let status = StatusPipe::new()?;
-        let doorway = match self.isolation.own_network() {
+        let doorway = match self.isolation.own_network() && !host.network {
             true => Some(net::doorway_pair()?),
             false => None,
         };
@@ -481,6 +575,8 @@ impl Runtime {
             group,
             id_range: matches!(self.isolation, Isolation::Namespaces { id_range: true, .. }),
             doorway: doorway.as_ref().map(|(_, fd)| fd.as_raw_fd()),
+            node,
+            host,
         };
         let mut command = std::process::Command::new(&self.shim);
         command
@@ -493,13 +589,17 @@ impl Runtime {
             inherit_fd(&mut command, fd.as_raw_fd());
         }
         let child = command.spawn()?;
-        let pause = Pause {
+        let mut pause = Pause {
+            holder: child.id(),
             child,
             doorway: doorway.map(|(ours, _)| std::sync::Arc::new(ours)),
         };
-        if let Err(e) = status.wait() {
-            pause.stop();
-            return Err(e);
+        match status.wait_for_holder() {
+            Ok(holder) => pause.holder = holder.unwrap_or(pause.holder),
+            Err(e) => {
+                pause.stop();
+                return Err(e);
+            }
         }
         // Started without the lock, so one slow start holds up no other
         // pod; if two raced, the first one stays.
@@ -507,11 +607,11 @@ impl Runtime {
         if let Some(running) = pauses.get_mut(key)
             && running.child.try_wait()?.is_none()
         {
-            let pid = running.child.id();
+            let pid = running.holder;
             pause.stop();
             return Ok(pid);
         }
-        let pid = pause.child.id();
+        let pid = pause.holder;
         pauses.insert(key.clone(), pause);
         Ok(pid)
     }
@@ -529,6 +629,10 @@ impl Runtime {
         let pauses: Vec<Pause> = lock(&self.pauses).drain().map(|(_, p)| p).collect();
         for pause in pauses {
             pause.stop();
+        }
+        for (_, mut node) in lock(&self.nodes).drain() {
+            let _ = node.kill();
+            let _ = node.wait();
         }
     }
 }
@@ -599,29 +703,7 @@ fn build_root(
         Image::Tools | Image::Server { .. } => &HOST_SYSTEM_DIRS,
         Image::Distroless { .. } => &HOST_LIBRARY_DIRS,
     };
-    for dir in host_dirs {
-        let host = Path::new("/").join(dir);
-        let inside = root.join(dir);
-        match std::fs::symlink_metadata(&host) {
-            Ok(meta)
-                if meta.file_type().is_symlink() && std::fs::symlink_metadata(&inside).is_err() =>
-            {
-                if let Some(parent) = inside.parent() {
-                    std::fs::create_dir_all(parent)?;
-                }
-                std::os::unix::fs::symlink(std::fs::read_link(&host)?, &inside)?;
-            }
-            Ok(meta) if meta.is_dir() => {
-                std::fs::create_dir_all(&inside)?;
-                mounts.push(Mount {
-                    source: host,
-                    target: format!("/{dir}"),
-                    read_only: true,
-                });
-            }
-            _ => {}
-        }
-    }
+    mounts.extend(host_dir_mounts(root, "/", host_dirs.iter())?);
     match image {
         Image::Tools => {}
         Image::Server { .. } | Image::Distroless { .. } => {
@@ -653,6 +735,41 @@ fn build_root(
                     read_only: true,
                 });
             }
+        }
+    }
+    Ok(mounts)
+}
+
+/// Mounts of the host's `dirs` into `root` (a container's, or a node's
+/// mounted at `at` inside one); a directory that is a symlink on the host
+/// (a merged `/usr`) is the same symlink there.
+fn host_dir_mounts<'d>(
+    root: &Path,
+    at: &str,
+    dirs: impl Iterator<Item = &'d &'d str>,
+) -> io::Result<Vec<Mount>> {
+    let mut mounts = Vec::new();
+    for dir in dirs {
+        let host = Path::new("/").join(dir);
+        let inside = root.join(dir);
+        match std::fs::symlink_metadata(&host) {
+            Ok(meta)
+                if meta.file_type().is_symlink() && std::fs::symlink_metadata(&inside).is_err() =>
+            {
+                if let Some(parent) = inside.parent() {
+                    std::fs::create_dir_all(parent)?;
+                }
+                std::os::unix::fs::symlink(std::fs::read_link(&host)?, &inside)?;
+            }
+            Ok(meta) if meta.is_dir() => {
+                std::fs::create_dir_all(&inside)?;
+                mounts.push(Mount {
+                    source: host,
+                    target: format!("{}/{dir}", at.trim_end_matches('/')),
+                    read_only: true,
+                });
+            }
+            _ => {}
         }
     }
     Ok(mounts)

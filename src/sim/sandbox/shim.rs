@@ -32,6 +32,9 @@ pub const RANGE_OK: &str = "podbay-id-range-ok";
 pub const NETWORK_OK: &str = "podbay-network-ok";
 /// How many ids a pod maps when it can map a range.
 const ID_RANGE: u32 = 65536;
+/// How a shim that entered a node tells the runtime the pid whose
+/// namespaces are the container's (see `enter_node`).
+pub const PID_REPORT: &str = "pid ";
 /// The descriptor the shim reports start failures on.
 const STATUS_FD: i32 = 3;
 
@@ -55,11 +58,25 @@ pub enum Spec {
         /// the pod has a network namespace of its own.
         #[serde(default)]
         doorway: Option<i32>,
+        /// The holder of the pod's node's namespaces (see [`Spec::Node`]).
+        #[serde(default)]
+        node: Option<u32>,
+        /// The node's namespaces the pod shares (`hostPID`, ...).
+        #[serde(default)]
+        host: HostNamespaces,
     },
+    /// Hold a simulated node's user, UTS, IPC and PID namespaces: the PID
+    /// namespace every pod of the node nests in, as a node's own is the
+    /// parent of its containers'.
+    Node { hostname: String, id_range: bool },
     /// Start a container's main process in the pod's namespaces.
     Run {
         /// The pod's pause process.
         pod: u32,
+        /// The holder of the node's namespaces, whose PID namespace this
+        /// container's nests in.
+        #[serde(default)]
+        node: Option<u32>,
         pid: PidNamespace,
         root: PathBuf,
         mounts: Vec<Mount>,
@@ -80,6 +97,20 @@ pub enum Spec {
     /// Check whether a pod may have a network namespace with loopback up
     /// (prints [`NETWORK_OK`]).
     ProbeNetwork,
+}
+
+/// The node's namespaces a pod shares instead of having its own.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct HostNamespaces {
+    pub pid: bool,
+    pub network: bool,
+    pub ipc: bool,
+}
+
+impl HostNamespaces {
+    fn any(self) -> bool {
+        self.pid || self.network || self.ipc
+    }
 }
 
 /// Which PID namespace a container's processes live in.
@@ -141,14 +172,26 @@ pub fn main(spec_json: Option<&str>) -> ! {
             group,
             id_range,
             doorway,
-        } => pause(&hostname, share_pid, (user, group), id_range, doorway),
+            node,
+            host,
+        } => pause(
+            &hostname,
+            share_pid,
+            (user, group),
+            id_range,
+            doorway,
+            node,
+            host,
+        ),
+        Spec::Node { hostname, id_range } => node(&hostname, id_range),
         Spec::Run {
             pod,
+            node,
             pid,
             root,
             mounts,
             process,
-        } => run(pod, pid, &root, &mounts, &process),
+        } => run(pod, node, pid, &root, &mounts, &process),
         Spec::Exec {
             container,
             root,
@@ -215,39 +258,55 @@ fn pause(
     ids: (u32, u32),
     id_range: bool,
     doorway: Option<i32>,
+    node: Option<u32>,
+    host: HostNamespaces,
 ) -> Result<Infallible, Failure> {
     // SAFETY: the runtime passed this descriptor for us alone.
     let doorway = doorway.map(|fd| unsafe { OwnedFd::from_raw_fd(fd) });
-    let mut flags = CloneFlags::CLONE_NEWUTS | CloneFlags::CLONE_NEWIPC;
-    if share_pid {
+    if let Some(node) = node {
+        enter_node(node)?;
+    }
+    name_process("pause");
+    // A pod that shares one of its node's namespaces stays in the node's
+    // user namespace: from a user namespace of its own it could not join them.
+    let own_user = node.is_none() || !host.any();
+    if own_user {
+        if id_range {
+            new_ranged_user_namespace()?;
+        } else {
+            new_user_namespace(ids)?;
+        }
+    }
+    let mut flags = CloneFlags::empty();
+    match (node, host.network) {
+        (Some(node), true) => join(node, "uts", CloneFlags::CLONE_NEWUTS)?,
+        _ => flags |= CloneFlags::CLONE_NEWUTS,
+    }
+    match (node, host.ipc) {
+        (Some(node), true) => join(node, "ipc", CloneFlags::CLONE_NEWIPC)?,
+        _ => flags |= CloneFlags::CLONE_NEWIPC,
+    }
+    let own_pid = share_pid && !host.pid;
+    if own_pid {
         flags |= CloneFlags::CLONE_NEWPID;
     }
     if doorway.is_some() {
         flags |= CloneFlags::CLONE_NEWNET;
     }
-    if id_range {
-        new_ranged_user_namespace()?;
-    } else {
-        new_user_namespace(ids)?;
-    }
     step("unshare", nix::sched::unshare(flags))?;
-    step("sethostname", nix::unistd::sethostname(hostname))?;
+    if flags.contains(CloneFlags::CLONE_NEWUTS) {
+        step("sethostname", nix::unistd::sethostname(hostname))?;
+    }
     if doorway.is_some() {
         step("loopback up", super::net::bring_up_loopback())?;
     }
-    if share_pid {
+    if own_pid {
         // The pod's PID 1, reaping what the containers orphan.
         // SAFETY: single-threaded process.
         if let ForkResult::Child = step("fork", unsafe { nix::unistd::fork() })? {
             close_status();
             drop(doorway);
-            let _ = nix::sys::prctl::set_pdeathsig(Signal::SIGKILL);
-            // SIGCHLD ignored: the kernel reaps every orphan that lands here.
-            // SAFETY: ignoring a signal installs no handler.
-            let _ = unsafe { nix::sys::signal::signal(Signal::SIGCHLD, SigHandler::SigIgn) };
-            loop {
-                nix::unistd::pause();
-            }
+            reap_forever();
         }
     }
     close_status();
@@ -258,6 +317,98 @@ fn pause(
     }
     loop {
         nix::unistd::pause();
+    }
+}
+
+/// A PID namespace's init: dies with its parent, and lets the kernel reap
+/// every orphan that lands here.
+fn reap_forever() -> ! {
+    let _ = nix::sys::prctl::set_pdeathsig(Signal::SIGKILL);
+    // SAFETY: ignoring a signal installs no handler.
+    let _ = unsafe { nix::sys::signal::signal(Signal::SIGCHLD, SigHandler::SigIgn) };
+    loop {
+        nix::unistd::pause();
+    }
+}
+
+/// A simulated node: its own user namespace (root inside, as on a node),
+/// UTS (hostname = the node's name), IPC, and the PID namespace its pods'
+/// nest in, whose PID 1 this process forks.
+fn node(hostname: &str, id_range: bool) -> Result<Infallible, Failure> {
+    if id_range {
+        new_ranged_user_namespace()?;
+    } else {
+        new_user_namespace((0, 0))?;
+    }
+    step(
+        "unshare",
+        nix::sched::unshare(
+            CloneFlags::CLONE_NEWUTS | CloneFlags::CLONE_NEWIPC | CloneFlags::CLONE_NEWPID,
+        ),
+    )?;
+    step("sethostname", nix::unistd::sethostname(hostname))?;
+    // SAFETY: single-threaded process.
+    if let ForkResult::Child = step("fork", unsafe { nix::unistd::fork() })? {
+        close_status();
+        name_process("podbay-node");
+        reap_forever();
+    }
+    close_status();
+    loop {
+        nix::unistd::pause();
+    }
+}
+
+/// The name `ps` shows for a process of the runtime's own, in a node's
+/// process list (a node shows `pause` and `containerd-shim`, not the
+/// simulator's binary).
+fn name_process(name: &str) {
+    if let Ok(name) = CString::new(name) {
+        let _ = nix::sys::prctl::set_name(&name);
+    }
+}
+
+/// Moves into a node: its user namespace, and its PID namespace for the
+/// children, then forks, because a PID namespace nested in the node's can
+/// only be made from inside it. This process then only waits for the
+/// child and exits as it does, after telling the runtime (on the status
+/// pipe) the child's pid, whose namespaces are the container's; the child
+/// returns and goes on.
+fn enter_node(node: u32) -> Result<(), Failure> {
+    join(node, "user", CloneFlags::CLONE_NEWUSER)?;
+    join(node, "pid_for_children", CloneFlags::CLONE_NEWPID)?;
+    // SAFETY: the shim is single-threaded.
+    match step("fork", unsafe { nix::unistd::fork() })? {
+        ForkResult::Child => {
+            let _ = nix::sys::prctl::set_pdeathsig(Signal::SIGKILL);
+            Ok(())
+        }
+        ForkResult::Parent { child } => {
+            name_process("podbay-shim");
+            // SAFETY: fd 3 is the status pipe (see `report`).
+            let mut status = unsafe { std::fs::File::from_raw_fd(STATUS_FD) };
+            let _ = writeln!(status, "{PID_REPORT}{child}");
+            drop(status);
+            for signal in [
+                Signal::SIGINT,
+                Signal::SIGQUIT,
+                Signal::SIGTSTP,
+                Signal::SIGHUP,
+            ] {
+                // SAFETY: ignoring a signal installs no handler.
+                let _ = unsafe { nix::sys::signal::signal(signal, SigHandler::SigIgn) };
+            }
+            loop {
+                match nix::sys::wait::waitpid(child, None) {
+                    Ok(WaitStatus::Exited(_, code)) => std::process::exit(code),
+                    Ok(WaitStatus::Signaled(_, signal, _)) => {
+                        std::process::exit(128 + signal as i32)
+                    }
+                    Ok(_) | Err(Errno::EINTR) => {}
+                    Err(_) => std::process::exit(128),
+                }
+            }
+        }
     }
 }
 
@@ -292,7 +443,16 @@ fn new_ranged_user_namespace() -> Result<(), Failure> {
     let pipe = || step("pipe", nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC));
     let (go_read, go_write) = pipe()?;
     let (done_read, done_write) = pipe()?;
-    let me = std::process::id();
+    // This process's /proc directory, held open: where the pid this
+    // process has (in a node's PID namespace) is not the one the host's
+    // /proc knows it by.
+    let me = std::fs::File::open("/proc/self").map_err(|e| {
+        Failure::Step(
+            "open /proc/self",
+            Errno::from_raw(e.raw_os_error().unwrap_or(0)),
+        )
+    })?;
+    let me = std::os::fd::AsRawFd::as_raw_fd(&me);
     // SAFETY: the shim is single-threaded.
     match step("fork", unsafe { nix::unistd::fork() })? {
         ForkResult::Child => {
@@ -303,7 +463,10 @@ fn new_ranged_user_namespace() -> Result<(), Failure> {
                 Ok(1) => ["uid_map", "gid_map"]
                     .iter()
                     .map(|file| {
-                        std::fs::write(format!("/proc/{me}/{file}"), format!("0 0 {ID_RANGE}"))
+                        std::fs::write(
+                            format!("/proc/self/fd/{me}/{file}"),
+                            format!("0 0 {ID_RANGE}"),
+                        )
                     })
                     .find_map(Result::err)
                     .map_or(0, |e| e.raw_os_error().unwrap_or(1)),
@@ -409,26 +572,42 @@ fn join(pid: u32, namespace: &str, flag: CloneFlags) -> Result<(), Failure> {
 /// Joins `pid`'s network namespace unless it is already ours (a pod on
 /// the host's network: entering that again would need privilege).
 fn join_network(pid: u32) -> Result<(), Failure> {
+    join_unless_ours(pid, "net", CloneFlags::CLONE_NEWNET)
+}
+
+/// Joins one of `pid`'s namespaces unless this process is in it already
+/// (joining one's own user namespace is an error, the host's network one
+/// needs privilege).
+fn join_unless_ours(pid: u32, namespace: &str, flag: CloneFlags) -> Result<(), Failure> {
     use std::os::unix::fs::MetadataExt as _;
     let inode = |path: String| std::fs::metadata(path).map(|m| (m.dev(), m.ino()));
     match (
-        inode(format!("/proc/{pid}/ns/net")),
-        inode("/proc/self/ns/net".into()),
+        inode(format!("/proc/{pid}/ns/{namespace}")),
+        inode(format!("/proc/self/ns/{namespace}")),
     ) {
         (Ok(theirs), Ok(ours)) if theirs == ours => Ok(()),
-        _ => join(pid, "net", CloneFlags::CLONE_NEWNET),
+        _ => join(pid, namespace, flag),
     }
 }
 
 fn run(
     pod: u32,
+    node: Option<u32>,
     pid: PidNamespace,
     root: &Path,
     mounts: &[Mount],
     process: &Process,
 ) -> Result<Infallible, Failure> {
     status_closes_on_exec();
-    join(pod, "user", CloneFlags::CLONE_NEWUSER)?;
+    if let Some(node) = node {
+        // The terminal goes before the fork: only this session leader can
+        // let it go, for the program to take it (see `spawn_and_wait`).
+        release_terminal();
+        enter_node(node)?;
+    }
+    // A pod sharing its node's namespaces is in the node's user namespace,
+    // which this process may already be in.
+    join_unless_ours(pod, "user", CloneFlags::CLONE_NEWUSER)?;
     join_network(pod)?;
     join(pod, "uts", CloneFlags::CLONE_NEWUTS)?;
     join(pod, "ipc", CloneFlags::CLONE_NEWIPC)?;
@@ -544,16 +723,7 @@ fn exec(container: u32, root: &Path, process: &Process) -> Result<Infallible, Fa
 fn spawn_and_wait(
     child: impl FnOnce() -> Result<Infallible, Failure>,
 ) -> Result<Infallible, Failure> {
-    // The program leads its own session with the terminal, as runc makes a
-    // container's process do: a shell's job control must find its process
-    // group inside its PID namespace. So this process lets the terminal go.
-    let on_terminal = nix::unistd::isatty(std::io::stdin()).unwrap_or(false);
-    if on_terminal {
-        // SAFETY: ignoring a signal installs no handler.
-        let _ = unsafe { nix::sys::signal::signal(Signal::SIGHUP, SigHandler::SigIgn) };
-        // SAFETY: TIOCNOTTY takes no argument.
-        unsafe { nix::libc::ioctl(0, nix::libc::TIOCNOTTY as _) };
-    }
+    let on_terminal = release_terminal();
     // SAFETY: the shim is single-threaded.
     match step("fork", unsafe { nix::unistd::fork() })? {
         ForkResult::Child => {
@@ -565,6 +735,7 @@ fn spawn_and_wait(
         }
         ForkResult::Parent { child } => {
             close_status();
+            name_process("podbay-shim");
             // Keys typed on the container's terminal are for its program;
             // this process must outlive them, or the program dies with it.
             for signal in [Signal::SIGINT, Signal::SIGQUIT, Signal::SIGTSTP] {
@@ -583,6 +754,21 @@ fn spawn_and_wait(
             }
         }
     }
+}
+
+/// The program leads its own session with the terminal, as runc makes a
+/// container's process do: a shell's job control must find its process
+/// group inside its PID namespace. So this process lets the terminal go
+/// (a no-op where it is not the session's leader). Whether stdin is one.
+fn release_terminal() -> bool {
+    let on_terminal = nix::unistd::isatty(std::io::stdin()).unwrap_or(false);
+    if on_terminal {
+        // SAFETY: ignoring a signal installs no handler.
+        let _ = unsafe { nix::sys::signal::signal(Signal::SIGHUP, SigHandler::SigIgn) };
+        // SAFETY: TIOCNOTTY takes no argument.
+        unsafe { nix::libc::ioctl(0, nix::libc::TIOCNOTTY as _) };
+    }
+    on_terminal
 }
 
 /// Makes this process a session leader, with the terminal when there is one.
