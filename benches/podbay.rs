@@ -205,7 +205,7 @@ async fn attach_shell(
     podbay::cluster::debug::await_startup(
         &pods,
         "redis-0",
-        name,
+        (podbay::model::ContainerKind::Ephemeral, name),
         Duration::from_secs(20),
         |_, _| {},
     )
@@ -592,7 +592,7 @@ async fn launch(report: &mut Report) {
         podbay::cluster::debug::await_startup(
             &pods,
             "redis-0",
-            &name,
+            (podbay::model::ContainerKind::Ephemeral, &name),
             Duration::from_secs(20),
             |_, _| {},
         )

@@ -303,6 +303,8 @@ pub struct DebugArgs {
     /// stderr.
     #[arg(long = "output", short = 'o', value_name = "FORMAT", value_parser = ["json"])]
     pub output: Option<String>,
+    #[command(flatten)]
+    pub pod_flags: DebugPodFlags,
     /// Command and arguments (after --); default: the image's entrypoint.
     #[arg(last = true)]
     pub command: Vec<String>,
@@ -333,11 +335,56 @@ impl DebugArgs {
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub enum DebugTarget {
     Pod(String),
+    /// A pod on this node, with its namespaces and root (`node/NAME`).
+    Node(String),
     /// Every pod of this workload, by its selector (as kubectl resolves it).
     Owner {
         kind: OwnerKind,
         name: String,
     },
+}
+
+/// The flags of debugging with a pod of podbay's own: a node's, or a copy.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct DebugPodFlags {
+    /// Create a copy of the pod with this name instead of adding an
+    /// ephemeral container (kubectl debug's --copy-to); the container
+    /// --container names runs the command (a new one with --image), and
+    /// the copy is deleted when podbay exits unless --keep.
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["reuse", "list", "target", "selector", "all_namespaces"])]
+    pub copy_to: Option<String>,
+    /// With --copy-to: the copy's containers share one process namespace
+    /// (default true, as kubectl's).
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true", requires = "copy_to")]
+    pub share_processes: Option<bool>,
+    /// With --copy-to: schedule the copy on the original's node.
+    #[arg(long, requires = "copy_to")]
+    pub same_node: bool,
+    /// With --copy-to: a container's image in the copy (NAME=IMAGE, `*`
+    /// for all; repeatable).
+    #[arg(long, value_name = "NAME=IMAGE", value_parser = parse_set_image, requires = "copy_to")]
+    pub set_image: Vec<(String, String)>,
+    /// With --copy-to: delete the original pod once the copy is created.
+    #[arg(long, requires = "copy_to")]
+    pub replace: bool,
+    /// With --copy-to: keep the original's labels (a Service may then
+    /// send the copy traffic).
+    #[arg(long, requires = "copy_to")]
+    pub keep_labels: bool,
+    #[arg(long, requires = "copy_to")]
+    pub keep_annotations: bool,
+    #[arg(long, requires = "copy_to")]
+    pub keep_liveness: bool,
+    #[arg(long, requires = "copy_to")]
+    pub keep_readiness: bool,
+    #[arg(long, requires = "copy_to")]
+    pub keep_startup: bool,
+    #[arg(long, requires = "copy_to")]
+    pub keep_init_containers: bool,
+    /// Node debugging and --copy-to: keep the pod podbay created when it
+    /// exits (podbay says how to delete it).
+    #[arg(long)]
+    pub keep: bool,
 }
 
 /// `NAME`, kubectl's `TYPE/NAME` for a pod (`pod/`, `pods/`, `po/`), or an
@@ -349,16 +396,14 @@ fn parse_pod(s: &str) -> Result<DebugTarget, String> {
     let named = !name.is_empty() && !name.contains('/');
     match kind.to_ascii_lowercase().as_str() {
         "pod" | "pods" | "po" if named => Ok(DebugTarget::Pod(name.to_string())),
-        "node" | "nodes" | "no" => Err(format!(
-            "podbay cannot debug a node yet (it debugs pods, with ephemeral containers); run `kubectl debug node/{name} -it --image=busybox:1.36` meanwhile"
-        )),
+        "node" | "nodes" | "no" if named => Ok(DebugTarget::Node(name.to_string())),
         word => match OwnerKind::from_word(word) {
             Some(kind) if named => Ok(DebugTarget::Owner {
                 kind,
                 name: name.to_string(),
             }),
             _ => Err(format!(
-                "{s:?} is not a pod or a workload: give NAME, pod/NAME, or one of deploy/, rs/, sts/, ds/, job/ and a NAME"
+                "{s:?} is not a pod, a node or a workload: give NAME, pod/NAME, node/NAME, or one of deploy/, rs/, sts/, ds/, job/ and a NAME"
             )),
         },
     }
@@ -373,6 +418,17 @@ fn parse_selector(s: &str) -> Result<String, String> {
         );
     }
     Ok(s.to_string())
+}
+
+fn parse_set_image(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((name, image)) if !name.is_empty() && !image.is_empty() => {
+            parse_image(image).map(|image| (name.to_string(), image))
+        }
+        _ => Err(format!(
+            "expected NAME=IMAGE (NAME a container, or *), got {s:?}"
+        )),
+    }
 }
 
 fn parse_env(s: &str) -> Result<(String, String), String> {

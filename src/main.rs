@@ -275,7 +275,11 @@ async fn debug_command(
     args: podbay::cli::DebugArgs,
     defaults: &podbay::commands::debug::Defaults,
 ) -> ! {
-    let run = if args.is_fleet() {
+    let own_pod = args.pod_flags.copy_to.is_some()
+        || matches!(args.pods.first(), Some(podbay::cli::DebugTarget::Node(_)));
+    let run = if own_pod {
+        podbay::commands::debug_pod::run(args, defaults).await
+    } else if args.is_fleet() {
         podbay::commands::fleet::run(args, defaults).await
     } else {
         podbay::commands::debug::run(args, defaults).await

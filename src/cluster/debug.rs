@@ -90,19 +90,20 @@ pub enum Startup {
     },
 }
 
-/// Watches the pod (never polls) until the ephemeral container `name` runs,
-/// ends, or `timeout` passes. `progress` sees every waiting reason change.
+/// Watches the pod (never polls) until its container `name` (of `kind`:
+/// an ephemeral one, or a regular one of a debug pod) runs, ends, or
+/// `timeout` passes. `progress` sees every waiting reason change.
 /// The same feed and the same reading of the pod as the TUI's terminals.
 pub async fn await_startup(
     pods: &Api<Pod>,
     pod: &str,
-    name: &str,
+    (kind, name): (crate::model::ContainerKind, &str),
     timeout: std::time::Duration,
     mut progress: impl FnMut(&str, &str),
 ) -> Startup {
     use crate::cluster::feed;
     use crate::model::feed::Feed;
-    use crate::model::{ContainerKind, ContainerState, PodDetail, Waiting, classify_waiting};
+    use crate::model::{ContainerState, PodDetail, Waiting, classify_waiting};
     let config = feed::config().fields(&format!("metadata.name={pod}"));
     let (tx, mut updates) = feed::channel();
     let watch = feed::run(pods.clone(), config, None, PodDetail::from_pod, tx);
@@ -145,7 +146,7 @@ pub async fn await_startup(
         let state = detail
             .containers
             .into_iter()
-            .find(|c| c.kind == ContainerKind::Ephemeral && c.name == name)
+            .find(|c| c.kind == kind && c.name == name)
             .map(|c| c.state);
         match state {
             Some(ContainerState::Running { .. }) => return Startup::Running,

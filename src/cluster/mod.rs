@@ -3,6 +3,7 @@
 pub(crate) mod cause;
 pub mod client;
 pub mod debug;
+pub mod debug_pod;
 pub(crate) mod errors;
 pub mod feed;
 pub mod forward;

@@ -393,7 +393,8 @@ async fn launch(
     ));
 
     let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-    let startup = debug::await_startup(&pods, &job.pod, &name, left, |reason, message| {
+    let ephemeral = (crate::model::ContainerKind::Ephemeral, name.as_str());
+    let startup = debug::await_startup(&pods, &job.pod, ephemeral, left, |reason, message| {
         // A reason that will not clear ends the wait, and its failure says
         // it: said here too, it was printed twice.
         let hopeless = matches!(
@@ -413,8 +414,29 @@ async fn launch(
         }
     })
     .await;
+    started(
+        startup,
+        &name,
+        "debug container",
+        namespace,
+        &job.pod,
+        args.timeout,
+    )?;
+    Ok(name)
+}
+
+/// What a container's start means for the command: `Ok` once it runs (or
+/// has already ended), else the failure that says why it will not.
+pub(super) fn started(
+    startup: Startup,
+    name: &str,
+    what: &str,
+    namespace: &str,
+    pod: &str,
+    timeout: Duration,
+) -> Result<(), Failure> {
     match startup {
-        Startup::Running => Ok(name),
+        Startup::Running => Ok(()),
         Startup::Terminated {
             exit_code,
             reason,
@@ -422,10 +444,10 @@ async fn launch(
         } if reason == "StartError" => Err(fail(
             exit::START_FAILED,
             format!(
-                "The debug container could not start ({reason}, exit code {exit_code}): {message}. Check the command and that the image has it."
+                "The {what} could not start ({reason}, exit code {exit_code}): {message}. Check the command and that the image has it."
             ),
         )),
-        Startup::Terminated { .. } => Ok(name),
+        Startup::Terminated { .. } => Ok(()),
         Startup::Stuck {
             failure: StartFailure::Image,
             reason,
@@ -433,7 +455,7 @@ async fn launch(
         } => Err(fail(
             exit::IMAGE,
             format!(
-                "The debug container's image cannot be pulled: {reason}: {}. Check the image name and the pod's image pull secrets.",
+                "The {what}'s image cannot be pulled: {reason}: {}. Check the image name and the pod's image pull secrets.",
                 message.trim_end_matches('.')
             ),
         )),
@@ -444,7 +466,7 @@ async fn launch(
         } => Err(fail(
             exit::START_FAILED,
             format!(
-                "The debug container cannot be created: {reason}: {}.",
+                "The {what} cannot be created: {reason}: {}.",
                 message.trim_end_matches('.')
             ),
         )),
@@ -457,23 +479,23 @@ async fn launch(
             Err(fail(
                 exit::TIMEOUT,
                 format!(
-                    "Timed out after {}: the debug container {still}.",
-                    humantime(args.timeout)
+                    "Timed out after {}: the {what} {still}.",
+                    humantime(timeout)
                 ),
             ))
         }
         Startup::Refused { sentence } => Err(fail(
             exit::FORBIDDEN,
             format!(
-                "{} The debug container {name} was added, but podbay cannot see it start.",
+                "{} The {what} {name} was created, but podbay cannot see it start.",
                 sentence.trim_end()
             ),
         )),
         Startup::PodGone => Err(fail(
             exit::NOT_FOUND,
             format!(
-                "Pod {namespace}/{} went away while the debug container was starting.",
-                job.pod
+                "Pod {namespace}/{} went away while the {what} was starting.",
+                pod
             ),
         )),
     }
@@ -482,7 +504,7 @@ async fn launch(
 /// `work`, unless `deadline` comes first: then exit 124, naming the `step`
 /// the server did not answer (a request never answered, answered in half,
 /// or a byte a second).
-async fn answered<T>(
+pub(super) async fn answered<T>(
     step: &str,
     timeout: Duration,
     deadline: tokio::time::Instant,
@@ -776,7 +798,7 @@ pub(super) fn classify(error: &kube::Error) -> Failure {
 /// its log), then streams, so nothing it printed is lost. With a terminal
 /// everything is one stream on `out`; without one, the container's stderr
 /// goes to `err`.
-async fn attach(
+pub(super) async fn attach(
     client: &kube::Client,
     job: &Job<'_>,
     name: &str,
@@ -930,7 +952,7 @@ impl Drop for RawMode {
 /// Final state: the container's exit code when it has ended (from the
 /// pod, else from the stream's `Failure` status), else 0; exit 75 when the
 /// stream was cut while the container runs on.
-async fn final_state(
+pub(super) async fn final_state(
     pods: &Api<Pod>,
     job: &Job<'_>,
     name: &str,
@@ -949,10 +971,14 @@ async fn final_state(
         )
         .await?
         .map_err(|e| api_failure(&e, &job.pod, &job.namespace))?;
-        status = pod
-            .status
-            .and_then(|s| s.ephemeral_container_statuses)
-            .and_then(|l| l.into_iter().find(|s| s.name == name));
+        // A debug container, or a debug pod's (node, copy) own container.
+        status = pod.status.and_then(|s| {
+            s.ephemeral_container_statuses
+                .into_iter()
+                .chain(s.container_statuses)
+                .flatten()
+                .find(|s| s.name == name)
+        });
         let running = status
             .as_ref()
             .and_then(|s| s.state.as_ref())

@@ -2,6 +2,7 @@
 
 pub mod cp;
 pub mod debug;
+pub mod debug_pod;
 pub mod fleet;
 pub mod man;
 pub mod port_forward;

@@ -3,6 +3,7 @@
 
 pub(crate) mod cluster;
 pub mod debug;
+pub mod debug_pod;
 pub mod describe;
 pub(crate) mod detail;
 pub mod feed;

@@ -185,10 +185,36 @@ pub(crate) fn starting_status(pod: &Value, earlier: &Value, now: &str) -> Value 
     status
 }
 
-/// After its containers are created: Running, Ready, and started.
+/// After its containers are created: each one's process started, then
+/// Running and Ready, or (its program not in its image) Terminated with
+/// containerd's StartError, as the kubelet reports a container only once
+/// the runtime has started it.
 pub(crate) async fn bring_up(state: Arc<SimState>, key: Key) {
     tokio::time::sleep(CREATING).await;
     let now = jiff::Timestamp::now().to_string();
+    let Some(mut planned) = state.store.get(Kind::Pod, &key).map(|e| e.value()) else {
+        return;
+    };
+    for status in planned["status"]["containerStatuses"]
+        .as_array_mut()
+        .into_iter()
+        .flatten()
+    {
+        status["state"] = json!({"running": {"startedAt": now}});
+    }
+    let failed: Vec<(String, String)> = planned["spec"]["containers"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| {
+            let name = c["name"].as_str()?;
+            let error = state.kubelet.process(&planned, name).err()?;
+            let message = error
+                .message
+                .trim_start_matches("Internal error occurred: ");
+            Some((name.to_string(), message.to_string()))
+        })
+        .collect();
     let Ok(Ok(entry)) = state.store.update::<()>(Kind::Pod, &key, None, |mut pod| {
         if !pod
             .pointer("/metadata/deletionTimestamp")
@@ -201,17 +227,32 @@ pub(crate) async fn bring_up(state: Arc<SimState>, key: Key) {
             .into_iter()
             .flatten()
         {
+            let failure = failed.iter().find(|(name, _)| status["name"] == *name);
+            if let Some((_, message)) = failure {
+                status["state"] = json!({"terminated": {
+                    "exitCode": 128, "reason": "StartError", "message": message,
+                    "startedAt": "1970-01-01T00:00:00Z", "finishedAt": now,
+                }});
+                continue;
+            }
             status["state"] = json!({"running": {"startedAt": now}});
             status["ready"] = json!(true);
             status["started"] = json!(true);
         }
+        let all_up = failed.is_empty();
         for condition in pod["status"]["conditions"]
             .as_array_mut()
             .into_iter()
             .flatten()
         {
-            condition["status"] = json!("True");
-            condition["lastTransitionTime"] = json!(now);
+            let readiness = matches!(
+                condition["type"].as_str(),
+                Some("Ready" | "ContainersReady")
+            );
+            if all_up || !readiness {
+                condition["status"] = json!("True");
+                condition["lastTransitionTime"] = json!(now);
+            }
         }
         pod["status"]["phase"] = json!("Running");
         Ok(pod)
@@ -241,15 +282,25 @@ pub(crate) async fn bring_up(state: Arc<SimState>, key: Key) {
             "Created",
             &format!("Created container: {name}"),
         );
-        kubelet.event(
-            &key,
-            &field,
-            "Normal",
-            "Started",
-            &format!("Started container {name}"),
-        );
+        match failed.iter().find(|(failed, _)| failed == name) {
+            Some((_, message)) => {
+                kubelet.event(
+                    &key,
+                    &field,
+                    "Warning",
+                    "Failed",
+                    &format!("Error: {message}"),
+                );
+            }
+            None => kubelet.event(
+                &key,
+                &field,
+                "Normal",
+                "Started",
+                &format!("Started container {name}"),
+            ),
+        }
     }
-    state.kubelet.start_pod(&pod);
 }
 
 /// An Event about a workload, from its controller.

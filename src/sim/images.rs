@@ -14,9 +14,10 @@
 
 use super::reference::{repository, split_reference};
 
-/// The host directories a tools image is made of.
+/// The host directories a tools image is made of (`etc` last: a
+/// distroless debug image keeps its own).
 pub const HOST_SYSTEM_DIRS: [&str; 9] = [
-    "bin", "sbin", "lib", "lib32", "lib64", "libx32", "usr", "etc", "opt",
+    "bin", "sbin", "lib", "lib32", "lib64", "libx32", "usr", "opt", "etc",
 ];
 
 /// The host directories a distroless image gets: the C library and the
@@ -52,8 +53,10 @@ const SERVER_IMAGES: [(&str, &str, &str); 4] = [
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Image {
-    /// A single program (at `/app/NAME`) and its configuration.
-    Distroless { name: String },
+    /// A single program (at `/app/NAME`) and its configuration; with
+    /// `debug` (a `debug` tag, as distroless's `:debug` images) busybox's
+    /// shell and tools as well (here: the host's).
+    Distroless { name: String, debug: bool },
     /// A shell and tools, and a server program (its ENTRYPOINT).
     Server {
         name: &'static str,
@@ -79,9 +82,13 @@ impl Image {
         let debug_variant = split_reference(reference)
             .1
             .is_some_and(|tag| tag.starts_with("debug"));
-        if distroless && !debug_variant {
+        let demo_app = DISTROLESS_DEMO_REPOSITORIES.contains(&repository);
+        let tag = split_reference(reference).1.unwrap_or_default();
+        if distroless && (!debug_variant || demo_app) {
             let name = repository.rsplit('/').next().unwrap_or("app").to_string();
-            return Image::Distroless { name };
+            // The demo's apps publish `VERSION-debug` (or `debug`) tags.
+            let debug = demo_app && (debug_variant || tag.ends_with("-debug"));
+            return Image::Distroless { name, debug };
         }
         match SERVER_IMAGES.iter().find(|(r, ..)| *r == repository) {
             Some(&(_, name, program)) => Image::Server { name, program },
@@ -106,7 +113,7 @@ impl Image {
     /// The path of a distroless image's one program.
     pub fn program(&self) -> Option<String> {
         match self {
-            Image::Distroless { name } => Some(format!("/app/{name}")),
+            Image::Distroless { name, .. } => Some(format!("/app/{name}")),
             Image::Server { program, .. } => Some(program.to_string()),
             Image::Tools => None,
         }
@@ -115,7 +122,7 @@ impl Image {
     /// The service its program plays, if it has one.
     pub fn service(&self) -> Option<&str> {
         match self {
-            Image::Distroless { name } => Some(name),
+            Image::Distroless { name, .. } => Some(name),
             Image::Server { name, .. } => Some(name),
             Image::Tools => None,
         }
@@ -124,7 +131,7 @@ impl Image {
     /// The image's own environment (its config's `Env`).
     pub fn env(&self) -> Vec<(String, String)> {
         match self {
-            Image::Distroless { name } => vec![
+            Image::Distroless { name, .. } => vec![
                 ("PATH".into(), "/usr/local/bin:/usr/bin:/bin".into()),
                 (
                     "SSL_CERT_FILE".into(),
@@ -149,7 +156,7 @@ impl Image {
     /// Files the image holds besides its program, as (path, content).
     pub fn files(&self) -> Vec<(String, String)> {
         match self {
-            Image::Distroless { name } => vec![
+            Image::Distroless { name, .. } => vec![
                 (
                     "/etc/passwd".into(),
                     "root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n".into(),
@@ -169,7 +176,7 @@ impl Image {
     /// Directories the image's program writes to, owned by its user.
     pub fn writable_dirs(&self) -> Vec<String> {
         match self {
-            Image::Distroless { name } => vec!["/var/dump".into(), format!("/var/log/{name}")],
+            Image::Distroless { name, .. } => vec!["/var/dump".into(), format!("/var/log/{name}")],
             Image::Server { .. } | Image::Tools => Vec::new(),
         }
     }
@@ -178,11 +185,12 @@ impl Image {
     /// the simulator cannot give containers their own root.
     pub fn provides(&self, program: &str) -> bool {
         match self {
-            Image::Distroless { .. } => self.program().as_deref() == Some(program),
+            Image::Distroless { debug: false, .. } => self.program().as_deref() == Some(program),
+            Image::Distroless { .. } if self.program().as_deref() == Some(program) => true,
             Image::Server {
                 program: server, ..
             } if *server == program => true,
-            Image::Server { .. } | Image::Tools => {
+            Image::Server { .. } | Image::Tools | Image::Distroless { .. } => {
                 program.contains('/') || which(program).is_some()
             }
         }
@@ -205,9 +213,13 @@ mod tests {
         assert_eq!(
             Image::of("gcr.io/distroless/payments-api:3.2.0"),
             Image::Distroless {
-                name: "payments-api".into()
+                name: "payments-api".into(),
+                debug: false,
             }
         );
+        let debug = Image::of("ghcr.io/podbay/ledger:1.0.4-debug");
+        assert!(debug.provides("sh") && debug.provides("/app/ledger"));
+        assert!(!Image::of("ghcr.io/podbay/ledger:1.0.4").provides("sh"));
         assert_eq!(
             Image::of("ghcr.io/podbay/ledger:1.0.4")
                 .program()

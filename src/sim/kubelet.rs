@@ -56,6 +56,8 @@ pub struct Kubelet {
     store: Arc<Store>,
     config: KubeletConfig,
     processes: Mutex<HashMap<ContainerRef, Arc<ContainerProcess>>>,
+    /// Held while a regular container's process is started.
+    starting: Mutex<()>,
     /// Event name by (pod, fieldPath, reason, message), for the count/lastTimestamp
     /// aggregation the kubelet's event correlator does.
     events: Mutex<HashMap<(Key, String, String, String), Key>>,
@@ -75,6 +77,7 @@ impl Kubelet {
             store,
             config,
             processes: Mutex::new(HashMap::new()),
+            starting: Mutex::new(()),
             events: Mutex::new(HashMap::new()),
             sandbox,
             runtime,
@@ -96,10 +99,19 @@ impl Kubelet {
             pod: key.clone(),
             container: container.to_string(),
         };
-        if let Some(p) = lock(&self.processes).get(&cref)
-            && p.exit().is_none()
-        {
-            return Ok(p.clone());
+        if let Some(p) = lock(&self.processes).get(&cref) {
+            if p.exit().is_none() {
+                return Ok(p.clone());
+            }
+            // A container that is never restarted stays ended, even before
+            // its status says so (the demo's pods restart on demand).
+            let restarts = pod.pointer("/spec/restartPolicy").and_then(Value::as_str);
+            if matches!(restarts, Some("Never" | "OnFailure")) {
+                return Err(ApiError::bad_request(format!(
+                    "container {container} in pod {} has terminated",
+                    key.name
+                )));
+            }
         }
         let (kind, spec) = find_container(pod, container).ok_or_else(|| {
             ApiError::bad_request(format!(
@@ -119,9 +131,24 @@ impl Kubelet {
                 key.name
             )));
         }
-        let process = self
-            .spawn(pod, container, &spec, false)
-            .map_err(|e| ApiError::internal(format!("cannot start container {container}: {e}")))?;
+        // One start at a time: an attach and the pod's own start racing
+        // here would each start a process, and the attach's would be lost.
+        let _starting = lock(&self.starting);
+        if let Some(p) = lock(&self.processes).get(&cref)
+            && p.exit().is_none()
+        {
+            return Ok(p.clone());
+        }
+        let process = self.spawn(pod, container, &spec, false).map_err(|e| {
+            let program = command_line(
+                &spec,
+                &Image::of(spec["image"].as_str().unwrap_or_default()),
+            )
+            .first()
+            .cloned()
+            .unwrap_or_default();
+            ApiError::internal(start_error(&program, &e))
+        })?;
         lock(&self.processes).insert(cref, process.clone());
         Ok(process)
     }
@@ -442,15 +469,7 @@ impl Kubelet {
                     .first()
                     .cloned()
                     .unwrap_or_default();
-                let message = if e.kind() == std::io::ErrorKind::NotFound {
-                    format!(
-                        "failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: error during container init: exec: {program:?}: executable file not found in $PATH: unknown"
-                    )
-                } else {
-                    format!(
-                        "failed to create containerd task: failed to start {program:?}: {e}: unknown"
-                    )
-                };
+                let message = start_error(&program, &e);
                 self.failed(key, &field_path, &message);
                 let now = Timestamp::now().to_string();
                 let state = json!({"terminated": {
@@ -810,6 +829,17 @@ pub fn command_line(spec: &Value, image: &Image) -> Vec<String> {
 }
 
 /// What the runtime needs to know of a container spec.
+/// containerd's words for a container whose process could not start.
+pub fn start_error(program: &str, e: &std::io::Error) -> String {
+    if e.kind() == std::io::ErrorKind::NotFound {
+        format!(
+            "failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: error during container init: exec: {program:?}: executable file not found in $PATH: unknown"
+        )
+    } else {
+        format!("failed to create containerd task: failed to start {program:?}: {e}: unknown")
+    }
+}
+
 /// The pod's node, the node namespaces it shares, and its hostPath volumes.
 fn place_on_node(c: &mut ContainerSpec<'_>, pod: &Value) {
     let flag = |field: &str| pod.pointer(field) == Some(&json!(true));

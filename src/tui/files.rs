@@ -281,7 +281,15 @@ async fn add_debugger(
                 .into_string()
         })?;
     let pods: Api<Pod> = Api::namespaced(client.clone(), namespace);
-    match launching::await_startup(&pods, pod, &spec.name, START_TIMEOUT, |_, _| {}).await {
+    match launching::await_startup(
+        &pods,
+        pod,
+        (crate::model::ContainerKind::Ephemeral, &spec.name),
+        START_TIMEOUT,
+        |_, _| {},
+    )
+    .await
+    {
         Startup::Running => Ok(spec.name.clone()),
         Startup::Terminated {
             reason, message, ..

@@ -30,7 +30,7 @@ async fn add_shell(sim: &podbay::sim::SimHandle) {
     let started = debug::await_startup(
         &pods,
         "redis-0",
-        "debugger-trust",
+        (podbay::model::ContainerKind::Ephemeral, "debugger-trust"),
         std::time::Duration::from_secs(10),
         |_, _| {},
     )

@@ -303,6 +303,15 @@ async fn resolve(
                     name: name.clone(),
                 });
             }
+            DebugTarget::Node(node) => {
+                return Err(Failure {
+                    code: exit::INVALID,
+                    sentence: format!(
+                        "node/{node} is debugged alone: give it as the only target, without -l"
+                    )
+                    .into(),
+                });
+            }
             DebugTarget::Owner { kind, name } => {
                 let selector = owner_selector(client, namespace, *kind, name).await?;
                 let found = pods_matching(client, Some(namespace), &selector).await?;

@@ -701,6 +701,8 @@ fn build_root(
     });
     let host_dirs: &[&str] = match image {
         Image::Tools | Image::Server { .. } => &HOST_SYSTEM_DIRS,
+        // The app's own /etc (its config, its passwd) stays.
+        Image::Distroless { debug: true, .. } => &HOST_SYSTEM_DIRS[..HOST_SYSTEM_DIRS.len() - 1],
         Image::Distroless { .. } => &HOST_LIBRARY_DIRS,
     };
     mounts.extend(host_dir_mounts(root, "/", host_dirs.iter())?);

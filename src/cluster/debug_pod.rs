@@ -1,0 +1,54 @@
+//! Sending a debug pod (a node's, a copy): the create, with the warnings
+//! admission sent back, and its deletion when the session ends.
+
+use http_body_util::BodyExt as _;
+use k8s_openapi::api::core::v1::{Node, Pod};
+use kube::api::{Api, DeleteParams, PostParams};
+
+/// A pod the cluster accepted.
+#[derive(Debug)]
+pub struct Created {
+    pub pod: Pod,
+    /// What admission warned about (`Warning: 299` headers).
+    pub warnings: Vec<String>,
+}
+
+/// Creates `pod` in `namespace`; kube-rs's `create` drops the warnings.
+pub async fn create(
+    client: &kube::Client,
+    namespace: &str,
+    pod: &Pod,
+) -> Result<Created, kube::Error> {
+    let body = serde_json::to_vec(pod).map_err(kube::Error::SerdeError)?;
+    let request = kube::core::Request::new(format!("/api/v1/namespaces/{namespace}/pods"))
+        .create(&PostParams::default(), body)
+        .map_err(kube::Error::BuildRequest)?;
+    let response = client.send(request.map(kube::client::Body::from)).await?;
+    let warnings = super::warnings::from_headers(response.headers());
+    let code = response.status();
+    let body = response.into_body().collect().await?.to_bytes();
+    if code.is_client_error() || code.is_server_error() {
+        return Err(super::errors::api_error(code.as_u16(), &body));
+    }
+    let pod = serde_json::from_slice(&body).map_err(kube::Error::SerdeError)?;
+    Ok(Created { pod, warnings })
+}
+
+/// Deletes the debug pod now (its processes get no grace: the session
+/// that wanted them is over).
+pub async fn delete(client: &kube::Client, namespace: &str, name: &str) -> Result<(), kube::Error> {
+    let pods: Api<Pod> = Api::namespaced(client.clone(), namespace);
+    match pods
+        .delete(name, &DeleteParams::default().grace_period(0))
+        .await
+    {
+        Ok(_) => Ok(()),
+        Err(kube::Error::Api(status)) if status.code == 404 => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// The node, read to check it exists before a pod is bound to it.
+pub async fn node(client: &kube::Client, name: &str) -> Result<Node, kube::Error> {
+    Api::<Node>::all(client.clone()).get(name).await
+}

@@ -1,0 +1,391 @@
+//! `podbay debug node/NAME` and `podbay debug POD --copy-to NAME`: a pod
+//! of podbay's own (on the node with its namespaces and root; or a copy of
+//! the pod whose container runs what you give), checked against the
+//! namespace's Pod Security, created, attached to, and deleted when the
+//! session ends, however it ends (`--keep` keeps it, and says how to
+//! delete it).
+
+use k8s_openapi::api::core::v1::Pod;
+use kube::api::Api;
+
+use super::debug::{
+    Defaults, Failure, Finished, Job, Sinks, Voice, answered, attach, chosen_image, classify,
+    connect, exit, fail, final_state, started,
+};
+use crate::cli::{DebugArgs, DebugTarget};
+use crate::cluster::{debug, debug_pod};
+use crate::model::debug_pod::{self as model, Keep, NodeDebug, PodCopy};
+use crate::model::pod_security;
+use crate::model::text::sanitize;
+
+/// The pod to create and the container to attach to.
+struct Planned {
+    pod: Pod,
+    container: String,
+    /// What to call it in sentences: "node debug pod", "copy".
+    what: &'static str,
+    /// The pod a copy was made of, deleted after with `--replace`.
+    replaces: Option<String>,
+}
+
+pub async fn run(args: DebugArgs, defaults: &Defaults) -> Result<i32, Failure> {
+    if args.pods.len() > 1 || args.selector.is_some() {
+        return Err(fail(
+            exit::INVALID,
+            "A node, or a pod to copy, is debugged alone: give one target, without -l.",
+        ));
+    }
+    let connection = connect(&args).await?;
+    let client = &connection.client;
+    let namespace = args
+        .namespace
+        .clone()
+        .unwrap_or(connection.namespace.clone());
+    let voice = if args.json() {
+        Voice::Quiet
+    } else {
+        Voice::Stderr
+    };
+    let deadline = tokio::time::Instant::now() + args.timeout;
+    let planned = match args.pods.first() {
+        Some(DebugTarget::Node(node)) => {
+            plan_node(client, &args, defaults, node, &voice, deadline).await?
+        }
+        Some(DebugTarget::Pod(pod)) => {
+            plan_copy(client, &args, defaults, pod, &namespace, &voice, deadline).await?
+        }
+        _ => {
+            return Err(fail(
+                exit::INVALID,
+                "--copy-to copies one pod: name it (NAME or pod/NAME).",
+            ));
+        }
+    };
+    preflight(client, &planned, &namespace, &args).await?;
+    let name = planned.pod.metadata.name.clone().unwrap_or_default();
+    let created = answered(
+        "the request to create the pod",
+        args.timeout,
+        deadline,
+        async {
+            debug_pod::create(client, &namespace, &planned.pod)
+                .await
+                .map_err(|e| create_failure(&e, &name, &namespace))
+        },
+    )
+    .await?;
+    for warning in &created.warnings {
+        voice.warn(&format!("Warning: {}", sanitize(warning)));
+    }
+    let node = created
+        .pod
+        .spec
+        .as_ref()
+        .and_then(|s| s.node_name.clone())
+        .map(|n| format!(" on node {n}"))
+        .unwrap_or_default();
+    voice.say(&format!(
+        "created {} {namespace}/{name}{node}; waiting for {} to start…",
+        planned.what, planned.container
+    ));
+    if let Some(original) = &planned.replaces {
+        let deleted = debug_pod::delete(client, &namespace, original).await;
+        match deleted {
+            Ok(()) => voice.say(&format!(
+                "deleted the original pod {namespace}/{original} (--replace)"
+            )),
+            Err(e) => voice.warn(&format!(
+                "podbay: the original pod {namespace}/{original} was not deleted: {}",
+                sanitize(&e.to_string())
+            )),
+        }
+    }
+    let job = Job {
+        args: &args,
+        pod: name.clone(),
+        namespace: namespace.clone(),
+        target: None,
+        voice,
+        input: None,
+    };
+    // The pod is deleted however the session ends: an error, its end, or
+    // ctrl-c while podbay (not a raw terminal) has the keyboard.
+    let session = session(client, &job, &planned, deadline);
+    let outcome = tokio::select! {
+        outcome = session => outcome,
+        _ = tokio::signal::ctrl_c() => Err(fail(130, "Interrupted.")),
+    };
+    if args.pod_flags.keep {
+        job.voice.say(&format!(
+            "kept {} {namespace}/{name} (--keep): delete it with `kubectl delete pod -n {namespace} {name}`",
+            planned.what
+        ));
+    } else {
+        match debug_pod::delete(client, &namespace, &name).await {
+            Ok(()) => job
+                .voice
+                .say(&format!("deleted {} {namespace}/{name}", planned.what)),
+            Err(e) => job.voice.warn(&format!(
+                "podbay: {} {namespace}/{name} could not be deleted ({}); delete it with `kubectl delete pod -n {namespace} {name}`",
+                planned.what,
+                sanitize(&e.to_string())
+            )),
+        }
+    }
+    let finished = outcome?;
+    if args.no_attach {
+        println!("{name}");
+    }
+    if args.json() {
+        let value = serde_json::json!({
+            "pod": name,
+            "container": finished.container,
+            "status": finished.status,
+        });
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&value).unwrap_or_default()
+        );
+    }
+    Ok(finished.exit_code.clamp(0, 255))
+}
+
+/// Waits for the container, attaches, and reads how it ended.
+async fn session(
+    client: &kube::Client,
+    job: &Job<'_>,
+    planned: &Planned,
+    deadline: tokio::time::Instant,
+) -> Result<Finished, Failure> {
+    let pods: Api<Pod> = Api::namespaced(client.clone(), &job.namespace);
+    let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+    let regular = (
+        crate::model::ContainerKind::Regular,
+        planned.container.as_str(),
+    );
+    let startup = debug::await_startup(&pods, &job.pod, regular, left, |reason, message| {
+        let detail = if message.is_empty() {
+            String::new()
+        } else {
+            format!(": {message}")
+        };
+        job.voice.say(&format!(
+            "{} is waiting: {}",
+            planned.container,
+            sanitize(&format!("{reason}{detail}"))
+        ));
+    })
+    .await;
+    started(
+        startup,
+        &planned.container,
+        planned.what,
+        &job.namespace,
+        &job.pod,
+        job.args.timeout,
+    )?;
+    let end = if job.args.no_attach {
+        None
+    } else {
+        let mut out = std::io::stdout();
+        let mut err = std::io::stderr();
+        let sinks = Sinks {
+            out: &mut out,
+            err: &mut err,
+        };
+        attach(client, job, &planned.container, sinks).await?
+    };
+    final_state(&pods, job, &planned.container, end).await
+}
+
+/// The node debug pod for `node`, once the node is read (it must exist;
+/// one that is not Ready is said, as the pod may never start there).
+async fn plan_node(
+    client: &kube::Client,
+    args: &DebugArgs,
+    defaults: &Defaults,
+    node: &str,
+    voice: &Voice,
+    deadline: tokio::time::Instant,
+) -> Result<Planned, Failure> {
+    let found = answered("the read of the node", args.timeout, deadline, async {
+        debug_pod::node(client, node).await.map_err(|e| match &e {
+            kube::Error::Api(status) if status.code == 404 => fail(
+                exit::NOT_FOUND,
+                format!("Node {node} not found (`kubectl get nodes` lists them)."),
+            ),
+            _ => classify(&e),
+        })
+    })
+    .await?;
+    if let Some(why) = not_ready(&found) {
+        voice.warn(&format!(
+            "podbay: node {node} is not Ready ({why}): its kubelet may never start the pod"
+        ));
+    }
+    let profile = args.profile.unwrap_or(defaults.profile);
+    voice.say(&format!(
+        "profile {}: {}",
+        profile.name(),
+        model::node_profile_gives(profile)
+    ));
+    let pod = model::node_debug_pod(&NodeDebug {
+        node: node.to_string(),
+        pod: model::node_debug_pod_name(node, || fastrand::u64(..)),
+        container: args.name.clone().unwrap_or_else(|| "debugger".into()),
+        image: chosen_image(args, defaults, voice),
+        command: args.command.clone(),
+        env: args.env.clone(),
+        profile,
+        stdin: args.interactive,
+        tty: args.tty,
+        pull_policy: args.pull_policy.clone(),
+    });
+    let container = pod
+        .spec
+        .as_ref()
+        .and_then(|s| s.containers.first())
+        .map(|c| c.name.clone())
+        .unwrap_or_default();
+    Ok(Planned {
+        pod,
+        container,
+        what: "node debug pod",
+        replaces: None,
+    })
+}
+
+/// Why the node is not Ready, from its Ready condition.
+fn not_ready(node: &k8s_openapi::api::core::v1::Node) -> Option<String> {
+    let conditions = node.status.as_ref()?.conditions.as_ref()?;
+    let ready = conditions.iter().find(|c| c.type_ == "Ready")?;
+    (ready.status != "True").then(|| {
+        ready
+            .message
+            .clone()
+            .unwrap_or_else(|| format!("Ready is {}", ready.status))
+    })
+}
+
+async fn plan_copy(
+    client: &kube::Client,
+    args: &DebugArgs,
+    defaults: &Defaults,
+    pod: &str,
+    namespace: &str,
+    voice: &Voice,
+    deadline: tokio::time::Instant,
+) -> Result<Planned, Failure> {
+    let flags = &args.pod_flags;
+    let job = Job {
+        args,
+        pod: pod.to_string(),
+        namespace: namespace.to_string(),
+        target: None,
+        voice: Voice::Quiet,
+        input: None,
+    };
+    let original = super::debug::get_pod(client, &job, "", deadline).await?;
+    // Only a new container needs an image; one of the pod's keeps its own.
+    let adds = args
+        .name
+        .as_ref()
+        .is_none_or(|n| !crate::model::debug::container_names(&original).contains(n));
+    let image = (args.image.is_some() || (adds && flags.set_image.is_empty()))
+        .then(|| chosen_image(args, defaults, voice));
+    let copy = PodCopy {
+        name: flags.copy_to.clone().unwrap_or_default(),
+        container: args.name.clone(),
+        image,
+        set_images: flags.set_image.clone(),
+        command: args.command.clone(),
+        env: args.env.clone(),
+        stdin: args.interactive,
+        tty: args.tty,
+        share_processes: flags.share_processes,
+        same_node: flags.same_node,
+        keep: Keep {
+            labels: flags.keep_labels,
+            annotations: flags.keep_annotations,
+            liveness: flags.keep_liveness,
+            readiness: flags.keep_readiness,
+            startup: flags.keep_startup,
+            init_containers: flags.keep_init_containers,
+        },
+        profile: args.profile.unwrap_or(defaults.profile),
+        pull_policy: args.pull_policy.clone(),
+    };
+    let (copied, container) =
+        model::pod_copy(&original, &copy, || fastrand::u64(..)).map_err(|e| {
+            fail(
+                exit::INVALID,
+                format!("Cannot copy pod {namespace}/{pod}: {e}."),
+            )
+        })?;
+    let container = container
+        .or_else(|| {
+            copied
+                .spec
+                .as_ref()
+                .and_then(|s| s.containers.first())
+                .map(|c| c.name.clone())
+        })
+        .unwrap_or_default();
+    Ok(Planned {
+        pod: copied,
+        container,
+        what: "copy",
+        replaces: flags.replace.then(|| pod.to_string()),
+    })
+}
+
+/// Pod Security, checked before the create: a refusal names the
+/// namespace's label and what would be admitted.
+async fn preflight(
+    client: &kube::Client,
+    planned: &Planned,
+    namespace: &str,
+    args: &DebugArgs,
+) -> Result<(), Failure> {
+    let limit = args.timeout.min(std::time::Duration::from_secs(5));
+    let Some(policy) = debug::read_policy(client, namespace, limit).await else {
+        return Ok(());
+    };
+    let violations = pod_security::evaluate(policy.enforce.level, &planned.pod);
+    if violations.is_empty() {
+        return Ok(());
+    }
+    let refusal = pod_security::detail(&violations);
+    let level = policy.enforce.level.name();
+    let hint = match planned.what {
+        "node debug pod" => "debug the node from a namespace that admits privileged pods (-n NAMESPACE, one without pod-security.kubernetes.io/enforce or with enforce=privileged), take --profile baseline (no node namespaces, no /host), or ask an admin to label one".to_string(),
+        _ => "take a --profile the level admits (baseline or restricted), or copy into another namespace".to_string(),
+    };
+    Err(fail(
+        exit::FORBIDDEN,
+        format!(
+            "Namespace {namespace} enforces Pod Security {level:?} (pod-security.kubernetes.io/enforce={level}), which refuses this {}: {}. Instead, {hint}.",
+            planned.what,
+            refusal.trim_end_matches('.')
+        ),
+    ))
+}
+
+fn create_failure(error: &kube::Error, pod: &str, namespace: &str) -> Failure {
+    match error {
+        kube::Error::Api(status) if status.code == 409 => fail(
+            exit::INVALID,
+            format!(
+                "Pod {namespace}/{pod} already exists: give --copy-to another name, or delete it first."
+            ),
+        ),
+        kube::Error::Api(status) if status.code == 422 || status.code == 400 => fail(
+            exit::INVALID,
+            format!(
+                "The cluster refused the pod: {}.",
+                sanitize(&status.message).trim_end_matches('.')
+            ),
+        ),
+        _ => classify(error),
+    }
+}

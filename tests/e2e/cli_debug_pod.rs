@@ -1,0 +1,234 @@
+//! `podbay debug node/NAME` and `podbay debug POD --copy-to NAME` (the real
+//! binary, piped, without -t) against the simulator: the pod podbay
+//! creates, what it sees, and that it is gone afterwards.
+
+use crate::support;
+
+use std::process::Output;
+
+use k8s_openapi::api::core::v1::Pod;
+use support::DebugFixture as Fixture;
+use support::client;
+
+fn text(o: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// Runs podbay debug with `script` as its piped standard input.
+async fn piped(f: &Fixture, args: &[&str], script: &str) -> Output {
+    use tokio::io::AsyncWriteExt;
+    let home = support::tempdir::temp_home("cli-debug-pod");
+    let mut child = support::podbay_debug_command(&f.kubeconfig, args, home.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("podbay runs");
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin.write_all(script.as_bytes()).await.expect("written");
+    drop(stdin);
+    tokio::time::timeout(std::time::Duration::from_secs(60), child.wait_with_output())
+        .await
+        .expect("finished")
+        .expect("output")
+}
+
+async fn pods(f: &Fixture, namespace: &str) -> Vec<Pod> {
+    let api: kube::Api<Pod> = kube::Api::namespaced(client(&f.sim, "sim").await, namespace);
+    api.list(&Default::default()).await.expect("listed").items
+}
+
+/// The pods of `namespace` not being deleted (a deleted pod may linger
+/// through its grace period).
+async fn live_names(f: &Fixture, namespace: &str) -> Vec<String> {
+    pods(f, namespace)
+        .await
+        .into_iter()
+        .filter(|p| p.metadata.deletion_timestamp.is_none())
+        .filter_map(|p| p.metadata.name)
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_shell_sees_that_nodes_processes_and_root_and_is_deleted_after() {
+    let f = Fixture::new(0).await;
+    // redis runs on node-b1, payments-api's qv8lm replica on node-a1.
+    let script = "ps -e -o comm | grep -c redis-server; ps -e -o comm | grep -c payments-api; ls /host/var/log/pods; chroot /host cat /etc/hostname; exit 7\n";
+    let out = piped(
+        &f,
+        &[
+            "node/node-b1",
+            "-i",
+            "--profile",
+            "sysadmin",
+            "--image",
+            "busybox:1.36",
+            "--",
+            "sh",
+        ],
+        script,
+    )
+    .await;
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(7), "{stdout}\n{stderr}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(
+        lines.first(),
+        Some(&"1"),
+        "node-b1's redis is there: {stdout}"
+    );
+    assert_eq!(
+        lines.get(1),
+        Some(&"0"),
+        "node-a1's payments-api is not: {stdout}"
+    );
+    assert!(stdout.contains("shop_redis-0_"), "{stdout}");
+    assert!(!stdout.contains("kube-apiserver"), "{stdout}");
+    assert!(stdout.contains("node-b1\n"), "{stdout}");
+    let pod = stderr
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("default/node-debugger-node-b1-"))
+        .map(|suffix| format!("node-debugger-node-b1-{}", suffix.trim_end_matches(';')))
+        .unwrap_or_else(|| panic!("the pod is named: {stderr}"));
+    assert!(
+        stderr.contains(&format!("deleted node debug pod default/{pod}")),
+        "{stderr}"
+    );
+    assert!(
+        !live_names(&f, "default").await.contains(&pod),
+        "{pod} is gone"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn node_debugging_refusals_are_one_sentence_each() {
+    let f = Fixture::new(0).await;
+    let out = piped(&f, &["node/node-zz", "--", "true"], "").await;
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(66), "{stderr}");
+    assert!(stderr.contains("Node node-zz not found"), "{stderr}");
+
+    let out = piped(&f, &["node/node-a1", "-n", "payments", "--", "true"], "").await;
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(77), "{stderr}");
+    assert!(
+        stderr.contains("pod-security.kubernetes.io/enforce=baseline")
+            && stderr.contains("host namespaces"),
+        "{stderr}"
+    );
+    assert!(
+        !live_names(&f, "payments")
+            .await
+            .iter()
+            .any(|n| n.starts_with("node-debugger")),
+        "nothing was created"
+    );
+
+    let out = piped(&f, &["nodes/", "--", "true"], "").await;
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "a usage error: {:?}",
+        text(&out)
+    );
+    assert!(text(&out).1.contains("node/NAME"), "{:?}", text(&out));
+}
+
+/// The crash-looping ledger-worker, held: its worker runs a shell instead
+/// of the app (from the app's debug image, as distroless needs), which sees
+/// the app's files; the copy has no labels a Service would select, and is
+/// gone after. The same with the distroless image itself says why it fails.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_held_copy_of_a_crash_looping_pod_sees_its_files_and_goes_away() {
+    let f = Fixture::new(0).await;
+    let ledger = "ledger-worker-7f9c6d8b5-w9x8v";
+    let labels = std::sync::Arc::new(std::sync::Mutex::new(None));
+    let watcher = {
+        let (labels, client) = (labels.clone(), client(&f.sim, "sim").await);
+        tokio::spawn(async move {
+            let api: kube::Api<Pod> = kube::Api::namespaced(client, "payments");
+            loop {
+                if let Ok(pod) = api.get("ledger-hold").await {
+                    *labels.lock().unwrap() = Some(pod.metadata.labels.unwrap_or_default());
+                    return;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+        })
+    };
+    let out = piped(
+        &f,
+        &[
+            ledger,
+            "-n",
+            "payments",
+            "--copy-to",
+            "ledger-hold",
+            "-c",
+            "worker",
+            "--set-image",
+            "worker=ghcr.io/podbay/ledger:1.0.4-debug",
+            "--profile",
+            "baseline",
+            "-i",
+            "--",
+            "sh",
+        ],
+        "cat /etc/ledger/config.yaml | head -1; ls /app; exit 0\n",
+    )
+    .await;
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("service: ledger") && stdout.contains("ledger\n"),
+        "{stdout}"
+    );
+    watcher.await.expect("the copy was seen");
+    let seen = labels.lock().unwrap().clone().expect("labels read");
+    assert!(seen.is_empty(), "no label a Service selects: {seen:?}");
+    assert!(
+        !live_names(&f, "payments")
+            .await
+            .contains(&"ledger-hold".to_string())
+    );
+    assert!(
+        live_names(&f, "payments")
+            .await
+            .contains(&ledger.to_string()),
+        "the original stays"
+    );
+
+    let out = piped(
+        &f,
+        &[
+            ledger,
+            "-n",
+            "payments",
+            "--copy-to",
+            "ledger-hold2",
+            "-c",
+            "worker",
+            "--profile",
+            "baseline",
+            "--",
+            "sleep",
+            "infinity",
+        ],
+        "",
+    )
+    .await;
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(72), "{stderr}");
+    assert!(
+        stderr.contains(r#"exec: "sleep": executable file not found"#),
+        "{stderr}"
+    );
+    assert!(
+        !live_names(&f, "payments")
+            .await
+            .contains(&"ledger-hold2".to_string())
+    );
+}
