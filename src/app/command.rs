@@ -29,6 +29,8 @@ pub enum Command {
     Files(Option<String>),
     /// The port-forwards.
     Forwards,
+    /// `:nodes`: the nodes view.
+    Nodes,
     Quit,
 }
 
@@ -99,6 +101,7 @@ pub fn parse(text: &str) -> Result<Command, String> {
         ("delete", None) => Ok(Command::Delete),
         ("messages" | "msgs", None) => Ok(Command::Messages),
         ("pf" | "forwards" | "port-forward", None) => Ok(Command::Forwards),
+        ("nodes" | "node" | "no", None) => Ok(Command::Nodes),
         ("files", path) if path.as_deref().is_none_or(|p| p.starts_with('/')) => {
             Ok(Command::Files(path))
         }

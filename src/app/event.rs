@@ -33,6 +33,12 @@ pub enum Event {
     PodEvents(Feed<EventRow>),
     /// The events view's watch.
     Events(Feed<EventRow>),
+    /// The nodes view's watch.
+    Nodes(Feed<crate::model::node::NodeRow>),
+    /// The pod [`Effect::CreatePod`] asked for was created.
+    PodCreated {
+        id: TerminalId,
+    },
     /// A delete asked for with [`Effect::DeletePod`] was accepted, or not
     /// (one sentence).
     PodDeleted {
@@ -155,8 +161,18 @@ pub enum Effect {
     /// Watch the events of these namespaces (the events view); replaces
     /// the pod view's watch.
     WatchEvents(Scope),
-    /// Stop the pod view's or the events view's watch.
+    /// Stop the pod view's, the events view's or the nodes view's watch.
     StopWatchingPod,
+    /// Watch the cluster's nodes (the nodes view); replaces the pod view's watch.
+    WatchNodes,
+    /// Create this pod (a node debug pod) for the terminal, after checking
+    /// the namespace's Pod Security: [`Event::PodCreated`], else
+    /// [`Event::LaunchFailed`].
+    CreatePod {
+        id: TerminalId,
+        key: TerminalKey,
+        pod: Box<k8s_openapi::api::core::v1::Pod>,
+    },
     /// Delete the pod, on this cluster (the user confirmed).
     DeletePod {
         cluster: ClusterId,

@@ -106,7 +106,9 @@ impl App {
                 Scope::Namespaces(vec![browser.key.pod.namespace.to_string()]),
                 Some(browser.key.pod.clone()),
             ),
-            View::Pods | View::Messages(_) | View::Forwards(_) => (self.scope.clone(), None),
+            View::Pods | View::Messages(_) | View::Forwards(_) | View::Nodes(_) => {
+                (self.scope.clone(), None)
+            }
         };
         let scope = if all_namespaces { Scope::All } else { scope };
         self.message = None;
@@ -203,7 +205,8 @@ impl App {
             | Action::Command
             | Action::Help
             | Action::Workspace
-            | Action::Messages => return None,
+            | Action::Messages
+            | Action::Nodes => return None,
         }
         Some(vec![])
     }

@@ -76,6 +76,7 @@ impl App {
             },
             Mode::Find(query) => self.on_find_key(query, key),
             Mode::Forward(form) => self.on_forward_form_key(*form, key),
+            Mode::NodeDebug(form) => self.on_node_debug_key(*form, key),
             Mode::Normal => self.on_normal_key(key),
         }
     }
@@ -143,6 +144,7 @@ impl App {
             Ok(command::Command::Messages) => self.open_messages(),
             Ok(command::Command::Files(path)) => self.open_files(path),
             Ok(command::Command::Forwards) => self.open_forwards(),
+            Ok(command::Command::Nodes) => self.open_nodes(),
             Ok(command::Command::Namespace(None)) => self.set_scope(Scope::All),
             Ok(command::Command::Namespace(Some(ns))) => {
                 self.set_scope(Scope::Namespaces(vec![ns]))
@@ -210,6 +212,9 @@ impl App {
         if let Some(effects) = self.on_events_key(action) {
             return effects;
         }
+        if let Some(effects) = self.on_nodes_key(action) {
+            return effects;
+        }
         let in_pod_view = matches!(self.view, View::Pod(_));
         match action {
             Action::Describe => self.open_page(false),
@@ -230,6 +235,7 @@ impl App {
             Action::Files => self.open_files(None),
             Action::Forward => self.open_forward_form(),
             Action::Messages => self.open_messages(),
+            Action::Nodes => self.open_nodes(),
             Action::Fold => {
                 if let View::Pod(view) = &mut self.view {
                     // Stay on the same container.

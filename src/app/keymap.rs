@@ -43,10 +43,11 @@ pub enum Action {
     MarkShown,
     Files,
     Forward,
+    Nodes,
 }
 
 impl Action {
-    pub const ALL: [Action; 36] = [
+    pub const ALL: [Action; 37] = [
         Action::Quit,
         Action::Up,
         Action::Down,
@@ -83,6 +84,7 @@ impl Action {
         Action::MarkShown,
         Action::Files,
         Action::Forward,
+        Action::Nodes,
     ];
 
     /// The name used in config.toml's `[keys]`.
@@ -124,6 +126,7 @@ impl Action {
             Action::MarkShown => "mark_shown",
             Action::Files => "files",
             Action::Forward => "forward",
+            Action::Nodes => "nodes",
         }
     }
 
@@ -169,6 +172,9 @@ impl Action {
             Action::Forward => {
                 "forward one of the pod's ports to this machine; it follows the pod's owner when the pod is replaced (:pf lists them)"
             }
+            Action::Nodes => {
+                "the cluster's nodes: enter lists a node's pods, d opens a shell on it (a pod with its namespaces and root, deleted when its pane closes)"
+            }
         }
     }
 
@@ -210,6 +216,7 @@ impl Action {
             Action::MarkShown => &["*"],
             Action::Files => &["b"],
             Action::Forward => &["F"],
+            Action::Nodes => &["O"],
         }
     }
 }

@@ -18,6 +18,7 @@ mod link;
 mod marks;
 mod message;
 mod mode;
+pub(crate) mod nodes;
 mod pages;
 mod panes;
 pub mod pods;
@@ -371,6 +372,11 @@ impl App {
                 self.on_events_feed(feed);
                 vec![]
             }
+            Event::Nodes(feed) => {
+                self.on_nodes_feed(feed);
+                vec![]
+            }
+            Event::PodCreated { id } => self.on_pod_created(id),
             Event::PodDeleted { key, outcome } => {
                 self.message = Some(match outcome {
                     Ok(()) => info(format!(
@@ -690,7 +696,7 @@ impl App {
             View::Pod(view) => Some(view.key.clone()),
             View::Pods => self.pods.selected().cloned(),
             View::Files(browser) => Some(browser.key.pod.clone()),
-            View::Events(_) | View::Messages(_) | View::Forwards(_) => None,
+            View::Events(_) | View::Messages(_) | View::Forwards(_) | View::Nodes(_) => None,
         }
     }
 
@@ -773,7 +779,8 @@ impl App {
             | View::Events(_)
             | View::Messages(_)
             | View::Files(_)
-            | View::Forwards(_) => None,
+            | View::Forwards(_)
+            | View::Nodes(_) => None,
         }
     }
 

@@ -30,4 +30,6 @@ pub enum Mode {
     ConfirmDelete(PodKey),
     /// The port-forward form (`F`), over the pod view.
     Forward(Box<super::forwards::ForwardForm>),
+    /// The node debug form (`d` in the nodes view).
+    NodeDebug(Box<super::nodes::NodeDebugForm>),
 }

@@ -54,6 +54,7 @@ impl App {
             View::Events(view) => view.reading.as_mut(),
             View::Messages(reader) => Some(reader),
             View::Files(browser) => browser.reading.as_mut().map(|(_, reader)| reader),
+            View::Nodes(view) => view.reading.as_mut(),
             View::Pods | View::Forwards(_) => None,
         }
     }
@@ -136,6 +137,10 @@ impl App {
                 browser.reading = None;
                 vec![]
             }
+            View::Nodes(view) => {
+                view.reading = None;
+                vec![]
+            }
             View::Pods | View::Forwards(_) => vec![],
         }
     }
@@ -184,7 +189,11 @@ impl App {
                 }
                 effects
             }
-            View::Events(_) | View::Messages(_) | View::Files(_) | View::Forwards(_) => {
+            View::Events(_)
+            | View::Messages(_)
+            | View::Files(_)
+            | View::Forwards(_)
+            | View::Nodes(_) => {
                 return vec![];
             }
         };

@@ -621,8 +621,19 @@ impl App {
 
     pub(super) fn close_pane(&mut self, pane: PaneId) -> Vec<Effect> {
         let mut effects = Vec::new();
+        let owned = self
+            .workspace
+            .panes
+            .get(&pane)
+            .and_then(|p| self.workspace.terminals.get(&p.terminal))
+            .filter(|t| t.owned_pod)
+            .map(|t| (t.key.cluster.clone(), t.key.pod.clone()));
         if let Some(id) = self.workspace.close_pane(pane) {
             effects.push(Effect::CloseSession { id });
+            // The last pane on a pod podbay made: the pod goes too.
+            if let Some((cluster, pod)) = owned {
+                effects.push(Effect::DeletePod { cluster, pod });
+            }
         }
         if self.workspace.is_empty() {
             self.focus = Focus::Browser;

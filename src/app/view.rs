@@ -41,6 +41,8 @@ pub enum View {
     Files(Box<super::files::FileBrowser>),
     /// The port-forwards (`:pf`).
     Forwards(super::forwards::ForwardsView),
+    /// The cluster's nodes (`:nodes`, `O`).
+    Nodes(Box<super::nodes::NodesView>),
 }
 
 /// What the pod view shows.

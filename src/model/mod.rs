@@ -10,6 +10,7 @@ pub mod feed;
 pub mod files;
 pub mod forward;
 pub(crate) mod image;
+pub mod node;
 pub mod owner;
 pub(crate) mod pod;
 pub mod pod_security;

@@ -158,6 +158,11 @@ impl Tasks {
             Effect::WatchPods(scope) => self.watch_pods(scope),
             Effect::WatchPod(key) => self.watch_pod(key),
             Effect::WatchEvents(scope) => self.watch_events(scope),
+            Effect::WatchNodes => self.watch_nodes(),
+            Effect::CreatePod { id, key, pod } => {
+                let client = self.client_of_terminal(id, &key.cluster)?;
+                self.create_pod(id, client, key, *pod);
+            }
             Effect::DeletePod { cluster, pod } => self.delete_pod(&cluster, pod),
             Effect::ReadPods { cluster, pods } => self.read_pods(cluster, pods),
             Effect::Files {
@@ -509,6 +514,85 @@ impl Tasks {
         abort(&mut self.pod);
         let tagged = (FeedOrigin::Pod, self.next_generation(FeedOrigin::Pod));
         self.pod = self.spawn_scoped(tagged, scope, EventRow::from_event, Event::Events);
+    }
+
+    /// The nodes view's watch, in the pod view's slot (one or the other shows).
+    fn watch_nodes(&mut self) {
+        abort(&mut self.pod);
+        let tagged = (FeedOrigin::Pod, self.next_generation(FeedOrigin::Pod));
+        let api = Api::<k8s_openapi::api::core::v1::Node>::all(self.connection.client.clone());
+        let task = self.spawn_feed(
+            tagged,
+            api,
+            feed::config(),
+            None,
+            crate::model::node::NodeRow::from_node,
+            Event::Nodes,
+        );
+        self.pod = vec![task];
+    }
+
+    /// Creates a terminal's pod (a node debug pod) once the namespace's
+    /// Pod Security admits it.
+    fn create_pod(&mut self, id: TerminalId, client: kube::Client, key: TerminalKey, pod: Pod) {
+        let tx = self.tx.clone();
+        let limit = self.launch_timeout;
+        tokio::spawn(async move {
+            let namespace = key.pod.namespace.to_string();
+            let policy = crate::cluster::debug::read_policy(&client, &namespace, limit).await;
+            let violations = policy
+                .as_ref()
+                .map(|p| crate::model::pod_security::evaluate(p.enforce.level, &pod))
+                .unwrap_or_default();
+            let event = if let (Some(policy), false) = (&policy, violations.is_empty()) {
+                let level = policy.enforce.level.name();
+                Event::LaunchFailed {
+                    id,
+                    sentence: format!(
+                        "Namespace {namespace} enforces Pod Security {level:?} (pod-security.kubernetes.io/enforce={level}), which refuses a node debug pod: {}. Show a namespace that admits privileged pods (:ns NAME) and press d again, choose profile baseline (no node namespaces, no /host), or ask an admin.",
+                        crate::model::pod_security::detail(&violations)
+                    )
+                    .into(),
+                    refused_by: None,
+                }
+            } else {
+                let created = tokio::time::timeout(
+                    limit,
+                    crate::cluster::debug_pod::create(&client, &namespace, &pod),
+                )
+                .await;
+                match created {
+                    Ok(Ok(_)) => Event::PodCreated { id },
+                    Ok(Err(e)) => Event::LaunchFailed {
+                        id,
+                        sentence: crate::cluster::errors::describe(&e).sentence,
+                        refused_by: None,
+                    },
+                    Err(_) => Event::LaunchFailed {
+                        id,
+                        sentence: format!(
+                            "The API server did not answer the request to create the pod within {} s.",
+                            limit.as_secs()
+                        )
+                        .into(),
+                        refused_by: None,
+                    },
+                }
+            };
+            let _ = tx.send(Tagged::untied(event)).await;
+        });
+    }
+
+    /// Deletes these pods before podbay exits (each within [`READ_TIMEOUT`]).
+    pub(super) async fn delete_now(&self, pods: Vec<(ClusterId, PodKey)>) {
+        let deletes = pods.into_iter().filter_map(|(cluster, key)| {
+            let client = self.clients.get(&cluster).cloned()?;
+            Some(async move {
+                let delete = crate::cluster::debug_pod::delete(&client, &key.namespace, &key.name);
+                let _ = tokio::time::timeout(READ_TIMEOUT, delete).await;
+            })
+        });
+        futures::future::join_all(deletes).await;
     }
 
     fn delete_pod(&mut self, cluster: &ClusterId, key: PodKey) {

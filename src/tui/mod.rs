@@ -236,6 +236,8 @@ pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
         quit |= apply(&mut app, &mut tasks, &mut screen, pending.into());
     }
     tasks.stop_all();
+    // The node debug pods podbay made go with it, as with their last pane.
+    tasks.delete_now(app.owned_pods()).await;
     drop(screen);
     drop(guard);
     Ok(())

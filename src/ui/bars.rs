@@ -147,8 +147,19 @@ pub fn footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             ),
             theme.warning.add_modifier(ratatui::style::Modifier::BOLD),
         )),
-        Mode::ConfirmClose(_) => Line::from(vec![
-            Span::styled(" Close this pane (a container runs on)? ", theme.warning),
+        Mode::ConfirmClose(pane) => Line::from(vec![
+            Span::styled(
+                match app
+                    .workspace
+                    .panes
+                    .get(pane)
+                    .and_then(|p| app.workspace.terminals.get(&p.terminal))
+                {
+                    Some(t) if t.owned_pod => " Close this pane (its node debug pod is deleted)? ",
+                    _ => " Close this pane (a container runs on)? ",
+                },
+                theme.warning,
+            ),
             Span::styled("y", theme.key_hint),
             Span::styled(" closes · other keys keep it", theme.dim),
         ]),
@@ -254,6 +265,7 @@ pub fn footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             View::Events(view) => view.reading.is_some(),
             View::Messages(_) => true,
             View::Files(browser) => browser.reading.is_some(),
+            View::Nodes(view) => view.reading.is_some(),
             View::Pods | View::Forwards(_) => false,
         };
         match &app.view {
@@ -305,6 +317,11 @@ pub fn footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                         Span::styled(format!("{what} "), theme.dim),
                     ]);
                 }
+            }
+            View::Nodes(_) => {
+                spans.push(hint(Action::Back, "back"));
+                spans.push(hint(Action::Open, "its pods"));
+                spans.push(hint(Action::Debug, "debug the node"));
             }
             View::Events(_) => {
                 spans.push(hint(Action::Back, "back"));

@@ -43,6 +43,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, top: usize, theme: &Theme)
             Action::Delete,
             Action::CopyName,
             Action::Messages,
+            Action::Nodes,
             Action::Workspace,
         ],
         View::Events(_) => &[
@@ -58,7 +59,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, top: usize, theme: &Theme)
             Action::Help,
             Action::Quit,
         ],
-        View::Files(_) | View::Forwards(_) => &[
+        View::Files(_) | View::Forwards(_) | View::Nodes(_) => &[
             Action::Command,
             Action::Help,
             Action::Workspace,
@@ -148,7 +149,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, top: usize, theme: &Theme)
         theme.dim,
     )));
     lines.push(Line::from(Span::styled(
-        " Commands: :ns NAME · :ns (all) · :ctx NAME · :describe · :yaml · :events [-A] · :messages · :pf (forwards) · :sort COLUMN · :exec CMD… · :delete · :q · tab completes",
+        " Commands: :ns NAME · :ns (all) · :ctx NAME · :describe · :yaml · :events [-A] · :messages · :pf (forwards) · :nodes · :sort COLUMN · :exec CMD… · :delete · :q · tab completes",
         theme.dim,
     )));
     let title = match app.view {
@@ -158,6 +159,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, top: usize, theme: &Theme)
         View::Messages(_) => " keys: messages ",
         View::Files(_) => " keys: files ",
         View::Forwards(_) => " keys: forwards ",
+        View::Nodes(_) => " keys: nodes (enter: its pods, d: a shell on it) ",
     };
     draw_box(frame, area, title, lines, top, theme);
 }

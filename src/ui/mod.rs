@@ -8,6 +8,7 @@ mod fleet;
 mod forwards;
 mod help;
 mod launcher;
+mod nodes;
 mod pod_list;
 mod pod_view;
 mod reader;
@@ -69,6 +70,10 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme) {
                 None => files::draw(frame, area, browser, theme),
             },
             View::Forwards(view) => forwards::draw(frame, area, app, view, theme),
+            View::Nodes(view) => match &view.reading {
+                Some(text) => reader::draw(frame, area, "pods on the node", None, text, theme),
+                None => nodes::draw(frame, area, app, view, theme),
+            },
         }
     }
     if let Some(area) = areas.workspace {
@@ -83,6 +88,9 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme) {
         Mode::Fleet(form) => fleet::draw(frame, areas.browser.unwrap_or(body), form, theme),
         Mode::Forward(form) => {
             forwards::draw_form(frame, areas.browser.unwrap_or(body), form, theme)
+        }
+        Mode::NodeDebug(form) => {
+            nodes::draw_form(frame, areas.browser.unwrap_or(body), form, theme)
         }
         _ => {}
     }

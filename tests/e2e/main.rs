@@ -26,6 +26,7 @@ mod hostile;
 mod install;
 mod layers;
 mod model_props;
+mod nodes_e2e;
 mod pane_truth_e2e;
 mod panes_e2e;
 mod pod_filter;

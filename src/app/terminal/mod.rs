@@ -118,6 +118,9 @@ pub struct Terminal {
     /// Launched with other pods' at once: a refusal stays on its pane
     /// (the others go on), instead of reopening the form.
     pub in_fleet: bool,
+    /// podbay created its pod (a node debug pod): deleted when the last
+    /// pane on it closes.
+    pub owned_pod: bool,
     /// The pod, from this terminal's own watch.
     pub pod: PodFollow,
     /// Something the user should know about this terminal, shown on its panes.
@@ -248,6 +251,7 @@ impl Terminal {
             ),
             form: None,
             in_fleet: false,
+            owned_pod: false,
             pod: PodFollow::default(),
             notice: None,
             unanswered: None,

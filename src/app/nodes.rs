@@ -1,0 +1,276 @@
+//! The nodes view (`:nodes`, `O`): the cluster's nodes by watch, `enter`
+//! for the pods on one, and `d` for a shell on it: the node debug form,
+//! whose pod is created in a pane and deleted when its last pane closes.
+
+use crossterm::event::{KeyCode, KeyEvent};
+
+use super::keymap::Action;
+use super::message::error;
+use super::reader::Reader;
+use super::terminal::TerminalKind;
+use super::{App, Effect, Mode, Scope, View};
+use crate::model::debug::Profile;
+use crate::model::debug_pod::{self, NodeDebug};
+use crate::model::feed::Feed;
+use crate::model::node::NodeRow;
+use crate::model::text::Printable;
+use crate::model::{PodKey, TerminalKey};
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct NodesView {
+    pub rows: Vec<NodeRow>,
+    pub cursor: usize,
+    /// `enter`: the pods on the selected node.
+    pub reading: Option<Reader>,
+    /// The watch's trouble (refused, failing), until it lists.
+    pub trouble: Option<Printable>,
+    pub listed: bool,
+}
+
+impl NodesView {
+    pub fn selected(&self) -> Option<&NodeRow> {
+        self.rows.get(self.cursor)
+    }
+}
+
+/// The node debug form (`d` on a node).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeDebugForm {
+    pub node: String,
+    /// Where the pod goes: the namespace shown, else `default`.
+    pub namespace: String,
+    pub image: String,
+    pub profile: Profile,
+    /// The image field has the keyboard (else the profile).
+    pub editing_image: bool,
+}
+
+/// The profiles the form offers, in order: a node shell, then privileged.
+pub const NODE_PROFILES: [Profile; 5] = [
+    Profile::General,
+    Profile::Sysadmin,
+    Profile::Netadmin,
+    Profile::Baseline,
+    Profile::Restricted,
+];
+
+impl App {
+    /// `:nodes` or `O`.
+    pub(super) fn open_nodes(&mut self) -> Vec<Effect> {
+        self.message = None;
+        self.view = View::Nodes(Box::default());
+        vec![Effect::WatchNodes]
+    }
+
+    /// Keys of the nodes view; `None` for those with their usual meaning.
+    pub(super) fn on_nodes_key(&mut self, action: Action) -> Option<Vec<Effect>> {
+        let View::Nodes(view) = &mut self.view else {
+            return None;
+        };
+        if view.reading.is_some() {
+            if action == Action::Back {
+                view.reading = None;
+                return Some(vec![]);
+            }
+            return None;
+        }
+        match action {
+            Action::Up | Action::Top | Action::PageUp => {
+                view.cursor = match action {
+                    Action::Up => view.cursor.saturating_sub(1),
+                    _ => 0,
+                };
+            }
+            Action::Down | Action::Bottom | Action::PageDown => {
+                let last = view.rows.len().saturating_sub(1);
+                view.cursor = match action {
+                    Action::Down => (view.cursor + 1).min(last),
+                    _ => last,
+                };
+            }
+            Action::Open => {
+                let node = view.selected()?.name.clone();
+                let text = self.pods_on(&node);
+                if let View::Nodes(view) = &mut self.view {
+                    view.reading = Some(Reader::new(text));
+                }
+                self.fit_reader();
+            }
+            Action::Debug => {
+                let node = view.selected()?.name.clone();
+                let namespace = match &self.scope {
+                    Scope::Namespaces(list) if list.len() == 1 => list[0].clone(),
+                    _ => "default".to_string(),
+                };
+                let image = self
+                    .debug_images
+                    .first()
+                    .cloned()
+                    .unwrap_or_else(|| "busybox:1.36".into());
+                self.mode = Mode::NodeDebug(Box::new(NodeDebugForm {
+                    node,
+                    namespace,
+                    image,
+                    profile: Profile::General,
+                    editing_image: false,
+                }));
+            }
+            Action::Back => {
+                self.view = View::Pods;
+                return Some(vec![Effect::StopWatchingPod]);
+            }
+            _ => return None,
+        }
+        Some(vec![])
+    }
+
+    /// The pods the list knows on `node`, for reading.
+    fn pods_on(&self, node: &str) -> Vec<String> {
+        let rows: Vec<_> = (0..self.pods.total())
+            .filter_map(|i| self.pods.visible(i).map(|(row, _)| row))
+            .filter(|row| &*row.node == node)
+            .map(|row| {
+                format!(
+                    "{:<48} {:<20} {}/{}",
+                    row.key.to_string(),
+                    row.status,
+                    row.ready,
+                    row.total
+                )
+            })
+            .collect();
+        let mut lines = vec![format!(
+            "Pods on {node} ({}, of those the list shows):",
+            rows.len()
+        )];
+        lines.push(String::new());
+        lines.extend(rows);
+        lines
+    }
+
+    /// An update of the nodes view's watch.
+    pub(super) fn on_nodes_feed(&mut self, feed: Feed<NodeRow>) {
+        let View::Nodes(view) = &mut self.view else {
+            return;
+        };
+        match feed {
+            Feed::Listed { rows, .. } => {
+                view.rows = rows;
+                view.listed = true;
+                view.trouble = None;
+            }
+            Feed::Applied(row) => {
+                match view.rows.iter_mut().find(|r| r.name == row.name) {
+                    Some(existing) => *existing = row,
+                    None => view.rows.push(row),
+                }
+                view.trouble = None;
+            }
+            Feed::Deleted(row) => view.rows.retain(|r| r.name != row.name),
+            Feed::Forbidden(denied) => view.trouble = Some(denied.sentence().into()),
+            Feed::Reconnecting(sentence) => view.trouble = Some(sentence),
+            Feed::Unreadable(bad) => {
+                view.trouble = bad.first().map(|b| b.sentence("a node").into());
+            }
+            Feed::Resumed | Feed::Listing { .. } | Feed::Cut => {}
+        }
+        view.rows.sort_by(|a, b| a.name.cmp(&b.name));
+        view.cursor = view.cursor.min(view.rows.len().saturating_sub(1));
+    }
+
+    pub(super) fn on_node_debug_key(
+        &mut self,
+        mut form: NodeDebugForm,
+        key: KeyEvent,
+    ) -> Vec<Effect> {
+        match key.code {
+            KeyCode::Esc => return vec![],
+            KeyCode::Tab | KeyCode::BackTab => form.editing_image = !form.editing_image,
+            KeyCode::Enter => return self.launch_node_debug(form),
+            KeyCode::Left | KeyCode::Right | KeyCode::Up | KeyCode::Down if !form.editing_image => {
+                let at = NODE_PROFILES
+                    .iter()
+                    .position(|p| *p == form.profile)
+                    .unwrap_or(0);
+                let forward = matches!(key.code, KeyCode::Right | KeyCode::Down);
+                let n = NODE_PROFILES.len();
+                form.profile = NODE_PROFILES[if forward {
+                    (at + 1) % n
+                } else {
+                    (at + n - 1) % n
+                }];
+            }
+            KeyCode::Backspace if form.editing_image => {
+                form.image.pop();
+            }
+            KeyCode::Char(c) if form.editing_image => form.image.push(c),
+            _ => {}
+        }
+        self.mode = Mode::NodeDebug(Box::new(form));
+        vec![]
+    }
+
+    /// Opens a pane on the node debug pod, which the executor creates.
+    fn launch_node_debug(&mut self, form: NodeDebugForm) -> Vec<Effect> {
+        let image = form.image.trim().to_string();
+        if let Err(why) = crate::model::image::validate_reference(&image) {
+            self.message = Some(error(why));
+            self.mode = Mode::NodeDebug(Box::new(form));
+            return vec![];
+        }
+        let pod_name = debug_pod::node_debug_pod_name(&form.node, || fastrand::u64(..));
+        let pod = debug_pod::node_debug_pod(&NodeDebug {
+            node: form.node.clone(),
+            pod: pod_name.clone(),
+            container: "debugger".into(),
+            image,
+            command: Vec::new(),
+            env: Vec::new(),
+            profile: form.profile,
+            stdin: true,
+            tty: true,
+            pull_policy: None,
+        });
+        let key = TerminalKey {
+            cluster: self.cluster.clone(),
+            pod: PodKey::new(&form.namespace, &pod_name),
+            container: "debugger".into(),
+        };
+        let (id, effects) = self.open_terminal_pane(TerminalKind::Debug, key.clone(), None);
+        if let Some(t) = self.workspace.terminals.get_mut(&id) {
+            t.owned_pod = true;
+        }
+        // The pod does not exist yet: it is followed once it is created.
+        let mut effects: Vec<Effect> = effects
+            .into_iter()
+            .filter(|e| !matches!(e, Effect::Follow { .. } | Effect::Launch { .. }))
+            .collect();
+        effects.push(Effect::CreatePod {
+            id,
+            key,
+            pod: Box::new(pod),
+        });
+        effects
+    }
+
+    /// The pods podbay made that are still open (deleted when it quits).
+    pub fn owned_pods(&self) -> Vec<(crate::model::ClusterId, PodKey)> {
+        self.workspace
+            .terminals
+            .values()
+            .filter(|t| t.owned_pod)
+            .map(|t| (t.key.cluster.clone(), t.key.pod.clone()))
+            .collect()
+    }
+
+    /// The node debug pod was created: its pane follows it up.
+    pub(super) fn on_pod_created(&mut self, id: super::terminal::TerminalId) -> Vec<Effect> {
+        match self.workspace.terminals.get(&id) {
+            Some(t) => vec![Effect::Follow {
+                id,
+                key: t.key.clone(),
+            }],
+            None => vec![],
+        }
+    }
+}

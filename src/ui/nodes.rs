@@ -1,0 +1,186 @@
+//! The nodes view (`:nodes`) and the node debug form (`d` on a node).
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+
+use crate::app::App;
+use crate::app::nodes::{NODE_PROFILES, NodeDebugForm, NodesView};
+use crate::model::debug_pod::node_profile_gives;
+use crate::model::human_duration;
+use crate::theme::Theme;
+
+pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &NodesView, theme: &Theme) {
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme.border)
+        .title(Span::styled(
+            format!(
+                " nodes ({}) · PODS: those of ns {} ",
+                view.rows.len(),
+                app.scope.label()
+            ),
+            theme.title,
+        ));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    if let Some(trouble) = &view.trouble {
+        frame.render_widget(
+            Paragraph::new(Span::styled(
+                format!(" {}", trouble.as_str()),
+                theme.warning,
+            )),
+            inner,
+        );
+        return;
+    }
+    if !view.listed {
+        frame.render_widget(Paragraph::new(Span::styled(" Loading…", theme.dim)), inner);
+        return;
+    }
+    // The taints go last: on a narrow screen they are cut first.
+    let rows: Vec<[String; 7]> = view
+        .rows
+        .iter()
+        .map(|n| {
+            let pods = (0..app.pods.total())
+                .filter_map(|i| app.pods.visible(i))
+                .filter(|(row, _)| *row.node == *n.name)
+                .count();
+            let age = n
+                .created
+                .map(|t| human_duration(app.now.duration_since(t)))
+                .unwrap_or_else(|| "—".into());
+            [
+                n.name.clone(),
+                n.status.clone(),
+                n.roles.clone(),
+                age,
+                n.version.clone(),
+                pods.to_string(),
+                if n.taints.is_empty() {
+                    "—".into()
+                } else {
+                    n.taints.join(", ")
+                },
+            ]
+        })
+        .collect();
+    let titles = [
+        "NAME", "STATUS", "ROLES", "AGE", "VERSION", "PODS", "TAINTS",
+    ];
+    let mut widths: Vec<usize> = titles.iter().map(|t| t.chars().count()).collect();
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |cells: &[String]| -> String {
+        let mut text = String::from(" ");
+        for (i, (cell, width)) in cells.iter().zip(&widths).enumerate() {
+            text.push_str(cell);
+            if i + 1 < cells.len() {
+                text.push_str(&" ".repeat(width.saturating_sub(cell.chars().count()) + 2));
+            }
+        }
+        text
+    };
+    let titles: Vec<String> = titles.iter().map(|t| t.to_string()).collect();
+    let mut lines = vec![Line::from(Span::styled(line(&titles), theme.header))];
+    for (i, (row, node)) in rows.iter().zip(&view.rows).enumerate() {
+        let style = if i == view.cursor {
+            theme.selected
+        } else if !node.ready {
+            theme.warning
+        } else {
+            theme.text
+        };
+        lines.push(Line::from(Span::styled(line(row), style)));
+    }
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+pub fn draw_form(frame: &mut Frame, area: Rect, form: &NodeDebugForm, theme: &Theme) {
+    let mut lines = vec![
+        Line::from(Span::styled(
+            format!(" A shell on node {}", form.node),
+            theme.title,
+        )),
+        Line::default(),
+        Line::from(Span::styled(
+            if form.editing_image {
+                " profile:"
+            } else {
+                " profile (←/→ choose):"
+            },
+            theme.dim,
+        )),
+    ];
+    for profile in NODE_PROFILES {
+        let chosen = profile == form.profile;
+        lines.push(Line::from(Span::styled(
+            format!(
+                "{}{:<11}{}",
+                if chosen { " › " } else { "   " },
+                profile.name(),
+                node_profile_gives(profile)
+            ),
+            if chosen && !form.editing_image {
+                theme.selected
+            } else if chosen {
+                theme.text
+            } else {
+                theme.dim
+            },
+        )));
+    }
+    lines.push(Line::default());
+    lines.push(Line::from(vec![
+        Span::styled(" image: ", theme.dim),
+        Span::styled(
+            format!(
+                "{}{}",
+                form.image,
+                if form.editing_image { "_" } else { "" }
+            ),
+            if form.editing_image {
+                theme.selected
+            } else {
+                theme.text
+            },
+        ),
+    ]));
+    lines.push(Line::from(Span::styled(
+        format!(
+            " A pod in namespace {}, deleted when its last pane closes.",
+            form.namespace
+        ),
+        theme.dim,
+    )));
+    lines.push(Line::from(vec![
+        Span::styled(" enter ", theme.key_hint),
+        Span::styled("launch  ", theme.dim),
+        Span::styled(" tab ", theme.key_hint),
+        Span::styled("image  ", theme.dim),
+        Span::styled(" esc ", theme.key_hint),
+        Span::styled("cancel", theme.dim),
+    ]));
+    let width = lines
+        .iter()
+        .map(Line::width)
+        .max()
+        .unwrap_or(40)
+        .saturating_add(3) as u16;
+    let height = lines.len() as u16 + 2;
+    let rect = super::centered(area, width, height);
+    frame.render_widget(Clear, rect);
+    frame.render_widget(
+        Paragraph::new(lines).block(
+            Block::default()
+                .borders(Borders::ALL)
+                .border_style(theme.border),
+        ),
+        rect,
+    );
+}

@@ -1,0 +1,105 @@
+//! Nodes in the TUI, at 80×24 as a person would use them: `:nodes`, `d`
+//! on node-a1, a shell that sees that node's processes and root (and not
+//! node-b1's), and the node debug pod gone once its pane closes.
+
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::Pod;
+use kube::api::Api;
+
+use crate::support::{self, PodbayScreen, args, kubeconfig};
+
+/// The node debug pods of `default` not being deleted.
+async fn node_debug_pods(pods: &Api<Pod>) -> Vec<String> {
+    pods.list(&Default::default())
+        .await
+        .expect("listed")
+        .items
+        .into_iter()
+        .filter(|p| p.metadata.deletion_timestamp.is_none())
+        .filter_map(|p| p.metadata.name)
+        .filter(|n| n.starts_with("node-debugger-"))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shell_on_a_node_from_the_nodes_view_sees_that_node_and_goes_with_its_pane() {
+    if !support::namespaces_or_skip("a node's processes are its PID namespace's") {
+        return;
+    }
+    let sim = support::start_sim(0).await;
+    let config = kubeconfig(&sim, "nodes");
+    let pods: Api<Pod> = Api::namespaced(support::client(&sim, "sim").await, "default");
+    let screen = PodbayScreen::spawn(&args(&config, &["-n", "default"]), 80, 24);
+    screen
+        .wait_for("the list", |t| t.contains("hello-") && t.contains("● live"))
+        .await;
+    screen.keys(":nodes\r").await;
+    screen
+        .wait_for("the nodes, the cordoned and the NotReady ones said", |t| {
+            t.contains("node-a1")
+                && t.contains("control-plane")
+                && t.contains("Ready,SchedulingDisabled")
+                && t.contains("NotReady")
+        })
+        .await;
+    // node-a1 is the first row.
+    screen.keys("d").await;
+    screen
+        .wait_for("the form, saying what each profile gives", |t| {
+            t.contains("A shell on node node-a1") && t.contains("its root at /host")
+        })
+        .await;
+    screen.keys("\r").await;
+    screen
+        .wait_for_within(30, "the node shell's prompt", |t| {
+            t.contains("debug default/node-debugger-node-a1-")
+                && t.contains("debugger@node-debugger")
+        })
+        .await;
+    assert_eq!(node_debug_pods(&pods).await.len(), 1, "one pod made");
+    // payments-api's qv8lm replica and the apiserver run on node-a1; redis
+    // and a storefront replica on node-b1.
+    screen
+        .keys("ps -e -o comm | grep -E 'payments-api|kube-apiserver|redis-server' | sort -u | tr '\\n' ' '; echo END\r")
+        .await;
+    screen
+        .wait_for("ps's answer", |t| {
+            t.contains("END\n")
+                || t.lines()
+                    .any(|l| l.trim_matches(['│', ' ']).ends_with("END"))
+        })
+        .await;
+    let text = screen.text();
+    let answer = text
+        .lines()
+        .find(|l| l.contains("END") && !l.contains("echo"))
+        .unwrap_or_default()
+        .to_string();
+    assert!(answer.contains("payments-api"), "node-a1's pods: {text}");
+    assert!(!answer.contains("redis-server"), "not node-b1's: {text}");
+    screen
+        .keys("clear; ls /host/var/log/pods | cut -d_ -f2 | grep -c payments-api\r")
+        .await;
+    screen
+        .wait_for("its pods' log directories", |t| {
+            t.lines().any(|l| l.trim_matches(['│', ' ']) == "1")
+        })
+        .await;
+    // Closing the pane (ctrl-b x, y) deletes the pod.
+    screen.raw(b"\x02x").await;
+    screen
+        .wait_for("the question naming the pod's deletion", |t| {
+            t.contains("its node debug pod is deleted")
+        })
+        .await;
+    screen.keys("y").await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(15);
+    while !node_debug_pods(&pods).await.is_empty() {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the node debug pod is still there"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
