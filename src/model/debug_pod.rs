@@ -381,13 +381,11 @@ fn env(vars: &[(String, String)]) -> Option<Vec<EnvVar>> {
 /// What each profile gives a node debug pod, for the form and `--help`.
 pub fn node_profile_gives(profile: Profile) -> &'static str {
     match profile {
-        Profile::General => "the node's PID, network and IPC namespaces and its root at /host",
+        Profile::General => "the node's PID, network and IPC namespaces, its root at /host",
         Profile::Baseline => "a plain pod on the node: none of its namespaces, no /host",
         Profile::Restricted => "a non-root pod on the node, without capabilities",
         Profile::Netadmin => "the node's namespaces with NET_ADMIN and NET_RAW, no /host",
-        Profile::Sysadmin => {
-            "privileged, the node's namespaces and its root at /host (chroot /host works)"
-        }
+        Profile::Sysadmin => "general's, privileged: chroot /host works",
     }
 }
 

@@ -1037,3 +1037,58 @@ fn forwards_view_and_form() {
     assert_snapshot("forwards_view_80x24", &render(&a, 80, 24));
     assert_snapshot("forwards_view_160x30", &render(&a, 160, 30));
 }
+
+#[test]
+fn nodes_view_and_debug_form() {
+    use crate::model::node::NodeRow;
+    let (mut a, _) = app(true);
+    a.update(listed(vec![
+        crate::model::PodRow {
+            node: "node-a1".into(),
+            ..row("shop", "web-1", "Running")
+        },
+        crate::model::PodRow {
+            node: "node-b1".into(),
+            ..row("shop", "cart-1", "Running")
+        },
+    ]));
+    a.update(key('O'));
+    let now = a.now;
+    let node = |name: &str, status: &str, ready: bool, roles: &str, taints: &[&str]| NodeRow {
+        name: name.into(),
+        status: status.into(),
+        ready,
+        roles: roles.into(),
+        version: "v1.33.1".into(),
+        created: now
+            .checked_sub(jiff::SignedDuration::from_hours(41 * 24))
+            .ok(),
+        taints: taints.iter().map(|t| t.to_string()).collect(),
+        os: "linux".into(),
+    };
+    a.update(Event::Nodes(Feed::Listed {
+        scope: None,
+        rows: vec![
+            node(
+                "node-a1",
+                "Ready",
+                true,
+                "control-plane",
+                &["node-role.kubernetes.io/control-plane:NoSchedule"],
+            ),
+            node("node-b1", "Ready", true, "<none>", &[]),
+            node(
+                "node-b2",
+                "Ready,SchedulingDisabled",
+                true,
+                "<none>",
+                &["node.kubernetes.io/unschedulable:NoSchedule"],
+            ),
+            node("node-win1", "NotReady", false, "<none>", &[]),
+        ],
+    }));
+    assert_snapshot("nodes_view_80x24", &render(&a, 80, 24));
+    a.update(key('d'));
+    a.update(code(KeyCode::Right));
+    assert_snapshot("node_debug_form_80x24", &render(&a, 80, 24));
+}
