@@ -303,6 +303,12 @@ pub struct DebugArgs {
     /// stderr.
     #[arg(long = "output", short = 'o', value_name = "FORMAT", value_parser = ["json"])]
     pub output: Option<String>,
+    /// A partial container spec (JSON) merged onto the debug container
+    /// after --profile, as kubectl debug's --custom: env, securityContext,
+    /// resources, volumeMounts… (not name, command, image, lifecycle or
+    /// volumeDevices).
+    #[arg(long, value_name = "FILE", value_parser = parse_custom)]
+    pub custom: Option<CustomFile>,
     #[command(flatten)]
     pub pod_flags: DebugPodFlags,
     /// Command and arguments (after --); default: the image's entrypoint.
@@ -314,7 +320,37 @@ pub struct DebugArgs {
     pub user_of: Option<String>,
 }
 
+/// `--custom FILE`, read and checked: its name and the partial container.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CustomFile {
+    pub name: String,
+    pub container: serde_json::Value,
+}
+
+fn parse_custom(path: &str) -> Result<CustomFile, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+    let container: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        format!("{path} is not JSON ({e}); podbay reads kubectl's partial container spec as JSON (convert YAML with `yq -o json`)")
+    })?;
+    let name = std::path::Path::new(path)
+        .file_stem()
+        .map_or_else(|| path.to_string(), |s| s.to_string_lossy().into_owned());
+    crate::model::debug::CustomProfile::new(&name, Profile::General, container.clone())?;
+    Ok(CustomFile { name, container })
+}
+
 impl DebugArgs {
+    /// `--custom`, on top of `base`.
+    pub fn custom_profile(&self, base: Profile) -> Option<crate::model::debug::CustomProfile> {
+        self.custom
+            .as_ref()
+            .map(|c| crate::model::debug::CustomProfile {
+                name: c.name.clone(),
+                base,
+                container: c.container.clone(),
+            })
+    }
+
     pub fn json(&self) -> bool {
         self.output.as_deref() == Some("json")
     }

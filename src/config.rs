@@ -43,6 +43,9 @@ pub struct Config {
     pub terminal: TerminalConfig,
     pub logs: LogsConfig,
     pub files: FilesConfig,
+    /// `[profiles.NAME]`: the team's debug profiles (`base`, then a
+    /// partial container as `kubectl debug --custom` takes it).
+    pub profiles: BTreeMap<String, toml::Table>,
 }
 
 /// `[files]`: the file browser.
@@ -133,6 +136,7 @@ impl Default for Config {
             terminal: TerminalConfig::default(),
             logs: LogsConfig::default(),
             files: FilesConfig::default(),
+            profiles: BTreeMap::new(),
         }
     }
 }
@@ -229,7 +233,49 @@ impl Config {
         }
         config.check_ranges(text, file)?;
         config.check_keys(text, file)?;
+        config
+            .custom_profiles()
+            .map_err(|(name, message)| ConfigError {
+                file: file.to_string(),
+                line: line_in(text, "profiles", &name)
+                    .or_else(|| {
+                        text.lines()
+                            .position(|l| l.trim() == format!("[profiles.{name}]"))
+                            .map(|i| i + 1)
+                    })
+                    .unwrap_or(0),
+                message: format!("[profiles.{name}] {message}"),
+            })?;
         Ok(config)
+    }
+
+    /// The team's profiles, in name order; the name of one that is wrong
+    /// and why.
+    pub fn custom_profiles(
+        &self,
+    ) -> Result<Vec<crate::model::debug::CustomProfile>, (String, String)> {
+        self.profiles
+            .iter()
+            .map(|(name, table)| {
+                let mut fields = table.clone();
+                let base = match fields.remove("base") {
+                    None => Profile::General,
+                    Some(toml::Value::String(base)) => {
+                        base.parse().map_err(|e: String| (name.clone(), e))?
+                    }
+                    Some(other) => {
+                        return Err((
+                            name.clone(),
+                            format!("base must be a profile's name, not a {}", other.type_str()),
+                        ));
+                    }
+                };
+                let container =
+                    serde_json::to_value(&fields).map_err(|e| (name.clone(), e.to_string()))?;
+                crate::model::debug::CustomProfile::new(name, base, container)
+                    .map_err(|e| (name.clone(), e))
+            })
+            .collect()
     }
 
     /// The keys, over the defaults (checked when the file was read).
@@ -448,6 +494,27 @@ mod tests {
         assert_eq!(shipped.theme, Config::default().theme);
         assert_eq!(shipped.debug.images[0], "busybox:1.36");
         assert!(shipped.keys.is_empty());
+    }
+
+    #[test]
+    fn team_profiles_are_read_and_a_wrong_one_is_named_with_its_line() {
+        let text =
+            "[profiles.team]\nbase = \"baseline\"\nenv = [{ name = \"TEAM\", value = \"sre\" }]\n";
+        let config = Config::parse(text, "c.toml").unwrap();
+        let profiles = config.custom_profiles().unwrap();
+        assert_eq!(profiles[0].name, "team");
+        assert_eq!(profiles[0].base, Profile::Baseline);
+        assert_eq!(profiles[0].container["env"][0]["name"], "TEAM");
+        let wrong = Config::parse(
+            "theme = \"dark\"\n[profiles.ops]\nimage = \"x\"\n",
+            "c.toml",
+        );
+        let e = wrong.unwrap_err();
+        assert_eq!(e.line, 2, "{e:?}");
+        assert!(
+            e.message.contains("[profiles.ops]") && e.message.contains("not modifiable"),
+            "{e:?}"
+        );
     }
 
     #[test]

@@ -169,6 +169,8 @@ async fn browse(
     let theme = Theme::load(&theme_name, Some(&paths.themes), no_color)?;
     let keymap = config.keymap()?;
     let panes = config.pane_options();
+    // Checked when the file was read.
+    let custom_profiles = config.custom_profiles().unwrap_or_default();
     let _log = podbay::logging::init(&paths.log);
     tui::run(TuiOptions {
         panes,
@@ -183,6 +185,7 @@ async fn browse(
         keymap,
         theme,
         debug_profile: config.debug.profile,
+        custom_profiles,
         download_dir: match config.files.download_dir.strip_prefix("~/") {
             Some(rest) => std::env::var("HOME").map_or_else(
                 |_| config.files.download_dir.clone(),

@@ -206,7 +206,8 @@ impl App {
             | Action::Help
             | Action::Workspace
             | Action::Messages
-            | Action::Nodes => return None,
+            | Action::Nodes
+            | Action::CopyPod => return None,
         }
         Some(vec![])
     }

@@ -28,7 +28,7 @@ pub struct FleetPod {
 /// What `enter` does in one pod.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Plan {
-    Launch(DebugSpec),
+    Launch(Box<DebugSpec>),
     /// A running debug container with this image and target: attach to it
     /// (debug containers can never be removed; no pile-up).
     Reattach(String),
@@ -182,14 +182,15 @@ fn plan(pod: &FleetPod, template: &DebugSpec, profile_chosen: bool) -> Plan {
             } if !profile_chosen => spec.profile = passing,
             refused => {
                 let namespace = &detail.key.namespace;
-                let sentence = debug::refusal_sentence(namespace, policy, spec.profile, &refused)
-                    .unwrap_or_else(|| "is refused by its namespace's Pod Security".into());
+                let sentence =
+                    debug::refusal_sentence(namespace, policy, &spec.profile_label(), &refused)
+                        .unwrap_or_else(|| "is refused by its namespace's Pod Security".into());
                 return Plan::Refused(sentence);
             }
         }
     }
     spec.match_target_user(&detail.manifest, AsTargetUser::Auto);
-    Plan::Launch(spec)
+    Plan::Launch(Box::new(spec))
 }
 
 /// The pods as one for the shared form: [`EACH_FIRST`], then each regular

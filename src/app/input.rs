@@ -77,6 +77,7 @@ impl App {
             Mode::Find(query) => self.on_find_key(query, key),
             Mode::Forward(form) => self.on_forward_form_key(*form, key),
             Mode::NodeDebug(form) => self.on_node_debug_key(*form, key),
+            Mode::CopyPod(form) => self.on_copy_form_key(*form, key),
             Mode::Normal => self.on_normal_key(key),
         }
     }
@@ -236,6 +237,7 @@ impl App {
             Action::Forward => self.open_forward_form(),
             Action::Messages => self.open_messages(),
             Action::Nodes => self.open_nodes(),
+            Action::CopyPod => self.open_copy_form(),
             Action::Fold => {
                 if let View::Pod(view) = &mut self.view {
                     // Stay on the same container.
@@ -356,7 +358,14 @@ impl App {
                 let key = TerminalKey::new(self.cluster.clone(), pod, spec.name.clone());
                 let (id, mut effects) =
                     self.open_terminal_pane(TerminalKind::Debug, key.clone(), Some(form));
-                effects.insert(0, Effect::Launch { id, key, spec });
+                effects.insert(
+                    0,
+                    Effect::Launch {
+                        id,
+                        key,
+                        spec: *spec,
+                    },
+                );
                 effects
             }
         }

@@ -44,10 +44,11 @@ pub enum Action {
     Files,
     Forward,
     Nodes,
+    CopyPod,
 }
 
 impl Action {
-    pub const ALL: [Action; 37] = [
+    pub const ALL: [Action; 38] = [
         Action::Quit,
         Action::Up,
         Action::Down,
@@ -85,6 +86,7 @@ impl Action {
         Action::Files,
         Action::Forward,
         Action::Nodes,
+        Action::CopyPod,
     ];
 
     /// The name used in config.toml's `[keys]`.
@@ -127,6 +129,7 @@ impl Action {
             Action::Files => "files",
             Action::Forward => "forward",
             Action::Nodes => "nodes",
+            Action::CopyPod => "copy-pod",
         }
     }
 
@@ -171,6 +174,9 @@ impl Action {
             }
             Action::Forward => {
                 "forward one of the pod's ports to this machine; it follows the pod's owner when the pod is replaced (:pf lists them)"
+            }
+            Action::CopyPod => {
+                "a copy of the pod whose chosen container runs a shell instead of its program (hold a crash loop), deleted when its pane closes"
             }
             Action::Nodes => {
                 "the cluster's nodes: enter lists a node's pods, d opens a shell on it (a pod with its namespaces and root, deleted when its pane closes)"
@@ -217,6 +223,7 @@ impl Action {
             Action::Files => &["b"],
             Action::Forward => &["F"],
             Action::Nodes => &["O"],
+            Action::CopyPod => &["C"],
         }
     }
 }

@@ -4,7 +4,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use crate::model::debug::{self, Admission, AsTargetUser, DebugSpec, Profile};
+use crate::model::debug::{self, Admission, AsTargetUser, CustomProfile, DebugSpec, Profile};
 use crate::model::pod_security::{self, Level, Policy};
 use crate::model::{ContainerKind, PodDetail};
 
@@ -73,6 +73,11 @@ pub struct Launcher {
     verdict: Option<Admission>,
     /// The user picked the profile: it is not changed for them any more.
     pub profile_chosen: bool,
+    /// The team's profiles (config.toml's `[profiles.NAME]`), offered
+    /// after the built-ins.
+    pub customs: Vec<CustomProfile>,
+    /// The one chosen, if any (`profile` is then its base).
+    pub custom: Option<usize>,
 }
 
 /// What a key in the form asks for.
@@ -80,7 +85,7 @@ pub struct Launcher {
 pub enum FormOutcome {
     Stay,
     Cancel,
-    Launch(DebugSpec),
+    Launch(Box<DebugSpec>),
     Reattach(String),
 }
 
@@ -139,9 +144,31 @@ impl Launcher {
             profile_note: None,
             profile_chosen: false,
             verdict: None,
+            customs: Vec::new(),
+            custom: None,
         };
         form.apply_policy(policy.cloned(), detail);
         form
+    }
+
+    /// Offers the team's profiles after the built-ins.
+    pub fn with_customs(mut self, customs: &[CustomProfile], detail: &PodDetail) -> Self {
+        self.customs = customs.to_vec();
+        self.refresh(detail);
+        self
+    }
+
+    /// The team's profile chosen, if one is.
+    pub fn custom_profile(&self) -> Option<&CustomProfile> {
+        self.custom.and_then(|i| self.customs.get(i))
+    }
+
+    /// The profile as the form shows it.
+    pub fn profile_label(&self) -> String {
+        match self.custom_profile() {
+            Some(custom) => custom.to_string(),
+            None => self.profile.to_string(),
+        }
     }
 
     /// Adopts the namespace's Pod Security labels: a profile its enforced
@@ -164,16 +191,17 @@ impl Launcher {
         self.profile_note = Some(format!(
             "{} enforces Pod Security \"{level}\", which refuses {} ({}): using {passing}.",
             detail.key.shown().0,
-            self.profile,
+            self.profile_label(),
             pod_security::short(&violations)
         ));
         self.profile = passing;
+        self.custom = None;
         self.refresh(detail);
     }
 
     /// What the namespace's enforced level says of `profile`; `None` when
     /// nothing is known or nothing is enforced.
-    fn admission(&self, profile: Profile, detail: &PodDetail) -> Option<Admission> {
+    fn admission(&self, detail: &PodDetail) -> Option<Admission> {
         let policy = self.policy.as_ref()?;
         if policy.enforce.level == Level::Privileged {
             return None;
@@ -182,7 +210,8 @@ impl Launcher {
             name: self.name.trim().to_string(),
             image: self.image.trim().to_string(),
             target: self.target_name().map(str::to_string),
-            profile,
+            profile: self.profile,
+            custom: self.custom_profile().cloned(),
             stdin: true,
             tty: true,
             ..Default::default()
@@ -214,7 +243,7 @@ impl Launcher {
     /// date: a running debug container with this image and target, and the
     /// enforced level's verdict.
     pub fn refresh(&mut self, detail: &PodDetail) {
-        self.verdict = self.admission(self.profile, detail);
+        self.verdict = self.admission(detail);
         let target = self.target_name().map(str::to_string);
         // Mounts not yet well formed ask for none: the hint is a hint.
         let mounts: Vec<(String, String)> = self
@@ -254,8 +283,12 @@ impl Launcher {
             ));
         }
         if let (Some(policy), Some(admission)) = (&self.policy, &self.verdict)
-            && let Some(sentence) =
-                debug::refusal_sentence(&detail.key.shown().0, policy, self.profile, admission)
+            && let Some(sentence) = debug::refusal_sentence(
+                &detail.key.shown().0,
+                policy,
+                &self.profile_label(),
+                admission,
+            )
         {
             return Err(sentence);
         }
@@ -287,6 +320,7 @@ impl Launcher {
             target: self.target_name().map(str::to_string),
             command: split_command(&self.command),
             profile: self.profile,
+            custom: self.custom_profile().cloned(),
             env,
             stdin: true,
             tty: true,
@@ -305,7 +339,7 @@ impl Launcher {
             KeyCode::Esc => return FormOutcome::Cancel,
             KeyCode::Enter => {
                 return match self.spec(detail) {
-                    Ok(spec) => FormOutcome::Launch(spec),
+                    Ok(spec) => FormOutcome::Launch(Box::new(spec)),
                     Err(e) => {
                         self.error = Some(e);
                         FormOutcome::Stay
@@ -373,12 +407,27 @@ impl Launcher {
             Field::Profile => {
                 self.profile_chosen = true;
                 self.profile_note = None;
-                let i = Profile::ALL
-                    .iter()
-                    .position(|p| *p == self.profile)
-                    .unwrap_or(0) as isize;
-                self.profile =
-                    Profile::ALL[(i + delta).rem_euclid(Profile::ALL.len() as isize) as usize];
+                // The built-ins, then the team's.
+                let builtins = Profile::ALL.len();
+                let n = (builtins + self.customs.len()) as isize;
+                let i = match self.custom {
+                    Some(c) => builtins + c,
+                    None => Profile::ALL
+                        .iter()
+                        .position(|p| *p == self.profile)
+                        .unwrap_or(0),
+                } as isize;
+                let next = (i + delta).rem_euclid(n) as usize;
+                match next.checked_sub(builtins) {
+                    Some(c) => {
+                        self.custom = Some(c);
+                        self.profile = self.customs[c].base;
+                    }
+                    None => {
+                        self.custom = None;
+                        self.profile = Profile::ALL[next];
+                    }
+                }
             }
             Field::Image => {
                 let i = self
@@ -675,6 +724,42 @@ mod tests {
             level.to_string(),
         )];
         Policy::from_labels(&labels.into_iter().collect())
+    }
+
+    #[test]
+    fn a_team_profile_follows_the_built_ins_and_meets_the_namespaces_level() {
+        let d = detail();
+        let team = CustomProfile::new(
+            "team",
+            Profile::Baseline,
+            serde_json::json!({"env": [{"name": "TEAM", "value": "sre"}],
+                               "securityContext": {"capabilities": {"add": ["NET_ADMIN"]}}}),
+        )
+        .unwrap();
+        let mut form = Launcher::new(&d, Some("app"), &[], Profile::Sysadmin, None, 1)
+            .with_customs(std::slice::from_ref(&team), &d);
+        form.focus = Field::Profile;
+        press(&mut form, &d, KeyCode::Right);
+        assert_eq!(
+            form.profile_label(),
+            "team (on baseline)",
+            "after sysadmin, the last built-in"
+        );
+        let spec = form.spec(&d).unwrap();
+        assert_eq!(spec.custom.as_ref(), Some(&team));
+        let env = spec.container().env.unwrap();
+        assert!(env.iter().any(|e| e.name == "TEAM"), "sent merged");
+        // A baseline namespace refuses NET_ADMIN: the form says so with
+        // the same sentence as the CLI's preflight.
+        form.apply_policy(Some(policy("baseline")), &d);
+        let why = form.spec(&d).unwrap_err();
+        assert!(
+            why.contains("refuses the team (on baseline) profile"),
+            "{why}"
+        );
+        assert!(why.contains("NET_ADMIN"), "{why}");
+        press(&mut form, &d, KeyCode::Right);
+        assert_eq!(form.profile_label(), "general", "then round to the first");
     }
 
     #[test]

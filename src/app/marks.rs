@@ -109,7 +109,11 @@ impl App {
                     if let Some(t) = self.workspace.terminals.get_mut(&id) {
                         t.in_fleet = true;
                     }
-                    effects.push(Effect::Launch { id, key, spec });
+                    effects.push(Effect::Launch {
+                        id,
+                        key,
+                        spec: *spec,
+                    });
                     effects.extend(opened);
                 }
                 Plan::Reattach(running) => {

@@ -21,6 +21,7 @@ mod mode;
 pub(crate) mod nodes;
 mod pages;
 mod panes;
+pub(crate) mod pod_copy;
 pub mod pods;
 pub(crate) mod reader;
 pub(crate) mod terminal;
@@ -139,6 +140,8 @@ pub struct App {
     pub size: Size,
     pub debug_images: Vec<String>,
     pub debug_profile: Profile,
+    /// The team's profiles (`[profiles.NAME]`), after the built-ins.
+    pub custom_profiles: Vec<crate::model::debug::CustomProfile>,
     /// Where the file browser's downloads go (`[files] download_dir`).
     pub download_dir: String,
     /// `f` folded finished debug containers: every pod view opens so.
@@ -149,6 +152,8 @@ pub struct App {
     next_forward: u64,
     /// `F` on the list opened this pod: the form follows its detail.
     forward_form_pending: Option<PodKey>,
+    /// `C` on the list opened this pod: the copy form follows its detail.
+    copy_form_pending: Option<PodKey>,
     pub quitting: bool,
 }
 
@@ -209,12 +214,14 @@ impl App {
             size: Size::DEFAULT,
             debug_images: options.debug_images,
             debug_profile: options.debug_profile,
+            custom_profiles: Vec::new(),
             download_dir: options.download_dir,
             fold_finished: false,
             next_terminal: 0,
             forwards: Vec::new(),
             next_forward: 0,
             forward_form_pending: None,
+            copy_form_pending: None,
             quitting: false,
         };
         (app, vec![Effect::WatchPods(scope)])
@@ -350,6 +357,7 @@ impl App {
                 }
                 let mut effects = self.after_detail_change();
                 effects.extend(self.forward_form_ready());
+                effects.extend(self.copy_form_ready());
                 effects
             }
             Event::PodEvents(feed) => {
@@ -815,7 +823,8 @@ impl App {
             self.debug_profile,
             view.policy.as_ref(),
             random,
-        );
+        )
+        .with_customs(&self.custom_profiles, detail);
         form.error = why;
         self.mode = Mode::Launcher(Box::new(form));
         true

@@ -32,4 +32,6 @@ pub enum Mode {
     Forward(Box<super::forwards::ForwardForm>),
     /// The node debug form (`d` in the nodes view).
     NodeDebug(Box<super::nodes::NodeDebugForm>),
+    /// The copy form (`C` on a pod).
+    CopyPod(Box<super::pod_copy::CopyForm>),
 }

@@ -357,9 +357,13 @@ async fn launch(
         workdir: args.workdir.clone(),
         pull_policy: args.pull_policy.clone(),
         run_as: None,
+        custom: args.custom_profile(chosen.profile),
     };
     spec.profile =
         admitted_profile(client, pod, &spec, job, chosen.explicit_profile, deadline).await?;
+    if let Some(custom) = spec.custom.as_mut() {
+        custom.base = spec.profile;
+    }
     let whose = job.target.as_deref().or(args.user_of.as_deref());
     if let Some(user) = spec.match_user_of(pod, whose, args.as_target_user) {
         job.voice.say(&match &spec.target {
@@ -487,8 +491,13 @@ pub(super) fn started(
         Startup::Refused { sentence } => Err(fail(
             exit::FORBIDDEN,
             format!(
-                "{} The {what} {name} was created, but podbay cannot see it start.",
-                sentence.trim_end()
+                "{} The {what} {name} was {}, but podbay cannot see it start.",
+                sentence.trim_end(),
+                if what == "debug container" {
+                    "added"
+                } else {
+                    "created"
+                }
             ),
         )),
         Startup::PodGone => Err(fail(
@@ -733,10 +742,11 @@ async fn admitted_profile(
     let level = policy.enforce.level.name();
     match &admission {
         Admission::Admitted => Ok(spec.profile),
+        // A team's profile is the user's choice: never swapped.
         Admission::Refused {
             passing: Some(passing),
             ..
-        } if !explicit => {
+        } if !explicit && spec.custom.is_none() => {
             job.voice.say(&format!(
                 "{namespace} enforces Pod Security \"{level}\": using --profile={passing} instead of {}",
                 spec.profile
@@ -744,10 +754,19 @@ async fn admitted_profile(
             Ok(*passing)
         }
         refused => {
-            let sentence =
-                crate::model::debug::refusal_sentence(namespace, &policy, spec.profile, refused)
-                    .unwrap_or_default();
+            let sentence = crate::model::debug::refusal_sentence(
+                namespace,
+                &policy,
+                &spec.profile_label(),
+                refused,
+            )
+            .unwrap_or_default();
             let hint = match refused {
+                Admission::Refused {
+                    passing: Some(p), ..
+                } if spec.custom.is_some() => format!(
+                    " Nothing was sent; run again without --custom (--profile={p} passes), or in a namespace that admits it."
+                ),
                 Admission::Refused {
                     passing: Some(p), ..
                 } => format!(" Nothing was sent; run again with --profile={p}."),

@@ -61,6 +61,7 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> Result<i32, Failure> {
             ));
         }
     };
+    let planned = with_custom(planned, &args, defaults)?;
     preflight(client, &planned, &namespace, &args).await?;
     let name = planned.pod.metadata.name.clone().unwrap_or_default();
     let created = answered(
@@ -337,6 +338,34 @@ async fn plan_copy(
         what: "copy",
         replaces: flags.replace.then(|| pod.to_string()),
     })
+}
+
+/// `--custom`, merged onto the container podbay attaches to, as kubectl
+/// merges it after the profile.
+fn with_custom(
+    mut planned: Planned,
+    args: &DebugArgs,
+    defaults: &Defaults,
+) -> Result<Planned, Failure> {
+    let Some(custom) = args.custom_profile(args.profile.unwrap_or(defaults.profile)) else {
+        return Ok(planned);
+    };
+    let containers = planned
+        .pod
+        .spec
+        .as_mut()
+        .map(|s| &mut s.containers)
+        .into_iter()
+        .flatten();
+    for c in containers.filter(|c| c.name == planned.container) {
+        let merged = serde_json::to_value(&*c)
+            .map_err(|e| e.to_string())
+            .and_then(|json| custom.merged(&json))
+            .and_then(|json| serde_json::from_value(json).map_err(|e| e.to_string()))
+            .map_err(|e| fail(exit::INVALID, format!("--custom: {e}.")))?;
+        *c = merged;
+    }
+    Ok(planned)
 }
 
 /// Pod Security, checked before the create: a refusal names the

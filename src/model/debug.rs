@@ -93,6 +93,66 @@ impl Profile {
     }
 }
 
+/// A team's profile: a built-in one, then a partial container merged onto
+/// the debug container as `kubectl debug --custom` merges it (a strategic
+/// merge of a Container: `env` by name, `volumeMounts` by path, objects
+/// field by field). From `--custom FILE` or `[profiles.NAME]` in
+/// config.toml.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CustomProfile {
+    pub name: String,
+    pub base: Profile,
+    /// The partial container (a JSON object).
+    pub container: serde_json::Value,
+}
+
+impl CustomProfile {
+    /// Checks the partial container as kubectl does: an object that
+    /// decodes as a Container and sets none of the fields a profile may
+    /// not change.
+    pub fn new(name: &str, base: Profile, container: serde_json::Value) -> Result<Self, String> {
+        let Some(fields) = container.as_object() else {
+            return Err(format!(
+                "profile {name:?} is not a container's fields (a JSON object)"
+            ));
+        };
+        const FIXED: [&str; 5] = ["name", "command", "image", "lifecycle", "volumeDevices"];
+        if let Some(field) = FIXED.iter().find(|f| fields.contains_key(**f)) {
+            return Err(format!(
+                "profile {name:?} sets {field}: name, command, image, lifecycle and volume devices are not modifiable via custom profile"
+            ));
+        }
+        let mut probe = fields.clone();
+        probe.insert("name".into(), json!("probe"));
+        serde_json::from_value::<k8s_openapi::api::core::v1::Container>(json!(probe))
+            .map_err(|e| format!("profile {name:?} is not a container's fields: {e}"))?;
+        let profile = CustomProfile {
+            name: name.to_string(),
+            base,
+            container,
+        };
+        profile.merged(&json!({"name": "probe"}))?;
+        Ok(profile)
+    }
+
+    /// `container` (a JSON container) with this profile's fields merged in.
+    pub fn merged(&self, container: &serde_json::Value) -> Result<serde_json::Value, String> {
+        let mut patch = self.container.clone();
+        patch["name"] = container["name"].clone();
+        let wrap = |c: serde_json::Value| json!({"spec": {"containers": [c]}});
+        let merged =
+            super::smp::apply_strategic_merge_patch(&wrap(container.clone()), &wrap(patch))
+                .map_err(|e| format!("profile {:?} cannot be merged: {e}", self.name))?;
+        Ok(merged["spec"]["containers"][0].clone())
+    }
+}
+
+impl fmt::Display for CustomProfile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (on {})", self.name, self.base)
+    }
+}
+
 /// Who a debug container runs as (`runAsUser`, `runAsGroup`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RunAs {
@@ -219,13 +279,15 @@ pub struct DebugSpec {
     pub pull_policy: Option<String>,
     /// Run as this user (the target's, so its files are readable).
     pub run_as: Option<RunAs>,
+    /// A team's profile on top of `profile`.
+    pub custom: Option<CustomProfile>,
 }
 
 impl DebugSpec {
     /// The EphemeralContainer, as `kubectl debug` builds it: stdin and tty
     /// as asked (the TUI always asks for both).
     pub fn container(&self) -> EphemeralContainer {
-        EphemeralContainer {
+        let container = EphemeralContainer {
             name: self.name.clone(),
             image: Some(self.image.clone()),
             command: (!self.command.is_empty()).then(|| self.command.clone()),
@@ -258,7 +320,17 @@ impl DebugSpec {
             working_dir: self.workdir.clone(),
             image_pull_policy: self.pull_policy.clone(),
             ..Default::default()
-        }
+        };
+        let Some(custom) = &self.custom else {
+            return container;
+        };
+        // Checked when the profile was made: a merge that fails here leaves
+        // the container as its base profile made it.
+        serde_json::to_value(&container)
+            .map_err(|e| e.to_string())
+            .and_then(|c| custom.merged(&c))
+            .and_then(|m| serde_json::from_value(m).map_err(|e| e.to_string()))
+            .unwrap_or(container)
     }
 
     /// The profile's securityContext, with the user to run as.
@@ -321,6 +393,14 @@ pub enum Admission {
 }
 
 impl DebugSpec {
+    /// The profile's name as the user chose it: a team's, or a built-in.
+    pub fn profile_label(&self) -> String {
+        match &self.custom {
+            Some(custom) => custom.to_string(),
+            None => self.profile.to_string(),
+        }
+    }
+
     /// `pod` as it would be with this container added: what admission
     /// evaluates.
     pub fn added_to(&self, pod: &Pod) -> Pod {
@@ -346,6 +426,7 @@ impl DebugSpec {
         let passing = FALLBACK.into_iter().find(|profile| {
             let other = DebugSpec {
                 profile: *profile,
+                custom: None,
                 ..self.clone()
             };
             pod_security::evaluate(level, &other.added_to(pod)).is_empty()
@@ -366,7 +447,7 @@ const FALLBACK: [Profile; 3] = [Profile::General, Profile::Baseline, Profile::Re
 pub fn refusal_sentence(
     namespace: &str,
     policy: &Policy,
-    profile: Profile,
+    profile: &dyn fmt::Display,
     admission: &Admission,
 ) -> Option<String> {
     let level = policy.enforce.level.name();
@@ -431,6 +512,81 @@ pub fn unique_name(taken: &[String], mut random: impl FnMut() -> u64) -> String 
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_custom_profile_is_merged_as_kubectl_merges_it() {
+        let team = CustomProfile::new(
+            "team",
+            Profile::Baseline,
+            json!({"env": [{"name": "TEAM", "value": "sre"}],
+                   "securityContext": {"capabilities": {"add": ["NET_ADMIN"]}}}),
+        )
+        .unwrap();
+        let spec = DebugSpec {
+            name: "debugger".into(),
+            image: "busybox:1.36".into(),
+            profile: Profile::Baseline,
+            env: vec![("A".into(), "1".into())],
+            custom: Some(team),
+            ..Default::default()
+        };
+        let c = spec.container();
+        let env: Vec<&str> = c.env.iter().flatten().map(|e| e.name.as_str()).collect();
+        assert_eq!(env, ["A", "TEAM"], "env merged by name");
+        let caps = c.security_context.unwrap().capabilities.unwrap();
+        assert_eq!(caps.add.unwrap(), ["NET_ADMIN"]);
+        assert_eq!(c.name, "debugger");
+        assert_eq!(spec.profile_label(), "team (on baseline)");
+    }
+
+    #[test]
+    fn a_custom_profile_may_not_change_what_kubectl_keeps() {
+        for field in ["name", "command", "image", "lifecycle", "volumeDevices"] {
+            let why = CustomProfile::new("t", Profile::General, json!({field: "x"})).unwrap_err();
+            assert!(why.contains("not modifiable"), "{field}: {why}");
+        }
+        assert!(CustomProfile::new("t", Profile::General, json!(["env"])).is_err());
+        let wrong_type = CustomProfile::new("t", Profile::General, json!({"env": "TEAM=sre"}));
+        assert!(wrong_type.unwrap_err().contains("not a container's fields"));
+    }
+
+    #[test]
+    fn a_refused_custom_profile_falls_back_to_a_built_in() {
+        let baseline: Policy = Policy::from_labels(&std::collections::BTreeMap::from([(
+            "pod-security.kubernetes.io/enforce".to_string(),
+            "baseline".to_string(),
+        )]));
+        let team = CustomProfile::new(
+            "team",
+            Profile::Baseline,
+            json!({"securityContext": {"capabilities": {"add": ["NET_ADMIN"]}}}),
+        )
+        .unwrap();
+        let spec = DebugSpec {
+            name: "debugger".into(),
+            image: "busybox:1.36".into(),
+            profile: Profile::Baseline,
+            custom: Some(team),
+            ..Default::default()
+        };
+        let pod: Pod = serde_json::from_value(json!({
+            "metadata": {"name": "web-1", "namespace": "payments"},
+            "spec": {"containers": [{"name": "app", "image": "app:1"}]},
+        }))
+        .unwrap();
+        let admission = spec.admission(&baseline, &pod);
+        let sentence = refusal_sentence("payments", &baseline, &spec.profile_label(), &admission)
+            .expect("refused");
+        assert!(
+            sentence.contains("refuses the team (on baseline) profile"),
+            "{sentence}"
+        );
+        assert!(sentence.contains("NET_ADMIN"), "{sentence}");
+        assert!(
+            sentence.contains("The baseline profile passes."),
+            "{sentence}"
+        );
+    }
     use super::*;
 
     #[test]
@@ -520,6 +676,7 @@ mod tests {
             workdir: None,
             pull_policy: None,
             run_as: None,
+            custom: None,
         }
     }
 

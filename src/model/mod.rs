@@ -16,6 +16,7 @@ pub(crate) mod pod;
 pub mod pod_security;
 pub mod problem;
 pub mod session;
+pub mod smp;
 pub mod text;
 pub mod transfer;
 

@@ -11,10 +11,10 @@ use serde_json::Value;
 
 use super::SimState;
 use super::create::pod_security_policy;
-use super::smp;
 use super::status::ApiError;
 use super::store::{Key, Kind, StoreError};
 use super::validation;
+use crate::model::smp;
 
 /// What an accepted update answers: the pod, and admission's warnings
 /// (sent as `Warning: 299` headers).

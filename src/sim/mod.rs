@@ -30,7 +30,6 @@ pub mod sandbox;
 pub mod scenario;
 pub(crate) mod selectors;
 pub(crate) mod serve;
-pub(crate) mod smp;
 pub mod spdy;
 pub mod status;
 pub mod store;

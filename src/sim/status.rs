@@ -346,6 +346,22 @@ impl std::fmt::Display for ApiError {
 
 impl std::error::Error for ApiError {}
 
+impl From<crate::model::smp::PatchError> for ApiError {
+    fn from(error: crate::model::smp::PatchError) -> Self {
+        match error {
+            crate::model::smp::PatchError::Malformed(m) => ApiError::bad_request(m),
+            crate::model::smp::PatchError::Inapplicable(m) => ApiError {
+                code: 422,
+                reason: "Invalid",
+                message: format!(
+                    "the server rejected our request due to an error in our request: {m}"
+                ),
+                details: None,
+            },
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -549,7 +549,7 @@ impl Tasks {
                 Event::LaunchFailed {
                     id,
                     sentence: format!(
-                        "Namespace {namespace} enforces Pod Security {level:?} (pod-security.kubernetes.io/enforce={level}), which refuses a node debug pod: {}. Show a namespace that admits privileged pods (:ns NAME) and press d again, choose profile baseline (no node namespaces, no /host), or ask an admin.",
+                        "Namespace {namespace} enforces Pod Security {level:?} (pod-security.kubernetes.io/enforce={level}), which refuses this pod: {}. For a node, show a namespace that admits privileged pods (:ns NAME) and press d again, or choose profile baseline (no node namespaces, no /host); else ask an admin.",
                         crate::model::pod_security::detail(&violations)
                     )
                     .into(),

@@ -33,6 +33,8 @@ pub struct TuiOptions {
     pub theme: Theme,
     pub debug_images: Vec<String>,
     pub debug_profile: crate::model::debug::Profile,
+    /// `[profiles.NAME]`, offered in the launcher after the built-ins.
+    pub custom_profiles: Vec<crate::model::debug::CustomProfile>,
     /// `[files] download_dir`.
     pub download_dir: String,
     /// How long adding a debug container may take.
@@ -91,6 +93,7 @@ pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
         download_dir: options.download_dir.clone(),
         panes: options.panes.clone(),
     });
+    app.custom_profiles = options.custom_profiles.clone();
     if let Some(notice) = options.notice.take() {
         app.message = Some(crate::app::warning(notice));
     }

@@ -155,7 +155,7 @@ pub fn footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                     .get(pane)
                     .and_then(|p| app.workspace.terminals.get(&p.terminal))
                 {
-                    Some(t) if t.owned_pod => " Close this pane (its node debug pod is deleted)? ",
+                    Some(t) if t.owned_pod => " Close this pane (the pod podbay made is deleted)? ",
                     _ => " Close this pane (a container runs on)? ",
                 },
                 theme.warning,

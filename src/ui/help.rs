@@ -44,6 +44,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, top: usize, theme: &Theme)
             Action::CopyName,
             Action::Messages,
             Action::Nodes,
+            Action::CopyPod,
             Action::Workspace,
         ],
         View::Events(_) => &[

@@ -133,7 +133,7 @@ pub(super) fn field_lines(
                     form.command.clone()
                 }
             }
-            Field::Profile => form.profile.to_string(),
+            Field::Profile => form.profile_label(),
             Field::Env => {
                 if form.env.is_empty() {
                     "(none; K=V, K=V)".to_string()

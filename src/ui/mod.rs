@@ -92,6 +92,9 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme) {
         Mode::NodeDebug(form) => {
             nodes::draw_form(frame, areas.browser.unwrap_or(body), form, theme)
         }
+        Mode::CopyPod(form) => {
+            nodes::draw_copy_form(frame, areas.browser.unwrap_or(body), form, theme)
+        }
         _ => {}
     }
 }

@@ -7,6 +7,7 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use crate::app::App;
 use crate::app::nodes::{NODE_PROFILES, NodeDebugForm, NodesView};
+use crate::app::pod_copy::{CopyField, CopyForm};
 use crate::model::debug_pod::node_profile_gives;
 use crate::model::human_duration;
 use crate::theme::Theme;
@@ -166,6 +167,80 @@ pub fn draw_form(frame: &mut Frame, area: Rect, form: &NodeDebugForm, theme: &Th
         Span::styled(" esc ", theme.key_hint),
         Span::styled("cancel", theme.dim),
     ]));
+    let width = lines
+        .iter()
+        .map(Line::width)
+        .max()
+        .unwrap_or(40)
+        .saturating_add(3) as u16;
+    let height = lines.len() as u16 + 2;
+    let rect = super::centered(area, width, height);
+    frame.render_widget(Clear, rect);
+    frame.render_widget(
+        Paragraph::new(lines).block(
+            Block::default()
+                .borders(Borders::ALL)
+                .border_style(theme.border),
+        ),
+        rect,
+    );
+}
+
+/// The copy form (`C` on a pod).
+pub fn draw_copy_form(frame: &mut Frame, area: Rect, form: &CopyForm, theme: &Theme) {
+    let focus = |field: CopyField| form.field == field;
+    let value = |text: String, field: CopyField| {
+        Span::styled(
+            if focus(field) {
+                format!("{text}_")
+            } else {
+                text
+            },
+            if focus(field) {
+                theme.selected
+            } else {
+                theme.text
+            },
+        )
+    };
+    let (container, _) = &form.containers[form.chosen];
+    let lines = vec![
+        Line::from(Span::styled(format!(" Copy {}", form.pod), theme.title)),
+        Line::default(),
+        Line::from(vec![
+            Span::styled(" container (←/→): ", theme.dim),
+            value(container.clone(), CopyField::Container),
+        ]),
+        Line::from(vec![
+            Span::styled(" its image:        ", theme.dim),
+            value(form.image.clone(), CopyField::Image),
+        ]),
+        Line::from(vec![
+            Span::styled(" runs instead:     ", theme.dim),
+            value(form.command.clone(), CopyField::Command),
+        ]),
+        Line::default(),
+        Line::from(Span::styled(
+            " No labels, probes or init containers: no Service sends it traffic.",
+            theme.dim,
+        )),
+        Line::from(Span::styled(
+            " A distroless image has no shell: give its debug variant.",
+            theme.dim,
+        )),
+        Line::from(Span::styled(
+            " The copy is deleted when its last pane closes.",
+            theme.dim,
+        )),
+        Line::from(vec![
+            Span::styled(" enter ", theme.key_hint),
+            Span::styled("copy  ", theme.dim),
+            Span::styled(" tab ", theme.key_hint),
+            Span::styled("next field  ", theme.dim),
+            Span::styled(" esc ", theme.key_hint),
+            Span::styled("cancel", theme.dim),
+        ]),
+    ];
     let width = lines
         .iter()
         .map(Line::width)

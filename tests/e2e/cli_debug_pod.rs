@@ -232,3 +232,103 @@ async fn a_held_copy_of_a_crash_looping_pod_sees_its_files_and_goes_away() {
             .contains(&"ledger-hold2".to_string())
     );
 }
+
+/// `--custom FILE`: kubectl's partial container merged onto the debug
+/// container (its env reaches the shell, its capability is sent), and the
+/// same profile refused by a baseline namespace before anything is sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_custom_profile_is_merged_and_meets_pod_security_first() {
+    let f = Fixture::new(0).await;
+    let home = support::tempdir::temp_home("cli-custom");
+    let file = home.path().join("team.json");
+    std::fs::write(
+        &file,
+        r#"{"env": [{"name": "TEAM", "value": "sre"}], "securityContext": {"capabilities": {"add": ["NET_ADMIN"]}}}"#,
+    )
+    .unwrap();
+    let custom = file.to_str().unwrap();
+    let out = piped(
+        &f,
+        &[
+            "redis-0",
+            "-n",
+            "shop",
+            "--image",
+            "busybox:1.36",
+            "--profile",
+            "baseline",
+            "--custom",
+            custom,
+            "-c",
+            "dbg-team",
+            "--",
+            "sh",
+            "-c",
+            "echo team=$TEAM",
+        ],
+        "",
+    )
+    .await;
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert_eq!(stdout.trim(), "team=sre", "{stderr}");
+    let pod: Pod = kube::Api::namespaced(client(&f.sim, "sim").await, "shop")
+        .get("redis-0")
+        .await
+        .unwrap();
+    let sent = pod
+        .spec
+        .and_then(|s| s.ephemeral_containers)
+        .into_iter()
+        .flatten()
+        .find(|c| c.name == "dbg-team")
+        .expect("the debug container");
+    let caps = sent
+        .security_context
+        .and_then(|s| s.capabilities)
+        .and_then(|c| c.add);
+    assert_eq!(caps, Some(vec!["NET_ADMIN".to_string()]), "sent as merged");
+
+    let out = piped(
+        &f,
+        &[
+            "payments-api-66b8f7d5c9-qv8lm",
+            "-n",
+            "payments",
+            "--image",
+            "busybox:1.36",
+            "--custom",
+            custom,
+            "--",
+            "true",
+        ],
+        "",
+    )
+    .await;
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(77), "{stderr}");
+    assert!(
+        stderr.contains("refuses the team (on general) profile") && stderr.contains("NET_ADMIN"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("Nothing was sent"), "{stderr}");
+
+    std::fs::write(&file, r#"{"image": "evil"}"#).unwrap();
+    let out = piped(
+        &f,
+        &["redis-0", "-n", "shop", "--custom", custom, "--", "true"],
+        "",
+    )
+    .await;
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "a usage error: {:?}",
+        text(&out)
+    );
+    assert!(
+        text(&out).1.contains("not modifiable via custom profile"),
+        "{:?}",
+        text(&out)
+    );
+}

@@ -31,6 +31,7 @@ mod pane_truth_e2e;
 mod panes_e2e;
 mod pod_filter;
 mod pod_security;
+mod profiles_e2e;
 mod reliability;
 mod sandbox;
 mod secrets;

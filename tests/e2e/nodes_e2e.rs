@@ -90,7 +90,7 @@ async fn a_shell_on_a_node_from_the_nodes_view_sees_that_node_and_goes_with_its_
     screen.raw(b"\x02x").await;
     screen
         .wait_for("the question naming the pod's deletion", |t| {
-            t.contains("its node debug pod is deleted")
+            t.contains("the pod podbay made is deleted")
         })
         .await;
     screen.keys("y").await;
@@ -99,6 +99,86 @@ async fn a_shell_on_a_node_from_the_nodes_view_sees_that_node_and_goes_with_its_
         assert!(
             tokio::time::Instant::now() < deadline,
             "the node debug pod is still there"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// `C` on the crash-looping ledger-worker: a copy whose worker runs a
+/// shell from the app's debug image instead of the app, in a pane; the
+/// shell sees the app's files, the copy has no labels, and it goes with
+/// its pane.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_copy_made_with_c_holds_a_crash_loop_and_goes_with_its_pane() {
+    if !support::namespaces_or_skip("the app's files are in its container's own root") {
+        return;
+    }
+    let sim = support::start_sim(0).await;
+    let config = kubeconfig(&sim, "copies");
+    let pods: Api<Pod> = Api::namespaced(support::client(&sim, "sim").await, "payments");
+    let screen = PodbayScreen::spawn(&args(&config, &["-n", "payments"]), 80, 24);
+    screen
+        .wait_for("the list", |t| {
+            t.contains("ledger-worker-") && t.contains("● live")
+        })
+        .await;
+    screen.keys("/ledger\r").await;
+    screen.keys("C").await;
+    screen
+        .wait_for("the copy form on the crashing worker", |t| {
+            t.contains("Copy payments/ledger-worker-7f9c6d8b5-w9x8v")
+                && t.contains("container (←/→): worker")
+                && t.contains("ghcr.io/podbay/ledger:1.0.4")
+        })
+        .await;
+    screen.raw(&[0x7f; 32]).await;
+    screen.keys("ghcr.io/podbay/ledger:1.0.4-debug\r").await;
+    screen
+        .wait_for_within(30, "the held worker's shell", |t| {
+            t.contains("worker@ledger-worker-7f9c6d8b5-w9x8v-copy-")
+        })
+        .await;
+    let copies = |list: Vec<Pod>| -> Vec<Pod> {
+        list.into_iter()
+            .filter(|p| p.metadata.deletion_timestamp.is_none())
+            .filter(|p| {
+                p.metadata
+                    .name
+                    .as_deref()
+                    .is_some_and(|n| n.contains("-copy-"))
+            })
+            .collect()
+    };
+    let made = copies(pods.list(&Default::default()).await.unwrap().items);
+    assert_eq!(made.len(), 1);
+    assert!(
+        made[0]
+            .metadata
+            .labels
+            .as_ref()
+            .is_none_or(|l| l.is_empty()),
+        "no label a Service selects: {:?}",
+        made[0].metadata.labels
+    );
+    screen
+        .keys("head -1 /etc/ledger/config.yaml; ls /app\r")
+        .await;
+    screen
+        .wait_for("the app's files", |t| {
+            t.contains("service: ledger")
+                && t.lines().any(|l| l.trim_matches(['│', ' ']) == "ledger")
+        })
+        .await;
+    screen.raw(b"\x02x").await;
+    screen
+        .wait_for("the question", |t| t.contains("is deleted)?"))
+        .await;
+    screen.keys("y").await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(15);
+    while !copies(pods.list(&Default::default()).await.unwrap().items).is_empty() {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the copy is still there"
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }

@@ -951,6 +951,7 @@ impl DebugArgs {
             list: false,
             timeout: args.timeout,
             output: None,
+            custom: None,
             pod_flags: Default::default(),
             command: Vec::new(),
             user_of: None,

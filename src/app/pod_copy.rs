@@ -1,0 +1,214 @@
+//! `C` on a pod: a copy of it whose chosen container runs a shell instead
+//! of its program (hold a crash-looping container up to look inside), in a
+//! pane that shows it come up and attaches; the copy is deleted when its
+//! last pane closes, as a node debug pod is.
+
+use crossterm::event::{KeyCode, KeyEvent};
+
+use super::message::error;
+use super::terminal::TerminalKind;
+use super::{App, Effect, Mode, View};
+use crate::model::debug::Profile;
+use crate::model::debug_pod::{self, PodCopy};
+use crate::model::{ContainerKind, PodKey, TerminalKey};
+
+/// The copy form.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CopyForm {
+    pub pod: PodKey,
+    /// The pod's regular containers and their images.
+    pub containers: Vec<(String, String)>,
+    pub chosen: usize,
+    /// The image the held container runs (its own, or a debug variant
+    /// with a shell: a distroless image has none).
+    pub image: String,
+    /// What it runs instead of its program.
+    pub command: String,
+    pub field: CopyField,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CopyField {
+    Container,
+    Image,
+    Command,
+}
+
+impl CopyForm {
+    fn choose(&mut self, index: usize) {
+        self.chosen = index;
+        self.image = self.containers[index].1.clone();
+    }
+}
+
+impl App {
+    /// `C`: the copy form for the pod the browser points at, once its
+    /// detail is known (the pod view's).
+    pub(super) fn open_copy_form(&mut self) -> Vec<Effect> {
+        let View::Pod(view) = &self.view else {
+            let Some(key) = self.pods.selected().cloned() else {
+                return vec![];
+            };
+            self.copy_form_pending = Some(key);
+            return self.open_pod(false);
+        };
+        let Some(detail) = &view.pod.detail else {
+            self.copy_form_pending = Some(view.key.clone());
+            return vec![];
+        };
+        self.copy_form_pending = None;
+        let containers: Vec<(String, String)> = detail
+            .containers
+            .iter()
+            .filter(|c| c.kind == ContainerKind::Regular)
+            .map(|c| (c.name.clone(), c.image.clone()))
+            .collect();
+        if containers.is_empty() {
+            return vec![];
+        }
+        // The one in trouble first: a crash loop is what a copy holds.
+        let chosen = detail
+            .containers
+            .iter()
+            .filter(|c| c.kind == ContainerKind::Regular)
+            .position(|c| c.restarts > 0 || !c.ready)
+            .or_else(|| {
+                let selected = view.selected().map(|c| c.name.clone());
+                containers
+                    .iter()
+                    .position(|(name, _)| Some(name) == selected.as_ref())
+            })
+            .unwrap_or(0);
+        let mut form = CopyForm {
+            pod: view.key.clone(),
+            image: String::new(),
+            containers,
+            chosen: 0,
+            command: "sh".into(),
+            field: CopyField::Image,
+        };
+        form.choose(chosen);
+        self.mode = Mode::CopyPod(Box::new(form));
+        vec![]
+    }
+
+    /// Opens the form asked for from the list once its pod's detail is in.
+    pub(super) fn copy_form_ready(&mut self) -> Vec<Effect> {
+        let ready = matches!(&self.view, View::Pod(view)
+            if view.pod.detail.is_some()
+                && self.copy_form_pending.as_ref() == Some(&view.key));
+        if !ready || self.mode != Mode::Normal {
+            return vec![];
+        }
+        self.open_copy_form()
+    }
+
+    pub(super) fn on_copy_form_key(&mut self, mut form: CopyForm, key: KeyEvent) -> Vec<Effect> {
+        let fields = [CopyField::Container, CopyField::Image, CopyField::Command];
+        let at = fields.iter().position(|f| *f == form.field).unwrap_or(0);
+        match key.code {
+            KeyCode::Esc => return vec![],
+            KeyCode::Enter => return self.launch_copy(form),
+            KeyCode::Tab | KeyCode::Down => form.field = fields[(at + 1) % fields.len()],
+            KeyCode::BackTab | KeyCode::Up => {
+                form.field = fields[(at + fields.len() - 1) % fields.len()]
+            }
+            KeyCode::Left | KeyCode::Right if form.field == CopyField::Container => {
+                let n = form.containers.len();
+                let next = if key.code == KeyCode::Right {
+                    (form.chosen + 1) % n
+                } else {
+                    (form.chosen + n - 1) % n
+                };
+                form.choose(next);
+            }
+            KeyCode::Backspace => match form.field {
+                CopyField::Image => drop(form.image.pop()),
+                CopyField::Command => drop(form.command.pop()),
+                CopyField::Container => {}
+            },
+            KeyCode::Char(c) => match form.field {
+                CopyField::Image => form.image.push(c),
+                CopyField::Command => form.command.push(c),
+                CopyField::Container => {}
+            },
+            _ => {}
+        }
+        self.mode = Mode::CopyPod(Box::new(form));
+        vec![]
+    }
+
+    fn launch_copy(&mut self, form: CopyForm) -> Vec<Effect> {
+        let image = form.image.trim().to_string();
+        let command = super::launcher::split_command(&form.command);
+        let refusal = crate::model::image::validate_reference(&image)
+            .err()
+            .or_else(|| {
+                command
+                    .is_empty()
+                    .then(|| "Give the command the container runs instead (sh).".to_string())
+            });
+        if let Some(why) = refusal {
+            self.message = Some(error(why));
+            self.mode = Mode::CopyPod(Box::new(form));
+            return vec![];
+        }
+        let View::Pod(view) = &self.view else {
+            return vec![];
+        };
+        let Some(detail) = &view.pod.detail else {
+            return vec![];
+        };
+        let (container, original_image) = form.containers[form.chosen].clone();
+        let suffix = debug_pod::node_debug_pod_name("", || fastrand::u64(..));
+        let base: String = form.pod.name.chars().take(40).collect();
+        let name = format!(
+            "{}-copy{}",
+            base.trim_end_matches('-'),
+            &suffix["node-debugger-".len()..]
+        );
+        let copy = PodCopy {
+            name: name.clone(),
+            container: Some(container.clone()),
+            set_images: if image != original_image {
+                vec![(container.clone(), image)]
+            } else {
+                Vec::new()
+            },
+            command,
+            stdin: true,
+            tty: true,
+            // A shell in the held container needs no privilege: baseline
+            // passes the namespaces that enforce it.
+            profile: Profile::Baseline,
+            ..Default::default()
+        };
+        let (pod, _) = match debug_pod::pod_copy(&detail.manifest, &copy, || fastrand::u64(..)) {
+            Ok(made) => made,
+            Err(why) => {
+                self.message = Some(error(why));
+                return vec![];
+            }
+        };
+        let key = TerminalKey {
+            cluster: self.cluster.clone(),
+            pod: PodKey::new(&form.pod.namespace, &name),
+            container,
+        };
+        self.mode = Mode::Normal;
+        let (id, effects) = self.open_terminal_pane(TerminalKind::Debug, key.clone(), None);
+        if let Some(t) = self.workspace.terminals.get_mut(&id) {
+            t.owned_pod = true;
+        }
+        let mut effects: Vec<Effect> = effects
+            .into_iter()
+            .filter(|e| !matches!(e, Effect::Follow { .. }))
+            .collect();
+        effects.push(Effect::CreatePod {
+            id,
+            key,
+            pod: Box::new(pod),
+        });
+        effects
+    }
+}
