@@ -261,4 +261,33 @@ except ApiException as e:
 check("port-forward is refused without pods/portforward",
       "Handshake status 403" in refusal and 'resource \\"pods/portforward\\"' in refusal, refusal)
 
+# Nodes, and creating a pod on one (what podbay's node debugging sends).
+nodes = {n.metadata.name: n for n in core.list_node().items}
+check("nodes", {"node-a1", "node-b1", "node-win1"} <= set(nodes), sorted(nodes))
+ready = {n: next(c.status for c in node.status.conditions if c.type == "Ready") for n, node in nodes.items()}
+check("node readiness", ready["node-a1"] == "True" and ready["node-win1"] == "Unknown", ready)
+check("control plane taint", nodes["node-a1"].spec.taints[0].effect == "NoSchedule", nodes["node-a1"].spec.taints)
+debug_pod = client.V1Pod(
+    metadata=client.V1ObjectMeta(generate_name="py-node-debugger-"),
+    spec=client.V1PodSpec(
+        node_name="node-a2", host_pid=True, restart_policy="Never",
+        tolerations=[client.V1Toleration(operator="Exists")],
+        containers=[client.V1Container(name="debugger", image="busybox:1.36", command=["sleep", "60"])],
+    ),
+)
+created = core.create_namespaced_pod("default", debug_pod)
+check("create a pod", created.metadata.name.startswith("py-node-debugger-") and created.status.phase == "Pending",
+      (created.metadata.name, created.status.phase))
+check("create defaults", created.spec.dns_policy == "ClusterFirst" and created.spec.containers[0].image_pull_policy == "IfNotPresent",
+      created.spec)
+ok, body = expect_error(lambda: core.create_namespaced_pod("default", client.V1Pod(
+    metadata=client.V1ObjectMeta(name=created.metadata.name),
+    spec=client.V1PodSpec(containers=[client.V1Container(name="c", image="busybox")]))), 409)
+check("a taken name is 409 AlreadyExists", ok and body.get("reason") == "AlreadyExists", body)
+ok, body = expect_error(lambda: core.create_namespaced_pod("payments", debug_pod), 403)
+check("Pod Security refuses host namespaces in payments", ok and "hostPID=true" in body.get("message", ""), body)
+ok, body = expect_error(lambda: viewer.create_namespaced_pod("default", debug_pod), 403)
+check("the viewer may not create pods", ok and 'cannot create resource "pods"' in body.get("message", ""), body)
+core.delete_namespaced_pod(created.metadata.name, "default", grace_period_seconds=0)
+
 print(f"python client conformance: {len(passed)} passed, 0 failed", flush=True)
