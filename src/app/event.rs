@@ -35,9 +35,12 @@ pub enum Event {
     Events(Feed<EventRow>),
     /// The nodes view's watch.
     Nodes(Feed<crate::model::node::NodeRow>),
-    /// The pod [`Effect::CreatePod`] asked for was created.
+    /// The pod [`Effect::CreatePod`] asked for was created (its pane may
+    /// have closed meanwhile).
     PodCreated {
         id: TerminalId,
+        cluster: ClusterId,
+        pod: PodKey,
     },
     /// A delete asked for with [`Effect::DeletePod`] was accepted, or not
     /// (one sentence).
@@ -172,6 +175,8 @@ pub enum Effect {
         id: TerminalId,
         key: TerminalKey,
         pod: Box<k8s_openapi::api::core::v1::Pod>,
+        /// What to do if the namespace's Pod Security refuses it.
+        refused_hint: String,
     },
     /// Delete the pod, on this cluster (the user confirmed).
     DeletePod {

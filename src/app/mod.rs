@@ -384,7 +384,7 @@ impl App {
                 self.on_nodes_feed(feed);
                 vec![]
             }
-            Event::PodCreated { id } => self.on_pod_created(id),
+            Event::PodCreated { id, cluster, pod } => self.on_pod_created(id, cluster, pod),
             Event::PodDeleted { key, outcome } => {
                 self.message = Some(match outcome {
                     Ok(()) => info(format!(

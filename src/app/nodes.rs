@@ -239,6 +239,7 @@ impl App {
         let (id, effects) = self.open_terminal_pane(TerminalKind::Debug, key.clone(), None);
         if let Some(t) = self.workspace.terminals.get_mut(&id) {
             t.owned_pod = true;
+            t.creating = true;
         }
         // The pod does not exist yet: it is followed once it is created.
         let mut effects: Vec<Effect> = effects
@@ -249,6 +250,7 @@ impl App {
             id,
             key,
             pod: Box::new(pod),
+            refused_hint: "Show a namespace that admits privileged pods (:ns NAME) and press d again, choose profile baseline (no node namespaces, no /host), or ask an admin.".into(),
         });
         effects
     }
@@ -263,14 +265,140 @@ impl App {
             .collect()
     }
 
-    /// The node debug pod was created: its pane follows it up.
-    pub(super) fn on_pod_created(&mut self, id: super::terminal::TerminalId) -> Vec<Effect> {
-        match self.workspace.terminals.get(&id) {
-            Some(t) => vec![Effect::Follow {
-                id,
-                key: t.key.clone(),
-            }],
-            None => vec![],
+    /// A pod podbay made was created: its pane follows it up; if the pane
+    /// closed while it was being created, it goes at once.
+    pub(super) fn on_pod_created(
+        &mut self,
+        id: super::terminal::TerminalId,
+        cluster: crate::model::ClusterId,
+        pod: PodKey,
+    ) -> Vec<Effect> {
+        match self.workspace.terminals.get_mut(&id) {
+            Some(t) => {
+                t.creating = false;
+                vec![Effect::Follow {
+                    id,
+                    key: t.key.clone(),
+                }]
+            }
+            None => vec![Effect::DeletePod { cluster, pod }],
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crossterm::event::KeyCode;
+
+    use super::super::tests::{app, code, ctrl, key};
+    use super::super::{Effect, Event};
+    use crate::model::feed::Feed;
+    use crate::model::node::NodeRow;
+
+    fn node(name: &str) -> NodeRow {
+        NodeRow {
+            name: name.into(),
+            status: "Ready".into(),
+            ready: true,
+            roles: "<none>".into(),
+            version: "v1.33.1".into(),
+            created: None,
+            taints: Vec::new(),
+            os: "linux".into(),
+        }
+    }
+
+    /// `:nodes`, `d`, `enter`: the pane opens and the pod's creation is asked.
+    fn launched() -> (
+        super::super::App,
+        super::super::terminal::TerminalId,
+        crate::model::TerminalKey,
+    ) {
+        let (mut a, _) = app(true);
+        assert_eq!(a.update(key('O')), [Effect::WatchNodes]);
+        a.update(Event::Nodes(Feed::Listed {
+            scope: None,
+            rows: vec![node("node-a1"), node("node-b1")],
+        }));
+        a.update(code(KeyCode::Down));
+        a.update(key('d'));
+        let effects = a.update(code(KeyCode::Enter));
+        let Some(Effect::CreatePod { id, key, pod, .. }) = effects
+            .iter()
+            .find(|e| matches!(e, Effect::CreatePod { .. }))
+            .cloned()
+        else {
+            panic!("no CreatePod in {effects:?}");
+        };
+        assert_eq!(pod.spec.unwrap().node_name.as_deref(), Some("node-b1"));
+        assert!(key.pod.name.starts_with("node-debugger-node-b1-"));
+        assert!(
+            !effects.iter().any(|e| matches!(e, Effect::Follow { .. })),
+            "followed once made"
+        );
+        (a, id, key)
+    }
+
+    #[test]
+    fn a_pane_closed_while_its_pod_is_created_deletes_the_pod_once_made() {
+        let (mut a, id, key) = launched();
+        // ctrl-b x: a pane still launching closes without asking.
+        a.update(ctrl('b'));
+        let closing = a.update(key_x());
+        let closing: Vec<Effect> = closing
+            .into_iter()
+            .chain(a.update(super::super::tests::key('y')))
+            .collect();
+        assert!(
+            !closing
+                .iter()
+                .any(|e| matches!(e, Effect::DeletePod { .. })),
+            "not before it exists: {closing:?}"
+        );
+        let made = a.update(Event::PodCreated {
+            id,
+            cluster: key.cluster.clone(),
+            pod: key.pod.clone(),
+        });
+        assert_eq!(
+            made,
+            [Effect::DeletePod {
+                cluster: key.cluster,
+                pod: key.pod
+            }]
+        );
+    }
+
+    #[test]
+    fn a_made_pod_is_followed_and_deleted_with_its_last_pane() {
+        let (mut a, id, key) = launched();
+        let made = a.update(Event::PodCreated {
+            id,
+            cluster: key.cluster.clone(),
+            pod: key.pod.clone(),
+        });
+        assert_eq!(
+            made,
+            [Effect::Follow {
+                id,
+                key: key.clone()
+            }]
+        );
+        assert_eq!(a.owned_pods(), [(key.cluster.clone(), key.pod.clone())]);
+        a.update(ctrl('b'));
+        let mut closing = a.update(key_x());
+        closing.extend(a.update(super::super::tests::key('y')));
+        assert!(
+            closing.contains(&Effect::DeletePod {
+                cluster: key.cluster,
+                pod: key.pod
+            }),
+            "{closing:?}"
+        );
+        assert!(a.owned_pods().is_empty());
+    }
+
+    fn key_x() -> Event {
+        super::super::tests::key('x')
     }
 }

@@ -626,7 +626,8 @@ impl App {
             .panes
             .get(&pane)
             .and_then(|p| self.workspace.terminals.get(&p.terminal))
-            .filter(|t| t.owned_pod)
+            // Still being created: its creation deletes it once made.
+            .filter(|t| t.owned_pod && !t.creating)
             .map(|t| (t.key.cluster.clone(), t.key.pod.clone()));
         if let Some(id) = self.workspace.close_pane(pane) {
             effects.push(Effect::CloseSession { id });

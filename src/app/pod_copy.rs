@@ -179,8 +179,12 @@ impl App {
             stdin: true,
             tty: true,
             // A shell in the held container needs no privilege: baseline
-            // passes the namespaces that enforce it.
-            profile: Profile::Baseline,
+            // passes the namespaces that enforce it, restricted those that
+            // enforce restricted.
+            profile: match view.policy.as_ref().map(|p| p.enforce.level) {
+                Some(crate::model::pod_security::Level::Restricted) => Profile::Restricted,
+                _ => Profile::Baseline,
+            },
             ..Default::default()
         };
         let (pod, _) = match debug_pod::pod_copy(&detail.manifest, &copy, || fastrand::u64(..)) {
@@ -199,6 +203,7 @@ impl App {
         let (id, effects) = self.open_terminal_pane(TerminalKind::Debug, key.clone(), None);
         if let Some(t) = self.workspace.terminals.get_mut(&id) {
             t.owned_pod = true;
+            t.creating = true;
         }
         let mut effects: Vec<Effect> = effects
             .into_iter()
@@ -208,6 +213,7 @@ impl App {
             id,
             key,
             pod: Box::new(pod),
+            refused_hint: "Copy it with podbay debug --copy-to into a namespace that admits it, or ask an admin.".into(),
         });
         effects
     }

@@ -64,7 +64,7 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> Result<i32, Failure> {
     let planned = with_custom(planned, &args, defaults)?;
     preflight(client, &planned, &namespace, &args).await?;
     let name = planned.pod.metadata.name.clone().unwrap_or_default();
-    let created = answered(
+    let create = answered(
         "the request to create the pod",
         args.timeout,
         deadline,
@@ -73,8 +73,24 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> Result<i32, Failure> {
                 .await
                 .map_err(|e| create_failure(&e, &name, &namespace))
         },
-    )
-    .await?;
+    );
+    let created = tokio::select! {
+        created = create => created,
+        _ = tokio::signal::ctrl_c() => Err(fail(130, "Interrupted.")),
+    };
+    let created = match created {
+        Ok(created) => created,
+        // Unanswered or interrupted, the create may still land: it goes.
+        Err(failure) if matches!(failure.code, exit::TIMEOUT | 130) => {
+            let _ = tokio::time::timeout(
+                std::time::Duration::from_secs(10),
+                debug_pod::delete(client, &namespace, &name),
+            )
+            .await;
+            return Err(failure);
+        }
+        Err(failure) => return Err(failure),
+    };
     for warning in &created.warnings {
         voice.warn(&format!("Warning: {}", sanitize(warning)));
     }
@@ -116,10 +132,17 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> Result<i32, Failure> {
         outcome = session => outcome,
         _ = tokio::signal::ctrl_c() => Err(fail(130, "Interrupted.")),
     };
-    if args.pod_flags.keep {
+    // kubectl never deletes a copy: with --replace it is all that is left
+    // of the pod, and --no-attach hands it over running.
+    if args.pod_flags.keep || args.pod_flags.replace || args.no_attach {
         job.voice.say(&format!(
-            "kept {} {namespace}/{name} (--keep): delete it with `kubectl delete pod -n {namespace} {name}`",
-            planned.what
+            "kept {} {namespace}/{name} ({}): delete it with `kubectl delete pod -n {namespace} {name}`",
+            planned.what,
+            match (args.pod_flags.keep, args.pod_flags.replace) {
+                (true, _) => "--keep",
+                (false, true) => "--replace: it takes the original's place",
+                (false, false) => "--no-attach",
+            }
         ));
     } else {
         match debug_pod::delete(client, &namespace, &name).await {
@@ -221,7 +244,8 @@ async fn plan_node(
     .await?;
     if let Some(why) = not_ready(&found) {
         voice.warn(&format!(
-            "podbay: node {node} is not Ready ({why}): its kubelet may never start the pod"
+            "podbay: node {node} is not Ready ({}): its kubelet may never start the pod",
+            sanitize(&why)
         ));
     }
     let profile = args.profile.unwrap_or(defaults.profile);
@@ -361,7 +385,8 @@ fn with_custom(
         let merged = serde_json::to_value(&*c)
             .map_err(|e| e.to_string())
             .and_then(|json| custom.merged(&json))
-            .and_then(|json| serde_json::from_value(json).map_err(|e| e.to_string()))
+            .and_then(|json| serde_json::to_vec(&json).map_err(|e| e.to_string()))
+            .and_then(|bytes| serde_json::from_slice(&bytes).map_err(|e| e.to_string()))
             .map_err(|e| fail(exit::INVALID, format!("--custom: {e}.")))?;
         *c = merged;
     }

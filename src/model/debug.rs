@@ -124,7 +124,12 @@ impl CustomProfile {
         }
         let mut probe = fields.clone();
         probe.insert("name".into(), json!("probe"));
-        serde_json::from_value::<k8s_openapi::api::core::v1::Container>(json!(probe))
+        // From bytes, as every Kubernetes object in podbay is decoded (one
+        // decoder in the binary: src/cluster/lenient.rs).
+        serde_json::to_vec(&probe)
+            .and_then(|bytes| {
+                serde_json::from_slice::<k8s_openapi::api::core::v1::Container>(&bytes)
+            })
             .map_err(|e| format!("profile {name:?} is not a container's fields: {e}"))?;
         let profile = CustomProfile {
             name: name.to_string(),
@@ -329,7 +334,8 @@ impl DebugSpec {
         serde_json::to_value(&container)
             .map_err(|e| e.to_string())
             .and_then(|c| custom.merged(&c))
-            .and_then(|m| serde_json::from_value(m).map_err(|e| e.to_string()))
+            .and_then(|m| serde_json::to_vec(&m).map_err(|e| e.to_string()))
+            .and_then(|bytes| serde_json::from_slice(&bytes).map_err(|e| e.to_string()))
             .unwrap_or(container)
     }
 

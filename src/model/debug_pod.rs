@@ -385,7 +385,7 @@ pub fn node_profile_gives(profile: Profile) -> &'static str {
         Profile::Baseline => "a plain pod on the node: none of its namespaces, no /host",
         Profile::Restricted => "a non-root pod on the node, without capabilities",
         Profile::Netadmin => "the node's namespaces with NET_ADMIN and NET_RAW, no /host",
-        Profile::Sysadmin => "general's, privileged: chroot /host works",
+        Profile::Sysadmin => "general's, privileged: every capability and device",
     }
 }
 

@@ -41,7 +41,7 @@ impl NodeRow {
             .keys()
             .filter_map(|k| k.strip_prefix("node-role.kubernetes.io/"))
             .collect();
-        let taints = spec
+        let taints: Vec<String> = spec
             .and_then(|s| s.taints.as_ref())
             .into_iter()
             .flatten()
@@ -51,19 +51,22 @@ impl NodeRow {
             })
             .collect();
         let info = status.and_then(|s| s.node_info.as_ref());
+        // Free text from the cluster: shown, never obeyed.
+        let clean = |s: &str| super::text::sanitize(s).into_owned();
+        let taints = taints.iter().map(|t: &String| clean(t)).collect();
         NodeRow {
-            name: meta.name.clone().unwrap_or_default(),
+            name: clean(meta.name.as_deref().unwrap_or_default()),
             status: status_text,
             ready,
             roles: if roles.is_empty() {
                 "<none>".into()
             } else {
-                roles.join(",")
+                clean(&roles.join(","))
             },
-            version: info.map(|i| i.kubelet_version.clone()).unwrap_or_default(),
+            version: clean(info.map_or("", |i| i.kubelet_version.as_str())),
             created: meta.creation_timestamp.as_ref().map(|t| t.0),
             taints,
-            os: info.map(|i| i.operating_system.clone()).unwrap_or_default(),
+            os: clean(info.map_or("", |i| i.operating_system.as_str())),
         }
     }
 }

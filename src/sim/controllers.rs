@@ -195,6 +195,13 @@ pub(crate) async fn bring_up(state: Arc<SimState>, key: Key) {
     let Some(mut planned) = state.store.get(Kind::Pod, &key).map(|e| e.value()) else {
         return;
     };
+    // Deleted while its containers were being created: nothing starts.
+    if !planned
+        .pointer("/metadata/deletionTimestamp")
+        .is_none_or(Value::is_null)
+    {
+        return;
+    }
     for status in planned["status"]["containerStatuses"]
         .as_array_mut()
         .into_iter()
@@ -257,6 +264,9 @@ pub(crate) async fn bring_up(state: Arc<SimState>, key: Key) {
         pod["status"]["phase"] = json!("Running");
         Ok(pod)
     }) else {
+        // Deleted meanwhile: what was started goes, as the kubelet's
+        // sync of a terminating pod stops it.
+        state.kubelet.stop_pod(&key);
         return;
     };
     let pod = entry.value();

@@ -56,8 +56,8 @@ pub struct Kubelet {
     store: Arc<Store>,
     config: KubeletConfig,
     processes: Mutex<HashMap<ContainerRef, Arc<ContainerProcess>>>,
-    /// Held while a regular container's process is started.
-    starting: Mutex<()>,
+    /// Per container, held while its process is started.
+    starting: Mutex<HashMap<ContainerRef, Arc<Mutex<()>>>>,
     /// Event name by (pod, fieldPath, reason, message), for the count/lastTimestamp
     /// aggregation the kubelet's event correlator does.
     events: Mutex<HashMap<(Key, String, String, String), Key>>,
@@ -77,7 +77,7 @@ impl Kubelet {
             store,
             config,
             processes: Mutex::new(HashMap::new()),
-            starting: Mutex::new(()),
+            starting: Mutex::new(HashMap::new()),
             events: Mutex::new(HashMap::new()),
             sandbox,
             runtime,
@@ -106,7 +106,8 @@ impl Kubelet {
             // A container that is never restarted stays ended, even before
             // its status says so (the demo's pods restart on demand).
             let restarts = pod.pointer("/spec/restartPolicy").and_then(Value::as_str);
-            if matches!(restarts, Some("Never" | "OnFailure")) {
+            let succeeded = p.exit().is_some_and(|e| e.code == 0);
+            if restarts == Some("Never") || (restarts == Some("OnFailure") && succeeded) {
                 return Err(ApiError::bad_request(format!(
                     "container {container} in pod {} has terminated",
                     key.name
@@ -133,7 +134,11 @@ impl Kubelet {
         }
         // One start at a time: an attach and the pod's own start racing
         // here would each start a process, and the attach's would be lost.
-        let _starting = lock(&self.starting);
+        let gate = lock(&self.starting)
+            .entry(cref.clone())
+            .or_default()
+            .clone();
+        let _starting = lock(&gate);
         if let Some(p) = lock(&self.processes).get(&cref)
             && p.exit().is_none()
         {
@@ -579,7 +584,13 @@ impl Kubelet {
             .iter()
             .map(|e| e.value())
             .collect();
-        let processes = lock(&self.processes);
+        // Copied out: the files are written without holding the lock.
+        let on_node: std::collections::HashSet<Key> = pods.iter().map(pod_key).collect();
+        let processes: HashMap<ContainerRef, Arc<ContainerProcess>> = lock(&self.processes)
+            .iter()
+            .filter(|(c, _)| on_node.contains(&c.pod))
+            .map(|(c, p)| (c.clone(), p.clone()))
+            .collect();
         node_root::lay_out(
             &self.runtime.node_root(node),
             node,

@@ -78,6 +78,10 @@ pub(super) struct Tasks {
     transfers: HashMap<u64, JoinHandle<()>>,
     /// The port-forwards, by id.
     forwards: HashMap<u64, JoinHandle<()>>,
+    /// Pod creations under way, and every pod created (each deleted when
+    /// podbay quits, whatever became of its pane).
+    creates: Vec<JoinHandle<()>>,
+    created: std::sync::Arc<std::sync::Mutex<Vec<(ClusterId, PodKey)>>>,
 }
 
 impl Tasks {
@@ -106,6 +110,8 @@ impl Tasks {
             launch_timeout: std::time::Duration::from_secs(35),
             transfers: HashMap::new(),
             forwards: HashMap::new(),
+            creates: Vec::new(),
+            created: Default::default(),
         }
     }
 
@@ -159,9 +165,14 @@ impl Tasks {
             Effect::WatchPod(key) => self.watch_pod(key),
             Effect::WatchEvents(scope) => self.watch_events(scope),
             Effect::WatchNodes => self.watch_nodes(),
-            Effect::CreatePod { id, key, pod } => {
+            Effect::CreatePod {
+                id,
+                key,
+                pod,
+                refused_hint,
+            } => {
                 let client = self.client_of_terminal(id, &key.cluster)?;
-                self.create_pod(id, client, key, *pod);
+                self.create_pod(id, client, key, *pod, refused_hint);
             }
             Effect::DeletePod { cluster, pod } => self.delete_pod(&cluster, pod),
             Effect::ReadPods { cluster, pods } => self.read_pods(cluster, pods),
@@ -534,10 +545,19 @@ impl Tasks {
 
     /// Creates a terminal's pod (a node debug pod) once the namespace's
     /// Pod Security admits it.
-    fn create_pod(&mut self, id: TerminalId, client: kube::Client, key: TerminalKey, pod: Pod) {
+    fn create_pod(
+        &mut self,
+        id: TerminalId,
+        client: kube::Client,
+        key: TerminalKey,
+        pod: Pod,
+        refused_hint: String,
+    ) {
         let tx = self.tx.clone();
         let limit = self.launch_timeout;
-        tokio::spawn(async move {
+        let created = self.created.clone();
+        self.creates.retain(|task| !task.is_finished());
+        self.creates.push(tokio::spawn(async move {
             let namespace = key.pod.namespace.to_string();
             let policy = crate::cluster::debug::read_policy(&client, &namespace, limit).await;
             let violations = policy
@@ -549,42 +569,71 @@ impl Tasks {
                 Event::LaunchFailed {
                     id,
                     sentence: format!(
-                        "Namespace {namespace} enforces Pod Security {level:?} (pod-security.kubernetes.io/enforce={level}), which refuses this pod: {}. For a node, show a namespace that admits privileged pods (:ns NAME) and press d again, or choose profile baseline (no node namespaces, no /host); else ask an admin.",
+                        "Namespace {namespace} enforces Pod Security {level:?} (pod-security.kubernetes.io/enforce={level}), which refuses this pod: {}. {refused_hint}",
                         crate::model::pod_security::detail(&violations)
                     )
                     .into(),
                     refused_by: None,
                 }
             } else {
-                let created = tokio::time::timeout(
+                let created_now = tokio::time::timeout(
                     limit,
                     crate::cluster::debug_pod::create(&client, &namespace, &pod),
                 )
                 .await;
-                match created {
-                    Ok(Ok(_)) => Event::PodCreated { id },
+                match created_now {
+                    Ok(Ok(_)) => {
+                        if let Ok(mut list) = created.lock() {
+                            list.push((key.cluster.clone(), key.pod.clone()));
+                        }
+                        Event::PodCreated {
+                            id,
+                            cluster: key.cluster.clone(),
+                            pod: key.pod.clone(),
+                        }
+                    }
                     Ok(Err(e)) => Event::LaunchFailed {
                         id,
                         sentence: crate::cluster::errors::describe(&e).sentence,
                         refused_by: None,
                     },
-                    Err(_) => Event::LaunchFailed {
-                        id,
-                        sentence: format!(
-                            "The API server did not answer the request to create the pod within {} s.",
-                            limit.as_secs()
-                        )
-                        .into(),
-                        refused_by: None,
-                    },
+                    Err(_) => {
+                        // The create may still land: it goes too.
+                        let name = key.pod.name.to_string();
+                        let client = client.clone();
+                        tokio::spawn(async move {
+                            tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+                            let _ =
+                                crate::cluster::debug_pod::delete(&client, &namespace, &name).await;
+                        });
+                        Event::LaunchFailed {
+                            id,
+                            sentence: format!(
+                                "The API server did not answer the request to create pod {} within {} s; podbay deletes it if it was made.",
+                                key.pod,
+                                limit.as_secs()
+                            )
+                            .into(),
+                            refused_by: None,
+                        }
+                    }
                 }
             };
             let _ = tx.send(Tagged::untied(event)).await;
-        });
+        }));
     }
 
-    /// Deletes these pods before podbay exits (each within [`READ_TIMEOUT`]).
-    pub(super) async fn delete_now(&self, pods: Vec<(ClusterId, PodKey)>) {
+    /// Deletes these pods, and every pod created this run, before podbay
+    /// exits (each within [`READ_TIMEOUT`]).
+    pub(super) async fn delete_now(&mut self, mut pods: Vec<(ClusterId, PodKey)>) {
+        // A create under way may land after its pane went: wait for it.
+        let creates = futures::future::join_all(self.creates.drain(..));
+        let _ = tokio::time::timeout(READ_TIMEOUT, creates).await;
+        if let Ok(created) = self.created.lock() {
+            pods.extend(created.iter().cloned());
+        }
+        pods.sort();
+        pods.dedup();
         let deletes = pods.into_iter().filter_map(|(cluster, key)| {
             let client = self.clients.get(&cluster).cloned()?;
             Some(async move {

@@ -89,7 +89,16 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &NodesView, theme: &
     };
     let titles: Vec<String> = titles.iter().map(|t| t.to_string()).collect();
     let mut lines = vec![Line::from(Span::styled(line(&titles), theme.header))];
-    for (i, (row, node)) in rows.iter().zip(&view.rows).enumerate() {
+    // The selected row stays on screen: the rows scroll under the header.
+    let room = (inner.height as usize).saturating_sub(1).max(1);
+    let first = view.cursor.saturating_sub(room - 1);
+    for (i, (row, node)) in rows
+        .iter()
+        .zip(&view.rows)
+        .enumerate()
+        .skip(first)
+        .take(room)
+    {
         let style = if i == view.cursor {
             theme.selected
         } else if !node.ready {

@@ -47,7 +47,7 @@ async fn a_shell_on_a_node_from_the_nodes_view_sees_that_node_and_goes_with_its_
     screen.keys("d").await;
     screen
         .wait_for("the form, saying what each profile gives", |t| {
-            t.contains("A shell on node node-a1") && t.contains("chroot /host works")
+            t.contains("A shell on node node-a1") && t.contains("every capability and device")
         })
         .await;
     screen.keys("\r").await;

@@ -121,6 +121,8 @@ pub struct Terminal {
     /// podbay created its pod (a node debug pod): deleted when the last
     /// pane on it closes.
     pub owned_pod: bool,
+    /// Its pod is being created (the delete waits for the create).
+    pub creating: bool,
     /// The pod, from this terminal's own watch.
     pub pod: PodFollow,
     /// Something the user should know about this terminal, shown on its panes.
@@ -252,6 +254,7 @@ impl Terminal {
             form: None,
             in_fleet: false,
             owned_pod: false,
+            creating: false,
             pod: PodFollow::default(),
             notice: None,
             unanswered: None,
