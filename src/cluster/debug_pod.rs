@@ -19,7 +19,11 @@ pub async fn create(
     namespace: &str,
     pod: &Pod,
 ) -> Result<Created, kube::Error> {
-    let body = serde_json::to_vec(pod).map_err(kube::Error::SerdeError)?;
+    // Through a Value: the Pod's serializer into one is in the binary
+    // already (describe, YAML), one into bytes would be a second copy.
+    let body = serde_json::to_value(pod)
+        .and_then(|pod| serde_json::to_vec(&pod))
+        .map_err(kube::Error::SerdeError)?;
     let request = kube::core::Request::new(format!("/api/v1/namespaces/{namespace}/pods"))
         .create(&PostParams::default(), body)
         .map_err(kube::Error::BuildRequest)?;
