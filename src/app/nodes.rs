@@ -126,8 +126,9 @@ impl App {
 
     /// The pods the list knows on `node`, for reading.
     fn pods_on(&self, node: &str) -> Vec<String> {
-        let rows: Vec<_> = (0..self.pods.total())
-            .filter_map(|i| self.pods.visible(i).map(|(row, _)| row))
+        let rows: Vec<_> = self
+            .pods
+            .rows()
             .filter(|row| &*row.node == node)
             .map(|row| {
                 format!(
@@ -140,7 +141,7 @@ impl App {
             })
             .collect();
         let mut lines = vec![format!(
-            "Pods on {node} ({}, of those the list shows):",
+            "Pods on {node} ({}, of the namespaces shown):",
             rows.len()
         )];
         lines.push(String::new());

@@ -160,12 +160,11 @@ impl App {
             return vec![];
         };
         let (container, original_image) = form.containers[form.chosen].clone();
-        let suffix = debug_pod::node_debug_pod_name("", || fastrand::u64(..));
         let base: String = form.pod.name.chars().take(40).collect();
         let name = format!(
-            "{}-copy{}",
+            "{}-copy-{}",
             base.trim_end_matches('-'),
-            &suffix["node-debugger-".len()..]
+            crate::model::debug::name_suffix(fastrand::u64(..))
         );
         let copy = PodCopy {
             name: name.clone(),

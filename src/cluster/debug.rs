@@ -2,7 +2,6 @@
 //! namespace's Pod Security labels it is checked against, and the wait
 //! for it to come up.
 
-use http_body_util::BodyExt as _;
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, Patch, PatchParams};
 
@@ -28,14 +27,7 @@ pub async fn launch(
             &Patch::Strategic(spec.patch_body()),
         )
         .map_err(kube::Error::BuildRequest)?;
-    let response = client.send(request.map(kube::client::Body::from)).await?;
-    let warnings = super::warnings::from_headers(response.headers());
-    let code = response.status();
-    let body = response.into_body().collect().await?.to_bytes();
-    if code.is_client_error() || code.is_server_error() {
-        return Err(super::errors::api_error(code.as_u16(), &body));
-    }
-    let pod = serde_json::from_slice(&body).map_err(kube::Error::SerdeError)?;
+    let (pod, warnings) = super::warnings::send_warned(client, request).await?;
     Ok(Launched { pod, warnings })
 }
 

@@ -1,7 +1,6 @@
 //! Sending a debug pod (a node's, a copy): the create, with the warnings
 //! admission sent back, and its deletion when the session ends.
 
-use http_body_util::BodyExt as _;
 use k8s_openapi::api::core::v1::{Node, Pod};
 use kube::api::{Api, DeleteParams, PostParams};
 
@@ -27,14 +26,7 @@ pub async fn create(
     let request = kube::core::Request::new(format!("/api/v1/namespaces/{namespace}/pods"))
         .create(&PostParams::default(), body)
         .map_err(kube::Error::BuildRequest)?;
-    let response = client.send(request.map(kube::client::Body::from)).await?;
-    let warnings = super::warnings::from_headers(response.headers());
-    let code = response.status();
-    let body = response.into_body().collect().await?.to_bytes();
-    if code.is_client_error() || code.is_server_error() {
-        return Err(super::errors::api_error(code.as_u16(), &body));
-    }
-    let pod = serde_json::from_slice(&body).map_err(kube::Error::SerdeError)?;
+    let (pod, warnings) = super::warnings::send_warned(client, request).await?;
     Ok(Created { pod, warnings })
 }
 

@@ -4,6 +4,24 @@
 
 use http::HeaderMap;
 
+/// Sends a write and decodes its answer, keeping the `Warning` headers
+/// kube-rs drops (admission's, for a pod created or a container added).
+pub async fn send_warned<T: serde::de::DeserializeOwned>(
+    client: &kube::Client,
+    request: http::Request<Vec<u8>>,
+) -> Result<(T, Vec<String>), kube::Error> {
+    use http_body_util::BodyExt as _;
+    let response = client.send(request.map(kube::client::Body::from)).await?;
+    let warnings = from_headers(response.headers());
+    let code = response.status();
+    let body = response.into_body().collect().await?.to_bytes();
+    if code.is_client_error() || code.is_server_error() {
+        return Err(super::errors::api_error(code.as_u16(), &body));
+    }
+    let object = serde_json::from_slice(&body).map_err(kube::Error::SerdeError)?;
+    Ok((object, warnings))
+}
+
 /// The texts of every `299` warning in `headers`, unescaped, in order.
 pub fn from_headers(headers: &HeaderMap) -> Vec<String> {
     headers

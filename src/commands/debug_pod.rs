@@ -15,7 +15,6 @@ use super::debug::{
 use crate::cli::{DebugArgs, DebugTarget};
 use crate::cluster::{debug, debug_pod};
 use crate::model::debug_pod::{self as model, Keep, NodeDebug, PodCopy};
-use crate::model::pod_security;
 use crate::model::text::sanitize;
 
 /// The pod to create and the container to attach to.
@@ -405,24 +404,14 @@ async fn preflight(
     let Some(policy) = debug::read_policy(client, namespace, limit).await else {
         return Ok(());
     };
-    let violations = pod_security::evaluate(policy.enforce.level, &planned.pod);
-    if violations.is_empty() {
+    let Some(refusal) = policy.pod_refusal(namespace, planned.what, &planned.pod) else {
         return Ok(());
-    }
-    let refusal = pod_security::detail(&violations);
-    let level = policy.enforce.level.name();
+    };
     let hint = match planned.what {
         "node debug pod" => "debug the node from a namespace that admits privileged pods (-n NAMESPACE, one without pod-security.kubernetes.io/enforce or with enforce=privileged), take --profile baseline (no node namespaces, no /host), or ask an admin to label one".to_string(),
         _ => "take a --profile the level admits (baseline or restricted), or copy into another namespace".to_string(),
     };
-    Err(fail(
-        exit::FORBIDDEN,
-        format!(
-            "Namespace {namespace} enforces Pod Security {level:?} (pod-security.kubernetes.io/enforce={level}), which refuses this {}: {}. Instead, {hint}.",
-            planned.what,
-            refusal.trim_end_matches('.')
-        ),
-    ))
+    Err(fail(exit::FORBIDDEN, format!("{refusal} Instead, {hint}.")))
 }
 
 fn create_failure(error: &kube::Error, pod: &str, namespace: &str) -> Failure {

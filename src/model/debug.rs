@@ -496,20 +496,24 @@ pub fn container_names(pod: &Pod) -> Vec<String> {
     regular.chain(init).chain(ephemeral).collect()
 }
 
+/// 5 characters from `n`, in the alphabet Kubernetes generates names with
+/// (no vowels, no look-alikes): `debugger-xxxxx`, `node-debugger-N-xxxxx`.
+pub fn name_suffix(mut n: u64) -> String {
+    const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+    (0..5)
+        .map(|_| {
+            let c = ALPHABET[(n % ALPHABET.len() as u64) as usize] as char;
+            n /= ALPHABET.len() as u64;
+            c
+        })
+        .collect()
+}
+
 /// `debugger-xxxxx`, unique among `taken`. The suffix alphabet is the one
 /// Kubernetes uses for generated names (no vowels, no 0/1/3).
 pub fn unique_name(taken: &[String], mut random: impl FnMut() -> u64) -> String {
-    const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
     loop {
-        let mut n = random();
-        let suffix: String = (0..5)
-            .map(|_| {
-                let c = ALPHABET[(n % ALPHABET.len() as u64) as usize] as char;
-                n /= ALPHABET.len() as u64;
-                c
-            })
-            .collect();
-        let name = format!("debugger-{suffix}");
+        let name = format!("debugger-{}", name_suffix(random()));
         if !taken.contains(&name) {
             return name;
         }

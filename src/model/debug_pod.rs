@@ -39,16 +39,11 @@ pub struct NodeDebug {
 }
 
 /// The name kubectl gives a node debug pod.
-pub fn node_debug_pod_name(node: &str, random: impl FnMut() -> u64) -> String {
-    format!("node-debugger-{node}-{}", suffix(random))
-}
-
-/// 5 characters from the alphabet Kubernetes generates names with.
-fn suffix(mut random: impl FnMut() -> u64) -> String {
-    const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
-    (0..5)
-        .map(|_| char::from(ALPHABET[(random() % ALPHABET.len() as u64) as usize]))
-        .collect()
+pub fn node_debug_pod_name(node: &str, mut random: impl FnMut() -> u64) -> String {
+    format!(
+        "node-debugger-{node}-{}",
+        super::debug::name_suffix(random())
+    )
 }
 
 /// The node debug pod: on the node, tolerating every taint, never

@@ -130,6 +130,20 @@ impl Policy {
         })
     }
 
+    /// The sentence for a pod podbay would create (`what`: "node debug
+    /// pod", "copy") that the enforced level refuses, naming the label;
+    /// `None` when it is admitted. Its caller says what to do instead.
+    pub fn pod_refusal(&self, namespace: &str, what: &str, pod: &Pod) -> Option<String> {
+        let violations = evaluate(self.enforce.level, pod);
+        let level = self.enforce.level.name();
+        (!violations.is_empty()).then(|| {
+            format!(
+                "Namespace {namespace} enforces Pod Security {level:?} (pod-security.kubernetes.io/enforce={level}), which refuses this {what}: {}.",
+                detail(&violations).trim_end_matches('.')
+            )
+        })
+    }
+
     /// The warning an admitted pod gets, if any.
     pub fn warning(&self, pod: &Pod) -> Option<String> {
         let violations = evaluate(self.warn.level, pod);

@@ -97,10 +97,7 @@ fn replacement(state: &SimState, gone: &Value) -> Option<Key> {
 
 /// 5 characters from the alphabet Kubernetes generates names with.
 pub(crate) fn generated_suffix() -> String {
-    const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
-    (0..5)
-        .map(|_| char::from(ALPHABET[fastrand::usize(..ALPHABET.len())]))
-        .collect()
+    crate::model::debug::name_suffix(fastrand::u64(..))
 }
 
 /// `gone`'s spec for a new pod named `name`: new identity, no debug

@@ -560,19 +560,11 @@ impl Tasks {
         self.creates.push(tokio::spawn(async move {
             let namespace = key.pod.namespace.to_string();
             let policy = crate::cluster::debug::read_policy(&client, &namespace, limit).await;
-            let violations = policy
-                .as_ref()
-                .map(|p| crate::model::pod_security::evaluate(p.enforce.level, &pod))
-                .unwrap_or_default();
-            let event = if let (Some(policy), false) = (&policy, violations.is_empty()) {
-                let level = policy.enforce.level.name();
+            let refusal = policy.and_then(|p| p.pod_refusal(&namespace, "pod", &pod));
+            let event = if let Some(refusal) = refusal {
                 Event::LaunchFailed {
                     id,
-                    sentence: format!(
-                        "Namespace {namespace} enforces Pod Security {level:?} (pod-security.kubernetes.io/enforce={level}), which refuses this pod: {}. {refused_hint}",
-                        crate::model::pod_security::detail(&violations)
-                    )
-                    .into(),
+                    sentence: format!("{refusal} {refused_hint}").into(),
                     refused_by: None,
                 }
             } else {

@@ -3,7 +3,7 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use ratatui::widgets::{Block, Borders, Paragraph};
 
 use crate::app::App;
 use crate::app::forwards::{FormField, ForwardForm, ForwardState, ForwardsView, local_text};
@@ -202,23 +202,7 @@ pub fn draw_form(frame: &mut Frame, area: Rect, form: &ForwardForm, theme: &Them
         Span::styled(" esc ", theme.key_hint),
         Span::styled("cancel", theme.dim),
     ]));
-    let width = lines
-        .iter()
-        .map(Line::width)
-        .max()
-        .unwrap_or(40)
-        .saturating_add(3) as u16;
-    let height = lines.len() as u16 + 2;
-    let rect = super::centered(area, width, height);
-    frame.render_widget(Clear, rect);
-    frame.render_widget(
-        Paragraph::new(lines).block(
-            Block::default()
-                .borders(Borders::ALL)
-                .border_style(theme.border),
-        ),
-        rect,
-    );
+    super::form_box(frame, area, lines, theme);
 }
 
 #[cfg(test)]

@@ -99,6 +99,28 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme) {
     }
 }
 
+/// A form's box: its lines, bordered, centred in `area` and sized to them.
+fn form_box(frame: &mut Frame, area: Rect, lines: Vec<ratatui::text::Line<'_>>, theme: &Theme) {
+    use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+    let width = lines
+        .iter()
+        .map(ratatui::text::Line::width)
+        .max()
+        .unwrap_or(40)
+        .saturating_add(3) as u16;
+    let height = lines.len() as u16 + 2;
+    let rect = centered(area, width, height);
+    frame.render_widget(Clear, rect);
+    frame.render_widget(
+        Paragraph::new(lines).block(
+            Block::default()
+                .borders(Borders::ALL)
+                .border_style(theme.border),
+        ),
+        rect,
+    );
+}
+
 /// A `width`×`height` box centred in `area` (shrunk to fit).
 fn centered(area: Rect, width: u16, height: u16) -> Rect {
     let w = width.min(area.width);

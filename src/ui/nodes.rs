@@ -3,7 +3,7 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use ratatui::widgets::{Block, Borders, Paragraph};
 
 use crate::app::App;
 use crate::app::nodes::{NODE_PROFILES, NodeDebugForm, NodesView};
@@ -40,15 +40,17 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &NodesView, theme: &
         frame.render_widget(Paragraph::new(Span::styled(" Loading…", theme.dim)), inner);
         return;
     }
+    // Counted once a frame, in one pass over the list's rows.
+    let mut pods_on: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for row in app.pods.rows() {
+        *pods_on.entry(&*row.node).or_default() += 1;
+    }
     // The taints go last: on a narrow screen they are cut first.
     let rows: Vec<[String; 7]> = view
         .rows
         .iter()
         .map(|n| {
-            let pods = (0..app.pods.total())
-                .filter_map(|i| app.pods.visible(i))
-                .filter(|(row, _)| *row.node == *n.name)
-                .count();
+            let pods = pods_on.get(n.name.as_str()).copied().unwrap_or(0);
             let age = n
                 .created
                 .map(|t| human_duration(app.now.duration_since(t)))
@@ -176,23 +178,7 @@ pub fn draw_form(frame: &mut Frame, area: Rect, form: &NodeDebugForm, theme: &Th
         Span::styled(" esc ", theme.key_hint),
         Span::styled("cancel", theme.dim),
     ]));
-    let width = lines
-        .iter()
-        .map(Line::width)
-        .max()
-        .unwrap_or(40)
-        .saturating_add(3) as u16;
-    let height = lines.len() as u16 + 2;
-    let rect = super::centered(area, width, height);
-    frame.render_widget(Clear, rect);
-    frame.render_widget(
-        Paragraph::new(lines).block(
-            Block::default()
-                .borders(Borders::ALL)
-                .border_style(theme.border),
-        ),
-        rect,
-    );
+    super::form_box(frame, area, lines, theme);
 }
 
 /// The copy form (`C` on a pod).
@@ -250,21 +236,5 @@ pub fn draw_copy_form(frame: &mut Frame, area: Rect, form: &CopyForm, theme: &Th
             Span::styled("cancel", theme.dim),
         ]),
     ];
-    let width = lines
-        .iter()
-        .map(Line::width)
-        .max()
-        .unwrap_or(40)
-        .saturating_add(3) as u16;
-    let height = lines.len() as u16 + 2;
-    let rect = super::centered(area, width, height);
-    frame.render_widget(Clear, rect);
-    frame.render_widget(
-        Paragraph::new(lines).block(
-            Block::default()
-                .borders(Borders::ALL)
-                .border_style(theme.border),
-        ),
-        rect,
-    );
+    super::form_box(frame, area, lines, theme);
 }

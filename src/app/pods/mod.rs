@@ -190,6 +190,11 @@ impl PodTable {
         self.rows.len()
     }
 
+    /// Every row of the namespaces shown, whatever the filter.
+    pub fn rows(&self) -> impl Iterator<Item = &PodRow> {
+        self.rows.iter().map(|r| &**r)
+    }
+
     /// Rows currently shown (after the filter).
     pub fn visible_len(&self) -> usize {
         match &self.filter {

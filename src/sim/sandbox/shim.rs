@@ -389,25 +389,7 @@ fn enter_node(node: u32) -> Result<(), Failure> {
             let mut status = unsafe { std::fs::File::from_raw_fd(STATUS_FD) };
             let _ = writeln!(status, "{PID_REPORT}{child}");
             drop(status);
-            for signal in [
-                Signal::SIGINT,
-                Signal::SIGQUIT,
-                Signal::SIGTSTP,
-                Signal::SIGHUP,
-            ] {
-                // SAFETY: ignoring a signal installs no handler.
-                let _ = unsafe { nix::sys::signal::signal(signal, SigHandler::SigIgn) };
-            }
-            loop {
-                match nix::sys::wait::waitpid(child, None) {
-                    Ok(WaitStatus::Exited(_, code)) => std::process::exit(code),
-                    Ok(WaitStatus::Signaled(_, signal, _)) => {
-                        std::process::exit(128 + signal as i32)
-                    }
-                    Ok(_) | Err(Errno::EINTR) => {}
-                    Err(_) => std::process::exit(128),
-                }
-            }
+            exit_as(child)
         }
     }
 }
@@ -736,22 +718,30 @@ fn spawn_and_wait(
         ForkResult::Parent { child } => {
             close_status();
             name_process("podbay-shim");
-            // Keys typed on the container's terminal are for its program;
-            // this process must outlive them, or the program dies with it.
-            for signal in [Signal::SIGINT, Signal::SIGQUIT, Signal::SIGTSTP] {
-                // SAFETY: ignoring a signal installs no handler.
-                let _ = unsafe { nix::sys::signal::signal(signal, SigHandler::SigIgn) };
-            }
-            loop {
-                match nix::sys::wait::waitpid(child, None) {
-                    Ok(WaitStatus::Exited(_, code)) => std::process::exit(code),
-                    Ok(WaitStatus::Signaled(_, signal, _)) => {
-                        std::process::exit(128 + signal as i32)
-                    }
-                    Ok(_) | Err(Errno::EINTR) => {}
-                    Err(_) => std::process::exit(128),
-                }
-            }
+            exit_as(child)
+        }
+    }
+}
+
+/// Waits for `child` and exits as it did. Keys typed on the container's
+/// terminal (and its hangup) are for its program: this process outlives
+/// them, or the program would die with it.
+fn exit_as(child: nix::unistd::Pid) -> ! {
+    for signal in [
+        Signal::SIGINT,
+        Signal::SIGQUIT,
+        Signal::SIGTSTP,
+        Signal::SIGHUP,
+    ] {
+        // SAFETY: ignoring a signal installs no handler.
+        let _ = unsafe { nix::sys::signal::signal(signal, SigHandler::SigIgn) };
+    }
+    loop {
+        match nix::sys::wait::waitpid(child, None) {
+            Ok(WaitStatus::Exited(_, code)) => std::process::exit(code),
+            Ok(WaitStatus::Signaled(_, signal, _)) => std::process::exit(128 + signal as i32),
+            Ok(_) | Err(Errno::EINTR) => {}
+            Err(_) => std::process::exit(128),
         }
     }
 }
