@@ -89,19 +89,10 @@ async fn dispatch(
                 .store
                 .get(kind, &Key::new(&ns, &name))
                 .ok_or_else(|| ApiError::not_found_of(kind, &name))?;
-            if wants_table(&request) && kind == Kind::Pod {
-                return Ok(ok_json(&table::pods(
-                    &[entry.value()],
-                    entry.resource_version,
-                    "",
-                )));
-            }
-            if wants_table(&request) && kind == Kind::Event {
-                return Ok(ok_json(&table::events(
-                    &[entry.value()],
-                    entry.resource_version,
-                    "",
-                )));
+            if wants_table(&request)
+                && let Some(table) = table::of(kind, &[entry.value()], entry.resource_version, "")
+            {
+                return Ok(ok_json(&table));
             }
             Ok(ok_bytes(entry.json.clone()))
         }
@@ -360,13 +351,11 @@ fn list(
         (true, Some(last)) => encode_continue(list_rv, &last.key),
         _ => String::new(),
     };
-    if as_table && matches!(filter.kind, Kind::Pod | Kind::Event) {
+    if as_table && matches!(filter.kind, Kind::Pod | Kind::Event | Kind::Node) {
         let objects: Vec<Value> = items.iter().map(|e| e.value()).collect();
-        let table = match filter.kind {
-            Kind::Pod => table::pods(&objects, list_rv, &continue_token),
-            _ => table::events(&objects, list_rv, &continue_token),
-        };
-        return Ok(ok_json(&table));
+        if let Some(table) = table::of(filter.kind, &objects, list_rv, &continue_token) {
+            return Ok(ok_json(&table));
+        }
     }
     let mut body =
         BytesMut::with_capacity(64 + items.iter().map(|e| e.json.len() + 1).sum::<usize>());

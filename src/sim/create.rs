@@ -342,6 +342,7 @@ fn record_exit(state: &SimState, key: &Key, container: &str, code: i32) {
                 let reason = if code == 0 { "Completed" } else { "Error" };
                 status["state"] = json!({"terminated": {
                     "exitCode": code, "reason": reason, "startedAt": started, "finishedAt": now,
+                    "containerID": status["containerID"].clone(),
                 }});
                 status["ready"] = json!(false);
                 status["started"] = json!(false);

@@ -1,12 +1,112 @@
-//! `meta.k8s.io/v1` Table rendering of pods and events, for `kubectl get`
-//! (which asks the server to print), with the apiserver's columns.
+//! `meta.k8s.io/v1` Table rendering of pods, events and nodes, for
+//! `kubectl get` (which asks the server to print), with the apiserver's
+//! columns.
 
-use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::api::core::v1::{Node, Pod};
 use serde_json::{Value, json};
 
+use super::store::Kind;
 use crate::model::PodRow;
+use crate::model::node::NodeRow;
 
-pub fn pods(pods: &[Value], resource_version: u64, continue_token: &str) -> Value {
+/// The Table of `objects` of `kind`, for the kinds the apiserver prints
+/// columns of here; `None` for the others (their objects are sent).
+pub fn of(
+    kind: Kind,
+    objects: &[Value],
+    resource_version: u64,
+    continue_token: &str,
+) -> Option<Value> {
+    Some(match kind {
+        Kind::Pod => pods(objects, resource_version, continue_token),
+        Kind::Event => events(objects, resource_version, continue_token),
+        Kind::Node => nodes(objects, resource_version, continue_token),
+        _ => return None,
+    })
+}
+
+/// `kubectl get nodes` (`-o wide` shows the priority-1 columns).
+fn nodes(nodes: &[Value], resource_version: u64, continue_token: &str) -> Value {
+    let column = |name: &str, priority: u8| json!({"name": name, "type": "string", "format": if name == "Name" { "name" } else { "" }, "description": "", "priority": priority});
+    let now = jiff::Timestamp::now();
+    let rows: Vec<Value> = nodes
+        .iter()
+        .map(|node| {
+            // From bytes, as every object in podbay is decoded.
+            let parsed = serde_json::to_vec(node)
+                .and_then(|json| serde_json::from_slice::<Node>(&json))
+                .map(|n| NodeRow::from_node(&n));
+            let address = |kind: &str| {
+                node.pointer("/status/addresses")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .find(|a| a["type"] == kind)
+                    .and_then(|a| a["address"].as_str())
+                    .unwrap_or("<none>")
+                    .to_string()
+            };
+            let info = |field: &str| {
+                node.pointer(&format!("/status/nodeInfo/{field}"))
+                    .cloned()
+                    .unwrap_or(json!(""))
+            };
+            let (status, roles, age, version) = match parsed {
+                Ok(n) => (
+                    n.status,
+                    n.roles,
+                    n.created.map_or("<unknown>".into(), |t| {
+                        crate::model::human_duration(now.duration_since(t))
+                    }),
+                    n.version,
+                ),
+                Err(_) => (
+                    "Unknown".into(),
+                    "<none>".into(),
+                    "<unknown>".into(),
+                    String::new(),
+                ),
+            };
+            row(
+                json!([
+                    node["metadata"]["name"],
+                    status,
+                    roles,
+                    age,
+                    version,
+                    address("InternalIP"),
+                    address("ExternalIP"),
+                    info("osImage"),
+                    info("kernelVersion"),
+                    info("containerRuntimeVersion"),
+                ]),
+                &node["metadata"],
+            )
+        })
+        .collect();
+    table(
+        resource_version,
+        continue_token,
+        ["Name", "Status", "Roles", "Age", "Version"]
+            .iter()
+            .map(|c| column(c, 0))
+            .chain(
+                [
+                    "Internal-IP",
+                    "External-IP",
+                    "OS-Image",
+                    "Kernel-Version",
+                    "Container-Runtime",
+                ]
+                .iter()
+                .map(|c| column(c, 1)),
+            )
+            .collect(),
+        rows,
+    )
+}
+
+fn pods(pods: &[Value], resource_version: u64, continue_token: &str) -> Value {
     let column = |name: &str, kind: &str, format: &str, description: &str, priority: u8| json!({"name": name, "type": kind, "format": format, "description": description, "priority": priority});
     let now = jiff::Timestamp::now();
     let rows: Vec<Value> = pods
@@ -121,7 +221,7 @@ pub fn pods(pods: &[Value], resource_version: u64, continue_token: &str) -> Valu
 /// Events as the apiserver prints them (`printEvent`): LAST SEEN, TYPE,
 /// REASON, OBJECT, MESSAGE, and with `-o wide` the subobject, source,
 /// first seen, count and name.
-pub fn events(events: &[Value], resource_version: u64, continue_token: &str) -> Value {
+fn events(events: &[Value], resource_version: u64, continue_token: &str) -> Value {
     let column = |name: &str, priority: u8| json!({"name": name, "type": "string", "format": if name == "Name" { "name" } else { "" }, "description": "", "priority": priority});
     let now = jiff::Timestamp::now();
     let rows: Vec<Value> = events

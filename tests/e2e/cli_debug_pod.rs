@@ -332,3 +332,35 @@ async fn a_custom_profile_is_merged_and_meets_pod_security_first() {
         text(&out)
     );
 }
+
+/// A copy whose added container prints and ends before podbay can attach:
+/// its output comes from the log, once, and its exit code is podbay's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_copy_that_ends_before_the_attach_is_read_from_its_log() {
+    let f = Fixture::new(0).await;
+    for i in 0..3 {
+        let name = format!("redis-quick-{i}");
+        let out = piped(
+            &f,
+            &[
+                "redis-0",
+                "-n",
+                "shop",
+                "--copy-to",
+                &name,
+                "--image",
+                "busybox:1.36",
+                "-i",
+                "--",
+                "sh",
+                "-c",
+                "echo copy-ok; exit 4",
+            ],
+            "",
+        )
+        .await;
+        let (stdout, stderr) = text(&out);
+        assert_eq!(out.status.code(), Some(4), "{stdout}\n{stderr}");
+        assert_eq!(stdout, "copy-ok\n", "{stderr}");
+    }
+}

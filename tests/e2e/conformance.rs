@@ -673,6 +673,29 @@ async fn kubectl_debugs_a_node_and_copies_a_pod() {
             }
         };
         let args = |s: &str| s.split_whitespace().map(String::from).collect::<Vec<_>>();
+        // The server prints nodes as the apiserver does.
+        let listed = run(args("get nodes")).await;
+        let listed = String::from_utf8_lossy(&listed.stdout).to_string();
+        let row = |name: &str| {
+            listed
+                .lines()
+                .find(|l| l.starts_with(name))
+                .unwrap_or_default()
+                .to_string()
+        };
+        assert!(
+            listed.starts_with("NAME") && listed.contains("VERSION"),
+            "{version}\n{listed}"
+        );
+        assert!(
+            row("node-a1").contains("control-plane") && row("node-a1").contains("v1.33.1"),
+            "{version}\n{listed}"
+        );
+        assert!(
+            row("node-b2").contains("Ready,SchedulingDisabled"),
+            "{version}\n{listed}"
+        );
+        assert!(row("node-win1").contains("NotReady"), "{version}\n{listed}");
         let created = run(args(
             "debug node/node-b1 --image=busybox:1.36 --profile=sysadmin -- sleep 600",
         ))
