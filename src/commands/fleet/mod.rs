@@ -92,12 +92,22 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> std::result::Result<i3
         Arc::new(pods.iter().map(|_| AtomicBool::new(false)).collect());
     let mut tasks = tokio::task::JoinSet::new();
     let mut index_of = HashMap::new();
+    // Each pod asks for its permit once the pod before it has one (or gave
+    // up): pods start in name order, whichever task the runtime polls first.
+    let mut before: Option<tokio::sync::oneshot::Receiver<()>> = None;
     for (index, (pod, label)) in pods.iter().zip(&labels).enumerate() {
         let (shared, permits, began) = (shared.clone(), permits.clone(), began.clone());
         let (pod, prefix) = (pod.clone(), Prefix::new(label, index, width));
+        let (asked, next) = tokio::sync::oneshot::channel::<()>();
+        let turn = before.replace(next);
         let task = tasks.spawn(async move {
+            if let Some(turn) = turn {
+                let _ = turn.await;
+            }
+            let permit = permits.acquire_owned().await;
+            drop(asked);
             // Closed by ctrl-c: this pod's turn never comes.
-            let Ok(_permit) = permits.acquire_owned().await else {
+            let Ok(_permit) = permit else {
                 return (index, PodResult::NotStarted);
             };
             began[index].store(true, Ordering::SeqCst);
