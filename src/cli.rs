@@ -43,6 +43,13 @@ pub struct BrowseArgs {
     /// Print the config, themes, state and log paths, and exit.
     #[arg(long)]
     pub print_paths: bool,
+    /// Bring back the panes kept at the last run without asking.
+    #[arg(long, conflicts_with = "no_restore")]
+    pub restore: bool,
+    /// Start without the panes kept at the last run (they stay kept until
+    /// the workspace changes).
+    #[arg(long)]
+    pub no_restore: bool,
 }
 
 #[derive(Debug, Subcommand)]

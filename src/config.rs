@@ -43,9 +43,18 @@ pub struct Config {
     pub terminal: TerminalConfig,
     pub logs: LogsConfig,
     pub files: FilesConfig,
+    pub workspace: WorkspaceConfig,
     /// `[profiles.NAME]`: the team's debug profiles (`base`, then a
     /// partial container as `kubectl debug --custom` takes it).
     pub profiles: BTreeMap<String, toml::Table>,
+}
+
+/// `[workspace]`: the panes kept across runs.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct WorkspaceConfig {
+    /// At start, with a kept workspace: `ask`, `always` or `never`.
+    pub restore: crate::app::restore::RestoreChoice,
 }
 
 /// `[files]`: the file browser.
@@ -136,6 +145,7 @@ impl Default for Config {
             terminal: TerminalConfig::default(),
             logs: LogsConfig::default(),
             files: FilesConfig::default(),
+            workspace: WorkspaceConfig::default(),
             profiles: BTreeMap::new(),
         }
     }
@@ -494,6 +504,14 @@ mod tests {
         assert_eq!(shipped.theme, Config::default().theme);
         assert_eq!(shipped.debug.images[0], "busybox:1.36");
         assert!(shipped.keys.is_empty());
+        assert_eq!(shipped.workspace, WorkspaceConfig::default());
+        let never = Config::parse("[workspace]\nrestore = \"never\"\n", "c.toml").unwrap();
+        assert_eq!(
+            never.workspace.restore,
+            crate::app::restore::RestoreChoice::Never
+        );
+        let wrong = Config::parse("[workspace]\nrestore = \"maybe\"\n", "c.toml").unwrap_err();
+        assert_eq!(wrong.line, 2, "{wrong}");
     }
 
     #[test]

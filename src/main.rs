@@ -2,6 +2,7 @@ use std::path::PathBuf;
 
 use anyhow::Context as _;
 
+use podbay::app::restore::RestoreChoice;
 use podbay::cli::{BrowseArgs, Cli, Command, DemoArgs, ScenarioArgs, SimArgs};
 use podbay::cluster::client::Target;
 use podbay::config::{Config, Paths};
@@ -160,7 +161,7 @@ async fn browse(
     target: Target,
     args: BrowseArgs,
     paths: &Paths,
-    all_by_default: bool,
+    demo: bool,
     notice: Option<String>,
 ) -> anyhow::Result<()> {
     let config = Config::load(&paths.config)?;
@@ -172,6 +173,9 @@ async fn browse(
     // Checked when the file was read.
     let custom_profiles = config.custom_profiles().unwrap_or_default();
     let _log = podbay::logging::init(&paths.log);
+    let target_kubeconfig = target.kubeconfig.clone();
+    let browser_pinned =
+        target.context.is_some() || args.namespace.is_some() || args.all_namespaces;
     tui::run(TuiOptions {
         panes,
         keepalive: podbay::config::seconds(config.terminal.keepalive),
@@ -179,7 +183,7 @@ async fn browse(
         notice,
         target,
         all_namespaces: args.all_namespaces
-            || (args.namespace.is_none() && (config.all_namespaces || all_by_default)),
+            || (args.namespace.is_none() && (config.all_namespaces || demo)),
         namespace: args.namespace,
         fallback_namespaces: config.namespaces,
         keymap,
@@ -199,6 +203,16 @@ async fn browse(
             &config.debug.images,
         ),
         image_history: Some(paths.image_history()),
+        // The demo's cluster ends with podbay: nothing of it could come back.
+        workspace: (!demo).then(|| tui::WorkspaceOptions {
+            store: tui::kept::Store::for_kubeconfig(&paths.state, target_kubeconfig.as_deref()),
+            restore: match (args.restore, args.no_restore) {
+                (true, _) => RestoreChoice::Always,
+                (_, true) => RestoreChoice::Never,
+                _ => config.workspace.restore,
+            },
+            browser_pinned,
+        }),
     })
     .await
 }

@@ -31,6 +31,10 @@ pub enum Command {
     Forwards,
     /// `:nodes`: the nodes view.
     Nodes,
+    /// Keep the workspace under this name.
+    Save(String),
+    /// Bring back the workspace kept under this name.
+    Load(String),
     Quit,
 }
 
@@ -67,9 +71,9 @@ impl SortColumn {
     }
 }
 
-const COMMANDS: [&str; 16] = [
+const COMMANDS: [&str; 18] = [
     "ns", "ctx", "describe", "yaml", "events", "sort", "exec", "delete", "since", "record",
-    "rename", "files", "pf", "forwards", "q", "quit",
+    "rename", "files", "pf", "forwards", "save", "load", "q", "quit",
 ];
 
 pub fn parse(text: &str) -> Result<Command, String> {
@@ -102,6 +106,10 @@ pub fn parse(text: &str) -> Result<Command, String> {
         ("messages" | "msgs", None) => Ok(Command::Messages),
         ("pf" | "forwards" | "port-forward", None) => Ok(Command::Forwards),
         ("nodes" | "node" | "no", None) => Ok(Command::Nodes),
+        ("save", Some(name)) => Ok(Command::Save(name)),
+        ("save", None) => Err("Name the workspace: :save NAME (:load NAME brings it back).".into()),
+        ("load", Some(name)) => Ok(Command::Load(name)),
+        ("load", None) => Ok(Command::Load(String::new())),
         ("files", path) if path.as_deref().is_none_or(|p| p.starts_with('/')) => {
             Ok(Command::Files(path))
         }

@@ -127,6 +127,22 @@ pub enum Event {
         to_pod: u64,
         from_pod: u64,
     },
+    /// A context asked for with [`Effect::ConnectContext`] is connected
+    /// (as this cluster), or cannot be: one sentence.
+    ContextReady {
+        context: String,
+        outcome: Result<ClusterId, String>,
+    },
+    /// [`Effect::SaveWorkspace`] wrote this file, or could not.
+    WorkspaceSaved {
+        name: String,
+        outcome: Result<std::path::PathBuf, String>,
+    },
+    /// [`Effect::LoadWorkspace`] read it, or could not (one sentence).
+    WorkspaceLoaded {
+        name: String,
+        outcome: Result<Box<super::saved::SavedWorkspace>, String>,
+    },
     /// Recording started (with its file), stopped (`None`), or failed.
     Recording {
         id: TerminalId,
@@ -221,6 +237,9 @@ pub enum Effect {
         /// Start over (after a toggle or `:since`), not from where the
         /// pane's last stream stopped.
         fresh: bool,
+        /// Per container, where a restored pane's log stopped before the
+        /// restart (used when its stream has no place of its own yet).
+        resume_from: std::collections::BTreeMap<String, Timestamp>,
         /// The previous run's log (`previous=true`).
         previous: bool,
         /// Follow the running container's log (`follow=true`), as a log
@@ -263,6 +282,20 @@ pub enum Effect {
         request: crate::model::forward::ForwardRequest,
     },
     StopForward(u64),
+    /// Connect to this context beside the browser's, for restored panes
+    /// and forwards: [`Event::ContextReady`].
+    ConnectContext(String),
+    /// Keep the workspace under this name (the runtime adds where each
+    /// log pane of `terminals` got to): [`Event::WorkspaceSaved`].
+    SaveWorkspace {
+        name: String,
+        workspace: Box<super::saved::SavedWorkspace>,
+        terminals: Vec<TerminalId>,
+    },
+    /// Read the workspace kept under this name: [`Event::WorkspaceLoaded`].
+    LoadWorkspace(String),
+    /// Forget the workspace kept at the last run's end (`d` at the question).
+    ForgetWorkspace,
     /// Start or stop recording a terminal (asciicast v2).
     Record {
         id: TerminalId,

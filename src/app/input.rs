@@ -78,6 +78,7 @@ impl App {
             Mode::Forward(form) => self.on_forward_form_key(*form, key),
             Mode::NodeDebug(form) => self.on_node_debug_key(*form, key),
             Mode::CopyPod(form) => self.on_copy_form_key(*form, key),
+            Mode::ConfirmRestore(saved) => self.on_restore_answer(*saved, key),
             Mode::Normal => self.on_normal_key(key),
         }
     }
@@ -175,6 +176,8 @@ impl App {
                 self.ask_delete();
                 vec![]
             }
+            Ok(command::Command::Save(name)) => self.save_as(name),
+            Ok(command::Command::Load(name)) => self.load(name),
             Ok(command::Command::Rename(name)) => {
                 self.rename_focused(&name);
                 vec![]

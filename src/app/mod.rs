@@ -24,6 +24,8 @@ mod panes;
 pub(crate) mod pod_copy;
 pub mod pods;
 pub(crate) mod reader;
+pub mod restore;
+pub mod saved;
 pub(crate) mod terminal;
 mod view;
 pub(crate) mod workspace;
@@ -154,6 +156,14 @@ pub struct App {
     forward_form_pending: Option<PodKey>,
     /// `C` on the list opened this pod: the copy form follows its detail.
     copy_form_pending: Option<PodKey>,
+    /// Each context connected in this run, as its cluster: restored panes
+    /// start on theirs.
+    clusters: std::collections::BTreeMap<String, ClusterId>,
+    /// Restored forwards whose context is being connected.
+    waiting_forwards: Vec<saved::SavedForward>,
+    /// A restore brings the browser's context and namespaces back too
+    /// (not when the command line chose them).
+    restore_browser: bool,
     pub quitting: bool,
 }
 
@@ -181,6 +191,9 @@ impl App {
             Scope::Namespaces(vec![options.namespace.clone()])
         };
         let app = App {
+            clusters: [(options.context.clone(), options.cluster.clone())].into(),
+            waiting_forwards: Vec::new(),
+            restore_browser: true,
             contexts_used: vec![options.context.clone()],
             cluster: options.cluster,
             context: options.context,
@@ -400,6 +413,7 @@ impl App {
                 namespace,
                 contexts,
             } => {
+                self.clusters.insert(context.clone(), cluster.clone());
                 self.cluster = cluster;
                 // Coming back to a context finds the namespaces it showed
                 // (the one given with -n, say), as k9s does.
@@ -482,6 +496,12 @@ impl App {
                 self.on_wake(token);
                 vec![]
             }
+            Event::ContextReady { context, outcome } => self.on_context_ready(context, outcome),
+            Event::WorkspaceSaved { name, outcome } => {
+                self.on_workspace_saved(name, outcome);
+                vec![]
+            }
+            Event::WorkspaceLoaded { outcome, .. } => self.on_workspace_loaded(outcome),
             Event::Recording { id, outcome } => {
                 self.on_recording(id, outcome);
                 vec![]

@@ -34,4 +34,6 @@ pub enum Mode {
     NodeDebug(Box<super::nodes::NodeDebugForm>),
     /// The copy form (`C` on a pod).
     CopyPod(Box<super::pod_copy::CopyForm>),
+    /// At start: restore the kept workspace? y, n, or d to forget it.
+    ConfirmRestore(Box<super::saved::SavedWorkspace>),
 }

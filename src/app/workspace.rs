@@ -79,6 +79,27 @@ impl Workspace {
         id
     }
 
+    /// A pane on `terminal` outside the layout (the caller places it).
+    pub fn insert_pane(
+        &mut self,
+        terminal: TerminalId,
+        title: Option<String>,
+        marked: bool,
+    ) -> PaneId {
+        self.next_pane += 1;
+        let id = PaneId(self.next_pane);
+        self.panes.insert(
+            id,
+            Pane {
+                terminal,
+                title,
+                marked,
+                copy: None,
+            },
+        );
+        id
+    }
+
     /// Removes a pane. Returns its terminal's id if no pane shows it any
     /// more (the caller ends that session).
     pub fn close_pane(&mut self, pane: PaneId) -> Option<TerminalId> {

@@ -82,6 +82,10 @@ pub(super) struct Tasks {
     /// podbay quits, whatever became of its pane).
     creates: Vec<JoinHandle<()>>,
     created: std::sync::Arc<std::sync::Mutex<Vec<(ClusterId, PodKey)>>>,
+    /// Contexts connected beside the browser's report here.
+    beside: mpsc::Sender<(String, Result<Connection, String>)>,
+    /// Where workspaces are kept (none: not in this run).
+    pub(super) workspaces: Option<super::kept::Store>,
 }
 
 impl Tasks {
@@ -90,6 +94,7 @@ impl Tasks {
         target: Target,
         tx: mpsc::Sender<Tagged>,
         connected: mpsc::Sender<Connection>,
+        beside: mpsc::Sender<(String, Result<Connection, String>)>,
         sessions: Sessions,
     ) -> Self {
         Tasks {
@@ -112,6 +117,8 @@ impl Tasks {
             forwards: HashMap::new(),
             creates: Vec::new(),
             created: Default::default(),
+            beside,
+            workspaces: None,
         }
     }
 
@@ -245,6 +252,7 @@ impl Tasks {
                 follow,
                 options,
                 fresh,
+                resume_from,
             } => {
                 let client = self.client_of_terminal(id, &key.cluster)?;
                 let read = log_pane::Read {
@@ -252,8 +260,38 @@ impl Tasks {
                     follow,
                     options,
                 };
+                let start = if fresh {
+                    super::sessions::LogStart::Over
+                } else {
+                    super::sessions::LogStart::Continue(&resume_from)
+                };
                 self.sessions
-                    .show_log(id, client, key, containers, read, fresh);
+                    .show_log(id, client, key, containers, read, start);
+            }
+            Effect::ConnectContext(context) => self.connect_beside(context),
+            Effect::SaveWorkspace {
+                name,
+                mut workspace,
+                terminals,
+            } => {
+                let Some(store) = &self.workspaces else {
+                    return Ok(None);
+                };
+                self.add_log_positions(&mut workspace, &terminals);
+                let outcome = store.write(&name, &workspace);
+                return Ok(Some(Event::WorkspaceSaved { name, outcome }));
+            }
+            Effect::LoadWorkspace(name) => {
+                let outcome = match &self.workspaces {
+                    Some(store) => store.load(&name).map(Box::new),
+                    None => Err("Workspaces are not kept in this run.".into()),
+                };
+                return Ok(Some(Event::WorkspaceLoaded { name, outcome }));
+            }
+            Effect::ForgetWorkspace => {
+                if let Some(store) = &self.workspaces {
+                    store.forget(crate::app::saved::LAST);
+                }
             }
             Effect::SendInput { id, bytes } => self.sessions.send(id, SessionInput::Data(bytes)),
             Effect::ResizeSession { id, size } => self.sessions.resize(id, size),
@@ -755,6 +793,45 @@ impl Tasks {
                 }
             }
         }));
+    }
+
+    /// Connects to `context` beside the browser's (for restored panes):
+    /// its client joins the others, the browser stays where it is.
+    fn connect_beside(&mut self, context: String) {
+        let target = Target {
+            context: Some(context.clone()),
+            ..self.target.clone()
+        };
+        let beside = self.beside.clone();
+        tokio::spawn(async move {
+            let outcome = connect_and_probe(&target).await.map_err(|u| u.sentence);
+            let _ = beside.send((context, outcome)).await;
+        });
+    }
+
+    /// A context connected beside the browser's: its client is kept.
+    pub(super) fn connected_beside(
+        &mut self,
+        context: String,
+        outcome: Result<Connection, String>,
+    ) -> Event {
+        let outcome = outcome.map(|connection| {
+            let cluster = connection.cluster();
+            self.clients.insert(cluster.clone(), connection.client);
+            cluster
+        });
+        Event::ContextReady { context, outcome }
+    }
+
+    /// Where each of `terminals`' logs got to, into the kept workspace.
+    pub(super) fn add_log_positions(
+        &self,
+        workspace: &mut crate::app::saved::SavedWorkspace,
+        terminals: &[TerminalId],
+    ) {
+        for (kept, id) in workspace.terminals.iter_mut().zip(terminals) {
+            kept.last_seen.extend(self.sessions.log_positions(*id));
+        }
     }
 
     /// Switches every watch to a new context's client.

@@ -48,11 +48,22 @@ pub struct TuiOptions {
     pub recordings: std::path::PathBuf,
     /// A sentence for the status line at start (the demo's fallback).
     pub notice: Option<String>,
+    /// Where the workspace is kept, and whether to bring it back.
+    pub workspace: Option<WorkspaceOptions>,
+}
+
+pub struct WorkspaceOptions {
+    pub store: kept::Store,
+    pub restore: crate::app::restore::RestoreChoice,
+    /// The command line chose the context or the namespaces: a restore
+    /// leaves the browser where they put it.
+    pub browser_pinned: bool,
 }
 
 mod connect;
 mod executor;
 mod files;
+pub mod kept;
 mod log_pane;
 mod outbox;
 mod pulse;
@@ -106,6 +117,7 @@ pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
     }
     let (tx, mut rx) = mpsc::channel::<Tagged>(4096);
     let (connected_tx, mut connected) = mpsc::channel::<Connection>(1);
+    let (beside_tx, mut beside) = mpsc::channel::<(String, Result<Connection, String>)>(8);
     let (outboxes, mut ready) = outbox::Outboxes::new();
     let mut sessions = Sessions::new(outboxes);
     sessions.keepalive = options.keepalive;
@@ -116,12 +128,30 @@ pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
         options.target.clone(),
         tx,
         connected_tx,
+        beside_tx,
         sessions,
     );
     tasks.image_history = options.image_history.clone();
     tasks.launch_timeout = options.launch_timeout;
     tasks.watch_namespaces();
     tasks.feel_pulse();
+    let mut effects = effects;
+    let mut keeper = None;
+    if let Some(workspace) = options.workspace.take() {
+        match workspace.store.read(crate::app::saved::LAST) {
+            Ok(Some(saved)) => {
+                effects.extend(app.offer_restore(
+                    saved,
+                    workspace.restore,
+                    workspace.browser_pinned,
+                ));
+            }
+            Ok(None) => {}
+            Err(sentence) => app.message = Some(crate::app::warning(sentence)),
+        }
+        tasks.workspaces = Some(workspace.store.clone());
+        keeper = Some(Keeper::new(workspace.store));
+    }
     let started: VecDeque<Event> = effects.into_iter().filter_map(|e| tasks.run(e)).collect();
     let mut quit = apply(&mut app, &mut tasks, &mut screen, started);
 
@@ -174,6 +204,9 @@ pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
                 };
                 tasks.replace_connection(connection);
                 Some(event)
+            }
+            Some((context, outcome)) = beside.recv() => {
+                Some(tasks.connected_beside(context, outcome))
             }
             Some(id) = ready.recv() => {
                 tasks.sessions.mark_ready(id);
@@ -237,13 +270,75 @@ pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
                 .any(|e| matches!(e, Event::SessionOutput { id, .. } if Some(*id) == focused));
         }
         quit |= apply(&mut app, &mut tasks, &mut screen, pending.into());
+        if let Some(keeper) = &mut keeper {
+            keeper.keep_if_due(&mut app, &tasks);
+        }
     }
     tasks.stop_all();
     // The node debug pods podbay made go with it, as with their last pane.
     tasks.delete_now(app.owned_pods()).await;
+    if let Some(keeper) = &mut keeper {
+        // Gone with podbay: their panes would only say so.
+        app.forget_owned_panes();
+        keeper.keep(&mut app, &tasks);
+    }
     drop(screen);
     drop(guard);
     Ok(())
+}
+
+/// Keeps the workspace as it changes: at most once a second, so a crash
+/// loses at most the last second.
+struct Keeper {
+    store: kept::Store,
+    /// What was last written (its time aside), to write only changes.
+    written: Option<crate::app::saved::SavedWorkspace>,
+    next: tokio::time::Instant,
+    /// A write failed once: said once, not every second.
+    failed: bool,
+}
+
+impl Keeper {
+    fn new(store: kept::Store) -> Keeper {
+        Keeper {
+            store,
+            written: None,
+            next: tokio::time::Instant::now(),
+            failed: false,
+        }
+    }
+
+    fn keep_if_due(&mut self, app: &mut App, tasks: &Tasks) {
+        if tokio::time::Instant::now() >= self.next && app.keeps_workspace() {
+            self.next = tokio::time::Instant::now() + Duration::from_secs(1);
+            self.keep(app, tasks);
+        }
+    }
+
+    fn keep(&mut self, app: &mut App, tasks: &Tasks) {
+        let (mut workspace, terminals) = app.saved();
+        tasks.add_log_positions(&mut workspace, &terminals);
+        let unchanged = self.written.as_ref().is_some_and(|w| {
+            crate::app::saved::SavedWorkspace {
+                saved_at: workspace.saved_at,
+                ..w.clone()
+            } == workspace
+        });
+        if unchanged {
+            return;
+        }
+        match self.store.write(crate::app::saved::LAST, &workspace) {
+            Ok(_) => self.written = Some(workspace),
+            Err(sentence) if !self.failed => {
+                self.failed = true;
+                tracing::warn!("{sentence}");
+                app.message = Some(crate::app::warning(format!(
+                    "{sentence} Panes will not come back after a restart."
+                )));
+            }
+            Err(_) => {}
+        }
+    }
 }
 
 /// Gives the app each event, and carries out the effects of each,

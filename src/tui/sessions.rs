@@ -133,14 +133,18 @@ impl Sessions {
         key: TerminalKey,
         containers: Vec<String>,
         read: log_pane::Read,
-        fresh: bool,
+        start: LogStart<'_>,
     ) {
         let TerminalKey { pod, container, .. } = key;
         let pods: Api<Pod> = Api::namespaced(client, &pod.namespace);
         let outbox = self.outboxes.open(id);
-        if fresh {
-            self.log_resume.retain(|(terminal, _), _| *terminal != id);
-        }
+        let seeds = match start {
+            LogStart::Over => {
+                self.log_resume.retain(|(terminal, _), _| *terminal != id);
+                None
+            }
+            LogStart::Continue(seeds) => Some(seeds),
+        };
         // Each container's stream resumes after its own last line; a
         // previous run's log is read whole.
         let mut resume = |container: &str| {
@@ -149,7 +153,11 @@ impl Sessions {
             } else {
                 self.log_resume
                     .entry((id, container.to_string()))
-                    .or_default()
+                    .or_insert_with(|| {
+                        std::sync::Arc::new(std::sync::Mutex::new(
+                            seeds.and_then(|s| s.get(container)).copied(),
+                        ))
+                    })
                     .clone()
             }
         };
@@ -202,6 +210,21 @@ impl Sessions {
             tracing::warn!("recording: {e}");
         }
         self.send(id, SessionInput::Resize(size));
+    }
+
+    /// Per container, the last log line terminal `id` has shown.
+    pub(super) fn log_positions(
+        &self,
+        id: TerminalId,
+    ) -> std::collections::BTreeMap<String, jiff::Timestamp> {
+        self.log_resume
+            .iter()
+            .filter(|((terminal, _), _)| *terminal == id)
+            .filter_map(|((_, container), at)| {
+                let at = *at.lock().unwrap_or_else(|p| p.into_inner());
+                Some((container.clone(), at?))
+            })
+            .collect()
     }
 
     pub(super) fn close(&mut self, id: TerminalId) {
@@ -430,4 +453,14 @@ async fn forward(
             break;
         }
     }
+}
+
+/// Where a log pane's read starts.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum LogStart<'a> {
+    /// From the start, with the pane's options (a toggle, `:since`).
+    Over,
+    /// After the last line each container's stream showed; for a stream
+    /// that showed none yet, after these (a restored pane's places).
+    Continue(&'a std::collections::BTreeMap<String, jiff::Timestamp>),
 }

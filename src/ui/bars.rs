@@ -163,6 +163,19 @@ pub fn footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             Span::styled("y", theme.key_hint),
             Span::styled(" closes · other keys keep it", theme.dim),
         ]),
+        Mode::ConfirmRestore(_) => Line::from(vec![
+            Span::styled(
+                format!(
+                    " {} ",
+                    app.message.as_ref().map_or("Restore?", |m| m.text.as_str())
+                ),
+                theme.warning.add_modifier(ratatui::style::Modifier::BOLD),
+            ),
+            Span::styled("y", theme.key_hint),
+            Span::styled("/n · ", theme.dim),
+            Span::styled("d", theme.key_hint),
+            Span::styled(" forgets it", theme.dim),
+        ]),
         Mode::ConfirmQuit => Line::from(Span::styled(
             format!(
                 " {}",

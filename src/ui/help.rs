@@ -150,7 +150,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, top: usize, theme: &Theme)
         theme.dim,
     )));
     lines.push(Line::from(Span::styled(
-        " Commands: :ns NAME · :ns (all) · :ctx NAME · :describe · :yaml · :events [-A] · :messages · :pf (forwards) · :nodes · :sort COLUMN · :exec CMD… · :delete · :q · tab completes",
+        " Commands: :ns NAME · :ns (all) · :ctx NAME · :describe · :yaml · :events [-A] · :messages · :pf (forwards) · :nodes · :sort COLUMN · :exec CMD… · :delete · :save NAME · :load NAME · :q · tab completes",
         theme.dim,
     )));
     let title = match app.view {
@@ -243,7 +243,7 @@ pub const PANE_KEYS: [(&str, &str); 17] = [
     ("S", "mark all panes / unmark all"),
     ("[  pgup", "copy mode: v select, y copy, / search, q leave"),
     ("r", "reattach a disconnected pane"),
-    (":", "command line (:record, :rename NAME, :q)"),
+    (":", "command line (:record, :rename NAME, :save NAME, :q)"),
     ("(prefix again)", "send the prefix key itself to the shell"),
 ];
 

@@ -33,6 +33,7 @@ mod pod_filter;
 mod pod_security;
 mod profiles_e2e;
 mod reliability;
+mod restore_e2e;
 mod sandbox;
 mod secrets;
 mod sim_api;

@@ -64,10 +64,11 @@ async fn a_shell_on_a_node_from_the_nodes_view_sees_that_node_and_goes_with_its_
         .keys("ps -e -o comm | grep -E 'payments-api|kube-apiserver|redis-server' | sort -u | tr '\\n' ' '; echo END\r")
         .await;
     screen
+        // The command itself wraps at 80 columns, its `echo END` included:
+        // the answer is a line that ends so without being the command.
         .wait_for("ps's answer", |t| {
-            t.contains("END\n")
-                || t.lines()
-                    .any(|l| l.trim_matches(['│', ' ']).ends_with("END"))
+            t.lines()
+                .any(|l| l.trim_matches(['│', ' ']).ends_with("END") && !l.contains("echo"))
         })
         .await;
     let text = screen.text();

@@ -218,6 +218,15 @@ impl PodTable {
         self.sort
     }
 
+    /// Sorts by `column`, this way round (a restored workspace's sort).
+    pub fn set_sort(&mut self, column: SortColumn, reversed: bool) {
+        self.sort = Some(Sort { column, reversed });
+        let query = self.query().unwrap_or_default().to_string();
+        self.filter = None;
+        self.rebuild(&query);
+        self.resync_cursor();
+    }
+
     /// Sorts by `column`; by the same column again, the other way round.
     /// The selected pod stays selected.
     pub fn sort_by(&mut self, column: SortColumn) -> Sort {

@@ -142,6 +142,23 @@ pub struct Terminal {
     pub line: LineEditor,
     /// `ctrl-d` closed its stdin.
     pub stdin_closed: bool,
+    /// Brought back from a kept workspace, until its pod's state is known.
+    pub restored: Option<Restored>,
+    /// Per container, the last log line shown before podbay restarted: a
+    /// log pane's first read goes on after it.
+    pub resume_from: std::collections::BTreeMap<String, Timestamp>,
+}
+
+/// What a terminal brought back from a kept workspace still has to check.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Restored {
+    /// The pod's UID when it was kept: another UID is another pod.
+    pub pod_uid: Option<String>,
+    /// The server its context named when it was kept.
+    pub server: String,
+    pub saved_at: Timestamp,
+    /// Its context is connected and its pod watched.
+    pub started: bool,
 }
 
 /// How keys reach a terminal's process.
@@ -176,6 +193,11 @@ impl Terminal {
             follow: matches!(self.kind, TerminalKind::Log | TerminalKind::AllLogs),
             options: self.log,
             fresh,
+            resume_from: if fresh {
+                Default::default()
+            } else {
+                self.resume_from.clone()
+            },
         }
     }
 
@@ -264,6 +286,8 @@ impl Terminal {
             stdio: Stdio::TERMINAL,
             line: LineEditor::default(),
             stdin_closed: false,
+            restored: None,
+            resume_from: Default::default(),
         }
     }
 

@@ -149,6 +149,9 @@ impl App {
     /// a launched container runs, show its log if it already ended, show
     /// why it waits, and read exit codes (an attach always ends "Success").
     fn after_terminal_change(&mut self, id: TerminalId) -> Vec<Effect> {
+        if let Some(effects) = self.settle_restored(id) {
+            return effects;
+        }
         let Some(t) = self.workspace.terminals.get_mut(&id) else {
             return vec![];
         };
@@ -181,7 +184,8 @@ impl App {
             t.state,
             TerminalState::Launching | TerminalState::Waiting { .. }
         );
-        if t.kind != TerminalKind::Debug || !waiting_for_start {
+        // (An attach waits only when restored onto a container that waits.)
+        if !t.kind.resumable() || !waiting_for_start {
             return vec![];
         }
         match state {

@@ -32,6 +32,19 @@ impl Direction {
     }
 }
 
+/// A layout's tree as plain data ([`Layout::shape`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Shape {
+    Pane(PaneId),
+    Split {
+        axis: Axis,
+        /// Share of the length given to `first`.
+        ratio: f64,
+        first: Box<Shape>,
+        second: Box<Shape>,
+    },
+}
+
 #[derive(Debug, Clone)]
 enum Node {
     Leaf(PaneId),
@@ -239,6 +252,83 @@ impl Layout {
         self.root = chain(Axis::Vertical, rows);
         self.zoomed = None;
         self.even();
+    }
+
+    /// `panes` tiled, in that order.
+    pub fn tiled_of(panes: &[PaneId]) -> Layout {
+        let mut layout = Layout::default();
+        let mut last = None;
+        for &pane in panes {
+            match last {
+                Some(target) => {
+                    layout.split(target, Axis::Horizontal, pane);
+                }
+                None => layout = Layout::new(pane),
+            }
+            last = Some(pane);
+        }
+        layout.tiled();
+        layout
+    }
+
+    /// The tree as data, for keeping it across runs.
+    pub fn shape(&self) -> Option<Shape> {
+        fn of(node: &Node) -> Shape {
+            match node {
+                Node::Leaf(pane) => Shape::Pane(*pane),
+                Node::Split {
+                    axis,
+                    ratio,
+                    first,
+                    second,
+                } => Shape::Split {
+                    axis: *axis,
+                    ratio: *ratio,
+                    first: Box::new(of(first)),
+                    second: Box::new(of(second)),
+                },
+            }
+        }
+        self.root.as_ref().map(of)
+    }
+
+    /// A layout from a kept [`Shape`], zooming `zoomed` if it is in it.
+    /// Ratios are brought into 0.05..=0.95 (a file may say anything); a
+    /// pane named twice is refused (`None`).
+    pub fn from_shape(shape: Shape, zoomed: Option<PaneId>) -> Option<Layout> {
+        fn node(shape: Shape) -> Node {
+            match shape {
+                Shape::Pane(pane) => Node::Leaf(pane),
+                Shape::Split {
+                    axis,
+                    ratio,
+                    first,
+                    second,
+                } => Node::Split {
+                    axis,
+                    ratio: if ratio.is_finite() {
+                        ratio.clamp(0.05, 0.95)
+                    } else {
+                        0.5
+                    },
+                    first: Box::new(node(*first)),
+                    second: Box::new(node(*second)),
+                },
+            }
+        }
+        let mut layout = Layout {
+            root: Some(node(shape)),
+            zoomed: None,
+        };
+        let mut panes = layout.panes();
+        let count = panes.len();
+        panes.sort_unstable();
+        panes.dedup();
+        if panes.len() != count {
+            return None;
+        }
+        layout.zoomed = zoomed.filter(|z| panes.contains(z));
+        Some(layout)
     }
 
     fn tiles(&self, area: Rect) -> Vec<(PaneId, Rect)> {

@@ -124,7 +124,9 @@ pub struct PodbayScreen {
     written: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
     /// Becomes true once everything podbay wrote has been parsed.
     ended: tokio::sync::watch::Receiver<bool>,
-    _home: tempdir::TempHome,
+    home: std::path::PathBuf,
+    /// The scratch HOME this screen made (none when it runs in another's).
+    _own_home: Option<tempdir::TempHome>,
 }
 
 pub mod tempdir {
@@ -163,15 +165,29 @@ impl PodbayScreen {
         let config_dir = home.path().join("config").join("podbay");
         std::fs::create_dir_all(&config_dir).expect("config dir");
         std::fs::write(config_dir.join("config.toml"), config).expect("config file");
+        let mut screen = Self::spawn_in(home.path(), args, cols, rows, extra_env);
+        screen._own_home = Some(home);
+        screen
+    }
+
+    /// podbay in the scratch HOME `home` another screen made (a restart
+    /// finds what the last run kept there).
+    pub fn spawn_in(
+        home: &std::path::Path,
+        args: &[String],
+        cols: u16,
+        rows: u16,
+        extra_env: &[(&str, &str)],
+    ) -> PodbayScreen {
         let env: Vec<(String, String)> = vec![
-            ("HOME".into(), home.path().display().to_string()),
+            ("HOME".into(), home.display().to_string()),
             (
                 "XDG_CONFIG_HOME".into(),
-                home.path().join("config").display().to_string(),
+                home.join("config").display().to_string(),
             ),
             (
                 "XDG_STATE_HOME".into(),
-                home.path().join("state").display().to_string(),
+                home.join("state").display().to_string(),
             ),
             ("TERM".into(), "xterm-256color".into()),
             ("KUBECONFIG".into(), String::new()),
@@ -223,7 +239,8 @@ impl PodbayScreen {
             parser,
             written,
             ended,
-            _home: home,
+            home: home.to_path_buf(),
+            _own_home: None,
         }
     }
 
@@ -245,7 +262,7 @@ impl PodbayScreen {
 
     /// The scratch HOME podbay runs with (config under `config/`, state under `state/`).
     pub fn home(&self) -> &std::path::Path {
-        self._home.path()
+        &self.home
     }
 
     pub fn with_screen<T>(&self, f: impl FnOnce(&vt100::Screen) -> T) -> T {

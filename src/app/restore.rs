@@ -1,0 +1,711 @@
+//! The workspace kept across runs: what [`App::saved`] keeps, the
+//! question at start, `:save`/`:load`, and how each kept pane comes back:
+//! a debug container or attach still running is re-attached with what it
+//! printed meanwhile, one that ended says how, a replaced pod says so, a
+//! shell is a new shell, a log goes on after its last line.
+
+use std::collections::BTreeSet;
+use std::net::{IpAddr, Ipv4Addr};
+
+use crossterm::event::{KeyCode, KeyEvent};
+
+use super::forwards::{Forward, ForwardState};
+use super::saved::{
+    SavedBrowser, SavedForward, SavedKind, SavedLogOptions, SavedPane, SavedShape, SavedSort,
+    SavedTerminal, SavedWorkspace, VERSION,
+};
+use super::terminal::{LogOptions, Restored, Terminal, TerminalKind, TerminalState};
+use super::{App, Effect, Focus, Mode, Scope, TerminalId, error, info, warning};
+use crate::model::forward::{ForwardRequest, ForwardTarget, PortMapping, RemotePort};
+use crate::model::session::SessionKind;
+use crate::model::{ClusterId, ContainerState, PodKey, TerminalKey};
+use crate::term::Size;
+use crate::term::grid::Grid;
+use crate::term::layout::{Layout, PaneId};
+
+/// The name `n` at the question keeps the workspace under, for `:load`.
+pub const NOT_NOW: &str = "previous";
+
+/// Whether to bring the kept workspace back at start (`--restore`,
+/// `--no-restore`, `[workspace] restore`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RestoreChoice {
+    #[default]
+    Ask,
+    Always,
+    Never,
+}
+
+impl App {
+    /// The workspace as it is now, and the terminal each kept terminal
+    /// is (the runtime adds where their logs got to).
+    pub fn saved(&self) -> (SavedWorkspace, Vec<TerminalId>) {
+        let ids: Vec<TerminalId> = self.workspace.terminals.keys().copied().collect();
+        let index_of = |id: TerminalId| ids.iter().position(|t| *t == id).unwrap_or(0);
+        let order = self.workspace.layout.panes();
+        let pane_index = |pane: PaneId| order.iter().position(|p| *p == pane).unwrap_or(0);
+        let panes = order
+            .iter()
+            .filter_map(|id| self.workspace.panes.get(id))
+            .map(|pane| SavedPane {
+                terminal: index_of(pane.terminal),
+                title: pane.title.clone(),
+                marked: pane.marked,
+            })
+            .collect();
+        let terminals = ids
+            .iter()
+            .map(|id| saved_terminal(&self.workspace.terminals[id]))
+            .collect();
+        let forwards = self
+            .forwards
+            .iter()
+            .filter(|f| !matches!(f.state, ForwardState::Failed(_)))
+            .map(|f| SavedForward {
+                context: f.cluster.context.to_string(),
+                server: f.cluster.server.to_string(),
+                user: f.cluster.user.to_string(),
+                namespace: f.namespace.clone(),
+                target: f.target.to_string(),
+                local: f.local.map(|a| a.port()),
+                remote: f.remote.to_string(),
+            })
+            .collect();
+        let saved = SavedWorkspace {
+            version: VERSION,
+            saved_at: self.now,
+            browser: SavedBrowser {
+                context: self.context.clone(),
+                namespaces: match &self.scope {
+                    Scope::All => None,
+                    Scope::Namespaces(n) => Some(n.clone()),
+                },
+                filter: self.pods.query().unwrap_or_default().to_string(),
+                sort: self.pods.sort().map(|s| SavedSort {
+                    column: s.column.name().to_string(),
+                    reversed: s.reversed,
+                }),
+            },
+            layout: self
+                .workspace
+                .layout
+                .shape()
+                .map(|shape| SavedShape::of(&shape, &pane_index)),
+            zoomed: self.workspace.layout.zoomed().map(pane_index),
+            focused: self.workspace.focused.map(pane_index),
+            in_workspace: self.focus == Focus::Workspace,
+            panes,
+            terminals,
+            forwards,
+        };
+        (saved, ids)
+    }
+
+    /// Whether the runtime may write the workspace now: not while the
+    /// question about the kept one is open (it would overwrite it).
+    pub fn keeps_workspace(&self) -> bool {
+        !matches!(self.mode, Mode::ConfirmRestore(_))
+    }
+
+    /// At start: a kept workspace with panes or forwards is offered,
+    /// brought back or left as `choice` says. `browser_pinned`: the
+    /// command line chose the context or namespaces, which stay.
+    pub fn offer_restore(
+        &mut self,
+        saved: SavedWorkspace,
+        choice: RestoreChoice,
+        browser_pinned: bool,
+    ) -> Vec<Effect> {
+        if saved.panes.is_empty() && saved.forwards.is_empty() {
+            return vec![];
+        }
+        self.restore_browser = !browser_pinned;
+        match choice {
+            RestoreChoice::Never => vec![],
+            RestoreChoice::Always => self.restore(saved),
+            RestoreChoice::Ask => {
+                let mut what = saved.summary(self.now);
+                if !saved.forwards.is_empty() {
+                    let n = saved.forwards.len();
+                    what.push_str(&format!(
+                        " and {n} port-forward{}",
+                        if n == 1 { "" } else { "s" }
+                    ));
+                }
+                self.message = Some(warning(format!("Restore {what}?")));
+                self.mode = Mode::ConfirmRestore(Box::new(saved));
+                vec![]
+            }
+        }
+    }
+
+    /// `y` restores, `d` forgets it, any other key keeps it for `:load`.
+    pub(super) fn on_restore_answer(
+        &mut self,
+        saved: SavedWorkspace,
+        key: KeyEvent,
+    ) -> Vec<Effect> {
+        match key.code {
+            KeyCode::Char('y') | KeyCode::Char('Y') | KeyCode::Enter => self.restore(saved),
+            KeyCode::Char('d') | KeyCode::Char('D') => {
+                self.message = Some(info("The kept workspace is forgotten."));
+                vec![Effect::ForgetWorkspace]
+            }
+            _ => {
+                self.message = Some(info(format!(
+                    "Not restored; :load {NOT_NOW} brings it back."
+                )));
+                vec![Effect::SaveWorkspace {
+                    name: NOT_NOW.into(),
+                    workspace: Box::new(saved),
+                    terminals: vec![],
+                }]
+            }
+        }
+    }
+
+    /// `:save NAME`.
+    pub(super) fn save_as(&mut self, name: String) -> Vec<Effect> {
+        if let Err(why) = super::saved::check_name(&name) {
+            self.message = Some(error(why));
+            return vec![];
+        }
+        let (workspace, terminals) = self.saved();
+        vec![Effect::SaveWorkspace {
+            name,
+            workspace: Box::new(workspace),
+            terminals,
+        }]
+    }
+
+    /// `:load NAME`: only into an empty workspace (the panes open now are
+    /// sessions the user may not want to lose).
+    pub(super) fn load(&mut self, name: String) -> Vec<Effect> {
+        if !self.workspace.is_empty() {
+            self.message = Some(error(format!(
+                "Close the panes first (or :save them): :load {name} brings a workspace into an empty one."
+            )));
+            return vec![];
+        }
+        vec![Effect::LoadWorkspace(name)]
+    }
+
+    pub(super) fn on_workspace_saved(
+        &mut self,
+        name: String,
+        outcome: Result<std::path::PathBuf, String>,
+    ) {
+        match outcome {
+            Ok(_) if name == NOT_NOW => {}
+            Ok(path) => {
+                self.message = Some(info(format!(
+                    "Workspace kept as {name} ({}); :load {name} brings it back.",
+                    path.display()
+                )))
+            }
+            Err(sentence) => self.message = Some(error(sentence)),
+        }
+    }
+
+    pub(super) fn on_workspace_loaded(
+        &mut self,
+        outcome: Result<Box<SavedWorkspace>, String>,
+    ) -> Vec<Effect> {
+        match outcome {
+            Ok(saved) => {
+                self.restore_browser = true;
+                self.load_into_empty(*saved)
+            }
+            Err(sentence) => {
+                self.message = Some(error(sentence));
+                vec![]
+            }
+        }
+    }
+
+    fn load_into_empty(&mut self, saved: SavedWorkspace) -> Vec<Effect> {
+        if !self.workspace.is_empty() {
+            self.message = Some(error(
+                "Close the panes first (or :save them): :load brings a workspace into an empty one.",
+            ));
+            return vec![];
+        }
+        self.restore(saved)
+    }
+
+    /// Brings a kept workspace back: panes and layout at once, each
+    /// terminal starting when its context is connected.
+    fn restore(&mut self, saved: SavedWorkspace) -> Vec<Effect> {
+        let mut effects = Vec::new();
+        if self.restore_browser {
+            effects.extend(self.restore_browser_state(&saved.browser));
+        }
+        let mut ids = Vec::new();
+        let mut to_connect = BTreeSet::new();
+        for kept in &saved.terminals {
+            // Each pane says its context once there are several.
+            if !self.contexts_used.contains(&kept.context) {
+                self.contexts_used.push(kept.context.clone());
+            }
+            self.next_terminal += 1;
+            let id = TerminalId(self.next_terminal);
+            let cluster = self.clusters.get(&kept.context).cloned();
+            if cluster.is_none() {
+                to_connect.insert(kept.context.clone());
+            }
+            let terminal = self.kept_terminal(id, kept, cluster, saved.saved_at);
+            self.workspace.terminals.insert(id, terminal);
+            ids.push(id);
+        }
+        let panes: Vec<PaneId> = saved
+            .panes
+            .iter()
+            .map(|p| {
+                self.workspace
+                    .insert_pane(ids[p.terminal], p.title.clone(), p.marked)
+            })
+            .collect();
+        let zoomed = saved.zoomed.and_then(|z| panes.get(z).copied());
+        self.workspace.layout = saved
+            .layout
+            .as_ref()
+            .and_then(|shape| Layout::from_shape(shape.to_shape(&panes), zoomed))
+            .unwrap_or_else(|| Layout::tiled_of(&panes));
+        self.workspace.focused = saved
+            .focused
+            .and_then(|f| panes.get(f).copied())
+            .or_else(|| panes.first().copied());
+        if !panes.is_empty() && (saved.in_workspace || self.areas().workspace.is_some()) {
+            self.focus = Focus::Workspace;
+        }
+        effects.extend(self.fit_terminals());
+        for id in &ids {
+            effects.extend(self.start_restored(*id));
+        }
+        for kept in &saved.forwards {
+            match self.clusters.get(&kept.context).cloned() {
+                Some(cluster) => effects.extend(self.restart_forward(kept, cluster)),
+                None => {
+                    to_connect.insert(kept.context.clone());
+                    self.waiting_forwards.push(kept.clone());
+                }
+            }
+        }
+        effects.extend(to_connect.into_iter().map(Effect::ConnectContext));
+        let ago = saved.summary(self.now);
+        self.message = Some(info(format!("Restored {ago}.")));
+        effects
+    }
+
+    /// The browser's namespaces, filter and sort (its context too, when
+    /// it is another: switched to, finding the namespaces kept).
+    fn restore_browser_state(&mut self, browser: &SavedBrowser) -> Vec<Effect> {
+        let scope = match &browser.namespaces {
+            None => Scope::All,
+            Some(namespaces) if namespaces.is_empty() => Scope::All,
+            Some(namespaces) => Scope::Namespaces(namespaces.clone()),
+        };
+        if let Some(sort) = &browser.sort
+            && let Some(column) = super::command::SortColumn::ALL
+                .into_iter()
+                .find(|c| c.name() == sort.column)
+        {
+            self.pods.set_sort(column, sort.reversed);
+        }
+        if !browser.filter.is_empty() {
+            self.pods.set_filter(&browser.filter);
+        }
+        if browser.context != self.context && self.contexts.contains(&browser.context) {
+            self.scopes_by_context
+                .insert(browser.context.clone(), scope);
+            return vec![Effect::SwitchContext(browser.context.clone())];
+        }
+        if browser.context == self.context && scope != self.scope {
+            self.scope = scope.clone();
+            self.refused.clear();
+            self.pods.replace(None, Vec::new());
+            self.connection.connecting();
+            return vec![Effect::WatchPods(scope)];
+        }
+        vec![]
+    }
+
+    fn kept_terminal(
+        &mut self,
+        id: TerminalId,
+        kept: &SavedTerminal,
+        cluster: Option<ClusterId>,
+        saved_at: jiff::Timestamp,
+    ) -> Terminal {
+        let cluster =
+            cluster.unwrap_or_else(|| ClusterId::new(&kept.context, &kept.server, &kept.user));
+        let key = TerminalKey::new(
+            cluster,
+            PodKey::new(&kept.namespace, &kept.pod),
+            &kept.container,
+        );
+        let kind = match kept.kind {
+            SavedKind::Debug => TerminalKind::Debug,
+            SavedKind::Attach => TerminalKind::Attach,
+            SavedKind::Shell => TerminalKind::Shell,
+            SavedKind::Exec => TerminalKind::Exec,
+            SavedKind::Log => TerminalKind::Log,
+            SavedKind::AllLogs => TerminalKind::AllLogs,
+            SavedKind::PreviousLog => TerminalKind::PreviousLog,
+        };
+        let mut t = Terminal::new(id, key, kind, self.now);
+        t.grid = Grid::new(Size::new(80, 24), self.options.scrollback);
+        t.command = kept.command.clone();
+        t.containers = kept.containers.clone();
+        let SavedLogOptions {
+            timestamps,
+            cut_at,
+            since_seconds,
+            tail,
+        } = kept.log;
+        t.log = LogOptions {
+            timestamps,
+            cut_at,
+            since_seconds,
+            tail,
+        };
+        t.owned_pod = kept.owned_pod;
+        t.resume_from = kept.last_seen.clone();
+        t.restored = Some(Restored {
+            pod_uid: kept.pod_uid.clone(),
+            server: kept.server.clone(),
+            saved_at,
+            started: false,
+        });
+        if !self.clusters.contains_key(&kept.context) {
+            t.notice = Some(format!("Connecting to context {}…", kept.context));
+        }
+        t
+    }
+
+    /// Starts a restored terminal whose context is connected: its pod is
+    /// watched; a log goes on, a shell is opened anew; a debug container
+    /// or attach waits for its pod's state.
+    fn start_restored(&mut self, id: TerminalId) -> Vec<Effect> {
+        let Some(cluster) = self
+            .workspace
+            .terminals
+            .get(&id)
+            .and_then(|t| self.clusters.get(&*t.key.cluster.context).cloned())
+        else {
+            return vec![];
+        };
+        let Some(t) = self.workspace.terminals.get_mut(&id) else {
+            return vec![];
+        };
+        let Some(restored) = t.restored.as_mut().filter(|r| !r.started) else {
+            return vec![];
+        };
+        restored.started = true;
+        t.notice = None;
+        if *cluster.server != *restored.server {
+            let sentence = format!(
+                "context {} now reaches {}, not {} as when this pane was kept: not restored",
+                cluster.context, cluster.server, restored.server
+            );
+            t.restored = None;
+            t.say_in_pane("not restored", &sentence);
+            t.state = TerminalState::Ended(sentence.into());
+            return vec![];
+        }
+        t.key.cluster = cluster;
+        let mut effects = vec![Effect::Follow {
+            id,
+            key: t.key.clone(),
+        }];
+        match t.kind {
+            TerminalKind::Log | TerminalKind::AllLogs => {
+                if let Some(last) = t.resume_from.values().max() {
+                    let when = last.strftime("%H:%M:%S UTC");
+                    t.grid.feed(
+                        format!(
+                            "\x1b[2m── podbay restarted: the log goes on after {when} ──\x1b[0m\r\n"
+                        )
+                        .as_bytes(),
+                    );
+                }
+                t.state = TerminalState::Attaching;
+                effects.push(t.log_effect(false));
+            }
+            TerminalKind::PreviousLog => {
+                t.state = TerminalState::Attaching;
+                effects.push(t.log_effect(false));
+            }
+            TerminalKind::Shell => {
+                t.notice =
+                    Some("A new shell: the one before podbay restarted ended with it.".to_string());
+                t.state = TerminalState::Attaching;
+                effects.push(Effect::OpenSession {
+                    id,
+                    key: t.key.clone(),
+                    kind: SessionKind::Exec(crate::model::session::shell_command()),
+                    size: t.grid.size(),
+                    replay_log: false,
+                    stdio: crate::model::Stdio::TERMINAL,
+                });
+            }
+            TerminalKind::Exec => {
+                t.restored = None;
+                let sentence = format!(
+                    "it ran `{}` before podbay restarted; a command is not run again by itself (e in the pod view runs one)",
+                    t.command.join(" ")
+                );
+                t.say_in_pane("not run again", &sentence);
+                t.state = TerminalState::Ended(sentence.into());
+            }
+            // Attached once the pod's state says the container runs.
+            TerminalKind::Debug | TerminalKind::Attach => {}
+        }
+        effects
+    }
+
+    /// A restored terminal's pod arrived: a replaced pod says so; a debug
+    /// container or attach is re-attached (with what it printed
+    /// meanwhile), or says how it ended, or waits.
+    pub(super) fn settle_restored(&mut self, id: TerminalId) -> Option<Vec<Effect>> {
+        let t = self.workspace.terminals.get_mut(&id)?;
+        let restored = t.restored.as_ref().filter(|r| r.started)?;
+        if t.pod.gone {
+            t.restored = None;
+            t.state = TerminalState::Ended(
+                format!(
+                    "the pod {} no longer exists: it was deleted after podbay last kept this pane",
+                    t.key.pod
+                )
+                .into(),
+            );
+            return Some(vec![]);
+        }
+        let detail = t.pod.detail.as_ref()?;
+        let uid = detail.manifest.metadata.uid.clone();
+        let saved_at = restored.saved_at;
+        let replaced = restored.pod_uid.is_some() && uid != restored.pod_uid;
+        let state = t.container_state().cloned();
+        if t.kind.resumable() && !replaced && state == Some(ContainerState::Unknown) {
+            // Asked again at the next change.
+            return Some(vec![]);
+        }
+        t.restored = None;
+        if replaced {
+            let sentence = format!(
+                "the pod {} was replaced after podbay last kept this pane: a new pod of the same name runs now",
+                t.key.pod
+            );
+            if !t.kind.resumable() {
+                t.notice = Some(format!("Note: {sentence}."));
+                return Some(vec![]);
+            }
+            t.say_in_pane("not restored", &sentence);
+            t.state = TerminalState::Ended(sentence.into());
+            return Some(vec![]);
+        }
+        if !t.kind.resumable() {
+            return Some(vec![]);
+        }
+        let ago = super::saved::ago(self.now.duration_since(saved_at).as_secs());
+        match state {
+            Some(ContainerState::Running { .. }) => {
+                t.notice = Some(format!(
+                    "Re-attached after podbay restarted (kept {ago} ago): what it printed meanwhile is above."
+                ));
+                Some(vec![t.attach(true)])
+            }
+            Some(ContainerState::Terminated {
+                exit_code,
+                reason,
+                message,
+                ..
+            }) => {
+                let message = message.trim().trim_end_matches('.');
+                let message = if message.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {message}")
+                };
+                t.state = TerminalState::Ended(
+                    format!("the container exited with code {exit_code} ({reason}){message}, after podbay last kept this pane").into(),
+                );
+                Some(vec![t.log_effect(false)])
+            }
+            Some(ContainerState::Waiting { reason, message }) => {
+                t.state = TerminalState::Waiting { reason, message };
+                Some(vec![])
+            }
+            Some(ContainerState::Unknown) => Some(vec![]),
+            None => {
+                t.state = TerminalState::Ended(
+                    format!(
+                        "{} is not in the pod {} any more",
+                        t.key.container, t.key.pod
+                    )
+                    .into(),
+                );
+                Some(vec![])
+            }
+        }
+    }
+
+    /// A context asked for by a restore is connected, or cannot be: its
+    /// panes start, or say why.
+    pub(super) fn on_context_ready(
+        &mut self,
+        context: String,
+        outcome: Result<ClusterId, String>,
+    ) -> Vec<Effect> {
+        let waiting: Vec<TerminalId> = self
+            .workspace
+            .terminals
+            .values()
+            .filter(|t| {
+                *t.key.cluster.context == *context
+                    && t.restored.as_ref().is_some_and(|r| !r.started)
+            })
+            .map(|t| t.id)
+            .collect();
+        let forwards: Vec<SavedForward> = {
+            let (these, others) = std::mem::take(&mut self.waiting_forwards)
+                .into_iter()
+                .partition(|f| f.context == context);
+            self.waiting_forwards = others;
+            these
+        };
+        match outcome {
+            Ok(cluster) => {
+                self.clusters.insert(context, cluster.clone());
+                let mut effects = Vec::new();
+                for id in waiting {
+                    effects.extend(self.start_restored(id));
+                }
+                for kept in &forwards {
+                    effects.extend(self.restart_forward(kept, cluster.clone()));
+                }
+                effects
+            }
+            Err(sentence) => {
+                for id in waiting {
+                    if let Some(t) = self.workspace.terminals.get_mut(&id) {
+                        t.restored = None;
+                        t.notice = None;
+                        let why = format!("context {context} cannot be reached: {sentence}");
+                        t.say_in_pane("not restored", &why);
+                        t.state = TerminalState::Ended(why.into());
+                    }
+                }
+                self.message = Some(warning(format!(
+                    "Context {context}: {sentence} Its panes say so; the others are restored."
+                )));
+                vec![]
+            }
+        }
+    }
+
+    /// A kept forward listens again, on its port if it can.
+    fn restart_forward(&mut self, kept: &SavedForward, cluster: ClusterId) -> Vec<Effect> {
+        let (Ok(target), Ok(mapping)) = (
+            ForwardTarget::parse(&kept.target),
+            PortMapping::parse(&match kept.local {
+                Some(local) => format!("{local}:{}", kept.remote),
+                None => kept.remote.clone(),
+            }),
+        ) else {
+            return vec![];
+        };
+        if *cluster.server != *kept.server {
+            return vec![];
+        }
+        self.next_forward += 1;
+        let id = self.next_forward;
+        let remote: RemotePort = mapping.remote.clone();
+        self.forwards.push(Forward {
+            id,
+            cluster: cluster.clone(),
+            namespace: kept.namespace.clone(),
+            target: target.clone(),
+            remote,
+            local: None,
+            remote_number: None,
+            pod: None,
+            state: ForwardState::Starting,
+            last_failure: None,
+            open: 0,
+            to_pod: 0,
+            from_pod: 0,
+        });
+        vec![Effect::StartForward {
+            id,
+            cluster,
+            request: ForwardRequest {
+                namespace: kept.namespace.clone(),
+                target,
+                ports: vec![mapping],
+                addresses: vec![IpAddr::V4(Ipv4Addr::LOCALHOST)],
+            },
+        }]
+    }
+
+    /// At a clean quit the pods podbay made are deleted: their panes are
+    /// not kept.
+    pub fn forget_owned_panes(&mut self) {
+        let owned: Vec<TerminalId> = self
+            .workspace
+            .terminals
+            .values()
+            .filter(|t| t.owned_pod)
+            .map(|t| t.id)
+            .collect();
+        for id in owned {
+            self.workspace.close_terminal(id);
+        }
+    }
+}
+
+fn saved_terminal(t: &Terminal) -> SavedTerminal {
+    let kind = match t.kind {
+        TerminalKind::Debug => SavedKind::Debug,
+        TerminalKind::Attach => SavedKind::Attach,
+        TerminalKind::Shell => SavedKind::Shell,
+        TerminalKind::Exec => SavedKind::Exec,
+        TerminalKind::Log => SavedKind::Log,
+        TerminalKind::AllLogs => SavedKind::AllLogs,
+        TerminalKind::PreviousLog => SavedKind::PreviousLog,
+    };
+    // A pane still restoring keeps what it was kept with.
+    let pod_uid = match &t.restored {
+        Some(r) => r.pod_uid.clone(),
+        None => t
+            .pod
+            .detail
+            .as_ref()
+            .and_then(|d| d.manifest.metadata.uid.clone()),
+    };
+    SavedTerminal {
+        context: t.key.cluster.context.to_string(),
+        server: t.key.cluster.server.to_string(),
+        user: t.key.cluster.user.to_string(),
+        namespace: t.key.pod.namespace.to_string(),
+        pod: t.key.pod.name.to_string(),
+        pod_uid,
+        container: t.key.container.clone(),
+        kind,
+        command: t.command.clone(),
+        containers: t.containers.clone(),
+        log: SavedLogOptions {
+            timestamps: t.log.timestamps,
+            cut_at: t.log.cut_at,
+            since_seconds: t.log.since_seconds,
+            tail: t.log.tail,
+        },
+        last_seen: t.resume_from.clone(),
+        owned_pod: t.owned_pod,
+    }
+}
+
+#[cfg(test)]
+#[path = "restore_tests.rs"]
+mod tests;

@@ -1,0 +1,420 @@
+use std::collections::BTreeMap;
+
+use crossterm::event::KeyCode;
+
+use super::RestoreChoice;
+use crate::app::saved::{SavedKind, SavedWorkspace};
+use crate::app::terminal::{TerminalKind, TerminalState};
+use crate::app::tests::{
+    app, attached_to_debug_container, code, ctrl, key, pod_detail, sim_cluster,
+};
+use crate::app::{App, Effect, Event, Mode, TerminalId};
+use crate::model::feed::Feed;
+use crate::model::session::SessionKind;
+use crate::model::{ClusterId, ContainerState, PodDetail};
+
+fn prefix(a: &mut App, c: char) -> Vec<Effect> {
+    a.update(ctrl('b'));
+    a.update(key(c))
+}
+
+fn typed(a: &mut App, text: &str) {
+    for c in text.chars() {
+        a.update(key(c));
+    }
+}
+
+/// Three panes: an attach on the debug container, a shell and a log on
+/// `app`; the log renamed, the shell marked, a divider moved.
+fn three_panes() -> App {
+    let (mut a, _) = attached_to_debug_container();
+    prefix(&mut a, 'd');
+    a.update(key('k'));
+    a.update(key('s'));
+    prefix(&mut a, 'm');
+    prefix(&mut a, 'd');
+    a.update(key('l'));
+    prefix(&mut a, ',');
+    typed(&mut a, "applog");
+    a.update(code(KeyCode::Enter));
+    prefix(&mut a, 'H');
+    a
+}
+
+fn restored_app() -> App {
+    let (mut b, _) = app(false);
+    b.update(Event::Resize(crate::term::Size::new(100, 30)));
+    b
+}
+
+fn with_uid(mut detail: PodDetail, uid: &str) -> PodDetail {
+    detail.manifest.metadata.uid = Some(uid.into());
+    detail
+}
+
+fn pod_of(id: TerminalId, detail: PodDetail) -> Event {
+    Event::TerminalPod {
+        id,
+        feed: Feed::Applied(detail),
+    }
+}
+
+fn id_of(a: &App, kind: TerminalKind) -> TerminalId {
+    a.workspace
+        .terminals
+        .values()
+        .find(|t| t.kind == kind)
+        .map(|t| t.id)
+        .expect("a terminal of that kind")
+}
+
+#[test]
+fn a_workspace_comes_back_with_its_layout_names_marks_and_log_places() {
+    let a = three_panes();
+    let (mut saved, _) = a.saved();
+    assert!(
+        saved
+            .panes
+            .iter()
+            .any(|p| p.title.as_deref() == Some("applog"))
+            && saved.panes.iter().filter(|p| p.marked).count() == 1,
+        "{saved:?}"
+    );
+    assert!(
+        matches!(&saved.layout, Some(crate::app::saved::SavedShape::Split { ratio, .. }) if *ratio != 0.5),
+        "the moved divider is kept: {:?}",
+        saved.layout
+    );
+    let at: jiff::Timestamp = "2026-01-01T00:59:30Z".parse().unwrap();
+    let log = saved
+        .terminals
+        .iter()
+        .position(|t| t.kind == SavedKind::Log)
+        .unwrap();
+    saved.terminals[log].last_seen.insert("app".into(), at);
+    saved.saved_at = "2026-01-01T00:48:00Z".parse().unwrap();
+
+    let mut b = restored_app();
+    assert!(
+        b.offer_restore(saved.clone(), RestoreChoice::Ask, false)
+            .is_empty()
+    );
+    assert!(
+        !b.keeps_workspace(),
+        "the kept file is not overwritten while asking"
+    );
+    assert_eq!(
+        b.message.as_ref().unwrap().text,
+        "Restore 3 panes from 12 min ago (1 attach, 1 shell, 1 log)?"
+    );
+    let effects = b.update(key('y'));
+    assert!(b.keeps_workspace());
+
+    let follows = effects
+        .iter()
+        .filter(|e| matches!(e, Effect::Follow { .. }))
+        .count();
+    assert_eq!(follows, 3, "{effects:?}");
+    assert!(
+        effects.iter().any(|e| matches!(e,
+            Effect::OpenSession { kind: SessionKind::Exec(_), key, .. } if key.container == "app")),
+        "a new shell: {effects:?}"
+    );
+    assert!(
+        effects.iter().any(|e| matches!(e,
+            Effect::ShowLog { resume_from, fresh: false, .. } if resume_from.get("app") == Some(&at))),
+        "the log goes on after its last line: {effects:?}"
+    );
+    assert!(
+        !effects.iter().any(|e| matches!(
+            e,
+            Effect::OpenSession {
+                kind: SessionKind::Attach,
+                ..
+            }
+        )),
+        "the attach waits for its pod: {effects:?}"
+    );
+    let shell = &b.workspace.terminals[&id_of(&b, TerminalKind::Shell)];
+    assert!(shell.notice.as_ref().unwrap().contains("A new shell"));
+
+    // Kept again, it is what was kept: layout, sizes, names, marks, focus.
+    let (again, _) = b.saved();
+    assert_eq!(
+        SavedWorkspace {
+            saved_at: saved.saved_at,
+            ..again
+        },
+        saved
+    );
+
+    // The attach's pod arrives with its container running: re-attached,
+    // with what it printed meanwhile.
+    let attach = id_of(&b, TerminalKind::Attach);
+    let effects = b.update(pod_of(
+        attach,
+        pod_detail(Some(ContainerState::Running { since: None })),
+    ));
+    assert!(
+        matches!(
+            effects.as_slice(),
+            [Effect::OpenSession {
+                replay_log: true,
+                kind: SessionKind::Attach,
+                ..
+            }]
+        ),
+        "{effects:?}"
+    );
+    let t = &b.workspace.terminals[&attach];
+    assert!(
+        t.notice
+            .as_ref()
+            .unwrap()
+            .contains("Re-attached after podbay restarted")
+    );
+}
+
+#[test]
+fn an_ended_container_says_how_and_a_replaced_pod_says_so() {
+    let (mut saved, _) = three_panes().saved();
+    for t in &mut saved.terminals {
+        t.pod_uid = Some("uid-1".into());
+    }
+    let mut b = restored_app();
+    b.offer_restore(saved, RestoreChoice::Always, false);
+    let attach = id_of(&b, TerminalKind::Attach);
+    let effects = b.update(pod_of(
+        attach,
+        with_uid(
+            pod_detail(Some(ContainerState::Terminated {
+                exit_code: 3,
+                reason: "Error".into(),
+                message: String::new(),
+                finished: None,
+            })),
+            "uid-1",
+        ),
+    ));
+    let TerminalState::Ended(why) = &b.workspace.terminals[&attach].state else {
+        panic!("{:?}", b.workspace.terminals[&attach].state)
+    };
+    assert!(why.as_str().contains("exited with code 3 (Error)"), "{why}");
+    assert!(
+        matches!(effects.as_slice(), [Effect::ShowLog { follow: false, .. }]),
+        "its last output, read once: {effects:?}"
+    );
+
+    let mut c = restored_app();
+    let (mut saved, _) = three_panes().saved();
+    for t in &mut saved.terminals {
+        t.pod_uid = Some("uid-1".into());
+    }
+    c.offer_restore(saved, RestoreChoice::Always, false);
+    let attach = id_of(&c, TerminalKind::Attach);
+    let effects = c.update(pod_of(
+        attach,
+        with_uid(
+            pod_detail(Some(ContainerState::Running { since: None })),
+            "uid-2",
+        ),
+    ));
+    assert!(
+        effects.is_empty(),
+        "nothing attaches to another pod: {effects:?}"
+    );
+    let TerminalState::Ended(why) = &c.workspace.terminals[&attach].state else {
+        panic!()
+    };
+    assert!(why.as_str().contains("was replaced"), "{why}");
+    let log = id_of(&c, TerminalKind::Log);
+    c.update(pod_of(log, with_uid(pod_detail(None), "uid-2")));
+    let note = c.workspace.terminals[&log]
+        .notice
+        .clone()
+        .unwrap_or_default();
+    assert!(note.contains("was replaced"), "a log says it too: {note}");
+}
+
+#[test]
+fn panes_of_another_context_wait_for_it_and_say_when_it_cannot_be_reached() {
+    let (mut saved, _) = three_panes().saved();
+    let prod = ClusterId::new("prod", "https://prod:6443", "sre");
+    for t in &mut saved.terminals {
+        if t.kind != SavedKind::Shell {
+            t.context = prod.context.to_string();
+            t.server = prod.server.to_string();
+            t.user = prod.user.to_string();
+        }
+    }
+    let mut b = restored_app();
+    let effects = b.offer_restore(saved.clone(), RestoreChoice::Always, false);
+    assert!(
+        effects.contains(&Effect::ConnectContext("prod".into())),
+        "{effects:?}"
+    );
+    let follows: Vec<&Effect> = effects
+        .iter()
+        .filter(|e| matches!(e, Effect::Follow { .. }))
+        .collect();
+    assert!(
+        matches!(follows.as_slice(), [Effect::Follow { key, .. }] if key.cluster == sim_cluster()),
+        "only sim's pane starts: {effects:?}"
+    );
+    b.update(Event::ContextReady {
+        context: "prod".into(),
+        outcome: Err("The API server at https://prod:6443 did not answer.".into()),
+    });
+    let log = id_of(&b, TerminalKind::Log);
+    let TerminalState::Ended(why) = &b.workspace.terminals[&log].state else {
+        panic!()
+    };
+    assert!(
+        why.as_str().contains("context prod cannot be reached"),
+        "{why}"
+    );
+    let shell = id_of(&b, TerminalKind::Shell);
+    assert_eq!(
+        b.workspace.terminals[&shell].state,
+        TerminalState::Attaching,
+        "sim's shell goes on"
+    );
+
+    let mut c = restored_app();
+    c.offer_restore(saved.clone(), RestoreChoice::Always, false);
+    let effects = c.update(Event::ContextReady {
+        context: "prod".into(),
+        outcome: Ok(prod.clone()),
+    });
+    let on_prod = effects
+        .iter()
+        .filter(|e| matches!(e, Effect::Follow { key, .. } if key.cluster == prod))
+        .count();
+    assert_eq!(on_prod, 2, "{effects:?}");
+
+    // The same context name on another server is not the same cluster.
+    let mut d = restored_app();
+    d.offer_restore(saved, RestoreChoice::Always, false);
+    let effects = d.update(Event::ContextReady {
+        context: "prod".into(),
+        outcome: Ok(ClusterId::new("prod", "https://other:6443", "sre")),
+    });
+    assert!(effects.is_empty(), "{effects:?}");
+    let log = id_of(&d, TerminalKind::Log);
+    let TerminalState::Ended(why) = &d.workspace.terminals[&log].state else {
+        panic!()
+    };
+    assert!(
+        why.as_str().contains("now reaches https://other:6443"),
+        "{why}"
+    );
+}
+
+#[test]
+fn the_question_restores_keeps_for_later_or_forgets() {
+    let (saved, _) = three_panes().saved();
+    let mut b = restored_app();
+    b.offer_restore(saved.clone(), RestoreChoice::Ask, false);
+    let effects = b.update(key('n'));
+    assert!(
+        matches!(effects.as_slice(), [Effect::SaveWorkspace { name, .. }] if name == "previous"),
+        "{effects:?}"
+    );
+    assert!(b.workspace.is_empty());
+    assert!(b.message.as_ref().unwrap().text.contains(":load previous"));
+
+    let mut c = restored_app();
+    c.offer_restore(saved.clone(), RestoreChoice::Ask, false);
+    assert_eq!(c.update(key('d')), [Effect::ForgetWorkspace]);
+    assert!(c.workspace.is_empty());
+
+    let mut d = restored_app();
+    assert!(
+        d.offer_restore(saved, RestoreChoice::Never, false)
+            .is_empty()
+    );
+    assert_eq!(d.mode, Mode::Normal);
+    assert!(d.workspace.is_empty());
+}
+
+#[test]
+fn a_command_is_not_run_again_and_save_and_load_say_what_they_need() {
+    let (mut saved, _) = three_panes().saved();
+    let shell = saved
+        .terminals
+        .iter()
+        .position(|t| t.kind == SavedKind::Shell)
+        .unwrap();
+    saved.terminals[shell].kind = SavedKind::Exec;
+    saved.terminals[shell].command = vec!["rm".into(), "-rf".into(), "/tmp/x".into()];
+    let mut b = restored_app();
+    let effects = b.offer_restore(saved, RestoreChoice::Always, false);
+    assert!(
+        !effects.iter().any(|e| matches!(
+            e,
+            Effect::OpenSession {
+                kind: SessionKind::Exec(_),
+                ..
+            }
+        )),
+        "{effects:?}"
+    );
+    let exec = id_of(&b, TerminalKind::Exec);
+    let TerminalState::Ended(why) = &b.workspace.terminals[&exec].state else {
+        panic!()
+    };
+    assert!(why.as_str().contains("`rm -rf /tmp/x`"), "{why}");
+
+    // `:load` into panes is refused; `:save NAME` keeps them.
+    prefix(&mut b, ':');
+    typed(&mut b, "load incident");
+    assert!(b.update(code(KeyCode::Enter)).is_empty());
+    assert!(
+        b.message
+            .as_ref()
+            .unwrap()
+            .text
+            .contains("Close the panes first")
+    );
+    prefix(&mut b, ':');
+    typed(&mut b, "save incident-42");
+    let effects = b.update(code(KeyCode::Enter));
+    assert!(
+        matches!(effects.as_slice(), [Effect::SaveWorkspace { name, workspace, terminals }]
+            if name == "incident-42" && workspace.panes.len() == 3 && terminals.len() == 3),
+        "{effects:?}"
+    );
+    prefix(&mut b, ':');
+    typed(&mut b, "save ../etc");
+    assert!(b.update(code(KeyCode::Enter)).is_empty());
+    assert!(
+        b.message
+            .as_ref()
+            .unwrap()
+            .text
+            .contains("Cannot keep a workspace as")
+    );
+}
+
+#[test]
+fn a_log_goes_on_where_it_stopped_and_says_so() {
+    let (mut saved, _) = three_panes().saved();
+    let log = saved
+        .terminals
+        .iter()
+        .position(|t| t.kind == SavedKind::Log)
+        .unwrap();
+    let mut last = BTreeMap::new();
+    last.insert("app".to_string(), "2026-01-01T00:40:05Z".parse().unwrap());
+    saved.terminals[log].last_seen = last;
+    let mut b = restored_app();
+    b.offer_restore(saved, RestoreChoice::Always, false);
+    let t = &b.workspace.terminals[&id_of(&b, TerminalKind::Log)];
+    assert!(
+        t.grid
+            .text()
+            .contains("podbay restarted: the log goes on after 00:40:05 UTC"),
+        "{}",
+        t.grid.text()
+    );
+}
