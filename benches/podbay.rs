@@ -305,11 +305,20 @@ async fn client_of(kubeconfig: &std::path::Path) -> kube::Client {
 }
 
 fn rss_kib(pid: u32) -> u64 {
+    status_kib(pid, "VmRSS:")
+}
+
+/// The most the process has held (VmHWM), in KiB.
+fn peak_rss_kib(pid: u32) -> u64 {
+    status_kib(pid, "VmHWM:")
+}
+
+fn status_kib(pid: u32, field: &str) -> u64 {
     std::fs::read_to_string(format!("/proc/{pid}/status"))
         .ok()
         .and_then(|s| {
             s.lines()
-                .find(|l| l.starts_with("VmRSS:"))
+                .find(|l| l.starts_with(field))
                 .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
         })
         .unwrap_or(0)
@@ -373,16 +382,26 @@ async fn pod_list(report: &mut Report, n: usize) {
         format!("{:.2} s", sim_start.as_secs_f64()),
         "",
     );
-    let (listed_in, rss) = tui_list(&kubeconfig, n).await;
+    let listed = tui_list(&kubeconfig, n).await;
     report.row(
-        &format!("podbay start → {n} pods listed on screen"),
-        format!("{:.2} s", listed_in.as_secs_f64()),
-        "100k ≤ 5 s",
+        &format!("podbay start → first rows on screen, {n} pods"),
+        format!("{:.2} s", listed.first_rows.as_secs_f64()),
+        "100k ≤ 0.3 s",
+    );
+    report.row(
+        &format!("podbay start → all {n} pods listed on screen"),
+        format!("{:.2} s", listed.whole.as_secs_f64()),
+        "100k ≤ 1.0 s",
+    );
+    report.row(
+        &format!("podbay peak RSS (VmHWM) listing {n} pods"),
+        format!("{:.0} MB", listed.peak_kib as f64 / 1024.0),
+        "100k ≤ 80 MB",
     );
     report.row(
         &format!("podbay RSS with {n} pods listed"),
-        format!("{:.0} MB", rss as f64 / 1024.0),
-        "100k ≤ 350 MB",
+        format!("{:.0} MB", listed.rss_kib as f64 / 1024.0),
+        "",
     );
 
     // In-process, for the costs of single operations.
@@ -462,7 +481,7 @@ async fn pod_list(report: &mut Report, n: usize) {
     report.row(
         &format!("filter keystroke → redrawn, {n} pods"),
         format!("p50 {:.1} / p99 {:.1} ms", ms(p50), ms(p99)),
-        "100k p99 ≤ 50 ms",
+        "100k p99 ≤ 8 ms",
     );
     watcher.abort();
     let _ = std::fs::remove_file(kubeconfig);
@@ -1221,21 +1240,39 @@ async fn copy(report: &mut Report) {
     let _ = std::fs::remove_file(kubeconfig);
 }
 
-async fn tui_list(kubeconfig: &std::path::Path, n: usize) -> (Duration, u64) {
+/// From podbay's start: its first rows on screen, and the whole list.
+struct Listed {
+    first_rows: Duration,
+    whole: Duration,
+    peak_kib: u64,
+    rss_kib: u64,
+}
+
+async fn tui_list(kubeconfig: &std::path::Path, n: usize) -> Listed {
     let start = Instant::now();
     let tui = Tui::start(kubeconfig);
     let header = format!("│ {n} pods │ ● live");
+    let mut first_rows = None;
     while !tui.shows(&header) {
         assert!(
             start.elapsed() < Duration::from_secs(120),
             "podbay did not list {n} pods in time"
         );
-        tokio::time::sleep(Duration::from_millis(5)).await;
+        if first_rows.is_none() && tui.shows(" svc-0") {
+            first_rows = Some(start.elapsed());
+        }
+        tokio::time::sleep(Duration::from_millis(2)).await;
     }
-    let elapsed = start.elapsed();
-    let rss = rss_kib(tui.child.child.id().unwrap_or(0));
+    let whole = start.elapsed();
+    let pid = tui.child.child.id().unwrap_or(0);
+    let listed = Listed {
+        first_rows: first_rows.unwrap_or(whole),
+        whole,
+        peak_kib: peak_rss_kib(pid),
+        rss_kib: rss_kib(pid),
+    };
     tui.quit().await;
-    (elapsed, rss)
+    listed
 }
 
 /// CPU used by the real binary sitting idle on 10 000 pods, then with four

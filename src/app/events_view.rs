@@ -226,7 +226,8 @@ impl App {
                 Feed::Unreadable(bad) => {
                     view.trouble = bad.first().map(|b| b.sentence("an event").into());
                 }
-                Feed::Listing { .. } | Feed::Cut => {}
+                // Not a paged feed: no pages come.
+                Feed::Listing { .. } | Feed::Page { .. } | Feed::Cut => {}
             }
             // Only these change the rows.
             if !matches!(
@@ -276,8 +277,10 @@ pub(super) fn apply_events(events: &mut Vec<EventRow>, feed: Feed<EventRow>) {
             None => events.push(e),
         },
         Feed::Deleted(e) => events.retain(|x| x.name != e.name || x.namespace != e.namespace),
+        // Not a paged feed: no pages come.
         Feed::Forbidden(_)
         | Feed::Listing { .. }
+        | Feed::Page { .. }
         | Feed::Cut
         | Feed::Resumed
         | Feed::Reconnecting(_)

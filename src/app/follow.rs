@@ -34,8 +34,10 @@ impl PodFollow {
                 self.gone = true;
                 false
             }
+            // One pod's watch is not paged.
             Feed::Forbidden(_)
             | Feed::Listing { .. }
+            | Feed::Page { .. }
             | Feed::Cut
             | Feed::Resumed
             | Feed::Reconnecting(_)

@@ -159,6 +159,8 @@ pub struct App {
     /// Each context connected in this run, as its cluster: restored panes
     /// start on theirs.
     clusters: std::collections::BTreeMap<String, ClusterId>,
+    /// Pod lists under way, by scope.
+    listing: std::collections::HashMap<Option<String>, Listing>,
     /// Restored forwards whose context is being connected.
     waiting_forwards: Vec<saved::SavedForward>,
     /// A restore brings the browser's context and namespaces back too
@@ -193,6 +195,7 @@ impl App {
         let app = App {
             clusters: [(options.context.clone(), options.cluster.clone())].into(),
             waiting_forwards: Vec::new(),
+            listing: Default::default(),
             restore_browser: true,
             contexts_used: vec![options.context.clone()],
             cluster: options.cluster,
@@ -318,7 +321,9 @@ impl App {
                         known.dedup();
                         self.namespaces = known;
                     }
+                    // Not a paged feed: no pages come.
                     Feed::Listing { .. }
+                    | Feed::Page { .. }
                     | Feed::Cut
                     | Feed::Resumed
                     | Feed::Reconnecting(_)
@@ -566,7 +571,13 @@ impl App {
 
     fn on_pods(&mut self, feed: Feed<PodRow>) -> Vec<Effect> {
         match feed {
-            Feed::Listing { .. } => {}
+            Feed::Listing { scope } => self.pods_listing(scope),
+            Feed::Page {
+                scope,
+                rows,
+                loaded,
+                expected,
+            } => self.pods_page(scope, rows, loaded, expected),
             Feed::Listed { scope, rows } => {
                 match &scope {
                     Some(ns) => self.refused.remove(ns.as_str()),
@@ -578,7 +589,7 @@ impl App {
                         .retain(|name, _| !name.starts_with(&format!("{ns}/"))),
                     None => self.unreadable_pods.clear(),
                 }
-                self.pods.replace(scope.as_deref(), rows);
+                self.pods_listed(scope, rows);
                 self.link_back();
             }
             Feed::Applied(row) => {
@@ -617,6 +628,81 @@ impl App {
         {
             self.message = None;
         }
+    }
+
+    /// A list of `scope` starts (again): a first one is shown as its pages
+    /// come; a list of pods already shown (after a 410) is gathered and
+    /// replaces them once whole, so rows do not vanish and come back.
+    fn pods_listing(&mut self, scope: Option<String>) {
+        let shown = match &scope {
+            None => self.pods.total() > 0,
+            Some(ns) => self.pods.rows().any(|r| &*r.key.namespace == ns),
+        };
+        let direct = match self.listing.get(&scope) {
+            // Started over: the pages shown are void.
+            Some(listing) if listing.direct => {
+                self.pods.replace(scope.as_deref(), Vec::new());
+                true
+            }
+            _ => !shown,
+        };
+        self.listing.insert(
+            scope,
+            Listing {
+                direct,
+                gathered: Vec::new(),
+                loaded: 0,
+                expected: None,
+            },
+        );
+    }
+
+    fn pods_page(
+        &mut self,
+        scope: Option<String>,
+        rows: Vec<PodRow>,
+        loaded: usize,
+        expected: Option<usize>,
+    ) {
+        let listing = self.listing.entry(scope).or_insert_with(|| Listing {
+            direct: false,
+            gathered: Vec::new(),
+            loaded: 0,
+            expected: None,
+        });
+        listing.loaded = loaded;
+        listing.expected = expected;
+        if listing.direct {
+            self.pods.extend(rows);
+            // Rows flow: the server answers.
+            self.link_back();
+        } else {
+            listing.gathered.extend(rows);
+        }
+    }
+
+    fn pods_listed(&mut self, scope: Option<String>, rows: Vec<PodRow>) {
+        match self.listing.remove(&scope) {
+            Some(listing) if listing.direct => self.pods.extend(rows),
+            Some(mut listing) => {
+                listing.gathered.extend(rows);
+                self.pods.replace(scope.as_deref(), listing.gathered);
+            }
+            None => self.pods.replace(scope.as_deref(), rows),
+        }
+    }
+
+    /// A first list under way: rows so far, and about how many in all
+    /// (when the server says).
+    pub fn pods_loading(&self) -> Option<(usize, Option<usize>)> {
+        let mut any = false;
+        let (mut loaded, mut expected) = (0, Some(0));
+        for listing in self.listing.values().filter(|l| l.direct) {
+            any = true;
+            loaded += listing.loaded;
+            expected = expected.zip(listing.expected).map(|(a, b)| a + b);
+        }
+        any.then_some((loaded, expected))
     }
 
     /// Restricted users are the norm: when the cluster-wide list is refused,
@@ -888,6 +974,16 @@ impl App {
         }
         self.open_launcher()
     }
+}
+
+/// A pod list under way.
+struct Listing {
+    /// A first list: rows go to the table as pages come.
+    direct: bool,
+    /// A list of pods already shown: rows wait until it is whole.
+    gathered: Vec<PodRow>,
+    loaded: usize,
+    expected: Option<usize>,
 }
 
 /// The container name of an all-containers log pane's key: no container

@@ -173,7 +173,8 @@ impl App {
             Feed::Unreadable(bad) => {
                 view.trouble = bad.first().map(|b| b.sentence("a node").into());
             }
-            Feed::Resumed | Feed::Listing { .. } | Feed::Cut => {}
+            // Not a paged feed: no pages come.
+            Feed::Resumed | Feed::Listing { .. } | Feed::Page { .. } | Feed::Cut => {}
         }
         view.rows.sort_by(|a, b| a.name.cmp(&b.name));
         view.cursor = view.cursor.min(view.rows.len().saturating_sub(1));

@@ -1405,3 +1405,64 @@ fn every_sentence_of_the_run_is_kept_and_shown_by_m() {
     a.update(code(KeyCode::Enter));
     assert!(matches!(a.view, View::Messages(_)));
 }
+
+fn page(rows: Vec<PodRow>, loaded: usize, expected: Option<usize>) -> Event {
+    Event::Pods(Feed::Page {
+        scope: None,
+        rows,
+        loaded,
+        expected,
+    })
+}
+
+#[test]
+fn a_first_list_is_shown_as_its_pages_come_and_a_relist_replaces_it_whole() {
+    let (mut a, _) = app(true);
+    a.update(Event::Pods(Feed::Listing { scope: None }));
+    assert_eq!(a.pods_loading(), Some((0, None)));
+    a.update(page(
+        vec![row("a", "1", "Running"), row("a", "2", "Running")],
+        2,
+        Some(5),
+    ));
+    assert_eq!(a.pods.total(), 2, "the first page is on screen");
+    assert_eq!(a.pods_loading(), Some((2, Some(5))));
+    assert_eq!(a.connection.state(), LinkState::Live);
+    a.update(key('j'));
+    a.update(page(vec![row("a", "0", "Running")], 3, Some(5)));
+    assert_eq!(
+        a.pods.selected().unwrap().name.as_ref(),
+        "2",
+        "a later page does not move the selection"
+    );
+    a.update(Event::Pods(Feed::Listed {
+        scope: None,
+        rows: vec![row("b", "3", "Running"), row("b", "4", "Running")],
+    }));
+    assert_eq!(a.pods.total(), 5);
+    assert_eq!(a.pods_loading(), None, "whole");
+
+    // A relist (after a 410) keeps the rows shown until it is whole.
+    a.update(Event::Pods(Feed::Listing { scope: None }));
+    a.update(page(vec![row("a", "1", "Running")], 1, Some(2)));
+    assert_eq!(a.pods.total(), 5, "nothing vanishes meanwhile");
+    assert_eq!(a.pods_loading(), None, "rows are shown: no loading count");
+    a.update(Event::Pods(Feed::Listed {
+        scope: None,
+        rows: vec![row("c", "9", "Running")],
+    }));
+    let names: Vec<String> = a.pods.rows().map(|r| r.key.to_string()).collect();
+    assert_eq!(names, ["a/1", "c/9"], "then replaced whole");
+
+    // A first list that starts over drops the pages it had shown.
+    let (mut b, _) = app(true);
+    b.update(Event::Pods(Feed::Listing { scope: None }));
+    b.update(page(vec![row("a", "1", "Running")], 1, Some(3)));
+    b.update(Event::Pods(Feed::Listing { scope: None }));
+    assert_eq!(b.pods.total(), 0);
+    b.update(Event::Pods(Feed::Listed {
+        scope: None,
+        rows: vec![row("a", "2", "Running")],
+    }));
+    assert_eq!(b.pods.total(), 1);
+}

@@ -60,6 +60,14 @@ pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(30);
 /// The smallest page asked for when pages come back over the size cap.
 const SMALLEST_PAGE: u32 = 20;
 
+/// A paged feed's first page: small, so the first rows are on screen after
+/// one short round trip.
+const FIRST_PAGE: u32 = 100;
+
+/// A paged feed sends what it has at most this often while a list lasts
+/// (each batch costs its consumer a merge).
+const PAGE_EVERY: Duration = Duration::from_millis(100);
+
 /// The most rows one list may hold: ten times the 100 000 pods of a very
 /// large cluster, so only a server whose pages never end reaches it.
 pub const MAX_LIST_ROWS: usize = 1_000_000;
@@ -117,6 +125,33 @@ pub async fn run<K, R>(
         project,
         tx,
         backoff: DefaultBackoff::default(),
+        paged: false,
+    }
+    .run()
+    .await;
+}
+
+/// [`run`], reporting a list's rows as its pages come ([`Feed::Page`],
+/// the first page small), for a list big enough to be read before it is
+/// whole.
+pub async fn run_paged<K, R>(
+    api: Api<K>,
+    config: watcher::Config,
+    scope: Option<String>,
+    project: impl Fn(&K) -> R + Send,
+    tx: mpsc::Sender<Feed<R>>,
+) where
+    K: Resource + Clone + DeserializeOwned + Debug + Send + 'static,
+    R: Send + 'static,
+{
+    let _ = Reflector {
+        api,
+        config,
+        scope,
+        project,
+        tx,
+        backoff: DefaultBackoff::default(),
+        paged: true,
     }
     .run()
     .await;
@@ -129,6 +164,8 @@ struct Reflector<K, P, R> {
     project: P,
     tx: mpsc::Sender<Feed<R>>,
     backoff: DefaultBackoff,
+    /// Report the list's rows as its pages come.
+    paged: bool,
 }
 
 impl<K, P, R> Reflector<K, P, R>
@@ -261,8 +298,17 @@ where
             limit: self.config.page_size,
             ..ListParams::default()
         };
+        // A paged feed asks for a small first page, then the usual size.
+        let page_size = params.limit;
+        let mut first_page = self.paged;
+        if first_page {
+            params.limit = Some(page_size.map_or(FIRST_PAGE, |size| size.min(FIRST_PAGE)));
+        }
         let mut tokens = std::collections::HashSet::new();
         let mut restarted = false;
+        // Rows already sent as pages, and when the last batch went.
+        let mut sent = 0usize;
+        let mut last_sent: Option<Instant> = None;
         loop {
             let page = match answered_in_time(super::lenient::list(&self.api, &params)).await {
                 Ok(page) => page,
@@ -270,13 +316,20 @@ where
                     if std::mem::replace(&mut restarted, true) {
                         return Ok(Err(misbehaving(format!(
                             "The API server expired the list's continue token twice (410 Gone after {} rows).",
-                            rows.len()
+                            sent + rows.len()
                         ))));
                     }
                     rows.clear();
                     unreadable.clear();
                     tokens.clear();
                     params.continue_token = None;
+                    if std::mem::take(&mut sent) > 0 {
+                        // The pages sent are void: the list starts over.
+                        self.send(Feed::Listing {
+                            scope: self.scope.clone(),
+                        })
+                        .await?;
+                    }
                     continue;
                 }
                 // Fat objects (big annotations, many containers): smaller
@@ -285,9 +338,17 @@ where
                     match params.limit.filter(|limit| *limit > SMALLEST_PAGE) {
                         Some(limit) => {
                             params.limit = Some((limit / 5).max(SMALLEST_PAGE));
+                            first_page = false;
                             params.continue_token = None;
                             rows.clear();
                             unreadable.clear();
+                            tokens.clear();
+                            if std::mem::take(&mut sent) > 0 {
+                                self.send(Feed::Listing {
+                                    scope: self.scope.clone(),
+                                })
+                                .await?;
+                            }
                             continue;
                         }
                         None => return Ok(Err(error)),
@@ -297,12 +358,37 @@ where
             };
             rows.extend(page.items.iter().map(&self.project));
             unreadable.extend(page.unreadable);
+            let more = page
+                .metadata
+                .continue_
+                .as_ref()
+                .is_some_and(|token| !token.is_empty());
+            if self.paged && more && last_sent.is_none_or(|at| at.elapsed() >= PAGE_EVERY) {
+                sent += rows.len();
+                last_sent = Some(Instant::now());
+                let expected = page
+                    .metadata
+                    .remaining_item_count
+                    .and_then(|left| usize::try_from(left).ok())
+                    .map(|left| sent + left);
+                self.send(Feed::Page {
+                    scope: self.scope.clone(),
+                    rows: std::mem::take(&mut rows),
+                    loaded: sent,
+                    expected,
+                })
+                .await?;
+                if std::mem::take(&mut first_page) {
+                    params.limit = page_size;
+                }
+            }
+            let listed = sent + rows.len();
             match page.metadata.continue_.filter(|token| !token.is_empty()) {
-                Some(_) if rows.len() > MAX_LIST_ROWS || tokens.len() + 1 >= max_pages(&params) => {
+                Some(_) if listed > MAX_LIST_ROWS || tokens.len() + 1 >= max_pages(&params) => {
                     return Ok(Err(misbehaving(format!(
                         "The API server's list did not end after {} pages and {} rows: podbay stops a list at {MAX_LIST_ROWS} rows.",
                         tokens.len() + 1,
-                        rows.len()
+                        listed
                     ))));
                 }
                 Some(token) if !tokens.insert(token.clone()) => {

@@ -30,8 +30,18 @@ pub enum Feed<R> {
     Listing {
         scope: Option<String>,
     },
-    /// The complete current set for `scope` (a namespace, or everything when
-    /// `None`): replace what you had for it.
+    /// Part of a list under way (a feed that reports pages as they come):
+    /// `loaded` rows so far with these, about `expected` in all when the
+    /// server says (its `remainingItemCount`).
+    Page {
+        scope: Option<String>,
+        rows: Vec<R>,
+        loaded: usize,
+        expected: Option<usize>,
+    },
+    /// The list for `scope` (a namespace, or everything when `None`) is
+    /// complete: these rows, with the `Page`s since `Listing`, are the
+    /// current set: replace what you had for it.
     Listed {
         scope: Option<String>,
         rows: Vec<R>,

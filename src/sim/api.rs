@@ -71,6 +71,9 @@ async fn dispatch(
             if watching {
                 watch::serve(state, filter, &query)
             } else {
+                if query.get("continue").is_some_and(|c| !c.is_empty()) {
+                    state.faults.page_released().await;
+                }
                 let as_table = wants_table(&request);
                 list(state, &filter, &query, as_table)
             }
@@ -295,15 +298,16 @@ pub async fn read_body(request: Request<Incoming>) -> Result<Bytes, ApiError> {
         .map_err(|_| ApiError::bad_request("request body too large or unreadable"))
 }
 
-/// A continue token: the list's resourceVersion and the last key returned.
-fn encode_continue(resource_version: u64, last: &Key) -> String {
+/// A continue token: the list's resourceVersion, the last key returned,
+/// and how many items the list has returned so far.
+fn encode_continue(resource_version: u64, last: &Key, returned: usize) -> String {
     use base64::Engine;
-    let raw =
-        json!({"rv": resource_version, "ns": &*last.namespace, "name": &*last.name}).to_string();
+    let raw = json!({"rv": resource_version, "ns": &*last.namespace, "name": &*last.name, "returned": returned})
+        .to_string();
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(raw)
 }
 
-fn decode_continue(token: &str) -> Result<(u64, Key), ApiError> {
+fn decode_continue(token: &str) -> Result<(u64, Key, usize), ApiError> {
     use base64::Engine;
     let invalid = || {
         ApiError::bad_request("continue key is not valid: illegal base64 data or malformed token")
@@ -315,7 +319,8 @@ fn decode_continue(token: &str) -> Result<(u64, Key), ApiError> {
     let rv = value["rv"].as_u64().ok_or_else(invalid)?;
     let ns = value["ns"].as_str().ok_or_else(invalid)?;
     let name = value["name"].as_str().ok_or_else(invalid)?;
-    Ok((rv, Key::new(ns, name)))
+    let returned = value["returned"].as_u64().unwrap_or(0) as usize;
+    Ok((rv, Key::new(ns, name), returned))
 }
 
 fn list(
@@ -333,9 +338,9 @@ fn list(
         .filter(|c| !c.is_empty())
         .map(decode_continue)
         .transpose()?;
-    let (after, pinned_rv) = match &continued {
-        Some((rv, key)) => (Some(key), Some(*rv)),
-        None => (None, None),
+    let (after, pinned_rv, returned_before) = match &continued {
+        Some((rv, key, returned)) => (Some(key), Some(*rv), *returned),
+        None => (None, None, 0),
     };
     let (items, current_rv, more) = state.store.list(
         filter.kind,
@@ -347,8 +352,9 @@ fn list(
     // Later pages report the first page's resourceVersion, so a watch started
     // from it sees every change made while paging.
     let list_rv = pinned_rv.unwrap_or(current_rv);
+    let returned = returned_before + items.len();
     let continue_token = match (more, items.last()) {
-        (true, Some(last)) => encode_continue(list_rv, &last.key),
+        (true, Some(last)) => encode_continue(list_rv, &last.key, returned),
         _ => String::new(),
     };
     if as_table && matches!(filter.kind, Kind::Pod | Kind::Event | Kind::Node) {
@@ -362,6 +368,12 @@ fn list(
     let mut metadata = json!({"resourceVersion": list_rv.to_string()});
     if !continue_token.is_empty() {
         metadata["continue"] = json!(continue_token);
+        // As the apiserver: how many items are left, only when no selector
+        // makes that a guess.
+        if !filter.selects() {
+            let total = state.store.count(filter.kind, filter.namespace.as_deref());
+            metadata["remainingItemCount"] = json!(total.saturating_sub(returned));
+        }
     }
     body.put_slice(
         format!(

@@ -14,6 +14,11 @@ pub struct Filter {
 }
 
 impl Filter {
+    /// Whether a label or field selector narrows the list.
+    pub fn selects(&self) -> bool {
+        self.labels.is_some() || self.fields.is_some()
+    }
+
     pub fn from_query(
         kind: Kind,
         namespace: Option<String>,

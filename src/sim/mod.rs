@@ -124,9 +124,18 @@ pub struct Faults {
     watch_drops: signal::Sender<u64>,
     stream_kills: signal::Sender<u64>,
     stream_idle_ms: AtomicU64,
+    /// While true, a list's pages after the first wait (a slow apiserver
+    /// paging a large list).
+    held_pages: signal::Sender<bool>,
 }
 
 impl Faults {
+    /// Waits while later list pages are held back.
+    pub async fn page_released(&self) {
+        let mut held = self.held_pages.subscribe();
+        let _ = held.wait_for(|held| !*held).await;
+    }
+
     pub fn latency(&self) -> Duration {
         Duration::from_millis(self.latency_ms.load(Ordering::Relaxed))
     }
@@ -404,6 +413,12 @@ impl SimHandle {
             .faults
             .latency_ms
             .store(latency.as_millis() as u64, Ordering::Relaxed);
+    }
+
+    /// Fault: hold every list page after the first (`true`) until released
+    /// (`false`): a list stays incomplete as long as a test needs.
+    pub fn hold_list_pages(&self, held: bool) {
+        self.state.faults.held_pages.send_replace(held);
     }
 
     /// Fault: end every open watch (clients re-watch from their last RV).

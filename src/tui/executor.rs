@@ -39,6 +39,14 @@ pub(super) struct Tagged {
     event: Event,
 }
 
+/// Whether a feed reports its list whole, or its pages as they come.
+#[derive(Debug, Clone, Copy)]
+enum Pages {
+    Whole,
+    /// The pod list: its first rows are on screen after one small page.
+    AsTheyCome,
+}
+
 impl Tagged {
     /// An update that is not tied to a replaceable watch.
     pub(super) fn untied(event: Event) -> Tagged {
@@ -429,6 +437,7 @@ impl Tasks {
                 None,
                 PodDetail::from_pod,
                 detail,
+                Pages::Whole,
             ),
             self.spawn_feed(
                 (source, generation),
@@ -437,6 +446,7 @@ impl Tasks {
                 None,
                 EventRow::from_event,
                 events,
+                Pages::Whole,
             ),
         ]
     }
@@ -485,7 +495,9 @@ impl Tasks {
         });
     }
 
-    /// Runs a feed, forwarding its updates to the app as `wrap(update)`.
+    /// Runs a feed, forwarding its updates to the app as `wrap(update)`;
+    /// a `Paged` one reports its list's pages as they come.
+    #[allow(clippy::too_many_arguments)]
     fn spawn_feed<K, R>(
         &self,
         (source, generation): (FeedOrigin, u64),
@@ -494,6 +506,7 @@ impl Tasks {
         scope: Option<String>,
         project: fn(&K) -> R,
         wrap: impl Fn(Feed<R>) -> Event + Send + Sync + 'static,
+        pages: Pages,
     ) -> JoinHandle<()>
     where
         K: Watched,
@@ -502,7 +515,14 @@ impl Tasks {
         let (feed_tx, mut feed_rx) = feed::channel();
         let tx = self.tx.clone();
         tokio::spawn(async move {
-            let watcher = feed::run(api, config, scope, project, feed_tx);
+            let watcher = async {
+                match pages {
+                    Pages::Whole => feed::run(api, config, scope, project, feed_tx).await,
+                    Pages::AsTheyCome => {
+                        feed::run_paged(api, config, scope, project, feed_tx).await
+                    }
+                }
+            };
             let forward = async {
                 while let Some(update) = feed_rx.recv().await {
                     let tagged = Tagged {
@@ -526,6 +546,7 @@ impl Tasks {
         scope: Scope,
         project: fn(&K) -> R,
         wrap: fn(Feed<R>) -> Event,
+        pages: Pages,
     ) -> Vec<JoinHandle<()>>
     where
         K: Watched + kube::Resource<Scope = k8s_openapi::NamespaceResourceScope>,
@@ -541,12 +562,13 @@ impl Tasks {
                 None,
                 project,
                 wrap,
+                pages,
             )],
             Scope::Namespaces(list) => list
                 .into_iter()
                 .map(|ns| {
                     let api = Api::<K>::namespaced(client.clone(), &ns);
-                    self.spawn_feed(tagged, api, feed::config(), Some(ns), project, wrap)
+                    self.spawn_feed(tagged, api, feed::config(), Some(ns), project, wrap, pages)
                 })
                 .collect(),
         }
@@ -555,14 +577,26 @@ impl Tasks {
     fn watch_pods(&mut self, scope: Scope) {
         abort(&mut self.pods);
         let tagged = (FeedOrigin::Pods, self.next_generation(FeedOrigin::Pods));
-        self.pods = self.spawn_scoped(tagged, scope, PodRow::from_pod, Event::Pods);
+        self.pods = self.spawn_scoped(
+            tagged,
+            scope,
+            PodRow::from_pod,
+            Event::Pods,
+            Pages::AsTheyCome,
+        );
     }
 
     /// The events view's watch, in the pod view's slot (one or the other shows).
     fn watch_events(&mut self, scope: Scope) {
         abort(&mut self.pod);
         let tagged = (FeedOrigin::Pod, self.next_generation(FeedOrigin::Pod));
-        self.pod = self.spawn_scoped(tagged, scope, EventRow::from_event, Event::Events);
+        self.pod = self.spawn_scoped(
+            tagged,
+            scope,
+            EventRow::from_event,
+            Event::Events,
+            Pages::Whole,
+        );
     }
 
     /// The nodes view's watch, in the pod view's slot (one or the other shows).
@@ -577,6 +611,7 @@ impl Tasks {
             None,
             crate::model::node::NodeRow::from_node,
             Event::Nodes,
+            Pages::Whole,
         );
         self.pod = vec![task];
     }
@@ -767,8 +802,15 @@ impl Tasks {
         );
         let api = Api::<Namespace>::all(self.connection.client.clone());
         let name = |ns: &Namespace| ns.metadata.name.clone().unwrap_or_default();
-        self.namespaces =
-            Some(self.spawn_feed(tagged, api, feed::config(), None, name, Event::Namespaces));
+        self.namespaces = Some(self.spawn_feed(
+            tagged,
+            api,
+            feed::config(),
+            None,
+            name,
+            Event::Namespaces,
+            Pages::Whole,
+        ));
     }
 
     fn switch_context(&mut self, context: String) {

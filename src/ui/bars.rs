@@ -43,6 +43,12 @@ pub fn header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             } else {
                 format!("{total} {noun}")
             };
+            if let Some((loaded, expected)) = app.pods_loading() {
+                counts = match expected {
+                    Some(all) => format!("loading {} / ~{} pods", grouped(loaded), grouped(all)),
+                    None => format!("loading {} pods…", grouped(loaded)),
+                };
+            }
             if app.refused_scope().is_some() {
                 counts = "pods unavailable".to_string();
             } else if !app.refused.is_empty() {
@@ -389,4 +395,17 @@ pub fn footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         Paragraph::new(Line::from(shown)).style(theme.status_bar),
         bottom,
     );
+}
+
+/// 34000 as "34 000": a count the eye reads at once.
+fn grouped(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(' ');
+        }
+        out.push(c);
+    }
+    out
 }

@@ -56,6 +56,60 @@ async fn pod_feed_lists_then_streams_changes() {
     );
 }
 
+/// A paged feed reports a small first page at once, with the server's
+/// count of what is left, while the later pages are held back; then the
+/// rest, each row once.
+#[tokio::test]
+async fn a_paged_feed_reports_the_first_page_before_the_list_is_whole() {
+    let sim = support::start_sim_with_pods(1500).await;
+    sim.hold_list_pages(true);
+    let kube = client(&sim, "sim").await;
+    let (tx, mut rx) = feed::channel();
+    tokio::spawn(feed::run_paged(
+        Api::<Pod>::all(kube),
+        feed::config(),
+        None,
+        name,
+        tx,
+    ));
+    assert_eq!(next(&mut rx).await, Feed::Listing { scope: None });
+    let Feed::Page {
+        rows: first,
+        loaded: 100,
+        expected: Some(1500),
+        ..
+    } = next(&mut rx).await
+    else {
+        panic!("expected a first page of 100 of about 1500")
+    };
+    assert_eq!(first.len(), 100);
+    assert!(
+        tokio::time::timeout(Duration::from_millis(700), rx.recv())
+            .await
+            .is_err(),
+        "nothing more while the later pages are held"
+    );
+    sim.hold_list_pages(false);
+    let mut all = first;
+    loop {
+        match next(&mut rx).await {
+            Feed::Page { rows, loaded, .. } => {
+                all.extend(rows);
+                assert_eq!(loaded, all.len());
+            }
+            Feed::Listed { rows, .. } => {
+                all.extend(rows);
+                break;
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    assert_eq!(all.len(), 1500);
+    all.sort();
+    all.dedup();
+    assert_eq!(all.len(), 1500, "each row once");
+}
+
 #[tokio::test]
 async fn restricted_user_gets_forbidden_naming_the_permission() {
     let sim = start_sim(0).await;

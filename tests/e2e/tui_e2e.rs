@@ -797,3 +797,48 @@ async fn a_namespace_the_user_may_not_list_is_said_refused_not_empty() {
     screen.quit().await;
     let _ = std::fs::remove_file(config);
 }
+
+/// With a list's later pages held back, its first rows are on screen, the
+/// header says how far the list is, and a pod can be found and opened;
+/// once the pages come, the list is whole. (No timing: the simulator
+/// holds the pages.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_first_rows_can_be_filtered_and_opened_before_the_list_is_whole() {
+    let sim = support::start_sim_with_pods(1500).await;
+    sim.hold_list_pages(true);
+    let config = kubeconfig(&sim, "paged");
+    let mut screen = PodbayScreen::spawn(&args(&config, &["-A"]), 120, 30);
+    screen
+        .wait_for("the first page and how far the list is", |t| {
+            t.contains("loading 100 / ~1 500 pods") && t.contains("svc-000-")
+        })
+        .await;
+    screen.keys("/svc-004").await;
+    screen
+        .wait_for("the filter over the first page", |t| {
+            // Fuzzy: the best matches first.
+            t.contains("filter svc-004")
+                && support::table_rows(t)
+                    .first()
+                    .is_some_and(|r| r.contains("svc-004-"))
+        })
+        .await;
+    screen.raw(b"\r").await;
+    screen.raw(b"\r").await;
+    screen
+        .wait_for("the pod opened", |t| {
+            t.contains(" containers ") && t.contains("ghcr.io/podbay/app:1.0")
+        })
+        .await;
+    assert!(screen.text().contains("loading 100 / ~1 500"), "still held");
+    sim.hold_list_pages(false);
+    screen.raw(b"\x1b").await;
+    screen
+        .wait_for("the whole list", |t| {
+            t.contains("/1500 pods") && !t.contains("loading")
+        })
+        .await;
+    screen.quit().await;
+    support::exits_cleanly(&mut screen).await;
+    let _ = std::fs::remove_file(config);
+}

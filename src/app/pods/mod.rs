@@ -308,6 +308,42 @@ impl PodTable {
         self.resync_cursor();
     }
 
+    /// Adds a batch of rows (a page of a list under way), keeping the
+    /// selection; of rows with the same key, the one given wins.
+    pub fn extend(&mut self, rows: Vec<PodRow>) {
+        if rows.is_empty() {
+            return;
+        }
+        for row in &rows {
+            self.widths.add(row);
+        }
+        // Two sorted runs (the rows, then the page): the stable sort merges
+        // them in one pass.
+        let mut page: Vec<Box<PodRow>> = rows.into_iter().map(Box::new).collect();
+        page.sort_by(|a, b| a.key.cmp(&b.key));
+        self.rows.append(&mut page);
+        self.rows.sort_by(|a, b| a.key.cmp(&b.key));
+        let before = self.rows.len();
+        self.rows.dedup_by(|later, earlier| {
+            let same = later.key == earlier.key;
+            if same {
+                std::mem::swap(later, earlier);
+            }
+            same
+        });
+        if self.rows.len() != before {
+            self.measure();
+        }
+        if let Some(f) = self.filter.take() {
+            let hits = self.rank(&f.pattern, None);
+            self.filter = Some(Filter {
+                pattern: f.pattern,
+                hits,
+            });
+        }
+        self.resync_cursor();
+    }
+
     /// Adds or updates one row.
     pub fn apply(&mut self, row: PodRow) {
         self.widths.add(&row);
@@ -667,6 +703,38 @@ mod tests {
             labels: format!("app={name}").into(),
             ..PodRow::new(ns, name)
         }
+    }
+
+    #[test]
+    fn pages_merge_into_the_table_keeping_the_selection_and_the_filter() {
+        let mut t = PodTable::default();
+        t.extend(vec![row("b", "web-2"), row("a", "web-9"), row("b", "db-1")]);
+        assert_eq!(names(&t), ["web-9", "db-1", "web-2"], "in key order");
+        t.select_index(2);
+        t.set_filter("web");
+        assert_eq!(names(&t), ["web-9", "web-2"]);
+        let selected = t.selected().cloned();
+        // A page that lands before and after the selection, and repeats a row.
+        t.extend(vec![
+            row("a", "web-1"),
+            row("c", "web-3"),
+            row("b", "web-2"),
+        ]);
+        assert_eq!(t.total(), 5, "the repeated row is one row");
+        assert_eq!(
+            t.selected().cloned(),
+            selected,
+            "the selection stays on its pod"
+        );
+        let mut shown = names(&t);
+        shown.sort();
+        assert_eq!(
+            shown,
+            ["web-1", "web-2", "web-3", "web-9"],
+            "new rows are filtered too"
+        );
+        t.set_filter("");
+        assert_eq!(names(&t), ["web-1", "web-9", "db-1", "web-2", "web-3"]);
     }
 
     #[test]

@@ -21,6 +21,20 @@ pub async fn start_sim(pull_delay_ms: u64) -> SimHandle {
     .expect("simulator starts")
 }
 
+/// A simulator with `n` generated pods (over `n / 500` namespaces) instead
+/// of the demo's.
+pub async fn start_sim_with_pods(n: usize) -> SimHandle {
+    Sim::start(SimOptions {
+        pods: Some(n),
+        pull_delay: Duration::ZERO,
+        bookmark_interval: Duration::from_millis(300),
+        shim: Some(env!("CARGO_BIN_EXE_podbay").into()),
+        ..SimOptions::default()
+    })
+    .await
+    .expect("simulator starts")
+}
+
 /// Whether this host gives the simulator's pods Linux namespaces (asked of
 /// the real binary, as the simulator does). When it does not, the test says
 /// why and skips, unless `PODBAY_REQUIRE_NAMESPACES` is set (CI sets it:
