@@ -23,6 +23,8 @@ pub struct Forward {
     pub remote: RemotePort,
     /// Where it listens, once it does.
     pub local: Option<SocketAddr>,
+    /// The local port asked for (`None`: the remote port's number).
+    pub wanted_local: Option<u16>,
     /// The remote port's number, once resolved.
     pub remote_number: Option<u16>,
     /// The pod it reaches now (`namespace/name`).
@@ -278,6 +280,7 @@ impl App {
             target,
             remote: mapping.remote,
             local: None,
+            wanted_local: mapping.local,
             remote_number: None,
             pod: None,
             state: ForwardState::Starting,

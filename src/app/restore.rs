@@ -11,8 +11,8 @@ use crossterm::event::{KeyCode, KeyEvent};
 
 use super::forwards::{Forward, ForwardState};
 use super::saved::{
-    SavedBrowser, SavedForward, SavedKind, SavedLogOptions, SavedPane, SavedShape, SavedSort,
-    SavedTerminal, SavedWorkspace, VERSION,
+    PREVIOUS, SavedBrowser, SavedForward, SavedKind, SavedLogOptions, SavedPane, SavedShape,
+    SavedSort, SavedTerminal, SavedWorkspace, VERSION,
 };
 use super::terminal::{LogOptions, Restored, Terminal, TerminalKind, TerminalState};
 use super::{App, Effect, Focus, Mode, Scope, TerminalId, error, info, warning};
@@ -22,9 +22,6 @@ use crate::model::{ClusterId, ContainerState, PodKey, TerminalKey};
 use crate::term::Size;
 use crate::term::grid::Grid;
 use crate::term::layout::{Layout, PaneId};
-
-/// The name `n` at the question keeps the workspace under, for `:load`.
-pub const NOT_NOW: &str = "previous";
 
 /// Whether to bring the kept workspace back at start (`--restore`,
 /// `--no-restore`, `[workspace] restore`).
@@ -58,19 +55,21 @@ impl App {
             .iter()
             .map(|id| saved_terminal(&self.workspace.terminals[id]))
             .collect();
+        // Every forward :pf lists (one that failed is tried again), and
+        // those still waiting for their context.
         let forwards = self
             .forwards
             .iter()
-            .filter(|f| !matches!(f.state, ForwardState::Failed(_)))
             .map(|f| SavedForward {
                 context: f.cluster.context.to_string(),
                 server: f.cluster.server.to_string(),
                 user: f.cluster.user.to_string(),
                 namespace: f.namespace.clone(),
                 target: f.target.to_string(),
-                local: f.local.map(|a| a.port()),
+                local: f.local.map(|a| a.port()).or(f.wanted_local),
                 remote: f.remote.to_string(),
             })
+            .chain(self.waiting_forwards.iter().cloned())
             .collect();
         let saved = SavedWorkspace {
             version: VERSION,
@@ -154,10 +153,10 @@ impl App {
             }
             _ => {
                 self.message = Some(info(format!(
-                    "Not restored; :load {NOT_NOW} brings it back."
+                    "Not restored; :load {PREVIOUS} brings it back."
                 )));
                 vec![Effect::SaveWorkspace {
-                    name: NOT_NOW.into(),
+                    name: PREVIOUS.into(),
                     workspace: Box::new(saved),
                     terminals: vec![],
                 }]
@@ -182,7 +181,8 @@ impl App {
     /// `:load NAME`: only into an empty workspace (the panes open now are
     /// sessions the user may not want to lose).
     pub(super) fn load(&mut self, name: String) -> Vec<Effect> {
-        if !self.workspace.is_empty() {
+        // `:load` alone lists what is kept.
+        if !name.is_empty() && !self.workspace.is_empty() {
             self.message = Some(error(format!(
                 "Close the panes first (or :save them): :load {name} brings a workspace into an empty one."
             )));
@@ -197,7 +197,7 @@ impl App {
         outcome: Result<std::path::PathBuf, String>,
     ) {
         match outcome {
-            Ok(_) if name == NOT_NOW => {}
+            Ok(_) if name == PREVIOUS => {}
             Ok(path) => {
                 self.message = Some(info(format!(
                     "Workspace kept as {name} ({}); :load {name} brings it back.",
@@ -276,7 +276,7 @@ impl App {
             .focused
             .and_then(|f| panes.get(f).copied())
             .or_else(|| panes.first().copied());
-        if !panes.is_empty() && (saved.in_workspace || self.areas().workspace.is_some()) {
+        if !panes.is_empty() && saved.in_workspace {
             self.focus = Focus::Workspace;
         }
         effects.extend(self.fit_terminals());
@@ -371,7 +371,9 @@ impl App {
             tail,
         };
         t.owned_pod = kept.owned_pod;
-        t.resume_from = kept.last_seen.clone();
+        if t.kind.follows_log() {
+            t.resume_from = kept.last_seen.clone();
+        }
         t.restored = Some(Restored {
             pod_uid: kept.pod_uid.clone(),
             server: kept.server.clone(),
@@ -453,8 +455,11 @@ impl App {
             TerminalKind::Exec => {
                 t.restored = None;
                 let sentence = format!(
-                    "it ran `{}` before podbay restarted; a command is not run again by itself (e in the pod view runs one)",
-                    t.command.join(" ")
+                    "it ran {} before podbay restarted; a command is not run again by itself (e in the pod view runs one)",
+                    match t.command.first() {
+                        Some(program) => format!("`{program} …`"),
+                        None => "a command".to_string(),
+                    }
                 );
                 t.say_in_pane("not run again", &sentence);
                 t.state = TerminalState::Ended(sentence.into());
@@ -473,13 +478,12 @@ impl App {
         let restored = t.restored.as_ref().filter(|r| r.started)?;
         if t.pod.gone {
             t.restored = None;
-            t.state = TerminalState::Ended(
-                format!(
-                    "the pod {} no longer exists: it was deleted after podbay last kept this pane",
-                    t.key.pod
-                )
-                .into(),
+            let sentence = format!(
+                "the pod {} no longer exists: it was deleted after podbay last kept this pane",
+                t.key.pod
             );
+            t.say_in_pane("not restored", &sentence);
+            t.state = TerminalState::Ended(sentence.into());
             return Some(vec![]);
         }
         let detail = t.pod.detail.as_ref()?;
@@ -497,13 +501,16 @@ impl App {
                 "the pod {} was replaced after podbay last kept this pane: a new pod of the same name runs now",
                 t.key.pod
             );
+            // Whatever podbay made was that pod: this one is another's.
+            t.owned_pod = false;
             if !t.kind.resumable() {
                 t.notice = Some(format!("Note: {sentence}."));
                 return Some(vec![]);
             }
             t.say_in_pane("not restored", &sentence);
             t.state = TerminalState::Ended(sentence.into());
-            return Some(vec![]);
+            // Its container is another: nothing of it is followed.
+            return Some(vec![Effect::CloseSession { id }]);
         }
         if !t.kind.resumable() {
             return Some(vec![]);
@@ -588,6 +595,12 @@ impl App {
                 effects
             }
             Err(sentence) => {
+                for kept in &forwards {
+                    self.failed_forward(
+                        kept,
+                        format!("context {context} cannot be reached: {sentence}"),
+                    );
+                }
                 for id in waiting {
                     if let Some(t) = self.workspace.terminals.get_mut(&id) {
                         t.restored = None;
@@ -598,7 +611,7 @@ impl App {
                     }
                 }
                 self.message = Some(warning(format!(
-                    "Context {context}: {sentence} Its panes say so; the others are restored."
+                    "Context {context}: {sentence} Its panes and forwards say so; the others are restored."
                 )));
                 vec![]
             }
@@ -617,6 +630,13 @@ impl App {
             return vec![];
         };
         if *cluster.server != *kept.server {
+            self.failed_forward(
+                kept,
+                format!(
+                    "context {} now reaches {}, not {} as when this forward was kept",
+                    cluster.context, cluster.server, kept.server
+                ),
+            );
             return vec![];
         }
         self.next_forward += 1;
@@ -629,6 +649,7 @@ impl App {
             target: target.clone(),
             remote,
             local: None,
+            wanted_local: mapping.local,
             remote_number: None,
             pod: None,
             state: ForwardState::Starting,
@@ -647,6 +668,34 @@ impl App {
                 addresses: vec![IpAddr::V4(Ipv4Addr::LOCALHOST)],
             },
         }]
+    }
+
+    /// A kept forward that cannot start: listed in :pf, saying why (and
+    /// kept, to be tried at the next start).
+    fn failed_forward(&mut self, kept: &SavedForward, why: String) {
+        let (Ok(target), Ok(mapping)) = (
+            ForwardTarget::parse(&kept.target),
+            PortMapping::parse(&kept.remote),
+        ) else {
+            return;
+        };
+        self.next_forward += 1;
+        self.forwards.push(Forward {
+            id: self.next_forward,
+            cluster: ClusterId::new(&kept.context, &kept.server, &kept.user),
+            namespace: kept.namespace.clone(),
+            target,
+            remote: mapping.remote,
+            local: None,
+            wanted_local: kept.local,
+            remote_number: None,
+            pod: None,
+            state: ForwardState::Failed(why),
+            last_failure: None,
+            open: 0,
+            to_pod: 0,
+            from_pod: 0,
+        });
     }
 
     /// At a clean quit the pods podbay made are deleted: their panes are
@@ -693,7 +742,9 @@ fn saved_terminal(t: &Terminal) -> SavedTerminal {
         pod_uid,
         container: t.key.container.clone(),
         kind,
-        command: t.command.clone(),
+        // What a command was, not its arguments: they may hold a password
+        // (`mysql -pHunter2`), and it is never run again.
+        command: t.command.iter().take(1).cloned().collect(),
         containers: t.containers.clone(),
         log: SavedLogOptions {
             timestamps: t.log.timestamps,
@@ -701,7 +752,11 @@ fn saved_terminal(t: &Terminal) -> SavedTerminal {
             since_seconds: t.log.since_seconds,
             tail: t.log.tail,
         },
-        last_seen: t.resume_from.clone(),
+        last_seen: if t.kind.follows_log() {
+            t.resume_from.clone()
+        } else {
+            Default::default()
+        },
         owned_pod: t.owned_pod,
     }
 }

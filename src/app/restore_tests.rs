@@ -38,6 +38,7 @@ fn three_panes() -> App {
     typed(&mut a, "applog");
     a.update(code(KeyCode::Enter));
     prefix(&mut a, 'H');
+    prefix(&mut a, 'z');
     a
 }
 
@@ -85,6 +86,7 @@ fn a_workspace_comes_back_with_its_layout_names_marks_and_log_places() {
         "the moved divider is kept: {:?}",
         saved.layout
     );
+    assert!(saved.zoomed.is_some(), "the zoom is kept");
     let at: jiff::Timestamp = "2026-01-01T00:59:30Z".parse().unwrap();
     let log = saved
         .terminals
@@ -220,8 +222,8 @@ fn an_ended_container_says_how_and_a_replaced_pod_says_so() {
         ),
     ));
     assert!(
-        effects.is_empty(),
-        "nothing attaches to another pod: {effects:?}"
+        matches!(effects.as_slice(), [Effect::CloseSession { id }] if *id == attach),
+        "nothing attaches to another pod, nor follows it: {effects:?}"
     );
     let TerminalState::Ended(why) = &c.workspace.terminals[&attach].state else {
         panic!()
@@ -274,9 +276,13 @@ fn panes_of_another_context_wait_for_it_and_say_when_it_cannot_be_reached() {
         "{why}"
     );
     let shell = id_of(&b, TerminalKind::Shell);
-    assert_eq!(
-        b.workspace.terminals[&shell].state,
-        TerminalState::Attaching,
+    assert!(
+        effects.iter().any(|e| matches!(e,
+            Effect::OpenSession { kind: SessionKind::Exec(_), key, .. } if key.cluster == sim_cluster())),
+        "sim's shell opens at once: {effects:?}"
+    );
+    assert!(
+        !matches!(b.workspace.terminals[&shell].state, TerminalState::Ended(_)),
         "sim's shell goes on"
     );
 
@@ -363,7 +369,14 @@ fn a_command_is_not_run_again_and_save_and_load_say_what_they_need() {
     let TerminalState::Ended(why) = &b.workspace.terminals[&exec].state else {
         panic!()
     };
-    assert!(why.as_str().contains("`rm -rf /tmp/x`"), "{why}");
+    assert!(why.as_str().contains("`rm …`"), "{why}");
+    let (kept, _) = b.saved();
+    let exec = kept
+        .terminals
+        .iter()
+        .find(|t| t.kind == SavedKind::Exec)
+        .unwrap();
+    assert_eq!(exec.command, ["rm"], "a command's arguments are not kept");
 
     // `:load` into panes is refused; `:save NAME` keeps them.
     prefix(&mut b, ':');
@@ -417,4 +430,99 @@ fn a_log_goes_on_where_it_stopped_and_says_so() {
         "{}",
         t.grid.text()
     );
+}
+
+#[test]
+fn a_deleted_pod_is_said_and_a_waiting_container_is_waited_for() {
+    let (saved, _) = three_panes().saved();
+    let mut b = restored_app();
+    b.offer_restore(saved.clone(), RestoreChoice::Always, false);
+    let attach = id_of(&b, TerminalKind::Attach);
+    b.update(Event::TerminalPod {
+        id: attach,
+        feed: Feed::Listed {
+            scope: None,
+            rows: vec![],
+        },
+    });
+    let t = &b.workspace.terminals[&attach];
+    assert!(
+        matches!(&t.state, TerminalState::Ended(why) if why.as_str().contains("no longer exists")),
+        "{:?}",
+        t.state
+    );
+    assert!(t.grid.text().contains("not restored"), "said in the pane");
+
+    let mut c = restored_app();
+    c.offer_restore(saved, RestoreChoice::Always, false);
+    let attach = id_of(&c, TerminalKind::Attach);
+    let waiting = ContainerState::Waiting {
+        reason: "ContainerCreating".into(),
+        message: String::new(),
+    };
+    assert!(
+        c.update(pod_of(attach, pod_detail(Some(waiting))))
+            .is_empty()
+    );
+    assert!(matches!(
+        c.workspace.terminals[&attach].state,
+        TerminalState::Waiting { .. }
+    ));
+    let effects = c.update(pod_of(
+        attach,
+        pod_detail(Some(ContainerState::Running { since: None })),
+    ));
+    assert!(
+        matches!(
+            effects.as_slice(),
+            [Effect::OpenSession {
+                replay_log: true,
+                ..
+            }]
+        ),
+        "attached once it runs: {effects:?}"
+    );
+}
+
+#[test]
+fn forwards_listen_again_on_their_ports_or_say_why_and_stay_kept() {
+    use crate::app::saved::SavedForward;
+    let forward = |context: &str, server: &str| SavedForward {
+        context: context.into(),
+        server: server.into(),
+        user: "admin".into(),
+        namespace: "shop".into(),
+        target: "deploy/storefront".into(),
+        local: Some(18080),
+        remote: "8080".into(),
+    };
+    let (mut saved, _) = three_panes().saved();
+    saved.forwards = vec![
+        forward("sim", &sim_cluster().server),
+        forward("prod", "https://prod:6443"),
+    ];
+    let mut b = restored_app();
+    let effects = b.offer_restore(saved, RestoreChoice::Always, false);
+    let started: Vec<&Effect> = effects
+        .iter()
+        .filter(|e| matches!(e, Effect::StartForward { .. }))
+        .collect();
+    assert!(
+        matches!(started.as_slice(), [Effect::StartForward { request, cluster, .. }]
+            if request.ports[0].local == Some(18080) && *cluster == sim_cluster()),
+        "{effects:?}"
+    );
+    b.update(Event::ContextReady {
+        context: "prod".into(),
+        outcome: Err("Connection refused.".into()),
+    });
+    let failed: Vec<_> = b
+        .forwards
+        .iter()
+        .filter(|f| matches!(f.state, crate::app::forwards::ForwardState::Failed(_)))
+        .collect();
+    assert_eq!(failed.len(), 1, "prod's forward is listed, saying why");
+    let (kept, _) = b.saved();
+    assert_eq!(kept.forwards.len(), 2, "both stay kept");
+    assert!(kept.forwards.iter().all(|f| f.local == Some(18080)));
 }

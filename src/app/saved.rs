@@ -299,9 +299,9 @@ pub fn check_name(name: &str) -> Result<(), String> {
     if name.is_empty() {
         return Err("Name the workspace: :save NAME (letters, digits, - _ .).".into());
     }
-    if !fits || name == LAST {
+    if !fits || name == LAST || name == PREVIOUS {
         return Err(format!(
-            "Cannot keep a workspace as {name:?}: use up to 64 letters, digits, - _ or . (not {LAST:?})."
+            "Cannot keep a workspace as {name:?}: use up to 64 letters, digits, - _ or . (not {LAST:?} or {PREVIOUS:?})."
         ));
     }
     Ok(())
@@ -309,6 +309,9 @@ pub fn check_name(name: &str) -> Result<(), String> {
 
 /// The name of the workspace kept as it changes.
 pub const LAST: &str = "last";
+
+/// The name `n` at the question keeps the workspace under, for `:load`.
+pub const PREVIOUS: &str = "previous";
 
 /// "40 s", "12 min", "3 h", "2 days".
 pub(crate) fn ago(seconds: i64) -> String {

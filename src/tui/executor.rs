@@ -871,8 +871,13 @@ impl Tasks {
         workspace: &mut crate::app::saved::SavedWorkspace,
         terminals: &[TerminalId],
     ) {
+        use crate::app::saved::SavedKind;
         for (kept, id) in workspace.terminals.iter_mut().zip(terminals) {
-            kept.last_seen.extend(self.sessions.log_positions(*id));
+            // Only a followed log goes on from a place; another pane's log
+            // (a finished container's, a previous run's) is read whole.
+            if matches!(kept.kind, SavedKind::Log | SavedKind::AllLogs) {
+                kept.last_seen.extend(self.sessions.log_positions(*id));
+            }
         }
     }
 

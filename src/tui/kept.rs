@@ -89,14 +89,19 @@ impl Store {
         let temporary = self
             .dir
             .join(format!(".{name}.json.{}", std::process::id()));
-        let mut file = private_file(&temporary).map_err(failed)?;
-        file.write_all(&text).map_err(failed)?;
-        drop(file);
-        std::fs::rename(&temporary, &path).map_err(|e| {
-            let _ = std::fs::remove_file(&temporary);
-            failed(e)
-        })?;
-        Ok(path)
+        // On disk before it replaces the last one: a power cut after a
+        // laptop's sleep leaves the old file or the new, not an empty one.
+        let written = private_file(&temporary).and_then(|mut file| {
+            file.write_all(&text)?;
+            file.sync_all()
+        });
+        match written.and_then(|()| std::fs::rename(&temporary, &path)) {
+            Ok(()) => Ok(path),
+            Err(e) => {
+                let _ = std::fs::remove_file(&temporary);
+                Err(failed(e))
+            }
+        }
     }
 
     pub fn forget(&self, name: &str) {
@@ -130,7 +135,7 @@ impl Store {
         if name.is_empty() {
             return Err(format!("Name a workspace: :load NAME ({}).", kept()));
         }
-        if name != crate::app::restore::NOT_NOW {
+        if name != crate::app::saved::PREVIOUS {
             check_name(name)?;
         }
         match self.read(name)? {

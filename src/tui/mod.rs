@@ -150,7 +150,9 @@ pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
             Err(sentence) => app.message = Some(crate::app::warning(sentence)),
         }
         tasks.workspaces = Some(workspace.store.clone());
-        keeper = Some(Keeper::new(workspace.store));
+        // What it starts with is not written: a start that changes
+        // nothing (--no-restore, the question open) leaves the kept one.
+        keeper = Some(Keeper::new(workspace.store, &app, &tasks));
     }
     let started: VecDeque<Event> = effects.into_iter().filter_map(|e| tasks.run(e)).collect();
     let mut quit = apply(&mut app, &mut tasks, &mut screen, started);
@@ -277,7 +279,9 @@ pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
     tasks.stop_all();
     // The node debug pods podbay made go with it, as with their last pane.
     tasks.delete_now(app.owned_pods()).await;
-    if let Some(keeper) = &mut keeper {
+    if let Some(keeper) = &mut keeper
+        && app.keeps_workspace()
+    {
         // Gone with podbay: their panes would only say so.
         app.forget_owned_panes();
         keeper.keep(&mut app, &tasks);
@@ -299,10 +303,12 @@ struct Keeper {
 }
 
 impl Keeper {
-    fn new(store: kept::Store) -> Keeper {
+    fn new(store: kept::Store, app: &App, tasks: &Tasks) -> Keeper {
+        let (mut workspace, terminals) = app.saved();
+        tasks.add_log_positions(&mut workspace, &terminals);
         Keeper {
             store,
-            written: None,
+            written: Some(workspace),
             next: tokio::time::Instant::now(),
             failed: false,
         }

@@ -94,6 +94,17 @@ async fn a_killed_podbay_comes_back_where_it_was() {
     first
         .wait_for("the log", |t| t.contains("redis/redis handled request"))
         .await;
+    let ids = |t: &str| -> Vec<String> {
+        t.lines()
+            .filter_map(|l| pane_text(l).split("handled request id=").nth(1))
+            .map(|rest| {
+                rest.split_whitespace()
+                    .next()
+                    .unwrap_or_default()
+                    .to_string()
+            })
+            .collect()
+    };
     pane_command(&first, "LLL").await;
     let home = first.home().to_path_buf();
     kept_when(&home, "three panes kept, the log's place too", |k| {
@@ -108,6 +119,9 @@ async fn a_killed_podbay_comes_back_where_it_was() {
     .await;
     // A second for the divider's last move to be kept.
     tokio::time::sleep(Duration::from_millis(1500)).await;
+    // Every line shown now was kept as shown: none may come again.
+    let shown_before = ids(&first.text());
+    assert!(!shown_before.is_empty());
     kill(&mut first).await;
     let before = kept(&home).expect("what the killed podbay kept");
 
@@ -152,17 +166,6 @@ async fn a_killed_podbay_comes_back_where_it_was() {
     second
         .wait_for("a new shell, said so", |t| t.contains("A new shell"))
         .await;
-    let ids = |t: &str| -> Vec<String> {
-        t.lines()
-            .filter_map(|l| pane_text(l).split("handled request id=").nth(1))
-            .map(|rest| {
-                rest.split_whitespace()
-                    .next()
-                    .unwrap_or_default()
-                    .to_string()
-            })
-            .collect()
-    };
     second
         .wait_for("the log going on after its last line", |t| {
             t.contains("podbay restarted: the log goes on") && !ids(t).is_empty()
@@ -174,6 +177,12 @@ async fn a_killed_podbay_comes_back_where_it_was() {
     seen.sort();
     seen.dedup();
     assert_eq!(seen.len(), all, "no log line twice:\n{text}");
+    for id in &shown_before {
+        assert!(
+            !seen.contains(id),
+            "id={id} was shown before the restart and again after it:\n{text}"
+        );
+    }
     let last_before: jiff::Timestamp = before["terminals"]
         .as_array()
         .unwrap()
@@ -203,6 +212,21 @@ async fn a_killed_podbay_comes_back_where_it_was() {
     pane_command(&second, "d").await;
     second.quit().await;
     exits_cleanly(&mut second).await;
+
+    // --no-restore starts empty and, changing nothing, leaves them kept.
+    let mut third = PodbayScreen::spawn_in(
+        &home,
+        &args(&config, &["-n", "shop", "--no-restore"]),
+        250,
+        60,
+        &[],
+    );
+    third.wait_for("the list", |t| t.contains("redis-0")).await;
+    assert!(!third.text().contains("Restore"), "not asked");
+    third.quit().await;
+    exits_cleanly(&mut third).await;
+    let still = kept(&home).expect("the kept workspace");
+    assert_eq!(still["panes"].as_array().map(Vec::len), Some(3), "{still}");
     let _ = std::fs::remove_file(config);
 }
 
@@ -346,10 +370,12 @@ async fn a_broken_or_newer_kept_workspace_is_one_sentence() {
     let mut first = PodbayScreen::spawn(&podbay_args, 250, 60);
     first.wait_for("the list", |t| t.contains("redis-0")).await;
     let home = first.home().to_path_buf();
-    kept_when(&home, "the empty workspace kept", |_| true).await;
     first.quit().await;
     exits_cleanly(&mut first).await;
-    let file = kept_file(&home).unwrap();
+    let store =
+        podbay::tui::kept::Store::for_kubeconfig(&home.join("state").join("podbay"), Some(&config));
+    let file = store.path("last");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
     for (content, why) in [
         (r#"{"version": 1, "panes": ["#.to_string(), "is not JSON"),
         (

@@ -52,6 +52,11 @@ impl TerminalKind {
         )
     }
 
+    /// A followed log: it goes on from where it stopped.
+    pub fn follows_log(self) -> bool {
+        matches!(self, TerminalKind::Log | TerminalKind::AllLogs)
+    }
+
     /// Attaches reach the container's own process, which outlives the stream.
     pub fn resumable(self) -> bool {
         matches!(self, TerminalKind::Debug | TerminalKind::Attach)
