@@ -138,6 +138,11 @@ pub enum Event {
         name: String,
         outcome: Result<std::path::PathBuf, String>,
     },
+    /// The pod [`Effect::FindReplacement`] found (its name), if any.
+    ReplacementFound {
+        id: TerminalId,
+        pod: Option<String>,
+    },
     /// [`Effect::LoadWorkspace`] read it, or could not (one sentence).
     WorkspaceLoaded {
         name: String,
@@ -296,6 +301,14 @@ pub enum Effect {
     LoadWorkspace(String),
     /// Forget the workspace kept at the last run's end (`d` at the question).
     ForgetWorkspace,
+    /// Find the pod the controller with this UID runs now in `namespace`
+    /// (a restored log pane's pod is gone): [`Event::ReplacementFound`].
+    FindReplacement {
+        id: TerminalId,
+        cluster: ClusterId,
+        namespace: String,
+        controller_uid: String,
+    },
     /// Start or stop recording a terminal (asciicast v2).
     Record {
         id: TerminalId,

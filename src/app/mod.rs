@@ -507,6 +507,10 @@ impl App {
                 vec![]
             }
             Event::WorkspaceLoaded { outcome, .. } => self.on_workspace_loaded(outcome),
+            Event::ReplacementFound { id, pod } => {
+                self.on_replacement_found(id, pod);
+                vec![]
+            }
             Event::Recording { id, outcome } => {
                 self.on_recording(id, outcome);
                 vec![]

@@ -264,8 +264,10 @@ impl App {
         if !t.is_live() {
             // Nothing to type into: r re-attaches a cut stream; q, x or
             // enter close the pane; esc shows the browser.
+            let replaced = t.replaced.as_ref().is_some_and(|r| r.by.is_some());
             return match key.code {
                 KeyCode::Char('r') => self.reattach_focused(),
+                KeyCode::Enter if replaced => self.follow_replacement(),
                 KeyCode::Enter | KeyCode::Char('q') | KeyCode::Char('x') => {
                     self.close_focused(true)
                 }

@@ -14,7 +14,7 @@ use super::saved::{
     PREVIOUS, SavedBrowser, SavedForward, SavedKind, SavedLogOptions, SavedPane, SavedShape,
     SavedSort, SavedTerminal, SavedWorkspace, VERSION,
 };
-use super::terminal::{LogOptions, Restored, Terminal, TerminalKind, TerminalState};
+use super::terminal::{LogOptions, Replaced, Restored, Terminal, TerminalKind, TerminalState};
 use super::{App, Effect, Focus, Mode, Scope, TerminalId, error, info, warning};
 use crate::model::forward::{ForwardRequest, ForwardTarget, PortMapping, RemotePort};
 use crate::model::session::SessionKind;
@@ -379,6 +379,7 @@ impl App {
             server: kept.server.clone(),
             saved_at,
             started: false,
+            controller: kept.controller.clone(),
         });
         if !self.clusters.contains_key(&kept.context) {
             t.notice = Some(format!("Connecting to context {}…", kept.context));
@@ -477,6 +478,7 @@ impl App {
         let t = self.workspace.terminals.get_mut(&id)?;
         let restored = t.restored.as_ref().filter(|r| r.started)?;
         if t.pod.gone {
+            let controller = restored.controller.clone().filter(|_| t.kind.is_log());
             t.restored = None;
             let sentence = format!(
                 "the pod {} no longer exists: it was deleted after podbay last kept this pane",
@@ -484,7 +486,23 @@ impl App {
             );
             t.say_in_pane("not restored", &sentence);
             t.state = TerminalState::Ended(sentence.into());
-            return Some(vec![]);
+            // A log: the pod its controller runs now may be what the user wants.
+            return Some(match controller {
+                Some(controller) => {
+                    let find = Effect::FindReplacement {
+                        id,
+                        cluster: t.key.cluster.clone(),
+                        namespace: t.key.pod.namespace.to_string(),
+                        controller_uid: controller.uid.clone(),
+                    };
+                    t.replaced = Some(Replaced {
+                        controller,
+                        by: None,
+                    });
+                    vec![find]
+                }
+                None => vec![],
+            });
         }
         let detail = t.pod.detail.as_ref()?;
         let uid = detail.manifest.metadata.uid.clone();
@@ -670,6 +688,56 @@ impl App {
         }]
     }
 
+    /// The pod a gone pod's controller runs now: a log pane offers it.
+    pub(super) fn on_replacement_found(&mut self, id: TerminalId, pod: Option<String>) {
+        let Some(t) = self.workspace.terminals.get_mut(&id) else {
+            return;
+        };
+        let Some(replaced) = &mut t.replaced else {
+            return;
+        };
+        let owner = format!(
+            "its {} {}",
+            replaced.controller.kind, replaced.controller.name
+        );
+        let sentence = match pod {
+            Some(name) => {
+                let pod = crate::model::PodKey::new(&t.key.pod.namespace, &name);
+                let sentence = format!("{owner} runs {pod} now: enter shows its log here.");
+                replaced.by = Some(pod);
+                sentence
+            }
+            None => format!("{owner} runs no pod now."),
+        };
+        t.say_in_pane("replaced", &sentence);
+    }
+
+    /// `enter` on a log pane that offers its pod's replacement: the pane
+    /// reads the new pod's log.
+    pub(super) fn follow_replacement(&mut self) -> Vec<Effect> {
+        let scrollback = self.options.scrollback;
+        let Some(t) = self.workspace.focused_terminal_mut() else {
+            return vec![];
+        };
+        let Some(pod) = t.replaced.take().and_then(|r| r.by) else {
+            return vec![];
+        };
+        t.key.pod = pod;
+        t.pod = Default::default();
+        t.resume_from.clear();
+        t.notice = None;
+        let size = t.grid.size();
+        t.grid = Grid::new(size, scrollback);
+        t.state = TerminalState::Attaching;
+        vec![
+            Effect::Follow {
+                id: t.id,
+                key: t.key.clone(),
+            },
+            t.log_effect(true),
+        ]
+    }
+
     /// A kept forward that cannot start: listed in :pf, saying why (and
     /// kept, to be tried at the next start).
     fn failed_forward(&mut self, kept: &SavedForward, why: String) {
@@ -714,6 +782,31 @@ impl App {
     }
 }
 
+/// The controller of a terminal's pod: as kept, while it is restoring;
+/// else from the pod as last seen.
+fn saved_controller(t: &Terminal) -> Option<super::saved::SavedController> {
+    if let Some(r) = &t.restored {
+        return r.controller.clone();
+    }
+    if let Some(r) = &t.replaced {
+        return Some(r.controller.clone());
+    }
+    let owners = t
+        .pod
+        .detail
+        .as_ref()?
+        .manifest
+        .metadata
+        .owner_references
+        .as_ref()?;
+    let controller = owners.iter().find(|o| o.controller == Some(true))?;
+    Some(super::saved::SavedController {
+        kind: controller.kind.clone(),
+        name: controller.name.clone(),
+        uid: controller.uid.clone(),
+    })
+}
+
 fn saved_terminal(t: &Terminal) -> SavedTerminal {
     let kind = match t.kind {
         TerminalKind::Debug => SavedKind::Debug,
@@ -752,6 +845,7 @@ fn saved_terminal(t: &Terminal) -> SavedTerminal {
             since_seconds: t.log.since_seconds,
             tail: t.log.tail,
         },
+        controller: saved_controller(t),
         last_seen: if t.kind.follows_log() {
             t.resume_from.clone()
         } else {

@@ -42,6 +42,15 @@ fn three_panes() -> App {
     a
 }
 
+/// Where the kept terminal of `kind` is in `saved`.
+fn kept_index(saved: &SavedWorkspace, kind: SavedKind) -> usize {
+    saved
+        .terminals
+        .iter()
+        .position(|t| t.kind == kind)
+        .expect("a kept terminal of that kind")
+}
+
 fn restored_app() -> App {
     let (mut b, _) = app(false);
     b.update(Event::Resize(crate::term::Size::new(100, 30)));
@@ -88,11 +97,7 @@ fn a_workspace_comes_back_with_its_layout_names_marks_and_log_places() {
     );
     assert!(saved.zoomed.is_some(), "the zoom is kept");
     let at: jiff::Timestamp = "2026-01-01T00:59:30Z".parse().unwrap();
-    let log = saved
-        .terminals
-        .iter()
-        .position(|t| t.kind == SavedKind::Log)
-        .unwrap();
+    let log = kept_index(&saved, SavedKind::Log);
     saved.terminals[log].last_seen.insert("app".into(), at);
     saved.saved_at = "2026-01-01T00:48:00Z".parse().unwrap();
 
@@ -346,11 +351,7 @@ fn the_question_restores_keeps_for_later_or_forgets() {
 #[test]
 fn a_command_is_not_run_again_and_save_and_load_say_what_they_need() {
     let (mut saved, _) = three_panes().saved();
-    let shell = saved
-        .terminals
-        .iter()
-        .position(|t| t.kind == SavedKind::Shell)
-        .unwrap();
+    let shell = kept_index(&saved, SavedKind::Shell);
     saved.terminals[shell].kind = SavedKind::Exec;
     saved.terminals[shell].command = vec!["rm".into(), "-rf".into(), "/tmp/x".into()];
     let mut b = restored_app();
@@ -412,11 +413,7 @@ fn a_command_is_not_run_again_and_save_and_load_say_what_they_need() {
 #[test]
 fn a_log_goes_on_where_it_stopped_and_says_so() {
     let (mut saved, _) = three_panes().saved();
-    let log = saved
-        .terminals
-        .iter()
-        .position(|t| t.kind == SavedKind::Log)
-        .unwrap();
+    let log = kept_index(&saved, SavedKind::Log);
     let mut last = BTreeMap::new();
     last.insert("app".to_string(), "2026-01-01T00:40:05Z".parse().unwrap());
     saved.terminals[log].last_seen = last;
@@ -525,4 +522,53 @@ fn forwards_listen_again_on_their_ports_or_say_why_and_stay_kept() {
     let (kept, _) = b.saved();
     assert_eq!(kept.forwards.len(), 2, "both stay kept");
     assert!(kept.forwards.iter().all(|f| f.local == Some(18080)));
+}
+
+#[test]
+fn a_log_whose_pod_its_controller_replaced_offers_the_new_pod() {
+    use crate::app::saved::SavedController;
+    let (mut saved, _) = three_panes().saved();
+    let log = kept_index(&saved, SavedKind::Log);
+    saved.terminals[log].controller = Some(SavedController {
+        kind: "ReplicaSet".into(),
+        name: "web-7d9".into(),
+        uid: "rs-1".into(),
+    });
+    let mut b = restored_app();
+    b.offer_restore(saved, RestoreChoice::Always, false);
+    let id = id_of(&b, TerminalKind::Log);
+    let effects = b.update(Event::TerminalPod {
+        id,
+        feed: Feed::Listed {
+            scope: None,
+            rows: vec![],
+        },
+    });
+    assert!(
+        matches!(effects.as_slice(), [Effect::FindReplacement { controller_uid, namespace, .. }]
+            if controller_uid == "rs-1" && namespace == "shop"),
+        "{effects:?}"
+    );
+    b.update(Event::ReplacementFound {
+        id,
+        pod: Some("web-7d9-x2k9p".into()),
+    });
+    let text = b.workspace.terminals[&id].grid.text();
+    assert!(
+        text.contains(
+            "its ReplicaSet web-7d9 runs shop/web-7d9-x2k9p now: enter shows its log here"
+        ),
+        "{text}"
+    );
+    // Focus that pane, then enter: it reads the new pod's log.
+    while b.workspace.focused_pane().map(|p| p.terminal) != Some(id) {
+        prefix(&mut b, 'o');
+    }
+    let effects = b.update(code(KeyCode::Enter));
+    assert!(
+        matches!(effects.as_slice(), [Effect::Follow { key, .. }, Effect::ShowLog { key: log_key, fresh: true, .. }]
+            if &*key.pod.name == "web-7d9-x2k9p" && log_key == key),
+        "{effects:?}"
+    );
+    assert_eq!(b.workspace.panes.len(), 3, "the pane stays");
 }

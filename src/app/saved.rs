@@ -114,6 +114,17 @@ pub struct SavedTerminal {
     /// podbay made the pod (a node shell, a copy): it goes with its last pane.
     #[serde(default)]
     pub owned_pod: bool,
+    /// The pod's controller (its ReplicaSet, StatefulSet…): a log pane whose
+    /// pod it replaced offers the pod it runs now.
+    #[serde(default)]
+    pub controller: Option<SavedController>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SavedController {
+    pub kind: String,
+    pub name: String,
+    pub uid: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -343,6 +354,7 @@ mod tests {
             log: SavedLogOptions::default(),
             last_seen: BTreeMap::new(),
             owned_pod: false,
+            controller: None,
         }
     }
 

@@ -296,6 +296,21 @@ impl Tasks {
                 };
                 return Ok(Some(Event::WorkspaceLoaded { name, outcome }));
             }
+            Effect::FindReplacement {
+                id,
+                cluster,
+                namespace,
+                controller_uid,
+            } => {
+                if let Some(client) = self.clients.get(&cluster).cloned() {
+                    let tx = self.tx.clone();
+                    tokio::spawn(async move {
+                        let pod = replacement(client, &namespace, &controller_uid).await;
+                        let found = Event::ReplacementFound { id, pod };
+                        let _ = tx.send(Tagged::untied(found)).await;
+                    });
+                }
+            }
             Effect::ForgetWorkspace => {
                 if let Some(store) = &self.workspaces {
                     store.forget(crate::app::saved::LAST);
@@ -1007,6 +1022,34 @@ async fn forward(
             }
         }
     }
+}
+
+/// The newest pod, not being deleted, that the controller with this UID
+/// runs in `namespace` (a gone pod's replacement); `None` if there is none
+/// or the list fails.
+async fn replacement(
+    client: kube::Client,
+    namespace: &str,
+    controller_uid: &str,
+) -> Option<String> {
+    let pods: Api<Pod> = Api::namespaced(client, namespace);
+    let listed = tokio::time::timeout(READ_TIMEOUT, pods.list(&Default::default()))
+        .await
+        .ok()?
+        .ok()?;
+    listed
+        .items
+        .into_iter()
+        .filter(|p| p.metadata.deletion_timestamp.is_none())
+        .filter(|p| {
+            p.metadata
+                .owner_references
+                .iter()
+                .flatten()
+                .any(|o| o.controller == Some(true) && o.uid == controller_uid)
+        })
+        .max_by_key(|p| p.metadata.creation_timestamp.clone().map(|t| t.0))
+        .and_then(|p| p.metadata.name)
 }
 
 fn abort(handles: &mut Vec<JoinHandle<()>>) {

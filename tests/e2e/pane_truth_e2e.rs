@@ -8,18 +8,6 @@ use std::time::Duration;
 
 use support::{PodbayScreen, args, kubeconfig, podbay_debug, start_sim};
 
-/// Opens pod `name` (namespace shop) from the pod list.
-async fn open_pod(screen: &PodbayScreen, name: &str) {
-    screen.wait_for("shop pods", |t| t.contains(name)).await;
-    screen.keys(&format!("/{name}\r")).await;
-    screen.raw(b"\r").await;
-    screen
-        .wait_for("the pod view", |t| {
-            t.contains(" containers ") && t.contains("IMAGE")
-        })
-        .await;
-}
-
 /// A debug container that clears the screen (and the scrollback) and
 /// rewrites its line with a carriage return, every second: in the `L` pane
 /// the other containers' lines stay, and so does its own prefix.
@@ -50,7 +38,7 @@ async fn a_container_that_clears_the_screen_cannot_wipe_the_others_logs() {
         String::from_utf8_lossy(&out.stderr)
     );
     let mut screen = PodbayScreen::spawn(&args(&config, &["-n", "shop"]), 120, 40);
-    open_pod(&screen, "redis-0").await;
+    support::open_pod(&screen, "redis-0").await;
     screen.keys("L").await;
     screen
         .wait_for("the debug container's lines in the L pane", |t| {
@@ -105,7 +93,7 @@ async fn a_container_without_a_tty_gets_lines_and_shows_stderr() {
     );
     let name = String::from_utf8_lossy(&out.stdout).trim().to_string();
     let mut screen = PodbayScreen::spawn(&args(&config, &["-n", "shop"]), 120, 40);
-    open_pod(&screen, "redis-0").await;
+    support::open_pod(&screen, "redis-0").await;
     screen
         .wait_for("the debug container in the pod view", |t| t.contains(&name))
         .await;
@@ -195,7 +183,7 @@ async fn the_all_containers_backlog_is_merged_by_time() {
     // Both have logged all six lines.
     tokio::time::sleep(Duration::from_secs(7)).await;
     let mut screen = PodbayScreen::spawn(&args(&config, &["-n", "shop"]), 120, 40);
-    open_pod(&screen, "redis-0").await;
+    support::open_pod(&screen, "redis-0").await;
     screen.keys("L").await;
     let row_of = |t: &str, needle: &str| {
         t.lines()

@@ -28,14 +28,7 @@ async fn quit(screen: &mut PodbayScreen) {
 /// Opens pod `name` (namespace shop) from the pod list and a shell in its
 /// `nth` container (0-based, in the pod view's order).
 pub(crate) async fn shell_in(screen: &PodbayScreen, name: &str, nth: usize) {
-    screen.wait_for("shop pods", |t| t.contains(name)).await;
-    screen.keys(&format!("/{name}\r")).await;
-    screen.raw(b"\r").await;
-    screen
-        .wait_for("the pod view", |t| {
-            t.contains(" containers ") && t.contains("IMAGE")
-        })
-        .await;
+    support::open_pod(screen, name).await;
     screen.keys(&"j".repeat(nth)).await;
     screen.keys("s").await;
     screen

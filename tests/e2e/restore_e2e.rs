@@ -53,6 +53,22 @@ fn credentials(kubeconfig: &serde_json::Value) -> Vec<String> {
     out
 }
 
+/// podbay started again in `home`, asked the question (with each of
+/// `question`'s parts), and answered `y`.
+async fn restored(
+    home: &std::path::Path,
+    args: &[String],
+    (cols, rows): (u16, u16),
+    question: &[&str],
+) -> PodbayScreen {
+    let screen = PodbayScreen::spawn_in(home, args, cols, rows, &[]);
+    screen
+        .wait_for("the question", |t| question.iter().all(|q| t.contains(q)))
+        .await;
+    screen.keys("y").await;
+    screen
+}
+
 /// SIGKILL: podbay gets no chance to keep anything more.
 async fn kill(screen: &mut PodbayScreen) {
     screen.child.start_kill().expect("SIGKILL");
@@ -143,13 +159,13 @@ async fn a_killed_podbay_comes_back_where_it_was() {
     // The debug container prints while podbay is gone; redis logs on.
     tokio::time::sleep(Duration::from_secs(6)).await;
 
-    let mut second = PodbayScreen::spawn_in(&home, &podbay_args, 250, 60, &[]);
-    second
-        .wait_for("the question", |t| {
-            t.contains("Restore 3 panes from") && t.contains("(1 debug, 1 shell, 1 log)?")
-        })
-        .await;
-    second.keys("y").await;
+    let mut second = restored(
+        &home,
+        &podbay_args,
+        (250, 60),
+        &["Restore 3 panes from", "(1 debug, 1 shell, 1 log)?"],
+    )
+    .await;
     second
         .wait_for("the three panes back", |t| {
             t.contains("dbg-pane")
@@ -316,11 +332,7 @@ async fn panes_of_two_clusters_come_back_on_their_own() {
     .await;
     kill(&mut first).await;
 
-    let mut second = PodbayScreen::spawn_in(&home, &podbay_args, 80, 24, &[]);
-    second
-        .wait_for("the question", |t| t.contains("Restore 2 panes from"))
-        .await;
-    second.keys("y").await;
+    let mut second = restored(&home, &podbay_args, (80, 24), &["Restore 2 panes from"]).await;
     second
         .wait_for("both shells back", |t| t.matches("● attached").count() == 2)
         .await;
@@ -338,11 +350,7 @@ async fn panes_of_two_clusters_come_back_on_their_own() {
     kill(&mut second).await;
 
     sim_b.stop_server();
-    let mut third = PodbayScreen::spawn_in(&home, &podbay_args, 80, 24, &[]);
-    third
-        .wait_for("the question", |t| t.contains("Restore 2 panes from"))
-        .await;
-    third.keys("y").await;
+    let mut third = restored(&home, &podbay_args, (80, 24), &["Restore 2 panes from"]).await;
     third
         .wait_for_within(20, "sim-b's pane saying why, sim's attached", |t| {
             t.contains("not restored: context sim-b")
@@ -398,5 +406,71 @@ async fn a_broken_or_newer_kept_workspace_is_one_sentence() {
         screen.quit().await;
         exits_cleanly(&mut screen).await;
     }
+    let _ = std::fs::remove_file(config);
+}
+
+/// A followed log whose pod its ReplicaSet replaced while podbay was gone
+/// says so, names the pod that runs now, and reads it on `enter`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_log_whose_pod_was_replaced_offers_the_replacement() {
+    use k8s_openapi::api::core::v1::Pod;
+    let sim = start_sim(0).await;
+    let config = kubeconfig(&sim, "restore-replaced");
+    let podbay_args = args(&config, &["-n", "shop"]);
+    let gone = "storefront-7d9c8b6f4-x2k9p";
+    let mut first = PodbayScreen::spawn(&podbay_args, 120, 36);
+    support::open_pod(&first, gone).await;
+    first.keys("l").await;
+    first
+        .wait_for("its log", |t| t.contains(&format!("log shop/{gone}/")))
+        .await;
+    let home = first.home().to_path_buf();
+    kept_when(&home, "the log pane and its ReplicaSet kept", |k| {
+        k["terminals"][0]["controller"]["kind"] == "ReplicaSet"
+    })
+    .await;
+    kill(&mut first).await;
+
+    let pods: kube::Api<Pod> = kube::Api::namespaced(support::client(&sim, "sim").await, "shop");
+    pods.delete(gone, &Default::default())
+        .await
+        .expect("deleted");
+    let new = support::eventually(30, "its replacement", || {
+        let pods = pods.clone();
+        async move {
+            let list = pods.list(&Default::default()).await.ok()?;
+            list.items
+                .into_iter()
+                .filter_map(|p| p.metadata.name)
+                .filter(|n| n.starts_with("storefront-7d9c8b6f4-"))
+                .find(|n| {
+                    !["x2k9p", "m4q7z", "t8w3n"]
+                        .iter()
+                        .any(|old| n.ends_with(old))
+                })
+        }
+    })
+    .await;
+    support::eventually(30, "the old pod gone", || {
+        let pods = pods.clone();
+        async move { pods.get_opt(gone).await.ok()?.is_none().then_some(()) }
+    })
+    .await;
+
+    let mut second = restored(&home, &podbay_args, (120, 36), &["Restore 1 pane from"]).await;
+    second
+        .wait_for_within(20, "the replacement offered", |t| {
+            t.contains("no longer exists") && t.contains(&new) && t.contains("enter shows its log")
+        })
+        .await;
+    second.raw(b"\r").await;
+    second
+        .wait_for_within(20, "the new pod's log in the pane", |t| {
+            t.contains(&format!("log shop/{new}/")) && !t.contains("no longer exists")
+        })
+        .await;
+    second.raw(b"\x02d").await;
+    second.quit().await;
+    exits_cleanly(&mut second).await;
     let _ = std::fs::remove_file(config);
 }

@@ -149,9 +149,19 @@ pub struct Terminal {
     pub stdin_closed: bool,
     /// Brought back from a kept workspace, until its pod's state is known.
     pub restored: Option<Restored>,
+    /// A restored log pane's pod is gone: its controller, and the pod it
+    /// runs now once found (enter shows its log here).
+    pub replaced: Option<Replaced>,
     /// Per container, the last log line shown before podbay restarted: a
     /// log pane's first read goes on after it.
     pub resume_from: std::collections::BTreeMap<String, Timestamp>,
+}
+
+/// A gone pod's controller, and the pod it runs now.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Replaced {
+    pub controller: crate::app::saved::SavedController,
+    pub by: Option<crate::model::PodKey>,
 }
 
 /// What a terminal brought back from a kept workspace still has to check.
@@ -164,6 +174,8 @@ pub struct Restored {
     pub saved_at: Timestamp,
     /// Its context is connected and its pod watched.
     pub started: bool,
+    /// The pod's controller when it was kept.
+    pub controller: Option<crate::app::saved::SavedController>,
 }
 
 /// How keys reach a terminal's process.
@@ -292,6 +304,7 @@ impl Terminal {
             line: LineEditor::default(),
             stdin_closed: false,
             restored: None,
+            replaced: None,
             resume_from: Default::default(),
         }
     }

@@ -485,6 +485,20 @@ pub fn assert_terminal_restored(screen: &PodbayScreen) {
     );
 }
 
+/// Finds pod `name` in the list with the filter and opens it.
+pub async fn open_pod(screen: &PodbayScreen, name: &str) {
+    screen
+        .wait_for("the pod in the list", |t| t.contains(name))
+        .await;
+    screen.keys(&format!("/{name}\r")).await;
+    screen.raw(b"\r").await;
+    screen
+        .wait_for("the pod view", |t| {
+            t.contains(" containers ") && t.contains("IMAGE")
+        })
+        .await;
+}
+
 /// From the shop pod list: filter to redis-0, open the launcher with `d`,
 /// and launch with its defaults.
 pub async fn launch_on_redis(screen: &PodbayScreen) {
