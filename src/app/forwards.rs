@@ -37,6 +37,35 @@ pub struct Forward {
     pub from_pod: u64,
 }
 
+impl Forward {
+    /// A forward of `mapping` to `target`, not listening yet.
+    pub fn new(
+        id: u64,
+        cluster: ClusterId,
+        namespace: String,
+        target: ForwardTarget,
+        mapping: PortMapping,
+        state: ForwardState,
+    ) -> Forward {
+        Forward {
+            id,
+            cluster,
+            namespace,
+            target,
+            remote: mapping.remote,
+            local: None,
+            wanted_local: mapping.local,
+            remote_number: None,
+            pod: None,
+            state,
+            last_failure: None,
+            open: 0,
+            to_pod: 0,
+            from_pod: 0,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ForwardState {
     Starting,
@@ -273,22 +302,14 @@ impl App {
             ports: vec![mapping.clone()],
             addresses: vec![IpAddr::V4(Ipv4Addr::LOCALHOST)],
         };
-        self.forwards.push(Forward {
+        self.forwards.push(Forward::new(
             id,
-            cluster: self.cluster.clone(),
-            namespace: pod.namespace.to_string(),
+            self.cluster.clone(),
+            pod.namespace.to_string(),
             target,
-            remote: mapping.remote,
-            local: None,
-            wanted_local: mapping.local,
-            remote_number: None,
-            pod: None,
-            state: ForwardState::Starting,
-            last_failure: None,
-            open: 0,
-            to_pod: 0,
-            from_pod: 0,
-        });
+            mapping,
+            ForwardState::Starting,
+        ));
         self.message = Some(info(format!(
             "Forwarding to {pod}; :pf lists the forwards (they run while you browse)."
         )));

@@ -16,7 +16,7 @@ use super::saved::{
 };
 use super::terminal::{LogOptions, Replaced, Restored, Terminal, TerminalKind, TerminalState};
 use super::{App, Effect, Focus, Mode, Scope, TerminalId, error, info, warning};
-use crate::model::forward::{ForwardRequest, ForwardTarget, PortMapping, RemotePort};
+use crate::model::forward::{ForwardRequest, ForwardTarget, PortMapping};
 use crate::model::session::SessionKind;
 use crate::model::{ClusterId, ContainerState, PodKey, TerminalKey};
 use crate::term::Size;
@@ -659,23 +659,14 @@ impl App {
         }
         self.next_forward += 1;
         let id = self.next_forward;
-        let remote: RemotePort = mapping.remote.clone();
-        self.forwards.push(Forward {
+        self.forwards.push(Forward::new(
             id,
-            cluster: cluster.clone(),
-            namespace: kept.namespace.clone(),
-            target: target.clone(),
-            remote,
-            local: None,
-            wanted_local: mapping.local,
-            remote_number: None,
-            pod: None,
-            state: ForwardState::Starting,
-            last_failure: None,
-            open: 0,
-            to_pod: 0,
-            from_pod: 0,
-        });
+            cluster.clone(),
+            kept.namespace.clone(),
+            target.clone(),
+            mapping.clone(),
+            ForwardState::Starting,
+        ));
         vec![Effect::StartForward {
             id,
             cluster,
@@ -741,29 +732,22 @@ impl App {
     /// A kept forward that cannot start: listed in :pf, saying why (and
     /// kept, to be tried at the next start).
     fn failed_forward(&mut self, kept: &SavedForward, why: String) {
-        let (Ok(target), Ok(mapping)) = (
+        let (Ok(target), Ok(mut mapping)) = (
             ForwardTarget::parse(&kept.target),
             PortMapping::parse(&kept.remote),
         ) else {
             return;
         };
+        mapping.local = kept.local;
         self.next_forward += 1;
-        self.forwards.push(Forward {
-            id: self.next_forward,
-            cluster: ClusterId::new(&kept.context, &kept.server, &kept.user),
-            namespace: kept.namespace.clone(),
+        self.forwards.push(Forward::new(
+            self.next_forward,
+            ClusterId::new(&kept.context, &kept.server, &kept.user),
+            kept.namespace.clone(),
             target,
-            remote: mapping.remote,
-            local: None,
-            wanted_local: kept.local,
-            remote_number: None,
-            pod: None,
-            state: ForwardState::Failed(why),
-            last_failure: None,
-            open: 0,
-            to_pod: 0,
-            from_pod: 0,
-        });
+            mapping,
+            ForwardState::Failed(why),
+        ));
     }
 
     /// At a clean quit the pods podbay made are deleted: their panes are

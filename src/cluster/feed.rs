@@ -118,17 +118,7 @@ pub async fn run<K, R>(
     K: Resource + Clone + DeserializeOwned + Debug + Send + 'static,
     R: Send + 'static,
 {
-    let _ = Reflector {
-        api,
-        config,
-        scope,
-        project,
-        tx,
-        backoff: DefaultBackoff::default(),
-        paged: false,
-    }
-    .run()
-    .await;
+    reflect(api, config, scope, project, tx, false).await;
 }
 
 /// [`run`], reporting a list's rows as its pages come ([`Feed::Page`],
@@ -144,6 +134,20 @@ pub async fn run_paged<K, R>(
     K: Resource + Clone + DeserializeOwned + Debug + Send + 'static,
     R: Send + 'static,
 {
+    reflect(api, config, scope, project, tx, true).await;
+}
+
+async fn reflect<K, R>(
+    api: Api<K>,
+    config: watcher::Config,
+    scope: Option<String>,
+    project: impl Fn(&K) -> R + Send,
+    tx: mpsc::Sender<Feed<R>>,
+    paged: bool,
+) where
+    K: Resource + Clone + DeserializeOwned + Debug + Send + 'static,
+    R: Send + 'static,
+{
     let _ = Reflector {
         api,
         config,
@@ -151,7 +155,7 @@ pub async fn run_paged<K, R>(
         project,
         tx,
         backoff: DefaultBackoff::default(),
-        paged: true,
+        paged,
     }
     .run()
     .await;

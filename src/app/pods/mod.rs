@@ -285,15 +285,7 @@ impl PodTable {
             Some(ns) => self.rows.retain(|r| &*r.key.namespace != ns),
         }
         self.rows.extend(rows.into_iter().map(Box::new));
-        // Stable, so that of equal keys the later row comes later and wins.
-        self.rows.sort_by(|a, b| a.key.cmp(&b.key));
-        self.rows.dedup_by(|later, earlier| {
-            let same = later.key == earlier.key;
-            if same {
-                std::mem::swap(later, earlier);
-            }
-            same
-        });
+        sort_keeping_the_last(&mut self.rows);
         self.measure();
         let rows = &self.rows;
         self.marks
@@ -322,15 +314,8 @@ impl PodTable {
         let mut page: Vec<Box<PodRow>> = rows.into_iter().map(Box::new).collect();
         page.sort_by(|a, b| a.key.cmp(&b.key));
         self.rows.append(&mut page);
-        self.rows.sort_by(|a, b| a.key.cmp(&b.key));
         let before = self.rows.len();
-        self.rows.dedup_by(|later, earlier| {
-            let same = later.key == earlier.key;
-            if same {
-                std::mem::swap(later, earlier);
-            }
-            same
-        });
+        sort_keeping_the_last(&mut self.rows);
         if self.rows.len() != before {
             self.measure();
         }
@@ -663,6 +648,20 @@ fn score_row(query: &Query, row: &PodRow, scratch: &mut Scratch) -> Option<i32> 
 /// Orders hits that arrive in row (key) order: best score first, ties in
 /// row order. Scores span a few hundred values, so a counting sort does it
 /// in two passes.
+/// Sorts rows by key, keeping of equal keys the one that came last (the
+/// stable sort keeps their order; the later one wins the dedup).
+#[allow(clippy::vec_box)]
+fn sort_keeping_the_last(rows: &mut Vec<Box<PodRow>>) {
+    rows.sort_by(|a, b| a.key.cmp(&b.key));
+    rows.dedup_by(|later, earlier| {
+        let same = later.key == earlier.key;
+        if same {
+            std::mem::swap(later, earlier);
+        }
+        same
+    });
+}
+
 fn rank_hits(hits: Vec<Hit>) -> Vec<Hit> {
     let (Some(low), Some(high)) = (
         hits.iter().map(|h| h.score).min(),
