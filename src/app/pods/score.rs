@@ -124,7 +124,7 @@ struct Cell {
 #[derive(Default)]
 pub struct Scratch {
     rows: [Vec<Cell>; 2],
-    bonus: Vec<i32>,
+    bound: Vec<usize>,
     first: Vec<usize>,
     choice: Vec<char>,
 }
@@ -192,26 +192,44 @@ fn fuzzy<T: Unit>(choice: &[T], pattern: &[T], scratch: &mut Scratch) -> Option<
         return None;
     }
     let start = first[0];
-    let width = choice.len() + 1 - start;
     let units = &choice[start..];
 
-    // `build_in_place_bonus`, for the columns used.
-    let bonus = &mut scratch.bonus;
-    bonus.clear();
-    bonus.resize(width, 0);
-    let mut prev = if start == 0 {
+    // Each pattern unit's row is filled only as far as a later row reads
+    // it: every read of row `j` (its diagonal, its first `left`, the
+    // bonus it inherits) is at or before the last column where unit `j`
+    // matches at all.
+    let bound = &mut scratch.bound;
+    bound.clear();
+    bound.resize(pattern.len(), 0);
+    let mut furthest = 0;
+    for (i, &p_ch) in pattern.iter().enumerate().rev() {
+        let last = units
+            .iter()
+            .rposition(|&c| c.eq_ignore_case(p_ch))
+            .map_or(0, |at| at + 1);
+        furthest = furthest.max(last);
+        bound[i] = furthest;
+    }
+    let width = bound[0] + 1;
+    // `build_in_place_bonus`, computed where a match reads it.
+    let before_start = if start == 0 {
         Kind::Empty
     } else {
         choice[start - 1].kind()
     };
-    for (b, &c) in bonus[1..].iter_mut().zip(units) {
-        let kind = c.kind();
-        *b = in_place_bonus(prev, kind);
-        prev = kind;
-    }
-    if start == 0 && width > 1 {
-        bonus[1] *= BONUS_FIRST_CHAR_MULTIPLIER;
-    }
+    let in_place_at = |col: usize| {
+        let prev = if col == 1 {
+            before_start
+        } else {
+            units[col - 2].kind()
+        };
+        let bonus = in_place_bonus(prev, units[col - 1].kind());
+        if start == 0 && col == 1 {
+            bonus * BONUS_FIRST_CHAR_MULTIPLIER
+        } else {
+            bonus
+        }
+    };
 
     // A fresh matrix: every cell at its default, then row 0 reset with the
     // gap extension as its skip score (skim's resets of the other cells
@@ -235,7 +253,6 @@ fn fuzzy<T: Unit>(choice: &[T], pattern: &[T], scratch: &mut Scratch) -> Option<
             bonus: 0,
         },
     );
-
     for (i, &p_ch) in pattern.iter().enumerate() {
         // Pattern unit `i` fills row `(i + 1) & 1` from row `i & 1`.
         let (cur, prev): (&mut [Cell], &[Cell]) = if i & 1 == 0 {
@@ -243,34 +260,53 @@ fn fuzzy<T: Unit>(choice: &[T], pattern: &[T], scratch: &mut Scratch) -> Option<
         } else {
             (&mut row0[..width], &row1[..width])
         };
-        let bonus = &bonus[..width];
-        let from = first[i] - start + 1;
-        let mut left = cur[from - 1];
-        for col in from..width {
-            let c_ch = units[col - 1];
-            let mut cell = Cell {
-                m: NEG,
-                p: max(GAP_START + GAP_EXTENSION + left.m, GAP_EXTENSION + left.p),
-                bonus: 0,
-            };
-            if c_ch.eq_ignore_case(p_ch) {
-                let match_score = if c_ch == p_ch {
-                    SCORE_MATCH
-                } else {
-                    max(0, SCORE_MATCH + PENALTY_CASE_MISMATCH)
-                };
-                let diagonal = prev[col - 1];
-                let in_place = bonus[col];
-                let consecutive = max(left.bonus, max(in_place, BONUS_CONSECUTIVE));
-                cur[col - 1].bonus = consecutive;
-                // skim takes the match path on ties; the score is the same.
-                cell.m = max(diagonal.m + consecutive, diagonal.p + in_place) + match_score;
-                // A matched cell keeps the bonus it had (skim sets it only
-                // when the next unit matches, or zeroes it on a mismatch).
-                cell.bonus = cur[col].bonus;
+        let end = bound[i];
+        let mut col = first[i] - start + 1;
+        let mut left = cur[col - 1];
+        while col <= end {
+            // The columns up to the next match only carry the gap score
+            // on (skim's recurrence with no match: `m` stays at minus
+            // infinity, the bonus at 0).
+            let matched = units[col - 1..end]
+                .iter()
+                .position(|&c| c.eq_ignore_case(p_ch))
+                .map(|at| col + at);
+            let gap_end = matched.unwrap_or(end + 1);
+            if col < gap_end {
+                let mut p = max(GAP_START + GAP_EXTENSION + left.m, GAP_EXTENSION + left.p);
+                for cell in &mut cur[col..gap_end] {
+                    *cell = Cell {
+                        m: NEG,
+                        p,
+                        bonus: 0,
+                    };
+                    p = max(GAP_START + GAP_EXTENSION + NEG, GAP_EXTENSION + p);
+                }
+                left = cur[gap_end - 1];
             }
+            let Some(col_matched) = matched else { break };
+            col = col_matched;
+            let c_ch = units[col - 1];
+            let match_score = if c_ch == p_ch {
+                SCORE_MATCH
+            } else {
+                max(0, SCORE_MATCH + PENALTY_CASE_MISMATCH)
+            };
+            let diagonal = prev[col - 1];
+            let in_place = in_place_at(col);
+            let consecutive = max(left.bonus, max(in_place, BONUS_CONSECUTIVE));
+            cur[col - 1].bonus = consecutive;
+            // skim takes the match path on ties; the score is the same.
+            // A matched cell keeps the bonus it had (skim sets it only
+            // when the next unit matches, or zeroes it on a mismatch).
+            let cell = Cell {
+                m: max(diagonal.m + consecutive, diagonal.p + in_place) + match_score,
+                p: max(GAP_START + GAP_EXTENSION + left.m, GAP_EXTENSION + left.p),
+                bonus: cur[col].bonus,
+            };
             cur[col] = cell;
             left = cell;
+            col += 1;
         }
     }
 
@@ -279,7 +315,7 @@ fn fuzzy<T: Unit>(choice: &[T], pattern: &[T], scratch: &mut Scratch) -> Option<
     } else {
         &*row0
     };
-    last[first[pattern.len() - 1] - start..]
+    last[first[pattern.len() - 1] - start..=bound[pattern.len() - 1]]
         .iter()
         .map(|cell| cell.m)
         .max()
