@@ -309,22 +309,40 @@ impl PodTable {
         for row in &rows {
             self.widths.add(row);
         }
-        // Two sorted runs (the rows, then the page): the stable sort merges
-        // them in one pass.
         let mut page: Vec<Box<PodRow>> = rows.into_iter().map(Box::new).collect();
         page.sort_by(|a, b| a.key.cmp(&b.key));
+        // A list's pages come in key order: each lands after the last row,
+        // and only its own rows need scoring.
+        let after_the_last = page.windows(2).all(|w| w[0].key < w[1].key)
+            && self.rows.last().is_none_or(|last| last.key < page[0].key);
+        let first_new = self.rows.len() as u32;
         self.rows.append(&mut page);
-        let before = self.rows.len();
-        sort_keeping_the_last(&mut self.rows);
-        if self.rows.len() != before {
-            self.measure();
-        }
-        if let Some(f) = self.filter.take() {
-            let hits = self.rank(&f.pattern, None);
-            self.filter = Some(Filter {
-                pattern: f.pattern,
-                hits,
-            });
+        if after_the_last {
+            if let Some(f) = self.filter.take() {
+                let new: Vec<u32> = (first_new..self.rows.len() as u32).collect();
+                let mut hits = f.hits;
+                hits.extend(self.score(&f.pattern, &new));
+                let hits = self.order(hits);
+                self.filter = Some(Filter {
+                    pattern: f.pattern,
+                    hits,
+                });
+            }
+        } else {
+            // Two sorted runs (the rows, then the page): the stable sort
+            // merges them in one pass.
+            let before = self.rows.len();
+            sort_keeping_the_last(&mut self.rows);
+            if self.rows.len() != before {
+                self.measure();
+            }
+            if let Some(f) = self.filter.take() {
+                let hits = self.rank(&f.pattern, None);
+                self.filter = Some(Filter {
+                    pattern: f.pattern,
+                    hits,
+                });
+            }
         }
         self.resync_cursor();
     }
@@ -529,6 +547,13 @@ impl PodTable {
                     .collect()
             }
         };
+        let hits = self.score(pattern, &indices);
+        self.order(hits)
+    }
+
+    /// The rows of `indices` (in row order) that match `pattern`, scored.
+    fn score(&self, pattern: &Query, indices: &[u32]) -> Vec<Hit> {
+        let rows = &self.rows;
         let score_all = |part: &[u32]| {
             let mut scratch = Scratch::default();
             part.iter()
@@ -538,8 +563,8 @@ impl PodTable {
                 })
                 .collect::<Vec<_>>()
         };
-        let hits = if indices.len() < PARALLEL_FROM {
-            score_all(&indices)
+        if indices.len() < PARALLEL_FROM {
+            score_all(indices)
         } else {
             // Big tables: score both halves at once.
             let (left, right) = indices.split_at(indices.len() / 2);
@@ -552,7 +577,13 @@ impl PodTable {
                 }
                 mine
             })
-        };
+        }
+    }
+
+    /// Hits in the order shown: by the sort, else best score first (ties
+    /// in the order given, which is row order).
+    fn order(&self, hits: Vec<Hit>) -> Vec<Hit> {
+        let rows = &self.rows;
         match self.sort {
             Some(sort) => {
                 let mut hits = hits;
@@ -734,6 +765,39 @@ mod tests {
         );
         t.set_filter("");
         assert_eq!(names(&t), ["web-1", "web-9", "db-1", "web-2", "web-3"]);
+    }
+
+    #[test]
+    fn pages_in_key_order_rank_as_the_whole_list_would() {
+        let rows: Vec<PodRow> = (0..60)
+            .map(|i| {
+                row(
+                    &format!("team-{}", i / 20),
+                    &format!("svc-{:03}-web", i * 7 % 60),
+                )
+            })
+            .collect();
+        let mut sorted = rows.clone();
+        sorted.sort_by(|a, b| a.key.cmp(&b.key));
+        for sort in [None, Some(SortColumn::Name)] {
+            let mut whole = PodTable::default();
+            let mut paged = PodTable::default();
+            if let Some(column) = sort {
+                whole.set_sort(column, true);
+                paged.set_sort(column, true);
+            }
+            whole.replace(None, sorted.clone());
+            whole.set_filter("s0w");
+            // The filter is typed while the first page is shown; the
+            // later pages land after the last row.
+            paged.extend(sorted[..10].to_vec());
+            paged.set_filter("s0w");
+            for page in sorted[10..].chunks(15) {
+                paged.extend(page.to_vec());
+            }
+            assert!(whole.visible_len() > 3, "the query matches some rows");
+            assert_eq!(names(&paged), names(&whole), "sort {sort:?}");
+        }
     }
 
     #[test]
