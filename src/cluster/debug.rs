@@ -40,7 +40,7 @@ pub async fn read_policy(
     limit: std::time::Duration,
 ) -> Option<Policy> {
     let namespaces: Api<k8s_openapi::api::core::v1::Namespace> = Api::all(client.clone());
-    let read = tokio::time::timeout(limit, namespaces.get(namespace));
+    let read = tokio::time::timeout(limit, super::objects::get(&namespaces, namespace));
     let labels = read.await.ok()?.ok()?.metadata.labels.unwrap_or_default();
     Some(Policy::from_labels(&labels))
 }

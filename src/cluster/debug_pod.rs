@@ -34,10 +34,7 @@ pub async fn create(
 /// that wanted them is over).
 pub async fn delete(client: &kube::Client, namespace: &str, name: &str) -> Result<(), kube::Error> {
     let pods: Api<Pod> = Api::namespaced(client.clone(), namespace);
-    match pods
-        .delete(name, &DeleteParams::default().grace_period(0))
-        .await
-    {
+    match super::objects::delete(&pods, name, &DeleteParams::default().grace_period(0)).await {
         Ok(_) => Ok(()),
         Err(kube::Error::Api(status)) if status.code == 404 => Ok(()),
         Err(e) => Err(e),
@@ -46,5 +43,5 @@ pub async fn delete(client: &kube::Client, namespace: &str, name: &str) -> Resul
 
 /// The node, read to check it exists before a pod is bound to it.
 pub async fn node(client: &kube::Client, name: &str) -> Result<Node, kube::Error> {
-    Api::<Node>::all(client.clone()).get(name).await
+    super::objects::get(&Api::<Node>::all(client.clone()), name).await
 }

@@ -32,7 +32,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
 use super::errors::describe;
-use super::lenient::Lenient;
+use super::lenient::{Lenient, RawPage};
 use crate::model::feed::Feed;
 use crate::model::problem::Problem;
 
@@ -115,7 +115,7 @@ pub async fn run<K, R>(
     project: impl Fn(&K) -> R + Send,
     tx: mpsc::Sender<Feed<R>>,
 ) where
-    K: Resource + Clone + DeserializeOwned + Debug + Send + 'static,
+    K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
     R: Send + 'static,
 {
     reflect(api, config, scope, project, tx, false).await;
@@ -131,7 +131,7 @@ pub async fn run_paged<K, R>(
     project: impl Fn(&K) -> R + Send,
     tx: mpsc::Sender<Feed<R>>,
 ) where
-    K: Resource + Clone + DeserializeOwned + Debug + Send + 'static,
+    K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
     R: Send + 'static,
 {
     reflect(api, config, scope, project, tx, true).await;
@@ -145,7 +145,7 @@ async fn reflect<K, R>(
     tx: mpsc::Sender<Feed<R>>,
     paged: bool,
 ) where
-    K: Resource + Clone + DeserializeOwned + Debug + Send + 'static,
+    K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
     R: Send + 'static,
 {
     let _ = Reflector {
@@ -174,7 +174,7 @@ struct Reflector<K, P, R> {
 
 impl<K, P, R> Reflector<K, P, R>
 where
-    K: Resource + Clone + DeserializeOwned + Debug + Send + 'static,
+    K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
     P: Fn(&K) -> R + Send,
     R: Send + 'static,
 {
@@ -289,6 +289,10 @@ where
     /// (410) starts the list over once; a list longer than
     /// [`MAX_LIST_ROWS`] rows (or the pages those take), or whose server
     /// repeats a continue token, fails.
+    ///
+    /// The next page is asked for as soon as a page's continue token is
+    /// read, and the server serves it while this page is decoded: the
+    /// server's work and podbay's overlap, as the two cores allow.
     async fn list(&mut self) -> Result<Result<String, kube::Error>, Stop> {
         self.send(Feed::Listing {
             scope: self.scope.clone(),
@@ -313,9 +317,20 @@ where
         // Rows already sent as pages, and when the last batch went.
         let mut sent = 0usize;
         let mut last_sent: Option<Instant> = None;
+        // The request for `params`, when it was sent ahead, and the buffer
+        // the page before was read into.
+        let mut ahead: Option<Ahead> = None;
+        let mut spare = Vec::new();
         loop {
-            let page = match answered_in_time(super::lenient::list(&self.api, &params)).await {
-                Ok(page) => page,
+            let answer = match ahead.take() {
+                Some(ahead) => ahead.answer().await,
+                None => {
+                    let buffer = std::mem::take(&mut spare);
+                    answered_in_time(super::lenient::fetch_page(&self.api, &params, buffer)).await
+                }
+            };
+            let raw = match answer {
+                Ok(raw) => raw,
                 Err(error) if is_gone(&error) && params.continue_token.is_some() => {
                     if std::mem::replace(&mut restarted, true) {
                         return Ok(Err(misbehaving(format!(
@@ -360,18 +375,57 @@ where
                 }
                 Err(error) => return Ok(Err(error)),
             };
-            rows.extend(page.items.iter().map(&self.project));
-            unreadable.extend(page.unreadable);
-            let more = page
-                .metadata
+            let metadata = match raw.metadata() {
+                Ok(metadata) => metadata,
+                Err(error) => return Ok(Err(error)),
+            };
+            let next = match metadata
                 .continue_
                 .as_ref()
-                .is_some_and(|token| !token.is_empty());
-            if self.paged && more && last_sent.is_none_or(|at| at.elapsed() >= PAGE_EVERY) {
+                .filter(|token| !token.is_empty())
+            {
+                Some(_) if tokens.len() + 1 >= max_pages(&params) => {
+                    return Ok(Err(self.endless(tokens.len() + 1, sent + rows.len())));
+                }
+                Some(token) if !tokens.insert(token.clone()) => {
+                    return Ok(Err(misbehaving(format!(
+                        "The API server sent the same continue token twice (after {} pages), so its list would never end.",
+                        tokens.len()
+                    ))));
+                }
+                Some(token) => Some(ListParams {
+                    continue_token: Some(token.clone()),
+                    // After a small first page, the usual size.
+                    limit: if std::mem::take(&mut first_page) {
+                        page_size
+                    } else {
+                        params.limit
+                    },
+                    ..params.clone()
+                }),
+                None => None,
+            };
+            ahead = next
+                .clone()
+                .map(|next| Ahead::send(&self.api, next, std::mem::take(&mut spare)));
+            let page = match decode_aside::<K>(raw).await {
+                Ok((page, buffer)) => {
+                    spare = buffer;
+                    page
+                }
+                Err(error) => return Ok(Err(error)),
+            };
+            rows.extend(page.items.iter().map(&self.project));
+            unreadable.extend(page.unreadable);
+            let listed = sent + rows.len();
+            if next.is_some() && listed > MAX_LIST_ROWS {
+                return Ok(Err(self.endless(tokens.len(), listed)));
+            }
+            if self.paged && next.is_some() && last_sent.is_none_or(|at| at.elapsed() >= PAGE_EVERY)
+            {
                 sent += rows.len();
                 last_sent = Some(Instant::now());
-                let expected = page
-                    .metadata
+                let expected = metadata
                     .remaining_item_count
                     .and_then(|left| usize::try_from(left).ok())
                     .map(|left| sent + left);
@@ -382,28 +436,11 @@ where
                     expected,
                 })
                 .await?;
-                if std::mem::take(&mut first_page) {
-                    params.limit = page_size;
-                }
             }
-            let listed = sent + rows.len();
-            match page.metadata.continue_.filter(|token| !token.is_empty()) {
-                Some(_) if listed > MAX_LIST_ROWS || tokens.len() + 1 >= max_pages(&params) => {
-                    return Ok(Err(misbehaving(format!(
-                        "The API server's list did not end after {} pages and {} rows: podbay stops a list at {MAX_LIST_ROWS} rows.",
-                        tokens.len() + 1,
-                        listed
-                    ))));
-                }
-                Some(token) if !tokens.insert(token.clone()) => {
-                    return Ok(Err(misbehaving(format!(
-                        "The API server sent the same continue token twice (after {} pages), so its list would never end.",
-                        tokens.len()
-                    ))));
-                }
-                Some(token) => params.continue_token = Some(token),
+            match next {
+                Some(next) => params = next,
                 None => {
-                    let Some(version) = page.metadata.resource_version else {
+                    let Some(version) = metadata.resource_version else {
                         return Ok(Err(kube::Error::Service(
                             "the API server sent a list without a resourceVersion, so it cannot be watched".into(),
                         )));
@@ -420,6 +457,13 @@ where
                 }
             }
         }
+    }
+
+    /// A list that does not end: the sentence for it.
+    fn endless(&self, pages: usize, rows: usize) -> kube::Error {
+        misbehaving(format!(
+            "The API server's list did not end after {pages} pages and {rows} rows: podbay stops a list at {MAX_LIST_ROWS} rows."
+        ))
     }
 
     /// Forwards one watch's events, keeping `last` at the newest version
@@ -556,6 +600,51 @@ async fn answered_in_time<T>(
                 "The API server took the request but sent no answer within {} s.",
                 ANSWER_TIMEOUT.as_secs()
             )))
+        })
+}
+
+/// A list page asked for ahead, on a task of its own: the server serves it
+/// while the page before is decoded. Dropped, the request is cancelled.
+struct Ahead(tokio::task::JoinHandle<kube::Result<RawPage>>);
+
+impl Ahead {
+    fn send<K>(api: &Api<K>, params: ListParams, buffer: Vec<u8>) -> Self
+    where
+        K: Resource + Clone + Send + Sync + 'static,
+    {
+        let api = api.clone();
+        Ahead(tokio::spawn(async move {
+            answered_in_time(super::lenient::fetch_page(&api, &params, buffer)).await
+        }))
+    }
+
+    async fn answer(mut self) -> kube::Result<RawPage> {
+        (&mut self.0).await.unwrap_or_else(|_| {
+            Err(misbehaving(
+                "podbay's request for a page of the list ended without an answer.".to_string(),
+            ))
+        })
+    }
+}
+
+impl Drop for Ahead {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Decodes a page on a blocking thread, off the runtime's workers; gives
+/// the page's buffer back for the next page.
+async fn decode_aside<K>(raw: RawPage) -> kube::Result<(super::lenient::Page<K>, Vec<u8>)>
+where
+    K: DeserializeOwned + Send + 'static,
+{
+    tokio::task::spawn_blocking(move || raw.decode().map(|page| (page, raw.into_buffer())))
+        .await
+        .unwrap_or_else(|_| {
+            Err(misbehaving(
+                "podbay could not decode a page of the list.".to_string(),
+            ))
         })
 }
 

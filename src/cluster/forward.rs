@@ -205,12 +205,14 @@ async fn pool(
         }
         ForwardTarget::Pod(name) => {
             let pods: Api<Pod> = Api::namespaced(client.clone(), namespace);
-            let pod = pods.get(name).await.map_err(|e| match &e {
-                kube::Error::Api(status) if status.code == 404 => {
-                    format!("pod {name} not found in namespace {namespace}.")
-                }
-                _ => describe(&e).sentence.into_string(),
-            })?;
+            let pod = super::objects::get(&pods, name)
+                .await
+                .map_err(|e| match &e {
+                    kube::Error::Api(status) if status.code == 404 => {
+                        format!("pod {name} not found in namespace {namespace}.")
+                    }
+                    _ => describe(&e).sentence.into_string(),
+                })?;
             let owner = pod
                 .metadata
                 .owner_references

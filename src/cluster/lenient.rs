@@ -57,60 +57,100 @@ impl<K: DeserializeOwned> Lenient<K> {
     }
 }
 
-/// One page of a list.
+/// One page of a list's items (its metadata is read first, on its own:
+/// [`RawPage::metadata`]).
 pub struct Page<K> {
-    pub metadata: ListMeta,
     pub items: Vec<K>,
     pub unreadable: Vec<Unreadable>,
 }
 
 #[derive(Deserialize)]
 struct Whole<K> {
-    #[serde(default)]
-    metadata: ListMeta,
     #[serde(default = "Vec::new")]
     items: Vec<K>,
 }
 
-/// Lists one page of `api`. The page is decoded whole first (the common
-/// case, and the fast one); only when that fails is it read item by item.
-pub async fn list<K>(api: &Api<K>, params: &ListParams) -> kube::Result<Page<K>>
+/// A page of a list as it came, not yet decoded.
+pub struct RawPage(Vec<u8>);
+
+impl RawPage {
+    /// The page's metadata alone (its continue token above all), read
+    /// without decoding its items: so the next page can be asked for
+    /// while this one is decoded.
+    pub fn metadata(&self) -> kube::Result<ListMeta> {
+        #[derive(Deserialize)]
+        struct Head {
+            #[serde(default)]
+            metadata: ListMeta,
+        }
+        serde_json::from_slice::<Head>(text(&self.0).as_bytes())
+            .map(|head| head.metadata)
+            .map_err(kube::Error::SerdeError)
+    }
+
+    /// Decodes the page whole (the common case, and the fast one); only
+    /// when that fails is it read item by item.
+    pub fn decode<K: DeserializeOwned>(&self) -> kube::Result<Page<K>> {
+        let text = text(&self.0);
+        if let Ok(page) = serde_json::from_slice::<Whole<K>>(text.as_bytes()) {
+            return Ok(Page {
+                items: page.items,
+                unreadable: Vec::new(),
+            });
+        }
+        let page: Whole<&RawValue> =
+            serde_json::from_slice(text.as_bytes()).map_err(kube::Error::SerdeError)?;
+        let mut items = Vec::with_capacity(page.items.len());
+        let mut unreadable = Vec::new();
+        for raw in page.items {
+            match Lenient::<K>::read(raw.get().as_bytes()) {
+                Lenient::Read(object) => items.push(object),
+                Lenient::Unreadable(bad) => unreadable.push(bad),
+            }
+        }
+        Ok(Page { items, unreadable })
+    }
+}
+
+impl RawPage {
+    /// The page's buffer, for the next page to be read into.
+    pub fn into_buffer(self) -> Vec<u8> {
+        self.0
+    }
+}
+
+/// Asks for one page of `api`'s list, read into `buffer` (emptied first):
+/// the pages of a list take turns in two buffers rather than each
+/// allocating (and the allocator mapping and unmapping) its megabyte.
+pub async fn fetch_page<K>(
+    api: &Api<K>,
+    params: &ListParams,
+    mut buffer: Vec<u8>,
+) -> kube::Result<RawPage>
 where
-    K: kube::Resource + Clone + DeserializeOwned,
+    K: kube::Resource + Clone,
 {
     let request = kube::core::Request::new(api.resource_url())
         .list(params)
         .map_err(kube::Error::BuildRequest)?;
-    let body = answer(api, request)
-        .await?
-        .into_body()
-        .collect()
-        .await?
-        .to_bytes();
-    // Go's decoder, and so kubectl, reads bytes that are not UTF-8 as U+FFFD.
-    let text = String::from_utf8_lossy(&body);
-    if let Ok(page) = serde_json::from_slice::<Whole<K>>(text.as_bytes()) {
-        return Ok(Page {
-            metadata: page.metadata,
-            items: page.items,
-            unreadable: Vec::new(),
-        });
-    }
-    let page: Whole<&RawValue> =
-        serde_json::from_slice(text.as_bytes()).map_err(kube::Error::SerdeError)?;
-    let mut items = Vec::with_capacity(page.items.len());
-    let mut unreadable = Vec::new();
-    for raw in page.items {
-        match Lenient::<K>::read(raw.get().as_bytes()) {
-            Lenient::Read(object) => items.push(object),
-            Lenient::Unreadable(bad) => unreadable.push(bad),
+    let mut body = answer(api, request).await?.into_body();
+    buffer.clear();
+    while let Some(frame) = body.frame().await {
+        if let Ok(data) = frame?.into_data() {
+            buffer.extend_from_slice(&data);
         }
     }
-    Ok(Page {
-        metadata: page.metadata,
-        items,
-        unreadable,
-    })
+    Ok(RawPage(buffer))
+}
+
+/// A body as text: Go's decoder, and so kubectl, reads bytes that are not
+/// UTF-8 as U+FFFD. (A valid body is only validated: the lossy conversion
+/// walks it in small chunks, 9 % of a 100 000-pod list's CPU in a profile.)
+fn text(body: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(body) {
+        Ok(text) => text.into(),
+        Err(_) => String::from_utf8_lossy(body),
+    }
 }
 
 /// Watches `api` from `version`: each line is one event, read on its own
@@ -158,7 +198,7 @@ fn event<K>(line: &[u8]) -> Option<kube::Result<WatchEvent<Lenient<K>>>>
 where
     K: Clone + DeserializeOwned,
 {
-    let text = String::from_utf8_lossy(line);
+    let text = text(line);
     if text.trim().is_empty() {
         return None;
     }
@@ -255,7 +295,7 @@ where
 }
 
 /// The answer to `request` when it is a success, else the server's error.
-async fn answer<K: kube::Resource + Clone>(
+pub(super) async fn answer<K: kube::Resource + Clone>(
     api: &Api<K>,
     request: http::Request<Vec<u8>>,
 ) -> kube::Result<http::Response<kube::client::Body>> {

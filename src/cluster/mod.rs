@@ -9,6 +9,7 @@ pub mod feed;
 pub mod forward;
 pub(crate) mod lenient;
 pub(crate) mod limits;
+pub(crate) mod objects;
 pub mod pipe;
 pub mod replay;
 pub mod session;

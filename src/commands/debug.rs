@@ -549,7 +549,8 @@ pub(super) async fn get_pod(
     // retry, that is what to report, not a server that never answered.
     let mut last_cause: Option<String> = None;
     loop {
-        let error = match tokio::time::timeout_at(deadline, pods.get(&job.pod)).await {
+        let read = crate::cluster::objects::get(&pods, &job.pod);
+        let error = match tokio::time::timeout_at(deadline, read).await {
             Ok(Ok(pod)) => return Ok(pod),
             Ok(Err(e)) if errors::unreachable(&e) => e,
             Ok(Err(e)) => return Err(api_failure(&e, &job.pod, namespace)),
@@ -986,7 +987,7 @@ pub(super) async fn final_state(
             "the read of the pod's final status",
             args.timeout,
             deadline,
-            async { Ok(pods.get(&job.pod).await) },
+            async { Ok(crate::cluster::objects::get(pods, &job.pod).await) },
         )
         .await?
         .map_err(|e| api_failure(&e, &job.pod, &job.namespace))?;

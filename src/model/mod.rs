@@ -10,6 +10,8 @@ pub mod feed;
 pub mod files;
 pub mod forward;
 pub(crate) mod image;
+pub mod intern;
+pub mod listed;
 pub mod node;
 pub mod owner;
 pub(crate) mod pod;

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use jiff::Timestamp;
 
+use super::intern::Strings;
 use super::text::{printable, sanitize};
 use k8s_openapi::api::core::v1::{Container, ContainerStatus, Pod};
 
@@ -62,14 +63,16 @@ pub struct PodRow {
     pub key: PodKey,
     pub ready: u16,
     pub total: u16,
-    pub status: Box<str>,
+    /// Namespaces, statuses, nodes and labels are shared between rows
+    /// ([`Strings`]): 100 000 pods repeat a few hundred of them.
+    pub status: Arc<str>,
     pub restarts: u32,
     pub last_restart: Option<Timestamp>,
     pub created: Option<Timestamp>,
-    pub node: Box<str>,
+    pub node: Arc<str>,
     pub ip: Box<str>,
     /// `k=v` pairs joined by spaces, for the filter.
-    pub labels: Box<str>,
+    pub labels: Arc<str>,
     /// `namespace/name`, what the filter matches first (kept to avoid
     /// building it for every row on every keystroke).
     pub search: Box<str>,
@@ -103,6 +106,11 @@ impl PodRow {
     }
 
     pub fn from_pod(pod: &Pod) -> Self {
+        PodRow::from_pod_sharing(pod, &mut Strings::default())
+    }
+
+    /// [`PodRow::from_pod`], its repeated strings taken from `strings`.
+    pub fn from_pod_sharing(pod: &Pod, strings: &mut Strings) -> Self {
         let summary = summarize(pod);
         let labels = pod
             .metadata
@@ -113,23 +121,25 @@ impl PodRow {
             .collect::<Vec<_>>()
             .join(" ");
         let health = health(&summary.status);
-        let key = PodKey::of(pod);
+        let key = PodKey {
+            namespace: strings.get(pod.metadata.namespace.as_deref().unwrap_or_default()),
+            name: pod.metadata.name.as_deref().unwrap_or_default().into(),
+        };
         PodRow {
             search: key.to_string().into(),
             key,
             ready: summary.ready,
             total: summary.total,
-            status: summary.status.into(),
+            status: strings.get(&summary.status),
             restarts: summary.restarts,
             last_restart: summary.last_restart,
             created: pod.metadata.creation_timestamp.as_ref().map(|t| t.0),
-            node: sanitize(
+            node: strings.get(&sanitize(
                 pod.spec
                     .as_ref()
                     .and_then(|s| s.node_name.as_deref())
                     .unwrap_or_default(),
-            )
-            .into(),
+            )),
             ip: sanitize(
                 pod.status
                     .as_ref()
@@ -137,7 +147,7 @@ impl PodRow {
                     .unwrap_or_default(),
             )
             .into(),
-            labels: labels.into(),
+            labels: strings.get(&labels),
             ephemeral: pod
                 .spec
                 .as_ref()

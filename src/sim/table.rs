@@ -128,7 +128,7 @@ fn pods(pods: &[Value], resource_version: u64, continue_token: &str) -> Value {
                     json!([
                         &*r.key.name,
                         format!("{}/{}", r.ready, r.total),
-                        r.status,
+                        &*r.status,
                         r.restarts_text(now),
                         r.age_text(now),
                         or_none(&r.ip),

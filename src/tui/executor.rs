@@ -2,6 +2,7 @@
 //! sessions they start and stop, each reporting back as events.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use k8s_openapi::api::core::v1::{Event as KubeEvent, Namespace, Pod};
 use kube::api::Api;
@@ -20,6 +21,8 @@ use crate::cluster::feed;
 use crate::cluster::session::SessionInput;
 use crate::model::debug::DebugSpec;
 use crate::model::feed::Feed;
+use crate::model::intern::Strings;
+use crate::model::listed::ListedPod;
 use crate::model::session::SessionEnd;
 use crate::model::{ClusterId, EventRow, PodDetail, PodKey, PodRow, TerminalKey};
 
@@ -519,7 +522,7 @@ impl Tasks {
         api: Api<K>,
         config: kube::runtime::watcher::Config,
         scope: Option<String>,
-        project: fn(&K) -> R,
+        project: impl Fn(&K) -> R + Send + Sync + 'static,
         wrap: impl Fn(Feed<R>) -> Event + Send + Sync + 'static,
         pages: Pages,
     ) -> JoinHandle<()>
@@ -559,7 +562,7 @@ impl Tasks {
         &self,
         tagged: (FeedOrigin, u64),
         scope: Scope,
-        project: fn(&K) -> R,
+        project: impl Fn(&K) -> R + Clone + Send + Sync + 'static,
         wrap: fn(Feed<R>) -> Event,
         pages: Pages,
     ) -> Vec<JoinHandle<()>>
@@ -583,6 +586,7 @@ impl Tasks {
                 .into_iter()
                 .map(|ns| {
                     let api = Api::<K>::namespaced(client.clone(), &ns);
+                    let project = project.clone();
                     self.spawn_feed(tagged, api, feed::config(), Some(ns), project, wrap, pages)
                 })
                 .collect(),
@@ -592,13 +596,14 @@ impl Tasks {
     fn watch_pods(&mut self, scope: Scope) {
         abort(&mut self.pods);
         let tagged = (FeedOrigin::Pods, self.next_generation(FeedOrigin::Pods));
-        self.pods = self.spawn_scoped(
-            tagged,
-            scope,
-            PodRow::from_pod,
-            Event::Pods,
-            Pages::AsTheyCome,
-        );
+        // One set of shared strings for all the scope's feeds and their
+        // relists, so rows of one namespace share its name and nodes.
+        let strings = Arc::new(std::sync::Mutex::new(Strings::default()));
+        let project = move |pod: &ListedPod| {
+            let mut strings = strings.lock().unwrap_or_else(|e| e.into_inner());
+            PodRow::from_pod_sharing(&pod.0, &mut strings)
+        };
+        self.pods = self.spawn_scoped(tagged, scope, project, Event::Pods, Pages::AsTheyCome);
     }
 
     /// The events view's watch, in the pod view's slot (one or the other shows).
@@ -734,7 +739,7 @@ impl Tasks {
         tokio::spawn(async move {
             let outcome = match tokio::time::timeout(
                 READ_TIMEOUT,
-                pods.delete(&key.name, &Default::default()),
+                crate::cluster::objects::delete(&pods, &key.name, &Default::default()),
             )
             .await
             {
@@ -773,7 +778,8 @@ impl Tasks {
             let reads = keys.iter().map(|key| {
                 let pods: Api<Pod> = Api::namespaced(client.clone(), &key.namespace);
                 async move {
-                    match tokio::time::timeout(READ_TIMEOUT, pods.get(&key.name)).await {
+                    let read = crate::cluster::objects::get(&pods, &key.name);
+                    match tokio::time::timeout(READ_TIMEOUT, read).await {
                         Ok(Ok(pod)) => Ok(PodDetail::from_pod(&pod)),
                         Ok(Err(e)) => {
                             Err(crate::cluster::errors::describe(&e).sentence.into_string())
@@ -1033,12 +1039,14 @@ async fn replacement(
     controller_uid: &str,
 ) -> Option<String> {
     let pods: Api<Pod> = Api::namespaced(client, namespace);
-    let listed = tokio::time::timeout(READ_TIMEOUT, pods.list(&Default::default()))
-        .await
-        .ok()?
-        .ok()?;
+    let listed = tokio::time::timeout(
+        READ_TIMEOUT,
+        crate::cluster::objects::list(&pods, &Default::default()),
+    )
+    .await
+    .ok()?
+    .ok()?;
     listed
-        .items
         .into_iter()
         .filter(|p| p.metadata.deletion_timestamp.is_none())
         .filter(|p| {

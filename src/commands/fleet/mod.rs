@@ -351,12 +351,10 @@ async fn pods_matching(
         Some(ns) => Api::namespaced(client.clone(), ns),
         None => Api::all(client.clone()),
     };
-    let list = api
-        .list(&ListParams::default().labels(selector))
+    let list = crate::cluster::objects::list(&api, &ListParams::default().labels(selector))
         .await
         .map_err(|e| debug::classify(&e))?;
     Ok(list
-        .items
         .into_iter()
         .filter_map(|pod| {
             Some(PodRef {

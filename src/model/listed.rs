@@ -1,0 +1,338 @@
+//! A pod as the pod list reads it: a [`Pod`] holding only what a
+//! [`PodRow`](super::PodRow) is made of. The list and its watch decode
+//! 100 000 of them; decoding each whole (every container's image, env,
+//! ports and mounts, the tolerations, the managed fields) allocated
+//! thousands of strings only to drop them, half of a list's CPU.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::core::v1::{
+    Container, ContainerState, ContainerStateRunning, ContainerStateTerminated,
+    ContainerStateWaiting, ContainerStatus, EphemeralContainer, Pod, PodCondition, PodSpec,
+    PodStatus,
+};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
+use serde::de::IgnoredAny;
+use serde::{Deserialize, Deserializer};
+
+/// A [`Pod`] with its metadata's name, namespace, uid, resourceVersion,
+/// labels and timestamps; its spec's node, init containers (name and
+/// restart policy) and only the number of its containers and ephemeral
+/// containers (nameless defaults stand in for them); its status's phase,
+/// reason, IP, conditions (type, status, reason) and container statuses
+/// (name, readiness, restarts, state and reasons, the last exit's time).
+/// Boxed: a page of them is a vector of pointers, not of ~1.5 KB structs
+/// grown by copying.
+#[derive(Debug, Clone, Default)]
+pub struct ListedPod(pub Box<Pod>);
+
+impl k8s_openapi::Resource for ListedPod {
+    const API_VERSION: &'static str = Pod::API_VERSION;
+    const GROUP: &'static str = Pod::GROUP;
+    const KIND: &'static str = Pod::KIND;
+    const VERSION: &'static str = Pod::VERSION;
+    const URL_PATH_SEGMENT: &'static str = Pod::URL_PATH_SEGMENT;
+    type Scope = <Pod as k8s_openapi::Resource>::Scope;
+}
+
+impl k8s_openapi::Metadata for ListedPod {
+    type Ty = ObjectMeta;
+
+    fn metadata(&self) -> &ObjectMeta {
+        &self.0.metadata
+    }
+
+    fn metadata_mut(&mut self) -> &mut ObjectMeta {
+        &mut self.0.metadata
+    }
+}
+
+#[derive(Deserialize)]
+struct Lean {
+    #[serde(default)]
+    metadata: LeanMeta,
+    spec: Option<LeanSpec>,
+    status: Option<LeanStatus>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct LeanMeta {
+    name: Option<String>,
+    namespace: Option<String>,
+    uid: Option<String>,
+    resource_version: Option<String>,
+    creation_timestamp: Option<Time>,
+    deletion_timestamp: Option<Time>,
+    labels: Option<BTreeMap<String, String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct LeanSpec {
+    #[serde(default)]
+    containers: Vec<IgnoredAny>,
+    init_containers: Option<Vec<InitContainer>>,
+    ephemeral_containers: Option<Vec<IgnoredAny>>,
+    node_name: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct LeanStatus {
+    phase: Option<String>,
+    reason: Option<String>,
+    #[serde(rename = "podIP")]
+    pod_ip: Option<String>,
+    conditions: Option<Vec<LeanCondition>>,
+    init_container_statuses: Option<Vec<LeanContainerStatus>>,
+    container_statuses: Option<Vec<LeanContainerStatus>>,
+}
+
+#[derive(Deserialize)]
+struct LeanCondition {
+    #[serde(rename = "type")]
+    type_: String,
+    status: String,
+    reason: Option<String>,
+}
+
+/// `name`, `ready` and `restartCount` are required, as in the full type: a
+/// status without them is as unreadable here as there.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct LeanContainerStatus {
+    name: String,
+    ready: bool,
+    restart_count: i32,
+    started: Option<bool>,
+    state: Option<LeanState>,
+    last_state: Option<LeanState>,
+}
+
+#[derive(Deserialize)]
+struct LeanState {
+    waiting: Option<LeanWaiting>,
+    running: Option<IgnoredAny>,
+    terminated: Option<LeanTerminated>,
+}
+
+#[derive(Deserialize)]
+struct LeanWaiting {
+    reason: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct LeanTerminated {
+    exit_code: i32,
+    signal: Option<i32>,
+    reason: Option<String>,
+    finished_at: Option<Time>,
+}
+
+impl LeanStatus {
+    fn into_status(self) -> PodStatus {
+        let statuses = |list: Option<Vec<LeanContainerStatus>>| {
+            list.map(|list| {
+                list.into_iter()
+                    .map(LeanContainerStatus::into_status)
+                    .collect()
+            })
+        };
+        PodStatus {
+            phase: self.phase,
+            reason: self.reason,
+            pod_ip: self.pod_ip,
+            conditions: self.conditions.map(|conditions| {
+                conditions
+                    .into_iter()
+                    .map(|c| PodCondition {
+                        type_: c.type_,
+                        status: c.status,
+                        reason: c.reason,
+                        ..PodCondition::default()
+                    })
+                    .collect()
+            }),
+            init_container_statuses: statuses(self.init_container_statuses),
+            container_statuses: statuses(self.container_statuses),
+            ..PodStatus::default()
+        }
+    }
+}
+
+impl LeanContainerStatus {
+    fn into_status(self) -> ContainerStatus {
+        ContainerStatus {
+            name: self.name,
+            ready: self.ready,
+            restart_count: self.restart_count,
+            started: self.started,
+            state: self.state.map(LeanState::into_state),
+            last_state: self.last_state.map(LeanState::into_state),
+            ..ContainerStatus::default()
+        }
+    }
+}
+
+impl LeanState {
+    fn into_state(self) -> ContainerState {
+        ContainerState {
+            waiting: self.waiting.map(|w| ContainerStateWaiting {
+                reason: w.reason,
+                ..ContainerStateWaiting::default()
+            }),
+            running: self.running.map(|_| ContainerStateRunning::default()),
+            terminated: self.terminated.map(|t| ContainerStateTerminated {
+                exit_code: t.exit_code,
+                signal: t.signal,
+                reason: t.reason,
+                finished_at: t.finished_at,
+                ..ContainerStateTerminated::default()
+            }),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct InitContainer {
+    name: String,
+    restart_policy: Option<String>,
+}
+
+impl<'de> Deserialize<'de> for ListedPod {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let Lean {
+            metadata,
+            spec,
+            status,
+        } = Lean::deserialize(deserializer)?;
+        let spec = spec.map(|spec| PodSpec {
+            containers: vec![Container::default(); spec.containers.len()],
+            init_containers: spec.init_containers.map(|inits| {
+                inits
+                    .into_iter()
+                    .map(|init| Container {
+                        name: init.name,
+                        restart_policy: init.restart_policy,
+                        ..Container::default()
+                    })
+                    .collect()
+            }),
+            ephemeral_containers: spec
+                .ephemeral_containers
+                .map(|e| vec![EphemeralContainer::default(); e.len()]),
+            node_name: spec.node_name,
+            ..PodSpec::default()
+        });
+        Ok(ListedPod(Box::new(Pod {
+            metadata: ObjectMeta {
+                name: metadata.name,
+                namespace: metadata.namespace,
+                uid: metadata.uid,
+                resource_version: metadata.resource_version,
+                creation_timestamp: metadata.creation_timestamp,
+                deletion_timestamp: metadata.deletion_timestamp,
+                labels: metadata.labels,
+                ..ObjectMeta::default()
+            },
+            spec,
+            status: status.map(LeanStatus::into_status),
+        })))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::PodRow;
+
+    /// A pod as an apiserver sends it, with everything a row does not read.
+    fn full() -> serde_json::Value {
+        serde_json::json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {
+                "name": "web-1", "namespace": "shop", "uid": "u-1", "resourceVersion": "42",
+                "creationTimestamp": "2026-11-27T01:00:00Z",
+                "labels": {"app": "web", "tier": "front"},
+                "annotations": {"big": "x".repeat(4000)},
+                "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                    "name": "web-abc", "uid": "r-1", "controller": true}],
+                "managedFields": [{"manager": "kubelet", "operation": "Update",
+                    "fieldsType": "FieldsV1", "fieldsV1": {"f:status": {}}}]
+            },
+            "spec": {
+                "nodeName": "node-2",
+                "initContainers": [
+                    {"name": "setup", "image": "busybox"},
+                    {"name": "proxy", "image": "envoy", "restartPolicy": "Always"}
+                ],
+                "containers": [
+                    {"name": "app", "image": "web:1", "env": [{"name": "A", "value": "1"}],
+                     "ports": [{"containerPort": 80}]},
+                    {"name": "side", "image": "side:2"}
+                ],
+                "ephemeralContainers": [{"name": "debugger", "image": "busybox"}],
+                "tolerations": [{"key": "k", "operator": "Exists"}]
+            },
+            "status": {
+                "phase": "Running", "podIP": "10.0.0.7",
+                "conditions": [{"type": "Ready", "status": "True"},
+                               {"type": "Initialized", "status": "True"}],
+                "initContainerStatuses": [
+                    {"name": "setup", "image": "busybox", "imageID": "", "ready": false,
+                     "restartCount": 0, "state": {"terminated": {"exitCode": 0, "reason": "Completed"}}},
+                    {"name": "proxy", "image": "envoy", "imageID": "", "ready": true, "started": true,
+                     "restartCount": 1, "state": {"running": {}}}
+                ],
+                "containerStatuses": [
+                    {"name": "app", "image": "web:1", "imageID": "", "ready": true,
+                     "restartCount": 3, "state": {"running": {"startedAt": "2026-11-27T01:05:00Z"}},
+                     "lastState": {"terminated": {"exitCode": 1, "finishedAt": "2026-11-27T01:04:00Z"}}},
+                    {"name": "side", "image": "side:2", "imageID": "", "ready": false,
+                     "restartCount": 0, "state": {"waiting": {"reason": "CrashLoopBackOff"}}}
+                ]
+            }
+        })
+    }
+
+    #[test]
+    fn the_row_of_a_listed_pod_is_the_row_of_the_whole_pod() {
+        let json = serde_json::to_vec(&full()).unwrap();
+        let whole: Pod = serde_json::from_slice(&json).unwrap();
+        let listed: ListedPod = serde_json::from_slice(&json).unwrap();
+        let row = PodRow::from_pod(&listed.0);
+        assert_eq!(row, PodRow::from_pod(&whole));
+        // What the row shows, so the comparison is not of two empty rows.
+        assert_eq!(
+            (&*row.status, row.ready, row.total, row.restarts),
+            ("CrashLoopBackOff", 2, 3, 4)
+        );
+        assert_eq!(
+            (&*row.node, &*row.ip, row.ephemeral),
+            ("node-2", "10.0.0.7", 1)
+        );
+        assert_eq!(&*row.labels, "app=web tier=front");
+        // What the watch keeps: the version it resumes from.
+        assert_eq!(
+            kube::ResourceExt::resource_version(&listed).as_deref(),
+            Some("42")
+        );
+        assert!(listed.0.metadata.annotations.is_none(), "not decoded");
+    }
+
+    #[test]
+    fn a_terminating_pod_and_a_pod_without_spec_or_status_read_as_whole_ones() {
+        let mut terminating = full();
+        terminating["metadata"]["deletionTimestamp"] = "2026-11-27T02:00:00Z".into();
+        let bare = serde_json::json!({"metadata": {"name": "bare", "namespace": "shop"}});
+        for pod in [terminating, bare] {
+            let json = serde_json::to_vec(&pod).unwrap();
+            let listed: ListedPod = serde_json::from_slice(&json).unwrap();
+            let whole: Pod = serde_json::from_slice(&json).unwrap();
+            assert_eq!(PodRow::from_pod(&listed.0), PodRow::from_pod(&whole));
+        }
+    }
+}
