@@ -6,6 +6,11 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 use std::sync::Mutex;
 
+use tracing::Level;
+use tracing_subscriber::filter::Targets;
+use tracing_subscriber::layer::SubscriberExt as _;
+use tracing_subscriber::util::SubscriberInitExt as _;
+
 /// Starts file logging; returns false (and logs nowhere) when the file
 /// cannot be opened, which must not stop podbay.
 pub fn init(path: &Path) -> bool {
@@ -20,12 +25,20 @@ pub fn init(path: &Path) -> bool {
     else {
         return false;
     };
-    let filter = tracing_subscriber::EnvFilter::try_from_env("PODBAY_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    tracing_subscriber::fmt()
-        .with_writer(Mutex::new(file))
-        .with_ansi(false)
-        .with_env_filter(filter)
+    // `info`, `debug`, `podbay::echo=debug,kube=warn`: levels by target
+    // (a filter without EnvFilter's regular expressions, which cost the
+    // binary its own regex engine).
+    let filter = std::env::var("PODBAY_LOG")
+        .ok()
+        .and_then(|text| text.parse::<Targets>().ok())
+        .unwrap_or_else(|| Targets::new().with_default(Level::INFO));
+    tracing_subscriber::registry()
+        .with(
+            tracing_subscriber::fmt::layer()
+                .with_writer(Mutex::new(file))
+                .with_ansi(false),
+        )
+        .with(filter)
         .try_init()
         .is_ok()
 }
