@@ -22,6 +22,7 @@
 //! page over the size cap is asked again in smaller pages.
 
 use futures::{StreamExt, TryStreamExt};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ListMeta;
 use kube::api::{Api, ListParams, WatchEvent, WatchParams};
 use kube::runtime::utils::Backoff;
 use kube::runtime::watcher::{self, DefaultBackoff};
@@ -375,51 +376,59 @@ where
                 }
                 Err(error) => return Ok(Err(error)),
             };
-            let metadata = match raw.metadata() {
-                Ok(metadata) => metadata,
-                Err(error) => return Ok(Err(error)),
-            };
-            let next = match metadata
-                .continue_
-                .as_ref()
-                .filter(|token| !token.is_empty())
-            {
-                Some(_) if tokens.len() + 1 >= max_pages(&params) => {
-                    return Ok(Err(self.endless(tokens.len() + 1, sent + rows.len())));
-                }
-                Some(token) if !tokens.insert(token.clone()) => {
-                    return Ok(Err(misbehaving(format!(
-                        "The API server sent the same continue token twice (after {} pages), so its list would never end.",
-                        tokens.len()
-                    ))));
-                }
-                Some(token) => Some(ListParams {
-                    continue_token: Some(token.clone()),
-                    // After a small first page, the usual size.
-                    limit: if std::mem::take(&mut first_page) {
-                        page_size
-                    } else {
-                        params.limit
-                    },
-                    ..params.clone()
-                }),
-                None => None,
-            };
-            ahead = next
-                .clone()
-                .map(|next| Ahead::send(&self.api, next, std::mem::take(&mut spare)));
-            let page = match decode_aside::<K>(raw).await {
-                Ok((page, buffer)) => {
+            // The page is decoded aside; its metadata, read first, names
+            // the next page, which is asked for while the items decode.
+            let (told, heard) = tokio::sync::oneshot::channel();
+            let decoding = decode_aside::<K>(raw, told);
+            let mut next = None;
+            let mut planned = false;
+            if let Ok(head) = heard.await {
+                let listed = sent + rows.len();
+                next = match plan_next(
+                    &head,
+                    &params,
+                    &mut tokens,
+                    &mut first_page,
+                    page_size,
+                    listed,
+                ) {
+                    Ok(next) => next,
+                    Err(error) => return Ok(Err(error)),
+                };
+                planned = true;
+                ahead = next
+                    .clone()
+                    .map(|next| Ahead::send(&self.api, next, std::mem::take(&mut spare)));
+            }
+            let (metadata, page) = match decoding.await {
+                Ok(((metadata, page), buffer)) => {
                     spare = buffer;
-                    page
+                    (metadata, page)
                 }
                 Err(error) => return Ok(Err(error)),
             };
+            if !planned {
+                let listed = sent + rows.len();
+                next = match plan_next(
+                    &metadata,
+                    &params,
+                    &mut tokens,
+                    &mut first_page,
+                    page_size,
+                    listed,
+                ) {
+                    Ok(next) => next,
+                    Err(error) => return Ok(Err(error)),
+                };
+                ahead = next
+                    .clone()
+                    .map(|next| Ahead::send(&self.api, next, std::mem::take(&mut spare)));
+            }
             rows.extend(page.items.iter().map(&self.project));
             unreadable.extend(page.unreadable);
             let listed = sent + rows.len();
             if next.is_some() && listed > MAX_LIST_ROWS {
-                return Ok(Err(self.endless(tokens.len(), listed)));
+                return Ok(Err(endless(tokens.len(), listed)));
             }
             if self.paged && next.is_some() && last_sent.is_none_or(|at| at.elapsed() >= PAGE_EVERY)
             {
@@ -457,13 +466,6 @@ where
                 }
             }
         }
-    }
-
-    /// A list that does not end: the sentence for it.
-    fn endless(&self, pages: usize, rows: usize) -> kube::Error {
-        misbehaving(format!(
-            "The API server's list did not end after {pages} pages and {rows} rows: podbay stops a list at {MAX_LIST_ROWS} rows."
-        ))
     }
 
     /// Forwards one watch's events, keeping `last` at the newest version
@@ -633,19 +635,78 @@ impl Drop for Ahead {
     }
 }
 
-/// Decodes a page on a blocking thread, off the runtime's workers; gives
-/// the page's buffer back for the next page.
-async fn decode_aside<K>(raw: RawPage) -> kube::Result<(super::lenient::Page<K>, Vec<u8>)>
+/// A decoded page: the list's metadata, the page, and its buffer.
+type Decoded<K> = ((ListMeta, super::lenient::Page<K>), Vec<u8>);
+
+/// Decodes a page on a blocking thread, off the runtime's workers,
+/// starting now: its metadata goes to `told` as soon as it is read; the
+/// page's buffer comes back with it, for the next page.
+fn decode_aside<K>(
+    raw: RawPage,
+    told: tokio::sync::oneshot::Sender<ListMeta>,
+) -> impl std::future::Future<Output = kube::Result<Decoded<K>>>
 where
     K: DeserializeOwned + Send + 'static,
 {
-    tokio::task::spawn_blocking(move || raw.decode().map(|page| (page, raw.into_buffer())))
-        .await
-        .unwrap_or_else(|_| {
+    let decoding = tokio::task::spawn_blocking(move || {
+        let page = raw.decode_telling(|metadata| {
+            let _ = told.send(metadata.clone());
+        });
+        page.map(|page| (page, raw.into_buffer()))
+    });
+    async move {
+        decoding.await.unwrap_or_else(|_| {
             Err(misbehaving(
                 "podbay could not decode a page of the list.".to_string(),
             ))
         })
+    }
+}
+
+/// The next page a list's `metadata` asks for, if any, after a page asked
+/// for with `params`, `listed` rows in: checking that the list ends (its
+/// continue tokens do not repeat, its pages are not endless).
+fn plan_next(
+    metadata: &ListMeta,
+    params: &ListParams,
+    tokens: &mut std::collections::HashSet<String>,
+    first_page: &mut bool,
+    page_size: Option<u32>,
+    listed: usize,
+) -> Result<Option<ListParams>, kube::Error> {
+    let Some(token) = metadata
+        .continue_
+        .as_ref()
+        .filter(|token| !token.is_empty())
+    else {
+        return Ok(None);
+    };
+    if tokens.len() + 1 >= max_pages(params) {
+        return Err(endless(tokens.len() + 1, listed));
+    }
+    if !tokens.insert(token.clone()) {
+        return Err(misbehaving(format!(
+            "The API server sent the same continue token twice (after {} pages), so its list would never end.",
+            tokens.len()
+        )));
+    }
+    Ok(Some(ListParams {
+        continue_token: Some(token.clone()),
+        // After a small first page, the usual size.
+        limit: if std::mem::take(first_page) {
+            page_size
+        } else {
+            params.limit
+        },
+        ..params.clone()
+    }))
+}
+
+/// A list that does not end: the sentence for it.
+fn endless(pages: usize, rows: usize) -> kube::Error {
+    misbehaving(format!(
+        "The API server's list did not end after {pages} pages and {rows} rows: podbay stops a list at {MAX_LIST_ROWS} rows."
+    ))
 }
 
 /// How many pages a list of [`MAX_LIST_ROWS`] takes at `params`' page size.

@@ -64,42 +64,105 @@ pub struct Page<K> {
     pub unreadable: Vec<Unreadable>,
 }
 
+/// A page's fields that are read; `metadata` is told as soon as it is
+/// read, before the items (every apiserver sends it first).
 #[derive(Deserialize)]
-struct Whole<K> {
-    #[serde(default = "Vec::new")]
-    items: Vec<K>,
+#[serde(field_identifier, rename_all = "lowercase")]
+enum Field {
+    Metadata,
+    Items,
+    #[serde(other)]
+    Other,
+}
+
+/// Decodes a list: its metadata, told to `tell` once read, and its items.
+struct PageVisitor<'t, K, F> {
+    tell: &'t mut Option<F>,
+    items: std::marker::PhantomData<K>,
+}
+
+impl<'de, K, F> serde::de::Visitor<'de> for PageVisitor<'_, K, F>
+where
+    K: Deserialize<'de>,
+    F: FnOnce(&ListMeta),
+{
+    type Value = (ListMeta, Vec<K>);
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a list")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let (mut metadata, mut items) = (None, Vec::new());
+        while let Some(field) = map.next_key()? {
+            match field {
+                Field::Metadata => {
+                    let read: ListMeta = map.next_value()?;
+                    if let Some(tell) = self.tell.take() {
+                        tell(&read);
+                    }
+                    metadata = Some(read);
+                }
+                Field::Items => items = map.next_value()?,
+                Field::Other => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        Ok((metadata.unwrap_or_default(), items))
+    }
+}
+
+/// A page whose items are read one by one.
+#[derive(Deserialize)]
+struct Items<'a> {
+    #[serde(default)]
+    metadata: ListMeta,
+    #[serde(borrow, default)]
+    items: Vec<&'a RawValue>,
 }
 
 /// A page of a list as it came, not yet decoded.
 pub struct RawPage(Vec<u8>);
 
 impl RawPage {
-    /// The page's metadata alone (its continue token above all), read
-    /// without decoding its items: so the next page can be asked for
-    /// while this one is decoded.
-    pub fn metadata(&self) -> kube::Result<ListMeta> {
-        #[derive(Deserialize)]
-        struct Head {
-            #[serde(default)]
-            metadata: ListMeta,
-        }
-        serde_json::from_slice::<Head>(text(&self.0).as_bytes())
-            .map(|head| head.metadata)
-            .map_err(kube::Error::SerdeError)
-    }
-
     /// Decodes the page whole (the common case, and the fast one); only
     /// when that fails is it read item by item.
     pub fn decode<K: DeserializeOwned>(&self) -> kube::Result<Page<K>> {
+        self.decode_telling(|_| {}).map(|(_, page)| page)
+    }
+
+    /// [`RawPage::decode`], telling `tell` the list's metadata (its
+    /// continue token above all) as soon as it is read, before the items
+    /// are: the next page is asked for while this one is decoded.
+    pub fn decode_telling<K: DeserializeOwned>(
+        &self,
+        tell: impl FnOnce(&ListMeta),
+    ) -> kube::Result<(ListMeta, Page<K>)> {
         let text = text(&self.0);
-        if let Ok(page) = serde_json::from_slice::<Whole<K>>(text.as_bytes()) {
-            return Ok(Page {
-                items: page.items,
+        let mut tell = Some(tell);
+        let mut whole = serde_json::Deserializer::from_slice(text.as_bytes());
+        let visitor = PageVisitor {
+            tell: &mut tell,
+            items: std::marker::PhantomData::<K>,
+        };
+        if let Ok((metadata, items)) = serde::Deserializer::deserialize_map(&mut whole, visitor)
+            .and_then(|read| {
+                whole.end()?;
+                Ok(read)
+            })
+        {
+            let page = Page {
+                items,
                 unreadable: Vec::new(),
-            });
+            };
+            return Ok((metadata, page));
         }
-        let page: Whole<&RawValue> =
+        let page: Items =
             serde_json::from_slice(text.as_bytes()).map_err(kube::Error::SerdeError)?;
+        if let Some(tell) = tell.take() {
+            tell(&page.metadata);
+        }
         let mut items = Vec::with_capacity(page.items.len());
         let mut unreadable = Vec::new();
         for raw in page.items {
@@ -108,7 +171,7 @@ impl RawPage {
                 Lenient::Unreadable(bad) => unreadable.push(bad),
             }
         }
-        Ok(Page { items, unreadable })
+        Ok((page.metadata, Page { items, unreadable }))
     }
 }
 
