@@ -76,12 +76,18 @@ impl Link {
     /// Data flows (or a watch runs) again. Returns the trouble sentence
     /// that no longer holds, if there was one.
     pub fn live(&mut self) -> Option<String> {
+        self.answers();
+        self.trouble.take()
+    }
+
+    /// The server answers (a page of a list), but the trouble is kept, to
+    /// be cleared when the list is whole.
+    pub fn answers(&mut self) {
         if self.state == LinkState::Reconnecting && self.hold > 0 {
             self.back = true;
         } else {
             self.state = LinkState::Live;
         }
-        self.trouble.take()
     }
 
     pub fn tick(&mut self) {

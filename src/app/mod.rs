@@ -678,8 +678,10 @@ impl App {
         listing.expected = expected;
         if listing.direct {
             self.pods.extend(rows);
-            // Rows flow: the server answers.
-            self.link_back();
+            // The server answers; the message of its trouble stays until
+            // the list is whole (a server whose list never ends sends
+            // pages too).
+            self.connection.answers();
         } else {
             listing.gathered.extend(rows);
         }

@@ -1416,6 +1416,25 @@ fn page(rows: Vec<PodRow>, loaded: usize, expected: Option<usize>) -> Event {
 }
 
 #[test]
+fn a_trouble_message_stays_while_pages_come_and_goes_when_the_list_is_whole() {
+    let (mut a, _) = app(true);
+    let trouble = "The API server's list did not end after 2000 pages and 2000 rows: podbay stops a list at 1000000 rows. podbay keeps retrying.";
+    a.update(Event::Pods(Feed::Reconnecting(trouble.into())));
+    a.update(Event::Pods(Feed::Listing { scope: None }));
+    a.update(page(vec![row("a", "1", "Running")], 1, None));
+    assert_eq!(
+        a.message.as_ref().map(|m| &*m.text),
+        Some(trouble),
+        "a list that may never end keeps its warning"
+    );
+    a.update(Event::Pods(Feed::Listed {
+        scope: None,
+        rows: vec![row("a", "2", "Running")],
+    }));
+    assert!(a.message.is_none(), "the list is whole: {:?}", a.message);
+}
+
+#[test]
 fn a_first_list_is_shown_as_its_pages_come_and_a_relist_replaces_it_whole() {
     let (mut a, _) = app(true);
     a.update(Event::Pods(Feed::Listing { scope: None }));
