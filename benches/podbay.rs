@@ -61,8 +61,8 @@ fn main() {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     );
     // `cargo bench -- NAME…` runs only the sections named (panes, echo, list,
-    // launch, fleet, cp, forward, containers, idle, logs; soak runs only
-    // when named).
+    // launch, fleet, cp, forward, containers, idle, logs, binary; soak runs
+    // only when named).
     let only: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| !a.starts_with("--"))
