@@ -458,7 +458,9 @@ async fn pod_list(report: &mut Report, n: usize) {
         Api::<ListedPod>::all(conn.client.clone()),
         feed::config(),
         None,
-        move |pod: &ListedPod| PodRow::from_pod_sharing(&pod.0, &mut strings.lock().unwrap()),
+        move |pod: &ListedPod| {
+            PodRow::from_pod_sharing(&pod.0, &mut |text| strings.lock().unwrap().get(text))
+        },
         tx,
     ));
     let mut screen = Terminal::new(TestBackend::new(200, 60)).unwrap();

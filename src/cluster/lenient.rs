@@ -57,8 +57,8 @@ impl<K: DeserializeOwned> Lenient<K> {
     }
 }
 
-/// One page of a list's items (its metadata is read first, on its own:
-/// [`RawPage::metadata`]).
+/// One page of a list's items (its metadata is told as it is read:
+/// [`RawPage::decode_telling`]).
 pub struct Page<K> {
     pub items: Vec<K>,
     pub unreadable: Vec<Unreadable>,

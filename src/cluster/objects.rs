@@ -28,18 +28,25 @@ where
     serde_json::from_slice(&body).map_err(kube::Error::SerdeError)
 }
 
-/// `api.list(params)`, whole (no pages), its objects read one by one:
-/// those that do not decode are left out, as the feeds leave them.
+/// `api.list(params)`, whole (no pages). As kube-rs's, it fails when an
+/// object does not decode, naming it: a caller acting on every match
+/// must not quietly do less.
 pub async fn list<K>(api: &Api<K>, params: &ListParams) -> kube::Result<Vec<K>>
 where
     K: kube::Resource + Clone + DeserializeOwned,
 {
-    let Page { items, .. } = fetch_page(api, params, Vec::new()).await?.decode()?;
-    Ok(items)
+    let Page { items, unreadable } = fetch_page(api, params, Vec::new()).await?.decode()?;
+    match unreadable.first() {
+        Some(bad) => Err(kube::Error::Service(
+            format!("{} could not be read: {}", bad.name, bad.why).into(),
+        )),
+        None => Ok(items),
+    }
 }
 
 /// `api.delete(name, params)`; what the server answers with (the object
-/// going, or a Status) is not read.
+/// going, or a Status) is read to its end (so the connection is reused)
+/// but not decoded.
 pub async fn delete<K>(api: &Api<K>, name: &str, params: &DeleteParams) -> kube::Result<()>
 where
     K: kube::Resource + Clone,
@@ -47,5 +54,6 @@ where
     let request = kube::core::Request::new(api.resource_url())
         .delete(name, params)
         .map_err(kube::Error::BuildRequest)?;
-    answer(api, request).await.map(drop)
+    answer(api, request).await?.into_body().collect().await?;
+    Ok(())
 }

@@ -47,10 +47,11 @@ impl k8s_openapi::Metadata for ListedPod {
     }
 }
 
+// Every field is optional here, as in k8s-openapi's decoders (missing or
+// null reads as its default): a pod the full decoder reads, this reads.
 #[derive(Deserialize)]
 struct Lean {
-    #[serde(default)]
-    metadata: LeanMeta,
+    metadata: Option<LeanMeta>,
     spec: Option<LeanSpec>,
     status: Option<LeanStatus>,
 }
@@ -70,8 +71,7 @@ struct LeanMeta {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct LeanSpec {
-    #[serde(default)]
-    containers: Vec<IgnoredAny>,
+    containers: Option<Vec<IgnoredAny>>,
     init_containers: Option<Vec<InitContainer>>,
     ephemeral_containers: Option<Vec<IgnoredAny>>,
     node_name: Option<String>,
@@ -92,19 +92,17 @@ struct LeanStatus {
 #[derive(Deserialize)]
 struct LeanCondition {
     #[serde(rename = "type")]
-    type_: String,
-    status: String,
+    type_: Option<String>,
+    status: Option<String>,
     reason: Option<String>,
 }
 
-/// `name`, `ready` and `restartCount` are required, as in the full type: a
-/// status without them is as unreadable here as there.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct LeanContainerStatus {
-    name: String,
-    ready: bool,
-    restart_count: i32,
+    name: Option<String>,
+    ready: Option<bool>,
+    restart_count: Option<i32>,
     started: Option<bool>,
     state: Option<LeanState>,
     last_state: Option<LeanState>,
@@ -125,7 +123,7 @@ struct LeanWaiting {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct LeanTerminated {
-    exit_code: i32,
+    exit_code: Option<i32>,
     signal: Option<i32>,
     reason: Option<String>,
     finished_at: Option<Time>,
@@ -148,8 +146,8 @@ impl LeanStatus {
                 conditions
                     .into_iter()
                     .map(|c| PodCondition {
-                        type_: c.type_,
-                        status: c.status,
+                        type_: c.type_.unwrap_or_default(),
+                        status: c.status.unwrap_or_default(),
                         reason: c.reason,
                         ..PodCondition::default()
                     })
@@ -165,9 +163,9 @@ impl LeanStatus {
 impl LeanContainerStatus {
     fn into_status(self) -> ContainerStatus {
         ContainerStatus {
-            name: self.name,
-            ready: self.ready,
-            restart_count: self.restart_count,
+            name: self.name.unwrap_or_default(),
+            ready: self.ready.unwrap_or_default(),
+            restart_count: self.restart_count.unwrap_or_default(),
             started: self.started,
             state: self.state.map(LeanState::into_state),
             last_state: self.last_state.map(LeanState::into_state),
@@ -185,7 +183,7 @@ impl LeanState {
             }),
             running: self.running.map(|_| ContainerStateRunning::default()),
             terminated: self.terminated.map(|t| ContainerStateTerminated {
-                exit_code: t.exit_code,
+                exit_code: t.exit_code.unwrap_or_default(),
                 signal: t.signal,
                 reason: t.reason,
                 finished_at: t.finished_at,
@@ -198,7 +196,7 @@ impl LeanState {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct InitContainer {
-    name: String,
+    name: Option<String>,
     restart_policy: Option<String>,
 }
 
@@ -209,13 +207,14 @@ impl<'de> Deserialize<'de> for ListedPod {
             spec,
             status,
         } = Lean::deserialize(deserializer)?;
+        let metadata = metadata.unwrap_or_default();
         let spec = spec.map(|spec| PodSpec {
-            containers: vec![Container::default(); spec.containers.len()],
+            containers: vec![Container::default(); spec.containers.map_or(0, |c| c.len())],
             init_containers: spec.init_containers.map(|inits| {
                 inits
                     .into_iter()
                     .map(|init| Container {
-                        name: init.name,
+                        name: init.name.unwrap_or_default(),
                         restart_policy: init.restart_policy,
                         ..Container::default()
                     })
@@ -321,6 +320,25 @@ mod tests {
             Some("42")
         );
         assert!(listed.0.metadata.annotations.is_none(), "not decoded");
+    }
+
+    #[test]
+    fn missing_and_null_fields_read_as_the_whole_decoder_reads_them() {
+        let sparse = serde_json::json!({
+            "metadata": {"name": "sparse", "namespace": "shop"},
+            "spec": {"containers": null, "initContainers": [{"restartPolicy": "Always"}]},
+            "status": {
+                "conditions": [{"type": "Ready"}],
+                "containerStatuses": [{"name": null, "state": {"terminated": {"reason": "Error"}}}]
+            }
+        });
+        let json = serde_json::to_vec(&sparse).unwrap();
+        let whole: Pod = serde_json::from_slice(&json).expect("the whole decoder reads it");
+        let listed: ListedPod = serde_json::from_slice(&json).expect("so does the lean one");
+        assert_eq!(PodRow::from_pod(&listed.0), PodRow::from_pod(&whole));
+        let null_metadata = br#"{"metadata": null}"#;
+        assert!(serde_json::from_slice::<Pod>(null_metadata).is_ok());
+        assert!(serde_json::from_slice::<ListedPod>(null_metadata).is_ok());
     }
 
     #[test]

@@ -106,11 +106,14 @@ impl PodRow {
     }
 
     pub fn from_pod(pod: &Pod) -> Self {
-        PodRow::from_pod_sharing(pod, &mut Strings::default())
+        let mut strings = Strings::default();
+        PodRow::from_pod_sharing(pod, &mut |text| strings.get(text))
     }
 
-    /// [`PodRow::from_pod`], its repeated strings taken from `strings`.
-    pub fn from_pod_sharing(pod: &Pod, strings: &mut Strings) -> Self {
+    /// [`PodRow::from_pod`], its repeated strings taken from `share` (a
+    /// [`Strings`] set, behind whatever lock the caller holds only for
+    /// the lookup).
+    pub fn from_pod_sharing(pod: &Pod, share: &mut dyn FnMut(&str) -> Arc<str>) -> Self {
         let summary = summarize(pod);
         let labels = pod
             .metadata
@@ -122,7 +125,7 @@ impl PodRow {
             .join(" ");
         let health = health(&summary.status);
         let key = PodKey {
-            namespace: strings.get(pod.metadata.namespace.as_deref().unwrap_or_default()),
+            namespace: share(pod.metadata.namespace.as_deref().unwrap_or_default()),
             name: pod.metadata.name.as_deref().unwrap_or_default().into(),
         };
         PodRow {
@@ -130,11 +133,11 @@ impl PodRow {
             key,
             ready: summary.ready,
             total: summary.total,
-            status: strings.get(&summary.status),
+            status: share(&summary.status),
             restarts: summary.restarts,
             last_restart: summary.last_restart,
             created: pod.metadata.creation_timestamp.as_ref().map(|t| t.0),
-            node: strings.get(&sanitize(
+            node: share(&sanitize(
                 pod.spec
                     .as_ref()
                     .and_then(|s| s.node_name.as_deref())
@@ -147,7 +150,7 @@ impl PodRow {
                     .unwrap_or_default(),
             )
             .into(),
-            labels: strings.get(&labels),
+            labels: share(&labels),
             ephemeral: pod
                 .spec
                 .as_ref()

@@ -600,8 +600,9 @@ impl Tasks {
         // relists, so rows of one namespace share its name and nodes.
         let strings = Arc::new(std::sync::Mutex::new(Strings::default()));
         let project = move |pod: &ListedPod| {
-            let mut strings = strings.lock().unwrap_or_else(|e| e.into_inner());
-            PodRow::from_pod_sharing(&pod.0, &mut strings)
+            PodRow::from_pod_sharing(&pod.0, &mut |text| {
+                strings.lock().unwrap_or_else(|e| e.into_inner()).get(text)
+            })
         };
         self.pods = self.spawn_scoped(tagged, scope, project, Event::Pods, Pages::AsTheyCome);
     }

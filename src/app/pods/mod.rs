@@ -312,7 +312,9 @@ impl PodTable {
         let mut page: Vec<Box<PodRow>> = rows.into_iter().map(Box::new).collect();
         page.sort_by(|a, b| a.key.cmp(&b.key));
         // A list's pages come in key order: each lands after the last row,
-        // and only its own rows need scoring.
+        // and only its own rows need scoring. (etcd orders `ns/name` as
+        // bytes, so `prod`'s pods come after `prod-eu`'s: those pages take
+        // the sort below.)
         let after_the_last = page.windows(2).all(|w| w[0].key < w[1].key)
             && self.rows.last().is_none_or(|last| last.key < page[0].key);
         let first_new = self.rows.len() as u32;
