@@ -380,50 +380,32 @@ where
             // the next page, which is asked for while the items decode.
             let (told, heard) = tokio::sync::oneshot::channel();
             let decoding = decode_aside::<K>(raw, told);
-            let mut next = None;
-            let mut planned = false;
-            if let Ok(head) = heard.await {
-                let listed = sent + rows.len();
-                next = match plan_next(
-                    &head,
-                    &params,
-                    &mut tokens,
-                    &mut first_page,
-                    page_size,
-                    listed,
-                ) {
-                    Ok(next) => next,
-                    Err(error) => return Ok(Err(error)),
-                };
-                planned = true;
-                ahead = next
-                    .clone()
-                    .map(|next| Ahead::send(&self.api, next, std::mem::take(&mut spare)));
-            }
-            let (metadata, page) = match decoding.await {
-                Ok(((metadata, page), buffer)) => {
+            // Nothing told: the page did not decode.
+            let Ok(metadata) = heard.await else {
+                return Ok(Err(decoding.await.err().unwrap_or_else(undecodable)));
+            };
+            let listed = sent + rows.len();
+            let next = match plan_next(
+                &metadata,
+                &params,
+                &mut tokens,
+                &mut first_page,
+                page_size,
+                listed,
+            ) {
+                Ok(next) => next,
+                Err(error) => return Ok(Err(error)),
+            };
+            ahead = next
+                .clone()
+                .map(|next| Ahead::send(&self.api, next, std::mem::take(&mut spare)));
+            let page = match decoding.await {
+                Ok((page, buffer)) => {
                     spare = buffer;
-                    (metadata, page)
+                    page
                 }
                 Err(error) => return Ok(Err(error)),
             };
-            if !planned {
-                let listed = sent + rows.len();
-                next = match plan_next(
-                    &metadata,
-                    &params,
-                    &mut tokens,
-                    &mut first_page,
-                    page_size,
-                    listed,
-                ) {
-                    Ok(next) => next,
-                    Err(error) => return Ok(Err(error)),
-                };
-                ahead = next
-                    .clone()
-                    .map(|next| Ahead::send(&self.api, next, std::mem::take(&mut spare)));
-            }
             rows.extend(page.items.iter().map(&self.project));
             unreadable.extend(page.unreadable);
             let listed = sent + rows.len();
@@ -635,8 +617,12 @@ impl Drop for Ahead {
     }
 }
 
-/// A decoded page: the list's metadata, the page, and its buffer.
-type Decoded<K> = ((ListMeta, super::lenient::Page<K>), Vec<u8>);
+fn undecodable() -> kube::Error {
+    misbehaving("podbay could not decode a page of the list.".to_string())
+}
+
+/// A decoded page, and its buffer.
+type Decoded<K> = (super::lenient::Page<K>, Vec<u8>);
 
 /// Decodes a page on a blocking thread, off the runtime's workers,
 /// starting now: its metadata goes to `told` as soon as it is read; the
@@ -654,13 +640,7 @@ where
         });
         page.map(|page| (page, raw.into_buffer()))
     });
-    async move {
-        decoding.await.unwrap_or_else(|_| {
-            Err(misbehaving(
-                "podbay could not decode a page of the list.".to_string(),
-            ))
-        })
-    }
+    async move { decoding.await.unwrap_or_else(|_| Err(undecodable())) }
 }
 
 /// The next page a list's `metadata` asks for, if any, after a page asked

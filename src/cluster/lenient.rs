@@ -86,14 +86,14 @@ where
     K: Deserialize<'de>,
     F: FnOnce(&ListMeta),
 {
-    type Value = (ListMeta, Vec<K>);
+    type Value = Vec<K>;
 
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         f.write_str("a list")
     }
 
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let (mut metadata, mut items) = (None, Vec::new());
+        let mut items = Vec::new();
         while let Some(field) = map.next_key()? {
             match field {
                 Field::Metadata => {
@@ -101,7 +101,6 @@ where
                     if let Some(tell) = self.tell.take() {
                         tell(&read);
                     }
-                    metadata = Some(read);
                 }
                 Field::Items => items = map.next_value()?,
                 Field::Other => {
@@ -109,7 +108,11 @@ where
                 }
             }
         }
-        Ok((metadata.unwrap_or_default(), items))
+        // A list without metadata is told so: an empty one.
+        if let Some(tell) = self.tell.take() {
+            tell(&ListMeta::default());
+        }
+        Ok(items)
     }
 }
 
@@ -129,16 +132,17 @@ impl RawPage {
     /// Decodes the page whole (the common case, and the fast one); only
     /// when that fails is it read item by item.
     pub fn decode<K: DeserializeOwned>(&self) -> kube::Result<Page<K>> {
-        self.decode_telling(|_| {}).map(|(_, page)| page)
+        self.decode_telling(|_| {})
     }
 
     /// [`RawPage::decode`], telling `tell` the list's metadata (its
     /// continue token above all) as soon as it is read, before the items
-    /// are: the next page is asked for while this one is decoded.
+    /// are: the next page is asked for while this one is decoded. A page
+    /// that decodes has told its metadata, once.
     pub fn decode_telling<K: DeserializeOwned>(
         &self,
         tell: impl FnOnce(&ListMeta),
-    ) -> kube::Result<(ListMeta, Page<K>)> {
+    ) -> kube::Result<Page<K>> {
         let text = text(&self.0);
         let mut tell = Some(tell);
         let mut whole = serde_json::Deserializer::from_slice(text.as_bytes());
@@ -146,17 +150,16 @@ impl RawPage {
             tell: &mut tell,
             items: std::marker::PhantomData::<K>,
         };
-        if let Ok((metadata, items)) = serde::Deserializer::deserialize_map(&mut whole, visitor)
-            .and_then(|read| {
+        if let Ok(items) =
+            serde::Deserializer::deserialize_map(&mut whole, visitor).and_then(|read| {
                 whole.end()?;
                 Ok(read)
             })
         {
-            let page = Page {
+            return Ok(Page {
                 items,
                 unreadable: Vec::new(),
-            };
-            return Ok((metadata, page));
+            });
         }
         let page: Items =
             serde_json::from_slice(text.as_bytes()).map_err(kube::Error::SerdeError)?;
@@ -171,7 +174,7 @@ impl RawPage {
                 Lenient::Unreadable(bad) => unreadable.push(bad),
             }
         }
-        Ok((page.metadata, Page { items, unreadable }))
+        Ok(Page { items, unreadable })
     }
 }
 
