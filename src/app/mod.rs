@@ -715,8 +715,10 @@ impl App {
     /// fall back to the namespaces we know the user may use, and say which
     /// permission was missing.
     fn narrow_after_denial(&mut self, denied: Denied) -> Vec<Effect> {
+        // A refused feed stops: its list is not under way any more.
         match &self.scope {
             Scope::All => {
+                self.listing.remove(&None);
                 let mut fallback = vec![self.home_namespace.clone()];
                 for ns in &self.fallback_namespaces {
                     if !fallback.contains(ns) {
@@ -737,6 +739,7 @@ impl App {
                     None => namespaces.clone(),
                 };
                 for ns in refused {
+                    self.listing.remove(&Some(ns.clone()));
                     self.refused.insert(ns, denied.clone());
                 }
                 self.link_back();

@@ -304,6 +304,41 @@ fn a_namespace_whose_pods_are_refused_is_unavailable_not_empty() {
 }
 
 #[test]
+fn a_refused_list_is_no_longer_loading() {
+    let (mut a, _) = app(true);
+    a.update(Event::Pods(Feed::Listing { scope: None }));
+    assert_eq!(a.pods_loading(), Some((0, None)));
+    let denied = Denied {
+        verb: "list".into(),
+        resource: "pods".into(),
+        namespace: None,
+    };
+    a.update(Event::Pods(Feed::Forbidden(denied.clone())));
+    assert_eq!(
+        a.pods_loading(),
+        None,
+        "the header said 'loading 0 pods…' for good"
+    );
+    // A namespace refused in turn stops loading too; the other goes on.
+    a.update(Event::Pods(Feed::Listing {
+        scope: Some("shop".into()),
+    }));
+    a.update(Event::Pods(Feed::Listing {
+        scope: Some("payments".into()),
+    }));
+    a.update(Event::Pods(Feed::Forbidden(Denied {
+        namespace: Some("shop".into()),
+        ..denied
+    })));
+    assert_eq!(a.pods_loading(), Some((0, None)), "payments still lists");
+    a.update(Event::Pods(Feed::Listed {
+        scope: Some("payments".into()),
+        rows: vec![],
+    }));
+    assert_eq!(a.pods_loading(), None);
+}
+
+#[test]
 fn a_refused_cluster_wide_list_falls_back_and_says_why() {
     let (mut a, _) = app(true);
     let denied = Denied {
