@@ -14,6 +14,7 @@ pub mod commands;
 pub mod config;
 pub mod logging;
 pub mod model;
+pub mod program;
 pub mod pty;
 pub mod sim;
 pub mod term;

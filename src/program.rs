@@ -1,0 +1,315 @@
+//! What `podbay` does with its arguments: the subcommands that run
+//! without the TUI, the simulator, the demo, and the browser.
+
+use std::path::PathBuf;
+
+use anyhow::Context as _;
+
+use crate::app::restore::RestoreChoice;
+use crate::cli::{BrowseArgs, Cli, Command, DemoArgs, ScenarioArgs, SimArgs};
+use crate::cluster::client::Target;
+use crate::config::{Config, Paths};
+use crate::model::text::sanitize;
+use crate::sim::{Sim, SimHandle, SimOptions};
+use crate::theme::Theme;
+use crate::tui::{self, TuiOptions};
+
+/// Writes `bytes` to stdout. A reader that stops early (`podbay man |
+/// head`) is not an error: podbay ends quietly, as a program killed by
+/// SIGPIPE does.
+fn print_all(bytes: &[u8], what: &str) {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        Err(e) => {
+            eprintln!("podbay: cannot write {what}: {e}");
+            std::process::exit(1);
+        }
+    }
+}
+
+/// podbay, from its arguments to its exit status: the subcommands, the
+/// simulator and the TUI. Everything runs from here, in the library, so
+/// that the async code is compiled once: the library's `async fn`s the
+/// binary awaited were compiled again into the binary crate (the debug
+/// commands, the port-forward and a second copy of the Pod decoders:
+/// the release binary was 1.78 MB bigger).
+pub fn main() {
+    // The simulator's container shim and its distroless workloads are this
+    // binary too; both must run before any thread exists.
+    let mut args = std::env::args();
+    if args.nth(1).as_deref() == Some(crate::sim::sandbox::shim::ARG) {
+        crate::sim::sandbox::shim::main(args.next().as_deref());
+    }
+    if let Ok(name) = std::env::var(crate::sim::images::WORKLOAD_ENV) {
+        crate::sim::workload::run(&name);
+    }
+    exit_on_any_panic();
+    let cli = crate::cli::parse();
+    let paths = Paths::discover();
+    if cli.browse.print_paths {
+        println!("{paths}");
+        return;
+    }
+    match &cli.command {
+        Some(Command::Completions { shell }) => {
+            use clap::CommandFactory as _;
+            let mut script = Vec::new();
+            clap_complete::generate(*shell, &mut Cli::command(), "podbay", &mut script);
+            print_all(&script, "the completion script");
+            return;
+        }
+        Some(Command::Man) => {
+            let mut page = Vec::new();
+            // Writing into memory cannot fail.
+            let _ = crate::commands::man::render(&mut page);
+            print_all(&page, "the manual page");
+            return;
+        }
+        _ => {}
+    }
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("podbay: cannot start the async runtime: {e}");
+            std::process::exit(1);
+        }
+    };
+    let result = runtime.block_on(run(cli, paths));
+    // Watch tasks may still be winding down; do not wait for them.
+    runtime.shutdown_background();
+    if let Err(error) = result {
+        eprintln!("podbay: {}", sanitize(&format!("{error:#}")));
+        std::process::exit(1);
+    }
+    if let Some(signal) = crate::tty::stopped_by() {
+        std::process::exit(128 + signal);
+    }
+}
+
+/// A panic in any thread or task ends podbay with status 101, after the
+/// message is printed (and the terminal restored, by the TUI's own hook
+/// around this one): a runtime would otherwise swallow a task's panic and
+/// leave a half-dead process drawing into a restored terminal.
+fn exit_on_any_panic() {
+    let print = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        tracing::error!("panic: {info}");
+        print(info);
+        std::process::exit(101);
+    }));
+}
+
+async fn run(cli: Cli, paths: Paths) -> anyhow::Result<()> {
+    match cli.command {
+        // Printed before the runtime starts.
+        Some(Command::Completions { .. } | Command::Man) => Ok(()),
+        Some(Command::Sim(args)) => run_sim(args).await,
+        Some(Command::Demo(args)) => run_demo(args, cli.browse, &paths).await,
+        Some(Command::Debug(args)) => {
+            let defaults = debug_defaults(args.image.is_some() && args.profile.is_some(), &paths);
+            debug_command(*args, &defaults).await
+        }
+        Some(Command::Cp(args)) => {
+            let defaults = debug_defaults(args.image.is_some() && args.profile.is_some(), &paths);
+            let code = match crate::commands::cp::run(*args, &defaults).await {
+                Ok(()) => 0,
+                Err(failure) => {
+                    eprintln!("podbay: {}", failure.sentence.as_str());
+                    failure.code
+                }
+            };
+            std::process::exit(code);
+        }
+        Some(Command::PortForward(args)) => {
+            let code = match crate::commands::port_forward::run(args).await {
+                Ok(code) => code,
+                Err(failure) => {
+                    eprintln!("podbay: {}", failure.sentence.as_str());
+                    failure.code
+                }
+            };
+            std::process::exit(code);
+        }
+        None => {
+            let target = Target {
+                kubeconfig: cli.browse.kubeconfig.clone(),
+                context: cli.browse.context.clone(),
+                ..Target::default()
+            };
+            browse(target, cli.browse, &paths, false, None).await
+        }
+    }
+}
+
+/// The debug image and profile from the config, read only for what the
+/// command line leaves out (`given`: both were given); a bad config ends
+/// podbay with its sentence (exit 78).
+fn debug_defaults(given: bool, paths: &Paths) -> crate::commands::debug::Defaults {
+    if given {
+        return crate::commands::debug::Defaults::default();
+    }
+    match load_debug_defaults(&paths.config) {
+        Ok(defaults) => defaults,
+        Err(sentence) => {
+            eprintln!("podbay: {}", sanitize(&sentence));
+            std::process::exit(crate::commands::debug::exit::CONFIG);
+        }
+    }
+}
+
+async fn browse(
+    target: Target,
+    args: BrowseArgs,
+    paths: &Paths,
+    demo: bool,
+    notice: Option<String>,
+) -> anyhow::Result<()> {
+    let config = Config::load(&paths.config)?;
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let theme_name = args.theme.clone().unwrap_or_else(|| config.theme.clone());
+    let theme = Theme::load(&theme_name, Some(&paths.themes), no_color)?;
+    let keymap = config.keymap()?;
+    let panes = config.pane_options();
+    // Checked when the file was read.
+    let custom_profiles = config.custom_profiles().unwrap_or_default();
+    let _log = crate::logging::init(&paths.log);
+    let target_kubeconfig = target.kubeconfig.clone();
+    let browser_pinned =
+        target.context.is_some() || args.namespace.is_some() || args.all_namespaces;
+    tui::run(TuiOptions {
+        panes,
+        keepalive: crate::config::seconds(config.terminal.keepalive),
+        recordings: paths.state.join("recordings"),
+        notice,
+        target,
+        all_namespaces: args.all_namespaces
+            || (args.namespace.is_none() && (config.all_namespaces || demo)),
+        namespace: args.namespace,
+        fallback_namespaces: config.namespaces,
+        keymap,
+        theme,
+        debug_profile: config.debug.profile,
+        custom_profiles,
+        download_dir: match config.files.download_dir.strip_prefix("~/") {
+            Some(rest) => std::env::var("HOME").map_or_else(
+                |_| config.files.download_dir.clone(),
+                |home| format!("{home}/{rest}"),
+            ),
+            None => config.files.download_dir.clone(),
+        },
+        launch_timeout: std::time::Duration::from_secs(config.debug.launch_timeout),
+        debug_images: crate::config::image_choices(
+            &crate::config::image_history(&paths.image_history()),
+            &config.debug.images,
+        ),
+        image_history: Some(paths.image_history()),
+        // The demo's cluster ends with podbay: nothing of it could come back.
+        workspace: (!demo).then(|| tui::WorkspaceOptions {
+            store: tui::kept::Store::for_kubeconfig(&paths.state, target_kubeconfig.as_deref()),
+            restore: match (args.restore, args.no_restore) {
+                (true, _) => RestoreChoice::Always,
+                (_, true) => RestoreChoice::Never,
+                _ => config.workspace.restore,
+            },
+            browser_pinned,
+        }),
+    })
+    .await
+}
+
+fn sim_options(scenario: &ScenarioArgs) -> SimOptions {
+    SimOptions {
+        pods: scenario.pods,
+        pull_delay: scenario.pull_delay(),
+        churn: scenario.churn,
+        replace_every: scenario.replace_every,
+        namespaces: !scenario.no_namespaces,
+        ..SimOptions::default()
+    }
+}
+
+async fn start_sim(
+    options: SimOptions,
+    kubeconfig: Option<PathBuf>,
+) -> anyhow::Result<(SimHandle, PathBuf)> {
+    let sim = Sim::start(options).await?;
+    let path = match kubeconfig {
+        Some(path) => path,
+        // In the simulator's private scratch directory, removed on exit.
+        None => sim.sandbox_dir().join("kubeconfig"),
+    };
+    sim.write_kubeconfig(&path)
+        .with_context(|| format!("cannot write the kubeconfig to {}", path.display()))?;
+    Ok((sim, path))
+}
+
+async fn run_sim(args: SimArgs) -> anyhow::Result<()> {
+    let options = SimOptions {
+        listen: args.listen,
+        ..sim_options(&args.scenario)
+    };
+    let stopped = crate::tty::termination();
+    let (sim, path) = start_sim(options, args.kubeconfig_out).await?;
+    println!("{}", sim.isolation().describe());
+    println!("server: {}", sim.url());
+    println!("kubeconfig: {}", path.display());
+    println!("contexts: sim (admin), sim-viewer (read-only), sim-dev (namespace shop only)");
+    println!("try: KUBECONFIG={} kubectl get pods -A", path.display());
+    stopped.await;
+    Ok(())
+}
+
+async fn run_demo(args: DemoArgs, browse_args: BrowseArgs, paths: &Paths) -> anyhow::Result<()> {
+    let (sim, path) = start_sim(sim_options(&args.scenario), None).await?;
+    let target = Target {
+        kubeconfig: Some(path.clone()),
+        context: browse_args.context.clone(),
+        ..Target::default()
+    };
+    let notice = match sim.isolation() {
+        crate::sim::sandbox::Isolation::Processes { .. } => Some(sim.isolation().describe()),
+        crate::sim::sandbox::Isolation::Namespaces { .. } => None,
+    };
+    let result = browse(target, browse_args, paths, true, notice).await;
+    let _ = std::fs::remove_file(&path);
+    drop(sim);
+    result
+}
+
+/// The config's debug image and profile, or the sentence on what is wrong.
+fn load_debug_defaults(path: &std::path::Path) -> Result<crate::commands::debug::Defaults, String> {
+    let config = Config::load(path).map_err(|e| e.to_string())?;
+    Ok(crate::commands::debug::Defaults {
+        image: config.debug.images.first().cloned().unwrap_or_default(),
+        profile: config.debug.profile,
+    })
+}
+
+/// `podbay debug`: exits with the container's exit code or podbay's own.
+async fn debug_command(
+    args: crate::cli::DebugArgs,
+    defaults: &crate::commands::debug::Defaults,
+) -> ! {
+    let own_pod = args.pod_flags.copy_to.is_some()
+        || matches!(args.pods.first(), Some(crate::cli::DebugTarget::Node(_)));
+    let run = if own_pod {
+        crate::commands::debug_pod::run(args, defaults).await
+    } else if args.is_fleet() {
+        crate::commands::fleet::run(args, defaults).await
+    } else {
+        crate::commands::debug::run(args, defaults).await
+    };
+    match run {
+        Ok(code) => std::process::exit(code),
+        Err(failure) => {
+            eprintln!("podbay: {}", failure.sentence);
+            std::process::exit(failure.code);
+        }
+    }
+}
