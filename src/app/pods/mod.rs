@@ -558,12 +558,24 @@ impl PodTable {
         let rows = &self.rows;
         let score_all = |part: &[u32]| {
             let mut scratch = Scratch::default();
-            part.iter()
-                .filter_map(|&i| {
-                    score_row(pattern, &rows[i as usize], &mut scratch)
-                        .map(|score| Hit { row: i, score })
-                })
-                .collect::<Vec<_>>()
+            let mut hits = Vec::new();
+            for (k, &i) in part.iter().enumerate() {
+                // Each row and its text are apart in memory, and 100 000
+                // of them are far more than the caches hold: ask for them
+                // a few rows ahead (the row's pointer to its text first,
+                // then, once it has come, the text) instead of waiting for
+                // each in turn.
+                if let Some(&ahead) = part.get(k + PREFETCH_ROWS) {
+                    prefetch(&rows[ahead as usize].search);
+                }
+                if let Some(&near) = part.get(k + PREFETCH_ROWS / 2) {
+                    prefetch(rows[near as usize].search.as_ptr());
+                }
+                if let Some(score) = score_row(pattern, &rows[i as usize], &mut scratch) {
+                    hits.push(Hit { row: i, score });
+                }
+            }
+            hits
         };
         if indices.len() < PARALLEL_FROM {
             score_all(indices)
@@ -622,6 +634,22 @@ impl PodTable {
 /// Tables (or candidate sets) at least this big are scored on two threads.
 const PARALLEL_FROM: usize = 20_000;
 
+/// How many rows ahead of the one scored its row is fetched into the cache.
+const PREFETCH_ROWS: usize = 16;
+
+/// Asks the CPU to bring `at`'s cache line in; only a hint.
+#[inline(always)]
+fn prefetch<T: ?Sized>(at: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch never faults and changes nothing observable,
+    // whatever the address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(at.cast())
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = at;
+}
+
 /// A filter query: fuzzy over every field, or over STATUS alone after a
 /// `status:` prefix (`status:crash`).
 struct Query {
@@ -673,9 +701,13 @@ fn score_row(query: &Query, row: &PodRow, scratch: &mut Scratch) -> Option<i32> 
     if query.status_only {
         return query.pattern.score(&row.status, scratch);
     }
-    [&*row.search, &*row.node, &*row.labels, &*row.status]
-        .into_iter()
-        .find_map(|field| query.pattern.score(field, scratch))
+    // One field at a time: most rows match by name, and the other fields
+    // are on other cache lines of the row.
+    let mut score = |field: &str| query.pattern.score(field, scratch);
+    score(&row.search)
+        .or_else(|| score(&row.node))
+        .or_else(|| score(&row.labels))
+        .or_else(|| score(&row.status))
 }
 
 /// Orders hits that arrive in row (key) order: best score first, ties in

@@ -134,14 +134,75 @@ pub struct Pattern {
     text: Box<str>,
     ascii: bool,
     chars: Box<[char]>,
+    /// For an ASCII query of at most 64 bytes (every query typed by
+    /// hand): bit `i` of `masks[b]` is set when byte `b` matches the
+    /// query's byte `i`, ignoring case. One lookup answers "which of the
+    /// query's letters is this?", so the last match of every letter is
+    /// found in one pass over a row.
+    masks: Option<Box<[u64; 256]>>,
+}
+
+/// Which of the pattern's units a unit of text matches, ignoring case.
+trait Matches<T> {
+    /// Whether `c` matches the pattern's unit `i`.
+    fn at(&self, i: usize, c: T) -> bool;
+    /// Bit `i` set when `c` matches unit `i` (patterns of at most 64 units).
+    fn mask(&self, c: T) -> u64;
+}
+
+struct ByteMasks<'a>(&'a [u64; 256]);
+
+impl Matches<u8> for ByteMasks<'_> {
+    #[inline]
+    fn at(&self, i: usize, c: u8) -> bool {
+        self.0[c as usize] >> i & 1 != 0
+    }
+
+    #[inline]
+    fn mask(&self, c: u8) -> u64 {
+        self.0[c as usize]
+    }
+}
+
+/// Compares unit by unit: Unicode queries and text, and queries longer
+/// than 64 bytes.
+struct EachUnit<'a, T>(&'a [T]);
+
+impl<T: Unit> Matches<T> for EachUnit<'_, T> {
+    #[inline]
+    fn at(&self, i: usize, c: T) -> bool {
+        c.eq_ignore_case(self.0[i])
+    }
+
+    fn mask(&self, c: T) -> u64 {
+        self.0
+            .iter()
+            .take(64)
+            .enumerate()
+            .filter(|&(_, &p)| c.eq_ignore_case(p))
+            .fold(0, |mask, (i, _)| mask | 1 << i)
+    }
 }
 
 impl Pattern {
     pub fn new(query: &str) -> Self {
+        let ascii = query.is_ascii();
+        let masks = (ascii && query.len() <= 64).then(|| {
+            let mut masks = Box::new([0u64; 256]);
+            for (i, p) in query.bytes().enumerate() {
+                for (b, mask) in masks.iter_mut().enumerate() {
+                    if (b as u8).eq_ignore_case(p) {
+                        *mask |= 1 << i;
+                    }
+                }
+            }
+            masks
+        });
         Pattern {
             text: query.into(),
-            ascii: query.is_ascii(),
+            ascii,
             chars: query.chars().collect(),
+            masks,
         }
     }
 
@@ -155,12 +216,16 @@ impl Pattern {
             return Some(0);
         }
         if self.ascii && choice.is_ascii() {
-            fuzzy(choice.as_bytes(), self.text.as_bytes(), scratch)
+            let pattern = self.text.as_bytes();
+            match &self.masks {
+                Some(masks) => fuzzy(choice.as_bytes(), pattern, &ByteMasks(masks), scratch),
+                None => fuzzy(choice.as_bytes(), pattern, &EachUnit(pattern), scratch),
+            }
         } else {
             let mut chars = std::mem::take(&mut scratch.choice);
             chars.clear();
             chars.extend(choice.chars());
-            let score = fuzzy(&chars, &self.chars, scratch);
+            let score = fuzzy(&chars, &self.chars, &EachUnit(&self.chars), scratch);
             scratch.choice = chars;
             score
         }
@@ -172,23 +237,24 @@ impl Pattern {
 /// Columns before the first match of the pattern's first unit are never
 /// read by skim's recurrences, so the matrix here starts there: local
 /// column `k` is skim's column `start + k` (choice unit `start + k - 1`).
-fn fuzzy<T: Unit>(choice: &[T], pattern: &[T], scratch: &mut Scratch) -> Option<i32> {
+fn fuzzy<T: Unit>(
+    choice: &[T],
+    pattern: &[T],
+    matches: &impl Matches<T>,
+    scratch: &mut Scratch,
+) -> Option<i32> {
     // `cheap_matches`: the first place each pattern unit matches, greedily.
     let first = &mut scratch.first;
     first.clear();
-    let mut wanted = pattern.iter();
-    let mut next = wanted.next();
     for (j, &c) in choice.iter().enumerate() {
-        match next {
-            Some(&p) if c.eq_ignore_case(p) => {
-                first.push(j);
-                next = wanted.next();
+        if matches.at(first.len(), c) {
+            first.push(j);
+            if first.len() == pattern.len() {
+                break;
             }
-            Some(_) => {}
-            None => break,
         }
     }
-    if next.is_some() {
+    if first.len() < pattern.len() {
         return None;
     }
     let start = first[0];
@@ -201,14 +267,11 @@ fn fuzzy<T: Unit>(choice: &[T], pattern: &[T], scratch: &mut Scratch) -> Option<
     let bound = &mut scratch.bound;
     bound.clear();
     bound.resize(pattern.len(), 0);
+    last_matches(units, pattern.len(), matches, bound);
     let mut furthest = 0;
-    for (i, &p_ch) in pattern.iter().enumerate().rev() {
-        let last = units
-            .iter()
-            .rposition(|&c| c.eq_ignore_case(p_ch))
-            .map_or(0, |at| at + 1);
-        furthest = furthest.max(last);
-        bound[i] = furthest;
+    for last in bound.iter_mut().rev() {
+        furthest = furthest.max(*last);
+        *last = furthest;
     }
     let width = bound[0] + 1;
     // `build_in_place_bonus`, computed where a match reads it.
@@ -269,7 +332,7 @@ fn fuzzy<T: Unit>(choice: &[T], pattern: &[T], scratch: &mut Scratch) -> Option<
             // infinity, the bonus at 0).
             let matched = units[col - 1..end]
                 .iter()
-                .position(|&c| c.eq_ignore_case(p_ch))
+                .position(|&c| matches.at(i, c))
                 .map(|at| col + at);
             let gap_end = matched.unwrap_or(end + 1);
             if col < gap_end {
@@ -319,6 +382,36 @@ fn fuzzy<T: Unit>(choice: &[T], pattern: &[T], scratch: &mut Scratch) -> Option<
         .iter()
         .map(|cell| cell.m)
         .max()
+}
+
+/// Sets `last[i]` to one past the last place in `units` where the
+/// pattern's unit `i` matches (0 where it does not).
+fn last_matches<T: Unit>(units: &[T], len: usize, matches: &impl Matches<T>, last: &mut [usize]) {
+    if len > 64 {
+        for (i, at) in last.iter_mut().enumerate() {
+            *at = units
+                .iter()
+                .rposition(|&c| matches.at(i, c))
+                .map_or(0, |at| at + 1);
+        }
+        return;
+    }
+    // One pass from the end: each unit of text marks the pattern units it
+    // is the last match of.
+    let all = u64::MAX >> (64 - len);
+    let mut found = 0u64;
+    for (j, &c) in units.iter().enumerate().rev() {
+        let mask = matches.mask(c);
+        let mut new = mask & !found;
+        while new != 0 {
+            last[new.trailing_zeros() as usize] = j + 1;
+            new &= new - 1;
+        }
+        found |= mask;
+        if found == all {
+            break;
+        }
+    }
 }
 
 #[cfg(test)]
@@ -371,6 +464,20 @@ mod tests {
         let _ = reused.fuzzy_match("xx/a", "a");
         assert_ne!(reused.fuzzy_match("aaac", "aac"), fresh);
         assert_eq!(ours("aaac", "aac"), fresh);
+    }
+
+    #[test]
+    fn a_query_longer_than_64_letters_scores_like_skim_too() {
+        let name = "team-0042/svc-042-9e3779b1-0002a".repeat(4);
+        for query in [&name[..70], &name[3..100], "t".repeat(65).as_str()] {
+            assert!(query.len() > 64);
+            assert_eq!(ours(&name, query), skim(&name, query), "{query:?}");
+        }
+        let unicode = format!("é{}", &name[..70]);
+        assert_eq!(
+            ours(&format!("é{name}"), &unicode),
+            skim(&format!("é{name}"), &unicode)
+        );
     }
 
     fn text() -> impl Strategy<Value = String> {
