@@ -710,9 +710,6 @@ fn score_row(query: &Query, row: &PodRow, scratch: &mut Scratch) -> Option<i32> 
         .or_else(|| score(&row.status))
 }
 
-/// Orders hits that arrive in row (key) order: best score first, ties in
-/// row order. Scores span a few hundred values, so a counting sort does it
-/// in two passes.
 /// Sorts rows by key, keeping of equal keys the one that came last (the
 /// stable sort keeps their order; the later one wins the dedup).
 #[allow(clippy::vec_box)]
@@ -727,6 +724,9 @@ fn sort_keeping_the_last(rows: &mut Vec<Box<PodRow>>) {
     });
 }
 
+/// Orders hits that arrive in row (key) order: best score first, ties in
+/// row order. Scores span a few hundred values, so a counting sort does it
+/// in two passes.
 fn rank_hits(hits: Vec<Hit>) -> Vec<Hit> {
     let (Some(low), Some(high)) = (
         hits.iter().map(|h| h.score).min(),

@@ -188,13 +188,11 @@ impl Pattern {
     pub fn new(query: &str) -> Self {
         let ascii = query.is_ascii();
         let masks = (ascii && query.len() <= 64).then(|| {
+            // A byte matches itself and, for a letter, its other case.
             let mut masks = Box::new([0u64; 256]);
             for (i, p) in query.bytes().enumerate() {
-                for (b, mask) in masks.iter_mut().enumerate() {
-                    if (b as u8).eq_ignore_case(p) {
-                        *mask |= 1 << i;
-                    }
-                }
+                masks[p.to_ascii_lowercase() as usize] |= 1 << i;
+                masks[p.to_ascii_uppercase() as usize] |= 1 << i;
             }
             masks
         });
