@@ -77,9 +77,14 @@ fn install_panic_hook() {
     }
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
+        // Stdout is held from here on: a panic in a task ends the process
+        // (the hook this one wraps exits), and the UI thread, still
+        // drawing, must not write a frame over the restored terminal.
+        let held = io::stdout().lock();
         // Restore first, so the panic message lands on a usable screen.
         restore();
         previous(info);
+        drop(held);
     }));
 }
 
