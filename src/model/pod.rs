@@ -73,9 +73,6 @@ pub struct PodRow {
     pub ip: Box<str>,
     /// `k=v` pairs joined by spaces, for the filter.
     pub labels: Arc<str>,
-    /// `namespace/name`, what the filter matches first (kept to avoid
-    /// building it for every row on every keystroke).
-    pub search: Box<str>,
     /// How many ephemeral (debug) containers the pod has.
     pub ephemeral: u16,
     pub health: Health,
@@ -85,8 +82,7 @@ impl PodRow {
     /// A healthy pod, as tests and benchmarks write one out: `Running`,
     /// 1/1 ready, no restarts, no node, IP, labels or creation time.
     /// Set what differs with struct update syntax,
-    /// `PodRow { node: "node-1".into(), ..PodRow::new("shop", "web") }`
-    /// (`search` follows the key given here, so set the key here too).
+    /// `PodRow { node: "node-1".into(), ..PodRow::new("shop", "web") }`.
     pub fn new(namespace: &str, name: &str) -> Self {
         PodRow {
             key: PodKey::new(namespace, name),
@@ -99,7 +95,6 @@ impl PodRow {
             node: "".into(),
             ip: "".into(),
             labels: "".into(),
-            search: format!("{namespace}/{name}").into(),
             ephemeral: 0,
             health: Health::Good,
         }
@@ -129,7 +124,6 @@ impl PodRow {
             name: pod.metadata.name.as_deref().unwrap_or_default().into(),
         };
         PodRow {
-            search: key.to_string().into(),
             key,
             ready: summary.ready,
             total: summary.total,
@@ -600,7 +594,7 @@ mod tests {
             (1, "n1", "app=web")
         );
         assert_eq!(row.health, Health::Good);
-        assert_eq!(&*row.search, "shop/web-1");
+        assert_eq!(row.key.to_string(), "shop/web-1");
         assert!(std::mem::size_of::<PodRow>() < 256);
     }
 }

@@ -32,7 +32,8 @@ fn expected(rows: &[PodRow], query: &str) -> Vec<PodKey> {
     let mut scored: Vec<(i64, PodKey)> = sorted
         .into_iter()
         .filter_map(|r| {
-            [&*r.search, &*r.node, &*r.labels, &*r.status]
+            let search = r.key.to_string();
+            [&*search, &*r.node, &*r.labels, &*r.status]
                 .into_iter()
                 .find_map(|field| {
                     SkimMatcherV2::default()

@@ -10,23 +10,28 @@
 //! big tables, and ranks the matches with a counting sort on the score.
 
 mod score;
+mod texts;
 
 use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
 
 use std::cmp::Ordering;
+use std::sync::Arc;
 
 use super::command::SortColumn;
 use std::collections::BTreeSet;
 
 use crate::model::{PodKey, PodRow};
 use score::{Pattern, Scratch};
+use texts::SearchTexts;
 
 pub struct PodTable {
     /// Every row, in key (namespace/name) order; boxed so that inserting a
     /// row into 100 000 moves pointers, not ~160-byte rows.
     #[allow(clippy::vec_box)]
     rows: Vec<Box<PodRow>>,
+    /// Each row's `namespace/name`, in row order.
+    texts: SearchTexts,
     /// The rows shown and their order, when filtered or sorted (a sort
     /// without a query is a filter that keeps every row).
     filter: Option<Filter>,
@@ -174,6 +179,7 @@ impl Default for PodTable {
     fn default() -> Self {
         PodTable {
             rows: Vec::new(),
+            texts: SearchTexts::default(),
             filter: None,
             sort: None,
             selected: None,
@@ -257,10 +263,11 @@ impl PodTable {
     pub fn visible(&self, index: usize) -> Option<(&PodRow, Vec<usize>)> {
         match &self.filter {
             Some(f) => {
-                let row = self.rows.get(f.hits.get(index)?.row as usize)?;
+                let at = f.hits.get(index)?.row as usize;
+                let row = self.rows.get(at)?;
                 let positions = self
                     .matcher
-                    .fuzzy_indices(&row.search, f.pattern.highlight())
+                    .fuzzy_indices(self.texts.get(at), f.pattern.highlight())
                     .map(|(_, p)| p)
                     .unwrap_or_default();
                 Some((row, positions))
@@ -286,6 +293,7 @@ impl PodTable {
         }
         self.rows.extend(rows.into_iter().map(Box::new));
         sort_keeping_the_last(&mut self.rows);
+        self.texts = SearchTexts::of(self.rows.iter().map(|r| &r.key));
         self.measure();
         let rows = &self.rows;
         self.marks
@@ -318,6 +326,11 @@ impl PodTable {
         let after_the_last = page.windows(2).all(|w| w[0].key < w[1].key)
             && self.rows.last().is_none_or(|last| last.key < page[0].key);
         let first_new = self.rows.len() as u32;
+        if after_the_last {
+            for row in &page {
+                self.texts.push(&row.key);
+            }
+        }
         self.rows.append(&mut page);
         if after_the_last {
             if let Some(f) = self.filter.take() {
@@ -335,6 +348,7 @@ impl PodTable {
             // merges them in one pass.
             let before = self.rows.len();
             sort_keeping_the_last(&mut self.rows);
+            self.texts = SearchTexts::of(self.rows.iter().map(|r| &r.key));
             if self.rows.len() != before {
                 self.measure();
             }
@@ -360,6 +374,7 @@ impl PodTable {
                 at
             }
             Err(at) => {
+                self.texts.insert(at, &row.key);
                 self.rows.insert(at, Box::new(row));
                 if let Some(f) = &mut self.filter {
                     for hit in &mut f.hits {
@@ -383,6 +398,7 @@ impl PodTable {
             return;
         };
         let gone = self.rows.remove(at);
+        self.texts.remove(at);
         self.marks.remove(key);
         if !self.widths.remove(&gone) {
             self.measure();
@@ -555,28 +571,7 @@ impl PodTable {
 
     /// The rows of `indices` (in row order) that match `pattern`, scored.
     fn score(&self, pattern: &Query, indices: &[u32]) -> Vec<Hit> {
-        let rows = &self.rows;
-        let score_all = |part: &[u32]| {
-            let mut scratch = Scratch::default();
-            let mut hits = Vec::new();
-            for (k, &i) in part.iter().enumerate() {
-                // Each row and its text are apart in memory, and 100 000
-                // of them are far more than the caches hold: ask for them
-                // a few rows ahead (the row's pointer to its text first,
-                // then, once it has come, the text) instead of waiting for
-                // each in turn.
-                if let Some(&ahead) = part.get(k + PREFETCH_ROWS) {
-                    prefetch(&rows[ahead as usize].search);
-                }
-                if let Some(&near) = part.get(k + PREFETCH_ROWS / 2) {
-                    prefetch(rows[near as usize].search.as_ptr());
-                }
-                if let Some(score) = score_row(pattern, &rows[i as usize], &mut scratch) {
-                    hits.push(Hit { row: i, score });
-                }
-            }
-            hits
-        };
+        let score_all = |part: &[u32]| self.score_part(pattern, part);
         if indices.len() < PARALLEL_FROM {
             score_all(indices)
         } else {
@@ -592,6 +587,48 @@ impl PodTable {
                 mine
             })
         }
+    }
+
+    /// [`Self::score`] on one thread. Names are read in one pass over the
+    /// texts, which lie in row order; the rows whose name does not match
+    /// are then read for their other fields, each fetched a few rows
+    /// ahead: they are 100 000 allocations far apart, and waiting on each
+    /// in turn made a keystroke up to twice as long.
+    fn score_part(&self, query: &Query, part: &[u32]) -> Vec<Hit> {
+        let mut scratch = Scratch::default();
+        let mut by_name = Vec::with_capacity(part.len());
+        let mut others = Vec::new();
+        if query.status_only {
+            others.extend_from_slice(part);
+        } else {
+            for &i in part {
+                match query
+                    .pattern
+                    .score(self.texts.get(i as usize), &mut scratch)
+                {
+                    Some(score) => by_name.push(Hit { row: i, score }),
+                    None => others.push(i),
+                }
+            }
+        }
+        let mut by_other = Vec::new();
+        let mut known = KnownScores::new();
+        for (k, &i) in others.iter().enumerate() {
+            if let Some(&ahead) = others.get(k + PREFETCH_ROWS) {
+                let row = &*self.rows[ahead as usize];
+                prefetch(&row.node);
+                prefetch(&row.labels);
+                prefetch(&row.status);
+            }
+            let row = &self.rows[i as usize];
+            if let Some(score) = score_other_fields(query, row, &mut scratch, &mut known) {
+                by_other.push(Hit { row: i, score });
+            }
+        }
+        if by_other.is_empty() {
+            return by_name;
+        }
+        merge_by_row(by_name, by_other)
     }
 
     /// Hits in the order shown: by the sort, else best score first (ties
@@ -617,7 +654,19 @@ impl PodTable {
         let rows = &self.rows;
         let row = at as u32;
         filter.hits.retain(|h| h.row != row);
-        let scored = score_row(&filter.pattern, &rows[at], &mut Scratch::default());
+        let mut scratch = Scratch::default();
+        let by_name = (!filter.pattern.status_only)
+            .then(|| {
+                filter
+                    .pattern
+                    .pattern
+                    .score(self.texts.get(at), &mut scratch)
+            })
+            .flatten();
+        let scored = by_name.or_else(|| {
+            let mut known = KnownScores::new();
+            score_other_fields(&filter.pattern, &rows[at], &mut scratch, &mut known)
+        });
         if let Some(score) = scored {
             let hit = Hit { row, score };
             let place = match self.sort {
@@ -635,7 +684,7 @@ impl PodTable {
 const PARALLEL_FROM: usize = 20_000;
 
 /// How many rows ahead of the one scored its row is fetched into the cache.
-const PREFETCH_ROWS: usize = 16;
+const PREFETCH_ROWS: usize = 8;
 
 /// Asks the CPU to bring `at`'s cache line in; only a hint.
 #[inline(always)]
@@ -692,22 +741,69 @@ impl Query {
     }
 }
 
-/// Scores a row: namespace/name first, then node, then labels, then
-/// status — the first field that matches counts, so a query cannot match
-/// with letters scattered across fields and a name match outranks a label
-/// match. (The scorer's first step is the cheap in-order check that rules
-/// out most fields.) A `status:` query looks at STATUS only.
-fn score_row(query: &Query, row: &PodRow, scratch: &mut Scratch) -> Option<i32> {
+/// Scores a row whose namespace/name (what the filter tries first) does
+/// not match: node, then labels, then status — the first field that
+/// matches counts, so a query cannot match with letters scattered across
+/// fields and a name match outranks a label match. A `status:` query
+/// looks at STATUS only.
+fn score_other_fields(
+    query: &Query,
+    row: &PodRow,
+    scratch: &mut Scratch,
+    known: &mut KnownScores,
+) -> Option<i32> {
+    let mut score =
+        |field: &Arc<str>| known.score(field, |text| query.pattern.score(text, scratch));
     if query.status_only {
-        return query.pattern.score(&row.status, scratch);
+        return score(&row.status);
     }
-    // One field at a time: most rows match by name, and the other fields
-    // are on other cache lines of the row.
-    let mut score = |field: &str| query.pattern.score(field, scratch);
-    score(&row.search)
-        .or_else(|| score(&row.node))
+    score(&row.node)
         .or_else(|| score(&row.labels))
         .or_else(|| score(&row.status))
+}
+
+/// The scores of the texts scored so far for one query: nodes, label
+/// sets and statuses are shared between rows (a few hundred of them for
+/// 100 000 rows), so most are scored once, not once per row. A small
+/// direct-mapped table: a text whose slot another took is scored again.
+struct KnownScores {
+    slots: Vec<(*const u8, Option<i32>)>,
+}
+
+impl KnownScores {
+    const SLOTS: usize = 1024;
+
+    fn new() -> Self {
+        KnownScores {
+            slots: vec![(std::ptr::null(), None); Self::SLOTS],
+        }
+    }
+
+    fn score(&mut self, text: &Arc<str>, score: impl FnOnce(&str) -> Option<i32>) -> Option<i32> {
+        // A shared text is known by where it lives (which outlives the
+        // table: the rows hold it).
+        let at = text.as_ptr();
+        let slot = &mut self.slots[(at as usize >> 3).wrapping_mul(0x9E37_79B9) % Self::SLOTS];
+        if slot.0 != at {
+            *slot = (at, score(text));
+        }
+        slot.1
+    }
+}
+
+/// Two lists of hits in row order, as one.
+fn merge_by_row(a: Vec<Hit>, b: Vec<Hit>) -> Vec<Hit> {
+    let mut merged = Vec::with_capacity(a.len() + b.len());
+    let (mut a, mut b) = (a.into_iter().peekable(), b.into_iter().peekable());
+    loop {
+        let next = match (a.peek(), b.peek()) {
+            (Some(x), Some(y)) if x.row <= y.row => a.next(),
+            (Some(_), Some(_)) | (None, Some(_)) => b.next(),
+            (Some(_), None) => a.next(),
+            (None, None) => return merged,
+        };
+        merged.extend(next);
+    }
 }
 
 /// Sorts rows by key, keeping of equal keys the one that came last (the
