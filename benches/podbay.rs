@@ -778,8 +778,11 @@ impl Tui {
                     let screen = parser.screen();
                     let (row, _) = screen.cursor_position();
                     let (_, cols) = screen.size();
+                    // The cursor's row, or the one above when the echo
+                    // filled a pane's line to its last column (the
+                    // cursor then waits on the next line).
                     if screen
-                        .contents_between(row, 0, row, cols.into())
+                        .contents_between(row.saturating_sub(1), 0, row, cols.into())
                         .contains(&wait.text)
                     {
                         let _ = wait.seen.send(Instant::now());
@@ -890,7 +893,10 @@ impl Tui {
             let _ = self.child.master.write_all(&[c as u8]).await;
             let arrived = tokio::time::timeout(Duration::from_secs(30), arrived)
                 .await
-                .unwrap_or_else(|_| panic!("never saw {typed:?}"))
+                .unwrap_or_else(|_| {
+                    let screen = self.screen.lock().unwrap().screen().contents();
+                    panic!("never saw {typed:?} on the screen:\n{screen}")
+                })
                 .expect("the reader is running");
             samples.push(arrived - start);
             self.echoes.lock().unwrap().push((sent, arrived - start));

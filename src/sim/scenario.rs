@@ -315,6 +315,11 @@ fn run_api_as_nonroot(pod: &mut Value) {
 
 /// `n` pods spread over `max(1, n / 500)` namespaces, for scale tests. Their
 /// containers only get processes when attached to.
+///
+/// Each namespace runs 97 Deployments (`svc-000` to `svc-096`) of one
+/// ReplicaSet each, and their pods are named as a ReplicaSet controller
+/// names them: `<deployment>-<pod-template-hash>-<5 random characters>`,
+/// the hash shared by the ReplicaSet's pods.
 pub fn generated(n: usize, now: Timestamp) -> impl Iterator<Item = Value> {
     let namespaces = (n / 500).max(1);
     (0..n).map(move |i| {
@@ -323,9 +328,9 @@ pub fn generated(n: usize, now: Timestamp) -> impl Iterator<Item = Value> {
         let spec = PodSpec {
             namespace: &ns,
             name: format!(
-                "{app}-{:08x}-{:05x}",
-                (i as u64).wrapping_mul(2_654_435_761) & 0xffff_ffff,
-                i
+                "{app}-{}-{}",
+                pod_template_hash(&format!("{ns}/{app}")),
+                random_suffix(i)
             ),
             app: &app,
             containers: if i % 3 == 0 {
@@ -351,6 +356,36 @@ pub fn generated(n: usize, now: Timestamp) -> impl Iterator<Item = Value> {
         };
         build(&spec, now)
     })
+}
+
+/// The characters Kubernetes draws generated names from
+/// (`k8s.io/apimachinery/pkg/util/rand`): no vowels, no 0, 1 or 3.
+const SAFE_CHARACTERS: &[u8; 27] = b"bcdfghjklmnpqrstvwxz2456789";
+
+/// A ReplicaSet's `pod-template-hash` as the Deployment controller writes
+/// it: `rand.SafeEncodeString` of a 32-bit FNV-1a hash in decimal (of the
+/// pod template there; of `seed` here).
+fn pod_template_hash(seed: &str) -> String {
+    let hash = seed.bytes().fold(0x811c_9dc5u32, |hash, byte| {
+        (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193)
+    });
+    hash.to_string()
+        .bytes()
+        .map(|digit| SAFE_CHARACTERS[usize::from(digit) % SAFE_CHARACTERS.len()] as char)
+        .collect()
+}
+
+/// The 5 characters a ReplicaSet's pod name ends in (`rand.String(5)`),
+/// different for each `i` below 27⁵.
+fn random_suffix(i: usize) -> String {
+    let mut rest = i;
+    (0..5)
+        .map(|_| {
+            let c = SAFE_CHARACTERS[rest % SAFE_CHARACTERS.len()];
+            rest /= SAFE_CHARACTERS.len();
+            c as char
+        })
+        .collect()
 }
 
 /// The Pod Security labels of the demo's namespaces: `payments` enforces
@@ -757,5 +792,29 @@ mod tests {
             .collect();
         assert_eq!(namespaces.len(), 4);
         let _: Pod = serde_json::from_value(pods[1234].clone()).unwrap();
+        let names: std::collections::HashSet<_> = pods
+            .iter()
+            .map(|p| p["metadata"]["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names.len(), 2_000, "every name differs");
+        let hashes: std::collections::HashSet<_> = pods
+            .iter()
+            .map(|p| {
+                p["metadata"]["labels"]["pod-template-hash"]
+                    .as_str()
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(
+            hashes.len(),
+            4 * 97,
+            "one ReplicaSet per Deployment and namespace"
+        );
+        let name = pods[1234]["metadata"]["name"].as_str().unwrap();
+        let (replica_set, suffix) = name.rsplit_once('-').unwrap();
+        assert!(
+            replica_set.starts_with("svc-") && suffix.len() == 5,
+            "{name}"
+        );
     }
 }
