@@ -555,6 +555,8 @@ impl PodTable {
         let rows = &self.rows;
         let indices: Vec<u32> = match candidates {
             None => (0..rows.len() as u32).collect(),
+            // Every row matched the shorter query.
+            Some(hits) if hits.len() == rows.len() => (0..rows.len() as u32).collect(),
             Some(hits) => {
                 let mut keep = vec![false; rows.len()];
                 for hit in hits {
@@ -771,7 +773,7 @@ struct KnownScores {
 }
 
 impl KnownScores {
-    const SLOTS: usize = 1024;
+    const SLOTS: usize = 16384;
 
     fn new() -> Self {
         KnownScores {

@@ -334,14 +334,16 @@ fn fuzzy<T: Unit>(
                 .map(|at| col + at);
             let gap_end = matched.unwrap_or(end + 1);
             if col < gap_end {
-                let mut p = max(GAP_START + GAP_EXTENSION + left.m, GAP_EXTENSION + left.p);
-                for cell in &mut cur[col..gap_end] {
+                // skim's `p = max(GAP_START + GAP_EXTENSION + NEG,
+                // GAP_EXTENSION + p)` from cell to cell, unrolled: the
+                // cells do not wait for each other.
+                let first = max(GAP_START + GAP_EXTENSION + left.m, GAP_EXTENSION + left.p);
+                for (skipped, cell) in (0..).zip(&mut cur[col..gap_end]) {
                     *cell = Cell {
                         m: NEG,
-                        p,
+                        p: max(GAP_START + GAP_EXTENSION + NEG, first - skipped),
                         bonus: 0,
                     };
-                    p = max(GAP_START + GAP_EXTENSION + NEG, GAP_EXTENSION + p);
                 }
                 left = cur[gap_end - 1];
             }

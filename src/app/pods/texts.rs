@@ -60,9 +60,12 @@ impl SearchTexts {
     }
 
     fn append(&mut self, key: &PodKey) -> Span {
-        use std::fmt::Write as _;
+        // As the key is shown (`PodKey`'s `Display`).
         let start = self.text.len();
-        let _ = write!(self.text, "{key}");
+        let (namespace, name) = key.shown();
+        self.text.push_str(&namespace);
+        self.text.push('/');
+        self.text.push_str(&name);
         Span {
             start: offset(start),
             len: offset(self.text.len() - start),
