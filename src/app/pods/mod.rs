@@ -614,7 +614,7 @@ impl PodTable {
             }
         }
         let mut by_other = Vec::new();
-        let mut known = KnownScores::new();
+        let mut known = KnownScores::for_rows(others.len());
         for (k, &i) in others.iter().enumerate() {
             if let Some(&ahead) = others.get(k + PREFETCH_ROWS) {
                 let row = &*self.rows[ahead as usize];
@@ -666,7 +666,7 @@ impl PodTable {
             })
             .flatten();
         let scored = by_name.or_else(|| {
-            let mut known = KnownScores::new();
+            let mut known = KnownScores::for_rows(1);
             score_other_fields(&filter.pattern, &rows[at], &mut scratch, &mut known)
         });
         if let Some(score) = scored {
@@ -773,19 +773,25 @@ struct KnownScores {
 }
 
 impl KnownScores {
-    const SLOTS: usize = 16384;
+    /// Enough for the label sets of a cluster's ReplicaSets.
+    const MOST_SLOTS: usize = 16384;
 
-    fn new() -> Self {
+    /// A table for scoring the other fields of `rows` rows.
+    fn for_rows(rows: usize) -> Self {
+        let slots = rows.clamp(1, Self::MOST_SLOTS).next_power_of_two();
         KnownScores {
-            slots: vec![(std::ptr::null(), None); Self::SLOTS],
+            slots: vec![(std::ptr::null(), None); slots],
         }
     }
 
     fn score(&mut self, text: &Arc<str>, score: impl FnOnce(&str) -> Option<i32>) -> Option<i32> {
         // A shared text is known by where it lives (which outlives the
-        // table: the rows hold it).
+        // table: the rows hold it); the slot is the top bits of a
+        // multiplicative hash of that.
         let at = text.as_ptr();
-        let slot = &mut self.slots[(at as usize >> 3).wrapping_mul(0x9E37_79B9) % Self::SLOTS];
+        let bits = self.slots.len().trailing_zeros();
+        let hash = (at as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let slot = &mut self.slots[hash.checked_shr(64 - bits).unwrap_or(0) as usize];
         if slot.0 != at {
             *slot = (at, score(text));
         }
@@ -858,6 +864,28 @@ fn rank_hits(hits: Vec<Hit>) -> Vec<Hit> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_shared_text_is_scored_once_and_each_text_as_itself() {
+        let shared: Arc<str> = "app=web".into();
+        let other: Arc<str> = "app=db".into();
+        for rows in [1, 2, 1000, 100_000] {
+            let mut known = KnownScores::for_rows(rows);
+            let mut calls = 0;
+            let mut score = |text: &Arc<str>| {
+                known.score(text, |t| {
+                    calls += 1;
+                    Some(t.len() as i32)
+                })
+            };
+            assert_eq!(score(&shared), Some(7));
+            assert_eq!(score(&shared), Some(7));
+            assert_eq!(score(&other), Some(6));
+            // Whether `other` took its slot or not.
+            assert_eq!(score(&shared), Some(7), "for {rows} rows");
+            assert!((2..=3).contains(&calls), "{calls} calls for {rows} rows");
+        }
+    }
 
     fn row(ns: &str, name: &str) -> PodRow {
         PodRow {
