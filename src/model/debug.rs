@@ -496,14 +496,17 @@ pub fn container_names(pod: &Pod) -> Vec<String> {
     regular.chain(init).chain(ephemeral).collect()
 }
 
-/// 5 characters from `n`, in the alphabet Kubernetes generates names with
-/// (no vowels, no look-alikes): `debugger-xxxxx`, `node-debugger-N-xxxxx`.
+/// The alphabet Kubernetes generates names with
+/// (`k8s.io/apimachinery/pkg/util/rand`): no vowels, no 0, 1 or 3.
+pub const NAME_ALPHABET: &[u8; 27] = b"bcdfghjklmnpqrstvwxz2456789";
+
+/// 5 characters from `n`, in [`NAME_ALPHABET`]: `debugger-xxxxx`,
+/// `node-debugger-N-xxxxx`; different for each `n` below 27⁵.
 pub fn name_suffix(mut n: u64) -> String {
-    const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
     (0..5)
         .map(|_| {
-            let c = ALPHABET[(n % ALPHABET.len() as u64) as usize] as char;
-            n /= ALPHABET.len() as u64;
+            let c = NAME_ALPHABET[(n % NAME_ALPHABET.len() as u64) as usize] as char;
+            n /= NAME_ALPHABET.len() as u64;
             c
         })
         .collect()

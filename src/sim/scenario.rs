@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 use super::ids::hex_id;
 pub(crate) use super::ids::uid;
 use super::images::Image;
+use crate::model::debug::{NAME_ALPHABET, name_suffix};
 use crate::model::pod_security::{Level, Policy};
 
 /// Namespaces of the demo, and the node names pods are spread over.
@@ -330,7 +331,8 @@ pub fn generated(n: usize, now: Timestamp) -> impl Iterator<Item = Value> {
             name: format!(
                 "{app}-{}-{}",
                 pod_template_hash(&format!("{ns}/{app}")),
-                random_suffix(i)
+                // A ReplicaSet's pod: `rand.String(5)`.
+                name_suffix(i as u64)
             ),
             app: &app,
             containers: if i % 3 == 0 {
@@ -358,10 +360,6 @@ pub fn generated(n: usize, now: Timestamp) -> impl Iterator<Item = Value> {
     })
 }
 
-/// The characters Kubernetes draws generated names from
-/// (`k8s.io/apimachinery/pkg/util/rand`): no vowels, no 0, 1 or 3.
-const SAFE_CHARACTERS: &[u8; 27] = b"bcdfghjklmnpqrstvwxz2456789";
-
 /// A ReplicaSet's `pod-template-hash` as the Deployment controller writes
 /// it: `rand.SafeEncodeString` of a 32-bit FNV-1a hash in decimal (of the
 /// pod template there; of `seed` here).
@@ -371,20 +369,7 @@ fn pod_template_hash(seed: &str) -> String {
     });
     hash.to_string()
         .bytes()
-        .map(|digit| SAFE_CHARACTERS[usize::from(digit) % SAFE_CHARACTERS.len()] as char)
-        .collect()
-}
-
-/// The 5 characters a ReplicaSet's pod name ends in (`rand.String(5)`),
-/// different for each `i` below 27⁵.
-fn random_suffix(i: usize) -> String {
-    let mut rest = i;
-    (0..5)
-        .map(|_| {
-            let c = SAFE_CHARACTERS[rest % SAFE_CHARACTERS.len()];
-            rest /= SAFE_CHARACTERS.len();
-            c as char
-        })
+        .map(|digit| NAME_ALPHABET[usize::from(digit) % NAME_ALPHABET.len()] as char)
         .collect()
 }
 

@@ -656,19 +656,7 @@ impl PodTable {
         let rows = &self.rows;
         let row = at as u32;
         filter.hits.retain(|h| h.row != row);
-        let mut scratch = Scratch::default();
-        let by_name = (!filter.pattern.status_only)
-            .then(|| {
-                filter
-                    .pattern
-                    .pattern
-                    .score(self.texts.get(at), &mut scratch)
-            })
-            .flatten();
-        let scored = by_name.or_else(|| {
-            let mut known = KnownScores::for_rows(1);
-            score_other_fields(&filter.pattern, &rows[at], &mut scratch, &mut known)
-        });
+        let scored = score_row(&filter.pattern, self.texts.get(at), &rows[at]);
         if let Some(score) = scored {
             let hit = Hit { row, score };
             let place = match self.sort {
@@ -741,6 +729,18 @@ impl Query {
     fn extends(&self, shorter: &Query) -> bool {
         self.status_only == shorter.status_only && self.text.starts_with(&*shorter.text)
     }
+}
+
+/// Scores one row: namespace/name (`search`) first, then its other fields
+/// (what [`PodTable::score_part`] does in two passes for many rows).
+fn score_row(query: &Query, search: &str, row: &PodRow) -> Option<i32> {
+    let mut scratch = Scratch::default();
+    let by_name = if query.status_only {
+        None
+    } else {
+        query.pattern.score(search, &mut scratch)
+    };
+    by_name.or_else(|| score_other_fields(query, row, &mut scratch, &mut KnownScores::for_rows(1)))
 }
 
 /// Scores a row whose namespace/name (what the filter tries first) does

@@ -60,12 +60,10 @@ impl SearchTexts {
     }
 
     fn append(&mut self, key: &PodKey) -> Span {
-        // As the key is shown (`PodKey`'s `Display`).
+        use std::fmt::Write as _;
+        // As the key is shown.
         let start = self.text.len();
-        let (namespace, name) = key.shown();
-        self.text.push_str(&namespace);
-        self.text.push('/');
-        self.text.push_str(&name);
+        let _ = write!(self.text, "{key}");
         Span {
             start: offset(start),
             len: offset(self.text.len() - start),
