@@ -250,11 +250,11 @@ fn load_scenario(state: &SimState) {
     };
     // Demo pods run their processes from the start; generated ones only on demand.
     let eager = state.options.pods.is_none();
+    // Every pod's ReplicaSet and Deployment exist, so a deleted pod is
+    // replaced by its controller, generated or not.
     let mut owners = owners::Owners::default();
     for pod in pods {
-        if eager {
-            owners.observe(&pod);
-        }
+        owners.observe(&pod);
         let key = Key::new(
             pod["metadata"]["namespace"].as_str().unwrap_or_default(),
             pod["metadata"]["name"].as_str().unwrap_or_default(),

@@ -331,8 +331,10 @@ pub fn generated(n: usize, now: Timestamp) -> impl Iterator<Item = Value> {
             name: format!(
                 "{app}-{}-{}",
                 pod_template_hash(&format!("{ns}/{app}")),
-                // A ReplicaSet's pod: `rand.String(5)`.
-                name_suffix(i as u64)
+                // A ReplicaSet's pod: `rand.String(5)`, here a shuffle
+                // of `i` (a bijection below 27⁵: 2 654 435 761 is prime
+                // to 3), so the suffixes look random and never repeat.
+                name_suffix(i as u64 * 2_654_435_761 % 27u64.pow(5))
             ),
             app: &app,
             containers: if i % 3 == 0 {
