@@ -60,8 +60,8 @@ fn main() {
         "podbay benchmarks ({} cores)\n",
         std::thread::available_parallelism().map_or(1, |n| n.get())
     );
-    // `cargo bench -- NAME…` runs only the sections named (panes, echo, list,
-    // launch, fleet, cp, forward, containers, idle, logs, binary; soak runs
+    // `cargo bench -- NAME…` runs only the sections named (panes, cat, echo,
+    // list, launch, fleet, cp, forward, containers, idle, logs, binary; soak runs
     // only when named).
     let only: Vec<String> = std::env::args()
         .skip(1)
@@ -72,6 +72,9 @@ fn main() {
         pane_throughput(&mut report);
     }
     runtime.block_on(async {
+        if run("cat") {
+            cat_beside_tmux(&mut report).await;
+        }
         if run("echo") {
             echo_latency(&mut report).await;
         }
@@ -218,6 +221,241 @@ fn pane_throughput(report: &mut Report) {
             );
         }
     }
+}
+
+/// A service's log as `cat` shows it: JSON lines, coloured levels, UTF-8
+/// (accents, CJK, box drawing), Java stack traces and long lines.
+fn mixed_log(bytes: usize) -> Vec<u8> {
+    use std::io::Write as _;
+    let levels = [
+        "\x1b[32mINFO\x1b[0m",
+        "\x1b[33mWARN\x1b[0m",
+        "\x1b[31mERROR\x1b[0m",
+        "\x1b[2mDEBUG\x1b[0m",
+    ];
+    let mut out = Vec::with_capacity(bytes + 2048);
+    let mut i = 0u64;
+    while out.len() < bytes {
+        i += 1;
+        let (minute, ms) = (i % 60, i % 1000);
+        let _ = match i % 10 {
+            0..=3 => writeln!(
+                out,
+                r#"{{"ts":"2026-11-27T10:{minute:02}:{minute:02}.{ms:03}Z","level":"info","msg":"request served","path":"/api/v1/orders/{i}","status":200,"took_ms":{},"user":"josé","trace":"{:016x}"}}"#,
+                i % 97,
+                i.wrapping_mul(2_654_435_761)
+            ),
+            4..=6 => writeln!(
+                out,
+                "2026-11-27 10:{minute:02}:{minute:02} {} \x1b[36morders.worker\x1b[0m processed batch {i} in {} ms — ünïcödé 漢字 ✓",
+                levels[(i % 4) as usize],
+                i % 300
+            ),
+            7 => {
+                let _ = writeln!(
+                    out,
+                    "Exception in thread \"worker-{}\" java.lang.IllegalStateException: order {i} not found",
+                    i % 8
+                );
+                (0..6).try_for_each(|j| {
+                    writeln!(
+                        out,
+                        "\tat com.example.orders.Service.method{j}(Service.java:{})",
+                        100 + j
+                    )
+                })
+            }
+            8 => writeln!(
+                out,
+                "payload={}",
+                "abcdefghij0123456789".repeat(10 + (i % 30) as usize)
+            ),
+            _ => writeln!(
+                out,
+                "\x1b[1;34m{i:08}\x1b[0m \x1b[38;5;{}m{}\x1b[0m done",
+                i % 256,
+                "█".repeat((i % 24) as usize)
+            ),
+        };
+    }
+    out
+}
+
+/// `cat` of a 50 MiB mixed log in a shell pane: the CPU the real binary
+/// spends until the last line is on screen, beside tmux's for the same
+/// file in a window of the pane's size (a client attached on a PTY, as a
+/// person uses it). Medians of 3.
+async fn cat_beside_tmux(report: &mut Report) {
+    println!("cat of a 50 MiB log in a pane, beside tmux");
+    let log = std::env::temp_dir().join(format!("podbay-bench-{}.log", std::process::id()));
+    std::fs::write(&log, mixed_log(50 << 20)).expect("write the log");
+    let (_sim, kubeconfig, _) = sim_process(1, 0).await;
+    let client = client_of(&kubeconfig).await;
+    let pod = Api::<Pod>::all(client)
+        .list(&Default::default())
+        .await
+        .expect("pods")
+        .items
+        .into_iter()
+        .next()
+        .expect("the simulator's one pod");
+    let target = format!(
+        "{}/{}:/tmp/mixed.log",
+        pod.metadata.namespace.unwrap_or_default(),
+        pod.metadata.name.unwrap_or_default()
+    );
+    let copied = tokio::process::Command::new(env!("CARGO_BIN_EXE_podbay"))
+        .arg("cp")
+        .arg("--kubeconfig")
+        .arg(&kubeconfig)
+        .arg(&log)
+        .arg(&target)
+        .status()
+        .await
+        .expect("podbay cp runs");
+    assert!(copied.success(), "podbay cp {target}: {copied}");
+
+    let tui = Tui::start(&kubeconfig);
+    tui.open_shells_running(1, |_| None).await;
+    tui.type_slowly(b"clear; stty size\r").await;
+    let size = loop {
+        let text = tui.screen.lock().unwrap().screen().contents();
+        // The pane's line "ROWS COLS", between its borders.
+        let size = text
+            .lines()
+            .flat_map(|line| line.split('│'))
+            .find_map(|cell| {
+                let (rows, cols) = cell.trim().split_once(' ')?;
+                Some(Size::new(cols.parse().ok()?, rows.parse().ok()?))
+            });
+        if let Some(size) = size {
+            break size;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let pid = tui.child.child.id().expect("pid");
+    let mut podbay = Vec::new();
+    for run in 0..3u32 {
+        let marker = 1000 + run;
+        tui.type_slowly(
+            format!("clear; cat /tmp/mixed.log; echo CAT-DONE-$(({marker}*7))").as_bytes(),
+        )
+        .await;
+        let (ticks, start) = (cpu_ticks(pid), Instant::now());
+        tui.type_slowly(b"\r").await;
+        let done = format!("CAT-DONE-{}", marker * 7);
+        while !tui.shows(&done) {
+            assert!(
+                start.elapsed() < Duration::from_secs(120),
+                "cat never ended"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        podbay.push((cpu_ticks(pid) - ticks) as f64 / 100.0);
+    }
+    tui.quit().await;
+    podbay.sort_by(f64::total_cmp);
+    let podbay = podbay[1];
+    report.row(
+        &format!(
+            "`cat` of a 50 MiB mixed log in a shell pane ({}x{}), podbay's CPU until the last line is drawn (median of 3)",
+            size.cols, size.rows
+        ),
+        format!("{podbay:.2} s"),
+        "≤ 0.6× tmux",
+    );
+    match tmux_cat_cpu(&log, size).await {
+        Some(tmux) => {
+            report.row(
+                "  tmux 3 (its server), the same file in a window of that size",
+                format!("{tmux:.2} s ({:.2}×)", podbay / tmux),
+                "",
+            );
+            report.check("cat in a pane, CPU × tmux's", podbay / tmux, 0.6);
+        }
+        None => report.row("  tmux", "not installed (apt install tmux)".into(), ""),
+    }
+    let _ = std::fs::remove_file(log);
+    let _ = std::fs::remove_file(kubeconfig);
+}
+
+/// CPU seconds tmux's server spends on `cat FILE` in a window of `size`
+/// with a client attached on a PTY; the median of 3. None without tmux.
+async fn tmux_cat_cpu(file: &std::path::Path, size: Size) -> Option<f64> {
+    let socket = format!("podbay-bench-{}", std::process::id());
+    let tmux = |args: &[&str]| {
+        std::process::Command::new("tmux")
+            .args(["-L", &socket, "-f", "/dev/null"])
+            .args(args)
+            .output()
+    };
+    let (cols, rows) = (size.cols.to_string(), size.rows.to_string());
+    let started = tmux(&["new-session", "-d", "-x", &cols, "-y", &rows, "sh"]).ok()?;
+    if !started.status.success() {
+        return None;
+    }
+    let _ = tmux(&["set", "-g", "status", "off"]);
+    let args: Vec<String> = ["-L", &socket, "-f", "/dev/null", "attach"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let client = podbay::pty::spawn(&podbay::pty::Spawn {
+        program: std::ffi::OsStr::new("tmux"),
+        args: &args,
+        env: &[],
+        cwd: None,
+        size,
+        fd3: None,
+    })
+    .expect("tmux attach");
+    // The client's output, read as a terminal would; `seen` is its tail.
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::<u8>::new()));
+    let (reader, tail) = (client.master.clone(), seen.clone());
+    let drain = tokio::spawn(async move {
+        let mut buf = vec![0u8; 65536];
+        while let Ok(n) = reader.read(&mut buf).await {
+            if n == 0 {
+                break;
+            }
+            let mut tail = tail.lock().unwrap();
+            tail.extend_from_slice(&buf[..n]);
+            let keep = tail.len().saturating_sub(256);
+            tail.drain(..keep);
+        }
+    });
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let server: u32 = String::from_utf8_lossy(&tmux(&["display", "-p", "#{pid}"]).ok()?.stdout)
+        .trim()
+        .parse()
+        .ok()?;
+    let mut runs = Vec::new();
+    for run in 0..3u32 {
+        let marker = 2000 + run;
+        let command = format!(
+            "clear; cat {}; echo CAT-DONE-$(({marker}*7))",
+            file.display()
+        );
+        let (ticks, start) = (cpu_ticks(server), Instant::now());
+        let _ = tmux(&["send-keys", &command, "Enter"]);
+        let done = format!("CAT-DONE-{}", marker * 7);
+        loop {
+            if String::from_utf8_lossy(&seen.lock().unwrap()).contains(&done) {
+                break;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(120),
+                "tmux's cat never ended"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        runs.push((cpu_ticks(server) - ticks) as f64 / 100.0);
+    }
+    let _ = tmux(&["kill-server"]);
+    drain.abort();
+    runs.sort_by(f64::total_cmp);
+    Some(runs[1])
 }
 
 async fn attach_shell(

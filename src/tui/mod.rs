@@ -110,8 +110,11 @@ pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
     }
 
     let guard = TtyGuard::enter().context("cannot put the terminal in full-screen mode")?;
-    let mut screen = Screen::new(CrosstermBackend::new(std::io::stdout()))
-        .context("cannot draw on this terminal")?;
+    // A frame goes out in a few large writes, not one per cell: crossterm
+    // writes each command on its own, and stdout's line buffer holds 1 KiB.
+    let out = std::io::BufWriter::with_capacity(64 * 1024, std::io::stdout());
+    let mut screen =
+        Screen::new(CrosstermBackend::new(out)).context("cannot draw on this terminal")?;
     if let Ok(size) = screen.size() {
         app.update(Event::Resize(Size::new(size.width, size.height)));
     }
@@ -352,7 +355,7 @@ impl Keeper {
 fn apply(
     app: &mut App,
     tasks: &mut Tasks,
-    screen: &mut Screen<CrosstermBackend<std::io::Stdout>>,
+    screen: &mut Screen<CrosstermBackend<std::io::BufWriter<std::io::Stdout>>>,
     mut pending: VecDeque<Event>,
 ) -> bool {
     let mut quit = false;

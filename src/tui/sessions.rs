@@ -426,9 +426,19 @@ async fn forward(
     } else if !outbox.send(Event::SessionAttached { id }).await {
         return;
     }
-    while let Some(event) = events.recv().await {
+    // An event taken while gathering output, handled next.
+    let mut held = None;
+    loop {
+        let event = match held.take() {
+            Some(event) => event,
+            None => match events.recv().await {
+                Some(event) => event,
+                None => break,
+            },
+        };
         let forwarded = match event {
             SessionEvent::Output(bytes) | SessionEvent::Stderr(bytes) if untranslated.is_none() => {
+                let bytes = gather(bytes, &mut events, &mut held);
                 outbox.send(Event::SessionOutput { id, bytes }).await
             }
             SessionEvent::Output(out) => {
@@ -455,6 +465,34 @@ async fn forward(
     }
 }
 
+/// At most this much output goes to the pane as one event.
+const GATHERED: usize = 32 * 1024;
+
+/// `first`, and the output already queued behind it (up to [`GATHERED`]),
+/// as one chunk: a flood reaches the UI in a few large events rather than
+/// many of a pipe's 4 KiB reads, each a wake-up of the UI thread. An event
+/// other than output is left in `held`.
+fn gather(
+    first: bytes::Bytes,
+    events: &mut mpsc::Receiver<SessionEvent>,
+    held: &mut Option<SessionEvent>,
+) -> bytes::Bytes {
+    let mut gathered: Option<bytes::BytesMut> = None;
+    while gathered.as_ref().map_or(first.len(), |g| g.len()) < GATHERED {
+        match events.try_recv() {
+            Ok(SessionEvent::Output(more) | SessionEvent::Stderr(more)) => gathered
+                .get_or_insert_with(|| bytes::BytesMut::from(&first[..]))
+                .extend_from_slice(&more),
+            Ok(other) => {
+                *held = Some(other);
+                break;
+            }
+            Err(_) => break,
+        }
+    }
+    gathered.map_or(first, bytes::BytesMut::freeze)
+}
+
 /// Where a log pane's read starts.
 #[derive(Debug, Clone, Copy)]
 pub(super) enum LogStart<'a> {
@@ -463,4 +501,63 @@ pub(super) enum LogStart<'a> {
     /// After the last line each container's stream showed; for a stream
     /// that showed none yet, after these (a restored pane's places).
     Continue(&'a std::collections::BTreeMap<String, jiff::Timestamp>),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bytes::Bytes;
+
+    #[tokio::test]
+    async fn queued_output_goes_as_one_chunk_and_an_end_waits_its_turn() {
+        let (tx, mut events) = mpsc::channel(8);
+        for part in ["b", "c"] {
+            tx.send(SessionEvent::Output(Bytes::from(part)))
+                .await
+                .unwrap();
+        }
+        tx.send(SessionEvent::Stderr(Bytes::from("d")))
+            .await
+            .unwrap();
+        let end = SessionEnd {
+            exit_code: Some(0),
+            reason: "exited with code 0".into(),
+            disconnected: false,
+        };
+        tx.send(SessionEvent::Ended(end)).await.unwrap();
+        tx.send(SessionEvent::Output(Bytes::from("after")))
+            .await
+            .unwrap();
+        let mut held = None;
+        let chunk = gather(Bytes::from("a"), &mut events, &mut held);
+        assert_eq!(&chunk[..], b"abcd");
+        assert!(
+            matches!(held, Some(SessionEvent::Ended(_))),
+            "the end is held, not sent before the output"
+        );
+        // Nothing queued: the first chunk goes as it is, uncopied.
+        let alone = Bytes::from_static(b"alone");
+        let (_tx, mut empty) = mpsc::channel(1);
+        let mut none = None;
+        let sent = gather(alone.clone(), &mut empty, &mut none);
+        assert_eq!(sent.as_ptr(), alone.as_ptr());
+        assert!(none.is_none());
+    }
+
+    #[tokio::test]
+    async fn gathering_stops_at_its_limit() {
+        let (tx, mut events) = mpsc::channel(8);
+        for _ in 0..4 {
+            tx.send(SessionEvent::Output(Bytes::from(vec![b'y'; GATHERED / 2])))
+                .await
+                .unwrap();
+        }
+        let mut held = None;
+        let chunk = gather(Bytes::from(vec![b'y'; 10]), &mut events, &mut held);
+        assert_eq!(chunk.len(), 10 + GATHERED);
+        assert!(
+            events.try_recv().is_ok(),
+            "the rest waits for the next chunk"
+        );
+    }
 }
