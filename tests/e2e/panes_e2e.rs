@@ -364,3 +364,45 @@ async fn a_pod_deleted_under_its_pane_says_so_and_the_app_goes_on() {
     exits_cleanly(&mut screen).await;
     let _ = std::fs::remove_file(config);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_ends_with_its_last_lines_on_screen_and_above_them() {
+    let sim = start_sim(0).await;
+    let config = kubeconfig(&sim, "flood");
+    let mut screen = PodbayScreen::spawn(&args(&config, &["-n", "shop"]), 100, 30);
+    shell_in(&screen, "redis-0", 1).await;
+    // Far more lines than a pane keeps (10 000 of scrollback): those that
+    // would scroll out unseen need not be drawn, but every line the pane
+    // keeps must be there, in order.
+    screen.keys("seq 1 300000; echo flood-$((6*7))\r").await;
+    screen
+        .wait_for_within(120, "the end of the flood", |t| {
+            t.lines().any(|l| pane_text(l) == "flood-42")
+        })
+        .await;
+    let numbers = |text: &str| -> Vec<u64> {
+        text.lines()
+            .filter_map(|l| pane_text(l).parse().ok())
+            .collect()
+    };
+    let in_order = |n: &[u64]| n.windows(2).all(|w| w[1] == w[0] + 1);
+    let shown = numbers(&screen.text());
+    assert!(
+        shown.ends_with(&[299_999, 300_000]) && in_order(&shown),
+        "the last lines, in order: {shown:?}\n{}",
+        screen.text()
+    );
+    // Back into the scrollback, half a page at a time (shift-pgup).
+    for _ in 0..4 {
+        screen.raw(b"\x1b[5;2~").await;
+    }
+    let top = shown[0];
+    screen
+        .wait_for("the lines above, from the scrollback", |t| {
+            let above = numbers(t);
+            above.first().is_some_and(|first| *first < top - 30) && in_order(&above)
+        })
+        .await;
+    quit(&mut screen).await;
+    let _ = std::fs::remove_file(config);
+}
