@@ -316,6 +316,7 @@ async fn cat_beside_tmux(report: &mut Report) {
     assert!(copied.success(), "podbay cp {target}: {copied}");
 
     let tui = Tui::start(&kubeconfig);
+    tui.wait_for("│ 1 pod │ ● live").await;
     tui.open_shells_running(1, |_| None).await;
     tui.type_slowly(b"clear; stty size\r").await;
     let size = loop {

@@ -2,11 +2,9 @@
 //! into cells (`grid`), user input into xterm bytes (`keys`, `mouse`), the
 //! line discipline of a container without a terminal (`line`), a log read
 //! as text (`log_text`), the modes a program leaves on the user's terminal
-//! (`modes`), a split tree of panes (`layout`), asciicast v2 recording
-//! (`record`), and the output read ahead of a pane (`backlog`) with the
-//! lines of a flood no one can see (`unseen`).
+//! (`modes`), a split tree of panes (`layout`) and asciicast v2 recording
+//! (`record`).
 
-pub mod backlog;
 pub mod grid;
 pub mod keys;
 pub(crate) mod layout;
@@ -15,7 +13,6 @@ pub mod log_text;
 pub mod modes;
 pub(crate) mod mouse;
 pub(crate) mod record;
-pub mod unseen;
 
 /// A terminal's size in character cells.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

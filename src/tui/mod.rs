@@ -126,11 +126,6 @@ pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
     sessions.keepalive = options.keepalive;
     sessions.recordings = options.recordings.clone();
     sessions.stderr_sgr = options.theme.stderr_sgr();
-    // Some terminals keep the default, others the configured length.
-    sessions.scrollback = options
-        .panes
-        .scrollback
-        .max(crate::term::grid::DEFAULT_SCROLLBACK);
     let mut tasks = Tasks::new(
         connection,
         options.target.clone(),

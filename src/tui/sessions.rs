@@ -1,10 +1,8 @@
 //! The terminals' sessions: an attach or exec streamed into a pane, a log
 //! read into one, and the recordings teed from their output.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU16, Ordering};
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Pod;
@@ -21,10 +19,8 @@ use crate::cluster::session::{self, SessionEvent, SessionInput, SessionSpec};
 use crate::model::TerminalKey;
 use crate::model::session::{SessionEnd, SessionKind};
 use crate::term::Size;
-use crate::term::backlog::Backlog;
 use crate::term::line;
 use crate::term::record::Recorder;
-use crate::term::unseen::Limits;
 
 /// Standard error's colour without a tty, unless the theme says otherwise:
 /// xterm's 256-colour salmon red.
@@ -42,30 +38,12 @@ pub(super) struct Sessions {
     /// The SGR parameters standard error is shown in, in a pane without a
     /// tty (the theme's `stderr`).
     pub(super) stderr_sgr: String,
-    /// The most lines of scrollback a terminal keeps.
-    pub(super) scrollback: usize,
-    /// Per terminal with a session: its rows and whether it is recorded.
-    panes: HashMap<TerminalId, Arc<PaneFacts>>,
-    /// Terminals a session was ever opened for.
-    opened: HashSet<TerminalId>,
 }
 
 /// A session's task and the way to send it input.
 struct Running {
     input: mpsc::UnboundedSender<SessionInput>,
     task: JoinHandle<()>,
-}
-
-/// What a session's forwarding knows of its pane, to leave out of a flood
-/// the lines that would scroll out of the scrollback unseen.
-pub(super) struct PaneFacts {
-    rows: AtomicU16,
-    /// A recording keeps every byte.
-    recording: AtomicBool,
-    /// The most lines of scrollback a terminal keeps.
-    scrollback: usize,
-    /// No session fed the terminal before this one.
-    fresh: bool,
 }
 
 impl Sessions {
@@ -78,9 +56,6 @@ impl Sessions {
             recordings: std::env::temp_dir(),
             log_resume: HashMap::new(),
             stderr_sgr: DEFAULT_STDERR_SGR.to_string(),
-            scrollback: crate::term::grid::DEFAULT_SCROLLBACK,
-            panes: HashMap::new(),
-            opened: HashSet::new(),
         }
     }
 
@@ -137,13 +112,6 @@ impl Sessions {
         };
         // Without a tty the pane shows output as a terminal would.
         let untranslated = (!stdio.tty).then(|| self.stderr_sgr.clone());
-        let pane = Arc::new(PaneFacts {
-            rows: AtomicU16::new(size.rows),
-            recording: AtomicBool::new(self.recorders.contains_key(&id)),
-            scrollback: self.scrollback,
-            fresh: self.opened.insert(id),
-        });
-        self.panes.insert(id, pane.clone());
         let (input, inputs) = mpsc::unbounded_channel();
         let task = tokio::spawn(stream_session(
             id,
@@ -153,7 +121,6 @@ impl Sessions {
             untranslated,
             inputs,
             outbox,
-            pane,
         ));
         self.replace(id, Running { input, task });
     }
@@ -242,9 +209,6 @@ impl Sessions {
         {
             tracing::warn!("recording: {e}");
         }
-        if let Some(pane) = self.panes.get(&id) {
-            pane.rows.store(size.rows, Ordering::Relaxed);
-        }
         self.send(id, SessionInput::Resize(size));
     }
 
@@ -270,7 +234,6 @@ impl Sessions {
         self.outboxes.close(id);
         self.log_resume.retain(|(terminal, _), _| *terminal != id);
         self.stop_recording(id);
-        self.panes.remove(&id);
     }
 
     /// Tees a terminal's output into its recording, if it has one; a
@@ -325,9 +288,6 @@ impl Sessions {
             .and_then(|()| Recorder::create(&path, size, "xterm-256color"))
             .map(|recorder| {
                 self.recorders.insert(id, recorder);
-                if let Some(pane) = self.panes.get(&id) {
-                    pane.recording.store(true, Ordering::Relaxed);
-                }
                 path.clone()
             })
             .map_err(|e| {
@@ -339,9 +299,6 @@ impl Sessions {
     }
 
     fn stop_recording(&mut self, id: TerminalId) {
-        if let Some(pane) = self.panes.get(&id) {
-            pane.recording.store(false, Ordering::Relaxed);
-        }
         if let Some(recorder) = self.recorders.remove(&id)
             && let Err(e) = recorder.finish()
         {
@@ -361,7 +318,6 @@ impl Sessions {
 
 /// One session, from connecting to its end, its output into `outbox`: the
 /// stream is pumped and its output forwarded in this one task.
-#[allow(clippy::too_many_arguments)]
 async fn stream_session(
     id: TerminalId,
     client: kube::Client,
@@ -370,7 +326,6 @@ async fn stream_session(
     untranslated: Option<String>,
     inputs: mpsc::UnboundedReceiver<SessionInput>,
     outbox: Outbox,
-    pane: Arc<PaneFacts>,
 ) {
     let replay = replay_log.then(|| LogOf {
         client: client.clone(),
@@ -394,7 +349,7 @@ async fn stream_session(
             return;
         }
     };
-    let forwarding = forward(id, replay, untranslated.as_deref(), events, &outbox, pane);
+    let forwarding = forward(id, replay, untranslated.as_deref(), events, &outbox);
     // Once the pump ends its events run dry and forwarding ends too; once
     // forwarding ends (the pane closed) the stream is dropped, closing it.
     tokio::select! {
@@ -426,9 +381,7 @@ async fn forward(
     untranslated: Option<&str>,
     mut events: mpsc::Receiver<SessionEvent>,
     outbox: &Outbox,
-    pane: Arc<PaneFacts>,
 ) {
-    let mut backlog = Backlog::new(pane.fresh);
     if let Some(LogOf {
         client,
         namespace,
@@ -458,7 +411,6 @@ async fn forward(
                 }
             }
         }
-        backlog.passed(&bytes);
         let bytes = bytes.into();
         if !outbox.send(Event::SessionOutput { id, bytes }).await {
             return;
@@ -474,85 +426,17 @@ async fn forward(
     } else if !outbox.send(Event::SessionAttached { id }).await {
         return;
     }
-    match untranslated {
-        None => forward_terminal(id, events, outbox, backlog, &pane).await,
-        Some(sgr) => forward_untranslated(id, events, outbox, sgr).await,
-    }
-}
-
-/// A terminal's output, read ahead of its pane (up to [`READ_AHEAD`]) and
-/// handed on in chunks; in a flood, without the lines that would leave the
-/// scrollback unseen (unless the pane is recorded: a recording keeps all).
-async fn forward_terminal(
-    id: TerminalId,
-    mut events: mpsc::Receiver<SessionEvent>,
-    outbox: &Outbox,
-    mut backlog: Backlog,
-    pane: &PaneFacts,
-) {
-    let limits = || {
-        (!pane.recording.load(Ordering::Relaxed)).then(|| Limits {
-            rows: pane.rows.load(Ordering::Relaxed),
-            scrollback: pane.scrollback,
-        })
-    };
-    loop {
-        tokio::select! {
-            biased;
-            slot = outbox.reserve(), if !backlog.is_empty() => {
-                let Some(slot) = slot else { return };
-                let bytes = backlog.next_chunk(GATHERED, limits());
-                slot.send(Event::SessionOutput { id, bytes });
-            }
-            event = events.recv(), if backlog.len() < READ_AHEAD => match event {
-                Some(SessionEvent::Output(bytes) | SessionEvent::Stderr(bytes)) => {
-                    backlog.push(&bytes);
-                }
-                other => {
-                    // What was read goes first.
-                    while !backlog.is_empty() {
-                        let bytes = backlog.next_chunk(GATHERED, None);
-                        if !outbox.send(Event::SessionOutput { id, bytes }).await {
-                            return;
-                        }
-                    }
-                    if backlog.skipped() > 0 {
-                        tracing::debug!("terminal {id:?}: {} lines skipped unseen", backlog.skipped());
-                    }
-                    match other {
-                        Some(SessionEvent::Unanswered(unanswered)) => {
-                            if !outbox.send(Event::SessionUnanswered { id, unanswered }).await {
-                                return;
-                            }
-                        }
-                        Some(SessionEvent::Ended(end)) => {
-                            outbox.send(Event::SessionEnded { id, end }).await;
-                            return;
-                        }
-                        _ => return,
-                    }
-                }
-            },
-        }
-    }
-}
-
-/// Output without a terminal: shown as a terminal would (LF as a new line),
-/// standard error in its colour.
-async fn forward_untranslated(
-    id: TerminalId,
-    mut events: mpsc::Receiver<SessionEvent>,
-    outbox: &Outbox,
-    stderr_sgr: &str,
-) {
     while let Some(event) = events.recv().await {
         let forwarded = match event {
+            SessionEvent::Output(bytes) | SessionEvent::Stderr(bytes) if untranslated.is_none() => {
+                outbox.send(Event::SessionOutput { id, bytes }).await
+            }
             SessionEvent::Output(out) => {
                 let bytes = line::untranslated(&out, None).into();
                 outbox.send(Event::SessionOutput { id, bytes }).await
             }
             SessionEvent::Stderr(err) => {
-                let bytes = line::untranslated(&err, Some(stderr_sgr)).into();
+                let bytes = line::untranslated(&err, untranslated).into();
                 outbox.send(Event::SessionOutput { id, bytes }).await
             }
             SessionEvent::Unanswered(unanswered) => {
@@ -570,13 +454,6 @@ async fn forward_untranslated(
         }
     }
 }
-
-/// At most this much output goes to the pane as one event.
-const GATHERED: usize = 32 * 1024;
-
-/// At most this much output is read ahead of a terminal's pane: in a flood,
-/// room for a scrollback's worth of lines and more to skip.
-const READ_AHEAD: usize = 4 << 20;
 
 /// Where a log pane's read starts.
 #[derive(Debug, Clone, Copy)]
