@@ -76,7 +76,9 @@ impl SearchTexts {
         if self.untidy * 2 <= self.text.len() {
             return;
         }
-        let mut text = String::with_capacity(self.text.len() - self.untidy);
+        // `untidy` may count a row twice (appended out of order, then
+        // removed): it decides when, not how much.
+        let mut text = String::with_capacity(self.text.len().saturating_sub(self.untidy));
         for span in &mut self.spans {
             let start = text.len();
             text.push_str(&self.text[span.start as usize..(span.start + span.len) as usize]);
@@ -127,6 +129,28 @@ mod tests {
         texts.push(&key("y"));
         assert_eq!(all(&texts), ["shop/x", "shop/c", "shop/y"]);
         assert_bounded(&texts);
+    }
+
+    #[test]
+    fn any_inserts_and_removals_keep_every_text() {
+        let mut rng = fastrand::Rng::with_seed(36);
+        for _ in 0..200 {
+            let mut texts = SearchTexts::default();
+            let mut model: Vec<String> = Vec::new();
+            for _ in 0..40 {
+                let name = "x".repeat(rng.usize(1..30));
+                if model.is_empty() || rng.bool() {
+                    let at = rng.usize(..=model.len());
+                    texts.insert(at, &key(&name));
+                    model.insert(at, format!("shop/{name}"));
+                } else {
+                    let at = rng.usize(..model.len());
+                    texts.remove(at);
+                    model.remove(at);
+                }
+                assert_eq!(all(&texts), model);
+            }
+        }
     }
 
     #[test]
