@@ -342,22 +342,13 @@ async fn cat_beside_tmux(report: &mut Report) {
             format!("clear; cat /tmp/mixed.log; echo CAT-DONE-$(({marker}*7))").as_bytes(),
         )
         .await;
-        let (ticks, start) = (cpu_ticks(pid), Instant::now());
+        let ticks = cpu_ticks(pid);
         tui.type_slowly(b"\r").await;
         let done = format!("CAT-DONE-{}", marker * 7);
-        while !tui.shows(&done) {
-            assert!(
-                start.elapsed() < Duration::from_secs(120),
-                "cat never ended"
-            );
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-        tokio::time::sleep(Duration::from_millis(300)).await;
-        podbay.push((cpu_ticks(pid) - ticks) as f64 / 100.0);
+        podbay.push(cpu_seconds_until(pid, ticks, || tui.shows(&done)).await);
     }
     tui.quit().await;
-    podbay.sort_by(f64::total_cmp);
-    let podbay = podbay[1];
+    let podbay = median_of_3(podbay);
     report.row(
         &format!(
             "`cat` of a 50 MiB mixed log in a shell pane ({}x{}), podbay's CPU until the last line is drawn (median of 3)",
@@ -437,26 +428,35 @@ async fn tmux_cat_cpu(file: &std::path::Path, size: Size) -> Option<f64> {
             "clear; cat {}; echo CAT-DONE-$(({marker}*7))",
             file.display()
         );
-        let (ticks, start) = (cpu_ticks(server), Instant::now());
+        let ticks = cpu_ticks(server);
         let _ = tmux(&["send-keys", &command, "Enter"]);
         let done = format!("CAT-DONE-{}", marker * 7);
-        loop {
-            if String::from_utf8_lossy(&seen.lock().unwrap()).contains(&done) {
-                break;
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(120),
-                "tmux's cat never ended"
-            );
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-        tokio::time::sleep(Duration::from_millis(300)).await;
-        runs.push((cpu_ticks(server) - ticks) as f64 / 100.0);
+        let shown = || String::from_utf8_lossy(&seen.lock().unwrap()).contains(&done);
+        runs.push(cpu_seconds_until(server, ticks, shown).await);
     }
     let _ = tmux(&["kill-server"]);
     drain.abort();
+    Some(median_of_3(runs))
+}
+
+/// CPU seconds `pid` has spent since `ticks` once `done` holds (and 300 ms
+/// more, for the last frame); `done` is polled every 20 ms, for 2 minutes.
+async fn cpu_seconds_until(pid: u32, ticks: u64, done: impl Fn() -> bool) -> f64 {
+    let start = Instant::now();
+    while !done() {
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "the cat never ended"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    (cpu_ticks(pid) - ticks) as f64 / 100.0
+}
+
+fn median_of_3(mut runs: Vec<f64>) -> f64 {
     runs.sort_by(f64::total_cmp);
-    Some(runs[1])
+    runs[1]
 }
 
 async fn attach_shell(
