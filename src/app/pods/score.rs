@@ -13,8 +13,13 @@
 //! every call starts from a fresh matrix, which is what skim computes the
 //! first time a matcher is used. The unit tests compare the two on
 //! arbitrary strings.
+//!
+//! Pod names are scored by [`sparse`], which computes the same matrix only
+//! where the pattern matches; longer texts and queries by the matrix.
 
 use std::cmp::max;
+
+mod sparse;
 
 // `SkimScoreConfig::default()`.
 const SCORE_MATCH: i32 = 16;
@@ -127,6 +132,7 @@ pub struct Scratch {
     bound: Vec<usize>,
     first: Vec<usize>,
     choice: Vec<char>,
+    sparse: Option<Box<sparse::Cells>>,
 }
 
 /// A query, prepared once per keystroke.
@@ -143,14 +149,29 @@ pub struct Pattern {
 }
 
 /// Which of the pattern's units a unit of text matches, ignoring case.
-trait Matches<T> {
+trait Matches<T: Copy> {
     /// Whether `c` matches the pattern's unit `i`.
     fn at(&self, i: usize, c: T) -> bool;
     /// Bit `i` set when `c` matches unit `i` (patterns of at most 64 units).
     fn mask(&self, c: T) -> u64;
+
+    /// Bit `c` of `columns[i]` set when unit `c - 1` of `text` (at most
+    /// [`sparse::MAX_TEXT`] units) matches the pattern's unit `i` (at most
+    /// 64).
+    fn columns(&self, text: &[T], columns: &mut [sparse::Columns]) {
+        columns.fill(0);
+        for (unit, &c) in text.iter().enumerate() {
+            let mut mask = self.mask(c);
+            while mask != 0 {
+                columns[mask.trailing_zeros() as usize] |= 1 << (unit + 1);
+                mask &= mask - 1;
+            }
+        }
+    }
 }
 
-struct ByteMasks<'a>(&'a [u64; 256]);
+/// An ASCII query of at most 64 bytes, and its [`Pattern::masks`].
+struct ByteMasks<'a>(&'a [u64; 256], &'a [u8]);
 
 impl Matches<u8> for ByteMasks<'_> {
     #[inline]
@@ -161,6 +182,12 @@ impl Matches<u8> for ByteMasks<'_> {
     #[inline]
     fn mask(&self, c: u8) -> u64 {
         self.0[c as usize]
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    fn columns(&self, text: &[u8], columns: &mut [sparse::Columns]) {
+        // SAFETY: SSE2 is part of x86_64: every such CPU has it.
+        unsafe { sparse::byte_columns(text, self.1, columns) };
     }
 }
 
@@ -216,7 +243,12 @@ impl Pattern {
         if self.ascii && choice.is_ascii() {
             let pattern = self.text.as_bytes();
             match &self.masks {
-                Some(masks) => fuzzy(choice.as_bytes(), pattern, &ByteMasks(masks), scratch),
+                Some(masks) => fuzzy(
+                    choice.as_bytes(),
+                    pattern,
+                    &ByteMasks(masks, pattern),
+                    scratch,
+                ),
                 None => fuzzy(choice.as_bytes(), pattern, &EachUnit(pattern), scratch),
             }
         } else {
@@ -230,12 +262,29 @@ impl Pattern {
     }
 }
 
+/// `SkimMatcherV2::fuzzy(choice, pattern, false)` with a fresh matrix:
+/// [`sparse::fuzzy`] for every name a pod can have, the matrix itself for
+/// longer texts and queries.
+fn fuzzy<T: Unit>(
+    choice: &[T],
+    pattern: &[T],
+    matches: &impl Matches<T>,
+    scratch: &mut Scratch,
+) -> Option<i32> {
+    if pattern.len() <= sparse::MAX_PATTERN && choice.len() <= sparse::MAX_TEXT {
+        let cells = scratch.sparse.get_or_insert_with(Default::default);
+        sparse::fuzzy(choice, pattern, matches, cells)
+    } else {
+        fuzzy_dense(choice, pattern, matches, scratch)
+    }
+}
+
 /// `SkimMatcherV2::fuzzy(choice, pattern, false)` with a fresh matrix.
 ///
 /// Columns before the first match of the pattern's first unit are never
 /// read by skim's recurrences, so the matrix here starts there: local
 /// column `k` is skim's column `start + k` (choice unit `start + k - 1`).
-fn fuzzy<T: Unit>(
+fn fuzzy_dense<T: Unit>(
     choice: &[T],
     pattern: &[T],
     matches: &impl Matches<T>,
@@ -480,13 +529,36 @@ mod tests {
         );
     }
 
+    /// The matrix and the sparse rows, on the same text and query.
+    fn dense_and_sparse(choice: &str, query: &str, cells: &mut sparse::Cells) -> [Option<i32>; 2] {
+        let pattern: Vec<char> = query.chars().collect();
+        let text: Vec<char> = choice.chars().collect();
+        let matches = EachUnit(&pattern);
+        [
+            fuzzy_dense(&text, &pattern, &matches, &mut Scratch::default()),
+            sparse::fuzzy(&text, &pattern, &matches, cells),
+        ]
+    }
+
+    #[test]
+    fn the_sparse_rows_score_like_the_matrix_up_to_their_limits() {
+        let name = "team-0042/svc-042-9e3779b1-0002a/".repeat(2);
+        let longest = &name[..sparse::MAX_TEXT];
+        let mut cells = sparse::Cells::default();
+        for query in ["t", "svc-042", "aaa", "2a/t", "tt", "ttt", &longest[..40]] {
+            let [dense, sparse] = dense_and_sparse(longest, query, &mut cells);
+            assert_eq!(dense.is_some(), query != "ttt", "{query:?}");
+            assert_eq!(sparse, dense, "{query:?}");
+        }
+    }
+
     fn text() -> impl Strategy<Value = String> {
         // Pod-name-like text with separators, case, digits and some Unicode.
         proptest::string::string_regex("[a-cA-C0-2/ ._=é\\-]{0,24}").unwrap()
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(512))]
+        #![proptest_config(ProptestConfig::with_cases(4096))]
 
         #[test]
         fn same_score_as_skim(choice in text(), query in "[a-cA-C0-2/._é\\-]{1,6}") {
@@ -496,6 +568,45 @@ mod tests {
         #[test]
         fn same_score_as_skim_on_any_text(choice in ".{0,16}", query in ".{1,4}") {
             prop_assert_eq!(ours(&choice, &query), skim(&choice, &query));
+        }
+
+        #[test]
+        fn sparse_rows_score_like_the_matrix(
+            pairs in proptest::collection::vec(
+                ("[a-cA-C0-2/ ._=\\-]{0,63}", "[a-cA-C0-2/._\\-]{1,10}"),
+                1..6,
+            ),
+        ) {
+            // One set of buffers for all, as a thread scoring rows keeps it.
+            let mut cells = sparse::Cells::default();
+            for (choice, query) in &pairs {
+                let [dense, sparse] = dense_and_sparse(choice, query, &mut cells);
+                prop_assert_eq!(sparse, dense, "{:?} {:?}", choice, query);
+            }
+        }
+
+        #[test]
+        fn repeated_letters_score_like_skim(choice in "[aAb/-]{0,40}", query in "[ab-]{1,7}") {
+            // Few letters, so each matches many times: what skim leaves in
+            // its two rows and reads back counts here.
+            prop_assert_eq!(ours(&choice, &query), skim(&choice, &query));
+            let [dense, sparse] = dense_and_sparse(&choice, &query, &mut sparse::Cells::default());
+            prop_assert_eq!(sparse, dense);
+        }
+
+        #[test]
+        fn long_ascii_names_score_like_skim(
+            pairs in proptest::collection::vec(
+                ("[a-cA-C0-2/ ._=\\-]{0,127}", "[a-cA-C0-2/._\\-]{1,10}"),
+                1..6,
+            ),
+        ) {
+            // Bytes compared 16 at a time, up to the longest text they take.
+            let mut scratch = Scratch::default();
+            for (choice, query) in &pairs {
+                let ours = Pattern::new(query).score(choice, &mut scratch).map(i64::from);
+                prop_assert_eq!(ours, skim(choice, query), "{:?} {:?}", choice, query);
+            }
         }
 
         #[test]
