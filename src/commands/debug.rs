@@ -350,8 +350,13 @@ async fn launch(
         profile: chosen.profile,
         env: args.env.clone(),
         stdin: args.interactive,
-        // Input given whole to each of many pods ends with its end.
-        stdin_once: args.interactive && job.input.is_some(),
+        // Input given whole to each of many pods, or piped to one, ends
+        // with its end: the process reads EOF where kubectl 1.33 leaves
+        // `echo ps | kubectl debug -i` waiting on a stdin nobody writes.
+        // Not for a terminal's stdin, nor one podbay does not attach to
+        // (`--no-attach`: panes attach later and type into it).
+        stdin_once: args.interactive
+            && (job.input.is_some() || !args.no_attach && !std::io::stdin().is_terminal()),
         tty: args.tty,
         mounts: args.mounts.clone(),
         workdir: args.workdir.clone(),
@@ -915,14 +920,19 @@ pub(super) async fn attach(
     Ok(None)
 }
 
+/// Forwards podbay's stdin; its end closes the container's stdin (which
+/// the process sees when its spec has `stdinOnce`, as a piped one's has).
 async fn forward_stdin(input: mpsc::UnboundedSender<SessionInput>) {
     let mut stdin = tokio::io::stdin();
     let mut buf = vec![0u8; 4096];
     while let Ok(n) = stdin.read(&mut buf).await {
-        if n == 0
-            || input
-                .send(SessionInput::Data(Bytes::copy_from_slice(&buf[..n])))
-                .is_err()
+        if n == 0 {
+            let _ = input.send(SessionInput::CloseStdin);
+            break;
+        }
+        if input
+            .send(SessionInput::Data(Bytes::copy_from_slice(&buf[..n])))
+            .is_err()
         {
             break;
         }
