@@ -365,36 +365,21 @@ async fn with_i_and_no_t_piped_stdin_reaches_the_process_without_echo() {
 async fn piped_input_ends_in_the_container_too_so_the_shell_exits() {
     // `echo … | podbay debug -i … -- sh`: the shell runs what was piped,
     // reads EOF and exits, and podbay with it (kubectl 1.33 waits on).
-    use tokio::io::AsyncWriteExt;
     let f = Fixture::new(0).await;
-    let home = support::tempdir::temp_home("cli-stdin-end");
-    let mut child = support::podbay_debug_command(
+    let out = support::podbay_debug_piped(
         &f.kubeconfig,
         &[
             "redis-0", "-n", "shop", "--image", "busybox", "-i", "--", "sh",
         ],
-        home.path(),
+        "echo from-the-pipe\nsh -c 'exit 3'\n",
     )
-    .stdin(std::process::Stdio::piped())
-    .stdout(std::process::Stdio::piped())
-    .stderr(std::process::Stdio::piped())
-    .spawn()
-    .expect("podbay runs");
-    let mut stdin = child.stdin.take().expect("stdin");
-    stdin
-        .write_all(b"echo from-the-pipe\nsh -c 'exit 3'\n")
-        .await
-        .expect("written");
-    drop(stdin);
-    let out = tokio::time::timeout(std::time::Duration::from_secs(30), child.wait_with_output())
-        .await
-        .expect("podbay ends when its input does")
-        .expect("output");
+    .await;
     assert_eq!(stdout(&out), "from-the-pipe\n", "{}", stderr(&out));
     // At the end of its input, the shell exits with its last command's code.
     assert_eq!(out.status.code(), Some(3), "the shell's own exit code");
 
     // Input that ends before the shell is asked anything: EOF at once.
+    let home = support::tempdir::temp_home("cli-stdin-end");
     let out = support::podbay_debug_command(
         &f.kubeconfig,
         &[

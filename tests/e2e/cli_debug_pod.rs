@@ -19,21 +19,7 @@ fn text(o: &Output) -> (String, String) {
 
 /// Runs podbay debug with `script` as its piped standard input.
 async fn piped(f: &Fixture, args: &[&str], script: &str) -> Output {
-    use tokio::io::AsyncWriteExt;
-    let home = support::tempdir::temp_home("cli-debug-pod");
-    let mut child = support::podbay_debug_command(&f.kubeconfig, args, home.path())
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("podbay runs");
-    let mut stdin = child.stdin.take().expect("stdin");
-    stdin.write_all(script.as_bytes()).await.expect("written");
-    drop(stdin);
-    tokio::time::timeout(std::time::Duration::from_secs(60), child.wait_with_output())
-        .await
-        .expect("finished")
-        .expect("output")
+    support::podbay_debug_piped(&f.kubeconfig, args, script).await
 }
 
 async fn pods(f: &Fixture, namespace: &str) -> Vec<Pod> {

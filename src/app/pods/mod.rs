@@ -40,6 +40,9 @@ pub struct PodTable {
     cursor: usize,
     /// Only for the highlight positions of drawn rows.
     matcher: SkimMatcherV2,
+    /// The scorer's buffers for rows scored one at a time (watch events
+    /// while filtered), kept from one to the next.
+    scratch: Scratch,
     widths: WidthTracker,
     /// Pods marked for a launch in many at once (`space`, `*`).
     marks: BTreeSet<PodKey>,
@@ -185,6 +188,7 @@ impl Default for PodTable {
             selected: None,
             cursor: 0,
             matcher: SkimMatcherV2::default().ignore_case(),
+            scratch: Scratch::default(),
             marks: BTreeSet::new(),
             widths: WidthTracker::default(),
         }
@@ -656,7 +660,12 @@ impl PodTable {
         let rows = &self.rows;
         let row = at as u32;
         filter.hits.retain(|h| h.row != row);
-        let scored = score_row(&filter.pattern, self.texts.get(at), &rows[at]);
+        let scored = score_row(
+            &filter.pattern,
+            self.texts.get(at),
+            &rows[at],
+            &mut self.scratch,
+        );
         if let Some(score) = scored {
             let hit = Hit { row, score };
             let place = match self.sort {
@@ -733,14 +742,13 @@ impl Query {
 
 /// Scores one row: namespace/name (`search`) first, then its other fields
 /// (what [`PodTable::score_part`] does in two passes for many rows).
-fn score_row(query: &Query, search: &str, row: &PodRow) -> Option<i32> {
-    let mut scratch = Scratch::default();
+fn score_row(query: &Query, search: &str, row: &PodRow, scratch: &mut Scratch) -> Option<i32> {
     let by_name = if query.status_only {
         None
     } else {
-        query.pattern.score(search, &mut scratch)
+        query.pattern.score(search, scratch)
     };
-    by_name.or_else(|| score_other_fields(query, row, &mut scratch, &mut KnownScores::for_rows(1)))
+    by_name.or_else(|| score_other_fields(query, row, scratch, &mut KnownScores::for_rows(1)))
 }
 
 /// Scores a row whose namespace/name (what the filter tries first) does

@@ -372,6 +372,30 @@ pub fn podbay_debug_command(
     podbay_command("debug", kubeconfig, extra, home)
 }
 
+/// Runs `podbay debug --kubeconfig KUBECONFIG ARGS…` with `script` as its
+/// piped standard input (then closed), in a scratch HOME; its output.
+pub async fn podbay_debug_piped(
+    kubeconfig: &std::path::Path,
+    args: &[&str],
+    script: &str,
+) -> std::process::Output {
+    use tokio::io::AsyncWriteExt;
+    let home = tempdir::temp_home("cli-debug-piped");
+    let mut child = podbay_debug_command(kubeconfig, args, home.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("podbay runs");
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin.write_all(script.as_bytes()).await.expect("written");
+    drop(stdin);
+    tokio::time::timeout(Duration::from_secs(60), child.wait_with_output())
+        .await
+        .expect("podbay ends when its input does")
+        .expect("output")
+}
+
 /// `podbay SUBCOMMAND --kubeconfig … ARGS…` in a scratch HOME, stdin closed.
 pub fn podbay_command(
     subcommand: &str,

@@ -187,7 +187,8 @@ pub fn fuzzy<T: Unit>(
 
     for (i, &p_ch) in pattern.iter().enumerate() {
         let low = firsts[i];
-        let matched = columns[i] & !above(end) & !((1 << low) - 1);
+        let span = !above(end) & !((1 << low) - 1);
+        let matched = columns[i] & span;
         // The cell before the first match, as the row two above left it.
         let start = match i {
             0 => FRESH_ROW,
@@ -235,7 +236,6 @@ pub fn fuzzy<T: Unit>(
         }
         // Gap cells have no bonus, unless a match right after them gave
         // them one.
-        let span = !above(end) & !((1 << low) - 1);
         *bonus_set &= !(span & !matched & !(matched >> 1));
     }
 
