@@ -239,13 +239,16 @@ async fn missing_command_is_a_start_error() {
         ephemeral_state(&pods, "nocmd").await?.terminated
     })
     .await;
-    assert_eq!(terminated.reason.as_deref(), Some("StartError"));
+    assert_eq!(
+        terminated.reason.as_deref(),
+        Some("StartError"),
+        "{terminated:?}"
+    );
     assert_eq!(terminated.exit_code, 128);
+    let message = terminated.message.unwrap_or_default();
     assert!(
-        terminated
-            .message
-            .unwrap_or_default()
-            .contains("executable file not found in $PATH")
+        message.contains("executable file not found in $PATH"),
+        "{message}"
     );
 }
 

@@ -230,12 +230,21 @@ fn step<T>(what: &'static str, result: nix::Result<T>) -> Result<T, Failure> {
 
 /// Writes the failure to the status pipe (or stderr when there is none).
 fn report(failure: &Failure) {
-    // SAFETY: fd 3 is the status pipe the simulator passed, or not open.
-    let mut status = unsafe { std::fs::File::from_raw_fd(STATUS_FD) };
-    if writeln!(status, "{failure}").is_err() {
+    if tell_runtime(&failure.to_string()).is_err() {
         eprintln!("podbay {ARG}: {failure}");
     }
-    std::mem::forget(status);
+}
+
+/// Writes `line` to the status pipe in one `write`. A shim that entered a
+/// node and its grandchild both write there; `writeln!` would write each
+/// formatted piece apart, and the pieces of the two lines could interleave
+/// ("pid notfound" then "25310"), losing the failure.
+fn tell_runtime(line: &str) -> std::io::Result<()> {
+    // SAFETY: fd 3 is the status pipe the simulator passed, or not open;
+    // ManuallyDrop leaves it open.
+    let mut status = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(STATUS_FD) });
+    // A line under PIPE_BUF (4096) bytes is written whole or not at all.
+    status.write_all(format!("{line}\n").as_bytes())
 }
 
 /// Marks the status pipe close-on-exec, so the program's start closes it.
@@ -385,10 +394,8 @@ fn enter_node(node: u32) -> Result<(), Failure> {
         }
         ForkResult::Parent { child } => {
             name_process("podbay-shim");
-            // SAFETY: fd 3 is the status pipe (see `report`).
-            let mut status = unsafe { std::fs::File::from_raw_fd(STATUS_FD) };
-            let _ = writeln!(status, "{PID_REPORT}{child}");
-            drop(status);
+            let _ = tell_runtime(&format!("{PID_REPORT}{child}"));
+            close_status();
             exit_as(child)
         }
     }
