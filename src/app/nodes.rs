@@ -230,6 +230,8 @@ impl App {
             env: Vec::new(),
             profile: form.profile,
             stdin: true,
+            // Panes attach, detach and attach again.
+            stdin_once: false,
             tty: true,
             pull_policy: None,
         });

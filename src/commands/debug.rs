@@ -350,13 +350,7 @@ async fn launch(
         profile: chosen.profile,
         env: args.env.clone(),
         stdin: args.interactive,
-        // Input given whole to each of many pods, or piped to one, ends
-        // with its end: the process reads EOF where kubectl 1.33 leaves
-        // `echo ps | kubectl debug -i` waiting on a stdin nobody writes.
-        // Not for a terminal's stdin, nor one podbay does not attach to
-        // (`--no-attach`: panes attach later and type into it).
-        stdin_once: args.interactive
-            && (job.input.is_some() || !args.no_attach && !std::io::stdin().is_terminal()),
+        stdin_once: closes_stdin(args, job.input.is_some()),
         tty: args.tty,
         mounts: args.mounts.clone(),
         workdir: args.workdir.clone(),
@@ -729,6 +723,16 @@ fn preflight(pod: &Pod, job: &Job<'_>) -> Result<(), Failure> {
 /// Security level admits it; else, unless it was asked for explicitly, the
 /// strongest one it admits (said on stderr). Nothing is decided when the
 /// namespace cannot be read: the cluster's answer will say.
+/// Whether the container gets `stdinOnce`: input given whole to each of
+/// many pods (`input_given`), or piped to one, ends with its end, so the
+/// process reads EOF where kubectl 1.33 leaves `echo ps | kubectl debug -i`
+/// waiting on a stdin nobody writes. Not for a terminal's stdin, nor one
+/// podbay does not attach to (`--no-attach`: panes attach later and type
+/// into it).
+pub(super) fn closes_stdin(args: &DebugArgs, input_given: bool) -> bool {
+    args.interactive && (input_given || !args.no_attach && !std::io::stdin().is_terminal())
+}
+
 async fn admitted_profile(
     client: &kube::Client,
     pod: &Pod,

@@ -10,7 +10,7 @@ use kube::api::Api;
 
 use super::debug::{
     Defaults, Failure, Finished, Job, Sinks, Voice, answered, attach, chosen_image, classify,
-    connect, exit, fail, final_state, started,
+    closes_stdin, connect, exit, fail, final_state, started,
 };
 use crate::cli::{DebugArgs, DebugTarget};
 use crate::cluster::{debug, debug_pod};
@@ -262,6 +262,7 @@ async fn plan_node(
         env: args.env.clone(),
         profile,
         stdin: args.interactive,
+        stdin_once: closes_stdin(args, false),
         tty: args.tty,
         pull_policy: args.pull_policy.clone(),
     });
@@ -325,6 +326,7 @@ async fn plan_copy(
         command: args.command.clone(),
         env: args.env.clone(),
         stdin: args.interactive,
+        stdin_once: closes_stdin(args, false),
         tty: args.tty,
         share_processes: flags.share_processes,
         same_node: flags.same_node,

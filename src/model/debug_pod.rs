@@ -34,6 +34,8 @@ pub struct NodeDebug {
     pub env: Vec<(String, String)>,
     pub profile: Profile,
     pub stdin: bool,
+    /// Its stdin closes when podbay's attach closes it (piped input).
+    pub stdin_once: bool,
     pub tty: bool,
     pub pull_policy: Option<String>,
 }
@@ -58,6 +60,7 @@ pub fn node_debug_pod(d: &NodeDebug) -> Pod {
         env: env(&d.env),
         image_pull_policy: d.pull_policy.clone(),
         stdin: d.stdin.then_some(true),
+        stdin_once: (d.stdin && d.stdin_once).then_some(true),
         tty: d.tty.then_some(true),
         termination_message_policy: Some("File".into()),
         ..Default::default()
@@ -118,6 +121,8 @@ pub struct PodCopy {
     pub command: Vec<String>,
     pub env: Vec<(String, String)>,
     pub stdin: bool,
+    /// Its stdin closes when podbay's attach closes it (piped input).
+    pub stdin_once: bool,
     pub tty: bool,
     /// `--share-processes` (kubectl's default: true, set by the profile).
     pub share_processes: Option<bool>,
@@ -207,6 +212,9 @@ pub fn pod_copy(
         c.image_pull_policy = Some(policy.clone());
     }
     c.stdin = copy.stdin.then_some(true);
+    if copy.stdin && copy.stdin_once {
+        c.stdin_once = Some(true);
+    }
     c.tty = copy.tty.then_some(true);
     apply_profile(&mut pod, &name, copy.profile, Style::Copy, &copy.keep);
     if let (Some(share), Some(spec)) = (copy.share_processes, pod.spec.as_mut()) {
@@ -399,6 +407,7 @@ mod tests {
             env: vec![],
             profile,
             stdin: true,
+            stdin_once: false,
             tty: true,
             pull_policy: None,
         })
@@ -422,6 +431,42 @@ mod tests {
         assert_eq!(c.volume_mounts.as_ref().unwrap()[0].mount_path, "/host");
         assert_eq!(c.security_context.as_ref().unwrap().privileged, Some(true));
         assert_eq!((c.stdin, c.tty), (Some(true), Some(true)));
+    }
+
+    #[test]
+    fn piped_input_gives_stdin_once_and_only_with_stdin() {
+        let debug = |stdin, stdin_once| NodeDebug {
+            node: "node-a1".into(),
+            pod: "node-debugger-node-a1-b2c4d".into(),
+            container: "debugger".into(),
+            image: "busybox:1.36".into(),
+            command: vec![],
+            env: vec![],
+            profile: Profile::General,
+            stdin,
+            stdin_once,
+            tty: false,
+            pull_policy: None,
+        };
+        let once = |pod: &Pod| pod.spec.as_ref().unwrap().containers[0].stdin_once;
+        assert_eq!(once(&node_debug_pod(&debug(true, true))), Some(true));
+        assert_eq!(once(&node_debug_pod(&debug(true, false))), None);
+        assert_eq!(once(&node_debug_pod(&debug(false, true))), None);
+
+        let copy = |stdin, stdin_once| PodCopy {
+            name: "ledger-hold".into(),
+            container: Some("worker".into()),
+            stdin,
+            stdin_once,
+            ..Default::default()
+        };
+        let attached = |copy: &PodCopy| {
+            let (pod, _) = pod_copy(&crashing(), copy, || 0).unwrap();
+            pod.spec.unwrap().containers[0].stdin_once
+        };
+        assert_eq!(attached(&copy(true, true)), Some(true));
+        assert_eq!(attached(&copy(true, false)), None);
+        assert_eq!(attached(&copy(false, true)), None);
     }
 
     #[test]

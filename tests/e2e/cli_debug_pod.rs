@@ -42,7 +42,9 @@ async fn live_names(f: &Fixture, namespace: &str) -> Vec<String> {
 async fn a_node_shell_sees_that_nodes_processes_and_root_and_is_deleted_after() {
     let f = Fixture::new(0).await;
     // redis runs on node-b1, payments-api's qv8lm replica on node-a1.
-    let script = "ps -e -o comm | grep -c redis-server; ps -e -o comm | grep -c payments-api; ls /host/var/log/pods; chroot /host cat /etc/hostname; exit 7\n";
+    // No `exit`: the piped input's end is the shell's (stdinOnce), and it
+    // exits with its last command's code.
+    let script = "ps -e -o comm | grep -c redis-server; ps -e -o comm | grep -c payments-api; ls /host/var/log/pods; chroot /host cat /etc/hostname; sh -c 'exit 7'\n";
     let out = piped(
         &f,
         &[
@@ -163,7 +165,8 @@ async fn a_held_copy_of_a_crash_looping_pod_sees_its_files_and_goes_away() {
             "--",
             "sh",
         ],
-        "cat /etc/ledger/config.yaml | head -1; ls /app; exit 0\n",
+        // No `exit`: the shell exits at the end of the piped input.
+        "cat /etc/ledger/config.yaml | head -1; ls /app\n",
     )
     .await;
     let (stdout, stderr) = text(&out);
