@@ -719,10 +719,6 @@ fn preflight(pod: &Pod, job: &Job<'_>) -> Result<(), Failure> {
     }
 }
 
-/// The profile to send: the chosen one if the namespace's enforced Pod
-/// Security level admits it; else, unless it was asked for explicitly, the
-/// strongest one it admits (said on stderr). Nothing is decided when the
-/// namespace cannot be read: the cluster's answer will say.
 /// Whether the container gets `stdinOnce`: input given whole to each of
 /// many pods (`input_given`), or piped to one, ends with its end, so the
 /// process reads EOF where kubectl 1.33 leaves `echo ps | kubectl debug -i`
@@ -733,6 +729,10 @@ pub(super) fn closes_stdin(args: &DebugArgs, input_given: bool) -> bool {
     args.interactive && (input_given || !args.no_attach && !std::io::stdin().is_terminal())
 }
 
+/// The profile to send: the chosen one if the namespace's enforced Pod
+/// Security level admits it; else, unless it was asked for explicitly, the
+/// strongest one it admits (said on stderr). Nothing is decided when the
+/// namespace cannot be read: the cluster's answer will say.
 async fn admitted_profile(
     client: &kube::Client,
     pod: &Pod,

@@ -397,8 +397,8 @@ mod tests {
     use super::*;
     use k8s_openapi::api::core::v1::Probe;
 
-    fn node_debug(profile: Profile) -> Pod {
-        node_debug_pod(&NodeDebug {
+    fn node_debug_spec(profile: Profile) -> NodeDebug {
+        NodeDebug {
             node: "node-a1".into(),
             pod: "node-debugger-node-a1-b2c4d".into(),
             container: "debugger".into(),
@@ -410,7 +410,11 @@ mod tests {
             stdin_once: false,
             tty: true,
             pull_policy: None,
-        })
+        }
+    }
+
+    fn node_debug(profile: Profile) -> Pod {
+        node_debug_pod(&node_debug_spec(profile))
     }
 
     #[test]
@@ -436,17 +440,10 @@ mod tests {
     #[test]
     fn piped_input_gives_stdin_once_and_only_with_stdin() {
         let debug = |stdin, stdin_once| NodeDebug {
-            node: "node-a1".into(),
-            pod: "node-debugger-node-a1-b2c4d".into(),
-            container: "debugger".into(),
-            image: "busybox:1.36".into(),
-            command: vec![],
-            env: vec![],
-            profile: Profile::General,
             stdin,
             stdin_once,
             tty: false,
-            pull_policy: None,
+            ..node_debug_spec(Profile::General)
         };
         let once = |pod: &Pod| pod.spec.as_ref().unwrap().containers[0].stdin_once;
         assert_eq!(once(&node_debug_pod(&debug(true, true))), Some(true));

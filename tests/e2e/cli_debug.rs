@@ -325,7 +325,7 @@ async fn with_i_and_no_t_piped_stdin_reaches_the_process_without_echo() {
     use tokio::io::AsyncWriteExt;
     let f = Fixture::new(0).await;
     let home = support::tempdir::temp_home("cli-stdin");
-    let mut child = support::podbay_debug_command(
+    let mut child = support::podbay_debug_spawned(
         &f.kubeconfig,
         &[
             "redis-0",
@@ -340,12 +340,7 @@ async fn with_i_and_no_t_piped_stdin_reaches_the_process_without_echo() {
             "read x; echo got-$x",
         ],
         home.path(),
-    )
-    .stdin(std::process::Stdio::piped())
-    .stdout(std::process::Stdio::piped())
-    .stderr(std::process::Stdio::piped())
-    .spawn()
-    .expect("podbay runs");
+    );
     let mut stdin = child.stdin.take().expect("stdin");
     // Typed once the container is there to read it.
     tokio::spawn(async move {

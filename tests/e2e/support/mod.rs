@@ -372,6 +372,21 @@ pub fn podbay_debug_command(
     podbay_command("debug", kubeconfig, extra, home)
 }
 
+/// `podbay debug --kubeconfig KUBECONFIG ARGS…` started in `home`, its
+/// stdin, stdout and stderr piped.
+pub fn podbay_debug_spawned(
+    kubeconfig: &std::path::Path,
+    args: &[&str],
+    home: &std::path::Path,
+) -> tokio::process::Child {
+    podbay_debug_command(kubeconfig, args, home)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("podbay runs")
+}
+
 /// Runs `podbay debug --kubeconfig KUBECONFIG ARGS…` with `script` as its
 /// piped standard input (then closed), in a scratch HOME; its output.
 pub async fn podbay_debug_piped(
@@ -381,12 +396,7 @@ pub async fn podbay_debug_piped(
 ) -> std::process::Output {
     use tokio::io::AsyncWriteExt;
     let home = tempdir::temp_home("cli-debug-piped");
-    let mut child = podbay_debug_command(kubeconfig, args, home.path())
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("podbay runs");
+    let mut child = podbay_debug_spawned(kubeconfig, args, home.path());
     let mut stdin = child.stdin.take().expect("stdin");
     stdin.write_all(script.as_bytes()).await.expect("written");
     drop(stdin);
