@@ -75,12 +75,12 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> Result<i32, Failure> {
     );
     let created = tokio::select! {
         created = create => created,
-        _ = tokio::signal::ctrl_c() => Err(fail(130, "Interrupted.")),
+        stop = stopped() => Err(stop),
     };
     let created = match created {
         Ok(created) => created,
         // Unanswered or interrupted, the create may still land: it goes.
-        Err(failure) if matches!(failure.code, exit::TIMEOUT | 130) => {
+        Err(failure) if failure.code == exit::TIMEOUT || failure.code > 128 => {
             let _ = tokio::time::timeout(
                 std::time::Duration::from_secs(10),
                 debug_pod::delete(client, &namespace, &name),
@@ -125,11 +125,11 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> Result<i32, Failure> {
         input: None,
     };
     // The pod is deleted however the session ends: an error, its end, or
-    // ctrl-c while podbay (not a raw terminal) has the keyboard.
+    // a signal to stop (see `stopped`).
     let session = session(client, &job, &planned, deadline);
     let outcome = tokio::select! {
         outcome = session => outcome,
-        _ = tokio::signal::ctrl_c() => Err(fail(130, "Interrupted.")),
+        stop = stopped() => Err(stop),
     };
     // kubectl never deletes a copy: with --replace it is all that is left
     // of the pod, and --no-attach hands it over running.
@@ -278,6 +278,16 @@ async fn plan_node(
         what: "node debug pod",
         replaces: None,
     })
+}
+
+/// Resolves when podbay is asked to stop: SIGTERM (`timeout`, a killed
+/// job), SIGHUP (the terminal went), SIGQUIT, or SIGINT while podbay (not a
+/// raw terminal) has the keyboard. It then ends with 128 + the signal, as a
+/// shell reports it, after the pod is deleted.
+async fn stopped() -> Failure {
+    crate::tty::termination().await;
+    let signal = crate::tty::stopped_by().unwrap_or(nix::libc::SIGINT);
+    fail(128 + signal, "Interrupted.")
 }
 
 /// Why the node is not Ready, from its Ready condition.

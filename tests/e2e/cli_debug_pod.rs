@@ -353,3 +353,57 @@ async fn a_copy_that_ends_before_the_attach_is_read_from_its_log() {
         assert_eq!(stdout, "copy-ok\n", "{stderr}");
     }
 }
+
+/// `timeout 60 podbay debug node/…`: SIGTERM deletes the node debug pod
+/// too, and podbay ends as a shell reports the signal (128 + 15).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_deletes_the_node_debug_pod_and_exits_143() {
+    use tokio::io::{AsyncBufReadExt, BufReader};
+    let f = Fixture::new(0).await;
+    let home = support::tempdir::temp_home("cli-debug-sigterm");
+    let mut child = support::podbay_debug_spawned(
+        &f.kubeconfig,
+        &["node/node-b1", "-i", "--image", "busybox:1.36", "--", "sh"],
+        home.path(),
+    );
+    // Input left open: the shell waits on it.
+    let _stdin = child.stdin.take();
+    let mut stderr = BufReader::new(child.stderr.take().expect("stderr")).lines();
+    let pod = tokio::time::timeout(std::time::Duration::from_secs(30), async {
+        while let Some(line) = stderr.next_line().await.expect("stderr read") {
+            if let Some(rest) = line.split("default/").nth(1)
+                && line.contains("created node debug pod")
+            {
+                return rest
+                    .split_whitespace()
+                    .next()
+                    .unwrap_or_default()
+                    .to_string();
+            }
+        }
+        panic!("podbay ended before creating the pod")
+    })
+    .await
+    .expect("the pod is created");
+    assert!(live_names(&f, "default").await.contains(&pod), "{pod}");
+    let pid = nix::unistd::Pid::from_raw(child.id().expect("running") as i32);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
+    let mut said = Vec::new();
+    while let Ok(Some(line)) = stderr.next_line().await {
+        said.push(line);
+    }
+    let status = tokio::time::timeout(std::time::Duration::from_secs(30), child.wait())
+        .await
+        .expect("podbay ends")
+        .expect("status");
+    assert_eq!(status.code(), Some(143), "{said:?}");
+    assert!(
+        said.iter()
+            .any(|l| l.contains(&format!("deleted node debug pod default/{pod}"))),
+        "{said:?}"
+    );
+    assert!(
+        !live_names(&f, "default").await.contains(&pod),
+        "{pod} is gone"
+    );
+}
