@@ -164,6 +164,11 @@ pub struct CpArgs {
     /// How long to wait for the cluster and a debug container to start.
     #[arg(long, default_value = "2m", value_parser = parse_timeout)]
     pub timeout: Duration,
+    /// The most a copy out of the pod takes (500M, 10G; K, M, G, T are
+    /// powers of 1024). By default 16 times the size measured in the
+    /// container and at least 1 GiB more, or 4G when it cannot tell.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub max_size: Option<u64>,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -335,7 +340,12 @@ pub struct CustomFile {
 }
 
 fn parse_custom(path: &str) -> Result<CustomFile, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+    let bytes =
+        crate::local::read_state(std::path::Path::new(path), crate::local::STATE_MOST_BYTES)
+            .map_err(|e| format!("cannot read {path}: {e}"))?
+            .ok_or_else(|| format!("cannot read {path}: there is no such file"))?;
+    let text =
+        String::from_utf8(bytes).map_err(|_| format!("cannot read {path}: it is not UTF-8"))?;
     let container: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
         format!("{path} is not JSON ({e}); podbay reads kubectl's partial container spec as JSON (convert YAML with `yq -o json`)")
     })?;
@@ -495,6 +505,33 @@ fn parse_timeout(s: &str) -> Result<Duration, String> {
             "{s:?} leaves no time to wait for anything: use e.g. 30s, 2m"
         )),
         d => Ok(d),
+    }
+}
+
+/// `1048576`, `500K`, `500M`, `10G`, `1T` (powers of 1024; `Mi`, `MiB`
+/// and `MB` read the same), more than zero.
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let wrong = || format!("invalid size {s:?}: use e.g. 500M, 10G");
+    let text = s.trim();
+    let digits = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(digits);
+    let number: u64 = number.parse().map_err(|_| wrong())?;
+    let unit = unit.trim_start().to_ascii_uppercase();
+    let unit = unit.trim_end_matches('B').trim_end_matches('I');
+    let shift = match unit {
+        "" => 0,
+        "K" => 10,
+        "M" => 20,
+        "G" => 30,
+        "T" => 40,
+        _ => return Err(wrong()),
+    };
+    match number.checked_mul(1 << shift) {
+        Some(0) => Err(format!("{s:?} takes nothing: use e.g. 500M, 10G")),
+        Some(bytes) => Ok(bytes),
+        None => Err(wrong()),
     }
 }
 

@@ -219,9 +219,9 @@ impl Config {
     /// Reads `path`; a missing file is the default configuration.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
         let file = path.display().to_string();
-        match std::fs::read(path) {
-            Ok(bytes) => Config::parse(utf8(&bytes, &file)?, &file),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
+        match crate::local::read_state(path, crate::local::STATE_MOST_BYTES) {
+            Ok(Some(bytes)) => Config::parse(utf8(&bytes, &file)?, &file),
+            Ok(None) => Ok(Config::default()),
             Err(e) => Err(ConfigError {
                 file: path.display().to_string(),
                 line: 0,
@@ -395,11 +395,15 @@ pub struct Paths {
 
 const HISTORY_LENGTH: usize = 10;
 
-/// Debug images used before, most recent first (a missing file is none).
+/// Debug images used before, most recent first (a missing or unreadable
+/// file is none).
 pub fn image_history(path: &Path) -> Vec<String> {
-    std::fs::read_to_string(path)
-        .map(|text| {
-            text.lines()
+    crate::local::read_state(path, crate::local::STATE_MOST_BYTES)
+        .ok()
+        .flatten()
+        .map(|bytes| {
+            String::from_utf8_lossy(&bytes)
+                .lines()
                 .map(str::trim)
                 .filter(|l| !l.is_empty())
                 .take(HISTORY_LENGTH)
@@ -415,10 +419,7 @@ pub fn remember_image(path: &Path, image: &str) -> std::io::Result<()> {
     images.retain(|i| i != image);
     images.insert(0, image.to_string());
     images.truncate(HISTORY_LENGTH);
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    std::fs::write(path, images.join("\n") + "\n")
+    crate::local::replace_whole(path, (images.join("\n") + "\n").as_bytes())
 }
 
 /// Debug images most people reach for, offered after the config's:

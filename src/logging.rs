@@ -1,8 +1,6 @@
 //! Logs go to a file in the state directory (created 0600), never to the
 //! terminal the TUI draws on. `PODBAY_LOG` sets the filter (default `info`).
 
-use std::fs::OpenOptions;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 use std::sync::Mutex;
 
@@ -15,14 +13,9 @@ use tracing_subscriber::util::SubscriberInitExt as _;
 /// cannot be opened, which must not stop podbay.
 pub fn init(path: &Path) -> bool {
     if let Some(dir) = path.parent() {
-        let _ = std::fs::create_dir_all(dir);
+        let _ = crate::local::create_private_dir(dir);
     }
-    let Ok(file) = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .mode(0o600)
-        .open(path)
-    else {
+    let Ok(file) = crate::local::append_private(path) else {
         return false;
     };
     // `info`, `debug`, `podbay::echo=debug,kube=warn`: levels by target

@@ -88,6 +88,8 @@ pub fn main() {
         std::process::exit(1);
     }
     if let Some(signal) = crate::tty::stopped_by() {
+        // A download from the file browser may have been under way.
+        crate::local::remove_stages();
         std::process::exit(128 + signal);
     }
 }

@@ -93,11 +93,14 @@ impl Theme {
         let (file, text) = match user_file.as_ref().filter(|p| p.exists()) {
             Some(path) => {
                 let file = path.display().to_string();
-                let bytes = std::fs::read(path).map_err(|e| ThemeError::Invalid {
-                    file: file.clone(),
-                    line: 0,
-                    message: e.to_string(),
-                })?;
+                let bytes = crate::local::read_state(path, crate::local::STATE_MOST_BYTES)
+                    .map_err(|e| e.to_string())
+                    .and_then(|bytes| bytes.ok_or_else(|| "it is gone".to_string()))
+                    .map_err(|message| ThemeError::Invalid {
+                        file: file.clone(),
+                        line: 0,
+                        message,
+                    })?;
                 let text = crate::model::text::text_of(&bytes)
                     .map_err(|(line, message)| ThemeError::Invalid {
                         file: file.clone(),

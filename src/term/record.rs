@@ -1,10 +1,8 @@
 //! Session recording in asciicast v2, the format `asciinema play` reads:
 //! a JSON header line, then one `[seconds, code, data]` JSON line per event.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{self, BufWriter, Write};
-use std::os::unix::fs::OpenOptionsExt;
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
@@ -19,16 +17,10 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    /// Creates `path` readable by the owner only (recordings can hold
-    /// secrets typed into a shell) and writes the header. Fails if `path`
-    /// exists: an existing file would keep its permissions, and a symlink
-    /// planted there would be followed.
-    pub fn create(path: &Path, size: Size, term: &str) -> io::Result<Self> {
-        let file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(path)?;
+    /// Records into `file` (which the caller made new and owner-only:
+    /// recordings can hold secrets typed into a shell), starting with the
+    /// header.
+    pub fn new(file: File, size: Size, term: &str) -> io::Result<Self> {
         let mut out = BufWriter::new(file);
         let header = json!({
             "version": 2,
@@ -128,8 +120,7 @@ impl Utf8Stream {
 
 #[cfg(test)]
 mod tests {
-    use std::os::unix::fs::PermissionsExt;
-    use std::path::PathBuf;
+    use std::path::{Path, PathBuf};
 
     use serde_json::Value;
 
@@ -155,10 +146,11 @@ mod tests {
     }
 
     #[test]
-    fn file_is_private_and_every_line_is_asciicast_json() {
+    fn every_line_is_asciicast_json() {
         let path = TempPath::new("basic");
         let size = Size { cols: 80, rows: 24 };
-        let mut recorder = Recorder::create(&path.0, size, "xterm-256color").expect("create");
+        let mut recorder =
+            Recorder::new(File::create(&path.0).unwrap(), size, "xterm-256color").expect("create");
         recorder
             .output_at(Duration::from_millis(1500), b"hello\r\n")
             .expect("write");
@@ -172,12 +164,6 @@ mod tests {
             )
             .expect("write");
         recorder.finish().expect("finish");
-
-        let mode = std::fs::metadata(&path.0)
-            .expect("metadata")
-            .permissions()
-            .mode();
-        assert_eq!(mode & 0o777, 0o600);
 
         let lines = lines(&path.0);
         assert_eq!(lines.len(), 3);
@@ -196,19 +182,14 @@ mod tests {
     }
 
     #[test]
-    fn an_existing_file_is_not_overwritten() {
-        let path = TempPath::new("exists");
-        std::fs::write(&path.0, "keep").expect("write");
-        let size = Size { cols: 80, rows: 24 };
-        assert!(Recorder::create(&path.0, size, "xterm").is_err());
-        assert_eq!(std::fs::read_to_string(&path.0).expect("read"), "keep");
-    }
-
-    #[test]
     fn characters_split_across_chunks_are_joined() {
         let path = TempPath::new("split");
-        let mut recorder =
-            Recorder::create(&path.0, Size { cols: 10, rows: 2 }, "xterm").expect("create");
+        let mut recorder = Recorder::new(
+            File::create(&path.0).unwrap(),
+            Size { cols: 10, rows: 2 },
+            "xterm",
+        )
+        .expect("create");
         let crab = "🦀".as_bytes();
         recorder
             .output_at(Duration::ZERO, &[b'a', crab[0]])

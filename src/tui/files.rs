@@ -84,6 +84,7 @@ pub(super) async fn carry_out(
                     &reach,
                     &from,
                     Some(std::path::Path::new(&to)),
+                    None,
                     &meter,
                 )
                 .await

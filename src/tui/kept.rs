@@ -1,12 +1,16 @@
 //! Where workspaces are kept: `STATE/workspaces/KEY/NAME.json`, KEY naming
 //! the kubeconfig files (a workspace belongs to their contexts). A file is
-//! written whole to a temporary file (mode 0600) and renamed over the old
-//! one, so a crash leaves the old or the new, never half of one.
+//! written whole and replaces the old one ([`local::replace_whole`]), so a
+//! crash leaves the old or the new, never half of one.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
+use crate::local;
+
 use crate::app::saved::{LAST, SavedWorkspace, check_name};
+
+/// The most a kept workspace may hold: far more than a thousand panes.
+const MOST_BYTES: u64 = 16 << 20;
 
 #[derive(Debug, Clone)]
 pub struct Store {
@@ -53,9 +57,9 @@ impl Store {
     /// one sentence.
     pub fn read(&self, name: &str) -> Result<Option<SavedWorkspace>, String> {
         let path = self.path(name);
-        let bytes = match std::fs::read(&path) {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        let bytes = match local::read_state(&path, MOST_BYTES) {
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => return Ok(None),
             Err(e) => {
                 return Err(format!(
                     "The kept workspace {} cannot be read ({e}); podbay starts without it.",
@@ -85,23 +89,9 @@ impl Store {
             format!("Cannot keep the workspace in {}: {e}.", self.dir.display())
         };
         let text = serde_json::to_vec_pretty(workspace).map_err(|e| failed(e.into()))?;
-        create_private_dir(&self.dir).map_err(failed)?;
-        let temporary = self
-            .dir
-            .join(format!(".{name}.json.{}", std::process::id()));
-        // On disk before it replaces the last one: a power cut after a
-        // laptop's sleep leaves the old file or the new, not an empty one.
-        let written = private_file(&temporary).and_then(|mut file| {
-            file.write_all(&text)?;
-            file.sync_all()
-        });
-        match written.and_then(|()| std::fs::rename(&temporary, &path)) {
-            Ok(()) => Ok(path),
-            Err(e) => {
-                let _ = std::fs::remove_file(&temporary);
-                Err(failed(e))
-            }
-        }
+        local::create_private_dir(&self.dir).map_err(failed)?;
+        local::replace_whole(&path, &text).map_err(failed)?;
+        Ok(path)
     }
 
     pub fn forget(&self, name: &str) {
@@ -143,22 +133,6 @@ impl Store {
             None => Err(format!("No workspace is kept as {name} ({}).", kept())),
         }
     }
-}
-
-fn create_private_dir(dir: &Path) -> std::io::Result<()> {
-    let mut builder = std::fs::DirBuilder::new();
-    builder.recursive(true);
-    #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    builder.create(dir)
-}
-
-fn private_file(path: &Path) -> std::io::Result<std::fs::File> {
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    options.open(path)
 }
 
 /// FNV-1a, 64 bits: a stable name for a list of paths (std's hasher may
@@ -224,7 +198,7 @@ mod tests {
     fn a_corrupt_file_is_one_sentence_and_moved_aside() {
         let state = tempfile::tempdir().unwrap();
         let store = Store::for_kubeconfig(state.path(), Some(Path::new("/k")));
-        create_private_dir(&store.dir).unwrap();
+        local::create_private_dir(&store.dir).unwrap();
         std::fs::write(store.path(LAST), b"{\"version\": 1, \"pan").unwrap();
         let sentence = store.read(LAST).unwrap_err();
         assert!(
@@ -238,5 +212,32 @@ mod tests {
             unknown.contains("No workspace is kept as nope"),
             "{unknown}"
         );
+    }
+
+    #[test]
+    fn a_kept_workspace_that_is_a_fifo_or_endless_is_one_sentence_at_once() {
+        let state = tempfile::tempdir().unwrap();
+        let store = Store::for_kubeconfig(state.path(), Some(Path::new("/k")));
+        local::create_private_dir(&store.dir).unwrap();
+        nix::unistd::mkfifo(
+            &store.path(LAST),
+            nix::sys::stat::Mode::from_bits_truncate(0o600),
+        )
+        .unwrap();
+        let sentence = store.read(LAST).unwrap_err();
+        assert!(
+            sentence.contains(
+                "cannot be read (it is a FIFO, not a regular file); podbay starts without it"
+            ),
+            "{sentence}"
+        );
+        std::fs::remove_file(store.path(LAST)).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", store.path(LAST)).unwrap();
+        let sentence = store.read(LAST).unwrap_err();
+        assert!(sentence.contains("character device"), "{sentence}");
+        std::fs::remove_file(store.path(LAST)).unwrap();
+        std::fs::write(store.path(LAST), vec![b' '; MOST_BYTES as usize + 1]).unwrap();
+        let sentence = store.read(LAST).unwrap_err();
+        assert!(sentence.contains("more than the"), "{sentence}");
     }
 }

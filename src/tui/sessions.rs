@@ -284,8 +284,9 @@ impl Sessions {
             })
             .collect();
         let path = self.recordings.join(format!("{stamp}-{name}-{id}.cast"));
-        std::fs::create_dir_all(&self.recordings)
-            .and_then(|()| Recorder::create(&path, size, "xterm-256color"))
+        crate::local::create_private_dir(&self.recordings)
+            .and_then(|()| crate::local::create_private(&path))
+            .and_then(|file| Recorder::new(file, size, "xterm-256color"))
             .map(|recorder| {
                 self.recorders.insert(id, recorder);
                 path.clone()

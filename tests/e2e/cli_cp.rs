@@ -490,3 +490,139 @@ async fn a_256_mib_file_goes_in_and_out_whole_in_little_memory() {
         assert!(peak > 0 && peak < 100 * 1024, "peak RSS {peak} KiB");
     }
 }
+
+/// Runs `command` in redis (exec, as kubectl exec) and waits for it to end.
+async fn exec_in_redis(f: &Fixture, command: &str) {
+    use k8s_openapi::api::core::v1::Pod;
+    use kube::api::{Api, AttachParams};
+    let pods: Api<Pod> = Api::namespaced(support::client(&f.sim, "sim").await, "shop");
+    let params = AttachParams::default().container("redis").stderr(true);
+    let mut process = pods
+        .exec("redis-0", ["sh", "-c", command], &params)
+        .await
+        .unwrap();
+    let status = process.take_status().unwrap().await.unwrap();
+    assert_eq!(
+        status.status.as_deref(),
+        Some("Success"),
+        "{command}: {status:?}"
+    );
+}
+
+/// The staging directories left in `dir`.
+fn stages_in(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with(".podbay-cp-"))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_copy_takes_no_more_than_its_budget_and_a_signal_leaves_no_stage() {
+    let f = Fixture::new(0).await;
+    // 100 GiB of holes: du says 0 KiB, tar sends 100 GiB of zeros.
+    exec_in_redis(&f, "truncate -s 100G /data/endless").await;
+    let dir = tempfile::tempdir().unwrap();
+    let endless = format!("{REDIS}:/data/endless");
+
+    let bounded = cp_in(&f, dir.path(), &[&endless, "out", "--max-size", "8M"]).await;
+    let stderr = text(&bounded.stderr);
+    assert_eq!(bounded.status.code(), Some(76), "{stderr}");
+    assert!(
+        stderr.contains("goes on past 8 MiB, the --max-size given"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+
+    for (signal, code) in [
+        (nix::sys::signal::Signal::SIGTERM, 143),
+        (nix::sys::signal::Signal::SIGHUP, 129),
+    ] {
+        let home = support::tempdir::temp_home("cp");
+        let child = support::podbay_command("cp", &f.kubeconfig, &[&endless, "out"], home.path())
+            .current_dir(dir.path())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let pid = nix::unistd::Pid::from_raw(child.id().unwrap() as i32);
+        // Mid-copy: the stage holds bytes already.
+        support::eventually(60, "a stage filling up", || {
+            let dir = dir.path().to_path_buf();
+            async move {
+                let staged: u64 = stages_in(&dir)
+                    .iter()
+                    .filter_map(|s| std::fs::metadata(dir.join(s).join("endless")).ok())
+                    .map(|m| m.len())
+                    .sum();
+                (staged > 1 << 20).then_some(())
+            }
+        })
+        .await;
+        nix::sys::signal::kill(pid, signal).unwrap();
+        let out = tokio::time::timeout(Duration::from_secs(30), child.wait_with_output())
+            .await
+            .expect("podbay ends on the signal")
+            .unwrap();
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{signal}: {stderr}");
+        assert!(
+            stderr.contains("Interrupted; nothing was kept."),
+            "{stderr}"
+        );
+        assert_eq!(stages_in(dir.path()), Vec::<String>::new(), "{signal}");
+        assert!(!dir.path().join("out").exists());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fifo_destination_is_written_into_or_refused_never_replaced() {
+    use std::io::Read as _;
+    use std::os::unix::fs::{FileTypeExt as _, OpenOptionsExt as _};
+    let f = Fixture::new(0).await;
+    exec_in_redis(&f, "printf 'seed\\n' > /data/seed.txt").await;
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+    let seed = format!("{REDIS}:/data/seed.txt");
+
+    let nobody = cp_in(&f, dir.path(), &[&seed, "fifo"]).await;
+    let stderr = text(&nobody.stderr);
+    assert_eq!(nobody.status.code(), Some(73), "{stderr}");
+    assert!(
+        stderr.contains("it is a FIFO that nobody reads; start its reader first"),
+        "{stderr}"
+    );
+
+    let mut reader = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::libc::O_NONBLOCK)
+        .open(&fifo)
+        .unwrap();
+    let read = cp_in(&f, dir.path(), &[&seed, "fifo"]).await;
+    assert_eq!(read.status.code(), Some(0), "{}", text(&read.stderr));
+    let mut got = String::new();
+    reader.read_to_string(&mut got).unwrap();
+    assert_eq!(got, "seed\n");
+
+    let whole_dir = cp_in(&f, dir.path(), &[&format!("{REDIS}:/data"), "fifo"]).await;
+    let stderr = text(&whole_dir.stderr);
+    assert_eq!(whole_dir.status.code(), Some(73), "{stderr}");
+    assert!(
+        stderr.contains("it is a FIFO, and podbay writes only a file into one"),
+        "{stderr}"
+    );
+    assert!(
+        std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo()
+    );
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        1,
+        "nothing but the FIFO, no stage"
+    );
+}

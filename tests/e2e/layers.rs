@@ -222,3 +222,63 @@ fn a_circle_is_found() {
     let line = BTreeMap::from([("a".to_string(), BTreeSet::from(["b".to_string()]))]);
     assert_eq!(circle(&line), None);
 }
+
+/// Calls that create, write or wholly read local files: only `local` makes
+/// them (it creates without following links, stages and renames, reads
+/// regular files under a cap). The simulator's files are its pretend
+/// nodes' and containers', and tests make what they check.
+const LOCAL_FILE_CALLS: [&str; 6] = [
+    "File::create",
+    "OpenOptions",
+    "fs::write",
+    "DirBuilder",
+    "create_dir",
+    "fs::read(",
+];
+
+/// The lines of `text` outside its tests that make a local file call
+/// other than through `local::`.
+fn local_file_calls(text: &str) -> Vec<String> {
+    let outside_tests = text.split("#[cfg(test)]").next().unwrap_or(text);
+    code(outside_tests)
+        .lines()
+        .filter(|line| {
+            LOCAL_FILE_CALLS.iter().any(|call| {
+                line.match_indices(call)
+                    .any(|(at, _)| !line[..at].ends_with("local::"))
+            }) || line.contains("fs::read_to_string(")
+        })
+        .map(|line| line.trim().to_string())
+        .collect()
+}
+
+#[test]
+fn local_files_are_made_and_read_only_by_the_local_module() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&src, &mut files);
+    let mut found = Vec::new();
+    for file in &files {
+        let relative = file.strip_prefix(&src).expect("under src/");
+        let name = relative.to_string_lossy();
+        if name.starts_with("sim/") || name == "local.rs" || name.ends_with("tests.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(file).expect("a source file");
+        for line in local_file_calls(&text) {
+            found.push(format!("{name}: {line}"));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "local files are written and read through crate::local only:\n{}",
+        found.join("\n")
+    );
+    assert_eq!(
+        local_file_calls(
+            "fn f() { crate::local::create_dir(p, 0o700); std::fs::write(p, b\"x\"); }\n#[cfg(test)]\nmod tests { fn g() { std::fs::write(p, b\"\"); } }"
+        ),
+        ["fn f() { crate::local::create_dir(p, 0o700); std::fs::write(p, b\"x\"); }"],
+        "the check sees a write and skips local's own and the tests'"
+    );
+}

@@ -19,11 +19,12 @@ use tokio::sync::mpsc;
 use super::debug::{self as debug_cmd, Defaults, Failure, Job, Sinks, Voice, exit, fail};
 use crate::cli::{CpArgs, DebugArgs, DebugTarget};
 use crate::cluster::pipe::{self, PipeEnd, PipeSpec};
+use crate::local::{Place, Stage};
 use crate::model::text::sanitize;
 use crate::model::transfer::{Location, PodPath, Route, Split, mount_holding, parse_du, split};
 use io::{CHUNKS_IN_FLIGHT, ChannelReader, ChannelWriter};
 use progress::{Meter, Shown};
-use unpack::{Refusal, unpack};
+use unpack::{Budget, Refusal, unpack};
 
 /// Exit codes of `podbay cp` beyond `podbay debug`'s (README lists all).
 pub mod codes {
@@ -41,8 +42,13 @@ const STALL: Duration = Duration::from_secs(60);
 
 /// Which way the bytes go.
 enum Plan {
-    /// Out of the pod into a local path, or onto stdout as tar.
-    Out { from: Split, to: Option<PathBuf> },
+    /// Out of the pod into a local path, or onto stdout as tar, taking
+    /// at most `limit` bytes (else the default budget).
+    Out {
+        from: Split,
+        to: Option<PathBuf>,
+        limit: Option<u64>,
+    },
     /// Into the pod from a local path (named `name` there), or from a tar
     /// stream on stdin (unpacked into `dir`).
     In {
@@ -74,27 +80,18 @@ pub(crate) struct Reach {
     pub route: Route,
 }
 
-/// Staging directories of copies under way: ctrl-c removes them.
-static STAGES: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
-
-fn stages() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
-    STAGES
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-/// The copy, or ctrl-c: then what was staged is removed (exit 130).
+/// The copy, or a signal (ctrl-c, SIGTERM, SIGHUP, SIGQUIT): then what
+/// was staged is removed and podbay exits 128 + the signal's number.
 pub async fn run(args: CpArgs, defaults: &Defaults) -> Result<(), Failure> {
     let upload = matches!(Location::parse(&args.destination), Location::Pod(_));
+    let stopped = crate::tty::termination();
     tokio::select! {
         done = copy(args, defaults) => done,
-        _ = tokio::signal::ctrl_c() => {
-            for stage in stages().drain(..) {
-                let _ = make_writable(&stage);
-                let _ = std::fs::remove_dir_all(&stage);
-            }
+        () = stopped => {
+            crate::local::remove_stages();
+            let signal = crate::tty::stopped_by().unwrap_or(nix::libc::SIGINT);
             Err(fail(
-                130,
+                128 + signal,
                 if upload {
                     "Interrupted; part of the copy may be in the container already."
                 } else {
@@ -195,7 +192,9 @@ async fn carry(
 ) -> Result<Option<String>, Failure> {
     let meter = Meter::new();
     match plan {
-        Plan::Out { from, to } => copy_out(client, reach, from, to.as_deref(), &meter).await,
+        Plan::Out { from, to, limit } => {
+            copy_out(client, reach, from, to.as_deref(), *limit, &meter).await
+        }
         Plan::In { from, dir, name } => {
             copy_in(client, reach, from.as_deref(), dir, name, &meter).await
         }
@@ -318,7 +317,14 @@ fn plan(args: &CpArgs) -> Result<(PodPath, Plan), Failure> {
                 }
                 _ => None,
             };
-            Ok((at, Plan::Out { from, to }))
+            Ok((
+                at,
+                Plan::Out {
+                    from,
+                    to,
+                    limit: args.max_size,
+                },
+            ))
         }
         (from @ (Location::Local(_) | Location::Stdio), Location::Pod(at)) => {
             let from = match from {
@@ -484,6 +490,7 @@ pub(crate) async fn copy_out(
     reach: &Reach,
     from: &Split,
     to: Option<&Path>,
+    limit: Option<u64>,
     meter: &Meter,
 ) -> Result<Option<String>, Failure> {
     let shown_from = format!("{}/{}:{}", reach.namespace, reach.pod, joined(from));
@@ -498,7 +505,6 @@ pub(crate) async fn copy_out(
     let measured = measured
         .and_then(|out| parse_du(&out))
         .map(|kib| kib.saturating_mul(1024));
-    let most = measured.map(|m| m.saturating_mul(16).max(m.saturating_add(1 << 30)));
     let (tx, rx) = mpsc::channel::<Bytes>(CHUNKS_IN_FLIGHT);
     let spec = pipe_spec(reach, reach.route.pack(from));
     let _shown = Shown::start(meter, measured);
@@ -541,11 +547,12 @@ pub(crate) async fn copy_out(
             let target = Destination::for_item(to, &from.name)?;
             let stage = target.stage()?;
             let top = from.name.clone();
+            let budget = Budget::for_item(measured, limit);
             // The stage goes with the unpacking: if this copy is dropped
             // (cancelled), it is removed when the unpacking ends, not
             // while it still writes.
             let unpacking = tokio::task::spawn_blocking(move || {
-                let result = unpack(ChannelReader::new(rx, count), &top, &stage.path, most);
+                let result = unpack(ChannelReader::new(rx, count), &top, stage.path(), budget);
                 (stage, result)
             });
             let end = pipe::exec(client, &spec, None, tx)
@@ -576,7 +583,8 @@ pub(crate) async fn copy_out(
                 Ok(unpacked) => unpacked,
             };
             check_end(&end, reach, &shown_from, false)?;
-            stage.finish(&from.name, &target.path)?;
+            target.finish(&stage, &from.name)?;
+            drop(stage);
             if let Some(mode) = unpacked.top_dir_mode {
                 use std::os::unix::fs::PermissionsExt as _;
                 std::fs::set_permissions(&target.path, std::fs::Permissions::from_mode(mode))
@@ -855,70 +863,62 @@ impl Destination {
         Ok(Destination { path, parent })
     }
 
-    /// A private directory beside the destination (same filesystem, so
-    /// the final rename is atomic), removed whatever happens.
+    /// A private directory where the item is put together: beside the
+    /// destination (the same filesystem, so the final rename is atomic),
+    /// or, for a device or FIFO written into, in the temporary directory
+    /// (never in `/dev`).
     fn stage(&self) -> Result<Stage, Failure> {
-        use std::os::unix::fs::DirBuilderExt as _;
-        let path = self
-            .parent
-            .join(format!(".podbay-cp-{:016x}", fastrand::u64(..)));
-        std::fs::DirBuilder::new()
-            .mode(0o700)
-            .create(&path)
-            .map_err(|e| {
-                fail(
-                    codes::CANNOT_WRITE,
-                    format!("Cannot write into {}: {e}.", self.parent.display()),
-                )
-            })?;
-        stages().push(path.clone());
-        Ok(Stage { path })
+        let special = matches!(Place::of(&self.path), Ok(Place::Special(_)));
+        let dir = if special {
+            std::env::temp_dir()
+        } else {
+            self.parent.clone()
+        };
+        Stage::new_in(&dir).map_err(|e| {
+            fail(
+                codes::CANNOT_WRITE,
+                format!("Cannot write into {}: {e}.", dir.display()),
+            )
+        })
     }
-}
 
-/// The staging directory of one copy.
-struct Stage {
-    path: PathBuf,
-}
-
-impl Stage {
-    /// Moves the whole item to its place.
-    fn finish(&self, name: &str, to: &Path) -> Result<(), Failure> {
-        std::fs::rename(self.path.join(name), to).map_err(|e| {
-            let why = match e.kind() {
-                std::io::ErrorKind::DirectoryNotEmpty | std::io::ErrorKind::IsADirectory => {
-                    "it exists and is a directory that is not empty; remove it or choose another name"
-                        .to_string()
-                }
-                _ => e.to_string(),
-            };
+    /// Puts the whole item `name` of `stage` in place: renamed over an
+    /// absent path, a file or a link; written into a device or FIFO, as
+    /// cp writes into `/dev/null` (a file only).
+    fn finish(&self, stage: &Stage, name: &str) -> Result<(), Failure> {
+        let to = &self.path;
+        let item = stage.path().join(name);
+        let cannot = |why: String| {
             fail(
                 codes::CANNOT_WRITE,
                 format!("Cannot put the copy at {}: {why}.", to.display()),
             )
-        })
-    }
-}
-
-impl Drop for Stage {
-    fn drop(&mut self) {
-        stages().retain(|p| *p != self.path);
-        let _ = make_writable(&self.path);
-        let _ = std::fs::remove_dir_all(&self.path);
-    }
-}
-
-/// Read-only directories (as a container had them) cannot be emptied.
-fn make_writable(dir: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::PermissionsExt as _;
-    for entry in std::fs::read_dir(dir)? {
-        let entry = entry?;
-        if entry.file_type()?.is_dir() {
-            std::fs::set_permissions(entry.path(), std::fs::Permissions::from_mode(0o700))?;
-            make_writable(&entry.path())?;
+        };
+        match Place::of(to) {
+            Ok(Place::Special("socket")) => Err(cannot("it is a socket".into())),
+            Ok(Place::Special(kind)) => {
+                if !std::fs::symlink_metadata(&item).is_ok_and(|m| m.is_file()) {
+                    return Err(cannot(format!(
+                        "it is a {kind}, and podbay writes only a file into one, as cp does"
+                    )));
+                }
+                let mut into = crate::local::open_special(to).map_err(|e| cannot(e.to_string()))?;
+                let mut from = std::fs::File::open(&item).map_err(|e| cannot(e.to_string()))?;
+                std::io::copy(&mut from, &mut into)
+                    .map(drop)
+                    .map_err(|e| cannot(e.to_string()))
+            }
+            _ => std::fs::rename(&item, to).map_err(|e| {
+                cannot(match e.kind() {
+                    std::io::ErrorKind::DirectoryNotEmpty | std::io::ErrorKind::IsADirectory => {
+                        "it exists and is a directory that is not empty; remove it or choose another name"
+                            .to_string()
+                    }
+                    _ => e.to_string(),
+                })
+            }),
         }
     }
-    Ok(())
 }
 
 impl DebugArgs {
@@ -1033,6 +1033,7 @@ mod tests {
             profile: None,
             as_target_user: Default::default(),
             timeout: Duration::from_secs(60),
+            max_size: None,
         }
     }
 
@@ -1084,18 +1085,51 @@ mod tests {
     }
 
     #[test]
-    fn a_stage_goes_away_even_with_read_only_directories_in_it() {
-        use std::os::unix::fs::PermissionsExt as _;
+    fn a_fifo_destination_is_written_into_and_never_replaced() {
+        use std::io::Read as _;
+        use std::os::unix::fs::{FileTypeExt as _, OpenOptionsExt as _};
         let scratch = tempfile::tempdir().unwrap();
-        let target = Destination::for_item(&scratch.path().join("out"), "d").unwrap();
+        let fifo = scratch.path().join("fifo");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+        let mut reader = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(nix::libc::O_NONBLOCK)
+            .open(&fifo)
+            .unwrap();
+        let target = Destination::for_item(&fifo, "hosts").unwrap();
         let stage = target.stage().unwrap();
-        std::fs::create_dir_all(stage.path.join("d/ro")).unwrap();
-        std::fs::set_permissions(
-            stage.path.join("d/ro"),
-            std::fs::Permissions::from_mode(0o500),
-        )
-        .unwrap();
+        assert!(
+            !stage.path().starts_with(scratch.path()),
+            "a stage for a FIFO is made in the temporary directory"
+        );
+        std::fs::write(stage.path().join("hosts"), b"127.0.0.1 localhost\n").unwrap();
+        target.finish(&stage, "hosts").unwrap();
+        let mut got = String::new();
+        reader.read_to_string(&mut got).unwrap();
+        assert_eq!(got, "127.0.0.1 localhost\n");
+
+        std::fs::create_dir(stage.path().join("logs")).unwrap();
+        let refused = target.finish(&stage, "logs").unwrap_err();
+        assert_eq!(
+            refused.sentence.as_str(),
+            format!(
+                "Cannot put the copy at {}: it is a FIFO, and podbay writes only a file into one, as cp does.",
+                fifo.display()
+            )
+        );
+        assert!(
+            std::fs::symlink_metadata(&fifo)
+                .unwrap()
+                .file_type()
+                .is_fifo()
+        );
+        let stage_path = stage.path().to_path_buf();
         drop(stage);
-        assert_eq!(std::fs::read_dir(scratch.path()).unwrap().count(), 0);
+        assert!(!stage_path.exists());
+        assert_eq!(
+            std::fs::read_dir(scratch.path()).unwrap().count(),
+            1,
+            "nothing but the FIFO"
+        );
     }
 }

@@ -41,19 +41,80 @@ pub enum Refusal {
     Local(io::Error),
 }
 
+/// How many bytes of stream a copy takes, and why that many.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budget {
+    pub bytes: u64,
+    pub why: BudgetWhy,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BudgetWhy {
+    /// Well past what the container measured before the copy.
+    Measured,
+    /// The user's `--max-size`.
+    Asked,
+    /// The container could not tell the size.
+    Unmeasured,
+}
+
+impl Budget {
+    /// Taken of an item whose size the container cannot tell.
+    pub const UNMEASURED: u64 = 4 << 30;
+
+    /// The user's `limit` if set; else well past the `measured` size
+    /// (16 times it, and at least 1 GiB more: a log grows while copied);
+    /// else [`Budget::UNMEASURED`].
+    pub fn for_item(measured: Option<u64>, limit: Option<u64>) -> Budget {
+        match (limit, measured) {
+            (Some(bytes), _) => Budget {
+                bytes,
+                why: BudgetWhy::Asked,
+            },
+            (None, Some(m)) => {
+                Budget::measured(m.saturating_mul(16).max(m.saturating_add(1 << 30)))
+            }
+            (None, None) => Budget {
+                bytes: Budget::UNMEASURED,
+                why: BudgetWhy::Unmeasured,
+            },
+        }
+    }
+
+    pub fn measured(bytes: u64) -> Budget {
+        Budget {
+            bytes,
+            why: BudgetWhy::Measured,
+        }
+    }
+
+    fn exceeded(&self) -> String {
+        let mib = self.bytes / (1 << 20);
+        match self.why {
+            BudgetWhy::Measured => format!(
+                "it goes on past {mib} MiB, more than what was measured in the container before the copy"
+            ),
+            BudgetWhy::Asked => format!("it goes on past {mib} MiB, the --max-size given"),
+            BudgetWhy::Unmeasured => format!(
+                "it goes on past {mib} MiB, the most podbay takes of an item whose size the container cannot tell (podbay cp --max-size takes more)"
+            ),
+        }
+    }
+}
+
 /// Unpacks `stream`, which must hold `top` (a file, directory or link
-/// named so) and what is under it, into `stage`. `most_bytes` bounds the
-/// stream's length, when the item's size is known.
+/// named so) and what is under it, into `stage`, taking at most `budget`
+/// bytes of it.
 pub fn unpack(
     stream: impl Read,
     top: &str,
     stage: &Path,
-    most_bytes: Option<u64>,
+    budget: Budget,
 ) -> Result<Unpacked, Refusal> {
     let mut archive = tar::Archive::new(Bounded {
         inner: stream,
         read: 0,
-        most: most_bytes,
+        budget,
     });
     let mut done = Unpacked::default();
     let mut dirs: Vec<(PathBuf, u32)> = Vec::new();
@@ -93,7 +154,7 @@ pub fn unpack(
                             "it holds a directory {shown} where it already put something else"
                         )));
                     }
-                    Err(_) => std::fs::create_dir(&path).map_err(Refusal::Local)?,
+                    Err(_) => crate::local::create_dir(&path, 0o777).map_err(Refusal::Local)?,
                 }
                 dirs.push((path, mode));
             }
@@ -225,7 +286,7 @@ fn real_parents(stage: &Path, parts: &[PathBuf], shown: &str) -> Result<(), Refu
                     "it holds {shown} under something that is not a directory"
                 )));
             }
-            Err(_) => std::fs::create_dir(&at).map_err(Refusal::Local)?,
+            Err(_) => crate::local::create_dir(&at, 0o777).map_err(Refusal::Local)?,
         }
     }
     Ok(())
@@ -271,7 +332,7 @@ fn write_file(
     mode: u32,
     shown: &str,
 ) -> Result<u64, Refusal> {
-    use std::os::unix::fs::{OpenOptionsExt as _, PermissionsExt as _};
+    use std::os::unix::fs::PermissionsExt as _;
     match std::fs::symlink_metadata(path) {
         Ok(meta) if meta.is_dir() => {
             return Err(Refusal::Hostile(format!(
@@ -283,12 +344,7 @@ fn write_file(
         Ok(_) => std::fs::remove_file(path).map_err(Refusal::Local)?,
         Err(_) => {}
     }
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)
-        .map_err(Refusal::Local)?;
+    let mut file = crate::local::create_private(path).map_err(Refusal::Local)?;
     let declared = entry.size();
     // Large writes: io::copy's 8 KiB would be 32 768 of them for 256 MiB.
     let mut out = io::BufWriter::with_capacity(256 * 1024, &mut file);
@@ -336,27 +392,24 @@ fn broken(e: io::Error) -> Refusal {
     }
 }
 
-/// The stream, failing once it passes `most` bytes.
+/// The stream, failing once it passes its budget.
 struct Bounded<R> {
     inner: R,
     read: u64,
-    most: Option<u64>,
+    budget: Budget,
 }
 
 impl<R: Read> Read for Bounded<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
         self.read += n as u64;
-        match self.most {
-            Some(most) if self.read > most => Err(io::Error::new(
+        if self.read > self.budget.bytes {
+            return Err(io::Error::new(
                 io::ErrorKind::FileTooLarge,
-                format!(
-                    "it goes on past {} MiB, more than what was measured in the container before the copy",
-                    most / (1 << 20)
-                ),
-            )),
-            _ => Ok(n),
+                self.budget.exceeded(),
+            ));
         }
+        Ok(n)
     }
 }
 

@@ -54,7 +54,7 @@ fn run(stream: &[u8], top: &str) -> (Result<Unpacked, Refusal>, tempfile::TempDi
     std::fs::write(scratch.path().join("victim"), b"untouched").unwrap();
     let stage = scratch.path().join("stage");
     std::fs::create_dir(&stage).unwrap();
-    let result = unpack(stream, top, &stage, Some(1 << 20));
+    let result = unpack(stream, top, &stage, Budget::measured(1 << 20));
     (result, scratch)
 }
 
@@ -335,7 +335,12 @@ fn a_stream_that_never_ends_is_cut_at_the_bound() {
     }
     let header = raw(b"heap", tar::EntryType::Regular, b"", b"", Some(1 << 40));
     let scratch = tempfile::tempdir().unwrap();
-    let result = unpack(Endless(header, 0), "heap", scratch.path(), Some(1 << 20));
+    let result = unpack(
+        Endless(header, 0),
+        "heap",
+        scratch.path(),
+        Budget::measured(1 << 20),
+    );
     match result {
         Err(Refusal::Hostile(why)) => assert!(why.contains("goes on past 1 MiB"), "{why}"),
         other => panic!("{other:?}"),
