@@ -12,14 +12,15 @@ const MAX_HELP_SCROLL: usize = 200;
 impl App {
     pub(super) fn on_key(&mut self, key: KeyEvent) -> Vec<Effect> {
         let in_workspace = self.focus == Focus::Workspace;
+        let ctrl_c =
+            key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL);
+        // In a form, the filter or a question, ctrl-c cancels it as esc
+        // does (as in a shell); only then does it quit.
+        if ctrl_c && !in_workspace && !matches!(self.mode, Mode::Normal | Mode::ConfirmQuit) {
+            return self.on_key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
+        }
         // In a pane, ctrl-c belongs to the shell.
-        if key.code == KeyCode::Char('c')
-            && key.modifiers.contains(KeyModifiers::CONTROL)
-            && !in_workspace
-            && self.mode != Mode::ConfirmQuit
-        {
-            // Kept, so that "no" goes back to a half-filled form.
-            self.mode_before_quit = Some(std::mem::replace(&mut self.mode, Mode::Normal));
+        if ctrl_c && !in_workspace && self.mode == Mode::Normal {
             return self.quit();
         }
         if in_workspace && self.mode == Mode::Normal {
@@ -57,7 +58,7 @@ impl App {
                 }
                 _ => {
                     self.message = None;
-                    self.mode = self.mode_before_quit.take().unwrap_or(Mode::Normal);
+                    self.mode = Mode::Normal;
                     vec![]
                 }
             },

@@ -119,8 +119,6 @@ pub struct App {
     scopes_by_context: std::collections::HashMap<String, Scope>,
     pub namespaces: Vec<String>,
     pub mode: Mode,
-    /// The mode ctrl-c interrupted, restored when the user does not quit.
-    mode_before_quit: Option<Mode>,
     pub view: View,
     pub workspace: Workspace,
     pub focus: Focus,
@@ -214,7 +212,6 @@ impl App {
             message_kept: None,
             namespaces: Vec::new(),
             mode: Mode::Normal,
-            mode_before_quit: None,
             view: View::Pods,
             workspace: Workspace::default(),
             focus: Focus::Browser,

@@ -262,15 +262,14 @@ impl App {
             return vec![];
         }
         if !t.is_live() {
-            // Nothing to type into: r re-attaches a cut stream; q, x or
-            // enter close the pane; esc shows the browser.
+            // Nothing to type into: r re-attaches a cut stream; q or x
+            // close the pane (not enter: a stray one would lose it); esc
+            // shows the browser.
             let replaced = t.replaced.as_ref().is_some_and(|r| r.by.is_some());
             return match key.code {
                 KeyCode::Char('r') => self.reattach_focused(),
                 KeyCode::Enter if replaced => self.follow_replacement(),
-                KeyCode::Enter | KeyCode::Char('q') | KeyCode::Char('x') => {
-                    self.close_focused(true)
-                }
+                KeyCode::Char('q') | KeyCode::Char('x') => self.close_focused(true),
                 KeyCode::Esc => self.show_browser(),
                 _ => vec![],
             };
@@ -318,6 +317,16 @@ impl App {
             }
             KeyCode::Char('G') | KeyCode::End => {
                 t.grid.scroll(-(1 << 30));
+                return Some(vec![]);
+            }
+            // An ended pane's own keys (close, re-attach, follow the pod
+            // that replaced it).
+            KeyCode::Char('q' | 'x' | 'r') | KeyCode::Enter if !t.is_live() => return None,
+            // Typed as if into a shell: said, never taken as a command.
+            KeyCode::Char(_) | KeyCode::Enter | KeyCode::Backspace | KeyCode::Tab => {
+                self.message = Some(info(
+                    "A log pane takes no typing: t timestamps, w wraps, G goes to the newest line (esc: the pod list).",
+                ));
                 return Some(vec![]);
             }
             _ => return None,

@@ -276,7 +276,9 @@ impl App {
             .focused
             .and_then(|f| panes.get(f).copied())
             .or_else(|| panes.first().copied());
-        if !panes.is_empty() && saved.in_workspace {
+        // The panes just asked for have the keyboard, wherever it was when
+        // they were kept: keys typed for a shell must not act on the list.
+        if !panes.is_empty() {
             self.focus = Focus::Workspace;
         }
         effects.extend(self.fit_terminals());

@@ -572,3 +572,27 @@ fn a_log_whose_pod_its_controller_replaced_offers_the_new_pod() {
     );
     assert_eq!(b.workspace.panes.len(), 3, "the pane stays");
 }
+
+#[test]
+fn typed_keys_go_to_the_restored_panes_not_the_pod_list() {
+    for kept_in_workspace in [true, false] {
+        let (mut saved, _) = three_panes().saved();
+        saved.in_workspace = kept_in_workspace;
+        let (mut b, _) = app(false);
+        b.update(Event::Resize(crate::term::Size::new(250, 60)));
+        b.offer_restore(saved, RestoreChoice::Ask, false);
+        b.update(key('y'));
+        assert_eq!(
+            b.focus,
+            crate::app::Focus::Workspace,
+            "kept in the workspace: {kept_in_workspace}"
+        );
+        // A shell line typed at once: none of it acts on the pod list.
+        for c in "echo port=$KUBERNETES_SERVICE_PORT".chars() {
+            b.update(key(c));
+        }
+        b.update(code(KeyCode::Enter));
+        assert_eq!(b.mode, Mode::Normal, "no form opened from typing");
+        assert!(b.pods.marks().is_empty(), "no pod marked by a typed space");
+    }
+}

@@ -745,6 +745,11 @@ fn an_ended_attach_reports_the_containers_own_exit_code() {
         focused(&a).state,
         TerminalState::Ended("the container exited with code 7 (Error)".into())
     );
+    assert!(
+        a.update(code(KeyCode::Enter)).is_empty(),
+        "a stray enter keeps the pane and its last screen"
+    );
+    assert!(focused(&a).id == id);
     assert_eq!(
         a.update(key('x')),
         [Effect::CloseSession { id }],
@@ -869,25 +874,6 @@ fn a_terminal_is_never_shared_across_clusters_or_credentials() {
     let viewer = ClusterId::new("sim", "https://127.0.0.1:6443", "viewer");
     assert_ne!(viewer, sim_cluster());
     assert_eq!(a.contexts_used, ["sim", "sim-dev"]);
-}
-
-/// "No" to ctrl-c's question goes back to what it interrupted: a
-/// half-filled launcher is not lost.
-#[test]
-fn declining_to_quit_keeps_the_launcher() {
-    let (mut a, _) = attached_to_debug_container();
-    a.update(ctrl('b'));
-    a.update(key('d'));
-    a.update(key('d'));
-    assert!(matches!(a.mode, Mode::Launcher(_)));
-    assert!(a.update(ctrl('c')).is_empty());
-    assert_eq!(a.mode, Mode::ConfirmQuit);
-    a.update(key('n'));
-    assert!(
-        matches!(a.mode, Mode::Launcher(_)),
-        "the form is back: {:?}",
-        a.mode
-    );
 }
 
 #[test]
@@ -1519,4 +1505,44 @@ fn a_first_list_is_shown_as_its_pages_come_and_a_relist_replaces_it_whole() {
         rows: vec![row("a", "2", "Running")],
     }));
     assert_eq!(b.pods.total(), 1);
+}
+
+#[test]
+fn ctrl_c_cancels_a_form_or_the_filter_before_it_quits() {
+    let mut a = in_pod_view();
+    a.update(key('d'));
+    assert!(matches!(a.mode, Mode::Launcher(_)));
+    assert!(a.update(ctrl('c')).is_empty(), "the form is cancelled");
+    assert_eq!(a.mode, Mode::Normal);
+    assert!(!a.quitting);
+
+    let (mut b, _) = app(false);
+    b.update(key('/'));
+    for c in "redis".chars() {
+        b.update(key(c));
+    }
+    assert!(matches!(b.mode, Mode::Filter(_)));
+    assert!(b.update(ctrl('c')).is_empty());
+    assert_eq!(b.mode, Mode::Normal);
+    assert!(!b.quitting);
+    assert_eq!(b.update(ctrl('c')), [Effect::Quit], "then ctrl-c quits");
+}
+
+#[test]
+fn a_log_pane_says_it_takes_no_typing_and_closes_only_on_its_keys() {
+    let mut a = in_pod_view();
+    a.update(key('l'));
+    let panes = a.workspace.panes.len();
+    for c in "ls -l".chars() {
+        assert!(a.update(key(c)).is_empty(), "{c} does nothing");
+    }
+    assert!(a.update(code(KeyCode::Enter)).is_empty());
+    assert_eq!(a.workspace.panes.len(), panes, "no pane closed");
+    assert!(
+        a.message
+            .as_ref()
+            .is_some_and(|m| m.text.starts_with("A log pane takes no typing")),
+        "{:?}",
+        a.message
+    );
 }

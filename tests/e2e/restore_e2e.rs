@@ -474,3 +474,47 @@ async fn a_log_whose_pod_was_replaced_offers_the_replacement() {
     exits_cleanly(&mut second).await;
     let _ = std::fs::remove_file(config);
 }
+
+/// Kept while the pod list had the keyboard (ctrl-b d), at 250×60 where
+/// the list shows beside the panes: once restored, keys typed for the
+/// shell go to the shell, and none acts on the list (a space would mark a
+/// pod, C open the copy form, d the launcher).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typed_keys_go_to_the_restored_shell_not_the_list() {
+    let sim = start_sim(0).await;
+    let config = kubeconfig(&sim, "restore-keys");
+    let podbay_args = args(&config, &["-n", "shop"]);
+    let mut first = PodbayScreen::spawn(&podbay_args, 250, 60);
+    launch_on_redis(&first).await;
+    first
+        .wait_for("the debug shell", |t| t.contains("● attached"))
+        .await;
+    pane_command(&first, "d").await;
+    let home = first.home().to_path_buf();
+    kept_when(&home, "the shell kept with the list focused", |k| {
+        k["panes"].as_array().is_some_and(|p| p.len() == 1) && k["in_workspace"] == false
+    })
+    .await;
+    kill(&mut first).await;
+
+    let mut second = restored(&home, &podbay_args, (250, 60), &["Restore 1 pane from"]).await;
+    second
+        .wait_for("the shell re-attached", |t| t.contains("Re-attached"))
+        .await;
+    second
+        .keys("echo typed-$((6*7)) SERVICE CD x\r")
+        .await;
+    second
+        .wait_for("the shell ran what was typed", |t| {
+            t.lines().any(|l| pane_text(l).contains("typed-42 SERVICE CD x"))
+        })
+        .await;
+    let text = second.text();
+    for list_reaction in ["marked", "Copy of", "Debug container for"] {
+        assert!(!text.contains(list_reaction), "{list_reaction}:\n{text}");
+    }
+    pane_command(&second, "d").await;
+    second.quit().await;
+    exits_cleanly(&mut second).await;
+    let _ = std::fs::remove_file(config);
+}
