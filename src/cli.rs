@@ -372,6 +372,26 @@ impl DebugArgs {
         self.output.as_deref() == Some("json")
     }
 
+    /// A flag given that does nothing for a node target: a usage error,
+    /// never ignored (copies refuse theirs through clap).
+    pub fn inapplicable(&self) -> Option<String> {
+        let Some(DebugTarget::Node(node)) = self.pods.first() else {
+            return None;
+        };
+        let given = [
+            ("--list", self.list),
+            ("--reuse", self.reuse),
+            ("--target", self.target.is_some()),
+            ("--target-all", self.target_all),
+            ("--mount", !self.mounts.is_empty()),
+            ("-l", self.selector.is_some()),
+        ];
+        let flag = given.iter().find(|(_, on)| *on)?.0;
+        Some(format!(
+            "{flag} is for a pod's debug containers; node/{node} gets a pod of its own: remove {flag}."
+        ))
+    }
+
     /// Several pods at once: more than one named, a selector, or an owner's.
     pub fn is_fleet(&self) -> bool {
         let named: std::collections::BTreeSet<&DebugTarget> = self.pods.iter().collect();

@@ -298,6 +298,10 @@ async fn debug_command(
     args: crate::cli::DebugArgs,
     defaults: &crate::commands::debug::Defaults,
 ) -> ! {
+    if let Some(why) = args.inapplicable() {
+        eprintln!("podbay: {}", sanitize(&why));
+        std::process::exit(crate::commands::debug::exit::USAGE);
+    }
     let own_pod = args.pod_flags.copy_to.is_some()
         || matches!(args.pods.first(), Some(crate::cli::DebugTarget::Node(_)));
     let run = if own_pod {

@@ -512,10 +512,12 @@ enum Attempt {
     /// The pod's side never connected (the upgrade failed, or the kubelet
     /// could not dial the port): nothing reached the pod, so what the
     /// client sent may go to the next one. `then_same` when trying the
-    /// same pod again cannot help (a 4xx answer).
+    /// same pod again cannot help (a 4xx answer). `port_closed` when the
+    /// pod itself refused the port (nothing listens there).
     Refused {
         why: String,
         final_answer: bool,
+        port_closed: bool,
     },
     /// Cut after the pod's side had connected: the client's connection
     /// closes.
@@ -526,10 +528,17 @@ enum Attempt {
 /// received nothing): containerd's "failed to connect", or a sandbox that
 /// is gone or not running.
 fn never_connected(text: &str) -> bool {
-    text.contains("failed to connect to localhost:")
+    text.contains(PORT_REFUSED)
         || text.contains("in store: not found")
         || text.contains("is not running")
 }
+
+/// containerd's words for a port of a running pod that refused the dial.
+const PORT_REFUSED: &str = "failed to connect to localhost:";
+
+/// How long a refused port waits for its pod to be replaced before the
+/// refusal is the answer.
+const REFUSED_GRACE: Duration = Duration::from_millis(300);
 
 /// How long opening a stream to the pod may take.
 const OPEN_TIMEOUT: Duration = Duration::from_secs(15);
@@ -580,12 +589,30 @@ impl Connection {
             {
                 Attempt::Done => return Ok(()),
                 Attempt::Cut(why) => return Err(why),
-                Attempt::Refused { why, final_answer } => {
+                Attempt::Refused {
+                    why,
+                    final_answer,
+                    port_closed,
+                } => {
                     if final_answer
                         || sent.len() > REPLAY_LIMIT
                         || tokio::time::Instant::now() >= deadline
                     {
                         return Err(why);
+                    }
+                    // Nothing listens on the port of a pod that stays
+                    // chosen: that is the answer (as kubectl says it, at
+                    // once). A pod on its way out has been replaced by
+                    // then, or is within a moment.
+                    if port_closed {
+                        let moved_on = tokio::time::timeout(
+                            REFUSED_GRACE,
+                            reach.wait_for(|now| now.as_ref().is_none_or(|t| t.pod != target.pod)),
+                        )
+                        .await;
+                        if !matches!(moved_on, Ok(Ok(_))) {
+                            return Err(why);
+                        }
                     }
                     last_refusal = Some((target.pod.clone(), why));
                     tokio::time::sleep(backoff).await;
@@ -617,6 +644,7 @@ impl Connection {
                 return Attempt::Refused {
                     why: format!("pod {pod}: {}", describe(&e).sentence),
                     final_answer,
+                    port_closed: false,
                 };
             }
             Err(_) => {
@@ -626,6 +654,7 @@ impl Connection {
                         OPEN_TIMEOUT.as_secs()
                     ),
                     final_answer: false,
+                    port_closed: false,
                 };
             }
         };
@@ -635,6 +664,7 @@ impl Connection {
             return Attempt::Refused {
                 why: format!("pod {pod}: no stream for port {port}"),
                 final_answer: false,
+                port_closed: false,
             };
         };
         let (mut from_pod, mut to_pod) = tokio::io::split(stream);
@@ -719,6 +749,7 @@ impl Connection {
             Some(text) if answered == 0 && never_connected(&text) => Attempt::Refused {
                 why: format!("pod {pod}: {}", short_error(&text)),
                 final_answer: false,
+                port_closed: text.contains(PORT_REFUSED),
             },
             // A client that had finished and was answered lost nothing.
             Some(_) if client_finished.load(Ordering::Relaxed) && answered > 0 => {

@@ -31,6 +31,8 @@ pub mod exit {
     /// The attach ended with the server's error and no exit code (as
     /// kubectl, which exits 1 there).
     pub const STREAM_FAILED: i32 = 1;
+    /// A command line that cannot be right (as clap's own errors).
+    pub const USAGE: i32 = 2;
     /// The container's exit code, as the server reported it, is outside
     /// the 0–255 an exit status holds.
     pub const OUT_OF_RANGE: i32 = 125;
@@ -110,6 +112,9 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> Result<i32, Failure> {
     };
     if args.list {
         return list(&pod, &job);
+    }
+    if let Some(note) = no_input_note(&args) {
+        job.voice.say(note);
     }
     let image = chosen_image(&args, defaults, &job.voice);
     let mut out: Box<dyn Write + Send> = if args.json() {
@@ -727,6 +732,14 @@ fn preflight(pod: &Pod, job: &Job<'_>) -> Result<(), Failure> {
 /// into it).
 pub(super) fn closes_stdin(args: &DebugArgs, input_given: bool) -> bool {
     args.interactive && (input_given || !args.no_attach && !std::io::stdin().is_terminal())
+}
+
+/// Said when the container's default program (a shell, most often) gets
+/// no input: without -i its stdin is empty, and a shell ends at once.
+pub(super) fn no_input_note(args: &DebugArgs) -> Option<&'static str> {
+    (!args.interactive && args.command.is_empty() && !args.no_attach && !args.reuse).then_some(
+        "no -i: the container gets no input, so a shell in it ends at once (pass -it for a shell, or a command after --)",
+    )
 }
 
 /// The profile to send: the chosen one if the namespace's enforced Pod

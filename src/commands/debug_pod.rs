@@ -48,6 +48,9 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> Result<i32, Failure> {
     let deadline = tokio::time::Instant::now() + args.timeout;
     let planned = match args.pods.first() {
         Some(DebugTarget::Node(node)) => {
+            if let Some(note) = super::debug::no_input_note(&args) {
+                voice.say(note);
+            }
             plan_node(client, &args, defaults, node, &voice, deadline).await?
         }
         Some(DebugTarget::Pod(pod)) => {

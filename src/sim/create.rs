@@ -106,6 +106,10 @@ pub fn create_pod(
     let warnings = policy.warning(&typed).into_iter().collect();
     pod["status"] = json!({"phase": "Pending", "qosClass": qos_class(&pod)});
     let key = Key::new(namespace, &name);
+    let uid = pod
+        .pointer("/metadata/uid")
+        .and_then(Value::as_str)
+        .map(str::to_string);
     let entry = match state.store.create(Kind::Pod, key.clone(), pod) {
         Ok(entry) => entry,
         Err(StoreError::AlreadyExists) => {
@@ -113,6 +117,9 @@ pub fn create_pod(
         }
         Err(other) => return Err(ApiError::internal(other.to_string())),
     };
+    if let Some(uid) = uid {
+        state.kubelet.note_created(&uid);
+    }
     tokio::spawn(schedule_and_run(state.clone(), key));
     Ok(Created {
         pod: entry.json.clone(),

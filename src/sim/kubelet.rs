@@ -65,6 +65,8 @@ pub struct Kubelet {
     runtime: Runtime,
     /// Pods whose processes were just killed, for exec'd processes to follow.
     stopped: tokio::sync::broadcast::Sender<Key>,
+    /// UIDs of the pods created through the API (not the scenario's).
+    created: Mutex<std::collections::HashSet<String>>,
 }
 
 impl Kubelet {
@@ -82,6 +84,7 @@ impl Kubelet {
             sandbox,
             runtime,
             stopped: tokio::sync::broadcast::channel(64).0,
+            created: Mutex::new(std::collections::HashSet::new()),
         }))
     }
 
@@ -525,6 +528,12 @@ impl Kubelet {
             .ok_or_else(|| ApiError::not_found("pods", &key.name))
     }
 
+    /// The pod was created through the API: its containers run as a
+    /// node's would (no terminal unless they ask for one).
+    pub fn note_created(&self, uid: &str) {
+        lock(&self.created).insert(uid.to_string());
+    }
+
     fn spawn(
         &self,
         pod: &Value,
@@ -566,9 +575,15 @@ impl Kubelet {
         let launch = self.runtime.container(&c)?;
         let flag = |name: &str| spec.get(name).and_then(Value::as_bool) == Some(true);
         // Debug containers get a terminal only when they ask for one, as
-        // on a node, and so do containers that ask for stdin (a node debug
-        // pod's, a copy's); the demo's others here always run on one.
-        if (ephemeral || flag("stdin")) && !flag("tty") {
+        // on a node, and so do the containers of created pods (a node
+        // debug pod's, a copy's: without stdin theirs is /dev/null, so a
+        // shell ends at once) and those that ask for stdin; the demo's
+        // others here always run on one.
+        let created = pod
+            .pointer("/metadata/uid")
+            .and_then(Value::as_str)
+            .is_some_and(|uid| lock(&self.created).contains(uid));
+        if (ephemeral || created || flag("stdin")) && !flag("tty") {
             return ContainerProcess::start_piped(launch, flag("stdin"));
         }
         ContainerProcess::start(launch, Size::DEFAULT)

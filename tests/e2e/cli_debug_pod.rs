@@ -123,6 +123,31 @@ async fn node_debugging_refusals_are_one_sentence_each() {
         text(&out)
     );
     assert!(text(&out).1.contains("node/NAME"), "{:?}", text(&out));
+
+    // A flag that does nothing for a node is a usage error, not ignored.
+    let out = piped(&f, &["node/node-b1", "--list"], "").await;
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--list is for a pod's debug containers")
+            && stderr.contains("remove --list"),
+        "{stderr}"
+    );
+
+    // No -i and no terminal: the shell has no input and ends at once, as
+    // on a kubelet (it hung here on a prompt nobody saw); said, and the
+    // pod deleted.
+    let out = piped(&f, &["node/node-b1", "--image", "busybox:1.36"], "").await;
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("no -i: the container gets no input"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("deleted node debug pod default/node-debugger-node-b1-"),
+        "{stderr}"
+    );
 }
 
 /// The crash-looping ledger-worker, held: its worker runs a shell instead

@@ -501,12 +501,11 @@ async fn typed_keys_go_to_the_restored_shell_not_the_list() {
     second
         .wait_for("the shell re-attached", |t| t.contains("Re-attached"))
         .await;
-    second
-        .keys("echo typed-$((6*7)) SERVICE CD x\r")
-        .await;
+    second.keys("echo typed-$((6*7)) SERVICE CD x\r").await;
     second
         .wait_for("the shell ran what was typed", |t| {
-            t.lines().any(|l| pane_text(l).contains("typed-42 SERVICE CD x"))
+            t.lines()
+                .any(|l| pane_text(l).contains("typed-42 SERVICE CD x"))
         })
         .await;
     let text = second.text();
