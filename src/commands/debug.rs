@@ -288,7 +288,9 @@ pub(super) async fn run_job(
             name.map(str::to_string)
         })
         .flatten();
-    let name = match reused {
+    let reused_name = reused.clone();
+    let reused = reused_name.is_some();
+    let name = match reused_name {
         Some(name) => {
             job.voice.say(&format!(
                 "reusing debug container {name} of pod {}/{} (same image, target and volumes, running)",
@@ -305,13 +307,47 @@ pub(super) async fn run_job(
             launch(client, pod, job, chosen, deadline).await?
         }
     };
+    let mut stream = Stream::asked(args);
+    if reused {
+        stream = reused_stream(pod, &name, stream, job);
+        if !args.command.is_empty() && !args.no_attach {
+            return exec_in(client, job, &name, stream, sinks).await;
+        }
+    }
     let end = if args.no_attach {
         None
     } else {
-        attach(client, job, &name, sinks).await?
+        attach(client, job, &name, stream, sinks).await?
     };
     let pods: Api<Pod> = Api::namespaced(client.clone(), &job.namespace);
     final_state(&pods, job, &name, end).await
+}
+
+/// A reused container's stream is what that container was made with: no
+/// terminal if it has none (asking for one showed nothing), no input if
+/// it takes none; said when it differs from what was asked.
+fn reused_stream(pod: &Pod, name: &str, asked: Stream, job: &Job<'_>) -> Stream {
+    let made = pod
+        .spec
+        .as_ref()
+        .and_then(|s| s.ephemeral_containers.as_ref())
+        .and_then(|cs| cs.iter().find(|c| c.name == name));
+    let has_tty = made.and_then(|c| c.tty).unwrap_or(false);
+    let has_stdin = made.and_then(|c| c.stdin).unwrap_or(false);
+    if asked.tty && !has_tty {
+        job.voice.say(&format!(
+            "{name} has no terminal (it was made without -t): attached without one, your input goes line by line"
+        ));
+    }
+    if asked.stdin && !has_stdin {
+        job.voice.say(&format!(
+            "{name} takes no input (it was made without -i): its output only"
+        ));
+    }
+    Stream {
+        tty: asked.tty && has_tty,
+        stdin: asked.stdin && has_stdin,
+    }
 }
 
 /// The image and profile to launch with.
@@ -844,24 +880,14 @@ pub(super) async fn attach(
     client: &kube::Client,
     job: &Job<'_>,
     name: &str,
+    stream: Stream,
     sinks: Sinks<'_>,
 ) -> Result<Option<SessionEnd>, Failure> {
     let args = job.args;
     let Sinks { out, err } = sinks;
-    let raw = args.tty && std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
-    let size =
-        crossterm::terminal::size().map_or(Size::DEFAULT, |(cols, rows)| Size::new(cols, rows));
+    let raw = stream.tty && std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
     let (events_tx, mut events) = mpsc::channel(256);
-    let spec = SessionSpec {
-        namespace: job.namespace.clone(),
-        pod: job.pod.clone(),
-        container: name.to_string(),
-        kind: SessionKind::Attach,
-        size,
-        keepalive: Some(session::DEFAULT_KEEPALIVE),
-        tty: args.tty,
-        stdin: args.interactive,
-    };
+    let spec = session_spec(job, name, SessionKind::Attach, stream);
     let (input, inputs) = mpsc::unbounded_channel();
     // Connecting and reading what it printed before get --timeout of their
     // own: the container is running, this is a new step.
@@ -884,7 +910,7 @@ pub(super) async fn attach(
         "the read of the debug container's log",
         args.timeout,
         deadline,
-        async { Ok(replay(client, at, args.tty, &mut events).await) },
+        async { Ok(replay(client, at, stream.tty, &mut events).await) },
     )
     .await?;
     // What the container's output leaves on in the user's terminal.
@@ -901,8 +927,54 @@ pub(super) async fn attach(
         return Ok(first.end);
     };
 
-    let mut raw_guard = if raw { RawMode::enable(modes) } else { None };
-    if args.interactive {
+    let raw_guard = if raw { RawMode::enable(modes) } else { None };
+    Ok(pump(job, stream, input, events, raw_guard, out, err).await)
+}
+
+/// How podbay's stream to a container is opened.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Stream {
+    pub tty: bool,
+    pub stdin: bool,
+}
+
+impl Stream {
+    /// As the command line asks.
+    pub fn asked(args: &DebugArgs) -> Stream {
+        Stream {
+            tty: args.tty,
+            stdin: args.interactive,
+        }
+    }
+}
+
+fn session_spec(job: &Job<'_>, name: &str, kind: SessionKind, stream: Stream) -> SessionSpec {
+    let size =
+        crossterm::terminal::size().map_or(Size::DEFAULT, |(cols, rows)| Size::new(cols, rows));
+    SessionSpec {
+        namespace: job.namespace.clone(),
+        pod: job.pod.clone(),
+        container: name.to_string(),
+        kind,
+        size,
+        keepalive: Some(session::DEFAULT_KEEPALIVE),
+        tty: stream.tty,
+        stdin: stream.stdin,
+    }
+}
+
+/// Feeds the session podbay's input (and, raw, its resizes) and writes
+/// what comes back until it ends.
+async fn pump(
+    job: &Job<'_>,
+    stream: Stream,
+    input: mpsc::UnboundedSender<SessionInput>,
+    mut events: mpsc::Receiver<SessionEvent>,
+    mut raw_guard: Option<RawMode>,
+    out: &mut (dyn Write + Send),
+    err: &mut (dyn Write + Send),
+) -> Option<SessionEnd> {
+    if stream.stdin {
         match &job.input {
             // Read once for every pod: given whole, then closed.
             Some(given) => {
@@ -914,7 +986,7 @@ pub(super) async fn attach(
             }
         }
     }
-    if raw {
+    if raw_guard.is_some() {
         tokio::spawn(forward_resizes(input));
     }
     while let Some(event) = events.recv().await {
@@ -926,7 +998,7 @@ pub(super) async fn attach(
                 (&mut *out, chunk)
             }
             SessionEvent::Stderr(chunk) => (&mut *err, chunk),
-            SessionEvent::Ended(end) => return Ok(Some(end)),
+            SessionEvent::Ended(end) => return Some(end),
             // The user's own terminal shows what it shows; --timeout and
             // the keepalive end a dead stream.
             SessionEvent::Unanswered(_) => continue,
@@ -934,7 +1006,69 @@ pub(super) async fn attach(
         let _ = sink.write_all(&chunk);
         let _ = sink.flush();
     }
-    Ok(None)
+    None
+}
+
+/// `--reuse -- COMMAND`: the command runs in the reused container, as
+/// kubectl exec runs it (the shell there is someone's session: never
+/// typed into), and its exit code is podbay's.
+async fn exec_in(
+    client: &kube::Client,
+    job: &Job<'_>,
+    name: &str,
+    stream: Stream,
+    sinks: Sinks<'_>,
+) -> Result<Finished, Failure> {
+    let args = job.args;
+    let Sinks { out, err } = sinks;
+    let raw = stream.tty && std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    let (events_tx, events) = mpsc::channel(256);
+    let spec = session_spec(job, name, SessionKind::Exec(args.command.clone()), stream);
+    let (input, inputs) = mpsc::unbounded_channel();
+    let deadline = tokio::time::Instant::now() + args.timeout;
+    let _session = answered("the exec", args.timeout, deadline, async {
+        session::open(client.clone(), spec, inputs, events_tx)
+            .await
+            .map_err(|e| classify(&e))
+    })
+    .await?;
+    let raw_guard = if raw {
+        RawMode::enable(Modes::default())
+    } else {
+        None
+    };
+    let end = pump(job, stream, input, events, raw_guard, out, err).await;
+    let command = args.command.join(" ");
+    match end {
+        Some(SessionEnd {
+            exit_code: Some(code),
+            ..
+        }) => Ok(Finished {
+            container: name.to_string(),
+            exit_code: code,
+            status: None,
+        }),
+        Some(end) if end.disconnected => Err(fail(
+            exit::CUT,
+            format!(
+                "The connection to {command:?} in debug container {name} was cut ({}); it may still run there.",
+                end.reason.as_str().trim_start_matches("disconnected: ")
+            ),
+        )),
+        Some(end) => Err(fail(
+            exit::STREAM_FAILED,
+            format!(
+                "{command:?} in debug container {name}: {}.",
+                end.reason.as_str()
+            ),
+        )),
+        None => Err(fail(
+            exit::CUT,
+            format!(
+                "The exec of {command:?} in debug container {name} ended without its exit code."
+            ),
+        )),
+    }
 }
 
 /// Forwards podbay's stdin; its end closes the container's stdin (which

@@ -9,8 +9,8 @@ use k8s_openapi::api::core::v1::Pod;
 use kube::api::Api;
 
 use super::debug::{
-    Defaults, Failure, Finished, Job, Sinks, Voice, answered, attach, chosen_image, classify,
-    closes_stdin, connect, exit, fail, final_state, started,
+    Defaults, Failure, Finished, Job, Sinks, Stream, Voice, answered, attach, chosen_image,
+    classify, closes_stdin, connect, exit, fail, final_state, started,
 };
 use crate::cli::{DebugArgs, DebugTarget};
 use crate::cluster::{debug, debug_pod};
@@ -219,7 +219,14 @@ async fn session(
             out: &mut out,
             err: &mut err,
         };
-        attach(client, job, &planned.container, sinks).await?
+        attach(
+            client,
+            job,
+            &planned.container,
+            Stream::asked(job.args),
+            sinks,
+        )
+        .await?
     };
     final_state(&pods, job, &planned.container, end).await
 }

@@ -776,3 +776,62 @@ fn a_reader_that_stops_early_ends_podbay_quietly() {
         assert!(out.stderr.is_empty(), "{what:?}: {}", stderr(&out));
     }
 }
+
+/// `--reuse -- COMMAND` runs the command in the running debugger (exec, as
+/// kubectl exec) and exits with its code; `--reuse -it` on a debugger made
+/// without a terminal attaches without one, says so, and takes typed lines
+/// (before: the old shell's scrollback and a wait forever; a silent screen).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reuse_runs_a_command_in_the_running_one_and_attaches_it_as_it_was_made() {
+    let f = Fixture::new(0).await;
+    let same = [
+        "redis-0",
+        "-n",
+        "shop",
+        "--image",
+        "busybox:1.36",
+        "--target",
+        "redis",
+    ];
+    let made = f
+        .podbay(&[&same[..], &["-i", "--no-attach"]].concat())
+        .await;
+    assert_eq!(made.status.code(), Some(0), "{}", stderr(&made));
+    let name = stdout(&made).trim().to_string();
+
+    let ran = f
+        .podbay(
+            &[
+                &same[..],
+                &["--reuse", "--", "sh", "-c", "echo ran-$((6*7)); exit 3"],
+            ]
+            .concat(),
+        )
+        .await;
+    assert_eq!(ran.status.code(), Some(3), "{}", stderr(&ran));
+    assert_eq!(stdout(&ran), "ran-42\n");
+    assert!(stderr(&ran).contains(&format!("reusing debug container {name}")));
+    assert_eq!(debug_containers(&f, "redis-0").await, 1, "no pile-up");
+
+    let args: Vec<String> = [
+        &["debug", "--kubeconfig", &f.kubeconfig.display().to_string()][..],
+        &same[..],
+        &["--reuse", "-it"],
+    ]
+    .concat()
+    .into_iter()
+    .map(String::from)
+    .collect();
+    let mut screen = support::PodbayScreen::spawn(&args, 100, 30);
+    screen
+        .wait_for("the sentence on the missing terminal", |t| {
+            t.contains(&format!("{name} has no terminal (it was made without -t)"))
+        })
+        .await;
+    screen.keys("echo typed-$((2*21))\r").await;
+    screen
+        .wait_for("the shell's answer", |t| t.contains("typed-42"))
+        .await;
+    let _ = screen.child.start_kill();
+    let _ = screen.child.wait().await;
+}
