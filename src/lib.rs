@@ -15,6 +15,7 @@ pub mod config;
 pub mod local;
 pub mod logging;
 pub mod model;
+pub mod print;
 pub mod program;
 pub mod pty;
 pub mod sim;

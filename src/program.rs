@@ -9,7 +9,7 @@ use crate::app::restore::RestoreChoice;
 use crate::cli::{BrowseArgs, Cli, Command, DemoArgs, ScenarioArgs, SimArgs};
 use crate::cluster::client::Target;
 use crate::config::{Config, Paths};
-use crate::model::text::sanitize;
+use crate::model::text::Printable;
 use crate::sim::{Sim, SimHandle, SimOptions};
 use crate::theme::Theme;
 use crate::tui::{self, TuiOptions};
@@ -24,7 +24,7 @@ fn print_all(bytes: &[u8], what: &str) {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
         Err(e) => {
-            eprintln!("podbay: cannot write {what}: {e}");
+            crate::print::say(&format!("cannot write {what}: {e}").into());
             std::process::exit(1);
         }
     }
@@ -50,7 +50,8 @@ pub fn main() {
     let cli = crate::cli::parse();
     let paths = Paths::discover();
     if cli.browse.print_paths {
-        println!("{paths}");
+        let lines = paths.to_string();
+        crate::print::stdout(&Printable::lines(lines.lines().map(Printable::from)));
         return;
     }
     match &cli.command {
@@ -76,7 +77,7 @@ pub fn main() {
     {
         Ok(rt) => rt,
         Err(e) => {
-            eprintln!("podbay: cannot start the async runtime: {e}");
+            crate::print::say(&format!("cannot start the async runtime: {e}").into());
             std::process::exit(1);
         }
     };
@@ -84,7 +85,7 @@ pub fn main() {
     // Watch tasks may still be winding down; do not wait for them.
     runtime.shutdown_background();
     if let Err(error) = result {
-        eprintln!("podbay: {}", sanitize(&format!("{error:#}")));
+        crate::print::say(&format!("{error:#}").into());
         std::process::exit(1);
     }
     if let Some(signal) = crate::tty::stopped_by() {
@@ -122,7 +123,7 @@ async fn run(cli: Cli, paths: Paths) -> anyhow::Result<()> {
             let code = match crate::commands::cp::run(*args, &defaults).await {
                 Ok(()) => 0,
                 Err(failure) => {
-                    eprintln!("podbay: {}", failure.sentence.as_str());
+                    crate::print::say(&failure.sentence);
                     failure.code
                 }
             };
@@ -132,7 +133,7 @@ async fn run(cli: Cli, paths: Paths) -> anyhow::Result<()> {
             let code = match crate::commands::port_forward::run(args).await {
                 Ok(code) => code,
                 Err(failure) => {
-                    eprintln!("podbay: {}", failure.sentence.as_str());
+                    crate::print::say(&failure.sentence);
                     failure.code
                 }
             };
@@ -159,7 +160,7 @@ fn debug_defaults(given: bool, paths: &Paths) -> crate::commands::debug::Default
     match load_debug_defaults(&paths.config) {
         Ok(defaults) => defaults,
         Err(sentence) => {
-            eprintln!("podbay: {}", sanitize(&sentence));
+            crate::print::say(&sentence.into());
             std::process::exit(crate::commands::debug::exit::CONFIG);
         }
     }
@@ -258,11 +259,13 @@ async fn run_sim(args: SimArgs) -> anyhow::Result<()> {
     };
     let stopped = crate::tty::termination();
     let (sim, path) = start_sim(options, args.kubeconfig_out).await?;
-    println!("{}", sim.isolation().describe());
-    println!("server: {}", sim.url());
-    println!("kubeconfig: {}", path.display());
-    println!("contexts: sim (admin), sim-viewer (read-only), sim-dev (namespace shop only)");
-    println!("try: KUBECONFIG={} kubectl get pods -A", path.display());
+    crate::print::stdout(&Printable::lines([
+        sim.isolation().describe().into(),
+        format!("server: {}", sim.url()).into(),
+        format!("kubeconfig: {}", path.display()).into(),
+        "contexts: sim (admin), sim-viewer (read-only), sim-dev (namespace shop only)".into(),
+        format!("try: KUBECONFIG={} kubectl get pods -A", path.display()).into(),
+    ]));
     stopped.await;
     Ok(())
 }
@@ -299,7 +302,7 @@ async fn debug_command(
     defaults: &crate::commands::debug::Defaults,
 ) -> ! {
     if let Some(why) = args.inapplicable() {
-        eprintln!("podbay: {}", sanitize(&why));
+        crate::print::say(&why.into());
         std::process::exit(crate::commands::debug::exit::USAGE);
     }
     let own_pod = args.pod_flags.copy_to.is_some()
@@ -314,7 +317,7 @@ async fn debug_command(
     match run {
         Ok(code) => std::process::exit(code),
         Err(failure) => {
-            eprintln!("podbay: {}", failure.sentence);
+            crate::print::say(&failure.sentence);
             std::process::exit(failure.code);
         }
     }

@@ -3,6 +3,7 @@
 //! terminal's container through its own pod watch.
 
 use crate::app::TerminalId;
+use crate::model::text::Printable;
 use crate::term::Size;
 use bytes::Bytes;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
@@ -763,7 +764,7 @@ impl App {
     pub(super) fn rename_focused(&mut self, name: &str) {
         if let Some(slot) = self.workspace.focused_pane_mut() {
             let name = name.trim();
-            slot.title = (!name.is_empty()).then(|| name.to_string());
+            slot.title = (!name.is_empty()).then(|| Printable::from(name));
         }
     }
 }

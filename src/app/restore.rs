@@ -18,6 +18,7 @@ use super::terminal::{LogOptions, Replaced, Restored, Terminal, TerminalKind, Te
 use super::{App, Effect, Focus, Mode, Scope, TerminalId, error, info, warning};
 use crate::model::forward::{ForwardRequest, ForwardTarget, PortMapping};
 use crate::model::session::SessionKind;
+use crate::model::text::Printable;
 use crate::model::{ClusterId, ContainerState, PodKey, TerminalKey};
 use crate::term::Size;
 use crate::term::grid::Grid;
@@ -47,7 +48,7 @@ impl App {
             .filter_map(|id| self.workspace.panes.get(id))
             .map(|pane| SavedPane {
                 terminal: index_of(pane.terminal),
-                title: pane.title.clone(),
+                title: pane.title.clone().map(Printable::into_string),
                 marked: pane.marked,
             })
             .collect();
@@ -262,8 +263,11 @@ impl App {
             .panes
             .iter()
             .map(|p| {
-                self.workspace
-                    .insert_pane(ids[p.terminal], p.title.clone(), p.marked)
+                self.workspace.insert_pane(
+                    ids[p.terminal],
+                    p.title.as_deref().map(Printable::from),
+                    p.marked,
+                )
             })
             .collect();
         let zoomed = saved.zoomed.and_then(|z| panes.get(z).copied());

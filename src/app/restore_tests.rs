@@ -596,3 +596,23 @@ fn typed_keys_go_to_the_restored_panes_not_the_pod_list() {
         assert!(b.pods.marks().is_empty(), "no pod marked by a typed space");
     }
 }
+
+#[test]
+fn a_kept_title_comes_back_printable() {
+    let (mut saved, _) = three_panes().saved();
+    let hostile = "evil\u{202e}gol\u{200b}\u{1b}]0;owned\u{7}";
+    saved.panes[0].title = Some(hostile.into());
+    let mut b = restored_app();
+    b.offer_restore(saved, RestoreChoice::Always, false);
+    let titles: Vec<String> = b
+        .workspace
+        .panes
+        .values()
+        .filter_map(|p| p.title.as_deref().map(str::to_string))
+        .collect();
+    let shown = titles
+        .iter()
+        .find(|t| t.starts_with("evil"))
+        .expect("the kept title");
+    assert_eq!(shown, "evil\\u{202e}gol\\u{200b}\\e]0;owned\\x07");
+}

@@ -9,6 +9,7 @@ use ratatui::layout::Rect;
 
 use super::copy::CopyMode;
 use super::terminal::Terminal;
+use crate::model::text::Printable;
 use crate::term::Size;
 use crate::term::layout::{Axis, Direction, Layout, PaneId};
 
@@ -16,8 +17,10 @@ use crate::term::layout::{Axis, Direction, Layout, PaneId};
 #[derive(Debug)]
 pub struct Pane {
     pub terminal: TerminalId,
-    /// Set by the user; otherwise the pane shows pod/container.
-    pub title: Option<String>,
+    /// Set by the user (or read back from a kept workspace, a file anyone
+    /// may have edited): printable only. Otherwise the pane shows
+    /// pod/container.
+    pub title: Option<Printable>,
     /// Typed input goes to every marked pane.
     pub marked: bool,
     pub copy: Option<CopyMode>,
@@ -83,7 +86,7 @@ impl Workspace {
     pub fn insert_pane(
         &mut self,
         terminal: TerminalId,
-        title: Option<String>,
+        title: Option<Printable>,
         marked: bool,
     ) -> PaneId {
         self.next_pane += 1;

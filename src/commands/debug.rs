@@ -113,9 +113,6 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> Result<i32, Failure> {
     if args.list {
         return list(&pod, &job);
     }
-    if let Some(note) = no_input_note(&args) {
-        job.voice.say(note);
-    }
     let image = chosen_image(&args, defaults, &job.voice);
     let mut out: Box<dyn Write + Send> = if args.json() {
         // With -o json, stdout is the JSON document alone: the container's
@@ -145,12 +142,9 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> Result<i32, Failure> {
             "container": finished.container,
             "status": finished.status,
         });
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&value).unwrap_or_default()
-        );
+        crate::print::stdout(&Printable::json(&value));
     } else if args.no_attach {
-        println!("{}", finished.container);
+        crate::print::stdout(&Printable::from(&finished.container));
     }
     let exit_code = finished.exit_code;
     if !(0..=255).contains(&exit_code) {
@@ -185,7 +179,7 @@ pub(super) fn chosen_image(args: &DebugArgs, defaults: &Defaults, voice: &Voice)
     match &args.image {
         Some(image) => image.clone(),
         None => {
-            voice.say(&format!(
+            voice.say(format!(
                 "using image {} (pass --image to choose another)",
                 defaults.image
             ));
@@ -217,20 +211,23 @@ pub(super) enum Voice {
 }
 
 impl Voice {
-    /// A progress line.
-    pub fn say(&self, line: &str) {
+    /// A progress line, made printable: any name or message from the
+    /// cluster in it is shown escaped.
+    pub fn say(&self, line: impl Into<Printable>) {
+        let line = line.into();
         match self {
-            Voice::Stderr => eprintln!("podbay: {line}"),
+            Voice::Stderr => crate::print::say(&line),
             Voice::Quiet => {}
-            Voice::Prefixed(prefix) => prefix.line_to_stderr(&format!("podbay: {line}")),
+            Voice::Prefixed(prefix) => prefix.line_to_stderr(&format!("podbay: {line}").into()),
         }
     }
 
     /// A line said even under `-o json` (kubectl prints warnings there too).
-    pub fn warn(&self, line: &str) {
+    pub fn warn(&self, line: impl Into<Printable>) {
+        let line = line.into();
         match self {
-            Voice::Stderr | Voice::Quiet => eprintln!("{line}"),
-            Voice::Prefixed(prefix) => prefix.line_to_stderr(line),
+            Voice::Stderr | Voice::Quiet => crate::print::stderr(&line),
+            Voice::Prefixed(prefix) => prefix.line_to_stderr(&line),
         }
     }
 }
@@ -292,7 +289,7 @@ pub(super) async fn run_job(
     let reused = reused_name.is_some();
     let name = match reused_name {
         Some(name) => {
-            job.voice.say(&format!(
+            job.voice.say(format!(
                 "reusing debug container {name} of pod {}/{} (same image, target and volumes, running)",
                 job.namespace, job.pod
             ));
@@ -313,6 +310,10 @@ pub(super) async fn run_job(
         if !args.command.is_empty() && !args.no_attach {
             return exec_in(client, job, &name, stream, sinks).await;
         }
+    }
+    // One pod's run says it; many pods' would say it for each.
+    if let (Some(note), Voice::Stderr) = (no_input_note(args), &job.voice) {
+        job.voice.say(note);
     }
     let end = if args.no_attach {
         None
@@ -335,12 +336,12 @@ fn reused_stream(pod: &Pod, name: &str, asked: Stream, job: &Job<'_>) -> Stream 
     let has_tty = made.and_then(|c| c.tty).unwrap_or(false);
     let has_stdin = made.and_then(|c| c.stdin).unwrap_or(false);
     if asked.tty && !has_tty {
-        job.voice.say(&format!(
+        job.voice.say(format!(
             "{name} has no terminal (it was made without -t): attached without one, your input goes line by line"
         ));
     }
     if asked.stdin && !has_stdin {
-        job.voice.say(&format!(
+        job.voice.say(format!(
             "{name} takes no input (it was made without -i): its output only"
         ));
     }
@@ -429,9 +430,9 @@ async fn launch(
     .await?;
     // As kubectl prints them, `-o json` included: they are not the output.
     for warning in &launched.warnings {
-        job.voice.warn(&format!("Warning: {}", sanitize(warning)));
+        job.voice.warn(format!("Warning: {}", sanitize(warning)));
     }
-    job.voice.say(&format!(
+    job.voice.say(format!(
         "added debug container {name} to pod {namespace}/{}; waiting for it to start…",
         job.pod
     ));
@@ -451,7 +452,7 @@ async fn launch(
             } else {
                 format!(": {message}")
             };
-            job.voice.say(&format!(
+            job.voice.say(format!(
                 "{name} is waiting: {}",
                 sanitize(&format!("{reason}{detail}"))
             ));
@@ -611,7 +612,7 @@ pub(super) async fn get_pod(
         };
         let cause = sanitize(&errors::root_cause(&error)).into_owned();
         if last_cause.is_none() {
-            job.voice.say(&format!(
+            job.voice.say(format!(
                 "cannot reach the API server at {server} ({cause}); retrying for up to {}…",
                 humantime(args.timeout)
             ));
@@ -631,7 +632,6 @@ fn list(pod: &Pod, job: &Job<'_>) -> Result<i32, Failure> {
         .iter()
         .filter(|c| c.kind == crate::model::ContainerKind::Ephemeral)
         .collect();
-    let mut out = std::io::stdout();
     if args.json() {
         let statuses = pod
             .status
@@ -649,13 +649,10 @@ fn list(pod: &Pod, job: &Job<'_>) -> Result<i32, Failure> {
                 })
             })
             .collect();
-        let _ = writeln!(
-            out,
-            "{}",
-            serde_json::to_string_pretty(&items).unwrap_or_default()
-        );
+        crate::print::stdout(&Printable::json(&serde_json::Value::Array(items)));
         return Ok(0);
     }
+    // Cells as they will show (escaped), so the columns line up.
     let rows: Vec<[String; 4]> = debug
         .iter()
         .map(|c| {
@@ -665,6 +662,7 @@ fn list(pod: &Pod, job: &Job<'_>) -> Result<i32, Failure> {
                 c.image.clone(),
                 c.target.clone().unwrap_or_else(|| "-".into()),
             ]
+            .map(|cell| Printable::from(cell).into_string())
         })
         .collect();
     let header = ["NAME", "STATE", "IMAGE", "TARGET"].map(String::from);
@@ -677,16 +675,17 @@ fn list(pod: &Pod, job: &Job<'_>) -> Result<i32, Failure> {
                 .unwrap_or(0)
         })
         .collect();
-    for row in std::iter::once(&header).chain(&rows) {
+    let lines = std::iter::once(&header).chain(&rows).map(|row| {
         let line: Vec<String> = row
             .iter()
             .zip(&widths)
             .map(|(cell, w)| format!("{cell:<w$}"))
             .collect();
-        let _ = writeln!(out, "{}", line.join("   ").trim_end());
-    }
+        Printable::from(line.join("   ").trim_end())
+    });
+    crate::print::stdout(&Printable::lines(lines));
     if rows.is_empty() {
-        eprintln!("podbay: pod {} has no debug containers.", job.pod);
+        crate::print::say(&format!("pod {} has no debug containers.", job.pod).into());
     }
     Ok(0)
 }
@@ -806,7 +805,7 @@ async fn admitted_profile(
             passing: Some(passing),
             ..
         } if !explicit && spec.custom.is_none() => {
-            job.voice.say(&format!(
+            job.voice.say(format!(
                 "{namespace} enforces Pod Security \"{level}\": using --profile={passing} instead of {}",
                 spec.profile
             ));

@@ -15,7 +15,7 @@ use super::debug::{
 use crate::cli::{DebugArgs, DebugTarget};
 use crate::cluster::{debug, debug_pod};
 use crate::model::debug_pod::{self as model, Keep, NodeDebug, PodCopy};
-use crate::model::text::sanitize;
+use crate::model::text::{Printable, sanitize};
 
 /// The pod to create and the container to attach to.
 struct Planned {
@@ -48,9 +48,6 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> Result<i32, Failure> {
     let deadline = tokio::time::Instant::now() + args.timeout;
     let planned = match args.pods.first() {
         Some(DebugTarget::Node(node)) => {
-            if let Some(note) = super::debug::no_input_note(&args) {
-                voice.say(note);
-            }
             plan_node(client, &args, defaults, node, &voice, deadline).await?
         }
         Some(DebugTarget::Pod(pod)) => {
@@ -94,7 +91,7 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> Result<i32, Failure> {
         Err(failure) => return Err(failure),
     };
     for warning in &created.warnings {
-        voice.warn(&format!("Warning: {}", sanitize(warning)));
+        voice.warn(format!("Warning: {}", sanitize(warning)));
     }
     let node = created
         .pod
@@ -103,21 +100,26 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> Result<i32, Failure> {
         .and_then(|s| s.node_name.clone())
         .map(|n| format!(" on node {n}"))
         .unwrap_or_default();
-    voice.say(&format!(
+    voice.say(format!(
         "created {} {namespace}/{name}{node}; waiting for {} to start…",
         planned.what, planned.container
     ));
     if let Some(original) = &planned.replaces {
         let deleted = debug_pod::delete(client, &namespace, original).await;
         match deleted {
-            Ok(()) => voice.say(&format!(
+            Ok(()) => voice.say(format!(
                 "deleted the original pod {namespace}/{original} (--replace)"
             )),
-            Err(e) => voice.warn(&format!(
+            Err(e) => voice.warn(format!(
                 "podbay: the original pod {namespace}/{original} was not deleted: {}",
                 sanitize(&e.to_string())
             )),
         }
+    }
+    if matches!(args.pods.first(), Some(DebugTarget::Node(_)))
+        && let Some(note) = super::debug::no_input_note(&args)
+    {
+        voice.say(note);
     }
     let job = Job {
         args: &args,
@@ -137,7 +139,7 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> Result<i32, Failure> {
     // kubectl never deletes a copy: with --replace it is all that is left
     // of the pod, and --no-attach hands it over running.
     if args.pod_flags.keep || args.pod_flags.replace || args.no_attach {
-        job.voice.say(&format!(
+        job.voice.say(format!(
             "kept {} {namespace}/{name} ({}): delete it with `kubectl delete pod -n {namespace} {name}`",
             planned.what,
             match (args.pod_flags.keep, args.pod_flags.replace) {
@@ -150,8 +152,8 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> Result<i32, Failure> {
         match debug_pod::delete(client, &namespace, &name).await {
             Ok(()) => job
                 .voice
-                .say(&format!("deleted {} {namespace}/{name}", planned.what)),
-            Err(e) => job.voice.warn(&format!(
+                .say(format!("deleted {} {namespace}/{name}", planned.what)),
+            Err(e) => job.voice.warn(format!(
                 "podbay: {} {namespace}/{name} could not be deleted ({}); delete it with `kubectl delete pod -n {namespace} {name}`",
                 planned.what,
                 sanitize(&e.to_string())
@@ -160,7 +162,7 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> Result<i32, Failure> {
     }
     let finished = outcome?;
     if args.no_attach {
-        println!("{name}");
+        crate::print::stdout(&Printable::from(&name));
     }
     if args.json() {
         let value = serde_json::json!({
@@ -168,10 +170,7 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> Result<i32, Failure> {
             "container": finished.container,
             "status": finished.status,
         });
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&value).unwrap_or_default()
-        );
+        crate::print::stdout(&Printable::json(&value));
     }
     Ok(finished.exit_code.clamp(0, 255))
 }
@@ -195,7 +194,7 @@ async fn session(
         } else {
             format!(": {message}")
         };
-        job.voice.say(&format!(
+        job.voice.say(format!(
             "{} is waiting: {}",
             planned.container,
             sanitize(&format!("{reason}{detail}"))
@@ -252,13 +251,13 @@ async fn plan_node(
     })
     .await?;
     if let Some(why) = not_ready(&found) {
-        voice.warn(&format!(
+        voice.warn(format!(
             "podbay: node {node} is not Ready ({}): its kubelet may never start the pod",
             sanitize(&why)
         ));
     }
     let profile = args.profile.unwrap_or(defaults.profile);
-    voice.say(&format!(
+    voice.say(format!(
         "profile {}: {}",
         profile.name(),
         model::node_profile_gives(profile)

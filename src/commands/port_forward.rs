@@ -1,7 +1,6 @@
 //! `podbay port-forward`: kubectl's command line and output, and a forward
 //! that survives its pod ([`crate::cluster::forward`]).
 
-use std::io::Write as _;
 use std::sync::Arc;
 
 use tokio::sync::mpsc;
@@ -11,7 +10,6 @@ use crate::cli::PortForwardArgs;
 use crate::cluster::client::Target;
 use crate::cluster::forward::{self, ForwardEvent, ForwardRequest, ForwardStats};
 use crate::model::forward::listen_addresses;
-use crate::model::text::sanitize;
 
 /// Forwards until ctrl-c (`Ok(0)`) or the forward ends (`Err`).
 pub async fn run(args: PortForwardArgs) -> Result<i32, Failure> {
@@ -68,11 +66,9 @@ fn say(event: &ForwardEvent) {
         ForwardEvent::ConnectionFailed(why) => return warn(&format!("a connection failed: {why}")),
         ForwardEvent::Ended(why) => return warn(why),
     };
-    let mut out = std::io::stdout().lock();
-    let _ = writeln!(out, "{}", sanitize(&line));
-    let _ = out.flush();
+    crate::print::stdout(&line.into());
 }
 
 fn warn(line: &str) {
-    eprintln!("podbay: {}", sanitize(line));
+    crate::print::say(&line.into());
 }

@@ -6,6 +6,8 @@
 use std::io::{self, IsTerminal, Write};
 use std::sync::Arc;
 
+use crate::model::text::Printable;
+
 /// Colours that read on dark and light backgrounds, in turn.
 const PALETTE: [u8; 10] = [32, 33, 34, 35, 36, 92, 93, 94, 95, 96];
 
@@ -52,7 +54,7 @@ impl Prefix {
     /// The prefix of the `index`-th pod, named `name`, padded to `width`
     /// columns on a terminal (where the eye reads columns; scripts get
     /// `name: ` exactly).
-    pub fn new(name: &str, index: usize, width: usize) -> Prefix {
+    pub fn new(name: &Printable, index: usize, width: usize) -> Prefix {
         let colour = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
         let render = |stream: Stream| -> Arc<[u8]> {
             Self::render(name, index, width, stream.is_terminal(), colour).into()
@@ -84,7 +86,7 @@ impl Prefix {
     }
 
     /// podbay's own line about this pod.
-    pub fn line_to_stderr(&self, line: &str) {
+    pub fn line_to_stderr(&self, line: &Printable) {
         Stream::Stderr.write_line(&self.stderr, line.as_bytes());
     }
 

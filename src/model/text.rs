@@ -83,6 +83,62 @@ impl From<&str> for Printable {
     }
 }
 
+impl From<&Cow<'_, str>> for Printable {
+    fn from(text: &Cow<'_, str>) -> Self {
+        Printable(sanitize(text).into_owned())
+    }
+}
+
+impl From<&String> for Printable {
+    fn from(text: &String) -> Self {
+        Printable(sanitize(text).into_owned())
+    }
+}
+
+impl Printable {
+    /// Printable lines, one after the other (a table, a summary): the only
+    /// line breaks are those between them.
+    pub fn lines(lines: impl IntoIterator<Item = Printable>) -> Printable {
+        let mut text = String::new();
+        for (i, line) in lines.into_iter().enumerate() {
+            if i > 0 {
+                text.push('\n');
+            }
+            text.push_str(&line.0);
+        }
+        Printable(text)
+    }
+
+    /// `value` as pretty JSON whose strings hold nothing that acts on a
+    /// terminal: serde_json escapes C0 controls, and C1 controls, bidi
+    /// overrides and zero-width characters (raw UTF-8 there) become
+    /// `\uXXXX` escapes, which a JSON reader decodes to the same text.
+    pub fn json(value: &serde_json::Value) -> Printable {
+        let text = serde_json::to_string_pretty(value).unwrap_or_default();
+        if !text.chars().any(needs_escape_in_json) {
+            return Printable(text);
+        }
+        let mut out = String::with_capacity(text.len() + 16);
+        for c in text.chars() {
+            if needs_escape_in_json(c) {
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    let _ = write!(out, "\\u{unit:04x}");
+                }
+            } else {
+                out.push(c);
+            }
+        }
+        Printable(out)
+    }
+}
+
+/// What JSON text may carry raw that a terminal acts on or hides (C0 is
+/// escaped by serde_json, and a pretty document's own line breaks stay).
+fn needs_escape_in_json(c: char) -> bool {
+    c != '\n' && needs_escape(c)
+}
+
 impl std::ops::Deref for Printable {
     type Target = str;
 
@@ -177,7 +233,7 @@ pub fn text_of(bytes: &[u8]) -> Result<&str, (usize, String)> {
 
 #[cfg(test)]
 mod tests {
-    use super::{MAX_MARKS, sanitize};
+    use super::{MAX_MARKS, Printable, needs_escape, sanitize};
 
     #[test]
     fn combining_marks_are_capped_per_character() {
@@ -223,5 +279,29 @@ mod tests {
     #[test]
     fn line_breaks_stay_on_one_line() {
         assert_eq!(sanitize("one\r\ntwo\tthree"), "one\\r\\ntwo\\tthree");
+    }
+
+    #[test]
+    fn json_keeps_its_text_and_shows_nothing_that_acts_on_a_terminal() {
+        let hostile = "a\u{9b}2Jb\u{202e}c\u{200b}d\x1b]52;c;x\x07\u{7f}é";
+        let value = serde_json::json!({ "pod": hostile, "n": 1 });
+        let printed = Printable::json(&value);
+        assert!(
+            !printed.chars().any(|c| c != '\n' && needs_escape(c)),
+            "{printed}"
+        );
+        let back: serde_json::Value = serde_json::from_str(&printed).unwrap();
+        assert_eq!(back, value, "a JSON reader gets the same text");
+        assert!(
+            printed.contains("\\u009b") && printed.contains("\\u202e"),
+            "{printed}"
+        );
+        assert_eq!(printed.lines().count(), 4, "pretty, one field a line");
+    }
+
+    #[test]
+    fn lines_break_only_between_lines() {
+        let text = Printable::lines(["a\nb".into(), Printable::from("c")]);
+        assert_eq!(text.as_str(), "a\\nb\nc");
     }
 }

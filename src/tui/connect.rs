@@ -69,18 +69,21 @@ async fn probe(target: &Target, say: bool) -> Result<Connection, Unusable> {
                 }
                 if say {
                     said = true;
-                    eprint!(
-                        "\r\x1b[K◌ connecting to {} (context {}) {}s · ctrl-c quits",
-                        crate::model::text::sanitize(&connection.server),
-                        crate::model::text::sanitize(&connection.context),
-                        waited.as_secs()
+                    crate::print::status(
+                        &format!(
+                            "◌ connecting to {} (context {}) {}s · ctrl-c quits",
+                            connection.server,
+                            connection.context,
+                            waited.as_secs()
+                        )
+                        .into(),
                     );
                 }
             }
         }
     };
     if said {
-        eprint!("\r\x1b[K");
+        crate::print::clear_status();
     }
     let (sentence, plugin_failed) = match answer {
         Ok(Ok(_)) => return Ok(connection),

@@ -109,7 +109,10 @@ pub async fn run_all(
     end(&outbox, id, end_of.reason, end_of.disconnected).await;
 }
 
-/// Streams one container's log into terminal `id`.
+/// Streams one container's log into terminal `id`. A followed stream
+/// that is cut is opened again after its last line, by itself, as watches
+/// are; it ends when reopening brings nothing twice running (the container
+/// has stopped, or every stream is cut at once: the app tells which).
 async fn run(
     id: TerminalId,
     pods: &Api<Pod>,
@@ -123,42 +126,90 @@ async fn run(
     outbox: &Outbox,
 ) -> Outcome {
     let container = &source.container;
-    let resume = &source.resume;
-    let since = *resume.lock().unwrap_or_else(|p| p.into_inner());
-    let params = LogParams {
-        container: Some(container.clone()),
-        previous,
-        follow,
-        timestamps: true,
-        // The apiserver takes whole seconds: lines up to `since` are skipped below.
-        since_time: since.and_then(|t| jiff::Timestamp::from_second(t.as_second()).ok()),
-        // Resuming reads from where the pane stopped, whatever the window.
-        since_seconds: options.since_seconds.filter(|_| since.is_none()),
-        tail_lines: options.tail.filter(|_| since.is_none()),
-        ..Default::default()
-    };
     let which = if previous { "previous run's " } else { "" };
-    let mut stream = match pods.log_stream(pod, &params).await {
-        Ok(stream) => stream,
-        Err(e) => {
-            // The server's answer is final; a server out of reach may
-            // come back, and `r` asks again.
-            let unreachable = !matches!(e, kube::Error::Api(_));
-            let reason = crate::cluster::errors::describe(&e).sentence;
-            if !source.prefix.is_empty() {
-                // One container of many: say it in the pane, the others go on.
-                let mut line = source.prefix.clone();
-                line.extend_from_slice(format!("\x1b[2m{reason}\x1b[22m\r\n").as_bytes());
-                let bytes = line.into();
-                outbox.send(Event::SessionOutput { id, bytes }).await;
+    let closed = || Outcome {
+        reason: format!("{container}'s log pane closed").into(),
+        disconnected: false,
+    };
+    let mut attached = false;
+    let mut shown = 0usize;
+    let mut fruitless = 0;
+    loop {
+        let since = *source.resume.lock().unwrap_or_else(|p| p.into_inner());
+        let params = LogParams {
+            container: Some(container.clone()),
+            previous,
+            follow,
+            timestamps: true,
+            // The apiserver takes whole seconds: lines up to `since` are skipped below.
+            since_time: since.and_then(|t| jiff::Timestamp::from_second(t.as_second()).ok()),
+            // Resuming reads from where the pane stopped, whatever the window.
+            since_seconds: options.since_seconds.filter(|_| since.is_none()),
+            tail_lines: options.tail.filter(|_| since.is_none()),
+            ..Default::default()
+        };
+        let stream = match open(id, pods, pod, &params, follow, outbox).await {
+            Some(Ok(stream)) => stream,
+            None => return closed(),
+            Some(Err(e)) => {
+                // The server's answer is final; a server out of reach may
+                // come back, and `r` asks again.
+                let unreachable = !matches!(e, kube::Error::Api(_));
+                let reason = crate::cluster::errors::describe(&e).sentence;
+                if !source.prefix.is_empty() {
+                    // One container of many: say it in the pane, the others go on.
+                    let mut line = source.prefix.clone();
+                    line.extend_from_slice(format!("\x1b[2m{reason}\x1b[22m\r\n").as_bytes());
+                    let bytes = line.into();
+                    outbox.send(Event::SessionOutput { id, bytes }).await;
+                }
+                return Outcome {
+                    reason,
+                    disconnected: unreachable && follow,
+                };
             }
+        };
+        if !attached {
+            attached = true;
+            let _ = outbox.send(Event::SessionAttached { id }).await;
+        }
+        let Some(lines) = pour(id, stream, source, since, options, outbox).await else {
+            return closed();
+        };
+        shown += lines;
+        if !follow {
+            let reason = if shown == 0 {
+                format!("{container}'s {which}log is empty")
+            } else {
+                format!("end of {container}'s {which}log")
+            };
             return Outcome {
-                reason,
-                disconnected: unreachable && follow,
+                reason: reason.into(),
+                disconnected: false,
             };
         }
-    };
-    let _ = outbox.send(Event::SessionAttached { id }).await;
+        fruitless = if lines == 0 { fruitless + 1 } else { 0 };
+        if fruitless >= 2 {
+            // The app tells an exit from a cut by the container's state.
+            return Outcome {
+                reason: format!("{container}'s log stream ended").into(),
+                disconnected: true,
+            };
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    }
+}
+
+/// Pours one open stream into the pane until it ends: the number of lines
+/// shown, or `None` once the pane is gone.
+async fn pour(
+    id: TerminalId,
+    mut stream: impl futures::AsyncBufRead + Unpin,
+    source: &ContainerLog,
+    since: Option<jiff::Timestamp>,
+    options: LogOptions,
+    outbox: &Outbox,
+) -> Option<usize> {
     // A line not yet complete, and the lines ready to go to the pane.
     let (mut partial, mut batch) = (Vec::new(), Vec::new());
     let mut shown = 0usize;
@@ -188,7 +239,7 @@ async fn run(
                     continue;
                 }
                 if let Some(at) = at {
-                    *resume.lock().unwrap_or_else(|p| p.into_inner()) = Some(at);
+                    *source.resume.lock().unwrap_or_else(|p| p.into_inner()) = Some(at);
                 }
                 shown += 1;
                 render(source, line, options, &mut batch);
@@ -198,28 +249,51 @@ async fn run(
         if !batch.is_empty() {
             let bytes = std::mem::take(&mut batch).into();
             if !outbox.send(Event::SessionOutput { id, bytes }).await {
-                return Outcome {
-                    reason: format!("{container}'s log pane closed").into(),
-                    disconnected: false,
-                };
+                return None;
             }
         }
     }
-    if !follow {
-        let reason = if shown == 0 {
-            format!("{container}'s {which}log is empty")
-        } else {
-            format!("end of {container}'s {which}log")
-        };
-        Outcome {
-            reason: reason.into(),
-            disconnected: false,
-        }
-    } else {
-        // The app tells an exit from a cut by the container's state.
-        Outcome {
-            reason: format!("{container}'s log stream ended").into(),
-            disconnected: true,
+    Some(shown)
+}
+
+/// Opens the log stream. A followed log whose server is out of reach is
+/// tried again, as watches are (0.5 s doubling to 5 s), the pane saying
+/// how long it has had no answer, until the server answers (the pane then
+/// goes on by itself) or says no; `None` once the pane is gone.
+async fn open(
+    id: TerminalId,
+    pods: &Api<Pod>,
+    pod: &str,
+    params: &LogParams,
+    follow: bool,
+    outbox: &Outbox,
+) -> Option<Result<impl futures::AsyncBufRead + use<>, kube::Error>> {
+    let since = tokio::time::Instant::now();
+    let mut backoff = std::time::Duration::from_millis(500);
+    let mut said = false;
+    loop {
+        match pods.log_stream(pod, params).await {
+            Err(e) if follow && !matches!(e, kube::Error::Api(_)) => {
+                let unanswered = Some(since.elapsed().as_secs().max(1));
+                if !outbox
+                    .send(Event::SessionUnanswered { id, unanswered })
+                    .await
+                {
+                    return None;
+                }
+                said = true;
+                tokio::time::sleep(backoff).await;
+                backoff = (backoff * 2).min(std::time::Duration::from_secs(5));
+            }
+            opened => {
+                if said {
+                    let unanswered = None;
+                    outbox
+                        .send(Event::SessionUnanswered { id, unanswered })
+                        .await;
+                }
+                return Some(opened);
+            }
         }
     }
 }

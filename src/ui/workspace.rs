@@ -57,7 +57,7 @@ fn draw_pane(
     // namespace before anything is cut: the pod is what tells panes apart.
     let label = t.label();
     let names: Vec<&str> = match &slot.title {
-        Some(title) => vec![title],
+        Some(title) => vec![title.as_str()],
         None => vec![
             &label,
             label.split_once('/').map_or(&*label, |(_, rest)| rest),
@@ -300,7 +300,7 @@ fn bottom_line<'a>(slot: &Pane, t: &Terminal, width: usize, theme: &Theme) -> Op
     // The sentence, and the key that acts on it: a narrow pane cuts the
     // sentence (M reads it whole), never the key.
     let (sentence, key) = match &t.state {
-        TerminalState::Attached if t.unanswered.is_some() => (
+        TerminalState::Attached | TerminalState::Attaching if t.unanswered.is_some() => (
             format!(
                 " ◌ no answer for {}s: the server or the link is stalled",
                 t.unanswered.unwrap_or_default()

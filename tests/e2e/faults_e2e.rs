@@ -203,6 +203,49 @@ async fn a_stopped_server_is_named_then_the_list_recovers_when_it_returns() {
     let _ = std::fs::remove_file(config);
 }
 
+/// A log pane read again (`t`) while the server is down says it has no
+/// answer and goes on by itself once the server is back, as the list does
+/// (it stayed on "Cannot reach the API server" for good).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_log_pane_read_again_while_the_server_is_down_recovers_by_itself() {
+    let sim = start_sim(0).await;
+    let config = kubeconfig(&sim, "log-down");
+    let mut screen = PodbayScreen::spawn(&args(&config, &["-n", "shop"]), 120, 36);
+    list_is_live(&screen).await;
+    screen.keys("/redis-0\r").await;
+    screen.raw(b"\r").await;
+    screen
+        .wait_for("the pod view", |t| t.contains("init-config"))
+        .await;
+    screen.keys("jl").await;
+    screen
+        .wait_for("the log", |t| t.contains("redis/redis handled request"))
+        .await;
+    sim.stop_server();
+    screen.keys("t").await;
+    screen
+        .wait_for("the pane saying it has no answer", |t| {
+            t.contains("no answer for")
+        })
+        .await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    sim.restart_server().await.unwrap();
+    let year = format!("{}-", jiff::Zoned::now().year());
+    screen
+        .wait_for_within(30, "the log read again, with timestamps", |t| {
+            !t.contains("no answer for")
+                && !t.contains("Cannot reach the API server")
+                && t.lines()
+                    .any(|l| l.contains(&year) && l.contains("redis/redis handled request"))
+        })
+        .await;
+    screen.raw(b"\x02").await;
+    screen.keys("d").await;
+    screen.quit().await;
+    exits_cleanly(&mut screen).await;
+    let _ = std::fs::remove_file(config);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_panic_restores_the_terminal() {
     panic_ends_podbay_with_the_terminal_restored(&[], "test-only panic").await;

@@ -1490,3 +1490,30 @@ async fn a_server_that_does_not_answer_at_start_is_said_while_podbay_waits() {
     let text = String::from_utf8_lossy(&screen.written()).into_owned();
     assert!(text.contains("did not answer within 10 seconds"), "{text}");
 }
+
+/// Pods named with escapes, debugged as many at once: the summary's POD
+/// column and each pod's own lines show the names escaped (the summary
+/// printed them raw).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn many_pods_with_hostile_names_are_printed_escaped() {
+    let name = format!("web{PAYLOAD}");
+    let server = Hostile::start(move |r| match r.path.as_str() {
+        "/version" => hostile::version(),
+        _ if r.is_list_of("pods") => {
+            hostile::list("PodList", vec![hostile::pod(&name), hostile::pod("web-2")])
+        }
+        _ => Reply::failure(403, "Forbidden", &format!("no: {PAYLOAD}")),
+    })
+    .await;
+    let config = server.kubeconfig("fleet-names");
+    let out = podbay_debug(
+        &config,
+        &["-l", "app=web", "-n", "shop", "--image", "busybox", "--", "true"],
+    )
+    .await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!holds_live_payload(&out.stderr), "{stderr}");
+    assert!(!holds_live_payload(&out.stdout), "{out:?}");
+    assert!(stderr.contains("web\\e]52;c;SGVsbG8="), "{stderr}");
+    assert!(stderr.contains("POD"), "the summary: {stderr}");
+}

@@ -282,3 +282,38 @@ fn local_files_are_made_and_read_only_by_the_local_module() {
         "the check sees a write and skips local's own and the tests'"
     );
 }
+
+/// podbay's own text reaches stdout and stderr only through `print`,
+/// which takes `Printable` text alone (sanitized when made). The
+/// simulator's programs are its containers', printing their own output.
+#[test]
+fn the_command_lines_text_is_printed_only_through_the_printer() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&src, &mut files);
+    let printing = ["println!", "eprintln!", "print!(", "eprint!("];
+    let mut found = Vec::new();
+    for file in &files {
+        let relative = file.strip_prefix(&src).expect("under src/");
+        let name = relative.to_string_lossy();
+        if name.starts_with("sim/") || name == "print.rs" || name.ends_with("tests.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(file).expect("a source file");
+        let outside_tests = text.split("#[cfg(test)]").next().unwrap_or(&text);
+        for line in code(outside_tests).lines() {
+            let raw = printing.iter().any(|m| {
+                line.match_indices(m)
+                    .any(|(at, _)| !line[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_'))
+            });
+            if raw {
+                found.push(format!("{name}: {}", line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "print through crate::print (Printable text only):\n{}",
+        found.join("\n")
+    );
+}

@@ -156,7 +156,7 @@ async fn copy(args: CpArgs, defaults: &Defaults) -> Result<(), Failure> {
     let done = match carry(&client, &direct, &plan).await? {
         Some(done) => done,
         None => {
-            voice.say(&format!(
+            voice.say(format!(
                 "container {container} has no tar (a distroless image?): copying through a debug container that targets it"
             ));
             debug_args.target = Some(container.clone());
@@ -412,7 +412,7 @@ fn container_of(pod: &Pod, asked: Option<&str>, voice: &Voice) -> Result<String,
                 .cloned()
                 .ok_or_else(|| fail(exit::INVALID, format!("Pod {name} has no containers.")))?;
             if annotated.is_none() && regular.len() > 1 {
-                voice.say(&format!(
+                voice.say(format!(
                     "container {chosen} chosen, out of: {} (pass -c to choose)",
                     regular.join(", ")
                 ));
@@ -721,10 +721,8 @@ async fn resolved_dir(client: &kube::Client, reach: &Reach, dir: &str, say: bool
     match out.as_deref().map(str::trim_end) {
         Some(real) if real.starts_with('/') && real != dir => {
             if say {
-                eprintln!(
-                    "podbay: {} is {} in the container (through its links)",
-                    sanitize(dir),
-                    sanitize(real)
+                crate::print::say(
+                    &format!("{dir} is {real} in the container (through its links)").into(),
                 );
             }
             real.to_string()

@@ -1,7 +1,7 @@
 //! The progress line on stderr (when it is a terminal): bytes, total,
 //! rate, time left.
 
-use std::io::{IsTerminal as _, Write as _};
+use std::io::IsTerminal as _;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -72,11 +72,7 @@ impl Shown {
             let mut tick = tokio::time::interval(Duration::from_millis(250));
             loop {
                 tick.tick().await;
-                eprint!(
-                    "\r\x1b[K{}",
-                    line(meter.bytes(), total, meter.started.elapsed())
-                );
-                let _ = std::io::stderr().flush();
+                crate::print::status(&line(meter.bytes(), total, meter.started.elapsed()).into());
             }
         });
         Shown { task: Some(task) }
@@ -87,7 +83,7 @@ impl Drop for Shown {
     fn drop(&mut self) {
         if let Some(task) = self.task.take() {
             task.abort();
-            eprint!("\r\x1b[K");
+            crate::print::clear_status();
         }
     }
 }

@@ -23,6 +23,7 @@ use super::debug::{self, Defaults, Failure, Job, Sinks, Voice, exit};
 use super::prefix::{Prefix, Stream};
 use crate::cli::{DebugArgs, DebugTarget};
 use crate::model::owner::{OwnerKind, spec_selector};
+use crate::model::text::Printable;
 
 /// Standard input given to every pod with `-i` is read whole first; more
 /// than this is refused rather than held.
@@ -55,7 +56,7 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> std::result::Result<i3
     } else {
         None
     };
-    voice.say(&format!(
+    voice.say(format!(
         "debugging {} pods, {} at a time (ctrl-c stops launching more)",
         pods.len(),
         args.parallel.min(pods.len().try_into().unwrap_or(u16::MAX))
@@ -72,7 +73,9 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> std::result::Result<i3
             }
         })
         .collect();
-    let width = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0);
+    // Prefixes show the names as printed (a hostile one escaped).
+    let shown: Vec<Printable> = labels.iter().map(Printable::from).collect();
+    let width = shown.iter().map(|l| l.chars().count()).max().unwrap_or(0);
 
     let shared = Arc::new(Shared {
         args,
@@ -95,7 +98,7 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> std::result::Result<i3
     // Each pod asks for its permit once the pod before it has one (or gave
     // up): pods start in name order, whichever task the runtime polls first.
     let mut before: Option<tokio::sync::oneshot::Receiver<()>> = None;
-    for (index, (pod, label)) in pods.iter().zip(&labels).enumerate() {
+    for (index, (pod, label)) in pods.iter().zip(&shown).enumerate() {
         let (shared, permits, began) = (shared.clone(), permits.clone(), began.clone());
         let (pod, prefix) = (pod.clone(), Prefix::new(label, index, width));
         let (asked, next) = tokio::sync::oneshot::channel::<()>();
@@ -138,7 +141,7 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> std::result::Result<i3
                 interrupted += 1;
                 if interrupted == 1 {
                     permits.close();
-                    eprintln!("podbay: stopping: no more pods are started; those running go on to their end (ctrl-c again leaves them running and ends podbay).");
+                    crate::print::say(&"stopping: no more pods are started; those running go on to their end (ctrl-c again leaves them running and ends podbay).".into());
                 } else {
                     tasks.abort_all();
                 }
@@ -161,12 +164,9 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> std::result::Result<i3
             }),
         })
         .collect();
-    eprint!("{}", summary::table(&outcomes));
+    crate::print::stderr(&summary::table(&outcomes));
     if shared.args.json() {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&summary::document(&outcomes)).unwrap_or_default()
-        );
+        crate::print::stdout(&Printable::json(&summary::document(&outcomes)));
     }
     Ok(summary::status(&outcomes))
 }

@@ -4,6 +4,7 @@
 use serde_json::{Value, json};
 
 use crate::commands::debug::{Failure, exit};
+use crate::model::text::Printable;
 
 /// Exit status when some pod's command did not exit 0, or could not run
 /// (as xargs says "some invocation failed").
@@ -106,7 +107,7 @@ pub fn status(outcomes: &[Outcome]) -> i32 {
 }
 
 /// The table: a header line, then POD, CONTAINER, RESULT per pod.
-pub fn table(outcomes: &[Outcome]) -> String {
+pub fn table(outcomes: &[Outcome]) -> Printable {
     let succeeded = outcomes.iter().filter(|o| o.result.succeeded()).count();
     let done = if outcomes
         .iter()
@@ -121,15 +122,19 @@ pub fn table(outcomes: &[Outcome]) -> String {
     if failed > 0 {
         text.push_str(&format!("; {failed} did not (below)"));
     }
-    text.push('\n');
+    let mut lines = vec![Printable::from(text)];
+    // Cells as they will show (a name from the server, escaped), so the
+    // columns line up on what is printed.
     let rows: Vec<[String; 3]> = outcomes
         .iter()
         .map(|o| {
+            let words = o.result.words();
             [
-                o.label.clone(),
-                o.result.container().unwrap_or("-").to_string(),
-                o.result.words(),
+                o.label.as_str(),
+                o.result.container().unwrap_or("-"),
+                words.as_str(),
             ]
+            .map(|cell| Printable::from(cell).into_string())
         })
         .collect();
     let header = ["POD", "CONTAINER", "RESULT"].map(String::from);
@@ -142,11 +147,11 @@ pub fn table(outcomes: &[Outcome]) -> String {
     };
     let (pod_width, container_width) = (width(0), width(1));
     for [pod, container, result] in std::iter::once(&header).chain(&rows) {
-        text.push_str(&format!(
-            "{pod:<pod_width$}   {container:<container_width$}   {result}\n"
-        ));
+        lines.push(Printable::from(format!(
+            "{pod:<pod_width$}   {container:<container_width$}   {result}"
+        )));
     }
-    text
+    Printable::lines(lines)
 }
 
 /// `-o json`: every pod's outcome, and the counts.
@@ -243,6 +248,24 @@ mod tests {
             lines[3].starts_with("cart-1         -                invalid: Pod shop/cart-1"),
             "{}",
             lines[3]
+        );
+    }
+
+    #[test]
+    fn a_hostile_pod_name_is_shown_escaped_in_its_column() {
+        let hostile = "web\x1b]52;c;cm0gLXJm\x07\u{202e}1";
+        let table = table(&[outcome(hostile, refused()), outcome("cart-1", refused())]);
+        assert!(
+            !table.contains('\x1b') && !table.contains('\u{202e}'),
+            "{table}"
+        );
+        let lines: Vec<&str> = table.lines().collect();
+        let shown = "web\\e]52;c;cm0gLXJm\\x07\\u{202e}1";
+        assert!(lines[2].starts_with(shown), "{}", lines[2]);
+        let column = lines[1].find("CONTAINER").unwrap();
+        assert!(
+            lines[2][column..].starts_with('-') && lines[3][column..].starts_with('-'),
+            "columns line up:\n{table}"
         );
     }
 
