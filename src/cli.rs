@@ -169,6 +169,15 @@ pub struct CpArgs {
     /// container and at least 1 GiB more, or 4G when it cannot tell.
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub max_size: Option<u64>,
+    /// The most the whole copy may take (10m, 1h); past it, it stops as
+    /// ctrl-c does (exit 124). Without it, only a stall (--stall) ends a
+    /// copy that is under way.
+    #[arg(long, value_name = "DURATION", value_parser = parse_timeout)]
+    pub max_time: Option<Duration>,
+    /// Give the copy up when no byte of it moves either way for this long
+    /// (pings and empty frames from the server do not count).
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = parse_timeout)]
+    pub stall: Duration,
 }
 
 #[derive(Debug, Clone, Args)]

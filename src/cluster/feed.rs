@@ -79,6 +79,10 @@ pub const MAX_LIST_ROWS: usize = 1_000_000;
 /// sends empty pages with a new token forever stops here.
 pub const MIN_LIST_PAGES: usize = 2_000;
 
+/// Requests a second that failed lists may cost, sustained: one that asked
+/// for N pages waits N / RETRY_RATE seconds before the next try.
+const RETRY_RATE: f64 = 10.0;
+
 fn misbehaving(sentence: String) -> kube::Error {
     kube::Error::Service(Box::new(super::limits::Misbehaved(sentence)))
 }
@@ -157,6 +161,7 @@ async fn reflect<K, R>(
         tx,
         backoff: DefaultBackoff::default(),
         paged,
+        pages_asked: 0,
     }
     .run()
     .await;
@@ -171,6 +176,8 @@ struct Reflector<K, P, R> {
     backoff: DefaultBackoff,
     /// Report the list's rows as its pages come.
     paged: bool,
+    /// Pages the last list asked for.
+    pages_asked: usize,
 }
 
 impl<K, P, R> Reflector<K, P, R>
@@ -198,7 +205,12 @@ where
                         listed
                     }
                     Err(error) => {
-                        self.failed(&error).await?;
+                        // A failed list that asked for many pages (an
+                        // endless one stops at its cap) waits as long as
+                        // they take at RETRY_RATE: sustained, a server
+                        // that misbehaves so gets no more than that.
+                        let spent = Duration::from_secs_f64(self.pages_asked as f64 / RETRY_RATE);
+                        self.failed_waiting(&error, spent).await?;
                         interrupted = true;
                         continue;
                     }
@@ -322,7 +334,9 @@ where
         // the page before was read into.
         let mut ahead: Option<Ahead> = None;
         let mut spare = Vec::new();
+        self.pages_asked = 0;
         loop {
+            self.pages_asked += 1;
             let answer = match ahead.take() {
                 Some(ahead) => ahead.answer().await,
                 None => {
@@ -537,6 +551,15 @@ where
     /// Reports a failed request (or returns on 403) and waits out the
     /// back-off.
     async fn failed(&mut self, error: &kube::Error) -> Result<(), Stop> {
+        self.failed_waiting(error, Duration::ZERO).await
+    }
+
+    /// [`Self::failed`], waiting at least `at_least`.
+    async fn failed_waiting(
+        &mut self,
+        error: &kube::Error,
+        at_least: Duration,
+    ) -> Result<(), Stop> {
         let Problem {
             sentence, denied, ..
         } = describe(error);
@@ -548,7 +571,11 @@ where
             format!("{sentence} podbay keeps retrying.").into(),
         ))
         .await?;
-        let backoff = self.backoff.next().unwrap_or(Duration::from_secs(30));
+        let backoff = self
+            .backoff
+            .next()
+            .unwrap_or(Duration::from_secs(30))
+            .max(at_least);
         let pause = super::errors::retry_after(error).map_or(backoff, |asked| {
             asked.min(super::errors::MAX_RETRY_AFTER).max(backoff)
         });

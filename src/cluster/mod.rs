@@ -2,6 +2,7 @@
 
 pub(crate) mod cause;
 pub mod client;
+pub mod deadline;
 pub mod debug;
 pub mod debug_pod;
 pub(crate) mod errors;

@@ -3,8 +3,6 @@
 //! waiting for the other (a 256 MiB copy holds a few chunks, not the file),
 //! stderr kept for the failure sentence, and how the command ended.
 
-use std::time::Duration;
-
 use bytes::{BufMut, Bytes, BytesMut};
 use futures::{SinkExt, StreamExt};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Status;
@@ -12,6 +10,7 @@ use kube::api::AttachParams;
 use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::Message;
 
+use super::deadline::{Deadline, Expired};
 use super::session::{describe_end, framed};
 use crate::model::session::SessionEnd;
 
@@ -71,8 +70,9 @@ pub struct PipeSpec {
     pub pod: String,
     pub container: String,
     pub command: Vec<String>,
-    /// With no byte from the server for this long, the pipe is given up.
-    pub stall: Duration,
+    /// When the pipe is given up: with no payload either way for a while
+    /// (pings and empty frames are not progress), or past a total.
+    pub deadline: Deadline,
 }
 
 /// How the command ended.
@@ -124,16 +124,18 @@ pub async fn exec(
     let mut stderr = Vec::new();
     let mut stdin_left_open = false;
     let mut stopped_here = false;
-    // Bytes either way are progress: an upload hears nothing back.
-    let mut last_progress = tokio::time::Instant::now();
+    // Payload either way is progress (an upload hears nothing back);
+    // pings, empty frames and other channels are not.
+    let mut deadline = spec.deadline;
+    deadline.progressed();
     let end = loop {
         tokio::select! {
-            () = tokio::time::sleep_until(last_progress + spec.stall) => break stalled(spec.stall),
+            why = deadline.passed() => break expired(why),
             message = incoming.next() => {
-                last_progress = tokio::time::Instant::now();
                 match message {
                     Some(Ok(Message::Binary(frame))) => match frame.first() {
                         Some(&STDOUT) if frame.len() > 1 => {
+                            deadline.progressed();
                             let delivered = stdout.send(frame.slice(1..)).await;
                             if delivered.is_err() {
                                 stopped_here = true;
@@ -141,6 +143,9 @@ pub async fn exec(
                             }
                         }
                         Some(&STDERR) => {
+                            if frame.len() > 1 {
+                                deadline.progressed();
+                            }
                             let room = STDERR_KEPT.saturating_sub(stderr.len());
                             stderr.extend_from_slice(&frame[1..][..room.min(frame.len() - 1)]);
                         }
@@ -172,10 +177,10 @@ pub async fn exec(
                         framed(CLOSE, &[STDIN])
                     }
                 };
-                match tokio::time::timeout(spec.stall, outgoing.send(frame)).await {
-                    Ok(Ok(())) => last_progress = tokio::time::Instant::now(),
+                match deadline.bound(outgoing.send(frame)).await {
+                    Ok(Ok(())) => deadline.progressed(),
                     Ok(Err(e)) => break describe_end(None, Some(format!("disconnected: {e}"))),
-                    Err(_) => break stalled(spec.stall),
+                    Err(why) => break expired(why),
                 }
             }
         }
@@ -196,12 +201,6 @@ async fn next_input(stdin: &mut Option<mpsc::Receiver<InputChunk>>) -> Option<In
     }
 }
 
-fn stalled(after: Duration) -> SessionEnd {
-    describe_end(
-        None,
-        Some(format!(
-            "disconnected: the server sent nothing for {} s",
-            after.as_secs()
-        )),
-    )
+fn expired(why: Expired) -> SessionEnd {
+    describe_end(None, Some(format!("disconnected: {why}")))
 }

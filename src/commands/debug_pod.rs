@@ -13,6 +13,7 @@ use super::debug::{
     classify, closes_stdin, connect, exit, fail, final_state, started,
 };
 use crate::cli::{DebugArgs, DebugTarget};
+use crate::cluster::deadline::{self, CleanUpCut, clean_up};
 use crate::cluster::{debug, debug_pod};
 use crate::model::debug_pod::{self as model, Keep, NodeDebug, PodCopy};
 use crate::model::text::{Printable, sanitize};
@@ -81,11 +82,7 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> Result<i32, Failure> {
         Ok(created) => created,
         // Unanswered or interrupted, the create may still land: it goes.
         Err(failure) if failure.code == exit::TIMEOUT || failure.code > 128 => {
-            let _ = tokio::time::timeout(
-                std::time::Duration::from_secs(10),
-                debug_pod::delete(client, &namespace, &name),
-            )
-            .await;
+            let _ = clean_up(debug_pod::delete(client, &namespace, &name)).await;
             return Err(failure);
         }
         Err(failure) => return Err(failure),
@@ -105,14 +102,17 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> Result<i32, Failure> {
         planned.what, planned.container
     ));
     if let Some(original) = &planned.replaces {
-        let deleted = debug_pod::delete(client, &namespace, original).await;
+        let deleted = clean_up(debug_pod::delete(client, &namespace, original)).await;
         match deleted {
-            Ok(()) => voice.say(format!(
+            Ok(Ok(())) => voice.say(format!(
                 "deleted the original pod {namespace}/{original} (--replace)"
             )),
-            Err(e) => voice.warn(format!(
-                "podbay: the original pod {namespace}/{original} was not deleted: {}",
-                sanitize(&e.to_string())
+            Ok(Err(e)) => voice.warn(format!(
+                "podbay: the original pod {namespace}/{original} was not deleted: {e}"
+            )),
+            Err(cut) => voice.warn(format!(
+                "podbay: the original pod {namespace}/{original} may not be deleted: {}",
+                cut_words(cut)
             )),
         }
     }
@@ -149,14 +149,18 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> Result<i32, Failure> {
             }
         ));
     } else {
-        match debug_pod::delete(client, &namespace, &name).await {
-            Ok(()) => job
+        match clean_up(debug_pod::delete(client, &namespace, &name)).await {
+            Ok(Ok(())) => job
                 .voice
                 .say(format!("deleted {} {namespace}/{name}", planned.what)),
-            Err(e) => job.voice.warn(format!(
-                "podbay: {} {namespace}/{name} could not be deleted ({}); delete it with `kubectl delete pod -n {namespace} {name}`",
+            Ok(Err(e)) => job.voice.warn(format!(
+                "podbay: {} {namespace}/{name} could not be deleted ({e}); delete it with `kubectl delete pod -n {namespace} {name}`",
                 planned.what,
-                sanitize(&e.to_string())
+            )),
+            Err(cut) => job.voice.warn(format!(
+                "podbay: {} {namespace}/{name} may be left: {}; delete it with `kubectl delete pod -n {namespace} {name}`",
+                planned.what,
+                cut_words(cut)
             )),
         }
     }
@@ -287,6 +291,16 @@ async fn plan_node(
         what: "node debug pod",
         replaces: None,
     })
+}
+
+fn cut_words(cut: CleanUpCut) -> String {
+    match cut {
+        CleanUpCut::Unanswered => format!(
+            "the server did not answer its deletion within {} s",
+            deadline::CLEAN_UP.as_secs()
+        ),
+        CleanUpCut::Signalled => "podbay was stopped again before its deletion was answered".into(),
+    }
 }
 
 /// Resolves when podbay is asked to stop: SIGTERM (`timeout`, a killed

@@ -150,6 +150,9 @@ async fn dispatch(
             let ns = namespace.unwrap_or_default();
             authorize(user, "delete", "pods", "", &ns, &name)?;
             let body = read_body(request).await?;
+            if state.faults.deletes_muted() {
+                std::future::pending::<()>().await;
+            }
             delete_pod(state, &Key::new(&ns, &name), &query, &body)
         }
         (

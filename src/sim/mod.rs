@@ -127,6 +127,8 @@ pub struct Faults {
     /// While true, a list's pages after the first wait (a slow apiserver
     /// paging a large list).
     held_pages: signal::Sender<bool>,
+    /// While true, a pod DELETE is never answered (nor carried out).
+    mute_deletes: std::sync::atomic::AtomicBool,
 }
 
 impl Faults {
@@ -134,6 +136,11 @@ impl Faults {
     pub async fn page_released(&self) {
         let mut held = self.held_pages.subscribe();
         let _ = held.wait_for(|held| !*held).await;
+    }
+
+    /// Whether pod DELETEs go unanswered.
+    pub fn deletes_muted(&self) -> bool {
+        self.mute_deletes.load(Ordering::Relaxed)
     }
 
     pub fn latency(&self) -> Duration {
@@ -419,6 +426,14 @@ impl SimHandle {
     /// (`false`): a list stays incomplete as long as a test needs.
     pub fn hold_list_pages(&self, held: bool) {
         self.state.faults.held_pages.send_replace(held);
+    }
+
+    /// Fault: leave every pod DELETE unanswered (and not done) while `true`.
+    pub fn mute_deletes(&self, muted: bool) {
+        self.state
+            .faults
+            .mute_deletes
+            .store(muted, Ordering::Relaxed);
     }
 
     /// Fault: end every open watch (clients re-watch from their last RV).

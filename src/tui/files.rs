@@ -15,7 +15,7 @@ use crate::app::files::{FileOp, FilesEvent, READ_LIMIT, Via};
 use crate::cluster::debug::{self as launching, Startup};
 use crate::cluster::pipe::{self, PipeSpec};
 use crate::commands::cp::progress::Meter;
-use crate::commands::cp::{Reach, copy_in, copy_out};
+use crate::commands::cp::{Bounds, Reach, copy_in, copy_out};
 use crate::model::TerminalKey;
 use crate::model::files::{self, parse_listing};
 use crate::model::text::sanitize;
@@ -84,7 +84,7 @@ pub(super) async fn carry_out(
                     &reach,
                     &from,
                     Some(std::path::Path::new(&to)),
-                    None,
+                    Bounds::default(),
                     &meter,
                 )
                 .await
@@ -108,10 +108,18 @@ pub(super) async fn carry_out(
             let outcome = match local_path.file_name() {
                 Some(name) => {
                     let name = name.to_string_lossy().into_owned();
-                    copy_in(&client, &reach, Some(&local_path), &dir, &name, &meter)
-                        .await
-                        .map_err(|f| f.sentence.as_str().to_string())
-                        .and_then(|done| done.ok_or_else(no_tar))
+                    copy_in(
+                        &client,
+                        &reach,
+                        Some(&local_path),
+                        &dir,
+                        &name,
+                        Bounds::default(),
+                        &meter,
+                    )
+                    .await
+                    .map_err(|f| f.sentence.as_str().to_string())
+                    .and_then(|done| done.ok_or_else(no_tar))
                 }
                 None => Err(format!("{local} names no file to upload.")),
             };
@@ -353,7 +361,8 @@ async fn output(
         pod: reach.pod.clone(),
         container: reach.runs_in.clone(),
         command: for_reach(reach),
-        stall: Duration::from_secs(30),
+        deadline: crate::cluster::deadline::Deadline::none()
+            .stalling_after(Duration::from_secs(30)),
     };
     let end = pipe::exec(client, &spec, None, tx)
         .await

@@ -432,3 +432,70 @@ async fn sigterm_deletes_the_node_debug_pod_and_exits_143() {
         "{pod} is gone"
     );
 }
+
+/// A DELETE the server never answers: podbay gives it its own 10 s and
+/// ends saying the pod may be left (it waited for ever, and ignored two
+/// SIGTERMs); a second signal during that wait ends podbay at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mute_delete_neither_hangs_podbay_nor_swallows_a_second_signal() {
+    use tokio::io::{AsyncBufReadExt, BufReader};
+    use tokio::time::{Duration, Instant};
+    let f = Fixture::new(0).await;
+    f.sim.mute_deletes(true);
+    let home = support::tempdir::temp_home("cli-debug-mute-delete");
+
+    let mut child = support::podbay_debug_spawned(
+        &f.kubeconfig,
+        &["node/node-b1", "-i", "--image", "busybox:1.36", "--", "sh"],
+        home.path(),
+    );
+    let _stdin = child.stdin.take();
+    let mut stderr = BufReader::new(child.stderr.take().expect("stderr")).lines();
+    tokio::time::timeout(Duration::from_secs(30), async {
+        while let Some(line) = stderr.next_line().await.expect("stderr read") {
+            if line.contains("created node debug pod") {
+                return;
+            }
+        }
+        panic!("podbay ended before creating the pod")
+    })
+    .await
+    .expect("the pod is created");
+    let pid = nix::unistd::Pid::from_raw(child.id().expect("running") as i32);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
+    // The first signal's clean-up is under way (its DELETE unanswered).
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let second = Instant::now();
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
+    let status = tokio::time::timeout(Duration::from_secs(5), child.wait())
+        .await
+        .expect("a second SIGTERM ends podbay at once")
+        .expect("status");
+    let mut said = Vec::new();
+    while let Ok(Some(line)) = stderr.next_line().await {
+        said.push(line);
+    }
+    assert!(second.elapsed() < Duration::from_secs(5));
+    assert_eq!(status.code(), Some(143), "{said:?}");
+    assert!(
+        said.iter()
+            .any(|l| l.contains("may be left: podbay was stopped again")
+                && l.contains("kubectl delete pod -n default node-debugger-node-b1-")),
+        "{said:?}"
+    );
+
+    let started = Instant::now();
+    let out = piped(
+        &f,
+        &["node/node-b1", "--image", "busybox:1.36", "--", "true"],
+        "",
+    )
+    .await;
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("may be left: the server did not answer its deletion within 10 s"),
+        "{stderr}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(40));
+}

@@ -885,8 +885,9 @@ async fn a_list_whose_pages_never_end_stops_at_the_cap_and_backs_off() {
         text.contains("did not end after 2000 pages"),
         "the screen says what the server did: {text}"
     );
-    // Each try stops at 2 000 pages; tries are spaced by the back-off.
-    assert!(lists <= 5 * 2_000, "{lists} pages");
+    // Each try stops at 2 000 pages, then waits as long as those take at
+    // 10 requests a second (200 s): one try in these 15 s.
+    assert!(lists <= 2_000 + 2, "{lists} pages");
     assert!(rss < 150.0, "peak RSS {rss:.0} MB");
 }
 
@@ -1508,7 +1509,9 @@ async fn many_pods_with_hostile_names_are_printed_escaped() {
     let config = server.kubeconfig("fleet-names");
     let out = podbay_debug(
         &config,
-        &["-l", "app=web", "-n", "shop", "--image", "busybox", "--", "true"],
+        &[
+            "-l", "app=web", "-n", "shop", "--image", "busybox", "--", "true",
+        ],
     )
     .await;
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -1516,4 +1519,86 @@ async fn many_pods_with_hostile_names_are_printed_escaped() {
     assert!(!holds_live_payload(&out.stdout), "{out:?}");
     assert!(stderr.contains("web\\e]52;c;SGVsbG8="), "{stderr}");
     assert!(stderr.contains("POD"), "the summary: {stderr}");
+}
+
+/// A copy whose stream gets pings and empty frames but no byte of the file
+/// is given up at its stall bound (it waited for ever: any frame counted as
+/// progress), with the sentence and exit 75, nothing left behind.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_copy_kept_alive_by_pings_alone_stalls_out() {
+    let server = Hostile::start(|r| {
+        let command: Vec<&str> = r
+            .query
+            .split('&')
+            .filter_map(|p| p.strip_prefix("command="))
+            .collect();
+        match r.path.as_str() {
+            "/version" => hostile::version(),
+            p if p.ends_with("/exec") && command.first() == Some(&"du") => Reply::websocket(vec![
+                channel(1, b"4\t/etc/hosts\n"),
+                channel(3, br#"{"metadata":{},"status":"Success"}"#),
+            ]),
+            p if p.ends_with("/exec") => {
+                Reply::websocket(vec![]).then_keepalive(Duration::from_millis(200))
+            }
+            p if p.ends_with("/pods/web-1") => Reply::json(200, &hostile::pod("web-1")),
+            _ => Reply::failure(404, "NotFound", "not here"),
+        }
+    })
+    .await;
+    let config = server.kubeconfig("cp-pings");
+    let dir = tempfile::tempdir().unwrap();
+    let home = support::tempdir::temp_home("cp-pings");
+    let started = std::time::Instant::now();
+    let run = support::podbay_command(
+        "cp",
+        &config,
+        &["shop/web-1:/etc/hosts", "hosts", "--stall", "2s"],
+        home.path(),
+    )
+    .current_dir(dir.path())
+    .output();
+    let out = tokio::time::timeout(Duration::from_secs(30), run)
+        .await
+        .expect("a copy with no payload ends at its stall bound")
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(75), "{stderr}");
+    assert!(
+        stderr.contains("nothing was sent or received for 2 s"),
+        "{stderr}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(20));
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "no stage left"
+    );
+
+    // The whole copy's own deadline, whatever the stream does.
+    let run = support::podbay_command(
+        "cp",
+        &config,
+        &["shop/web-1:/etc/hosts", "hosts", "--max-time", "2s"],
+        home.path(),
+    )
+    .current_dir(dir.path())
+    .output();
+    let out = tokio::time::timeout(Duration::from_secs(30), run)
+        .await
+        .expect("a copy ends at its --max-time")
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(124), "{stderr}");
+    assert!(
+        stderr.contains(
+            "The copy was stopped: it took longer than 2 s (--max-time); nothing was kept."
+        ),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "no stage left"
+    );
 }

@@ -18,6 +18,7 @@ use tokio::sync::mpsc;
 
 use super::debug::{self as debug_cmd, Defaults, Failure, Job, Sinks, Voice, exit, fail};
 use crate::cli::{CpArgs, DebugArgs, DebugTarget};
+use crate::cluster::deadline::Deadline;
 use crate::cluster::pipe::{self, PipeEnd, PipeSpec};
 use crate::local::{Place, Stage};
 use crate::model::text::sanitize;
@@ -37,18 +38,13 @@ pub mod codes {
     pub const REFUSED_STREAM: i32 = 76;
 }
 
-/// With no byte either way for this long, a copy is given up.
+/// With no payload either way for this long, a copy is given up.
 const STALL: Duration = Duration::from_secs(60);
 
 /// Which way the bytes go.
 enum Plan {
-    /// Out of the pod into a local path, or onto stdout as tar, taking
-    /// at most `limit` bytes (else the default budget).
-    Out {
-        from: Split,
-        to: Option<PathBuf>,
-        limit: Option<u64>,
-    },
+    /// Out of the pod into a local path, or onto stdout as tar.
+    Out { from: Split, to: Option<PathBuf> },
     /// Into the pod from a local path (named `name` there), or from a tar
     /// stream on stdin (unpacked into `dir`).
     In {
@@ -81,12 +77,22 @@ pub(crate) struct Reach {
 }
 
 /// The copy, or a signal (ctrl-c, SIGTERM, SIGHUP, SIGQUIT): then what
-/// was staged is removed and podbay exits 128 + the signal's number.
+/// was staged is removed and podbay exits 128 + the signal's number. Past
+/// `--max-time`, the same with exit 124.
 pub async fn run(args: CpArgs, defaults: &Defaults) -> Result<(), Failure> {
     let upload = matches!(Location::parse(&args.destination), Location::Pod(_));
     let stopped = crate::tty::termination();
+    let deadline = Deadline::none().within(args.max_time);
+    let kept = if upload {
+        "part of the copy may be in the container already"
+    } else {
+        "nothing was kept"
+    };
     tokio::select! {
-        done = copy(args, defaults) => done,
+        done = deadline.bound(copy(args, defaults)) => done.unwrap_or_else(|why| {
+            crate::local::remove_stages();
+            Err(fail(exit::TIMEOUT, format!("The copy was stopped: {why} (--max-time); {kept}.")))
+        }),
         () = stopped => {
             crate::local::remove_stages();
             let signal = crate::tty::stopped_by().unwrap_or(nix::libc::SIGINT);
@@ -143,7 +149,7 @@ async fn copy(args: CpArgs, defaults: &Defaults) -> Result<(), Failure> {
             Route::Direct,
         )
         .await?;
-        let done = carry(&client, &reach, &plan).await?;
+        let done = carry(&client, &reach, &plan, Bounds::of(&args)).await?;
         voice.say(&done.ok_or_else(|| no_tar(&reach))?);
         return Ok(());
     }
@@ -153,7 +159,7 @@ async fn copy(args: CpArgs, defaults: &Defaults) -> Result<(), Failure> {
         runs_in: container.clone(),
         route: Route::Direct,
     };
-    let done = match carry(&client, &direct, &plan).await? {
+    let done = match carry(&client, &direct, &plan, Bounds::of(&args)).await? {
         Some(done) => done,
         None => {
             voice.say(format!(
@@ -169,7 +175,7 @@ async fn copy(args: CpArgs, defaults: &Defaults) -> Result<(), Failure> {
                 Route::Through,
             )
             .await?;
-            carry(&client, &through, &plan).await?.ok_or_else(|| {
+            carry(&client, &through, &plan, Bounds::of(&args)).await?.ok_or_else(|| {
                 fail(
                     exit::UNSUPPORTED,
                     format!(
@@ -189,14 +195,41 @@ async fn carry(
     client: &kube::Client,
     reach: &Reach,
     plan: &Plan,
+    bounds: Bounds,
 ) -> Result<Option<String>, Failure> {
     let meter = Meter::new();
     match plan {
-        Plan::Out { from, to, limit } => {
-            copy_out(client, reach, from, to.as_deref(), *limit, &meter).await
+        Plan::Out { from, to } => {
+            copy_out(client, reach, from, to.as_deref(), bounds, &meter).await
         }
         Plan::In { from, dir, name } => {
-            copy_in(client, reach, from.as_deref(), dir, name, &meter).await
+            copy_in(client, reach, from.as_deref(), dir, name, bounds, &meter).await
+        }
+    }
+}
+
+/// What a copy may take: bytes out of the pod (`None`: the default
+/// budget, see [`Budget::for_item`]) and the silence of its stream.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Bounds {
+    pub bytes: Option<u64>,
+    pub stall: Duration,
+}
+
+impl Default for Bounds {
+    fn default() -> Self {
+        Bounds {
+            bytes: None,
+            stall: STALL,
+        }
+    }
+}
+
+impl Bounds {
+    fn of(args: &CpArgs) -> Bounds {
+        Bounds {
+            bytes: args.max_size,
+            stall: args.stall,
         }
     }
 }
@@ -317,14 +350,7 @@ fn plan(args: &CpArgs) -> Result<(PodPath, Plan), Failure> {
                 }
                 _ => None,
             };
-            Ok((
-                at,
-                Plan::Out {
-                    from,
-                    to,
-                    limit: args.max_size,
-                },
-            ))
+            Ok((at, Plan::Out { from, to }))
         }
         (from @ (Location::Local(_) | Location::Stdio), Location::Pod(at)) => {
             let from = match from {
@@ -490,7 +516,7 @@ pub(crate) async fn copy_out(
     reach: &Reach,
     from: &Split,
     to: Option<&Path>,
-    limit: Option<u64>,
+    bounds: Bounds,
     meter: &Meter,
 ) -> Result<Option<String>, Failure> {
     let shown_from = format!("{}/{}:{}", reach.namespace, reach.pod, joined(from));
@@ -506,7 +532,7 @@ pub(crate) async fn copy_out(
         .and_then(|out| parse_du(&out))
         .map(|kib| kib.saturating_mul(1024));
     let (tx, rx) = mpsc::channel::<Bytes>(CHUNKS_IN_FLIGHT);
-    let spec = pipe_spec(reach, reach.route.pack(from));
+    let spec = pipe_spec(reach, reach.route.pack(from), bounds.stall);
     let _shown = Shown::start(meter, measured);
     let count = meter.done.clone();
     match to {
@@ -547,7 +573,7 @@ pub(crate) async fn copy_out(
             let target = Destination::for_item(to, &from.name)?;
             let stage = target.stage()?;
             let top = from.name.clone();
-            let budget = Budget::for_item(measured, limit);
+            let budget = Budget::for_item(measured, bounds.bytes);
             // The stage goes with the unpacking: if this copy is dropped
             // (cancelled), it is removed when the unpacking ends, not
             // while it still writes.
@@ -615,6 +641,7 @@ pub(crate) async fn copy_in(
     from: Option<&Path>,
     dir: &str,
     name: &str,
+    bounds: Bounds,
     meter: &Meter,
 ) -> Result<Option<String>, Failure> {
     // As kubectl: onto an existing directory, the item goes inside it.
@@ -685,7 +712,7 @@ pub(crate) async fn copy_in(
         }
     };
     let _shown = Shown::start(meter, total);
-    let spec = pipe_spec(reach, reach.route.unpack(dir));
+    let spec = pipe_spec(reach, reach.route.unpack(dir), bounds.stall);
     let (sink, mut drained) = mpsc::channel::<Bytes>(4);
     tokio::spawn(async move { while drained.recv().await.is_some() {} });
     let end = pipe::exec(client, &spec, Some(rx), sink)
@@ -731,13 +758,13 @@ async fn resolved_dir(client: &kube::Client, reach: &Reach, dir: &str, say: bool
     }
 }
 
-fn pipe_spec(reach: &Reach, command: Vec<String>) -> PipeSpec {
+fn pipe_spec(reach: &Reach, command: Vec<String>, stall: Duration) -> PipeSpec {
     PipeSpec {
         namespace: reach.namespace.clone(),
         pod: reach.pod.clone(),
         container: reach.runs_in.clone(),
         command,
-        stall: STALL,
+        deadline: Deadline::none().stalling_after(stall),
     }
 }
 
@@ -757,10 +784,7 @@ pub(crate) async fn run_quietly(
         }
         out
     });
-    let spec = PipeSpec {
-        stall: Duration::from_secs(20),
-        ..pipe_spec(reach, command)
-    };
+    let spec = pipe_spec(reach, command, Duration::from_secs(20));
     let end = pipe::exec(client, &spec, None, tx).await.ok();
     let out = collect.await.unwrap_or_default();
     let ok = end.as_ref().is_some_and(PipeEnd::succeeded);
@@ -1032,6 +1056,8 @@ mod tests {
             as_target_user: Default::default(),
             timeout: Duration::from_secs(60),
             max_size: None,
+            max_time: None,
+            stall: Duration::from_secs(60),
         }
     }
 

@@ -55,6 +55,9 @@ pub enum Then {
     Close,
     /// Keep the connection open and send nothing more.
     Stall,
+    /// A websocket: keep it open, sending a ping and an empty stdout frame
+    /// this often, and never a byte of payload.
+    Keepalive(std::time::Duration),
 }
 
 pub struct Reply {
@@ -123,6 +126,11 @@ impl Reply {
 
     pub fn then_stall(mut self) -> Reply {
         self.then = Then::Stall;
+        self
+    }
+
+    pub fn then_keepalive(mut self, every: std::time::Duration) -> Reply {
+        self.then = Then::Keepalive(every);
         self
     }
 }
@@ -219,7 +227,7 @@ async fn serve(mut socket: TcpStream, handler: &Handler, log: &Mutex<Vec<(Instan
     log.lock().unwrap().push((Instant::now(), request.clone()));
     let reply = handler(&request);
     if let Some(messages) = reply.websocket {
-        return websocket(socket, &request, messages).await;
+        return websocket(socket, &request, messages, reply.then).await;
     }
     if let Some(status) = reply.status {
         let mut head = format!("HTTP/1.1 {status} {}\r\n", reason(status));
@@ -251,11 +259,11 @@ async fn serve(mut socket: TcpStream, handler: &Handler, log: &Mutex<Vec<(Instan
         Then::Close => {
             let _ = socket.shutdown().await;
         }
-        Then::Stall => std::future::pending::<()>().await,
+        Then::Stall | Then::Keepalive(_) => std::future::pending::<()>().await,
     }
 }
 
-async fn websocket(mut socket: TcpStream, request: &Request, messages: Vec<Vec<u8>>) {
+async fn websocket(mut socket: TcpStream, request: &Request, messages: Vec<Vec<u8>>, then: Then) {
     use futures::SinkExt as _;
     use tokio_tungstenite::tungstenite::{Message, handshake::derive_accept_key, protocol::Role};
     let key = request.header("sec-websocket-key").unwrap_or_default();
@@ -280,7 +288,20 @@ async fn websocket(mut socket: TcpStream, request: &Request, messages: Vec<Vec<u
             return;
         }
     }
-    let _ = stream.close(None).await;
+    match then {
+        Then::Close => {
+            let _ = stream.close(None).await;
+        }
+        Then::Stall => std::future::pending::<()>().await,
+        Then::Keepalive(every) => loop {
+            tokio::time::sleep(every).await;
+            let ping = stream.send(Message::Ping(Vec::new().into())).await;
+            let empty = stream.send(Message::Binary(vec![1u8].into())).await;
+            if ping.is_err() || empty.is_err() {
+                return;
+            }
+        },
+    }
 }
 
 /// The request line and headers; a body (PATCH) is read by Content-Length.
