@@ -77,6 +77,22 @@ pub struct Defaults {
 /// container's). Several pods, a selector or an owner are
 /// [`fleet::run`](super::fleet::run)'s.
 pub async fn run(args: DebugArgs, defaults: &Defaults) -> Result<i32, Failure> {
+    // A signal drops the run: its raw mode, and the modes the container's
+    // output turned on in the user's terminal, are restored as it goes.
+    let stopped = crate::tty::termination();
+    tokio::select! {
+        done = run_one(args, defaults) => done,
+        () = stopped => {
+            let signal = crate::tty::stopped_by().unwrap_or(nix::libc::SIGINT);
+            Err(fail(
+                128 + signal,
+                "Interrupted; a debug container already added runs on (ephemeral containers cannot be removed: --reuse attaches to it again).",
+            ))
+        }
+    }
+}
+
+async fn run_one(args: DebugArgs, defaults: &Defaults) -> Result<i32, Failure> {
     let connection = connect(&args).await?;
     let namespace = args
         .namespace

@@ -835,3 +835,63 @@ async fn reuse_runs_a_command_in_the_running_one_and_attaches_it_as_it_was_made(
     let _ = screen.child.start_kill();
     let _ = screen.child.wait().await;
 }
+
+/// SIGTERM while `podbay debug -it` holds the terminal (raw mode, and the
+/// container's alternate screen, mouse reporting and hidden cursor on):
+/// podbay restores it all, then exits 143 (it died of the signal, leaving
+/// them all on).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_during_a_tty_session_leaves_the_terminal_as_it_found_it() {
+    let f = Fixture::new(0).await;
+    let script =
+        r"printf '\033[?1049h\033[?1000h\033[?1006h\033[?25lheld by the container'; sleep 60";
+    let args: Vec<String> = [
+        "debug",
+        "--kubeconfig",
+        &f.kubeconfig.display().to_string(),
+        "redis-0",
+        "-n",
+        "shop",
+        "--image",
+        "busybox",
+        "-it",
+        "--",
+        "sh",
+        "-c",
+        script,
+    ]
+    .map(String::from)
+    .to_vec();
+    let mut screen = support::PodbayScreen::spawn(&args, 100, 30);
+    screen
+        .wait_for("the container's screen", |t| {
+            t.contains("held by the container")
+        })
+        .await;
+    let pid = nix::unistd::Pid::from_raw(screen.child.id().expect("running") as i32);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
+    let status = tokio::time::timeout(std::time::Duration::from_secs(20), screen.child.wait())
+        .await
+        .expect("podbay ends on SIGTERM")
+        .expect("exit status");
+    screen.output_ended().await;
+    assert_eq!(status.code(), Some(143));
+    let size = |n: u16| std::num::NonZeroU16::new(n).expect("a size");
+    let mut terminal = vt100::Parser::new(size(30), size(100), 0);
+    terminal.process(&screen.written());
+    let after = terminal.screen();
+    assert!(!after.alternate_screen(), "left the alternate screen");
+    assert_eq!(
+        after.mouse_protocol_mode(),
+        vt100::MouseProtocolMode::None,
+        "mouse reporting off"
+    );
+    assert!(!after.hide_cursor(), "the cursor shows");
+    assert!(
+        after
+            .contents()
+            .contains("Interrupted; a debug container already added runs on"),
+        "{}",
+        after.contents()
+    );
+}
