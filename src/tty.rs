@@ -88,37 +88,77 @@ fn install_panic_hook() {
     }));
 }
 
-/// Resolves when the process is asked to stop (SIGTERM, SIGHUP, SIGQUIT,
-/// SIGINT outside raw mode), so the caller can unwind and restore the
-/// terminal; [`stopped_by`] then says which signal it was. The handlers
+/// Resolves once the process has been asked to stop (SIGTERM, SIGHUP,
+/// SIGQUIT, SIGINT outside raw mode), at any time since the first call
+/// (then too, if it already was), so the caller can unwind and restore
+/// the terminal; [`stopped_by`] then says which signal it was. The handlers
 /// are in place when this returns, before the future is first awaited: a
 /// signal sent just after (the simulator has printed its kubeconfig) is
-/// caught, not left to kill the process.
+/// caught, not left to kill the process. Every signal is counted by one
+/// listener for the process's life, so none is lost between two steps that
+/// each wait for one.
 pub fn termination() -> impl std::future::Future<Output = ()> {
-    use tokio::signal::unix::{SignalKind, signal};
-    let kinds = [
-        SignalKind::terminate(),
-        SignalKind::hangup(),
-        SignalKind::quit(),
-        SignalKind::interrupt(),
-    ];
-    let waits: Vec<_> = kinds
-        .into_iter()
-        .filter_map(|kind| {
-            let mut stream = signal(kind).ok()?;
-            Some(Box::pin(async move {
-                stream.recv().await;
-                kind.as_raw_value()
-            }))
-        })
-        .collect();
+    signals_at_least(1)
+}
+
+/// Resolves once another signal comes than those already here: clean-up
+/// (after the first, or at the end of the work) gives way to it.
+pub fn next_termination() -> impl std::future::Future<Output = ()> {
+    let now = *signals().borrow();
+    signals_at_least(now + 1)
+}
+
+fn signals_at_least(count: u32) -> impl std::future::Future<Output = ()> {
+    let mut received = signals();
     async move {
-        if waits.is_empty() {
-            return std::future::pending().await;
+        if received.wait_for(|n| *n >= count).await.is_err() {
+            std::future::pending::<()>().await;
         }
-        let (number, _, _) = futures::future::select_all(waits).await;
-        STOPPED_BY.store(number, Ordering::SeqCst);
     }
+}
+
+/// How many stop signals have come, from the one listener (started by the
+/// first call, inside the runtime).
+fn signals() -> tokio::sync::watch::Receiver<u32> {
+    use tokio::signal::unix::{SignalKind, signal};
+    static RECEIVED: std::sync::OnceLock<tokio::sync::watch::Sender<u32>> =
+        std::sync::OnceLock::new();
+    RECEIVED
+        .get_or_init(|| {
+            let (count, _) = tokio::sync::watch::channel(0u32);
+            let kinds = [
+                SignalKind::terminate(),
+                SignalKind::hangup(),
+                SignalKind::quit(),
+                SignalKind::interrupt(),
+            ];
+            let streams: Vec<_> = kinds
+                .into_iter()
+                .filter_map(|kind| Some((kind.as_raw_value(), signal(kind).ok()?)))
+                .collect();
+            let counter = count.clone();
+            tokio::spawn(async move {
+                let mut streams = streams;
+                if streams.is_empty() {
+                    return;
+                }
+                loop {
+                    let waits = streams.iter_mut().map(|(number, stream)| {
+                        let number = *number;
+                        Box::pin(async move {
+                            stream.recv().await;
+                            number
+                        })
+                    });
+                    let (number, _, _) = futures::future::select_all(waits).await;
+                    let _ =
+                        STOPPED_BY.compare_exchange(0, number, Ordering::SeqCst, Ordering::SeqCst);
+                    counter.send_modify(|n| *n += 1);
+                }
+            });
+            count
+        })
+        .subscribe()
 }
 
 static STOPPED_BY: AtomicI32 = AtomicI32::new(0);

@@ -123,7 +123,7 @@ pub enum CleanUpCut {
 /// once on a second signal: a server that never answers cannot keep
 /// podbay from ending, and neither can it make podbay ignore the user.
 pub async fn clean_up<T>(work: impl Future<Output = T>) -> Result<T, CleanUpCut> {
-    let stop = crate::tty::termination();
+    let stop = crate::tty::next_termination();
     tokio::select! {
         done = tokio::time::timeout(CLEAN_UP, work) => done.map_err(|_| CleanUpCut::Unanswered),
         () = stop => Err(CleanUpCut::Signalled),

@@ -15,6 +15,7 @@ use super::debug::{
 use crate::cli::{DebugArgs, DebugTarget};
 use crate::cluster::deadline::{self, CleanUpCut, clean_up};
 use crate::cluster::{debug, debug_pod};
+use crate::model::debug::Profile;
 use crate::model::debug_pod::{self as model, Keep, NodeDebug, PodCopy};
 use crate::model::text::{Printable, sanitize};
 
@@ -27,6 +28,9 @@ struct Planned {
     /// The pod a copy was made of, deleted after with `--replace`.
     replaces: Option<String>,
 }
+
+/// A copy's word in sentences (and how it is told from a node's pod).
+const COPY: &str = "copy";
 
 pub async fn run(args: DebugArgs, defaults: &Defaults) -> Result<i32, Failure> {
     if args.pods.len() > 1 || args.selector.is_some() {
@@ -62,7 +66,22 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> Result<i32, Failure> {
         }
     };
     let planned = with_custom(planned, &args, defaults)?;
-    preflight(client, &planned, &namespace, &args).await?;
+    let planned = match preflight(client, &planned, &namespace, &args).await {
+        Ok(()) => planned,
+        // As for a debug container: a profile not asked for that the
+        // namespace refuses gives way to the strongest one it admits.
+        Err(refused)
+            if refused.code == exit::FORBIDDEN
+                && args.profile.is_none()
+                && args.custom.is_none()
+                && planned.what == COPY =>
+        {
+            admitted_copy(client, &args, defaults, &namespace, &voice, deadline)
+                .await?
+                .ok_or(refused)?
+        }
+        Err(refused) => return Err(refused),
+    };
     let name = planned.pod.metadata.name.clone().unwrap_or_default();
     let create = answered(
         "the request to create the pod",
@@ -393,7 +412,7 @@ async fn plan_copy(
     Ok(Planned {
         pod: copied,
         container,
-        what: "copy",
+        what: COPY,
         replaces: flags.replace.then(|| pod.to_string()),
     })
 }
@@ -429,6 +448,53 @@ fn with_custom(
 
 /// Pod Security, checked before the create: a refusal names the
 /// namespace's label and what would be admitted.
+/// The copy planned again with the strongest profile the namespace's Pod
+/// Security admits (said, as for a debug container); `None` if none does.
+async fn admitted_copy(
+    client: &kube::Client,
+    args: &DebugArgs,
+    defaults: &Defaults,
+    namespace: &str,
+    voice: &Voice,
+    deadline: tokio::time::Instant,
+) -> Result<Option<Planned>, Failure> {
+    let limit = args.timeout.min(std::time::Duration::from_secs(5));
+    let Some(policy) = debug::read_policy(client, namespace, limit).await else {
+        return Ok(None);
+    };
+    let Some(DebugTarget::Pod(pod)) = args.pods.first() else {
+        return Ok(None);
+    };
+    for profile in [Profile::Baseline, Profile::Restricted] {
+        let with = DebugArgs {
+            profile: Some(profile),
+            ..args.clone()
+        };
+        let planned = plan_copy(
+            client,
+            &with,
+            defaults,
+            pod,
+            namespace,
+            &Voice::Quiet,
+            deadline,
+        )
+        .await?;
+        if policy
+            .pod_refusal(namespace, planned.what, &planned.pod)
+            .is_none()
+        {
+            voice.say(format!(
+                "{namespace} enforces Pod Security \"{}\": using --profile={profile} instead of {}",
+                policy.enforce.level.name(),
+                defaults.profile
+            ));
+            return Ok(Some(planned));
+        }
+    }
+    Ok(None)
+}
+
 async fn preflight(
     client: &kube::Client,
     planned: &Planned,
