@@ -59,7 +59,10 @@ const ENDED_AT_ONCE: Duration = Duration::from_millis(500);
 pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The smallest page asked for when pages come back over the size cap.
-const SMALLEST_PAGE: u32 = 20;
+pub(crate) const SMALLEST_PAGE: u32 = 20;
+
+/// The page size podbay lists in.
+pub(crate) const PAGE_SIZE: u32 = 500;
 
 /// A paged feed's first page: small, so the first rows are on screen after
 /// one short round trip.
@@ -673,7 +676,7 @@ where
 /// The next page a list's `metadata` asks for, if any, after a page asked
 /// for with `params`, `listed` rows in: checking that the list ends (its
 /// continue tokens do not repeat, its pages are not endless).
-fn plan_next(
+pub(crate) fn plan_next(
     metadata: &ListMeta,
     params: &ListParams,
     tokens: &mut std::collections::HashSet<String>,
@@ -710,7 +713,7 @@ fn plan_next(
 }
 
 /// A list that does not end: the sentence for it.
-fn endless(pages: usize, rows: usize) -> kube::Error {
+pub(crate) fn endless(pages: usize, rows: usize) -> kube::Error {
     misbehaving(format!(
         "The API server's list did not end after {pages} pages and {rows} rows: podbay stops a list at {MAX_LIST_ROWS} rows."
     ))
@@ -718,7 +721,9 @@ fn endless(pages: usize, rows: usize) -> kube::Error {
 
 /// How many pages a list of [`MAX_LIST_ROWS`] takes at `params`' page size.
 fn max_pages(params: &ListParams) -> usize {
-    let page = params.limit.map_or(500, |limit| limit.max(1) as usize);
+    let page = params
+        .limit
+        .map_or(PAGE_SIZE as usize, |limit| limit.max(1) as usize);
     (MAX_LIST_ROWS / page).max(MIN_LIST_PAGES)
 }
 
@@ -734,5 +739,5 @@ fn is_gone(error: &kube::Error) -> bool {
 
 /// The watcher configuration podbay uses: bookmarks on, pages of 500.
 pub fn config() -> watcher::Config {
-    watcher::Config::default().page_size(500).timeout(290)
+    watcher::Config::default().page_size(PAGE_SIZE).timeout(290)
 }

@@ -130,13 +130,9 @@ pub struct RawPage(Vec<u8>);
 
 impl RawPage {
     /// Decodes the page whole (the common case, and the fast one); only
-    /// when that fails is it read item by item.
-    pub fn decode<K: DeserializeOwned>(&self) -> kube::Result<Page<K>> {
-        self.decode_telling(|_| {})
-    }
-
-    /// [`RawPage::decode`], telling `tell` the list's metadata (its
-    /// continue token above all) as soon as it is read, before the items
+    /// when that fails is it read item by item. It tells `tell` the list's
+    /// metadata (its continue token above all) as soon as it is read,
+    /// before the items
     /// are: the next page is asked for while this one is decoded. A page
     /// that decodes has told its metadata, once.
     pub fn decode_telling<K: DeserializeOwned>(

@@ -28,19 +28,76 @@ where
     serde_json::from_slice(&body).map_err(kube::Error::SerdeError)
 }
 
-/// `api.list(params)`, whole (no pages). As kube-rs's, it fails when an
-/// object does not decode, naming it: a caller acting on every match
-/// must not quietly do less.
+/// Everything `api.list(params)` selects, page by page as the feeds list
+/// (pages of 500 unless `params` sets a size; smaller ones, from the start,
+/// when a page is over the size cap), with the feeds' guards: a continue
+/// token that repeats, or a list past its row cap, is an error. As
+/// kube-rs's, it fails when an object does not decode, naming it: a
+/// caller acting on every match must not quietly do less.
 pub async fn list<K>(api: &Api<K>, params: &ListParams) -> kube::Result<Vec<K>>
 where
     K: kube::Resource + Clone + DeserializeOwned,
 {
-    let Page { items, unreadable } = fetch_page(api, params, Vec::new()).await?.decode()?;
-    match unreadable.first() {
-        Some(bad) => Err(kube::Error::Service(
-            format!("{} could not be read: {}", bad.name, bad.why).into(),
-        )),
-        None => Ok(items),
+    let mut params = ListParams {
+        limit: params.limit.or(Some(super::feed::PAGE_SIZE)),
+        continue_token: None,
+        ..params.clone()
+    };
+    let mut tokens = std::collections::HashSet::new();
+    let mut items = Vec::new();
+    let mut buffer = Vec::new();
+    loop {
+        let raw = match fetch_page(api, &params, std::mem::take(&mut buffer)).await {
+            Ok(raw) => raw,
+            // Fat objects: smaller pages, from the start.
+            Err(error) if super::limits::too_large(&error).is_some() => {
+                match params.limit.filter(|l| *l > super::feed::SMALLEST_PAGE) {
+                    Some(limit) => {
+                        params.limit = Some((limit / 5).max(super::feed::SMALLEST_PAGE));
+                        params.continue_token = None;
+                        tokens.clear();
+                        items.clear();
+                        continue;
+                    }
+                    None => return Err(error),
+                }
+            }
+            Err(error) => return Err(error),
+        };
+        let mut metadata = None;
+        let Page {
+            items: page,
+            unreadable,
+        } = raw.decode_telling(|meta| metadata = Some(meta.clone()))?;
+        if let Some(bad) = unreadable.first() {
+            return Err(kube::Error::Service(
+                format!("{} could not be read: {}", bad.name, bad.why).into(),
+            ));
+        }
+        items.extend(page);
+        let next = match &metadata {
+            Some(meta) => {
+                let mut first_page = false;
+                let size = params.limit;
+                super::feed::plan_next(
+                    meta,
+                    &params,
+                    &mut tokens,
+                    &mut first_page,
+                    size,
+                    items.len(),
+                )?
+            }
+            None => None,
+        };
+        match next {
+            Some(next) => params = next,
+            None => return Ok(items),
+        }
+        if items.len() > super::feed::MAX_LIST_ROWS {
+            return Err(super::feed::endless(tokens.len(), items.len()));
+        }
+        buffer = raw.into_buffer();
     }
 }
 

@@ -1602,3 +1602,67 @@ async fn a_copy_kept_alive_by_pings_alone_stalls_out() {
         "no stage left"
     );
 }
+
+/// `podbay debug -l` over 1 200 pods of 16 KiB (19 MiB, over the 16 MiB
+/// cap on one answer): listed in pages of 500, as the feeds list, so every
+/// pod is reached (the list was one request, refused at the cap, and podbay
+/// said the cluster was unreachable: exit 74).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_selector_over_a_list_larger_than_one_answer_is_listed_in_pages() {
+    const PODS: usize = 1_200;
+    let fat = |i: usize| {
+        let mut pod = hostile::pod(&format!("web-{i:04}"));
+        pod["metadata"]["annotations"] = json!({"note": "x".repeat(16 << 10)});
+        pod
+    };
+    let server = Hostile::start(move |r| {
+        if r.path == "/version" {
+            return hostile::version();
+        }
+        if !r.is_list_of("pods") {
+            return Reply::failure(403, "Forbidden", "no");
+        }
+        let param = |name: &str| {
+            r.query
+                .split('&')
+                .find_map(|p| p.strip_prefix(name))
+                .and_then(|v| v.parse::<usize>().ok())
+        };
+        let limit = param("limit=").unwrap_or(PODS);
+        let from = param("continue=").unwrap_or(0);
+        let to = (from + limit).min(PODS);
+        let more = if to < PODS {
+            to.to_string()
+        } else {
+            String::new()
+        };
+        Reply::json(
+            200,
+            &json!({"kind": "PodList", "apiVersion": "v1",
+                "metadata": {"resourceVersion": "7", "continue": more},
+                "items": (from..to).map(fat).collect::<Vec<_>>()}),
+        )
+    })
+    .await;
+    let config = server.kubeconfig("fat-selector");
+    let out = podbay_debug(
+        &config,
+        &[
+            "-l", "app=web", "-n", "shop", "--image", "busybox", "--", "true",
+        ],
+    )
+    .await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(123),
+        "some pods could not run: {stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("podbay: 0 of {PODS} pods exited 0")),
+        "every pod reached: {}",
+        stderr.lines().take(5).collect::<Vec<_>>().join("\n")
+    );
+    let lists = server.count(|r| r.is_list_of("pods"));
+    assert_eq!(lists, PODS.div_ceil(500), "pages of 500");
+}
