@@ -613,7 +613,11 @@ impl App {
             Feed::Resumed => self.link_back(),
             Feed::Cut => self.connection.reconnecting(None),
             Feed::Reconnecting(sentence) => {
-                self.message = Some(warning(sentence.clone()));
+                // Said once, and again only when it changes: a feed that
+                // keeps retrying sends it with each try.
+                if self.connection.trouble() != Some(sentence.as_str()) {
+                    self.message = Some(warning(sentence.clone()));
+                }
                 self.connection.reconnecting(Some(sentence.to_string()));
             }
             Feed::Forbidden(denied) => return self.narrow_after_denial(denied),

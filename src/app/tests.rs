@@ -1546,3 +1546,22 @@ fn a_log_pane_says_it_takes_no_typing_and_closes_only_on_its_keys() {
         a.message
     );
 }
+
+#[test]
+fn a_feed_that_keeps_retrying_says_its_sentence_once_then_when_it_changes() {
+    let (mut a, _) = app(true);
+    a.update(listed(vec![row("a", "1", "Running")]));
+    let down = "Cannot reach the API server. podbay keeps retrying.";
+    for _ in 0..5 {
+        a.update(Event::Pods(Feed::Reconnecting(down.into())));
+        // The status line moves on (another sentence, a key) between tries.
+        a.message = None;
+        a.update(Event::Tick(a.now));
+    }
+    let said = |a: &App, text: &str| a.said.iter().filter(|(_, m)| m.text == text).count();
+    assert_eq!(said(&a, down), 1, "said once");
+    let other = "The API server answered 503. podbay keeps retrying.";
+    a.update(Event::Pods(Feed::Reconnecting(other.into())));
+    assert_eq!(said(&a, other), 1, "a new sentence is said");
+    assert_eq!(a.message.as_ref().map(|m| m.text.as_str()), Some(other));
+}
