@@ -93,6 +93,11 @@ impl App {
                 self.set_filter(&query);
                 self.mode = Mode::Filter(query);
             }
+            KeyCode::Up if query.is_empty() && !self.last_filter.is_empty() => {
+                query = self.last_filter.clone();
+                self.set_filter(&query);
+                self.mode = Mode::Filter(query);
+            }
             KeyCode::Up | KeyCode::Down => {
                 let action = if key.code == KeyCode::Up {
                     Action::Up
@@ -278,9 +283,14 @@ impl App {
                 self.mode = Mode::Command(CommandLine::default());
                 vec![]
             }
+            // A new query each time, as a shell's prompt; the last one is
+            // `↑` away.
             Action::Filter if !in_pod_view => {
-                let query = self.pods.query().unwrap_or_default().to_string();
-                self.mode = Mode::Filter(query);
+                if let Some(query) = self.pods.query().filter(|q| !q.is_empty()) {
+                    self.last_filter = query.to_string();
+                }
+                self.set_filter("");
+                self.mode = Mode::Filter(String::new());
                 vec![]
             }
             Action::ToggleAllNamespaces => match &self.scope {

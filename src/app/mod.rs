@@ -119,6 +119,8 @@ pub struct App {
     scopes_by_context: std::collections::HashMap<String, Scope>,
     pub namespaces: Vec<String>,
     pub mode: Mode,
+    /// The pod list's last query, which `↑` brings back in a new one.
+    last_filter: String,
     pub view: View,
     pub workspace: Workspace,
     pub focus: Focus,
@@ -236,6 +238,7 @@ impl App {
             forward_form_pending: None,
             copy_form_pending: None,
             quitting: false,
+            last_filter: String::new(),
         };
         (app, vec![Effect::WatchPods(scope)])
     }

@@ -1565,3 +1565,26 @@ fn a_feed_that_keeps_retrying_says_its_sentence_once_then_when_it_changes() {
     assert_eq!(said(&a, other), 1, "a new sentence is said");
     assert_eq!(a.message.as_ref().map(|m| m.text.as_str()), Some(other));
 }
+
+#[test]
+fn slash_starts_a_new_query_and_up_brings_the_last_one_back() {
+    let (mut a, _) = app(true);
+    a.update(listed(vec![
+        row("shop", "redis-0", "Running"),
+        row("shop", "cart-y", "Running"),
+    ]));
+    a.update(key('/'));
+    typed(&mut a, "redis");
+    a.update(code(KeyCode::Enter));
+    assert_eq!(a.pods.visible_len(), 1);
+    a.update(key('/'));
+    typed(&mut a, "cart");
+    assert_eq!(a.mode, Mode::Filter("cart".into()), "not rediscart");
+    assert_eq!(a.pods.visible_len(), 1);
+    a.update(code(KeyCode::Enter));
+    a.update(key('/'));
+    assert_eq!(a.pods.visible_len(), 2, "a new query shows every pod");
+    a.update(code(KeyCode::Up));
+    assert_eq!(a.mode, Mode::Filter("cart".into()), "the last query, a key away");
+    assert_eq!(a.pods.visible_len(), 1);
+}
