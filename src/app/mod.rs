@@ -437,9 +437,26 @@ impl App {
                 self.home_namespace = namespace.clone();
                 self.contexts = contexts;
                 self.pods.replace(None, Vec::new());
+                // A query for the other cluster's pods would hide these
+                // without a word: it goes, a key away (`/` then `↑`).
+                let filtered = self
+                    .pods
+                    .query()
+                    .filter(|q| !q.is_empty())
+                    .map(str::to_string);
+                if let Some(query) = &filtered {
+                    self.last_filter = query.clone();
+                    self.pods.set_filter("");
+                }
                 self.namespaces.clear();
                 self.connection.connecting();
-                self.message = Some(info(format!("Switched to context {}.", self.context)));
+                self.message = Some(info(match filtered {
+                    Some(query) => format!(
+                        "Switched to context {}; the filter {query:?} is cleared (/ then ↑ brings it back).",
+                        self.context
+                    ),
+                    None => format!("Switched to context {}.", self.context),
+                }));
                 self.scope = match (remembered, &self.scope) {
                     (Some(scope), _) => scope,
                     (None, Scope::All) => Scope::All,

@@ -1585,6 +1585,45 @@ fn slash_starts_a_new_query_and_up_brings_the_last_one_back() {
     a.update(key('/'));
     assert_eq!(a.pods.visible_len(), 2, "a new query shows every pod");
     a.update(code(KeyCode::Up));
-    assert_eq!(a.mode, Mode::Filter("cart".into()), "the last query, a key away");
+    assert_eq!(
+        a.mode,
+        Mode::Filter("cart".into()),
+        "the last query, a key away"
+    );
     assert_eq!(a.pods.visible_len(), 1);
+}
+
+#[test]
+fn a_filter_does_not_follow_into_another_cluster_silently() {
+    let (mut a, _) = app(true);
+    a.update(listed(vec![row("shop", "redis-0", "Running")]));
+    a.update(key('/'));
+    typed(&mut a, "redis");
+    a.update(code(KeyCode::Enter));
+    let other = ClusterId::new("sim-dev", "https://10.9.9.9:6443", "dev");
+    a.update(Event::Connected {
+        context: other.context.to_string(),
+        cluster: other,
+        namespace: "shop".into(),
+        contexts: vec!["sim".into(), "sim-dev".into()],
+    });
+    a.update(listed(vec![
+        row("shop", "web-1", "Running"),
+        row("shop", "web-2", "Running"),
+    ]));
+    assert_eq!(
+        a.pods.visible_len(),
+        2,
+        "every pod of the new cluster shows"
+    );
+    assert!(
+        a.message
+            .as_ref()
+            .is_some_and(|m| m.text.contains("the filter \"redis\" is cleared")),
+        "{:?}",
+        a.message
+    );
+    a.update(key('/'));
+    a.update(code(KeyCode::Up));
+    assert_eq!(a.mode, Mode::Filter("redis".into()), "a key away");
 }

@@ -153,11 +153,7 @@ async fn run_one(args: DebugArgs, defaults: &Defaults) -> Result<i32, Failure> {
     )
     .await?;
     if args.json() {
-        let value = json!({
-            "pod": job.pod,
-            "container": finished.container,
-            "status": finished.status,
-        });
+        let value = finished.document(&job.namespace, &job.pod, args.no_attach);
         crate::print::stdout(&Printable::json(&value));
     } else if args.no_attach {
         crate::print::stdout(&Printable::from(&finished.container));
@@ -263,6 +259,21 @@ pub(super) struct Finished {
 }
 
 impl Finished {
+    /// `-o json`'s document for one pod: the fields of a pod's entry in
+    /// the many-pods document (namespace, pod, container, result,
+    /// exitCode), and the container's status as the server reported it.
+    pub fn document(&self, namespace: &str, pod: &str, left_running: bool) -> serde_json::Value {
+        let running = left_running && !self.terminated();
+        json!({
+            "namespace": namespace,
+            "pod": pod,
+            "container": self.container,
+            "result": if running { "running" } else { "exited" },
+            "exitCode": (!running).then_some(self.exit_code),
+            "status": self.status,
+        })
+    }
+
     /// The container has ended (its exit code is its own).
     pub fn terminated(&self) -> bool {
         self.status

@@ -188,11 +188,7 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> Result<i32, Failure> {
         crate::print::stdout(&Printable::from(&name));
     }
     if args.json() {
-        let value = serde_json::json!({
-            "pod": name,
-            "container": finished.container,
-            "status": finished.status,
-        });
+        let value = finished.document(&namespace, &name, args.no_attach);
         crate::print::stdout(&Printable::json(&value));
     }
     Ok(finished.exit_code.clamp(0, 255))

@@ -269,6 +269,11 @@ async fn json_output_reports_the_final_status() {
     assert_eq!(value["pod"], "redis-0");
     assert_eq!(value["status"]["state"]["terminated"]["exitCode"], 4);
     assert_eq!(value["status"]["state"]["terminated"]["reason"], "Error");
+    // The fields of a pod's entry in the many-pods document, at the top.
+    assert_eq!(value["namespace"], "shop");
+    assert_eq!(value["result"], "exited");
+    assert_eq!(value["exitCode"], 4);
+    assert_eq!(value["container"], value["status"]["name"]);
 }
 
 /// How many ephemeral containers `pod` has, read through the API.
