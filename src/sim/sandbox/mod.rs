@@ -569,7 +569,7 @@ impl Runtime {
             false => None,
         };
         let spec = Spec::Pause {
-            hostname: key.name.to_string(),
+            hostname: pod_hostname(&key.name),
             share_pid: true,
             user,
             group,
@@ -775,4 +775,37 @@ fn host_dir_mounts<'d>(
         }
     }
     Ok(mounts)
+}
+
+/// A pod's hostname as the kubelet sets it (truncatePodHostnameIfNeeded):
+/// its name, cut to 63 characters (sethostname takes no more), without a
+/// `-` or `.` that the cut leaves at its end.
+fn pod_hostname(name: &str) -> String {
+    const MOST: usize = 63;
+    if name.len() <= MOST {
+        return name.to_string();
+    }
+    let mut end = MOST;
+    while !name.is_char_boundary(end) {
+        end -= 1;
+    }
+    name[..end].trim_end_matches(['-', '.']).to_string()
+}
+
+#[cfg(test)]
+mod hostname_tests {
+    use super::pod_hostname;
+
+    #[test]
+    fn a_long_pod_name_is_cut_to_63_as_the_kubelet_cuts_it() {
+        assert_eq!(pod_hostname("web-0"), "web-0");
+        let long = format!("{}-{}", "a".repeat(62), "tail");
+        assert_eq!(
+            pod_hostname(&long),
+            "a".repeat(62),
+            "the '-' left at the end goes"
+        );
+        let exact = "b".repeat(63);
+        assert_eq!(pod_hostname(&exact), exact);
+    }
 }
