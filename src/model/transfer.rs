@@ -48,6 +48,21 @@ impl Location {
     }
 }
 
+/// `arg` as a pod's side would be written, for an `arg` that is one but
+/// for its case (`web-0X:/tmp`): no pod can be named with capitals, so it
+/// was read as a local path; `None` for anything else.
+pub fn lower_case_pod(arg: &str) -> Option<String> {
+    let (before, path) = arg.split_once(':')?;
+    let lower = before.to_ascii_lowercase();
+    if lower == before {
+        return None;
+    }
+    match Location::parse(&format!("{lower}:{path}")) {
+        Location::Pod(_) => Some(format!("{lower}:{path}")),
+        _ => None,
+    }
+}
+
 /// A DNS subdomain, as pod and namespace names are.
 fn is_name(s: &str) -> bool {
     !s.is_empty()

@@ -22,7 +22,9 @@ use crate::cluster::deadline::Deadline;
 use crate::cluster::pipe::{self, PipeEnd, PipeSpec};
 use crate::local::{Place, Stage};
 use crate::model::text::sanitize;
-use crate::model::transfer::{Location, PodPath, Route, Split, mount_holding, parse_du, split};
+use crate::model::transfer::{
+    Location, PodPath, Route, Split, lower_case_pod, mount_holding, parse_du, split,
+};
 use io::{CHUNKS_IN_FLIGHT, ChannelReader, ChannelWriter};
 use progress::{Meter, Shown};
 use unpack::{Budget, Refusal, unpack};
@@ -380,9 +382,15 @@ fn plan(args: &CpArgs) -> Result<(PodPath, Plan), Failure> {
         (Location::Pod(_), Location::Pod(_)) => Err(usage(
             "Both SOURCE and DESTINATION are in pods; copy through this machine: podbay cp POD:PATH ./x, then podbay cp ./x OTHER:PATH.",
         )),
-        _ => Err(usage(
-            "Neither SOURCE nor DESTINATION is in a pod; write the pod's side as [NAMESPACE/]POD:PATH.",
-        )),
+        _ => Err(usage(&match [&args.source, &args.destination]
+                .into_iter()
+                .find_map(|arg| Some((arg, lower_case_pod(arg)?)))
+            {
+                Some((given, meant)) => format!(
+                    "No pod can be named as in {given}: pod names are lower case. Did you mean {meant}?"
+                ),
+                None => "Neither SOURCE nor DESTINATION is in a pod; write the pod's side as [NAMESPACE/]POD:PATH.".to_string(),
+            })),
     }
 }
 
@@ -1072,6 +1080,13 @@ mod tests {
             panic!()
         };
         assert!(neither.sentence.as_str().contains("[NAMESPACE/]POD:PATH"));
+        let Err(capital) = plan(&args("payments/api-qv8lX:/var/dump", "./dump")) else {
+            panic!()
+        };
+        assert_eq!(
+            capital.sentence.as_str(),
+            "No pod can be named as in payments/api-qv8lX:/var/dump: pod names are lower case. Did you mean payments/api-qv8lx:/var/dump?"
+        );
     }
 
     #[test]
