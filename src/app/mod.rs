@@ -118,6 +118,8 @@ pub struct App {
     /// What each context left showed, for coming back to it with `:ctx`.
     scopes_by_context: std::collections::HashMap<String, Scope>,
     pub namespaces: Vec<String>,
+    /// `namespaces` is the server's whole list (not a fallback guess).
+    namespaces_listed: bool,
     pub mode: Mode,
     /// The pod list's last query, which `↑` brings back in a new one.
     last_filter: String,
@@ -239,6 +241,7 @@ impl App {
             copy_form_pending: None,
             quitting: false,
             last_filter: String::new(),
+            namespaces_listed: false,
         };
         (app, vec![Effect::WatchPods(scope)])
     }
@@ -306,6 +309,7 @@ impl App {
                     Feed::Listed { rows, .. } => {
                         self.namespaces = rows;
                         self.namespaces.sort();
+                        self.namespaces_listed = true;
                     }
                     Feed::Applied(ns) => {
                         if let Err(at) = self.namespaces.binary_search(&ns) {
@@ -314,6 +318,7 @@ impl App {
                     }
                     Feed::Deleted(ns) => self.namespaces.retain(|n| n != &ns),
                     Feed::Forbidden(_) => {
+                        self.namespaces_listed = false;
                         // Completion falls back to what we know; nothing else breaks.
                         let mut known = self.fallback_namespaces.clone();
                         known.push(self.home_namespace.clone());
@@ -449,6 +454,7 @@ impl App {
                     self.pods.set_filter("");
                 }
                 self.namespaces.clear();
+                self.namespaces_listed = false;
                 self.connection.connecting();
                 self.message = Some(info(match filtered {
                     Some(query) => format!(
@@ -770,6 +776,28 @@ impl App {
         }
     }
 
+    /// The namespace shown, when the cluster has none of that name (a typo
+    /// in `-n` or `:ns`), and the names close to it; known only once the
+    /// user may list namespaces.
+    pub fn missing_namespace(&self) -> Option<(&str, Vec<&str>)> {
+        let Scope::Namespaces(shown) = &self.scope else {
+            return None;
+        };
+        let [name] = shown.as_slice() else {
+            return None;
+        };
+        if !self.namespaces_listed || self.namespaces.contains(name) || self.pods.total() > 0 {
+            return None;
+        }
+        let close = self
+            .namespaces
+            .iter()
+            .filter(|known| edit_distance(known, name) <= 2 || known.starts_with(name.as_str()))
+            .map(String::as_str)
+            .collect();
+        Some((name, close))
+    }
+
     /// Keeps a sentence for the messages view (the oldest go first).
     pub(crate) fn remember_said(&mut self, message: Message) {
         if self.said.len() == MAX_SAID {
@@ -1025,3 +1053,21 @@ pub(crate) mod tests;
 
 #[cfg(test)]
 mod no_tty_tests;
+
+/// Levenshtein distance, for names close to a mistyped one.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != *cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}

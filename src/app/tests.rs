@@ -1627,3 +1627,28 @@ fn a_filter_does_not_follow_into_another_cluster_silently() {
     a.update(code(KeyCode::Up));
     assert_eq!(a.mode, Mode::Filter("redis".into()), "a key away");
 }
+
+#[test]
+fn a_namespace_that_does_not_exist_is_said_with_the_close_names() {
+    let (mut a, _) = app(false);
+    a.update(Event::Namespaces(Feed::Listed {
+        scope: None,
+        rows: vec!["payments".into(), "shop".into(), "kube-system".into()],
+    }));
+    a.update(key(':'));
+    typed(&mut a, "ns paymnts");
+    a.update(code(KeyCode::Enter));
+    a.update(listed(vec![]));
+    assert_eq!(a.missing_namespace(), Some(("paymnts", vec!["payments"])));
+    a.update(key(':'));
+    typed(&mut a, "ns shop");
+    a.update(code(KeyCode::Enter));
+    a.update(listed(vec![]));
+    assert_eq!(
+        a.missing_namespace(),
+        None,
+        "an empty namespace that exists"
+    );
+    assert_eq!(super::edit_distance("paymnts", "payments"), 1);
+    assert_eq!(super::edit_distance("", "abc"), 3);
+}

@@ -33,11 +33,24 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 trouble.unwrap_or_default()
             ),
             (_, Some(q)) => format!("No pod matches {q:?}. Esc clears the filter."),
-            _ => format!("No pods in {}.", scope_words(&app.scope)),
+            _ => match app.missing_namespace() {
+                Some((name, close)) if close.is_empty() => format!(
+                    "Namespace {name} does not exist in this cluster (:ns and tab list those that do)."
+                ),
+                Some((name, close)) => format!(
+                    "Namespace {name} does not exist in this cluster. Did you mean {}? (:ns {})",
+                    close.join(", "),
+                    close[0]
+                ),
+                None => format!("No pods in {}.", scope_words(&app.scope)),
+            },
         };
         frame.render_widget(
-            Paragraph::new(Span::styled(format!(" {text}"), theme.dim))
-                .wrap(ratatui::widgets::Wrap { trim: true }),
+            Paragraph::new(Span::styled(
+                format!(" {}", crate::model::text::sanitize(&text)),
+                theme.dim,
+            ))
+            .wrap(ratatui::widgets::Wrap { trim: true }),
             inner,
         );
         return;
