@@ -203,6 +203,23 @@ fn regular_only(file: File, path: &Path) -> io::Result<File> {
 /// The most podbay reads of a config, theme, history or spec file.
 pub const STATE_MOST_BYTES: u64 = 1 << 20;
 
+/// `dir/name` if nothing is there, else the first free `stem (N).ext`, as
+/// a browser names a second download: a download never replaces a file.
+pub fn free_name(dir: &Path, name: &str) -> PathBuf {
+    let first = dir.join(name);
+    if std::fs::symlink_metadata(&first).is_err() {
+        return first;
+    }
+    let (stem, ext) = match name.rsplit_once('.') {
+        Some((stem, ext)) if !stem.is_empty() => (stem, format!(".{ext}")),
+        _ => (name, String::new()),
+    };
+    (1..)
+        .map(|n| dir.join(format!("{stem} ({n}){ext}")))
+        .find(|path| std::fs::symlink_metadata(path).is_err())
+        .unwrap_or(first)
+}
+
 /// Why local state could not be read.
 #[derive(Debug)]
 pub enum ReadError {
@@ -448,6 +465,32 @@ mod tests {
         let regular = dir.path().join("regular");
         std::fs::write(&regular, b"x").unwrap();
         assert!(open_special(&regular).is_err());
+    }
+
+    #[test]
+    fn a_second_download_gets_a_name_of_its_own() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(
+            free_name(dir.path(), "heap.hprof"),
+            dir.path().join("heap.hprof")
+        );
+        std::fs::write(dir.path().join("heap.hprof"), b"1").unwrap();
+        assert_eq!(
+            free_name(dir.path(), "heap.hprof"),
+            dir.path().join("heap (1).hprof")
+        );
+        std::fs::write(dir.path().join("heap (1).hprof"), b"2").unwrap();
+        assert_eq!(
+            free_name(dir.path(), "heap.hprof"),
+            dir.path().join("heap (2).hprof")
+        );
+        std::os::unix::fs::symlink("/nowhere", dir.path().join("core")).unwrap();
+        assert_eq!(
+            free_name(dir.path(), "core"),
+            dir.path().join("core (1)"),
+            "a dangling link is something"
+        );
+        assert_eq!(free_name(dir.path(), ".env"), dir.path().join(".env"));
     }
 
     #[test]

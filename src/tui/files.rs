@@ -79,17 +79,22 @@ pub(super) async fn carry_out(
             let report = progress(emit.clone(), id, meter.clone());
             let reach = reach_of(&key, &via);
             let outcome = match split(&path) {
-                Ok(from) => copy_out(
-                    &client,
-                    &reach,
-                    &from,
-                    Some(std::path::Path::new(&to)),
-                    Bounds::default(),
-                    &meter,
-                )
-                .await
-                .map_err(|f| f.sentence.as_str().to_string())
-                .and_then(|done| done.ok_or_else(no_tar)),
+                Ok(from) => {
+                    // Said by its whole path, and never over a file there.
+                    let dir = std::path::absolute(&to).unwrap_or_else(|_| to.clone().into());
+                    let target = crate::local::free_name(&dir, &from.name);
+                    copy_out(
+                        &client,
+                        &reach,
+                        &from,
+                        Some(&target),
+                        Bounds::default(),
+                        &meter,
+                    )
+                    .await
+                    .map_err(|f| f.sentence.as_str().to_string())
+                    .and_then(|done| done.ok_or_else(no_tar))
+                }
                 Err(why) => Err(why),
             };
             report.abort();

@@ -111,11 +111,12 @@ fn draw_entries(frame: &mut Frame, area: Rect, browser: &FileBrowser, theme: &Th
     }
     let rows = usize::from(area.height).max(1);
     let top = browser.cursor.saturating_sub(rows - 1);
-    let size_width = entries
+    // Sizes as `ls -lh` shows them: 48.0 MiB, not 50331667.
+    let sizes: Vec<String> = entries
         .iter()
-        .map(|e| e.size.to_string().len())
-        .max()
-        .unwrap_or(1);
+        .map(|e| crate::model::transfer::size(e.size))
+        .collect();
+    let size_width = sizes.iter().map(String::len).max().unwrap_or(1);
     let lines: Vec<Line> = entries
         .iter()
         .enumerate()
@@ -136,7 +137,7 @@ fn draw_entries(frame: &mut Frame, area: Rect, browser: &FileBrowser, theme: &Th
                 " {} {:>6} {:>size_width$} {when}  ",
                 mode_text(entry),
                 entry.uid,
-                entry.size,
+                sizes[i],
             );
             let selected = i == browser.cursor;
             let pick = |s| if selected { theme.selected } else { s };

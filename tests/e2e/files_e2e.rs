@@ -95,6 +95,28 @@ async fn a_heap_dump_is_browsed_to_and_downloaded_and_an_upload_reads_back() {
         inside.split_whitespace().next(),
         "the same bytes as in the pod"
     );
+    // Again: the first download is kept, the second gets a name of its
+    // own, and the sentence gives its whole path (it overwrote the first).
+    std::fs::write(&local, "kept\n").unwrap();
+    screen.keys("g").await;
+    screen
+        .wait_for("the second download done", |t| {
+            t.matches("↓ heap.hprof done").count() == 2
+        })
+        .await;
+    assert_eq!(std::fs::read_to_string(&local).unwrap(), "kept\n");
+    let second = downloads.path().join("heap (1).hprof");
+    let sum = std::process::Command::new("sha256sum")
+        .arg(&second)
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&sum.stdout)
+            .split_whitespace()
+            .next(),
+        inside.split_whitespace().next(),
+        "the second download, whole"
+    );
 
     let upload = downloads.path().join("upload-me.txt");
     std::fs::write(&upload, "taken in by the file browser\n").unwrap();
