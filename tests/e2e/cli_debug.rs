@@ -623,23 +623,7 @@ async fn a_server_that_never_answers_is_given_up_on_at_the_timeout() {
 async fn a_tty_session_leaves_the_users_terminal_as_it_found_it() {
     let f = Fixture::new(0).await;
     let script = r"printf '\033[?1049h\033[?1000h\033[?1006h\033[?2004h\033[?25lin the alternate screen'; sleep 1";
-    let args: Vec<String> = [
-        "debug",
-        "--kubeconfig",
-        &f.kubeconfig.display().to_string(),
-        "redis-0",
-        "-n",
-        "shop",
-        "--image",
-        "busybox",
-        "-it",
-        "--",
-        "sh",
-        "-c",
-        script,
-    ]
-    .map(String::from)
-    .to_vec();
+    let args = tty_session_args(&f, script);
     let mut screen = support::PodbayScreen::spawn(&args, 100, 30);
     let status = tokio::time::timeout(std::time::Duration::from_secs(60), screen.child.wait())
         .await
@@ -850,7 +834,32 @@ async fn sigterm_during_a_tty_session_leaves_the_terminal_as_it_found_it() {
     let f = Fixture::new(0).await;
     let script =
         r"printf '\033[?1049h\033[?1000h\033[?1006h\033[?25lheld by the container'; sleep 60";
-    let args: Vec<String> = [
+    let args = tty_session_args(&f, script);
+    let mut screen = support::PodbayScreen::spawn(&args, 100, 30);
+    screen
+        .wait_for("the container's screen", |t| {
+            t.contains("held by the container")
+        })
+        .await;
+    let pid = nix::unistd::Pid::from_raw(screen.child.id().expect("running") as i32);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
+    let status = tokio::time::timeout(std::time::Duration::from_secs(20), screen.child.wait())
+        .await
+        .expect("podbay ends on SIGTERM")
+        .expect("exit status");
+    screen.output_ended().await;
+    assert_eq!(status.code(), Some(143));
+    support::assert_terminal_restored(&screen);
+    let text = screen.text();
+    assert!(
+        text.contains("Interrupted; a debug container already added runs on"),
+        "{text}"
+    );
+}
+
+/// `podbay debug redis-0 -it -- sh -c SCRIPT` against `f`, for a PTY.
+fn tty_session_args(f: &Fixture, script: &str) -> Vec<String> {
+    [
         "debug",
         "--kubeconfig",
         &f.kubeconfig.display().to_string(),
@@ -866,37 +875,5 @@ async fn sigterm_during_a_tty_session_leaves_the_terminal_as_it_found_it() {
         script,
     ]
     .map(String::from)
-    .to_vec();
-    let mut screen = support::PodbayScreen::spawn(&args, 100, 30);
-    screen
-        .wait_for("the container's screen", |t| {
-            t.contains("held by the container")
-        })
-        .await;
-    let pid = nix::unistd::Pid::from_raw(screen.child.id().expect("running") as i32);
-    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
-    let status = tokio::time::timeout(std::time::Duration::from_secs(20), screen.child.wait())
-        .await
-        .expect("podbay ends on SIGTERM")
-        .expect("exit status");
-    screen.output_ended().await;
-    assert_eq!(status.code(), Some(143));
-    let size = |n: u16| std::num::NonZeroU16::new(n).expect("a size");
-    let mut terminal = vt100::Parser::new(size(30), size(100), 0);
-    terminal.process(&screen.written());
-    let after = terminal.screen();
-    assert!(!after.alternate_screen(), "left the alternate screen");
-    assert_eq!(
-        after.mouse_protocol_mode(),
-        vt100::MouseProtocolMode::None,
-        "mouse reporting off"
-    );
-    assert!(!after.hide_cursor(), "the cursor shows");
-    assert!(
-        after
-            .contents()
-            .contains("Interrupted; a debug container already added runs on"),
-        "{}",
-        after.contents()
-    );
+    .to_vec()
 }

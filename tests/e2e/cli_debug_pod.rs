@@ -385,20 +385,11 @@ async fn a_copy_that_ends_before_the_attach_is_read_from_its_log() {
 
 /// `timeout 60 podbay debug node/…`: SIGTERM deletes the node debug pod
 /// too, and podbay ends as a shell reports the signal (128 + 15).
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sigterm_deletes_the_node_debug_pod_and_exits_143() {
-    use tokio::io::{AsyncBufReadExt, BufReader};
-    let f = Fixture::new(0).await;
-    let home = support::tempdir::temp_home("cli-debug-sigterm");
-    let mut child = support::podbay_debug_spawned(
-        &f.kubeconfig,
-        &["node/node-b1", "-i", "--image", "busybox:1.36", "--", "sh"],
-        home.path(),
-    );
-    // Input left open: the shell waits on it.
-    let _stdin = child.stdin.take();
-    let mut stderr = BufReader::new(child.stderr.take().expect("stderr")).lines();
-    let pod = tokio::time::timeout(std::time::Duration::from_secs(30), async {
+/// Reads podbay's stderr up to its "created node debug pod" line: the pod.
+async fn created_pod(
+    stderr: &mut tokio::io::Lines<tokio::io::BufReader<tokio::process::ChildStderr>>,
+) -> String {
+    tokio::time::timeout(std::time::Duration::from_secs(30), async {
         while let Some(line) = stderr.next_line().await.expect("stderr read") {
             if let Some(rest) = line.split("default/").nth(1)
                 && line.contains("created node debug pod")
@@ -413,7 +404,23 @@ async fn sigterm_deletes_the_node_debug_pod_and_exits_143() {
         panic!("podbay ended before creating the pod")
     })
     .await
-    .expect("the pod is created");
+    .expect("the pod is created")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_deletes_the_node_debug_pod_and_exits_143() {
+    use tokio::io::{AsyncBufReadExt, BufReader};
+    let f = Fixture::new(0).await;
+    let home = support::tempdir::temp_home("cli-debug-sigterm");
+    let mut child = support::podbay_debug_spawned(
+        &f.kubeconfig,
+        &["node/node-b1", "-i", "--image", "busybox:1.36", "--", "sh"],
+        home.path(),
+    );
+    // Input left open: the shell waits on it.
+    let _stdin = child.stdin.take();
+    let mut stderr = BufReader::new(child.stderr.take().expect("stderr")).lines();
+    let pod = created_pod(&mut stderr).await;
     assert!(live_names(&f, "default").await.contains(&pod), "{pod}");
     let pid = nix::unistd::Pid::from_raw(child.id().expect("running") as i32);
     nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
@@ -455,16 +462,7 @@ async fn a_mute_delete_neither_hangs_podbay_nor_swallows_a_second_signal() {
     );
     let _stdin = child.stdin.take();
     let mut stderr = BufReader::new(child.stderr.take().expect("stderr")).lines();
-    tokio::time::timeout(Duration::from_secs(30), async {
-        while let Some(line) = stderr.next_line().await.expect("stderr read") {
-            if line.contains("created node debug pod") {
-                return;
-            }
-        }
-        panic!("podbay ended before creating the pod")
-    })
-    .await
-    .expect("the pod is created");
+    created_pod(&mut stderr).await;
     let pid = nix::unistd::Pid::from_raw(child.id().expect("running") as i32);
     nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
     // The first signal's clean-up is under way (its DELETE unanswered).

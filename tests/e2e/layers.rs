@@ -223,6 +223,33 @@ fn a_circle_is_found() {
     assert_eq!(circle(&line), None);
 }
 
+/// `name: line` for each line `find` picks in the source files outside
+/// the simulator (whose files and output are its pretend cluster's), the
+/// module `owner` that may do it, and test files.
+fn lines_outside(owner: &str, find: impl Fn(&str) -> Vec<String>) -> Vec<String> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&src, &mut files);
+    let mut found = Vec::new();
+    for file in &files {
+        let name = file
+            .strip_prefix(&src)
+            .expect("under src/")
+            .to_string_lossy()
+            .into_owned();
+        if name.starts_with("sim/") || name == owner || name.ends_with("tests.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(file).expect("a source file");
+        found.extend(
+            find(&text)
+                .into_iter()
+                .map(|line| format!("{name}: {line}")),
+        );
+    }
+    found
+}
+
 /// Calls that create, write or wholly read local files: only `local` makes
 /// them (it creates without following links, stages and renames, reads
 /// regular files under a cap). The simulator's files are its pretend
@@ -254,21 +281,7 @@ fn local_file_calls(text: &str) -> Vec<String> {
 
 #[test]
 fn local_files_are_made_and_read_only_by_the_local_module() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    sources(&src, &mut files);
-    let mut found = Vec::new();
-    for file in &files {
-        let relative = file.strip_prefix(&src).expect("under src/");
-        let name = relative.to_string_lossy();
-        if name.starts_with("sim/") || name == "local.rs" || name.ends_with("tests.rs") {
-            continue;
-        }
-        let text = std::fs::read_to_string(file).expect("a source file");
-        for line in local_file_calls(&text) {
-            found.push(format!("{name}: {line}"));
-        }
-    }
+    let found = lines_outside("local.rs", local_file_calls);
     assert!(
         found.is_empty(),
         "local files are written and read through crate::local only:\n{}",
@@ -288,29 +301,21 @@ fn local_files_are_made_and_read_only_by_the_local_module() {
 /// simulator's programs are its containers', printing their own output.
 #[test]
 fn the_command_lines_text_is_printed_only_through_the_printer() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    sources(&src, &mut files);
     let printing = ["println!", "eprintln!", "print!(", "eprint!("];
-    let mut found = Vec::new();
-    for file in &files {
-        let relative = file.strip_prefix(&src).expect("under src/");
-        let name = relative.to_string_lossy();
-        if name.starts_with("sim/") || name == "print.rs" || name.ends_with("tests.rs") {
-            continue;
-        }
-        let text = std::fs::read_to_string(file).expect("a source file");
-        let outside_tests = text.split("#[cfg(test)]").next().unwrap_or(&text);
-        for line in code(outside_tests).lines() {
-            let raw = printing.iter().any(|m| {
-                line.match_indices(m)
-                    .any(|(at, _)| !line[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_'))
-            });
-            if raw {
-                found.push(format!("{name}: {}", line.trim()));
-            }
-        }
-    }
+    let found = lines_outside("print.rs", |text| {
+        let outside_tests = text.split("#[cfg(test)]").next().unwrap_or(text);
+        code(outside_tests)
+            .lines()
+            .filter(|line| {
+                printing.iter().any(|m| {
+                    line.match_indices(m).any(|(at, _)| {
+                        !line[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_')
+                    })
+                })
+            })
+            .map(|line| line.trim().to_string())
+            .collect()
+    });
     assert!(
         found.is_empty(),
         "print through crate::print (Printable text only):\n{}",
