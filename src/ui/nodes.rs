@@ -73,10 +73,13 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &NodesView, theme: &
     let titles = [
         "NAME", "STATUS", "ROLES", "AGE", "VERSION", "PODS", "TAINTS",
     ];
-    let mut widths: Vec<usize> = titles.iter().map(|t| t.chars().count()).collect();
+    // Columns by display width: a combining mark takes none, a wide
+    // character two.
+    let columns = |text: &str| unicode_width::UnicodeWidthStr::width(text);
+    let mut widths: Vec<usize> = titles.iter().map(|t| columns(t)).collect();
     for row in &rows {
         for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
+            *w = (*w).max(columns(cell));
         }
     }
     let line = |cells: &[String]| -> String {
@@ -84,7 +87,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &NodesView, theme: &
         for (i, (cell, width)) in cells.iter().zip(&widths).enumerate() {
             text.push_str(cell);
             if i + 1 < cells.len() {
-                text.push_str(&" ".repeat(width.saturating_sub(cell.chars().count()) + 2));
+                text.push_str(&" ".repeat(width.saturating_sub(columns(cell)) + 2));
             }
         }
         text

@@ -1092,3 +1092,36 @@ fn nodes_view_and_debug_form() {
     a.update(code(KeyCode::Right));
     assert_snapshot("node_debug_form_80x24", &render(&a, 80, 24));
 }
+
+#[test]
+fn a_node_name_with_combining_marks_keeps_its_row_in_its_columns() {
+    use crate::model::node::NodeRow;
+    let (mut a, _) = app(true);
+    a.update(key('O'));
+    let node = |name: &str| NodeRow {
+        name: name.into(),
+        status: "Ready".into(),
+        ready: true,
+        roles: "<none>".into(),
+        version: "v1.33.1".into(),
+        created: None,
+        taints: vec![],
+        os: "linux".into(),
+    };
+    a.update(Event::Nodes(Feed::Listed {
+        scope: None,
+        rows: vec![node("node-e\u{301}\u{301}"), node("node-b1")],
+    }));
+    let screen = render(&a, 120, 10);
+    // Each cell of the buffer is one column: STATUS starts in the same one.
+    let columns: Vec<usize> = screen
+        .lines()
+        .filter(|l| l.contains("node-"))
+        .map(|l| {
+            let at = l.find("Ready").expect("a status");
+            unicode_width::UnicodeWidthStr::width(&l[..at])
+        })
+        .collect();
+    assert_eq!(columns.len(), 2, "{screen}");
+    assert_eq!(columns[0], columns[1], "{screen}");
+}
