@@ -744,7 +744,23 @@ impl Connection {
             _ => Duration::ZERO,
         };
         let said = tokio::time::timeout(wait, error).await.ok().flatten();
-        forwarder.abort();
+        // Nothing said: the stream may have broken on a frame the
+        // forwarder would not take (a wrong channel, a bad first frame):
+        // its own error is the reason.
+        let broke = if said.is_none() {
+            match tokio::time::timeout(Duration::from_millis(200), forwarder.join()).await {
+                Ok(Err(e)) => Some(e.to_string()),
+                _ => None,
+            }
+        } else {
+            forwarder.abort();
+            None
+        };
+        if let Some(why) = broke {
+            return Attempt::Cut(format!(
+                "pod {pod}: the API server's stream broke ({why}); the connection was closed"
+            ));
+        }
         match said {
             Some(text) if answered == 0 && never_connected(&text) => Attempt::Refused {
                 why: format!("pod {pod}: {}", short_error(&text)),

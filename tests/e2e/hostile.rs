@@ -1666,3 +1666,73 @@ async fn a_selector_over_a_list_larger_than_one_answer_is_listed_in_pages() {
     let lists = server.count(|r| r.is_list_of("pods"));
     assert_eq!(lists, PODS.div_ceil(500), "pages of 500");
 }
+
+/// A port-forward whose stream breaks on a frame that is no channel's:
+/// the connection closes and the forward says why (it closed without a
+/// word), then goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_forward_stream_with_a_garbage_frame_is_said_and_closed() {
+    use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _, BufReader};
+    let ready = || {
+        let mut pod = hostile::pod("web-1");
+        pod["status"]["conditions"] = json!([{"type": "Ready", "status": "True"}]);
+        pod
+    };
+    let server = Hostile::start(move |r| match r.path.as_str() {
+        "/version" => hostile::version(),
+        p if p.ends_with("/portforward") => Reply::websocket(vec![channel(9, &[1, 2, 3])]),
+        p if p.ends_with("/pods/web-1") => Reply::json(200, &ready()),
+        _ if r.is_watch() => watch_stalls(r),
+        _ if r.is_list_of("pods") => hostile::list("PodList", vec![ready()]),
+        _ => Reply::failure(404, "NotFound", "not here"),
+    })
+    .await;
+    let config = server.kubeconfig("forward-garbage");
+    let home = support::tempdir::temp_home("forward-garbage");
+    let mut child = support::podbay_command(
+        "port-forward",
+        &config,
+        &["-n", "shop", "web-1", "0:8080"],
+        home.path(),
+    )
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
+    let port: u16 = tokio::time::timeout(Duration::from_secs(30), async {
+        loop {
+            let line = stdout.next_line().await.unwrap().expect("a line");
+            if let Some(rest) = line.strip_prefix("Forwarding from 127.0.0.1:") {
+                return rest.split(' ').next().unwrap().parse().unwrap();
+            }
+        }
+    })
+    .await
+    .expect("the forward listens");
+    let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .unwrap();
+    stream.write_all(b"GET / HTTP/1.0\r\n\r\n").await.unwrap();
+    let mut rest = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut rest))
+        .await
+        .expect("the connection closes")
+        .unwrap_or_default();
+    let said = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            let line = stderr.next_line().await.unwrap().expect("a line");
+            if line.contains("a connection failed") {
+                return line;
+            }
+        }
+    })
+    .await
+    .expect("the forward says why the connection closed");
+    assert!(
+        said.contains("the API server's stream broke (received invalid channel 9)"),
+        "{said}"
+    );
+    assert!(child.try_wait().unwrap().is_none(), "the forward goes on");
+}
