@@ -4,7 +4,7 @@
 //! `cluster` talks to a Kubernetes API server, `term` emulates terminals,
 //! `sim` is the embedded cluster, and `model` holds the compact projections
 //! of Kubernetes objects that the rest share. `app`, `model` and `term` are
-//! pure: they use nothing of the edges (README's Architecture section;
+//! pure: they use nothing of the edges (docs/architecture.md;
 //! checked by a test that reads the imports).
 
 pub mod app;

@@ -26,7 +26,7 @@ use crate::term::Size;
 use crate::term::modes::Modes;
 
 /// Exit codes of podbay's own failures (the container's exit code is passed
-/// through otherwise). Documented in README.
+/// through otherwise). Documented in docs/debug.md.
 pub mod exit {
     /// The attach ended with the server's error and no exit code (as
     /// kubectl, which exits 1 there).

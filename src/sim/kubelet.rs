@@ -2,7 +2,7 @@
 //! as local processes, reports their state in the pod status through the
 //! store (so watches see every transition), and records Events.
 //!
-//! Image rules (documented in README): a name containing `doesnotexist`
+//! Image rules (documented in docs/simulator.md): a name containing `doesnotexist`
 //! cannot be pulled (ErrImagePull, then ImagePullBackOff, retried with
 //! back-off, never runs); a name that is not a valid reference (upper-case
 //! letters, spaces, `@@`) is `InvalidImageName`. A command that is not on

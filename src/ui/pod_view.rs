@@ -386,7 +386,7 @@ fn container_table<'a>(
         })
         .collect();
     if folded > 0 {
-        // Short, to fit the NAME column; the help and README say more.
+        // Short, to fit the NAME column; the help and docs/browser.md say more.
         rows.push(Row::new([
             Cell::from(Span::styled("debug", theme.debug)),
             Cell::from(Span::styled(format!("+{folded} exited (f)"), theme.dim)),

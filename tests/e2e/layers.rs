@@ -1,4 +1,4 @@
-//! The layering README's Architecture section describes, read off the
+//! The layering docs/architecture.md describes, read off the
 //! source: the pure layers (`app`, `model`, `term`) reach only the layers
 //! under them, and no two modules (top-level, or submodules of one
 //! top-level module) import each other in a circle.

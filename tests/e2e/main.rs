@@ -18,6 +18,7 @@ mod cli_fleet;
 mod cli_forward;
 mod cluster_feed;
 mod conformance;
+mod docs;
 mod faults_e2e;
 mod files_e2e;
 mod fleet_e2e;

@@ -59,7 +59,7 @@ async fn demo_pod_view(filter: &str, loaded: &str, cols: u16, rows: u16) -> Podb
     screen
 }
 
-/// The demo, as the README shows it: a debug container targeting `redis`
+/// The demo, as docs/simulator.md shows it: a debug container targeting `redis`
 /// reads the target's file through /proc/1/root, lists the target's
 /// processes with its own, and is on a host named after the pod.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

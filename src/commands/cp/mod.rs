@@ -29,7 +29,7 @@ use io::{CHUNKS_IN_FLIGHT, ChannelReader, ChannelWriter};
 use progress::{Meter, Shown};
 use unpack::{Budget, Refusal, unpack};
 
-/// Exit codes of `podbay cp` beyond `podbay debug`'s (README lists all).
+/// Exit codes of `podbay cp` beyond `podbay debug`'s (docs/cp.md lists all).
 pub mod codes {
     /// tar in the container failed (no such file, permission denied).
     pub const TAR_FAILED: i32 = 1;

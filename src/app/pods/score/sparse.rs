@@ -16,7 +16,7 @@
 //! before its matches (`bonus` below, one per parity of row, as skim's).
 //!
 //! The matrix's cost grows with every letter typed, this one's with the
-//! matches that count (README's filter figures). The property tests
+//! matches that count (docs/benchmarks.md's filter figures). The property tests
 //! compare the two, also on texts where every letter matches many times.
 
 use std::cmp::max;
