@@ -114,6 +114,7 @@ async fn run_one(args: DebugArgs, defaults: &Defaults) -> Result<i32, Failure> {
         target: args.target.clone(),
         voice,
         input: None,
+        policies: None,
     };
     // One deadline for the cluster and the container, as --timeout says.
     let deadline = tokio::time::Instant::now() + args.timeout;
@@ -211,6 +212,36 @@ pub(super) struct Job<'a> {
     /// With `-i` for several pods: standard input, read once, given to
     /// each (then closed); `None` forwards podbay's stdin as it comes.
     pub input: Option<Bytes>,
+    /// With several pods: namespaces' Pod Security read once for all.
+    pub policies: Option<&'a Policies>,
+}
+
+/// Each namespace's Pod Security, read once for a run over many pods (the
+/// choice of profile is per namespace; 5 000 pods read it 5 000 times).
+#[derive(Default)]
+pub(super) struct Policies(
+    tokio::sync::Mutex<
+        std::collections::HashMap<String, Option<crate::model::pod_security::Policy>>,
+    >,
+);
+
+impl Policies {
+    /// `namespace`'s, read the first time (pods of one namespace running at
+    /// once wait for that one read).
+    async fn get(
+        &self,
+        client: &kube::Client,
+        namespace: &str,
+        limit: Duration,
+    ) -> Option<crate::model::pod_security::Policy> {
+        let mut known = self.0.lock().await;
+        if let Some(policy) = known.get(namespace) {
+            return policy.clone();
+        }
+        let policy = debug::read_policy(client, namespace, limit).await;
+        known.insert(namespace.to_string(), policy.clone());
+        policy
+    }
 }
 
 /// Where podbay's progress lines (`podbay: waiting…`) go.
@@ -820,7 +851,11 @@ async fn admitted_profile(
     // A few seconds at most, within --timeout: this only saves a refusal.
     let limit =
         Duration::from_secs(5).min(deadline.saturating_duration_since(tokio::time::Instant::now()));
-    let Some(policy) = debug::read_policy(client, namespace, limit).await else {
+    let read = match job.policies {
+        Some(policies) => policies.get(client, namespace, limit).await,
+        None => debug::read_policy(client, namespace, limit).await,
+    };
+    let Some(policy) = read else {
         return Ok(spec.profile);
     };
     let admission = spec.admission(&policy, pod);

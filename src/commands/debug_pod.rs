@@ -147,6 +147,7 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> Result<i32, Failure> {
         target: None,
         voice,
         input: None,
+        policies: None,
     };
     // The pod is deleted however the session ends: an error, its end, or
     // a signal to stop (see `stopped`).
@@ -357,6 +358,7 @@ async fn plan_copy(
         target: None,
         voice: Voice::Quiet,
         input: None,
+        policies: None,
     };
     let original = super::debug::get_pod(client, &job, "", deadline).await?;
     // Only a new container needs an image; one of the pod's keeps its own.

@@ -1736,3 +1736,49 @@ async fn a_forward_stream_with_a_garbage_frame_is_said_and_closed() {
     );
     assert!(child.try_wait().unwrap().is_none(), "the forward goes on");
 }
+
+/// `podbay debug -l` over 50 pods of one namespace reads that namespace's
+/// Pod Security once, not once a pod.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn many_pods_of_one_namespace_read_its_pod_security_once() {
+    const PODS: usize = 50;
+    let server = Hostile::start(|r| {
+        let path = r.path.as_str();
+        if path == "/version" {
+            hostile::version()
+        } else if path == "/api/v1/namespaces/shop" {
+            Reply::json(
+                200,
+                &json!({"apiVersion": "v1", "kind": "Namespace",
+                    "metadata": {"name": "shop", "labels": {"pod-security.kubernetes.io/enforce": "baseline"}}}),
+            )
+        } else if r.is_list_of("pods") {
+            hostile::list(
+                "PodList",
+                (0..PODS).map(|i| hostile::pod(&format!("web-{i:02}"))).collect(),
+            )
+        } else if r.method == "GET" && path.contains("/pods/web-") {
+            let name = path.rsplit('/').next().unwrap_or_default();
+            Reply::json(200, &hostile::pod(name))
+        } else {
+            Reply::failure(403, "Forbidden", "no")
+        }
+    })
+    .await;
+    let config = server.kubeconfig("fleet-policies");
+    let out = podbay_debug(
+        &config,
+        &[
+            "-l", "app=web", "-n", "shop", "--image", "busybox", "--", "true",
+        ],
+    )
+    .await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("podbay: 0 of {PODS} pods exited 0")),
+        "every pod reached the launch: {}",
+        stderr.lines().take(5).collect::<Vec<_>>().join("\n")
+    );
+    let reads = server.count(|r| r.path == "/api/v1/namespaces/shop");
+    assert_eq!(reads, 1, "the namespace read once for {PODS} pods");
+}

@@ -419,6 +419,7 @@ fn job<'a>(args: &'a DebugArgs, pod: &str, namespace: &str, target: Option<Strin
         target,
         voice: Voice::Stderr,
         input: None,
+        policies: None,
     }
 }
 

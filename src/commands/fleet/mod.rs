@@ -84,6 +84,7 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> std::result::Result<i3
         server: connection.server.clone(),
         image,
         input,
+        policies: debug::Policies::default(),
     });
     // Listening before the first pod starts, and for the whole run: a
     // ctrl-c is never lost between two waits.
@@ -179,6 +180,7 @@ struct Shared {
     server: String,
     image: String,
     input: Option<Bytes>,
+    policies: debug::Policies,
 }
 
 impl Shared {
@@ -198,6 +200,7 @@ impl Shared {
             target: args.target.clone(),
             voice,
             input: self.input.clone(),
+            policies: Some(&self.policies),
         };
         let found = match debug::get_pod(&self.client, &job, &self.server, deadline).await {
             Ok(found) => found,
