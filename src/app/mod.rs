@@ -120,6 +120,9 @@ pub struct App {
     pub namespaces: Vec<String>,
     /// `namespaces` is the server's whole list (not a fallback guess).
     namespaces_listed: bool,
+    /// Restored terminals not started yet: a few a second, so a workspace
+    /// of hundreds of panes does not send its thousand requests at once.
+    restore_queue: std::collections::VecDeque<TerminalId>,
     pub mode: Mode,
     /// The pod list's last query, which `↑` brings back in a new one.
     last_filter: String,
@@ -242,6 +245,7 @@ impl App {
             quitting: false,
             last_filter: String::new(),
             namespaces_listed: false,
+            restore_queue: std::collections::VecDeque::new(),
         };
         (app, vec![Effect::WatchPods(scope)])
     }
@@ -301,7 +305,7 @@ impl App {
                 {
                     view.refresh_page(now);
                 }
-                vec![]
+                self.start_queued_restores()
             }
             Event::Pods(feed) => self.on_pods(feed),
             Event::Namespaces(feed) => {

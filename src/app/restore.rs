@@ -35,6 +35,10 @@ pub enum RestoreChoice {
     Never,
 }
 
+/// Restored terminals started at once, then a tick (a second) apart:
+/// about 50 requests a second for a workspace of hundreds of panes.
+const RESTORED_AT_ONCE: usize = 10;
+
 impl App {
     /// The workspace as it is now, and the terminal each kept terminal
     /// is (the runtime adds where their logs got to).
@@ -286,9 +290,8 @@ impl App {
             self.focus = Focus::Workspace;
         }
         effects.extend(self.fit_terminals());
-        for id in &ids {
-            effects.extend(self.start_restored(*id));
-        }
+        self.restore_queue.extend(&ids);
+        effects.extend(self.start_queued_restores());
         for kept in &saved.forwards {
             match self.clusters.get(&kept.context).cloned() {
                 Some(cluster) => effects.extend(self.restart_forward(kept, cluster)),
@@ -391,6 +394,30 @@ impl App {
             t.notice = Some(format!("Connecting to context {}…", kept.context));
         }
         t
+    }
+
+    /// Starts the queued restored terminals, [`RESTORED_AT_ONCE`] at a
+    /// time, the rest on the next ticks (each costs a few requests: its
+    /// pod's watch, its session or log).
+    pub(super) fn start_queued_restores(&mut self) -> Vec<Effect> {
+        let mut effects = Vec::new();
+        let mut started = 0;
+        while started < RESTORED_AT_ONCE {
+            let Some(id) = self.restore_queue.pop_front() else {
+                break;
+            };
+            let due = self
+                .workspace
+                .terminals
+                .get(&id)
+                .and_then(|t| t.restored.as_ref())
+                .is_some_and(|r| !r.started);
+            if due {
+                effects.extend(self.start_restored(id));
+                started += 1;
+            }
+        }
+        effects
     }
 
     /// Starts a restored terminal whose context is connected: its pod is
@@ -609,10 +636,8 @@ impl App {
         match outcome {
             Ok(cluster) => {
                 self.clusters.insert(context, cluster.clone());
-                let mut effects = Vec::new();
-                for id in waiting {
-                    effects.extend(self.start_restored(id));
-                }
+                self.restore_queue.extend(waiting);
+                let mut effects = self.start_queued_restores();
                 for kept in &forwards {
                     effects.extend(self.restart_forward(kept, cluster.clone()));
                 }

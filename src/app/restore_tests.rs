@@ -616,3 +616,42 @@ fn a_kept_title_comes_back_printable() {
         .expect("the kept title");
     assert_eq!(shown, "evil\\u{202e}gol\\u{200b}\\e]0;owned\\x07");
 }
+
+#[test]
+fn hundreds_of_kept_panes_are_started_a_few_a_second() {
+    let (one, _) = three_panes().saved();
+    let mut saved = one.clone();
+    // 300 panes, each on a terminal of its own.
+    saved.terminals = (0..300)
+        .map(|i| one.terminals[i % one.terminals.len()].clone())
+        .collect();
+    saved.panes = (0..300)
+        .map(|i| crate::app::saved::SavedPane {
+            terminal: i,
+            title: None,
+            marked: false,
+        })
+        .collect();
+    saved.layout = None;
+    saved.zoomed = None;
+    saved.focused = None;
+    let mut b = restored_app();
+    let started = |effects: &[Effect]| {
+        effects
+            .iter()
+            .filter(|e| matches!(e, Effect::Follow { .. }))
+            .count()
+    };
+    let first = b.offer_restore(saved, RestoreChoice::Always, false);
+    assert_eq!(started(&first), 10, "ten at once");
+    let mut total = started(&first);
+    let mut ticks = 0;
+    while total < 300 {
+        let more = b.update(Event::Tick(b.now));
+        assert!(started(&more) <= 10, "at most ten a tick");
+        total += started(&more);
+        ticks += 1;
+        assert!(ticks < 100, "every pane starts");
+    }
+    assert_eq!(ticks, 29);
+}
