@@ -274,10 +274,15 @@ pub struct DebugArgs {
     #[arg(long, short = 'c', visible_alias = "container")]
     pub name: Option<String>,
     /// Security profile, as kubectl debug: general, baseline, restricted,
-    /// netadmin, sysadmin (default: debug.profile in config.toml, else
-    /// general; a profile the namespace's Pod Security level refuses is
-    /// replaced by the strongest one it admits).
-    #[arg(long)]
+    /// netadmin, sysadmin, or a team profile of config.toml's
+    /// [profiles.NAME] (default: debug.profile in config.toml, else
+    /// general; a profile not asked for that the namespace's Pod Security
+    /// level refuses is replaced by the strongest one it admits).
+    #[arg(long = "profile", value_name = "NAME")]
+    pub profile_name: Option<String>,
+    /// The built-in profile `--profile` names (or a team profile's base),
+    /// resolved with the config before the command runs.
+    #[arg(skip)]
     pub profile: Option<Profile>,
     /// Run as the target's user (its runAsUser/runAsGroup) so its files
     /// under /proc/1/root are readable: auto (when the profile has no
@@ -683,7 +688,7 @@ mod tests {
         };
         assert!(!twice.is_fleet(), "one pod named twice is one pod");
         assert_eq!(args.namespace.as_deref(), Some("shop"));
-        assert_eq!(args.profile, Some(Profile::Restricted));
+        assert_eq!(args.profile_name.as_deref(), Some("restricted"));
         assert_eq!(args.env, [("A".to_string(), "1".to_string())]);
         assert!(args.interactive && args.tty && args.json());
         assert_eq!(args.timeout, Duration::from_secs(45));

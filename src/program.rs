@@ -115,8 +115,15 @@ async fn run(cli: Cli, paths: Paths) -> anyhow::Result<()> {
         Some(Command::Sim(args)) => run_sim(args).await,
         Some(Command::Demo(args)) => run_demo(args, cli.browse, &paths).await,
         Some(Command::Debug(args)) => {
+            let args = match resolve_profile(*args, &paths.config) {
+                Ok(args) => args,
+                Err(sentence) => {
+                    crate::print::say(&sentence.into());
+                    std::process::exit(crate::commands::debug::exit::USAGE);
+                }
+            };
             let defaults = debug_defaults(args.image.is_some() && args.profile.is_some(), &paths);
-            debug_command(*args, &defaults).await
+            debug_command(args, &defaults).await
         }
         Some(Command::Cp(args)) => {
             let defaults = debug_defaults(args.image.is_some() && args.profile.is_some(), &paths);
@@ -294,6 +301,48 @@ fn load_debug_defaults(path: &std::path::Path) -> Result<crate::commands::debug:
         image: config.debug.images.first().cloned().unwrap_or_default(),
         profile: config.debug.profile,
     })
+}
+
+/// `--profile NAME`: a built-in profile; else a team profile of the
+/// config's `[profiles.NAME]`, sent as `--custom` sends its partial
+/// container over its base (as the TUI's launcher offers them, and never
+/// swapped for another); else one sentence naming both kinds.
+fn resolve_profile(
+    mut args: crate::cli::DebugArgs,
+    config: &std::path::Path,
+) -> Result<crate::cli::DebugArgs, String> {
+    let Some(name) = args.profile_name.clone() else {
+        return Ok(args);
+    };
+    if let Ok(profile) = name.parse::<crate::model::debug::Profile>() {
+        args.profile = Some(profile);
+        return Ok(args);
+    }
+    let config = Config::load(config).map_err(|e| e.to_string())?;
+    let teams = config.custom_profiles().map_err(|(team, why)| {
+        format!("The config's [profiles.{team}] {why}; fix it or move it aside.")
+    })?;
+    let names: Vec<String> = teams.iter().map(|t| t.name.clone()).collect();
+    let Some(team) = teams.into_iter().find(|t| t.name == name) else {
+        let theirs = match names.as_slice() {
+            [] => " (config.toml has no [profiles.NAME] of the team's)".to_string(),
+            names => format!("; the team's: {}", names.join(", ")),
+        };
+        return Err(format!(
+            "Unknown profile {name:?}: the built-in ones are general, baseline, restricted, netadmin, sysadmin{theirs}."
+        ));
+    };
+    if args.custom.is_some() {
+        return Err(format!(
+            "--profile {name} is a team profile, which is a partial container as --custom is: give one of them."
+        ));
+    }
+    args.profile = Some(team.base);
+    args.custom = Some(crate::cli::CustomFile {
+        name: team.name,
+        container: team.container,
+    });
+    Ok(args)
 }
 
 /// `podbay debug`: exits with the container's exit code or podbay's own.

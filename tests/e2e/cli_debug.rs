@@ -877,3 +877,55 @@ fn tty_session_args(f: &Fixture, script: &str) -> Vec<String> {
     .map(String::from)
     .to_vec()
 }
+
+/// `--profile NAME` takes a team profile of config.toml's [profiles.NAME]
+/// as the TUI's launcher does (it was "unknown profile" on the command
+/// line), and an unknown name is one sentence naming both kinds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_team_profile_is_taken_by_name_on_the_command_line() {
+    let f = Fixture::new(0).await;
+    let scratch = tempfile::tempdir().unwrap();
+    let home = scratch.path();
+    std::fs::create_dir_all(home.join("podbay")).unwrap();
+    std::fs::write(
+        home.join("podbay/config.toml"),
+        "[profiles.team]\nbase = \"baseline\"\nenv = [{ name = \"TEAM\", value = \"sre\" }]\n",
+    )
+    .unwrap();
+    let env = || vec![("XDG_CONFIG_HOME".into(), home.display().to_string())];
+    let out = support::podbay_debug_with(
+        &f.kubeconfig,
+        &[
+            "redis-0",
+            "-n",
+            "shop",
+            "--image",
+            "busybox:1.36",
+            "--profile",
+            "team",
+            "--",
+            "sh",
+            "-c",
+            "echo team=$TEAM",
+        ],
+        env(),
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "team=sre\n");
+
+    let out = support::podbay_debug_with(
+        &f.kubeconfig,
+        &["redis-0", "-n", "shop", "--profile", "tem", "--", "true"],
+        env(),
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(
+            "Unknown profile \"tem\": the built-in ones are general, baseline, restricted, netadmin, sysadmin; the team's: team."
+        ),
+        "{}",
+        stderr(&out)
+    );
+}

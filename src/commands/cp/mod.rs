@@ -970,6 +970,7 @@ impl DebugArgs {
             image: args.image.clone(),
             name: None,
             profile: args.profile,
+            profile_name: None,
             as_target_user: args.as_target_user,
             env: Vec::new(),
             mounts: Vec::new(),
