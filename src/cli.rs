@@ -693,10 +693,16 @@ mod tests {
         assert!(args.interactive && args.tty && args.json());
         assert_eq!(args.timeout, Duration::from_secs(45));
         assert_eq!(args.command, ["sh", "-c", "echo hi"]);
-        assert!(
-            Cli::try_parse_from(["podbay", "debug", "p", "--image", "x", "--profile", "root"])
-                .is_err()
-        );
+        // A profile's name is resolved with the config (team profiles).
+        let Some(Command::Debug(named)) =
+            Cli::try_parse_from(["podbay", "debug", "p", "--profile", "root"])
+                .unwrap()
+                .command
+        else {
+            panic!("debug")
+        };
+        assert_eq!(named.profile_name.as_deref(), Some("root"));
+        assert_eq!(named.profile, None);
     }
 
     #[test]

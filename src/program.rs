@@ -371,3 +371,48 @@ async fn debug_command(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::resolve_profile;
+    use crate::cli::{Cli, Command};
+    use clap::Parser as _;
+
+    fn debug_args(argv: &[&str]) -> crate::cli::DebugArgs {
+        match Cli::try_parse_from(argv).unwrap().command {
+            Some(Command::Debug(args)) => *args,
+            _ => panic!("debug"),
+        }
+    }
+
+    #[test]
+    fn a_profile_is_built_in_or_the_teams_or_one_sentence() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("config.toml");
+        let built_in = resolve_profile(
+            debug_args(&["podbay", "debug", "p", "--profile", "baseline"]),
+            &config,
+        )
+        .unwrap();
+        assert_eq!(
+            built_in.profile,
+            Some(crate::model::debug::Profile::Baseline)
+        );
+        assert!(built_in.custom.is_none());
+        let unknown = resolve_profile(
+            debug_args(&["podbay", "debug", "p", "--profile", "root"]),
+            &config,
+        )
+        .unwrap_err();
+        assert!(unknown.starts_with("Unknown profile \"root\""), "{unknown}");
+        assert!(unknown.contains("no [profiles.NAME]"), "{unknown}");
+        std::fs::write(&config, "[profiles.ops]\nbase = \"netadmin\"\n").unwrap();
+        let team = resolve_profile(
+            debug_args(&["podbay", "debug", "p", "--profile", "ops"]),
+            &config,
+        )
+        .unwrap();
+        assert_eq!(team.profile, Some(crate::model::debug::Profile::Netadmin));
+        assert_eq!(team.custom.map(|c| c.name).as_deref(), Some("ops"));
+    }
+}
