@@ -306,8 +306,17 @@ impl Stage {
     /// so the final rename is atomic).
     pub fn new_in(dir: &Path) -> io::Result<Stage> {
         let path = dir.join(format!(".podbay-cp-{:016x}", fastrand::u64(..)));
+        // Made and listed at once, and never once podbay is ending: a stage
+        // made after the sweep would be left behind.
+        let mut stages = stages();
+        if ENDING.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(io::Error::new(
+                io::ErrorKind::Interrupted,
+                "podbay is ending",
+            ));
+        }
         create_dir(&path, 0o700)?;
-        stages().push(path.clone());
+        stages.push(path.clone());
         Ok(Stage { path })
     }
 
@@ -318,13 +327,24 @@ impl Stage {
 
 impl Drop for Stage {
     fn drop(&mut self) {
-        stages().retain(|p| *p != self.path);
+        // Removed, then forgotten: while this thread removes it, a signal's
+        // sweep on another still finds it listed, and removes it too before
+        // podbay exits (forgotten first, it was left half removed).
         remove_tree(&self.path);
+        stages().retain(|p| *p != self.path);
     }
 }
 
-/// Removes every stage still there: podbay is ending on a signal.
+/// Set once podbay is ending on a signal: no stage is made after.
+static ENDING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Removes every stage still there, and lets no other be made: podbay is
+/// ending on a signal.
 pub fn remove_stages() {
+    {
+        let _listed = stages();
+        ENDING.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
     remove_stages_where(|_| true);
 }
 
@@ -340,8 +360,15 @@ fn remove_stages_where(going: impl Fn(&Path) -> bool) {
 }
 
 fn remove_tree(dir: &Path) {
-    let _ = make_writable(dir);
-    let _ = std::fs::remove_dir_all(dir);
+    // A copy still unpacking on its thread may add an entry between the
+    // listing and the last rmdir: a few tries.
+    for _ in 0..10 {
+        let _ = make_writable(dir);
+        if std::fs::remove_dir_all(dir).is_ok() || std::fs::symlink_metadata(dir).is_err() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
 }
 
 /// Read-only directories (as a container had them) cannot be emptied.

@@ -572,7 +572,19 @@ async fn a_copy_takes_no_more_than_its_budget_and_a_signal_leaves_no_stage() {
             stderr.contains("Interrupted; nothing was kept."),
             "{stderr}"
         );
-        assert_eq!(stages_in(dir.path()), Vec::<String>::new(), "{signal}");
+        let left: Vec<String> = stages_in(dir.path())
+            .iter()
+            .flat_map(|stage| {
+                std::fs::read_dir(dir.path().join(stage))
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+                    .map(|e| format!("{stage}/{}", e.file_name().to_string_lossy()))
+                    .chain([stage.clone()])
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        assert_eq!(left, Vec::<String>::new(), "{signal}: {stderr}");
         assert!(!dir.path().join("out").exists());
     }
 }

@@ -398,3 +398,22 @@ proptest::proptest! {
         proptest::prop_assert_eq!(std::fs::read(scratch.path().join("victim")).unwrap(), b"untouched");
     }
 }
+
+#[test]
+fn a_copy_takes_what_it_was_measured_at_and_more_or_what_it_was_told() {
+    use super::BudgetWhy;
+    let measured = Budget::for_item(Some(10 << 20), None);
+    assert_eq!(
+        (measured.bytes, measured.why),
+        ((10 << 20) + (1 << 30), BudgetWhy::Measured)
+    );
+    let big = Budget::for_item(Some(1 << 30), None);
+    assert_eq!(big.bytes, 16 << 30, "16 times a big item");
+    let unmeasured = Budget::for_item(None, None);
+    assert_eq!(
+        (unmeasured.bytes, unmeasured.why),
+        (4 << 30, BudgetWhy::Unmeasured)
+    );
+    let asked = Budget::for_item(Some(1 << 30), Some(8 << 20));
+    assert_eq!((asked.bytes, asked.why), (8 << 20, BudgetWhy::Asked));
+}
