@@ -41,6 +41,16 @@ impl Place {
         }
     }
 
+    /// What it is, in words: "FIFO", "directory".
+    fn words(self) -> &'static str {
+        match self {
+            Place::Absent => "nothing",
+            Place::Regular => "file",
+            Place::Directory => "directory",
+            Place::Special(kind) => kind,
+        }
+    }
+
     fn from_type(kind: std::fs::FileType) -> Place {
         if kind.is_dir() {
             Place::Directory
@@ -133,11 +143,7 @@ fn refuse_unless_replaceable(path: &Path) -> io::Result<()> {
         Ok(meta) if meta.is_file() || meta.file_type().is_symlink() => Ok(()),
         Ok(meta) => Err(io::Error::other(format!(
             "it is a {}, which podbay does not replace",
-            match Place::from_type(meta.file_type()) {
-                Place::Directory => "directory",
-                Place::Special(kind) => kind,
-                Place::Regular | Place::Absent => "file",
-            }
+            Place::from_type(meta.file_type()).words()
         ))),
     }
 }
@@ -192,16 +198,31 @@ fn regular_only(file: File, path: &Path) -> io::Result<File> {
     Err(io::Error::other(format!(
         "{} is a {}, not a regular file",
         path.display(),
-        match Place::from_type(kind) {
-            Place::Directory => "directory",
-            Place::Special(kind) => kind,
-            Place::Regular | Place::Absent => "file",
-        }
+        Place::from_type(kind).words()
     )))
 }
 
 /// The most podbay reads of a config, theme, history or spec file.
 pub const STATE_MOST_BYTES: u64 = 1 << 20;
+
+/// Puts the staged `item` at `to`: renamed over it when `to` is absent, a
+/// file or a link; written into it when it is a device or FIFO, as cp
+/// writes into `/dev/null` (a file only); a socket is refused.
+pub fn put(item: &Path, to: &Path) -> io::Result<()> {
+    match Place::of(to)? {
+        Place::Special("socket") => Err(io::Error::other("it is a socket")),
+        Place::Special(kind) => {
+            if !std::fs::symlink_metadata(item).is_ok_and(|m| m.is_file()) {
+                return Err(io::Error::other(format!(
+                    "it is a {kind}, and podbay writes only a file into one, as cp does"
+                )));
+            }
+            let mut into = open_special(to)?;
+            io::copy(&mut File::open(item)?, &mut into).map(drop)
+        }
+        _ => std::fs::rename(item, to),
+    }
+}
 
 /// `dir/name` if nothing is there, else the first free `stem (N).ext`, as
 /// a browser names a second download: a download never replaces a file.
@@ -258,11 +279,9 @@ pub fn read_state(path: &Path, cap: u64) -> Result<Option<Vec<u8>>, ReadError> {
         Err(e) => return Err(ReadError::Io(e)),
     };
     let meta = file.metadata().map_err(ReadError::Io)?;
-    match Place::from_type(meta.file_type()) {
-        Place::Regular => {}
-        Place::Directory => return Err(ReadError::NotRegular("directory".into())),
-        Place::Special(kind) => return Err(ReadError::NotRegular(kind.into())),
-        Place::Absent => return Ok(None),
+    let place = Place::from_type(meta.file_type());
+    if place != Place::Regular {
+        return Err(ReadError::NotRegular(place.words().into()));
     }
     if meta.len() > cap {
         return Err(ReadError::TooLarge {
@@ -360,15 +379,8 @@ fn remove_stages_where(going: impl Fn(&Path) -> bool) {
 }
 
 fn remove_tree(dir: &Path) {
-    // A copy still unpacking on its thread may add an entry between the
-    // listing and the last rmdir: a few tries.
-    for _ in 0..10 {
-        let _ = make_writable(dir);
-        if std::fs::remove_dir_all(dir).is_ok() || std::fs::symlink_metadata(dir).is_err() {
-            return;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    let _ = make_writable(dir);
+    let _ = std::fs::remove_dir_all(dir);
 }
 
 /// Read-only directories (as a container had them) cannot be emptied.

@@ -519,18 +519,11 @@ async fn reuse_attaches_to_the_running_one_and_list_shows_them() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_image_defaults_to_the_configs_first_and_says_so() {
     let f = Fixture::new(0).await;
-    let scratch = tempfile::tempdir().unwrap();
-    let home = scratch.path();
-    std::fs::create_dir_all(home.join("podbay")).unwrap();
-    std::fs::write(
-        home.join("podbay/config.toml"),
-        "[debug]\nimages = [\"alpine:3.20\", \"busybox:1.36\"]\n",
-    )
-    .unwrap();
+    let (_config, env) = config_home("[debug]\nimages = [\"alpine:3.20\", \"busybox:1.36\"]\n");
     let out = support::podbay_debug_with(
         &f.kubeconfig,
         &["redis-0", "-n", "shop", "--", "sh", "-c", "echo ok"],
-        vec![("XDG_CONFIG_HOME".into(), home.display().to_string())],
+        env,
     )
     .await;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -884,15 +877,10 @@ fn tty_session_args(f: &Fixture, script: &str) -> Vec<String> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_team_profile_is_taken_by_name_on_the_command_line() {
     let f = Fixture::new(0).await;
-    let scratch = tempfile::tempdir().unwrap();
-    let home = scratch.path();
-    std::fs::create_dir_all(home.join("podbay")).unwrap();
-    std::fs::write(
-        home.join("podbay/config.toml"),
+    let (_config, env) = config_home(
         "[profiles.team]\nbase = \"baseline\"\nenv = [{ name = \"TEAM\", value = \"sre\" }]\n",
-    )
-    .unwrap();
-    let env = || vec![("XDG_CONFIG_HOME".into(), home.display().to_string())];
+    );
+    let env = || env.clone();
     let out = support::podbay_debug_with(
         &f.kubeconfig,
         &[
@@ -928,4 +916,17 @@ async fn a_team_profile_is_taken_by_name_on_the_command_line() {
         "{}",
         stderr(&out)
     );
+}
+
+/// A config directory holding `config.toml` (gone with the returned dir),
+/// and the environment that points podbay at it.
+fn config_home(config: &str) -> (tempfile::TempDir, Vec<(String, String)>) {
+    let scratch = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(scratch.path().join("podbay")).unwrap();
+    std::fs::write(scratch.path().join("podbay/config.toml"), config).unwrap();
+    let env = vec![(
+        "XDG_CONFIG_HOME".into(),
+        scratch.path().display().to_string(),
+    )];
+    (scratch, env)
 }

@@ -925,30 +925,15 @@ impl Destination {
                 format!("Cannot put the copy at {}: {why}.", to.display()),
             )
         };
-        match Place::of(to) {
-            Ok(Place::Special("socket")) => Err(cannot("it is a socket".into())),
-            Ok(Place::Special(kind)) => {
-                if !std::fs::symlink_metadata(&item).is_ok_and(|m| m.is_file()) {
-                    return Err(cannot(format!(
-                        "it is a {kind}, and podbay writes only a file into one, as cp does"
-                    )));
+        crate::local::put(&item, to).map_err(|e| {
+            cannot(match e.kind() {
+                std::io::ErrorKind::DirectoryNotEmpty | std::io::ErrorKind::IsADirectory => {
+                    "it exists and is a directory that is not empty; remove it or choose another name"
+                        .to_string()
                 }
-                let mut into = crate::local::open_special(to).map_err(|e| cannot(e.to_string()))?;
-                let mut from = std::fs::File::open(&item).map_err(|e| cannot(e.to_string()))?;
-                std::io::copy(&mut from, &mut into)
-                    .map(drop)
-                    .map_err(|e| cannot(e.to_string()))
-            }
-            _ => std::fs::rename(&item, to).map_err(|e| {
-                cannot(match e.kind() {
-                    std::io::ErrorKind::DirectoryNotEmpty | std::io::ErrorKind::IsADirectory => {
-                        "it exists and is a directory that is not empty; remove it or choose another name"
-                            .to_string()
-                    }
-                    _ => e.to_string(),
-                })
-            }),
-        }
+                _ => e.to_string(),
+            })
+        })
     }
 }
 
