@@ -12,6 +12,7 @@ pub mod cli;
 pub mod cluster;
 pub mod commands;
 pub mod config;
+pub mod engine;
 pub mod local;
 pub mod logging;
 pub mod model;

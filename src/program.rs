@@ -119,7 +119,7 @@ async fn run(cli: Cli, paths: Paths) -> anyhow::Result<()> {
                 Ok(args) => args,
                 Err(sentence) => {
                     crate::print::say(&sentence.into());
-                    std::process::exit(crate::commands::debug::exit::USAGE);
+                    std::process::exit(crate::engine::outcome::exit::USAGE);
                 }
             };
             let defaults = debug_defaults(args.image.is_some() && args.profile.is_some(), &paths);
@@ -168,7 +168,7 @@ fn debug_defaults(given: bool, paths: &Paths) -> crate::commands::debug::Default
         Ok(defaults) => defaults,
         Err(sentence) => {
             crate::print::say(&sentence.into());
-            std::process::exit(crate::commands::debug::exit::CONFIG);
+            std::process::exit(crate::engine::outcome::exit::CONFIG);
         }
     }
 }
@@ -352,7 +352,7 @@ async fn debug_command(
 ) -> ! {
     if let Some(why) = args.inapplicable() {
         crate::print::say(&why.into());
-        std::process::exit(crate::commands::debug::exit::USAGE);
+        std::process::exit(crate::engine::outcome::exit::USAGE);
     }
     let own_pod = args.pod_flags.copy_to.is_some()
         || matches!(args.pods.first(), Some(crate::cli::DebugTarget::Node(_)));

@@ -7,7 +7,7 @@
 use crossterm::event::KeyEvent;
 
 use super::launcher::{FormOutcome, Launcher};
-use crate::model::debug::{self, Admission, AsTargetUser, DebugSpec, Profile};
+use crate::model::debug::{self, AsTargetUser, DebugSpec, Profile, Verdict};
 use crate::model::pod_security::{Level, Policy};
 use crate::model::{ContainerInfo, ContainerKind, ContainerState, PodDetail, PodKey, Stdio};
 
@@ -172,15 +172,12 @@ fn plan(pod: &FleetPod, template: &DebugSpec, profile_chosen: bool) -> Plan {
         .as_ref()
         .filter(|p| p.enforce.level != Level::Privileged)
     {
-        match spec.admission(policy, &detail.manifest) {
-            Admission::Admitted => {}
-            // As the one-pod launcher does: a profile the user did not
-            // choose gives way to the strongest one the level admits.
-            Admission::Refused {
-                passing: Some(passing),
-                ..
-            } if !profile_chosen => spec.profile = passing,
-            refused => {
+        let admission = spec.admission(policy, &detail.manifest);
+        match admission.verdict(profile_chosen, spec.custom.is_some()) {
+            Verdict::Send => {}
+            Verdict::GiveWay(passing) => spec.profile = passing,
+            Verdict::Refuse => {
+                let refused = admission;
                 let namespace = &detail.key.namespace;
                 let sentence =
                     debug::refusal_sentence(namespace, policy, &spec.profile_label(), &refused)

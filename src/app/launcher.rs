@@ -4,7 +4,9 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use crate::model::debug::{self, Admission, AsTargetUser, CustomProfile, DebugSpec, Profile};
+use crate::model::debug::{
+    self, Admission, AsTargetUser, CustomProfile, DebugSpec, Profile, Verdict,
+};
 use crate::model::pod_security::{self, Level, Policy};
 use crate::model::{ContainerKind, PodDetail};
 
@@ -177,14 +179,14 @@ impl Launcher {
     pub fn apply_policy(&mut self, policy: Option<Policy>, detail: &PodDetail) {
         self.policy = policy;
         self.refresh(detail);
-        if self.profile_chosen {
+        let Some(admission) = self.verdict.clone() else {
             return;
-        }
-        let Some(Admission::Refused {
-            passing: Some(passing),
-            violations,
-        }) = self.verdict.clone()
-        else {
+        };
+        let custom = self.custom_profile().is_some();
+        let Verdict::GiveWay(passing) = admission.verdict(self.profile_chosen, custom) else {
+            return;
+        };
+        let Admission::Refused { violations, .. } = admission else {
             return;
         };
         let level = self.policy.as_ref().map_or("", |p| p.enforce.level.name());

@@ -960,6 +960,14 @@ impl App {
         }
     }
 
+    /// A seed for generated names (a debug container's, a copy's, a node
+    /// pod's): the time of the event being handled, which the edge gives.
+    /// Names need only differ from what exists, and the cluster refuses
+    /// one that is taken.
+    pub(crate) fn random_seed(&self) -> u64 {
+        self.now.as_nanosecond() as u64
+    }
+
     fn open_launcher(&mut self) -> Vec<Effect> {
         let View::Pod(view) = &mut self.view else {
             return vec![];
@@ -983,7 +991,7 @@ impl App {
         let Some(detail) = &view.pod.detail else {
             return false;
         };
-        let random = self.now.as_nanosecond() as u64;
+        let random = self.random_seed();
         let mut form = Launcher::new(
             detail,
             selected,

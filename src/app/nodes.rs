@@ -220,7 +220,8 @@ impl App {
             self.mode = Mode::NodeDebug(Box::new(form));
             return vec![];
         }
-        let pod_name = debug_pod::node_debug_pod_name(&form.node, || fastrand::u64(..));
+        let mut names = fastrand::Rng::with_seed(self.random_seed());
+        let pod_name = debug_pod::node_debug_pod_name(&form.node, || names.u64(..));
         let pod = debug_pod::node_debug_pod(&NodeDebug {
             node: form.node.clone(),
             pod: pod_name.clone(),

@@ -5,10 +5,9 @@
 
 use crossterm::event::{KeyCode, KeyEvent};
 
-use super::message::error;
+use super::message::{error, info};
 use super::terminal::TerminalKind;
 use super::{App, Effect, Mode, View};
-use crate::model::debug::Profile;
 use crate::model::debug_pod::{self, PodCopy};
 use crate::model::{ContainerKind, PodKey, TerminalKey};
 
@@ -161,32 +160,46 @@ impl App {
         };
         let (container, original_image) = form.containers[form.chosen].clone();
         let base: String = form.pod.name.chars().take(40).collect();
+        let mut names = fastrand::Rng::with_seed(self.random_seed());
         let name = format!(
             "{}-copy-{}",
             base.trim_end_matches('-'),
-            crate::model::debug::name_suffix(fastrand::u64(..))
+            crate::model::debug::name_suffix(names.u64(..))
         );
-        let copy = PodCopy {
+        let copy = |profile| PodCopy {
             name: name.clone(),
             container: Some(container.clone()),
             set_images: if image != original_image {
-                vec![(container.clone(), image)]
+                vec![(container.clone(), image.clone())]
             } else {
                 Vec::new()
             },
-            command,
+            command: command.clone(),
             stdin: true,
             tty: true,
-            // A shell in the held container needs no privilege: baseline
-            // passes the namespaces that enforce it, restricted those that
-            // enforce restricted.
-            profile: match view.policy.as_ref().map(|p| p.enforce.level) {
-                Some(crate::model::pod_security::Level::Restricted) => Profile::Restricted,
-                _ => Profile::Baseline,
-            },
+            profile,
             ..Default::default()
         };
-        let (pod, _) = match debug_pod::pod_copy(&detail.manifest, &copy, || fastrand::u64(..)) {
+        let made = |profile| debug_pod::pod_copy(&detail.manifest, &copy(profile), || 0);
+        // As `podbay debug --copy-to`: the configured profile, or the one
+        // the namespace's Pod Security admits, said.
+        let chosen = self.debug_profile;
+        let profile = view.policy.as_ref().and_then(|policy| {
+                let admitted = debug_pod::admitted_copy_profile(policy, chosen, false, |p| {
+                    made(p).ok().map(|(pod, _)| pod)
+                })?;
+                (admitted != chosen).then(|| {
+                    let note = format!(
+                        "{} enforces Pod Security \"{}\": the copy runs with profile {admitted} instead of {chosen}.",
+                        form.pod.namespace,
+                        policy.enforce.level.name()
+                    );
+                    (admitted, note)
+                })
+            });
+        let note = profile.as_ref().map(|(_, note)| note.clone());
+        let profile = profile.map_or(chosen, |(p, _)| p);
+        let (pod, _) = match made(profile) {
             Ok(made) => made,
             Err(why) => {
                 self.message = Some(error(why));
@@ -208,6 +221,9 @@ impl App {
             .into_iter()
             .filter(|e| !matches!(e, Effect::Follow { .. }))
             .collect();
+        if let Some(note) = note {
+            self.message = Some(info(note));
+        }
         effects.push(Effect::CreatePod {
             id,
             key,

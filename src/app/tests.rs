@@ -1652,3 +1652,61 @@ fn a_namespace_that_does_not_exist_is_said_with_the_close_names() {
     assert_eq!(super::edit_distance("paymnts", "payments"), 1);
     assert_eq!(super::edit_distance("", "abc"), 3);
 }
+
+/// `C` follows `podbay debug --copy-to`'s rule: the configured profile,
+/// or, where the namespace's Pod Security refuses the copy made with it,
+/// the strongest one it admits, said.
+#[test]
+fn a_copy_takes_the_profile_the_namespace_admits_as_the_command_line_does() {
+    let copy_in = |level: Option<&str>| {
+        let mut a = in_pod_view();
+        let mut detail = pod_detail(None);
+        detail.manifest = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "web", "namespace": "shop"},
+            "spec": {"containers": [{"name": "app", "image": "busybox:1.36"}]},
+        }))
+        .unwrap();
+        a.update(detail_event(detail));
+        if let Some(level) = level {
+            let labels = std::collections::BTreeMap::from([(
+                "pod-security.kubernetes.io/enforce".to_string(),
+                level.to_string(),
+            )]);
+            a.update(Event::PodSecurity(Some(Policy::from_labels(&labels))));
+        }
+        a.update(key('C'));
+        assert!(matches!(a.mode, Mode::CopyPod(_)), "{:?}", a.mode);
+        let effects = a.update(code(KeyCode::Enter));
+        let pod = effects
+            .iter()
+            .find_map(|e| match e {
+                Effect::CreatePod { pod, .. } => Some(pod.clone()),
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("a pod to create: {effects:?} {:?}", a.message));
+        let message = a.message.as_ref().map(|m| m.text.as_str().to_string());
+        (pod, message)
+    };
+    let refused = |level, pod: &k8s_openapi::api::core::v1::Pod| {
+        !crate::model::pod_security::evaluate(level, pod).is_empty()
+    };
+    use crate::model::pod_security::Level;
+    let (free, said) = copy_in(None);
+    assert!(refused(Level::Baseline, &free), "general, as configured");
+    assert_eq!(said, None);
+    let (baseline, said) = copy_in(Some("baseline"));
+    assert!(!refused(Level::Baseline, &baseline));
+    assert!(
+        refused(Level::Restricted, &baseline),
+        "baseline, not weaker"
+    );
+    assert_eq!(
+        said.as_deref(),
+        Some(
+            "shop enforces Pod Security \"baseline\": the copy runs with profile baseline instead of general."
+        )
+    );
+    let (restricted, said) = copy_in(Some("restricted"));
+    assert!(!refused(Level::Restricted, &restricted));
+    assert!(said.is_some_and(|s| s.contains("profile restricted instead of general")));
+}

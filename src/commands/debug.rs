@@ -18,51 +18,13 @@ use crate::cluster::debug::{self, LaunchProblem, Startup};
 use crate::cluster::errors;
 use crate::cluster::replay::{ContainerRef, replay};
 use crate::cluster::session::{self, SessionEvent, SessionInput, SessionSpec};
+pub use crate::engine::outcome::{Failure, classify, exit, fail};
 use crate::model::StartFailure;
-use crate::model::debug::{Admission, DebugSpec, Profile};
+use crate::model::debug::{Admission, DebugSpec, Profile, Verdict};
 use crate::model::session::{SessionEnd, SessionKind};
 use crate::model::text::{Printable, sanitize};
 use crate::term::Size;
 use crate::term::modes::Modes;
-
-/// Exit codes of podbay's own failures (the container's exit code is passed
-/// through otherwise). Documented in docs/debug.md.
-pub mod exit {
-    /// The attach ended with the server's error and no exit code (as
-    /// kubectl, which exits 1 there).
-    pub const STREAM_FAILED: i32 = 1;
-    /// A command line that cannot be right (as clap's own errors).
-    pub const USAGE: i32 = 2;
-    /// The container's exit code, as the server reported it, is outside
-    /// the 0–255 an exit status holds.
-    pub const OUT_OF_RANGE: i32 = 125;
-    pub const INVALID: i32 = 65;
-    pub const NOT_FOUND: i32 = 66;
-    pub const UNSUPPORTED: i32 = 69;
-    pub const NOT_RUNNING: i32 = 70;
-    pub const IMAGE: i32 = 71;
-    pub const START_FAILED: i32 = 72;
-    pub const UNREACHABLE: i32 = 74;
-    /// EX_TEMPFAIL: the stream was cut while the container runs on.
-    pub const CUT: i32 = 75;
-    pub const CONFIG: i32 = 78;
-    pub const FORBIDDEN: i32 = 77;
-    pub const TIMEOUT: i32 = 124;
-}
-
-/// A failure: one sentence for stderr and its exit code.
-#[derive(Debug)]
-pub struct Failure {
-    pub code: i32,
-    pub sentence: Printable,
-}
-
-pub(super) fn fail(code: i32, sentence: impl Into<Printable>) -> Failure {
-    Failure {
-        code,
-        sentence: sentence.into(),
-    }
-}
 
 /// What the config chooses when the command line does not.
 #[derive(Debug, Clone, Default)]
@@ -860,20 +822,17 @@ async fn admitted_profile(
     };
     let admission = spec.admission(&policy, pod);
     let level = policy.enforce.level.name();
-    match &admission {
-        Admission::Admitted => Ok(spec.profile),
-        // A team's profile is the user's choice: never swapped.
-        Admission::Refused {
-            passing: Some(passing),
-            ..
-        } if !explicit && spec.custom.is_none() => {
+    match admission.verdict(explicit, spec.custom.is_some()) {
+        Verdict::Send => Ok(spec.profile),
+        Verdict::GiveWay(passing) => {
             job.voice.say(format!(
                 "{namespace} enforces Pod Security \"{level}\": using --profile={passing} instead of {}",
                 spec.profile
             ));
-            Ok(*passing)
+            Ok(passing)
         }
-        refused => {
+        Verdict::Refuse => {
+            let refused = &admission;
             let sentence = crate::model::debug::refusal_sentence(
                 namespace,
                 &policy,
@@ -914,21 +873,6 @@ fn launch_failure(error: &kube::Error, pod: &str, namespace: &str) -> Failure {
         LaunchProblem::Invalid => exit::INVALID,
         LaunchProblem::Forbidden => exit::FORBIDDEN,
         LaunchProblem::Other => classify(error).code,
-    };
-    fail(code, sentence)
-}
-
-pub(super) fn classify(error: &kube::Error) -> Failure {
-    let crate::model::problem::Problem {
-        sentence, denied, ..
-    } = errors::describe(error);
-    let code = match error {
-        _ if denied.is_some() => exit::FORBIDDEN,
-        _ if errors::credentials_problem(error).is_some() => exit::CONFIG,
-        kube::Error::Api(status) if status.code == 401 => exit::FORBIDDEN,
-        kube::Error::Api(status) if status.code == 403 => exit::FORBIDDEN,
-        kube::Error::Api(_) => exit::INVALID,
-        _ => exit::UNREACHABLE,
     };
     fail(code, sentence)
 }

@@ -17,6 +17,7 @@ use crate::cluster::deadline::{self, CleanUpCut, clean_up};
 use crate::cluster::{debug, debug_pod};
 use crate::model::debug::Profile;
 use crate::model::debug_pod::{self as model, Keep, NodeDebug, PodCopy};
+use crate::model::pod_security::Policy;
 use crate::model::text::{Printable, sanitize};
 
 /// The pod to create and the container to attach to.
@@ -51,12 +52,26 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> Result<i32, Failure> {
         Voice::Stderr
     };
     let deadline = tokio::time::Instant::now() + args.timeout;
+    let limit = args.timeout.min(std::time::Duration::from_secs(5));
     let planned = match args.pods.first() {
         Some(DebugTarget::Node(node)) => {
-            plan_node(client, &args, defaults, node, &voice, deadline).await?
+            let planned = plan_node(client, &args, defaults, node, &voice, deadline).await?;
+            let planned = with_custom(planned, &args, defaults)?;
+            let policy = debug::read_policy(client, &namespace, limit).await;
+            preflight(policy.as_ref(), &planned, &namespace)?;
+            planned
         }
         Some(DebugTarget::Pod(pod)) => {
-            plan_copy(client, &args, defaults, pod, &namespace, &voice, deadline).await?
+            let original = fetch_original(client, &args, pod, &namespace, deadline).await?;
+            let policy = debug::read_policy(client, &namespace, limit).await;
+            plan_copy(
+                &original,
+                &args,
+                defaults,
+                policy.as_ref(),
+                &namespace,
+                &voice,
+            )?
         }
         _ => {
             return Err(fail(
@@ -64,23 +79,6 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> Result<i32, Failure> {
                 "--copy-to copies one pod: name it (NAME or pod/NAME).",
             ));
         }
-    };
-    let planned = with_custom(planned, &args, defaults)?;
-    let planned = match preflight(client, &planned, &namespace, &args).await {
-        Ok(()) => planned,
-        // As for a debug container: a profile not asked for that the
-        // namespace refuses gives way to the strongest one it admits.
-        Err(refused)
-            if refused.code == exit::FORBIDDEN
-                && args.profile.is_none()
-                && args.custom.is_none()
-                && planned.what == COPY =>
-        {
-            admitted_copy(client, &args, defaults, &namespace, &voice, deadline)
-                .await?
-                .ok_or(refused)?
-        }
-        Err(refused) => return Err(refused),
     };
     let name = planned.pod.metadata.name.clone().unwrap_or_default();
     let create = answered(
@@ -341,16 +339,14 @@ fn not_ready(node: &k8s_openapi::api::core::v1::Node) -> Option<String> {
     })
 }
 
-async fn plan_copy(
+/// The pod to copy, as the cluster has it now.
+async fn fetch_original(
     client: &kube::Client,
     args: &DebugArgs,
-    defaults: &Defaults,
     pod: &str,
     namespace: &str,
-    voice: &Voice,
     deadline: tokio::time::Instant,
-) -> Result<Planned, Failure> {
-    let flags = &args.pod_flags;
+) -> Result<Pod, Failure> {
     let job = Job {
         args,
         pod: pod.to_string(),
@@ -360,12 +356,72 @@ async fn plan_copy(
         input: None,
         policies: None,
     };
-    let original = super::debug::get_pod(client, &job, "", deadline).await?;
+    super::debug::get_pod(client, &job, "", deadline).await
+}
+
+/// The copy to create: made with the chosen profile, or with the one it
+/// gives way to under the namespace's Pod Security (the rule the TUI's
+/// `C` follows, [`model::admitted_copy_profile`]); a team's profile
+/// (`--custom`) is never swapped. Refused with one sentence otherwise.
+fn plan_copy(
+    original: &Pod,
+    args: &DebugArgs,
+    defaults: &Defaults,
+    policy: Option<&Policy>,
+    namespace: &str,
+    voice: &Voice,
+) -> Result<Planned, Failure> {
+    let chosen = args.profile.unwrap_or(defaults.profile);
+    let planned = with_custom(
+        build_copy(original, args, defaults, chosen, namespace, voice)?,
+        args,
+        defaults,
+    )?;
+    let Some(policy) = policy else {
+        return Ok(planned);
+    };
+    if args.custom.is_some() {
+        preflight(Some(policy), &planned, namespace)?;
+        return Ok(planned);
+    }
+    let quiet = &Voice::Quiet;
+    let build = |profile| {
+        build_copy(original, args, defaults, profile, namespace, quiet)
+            .ok()
+            .map(|p| p.pod)
+    };
+    match model::admitted_copy_profile(policy, chosen, args.profile.is_some(), build) {
+        Some(profile) if profile == chosen => Ok(planned),
+        Some(profile) => {
+            voice.say(format!(
+                "{namespace} enforces Pod Security \"{}\": using --profile={profile} instead of {chosen}",
+                policy.enforce.level.name(),
+            ));
+            build_copy(original, args, defaults, profile, namespace, quiet)
+        }
+        None => {
+            preflight(Some(policy), &planned, namespace)?;
+            Ok(planned)
+        }
+    }
+}
+
+/// The copy of `original` made with `profile`, as the flags describe it.
+fn build_copy(
+    original: &Pod,
+    args: &DebugArgs,
+    defaults: &Defaults,
+    profile: Profile,
+    namespace: &str,
+    voice: &Voice,
+) -> Result<Planned, Failure> {
+    let flags = &args.pod_flags;
+    let pod = original.metadata.name.clone().unwrap_or_default();
     // Only a new container needs an image; one of the pod's keeps its own.
     let adds = args
         .name
         .as_ref()
-        .is_none_or(|n| !crate::model::debug::container_names(&original).contains(n));
+        .is_none_or(|n| !crate::model::debug::container_names(original).contains(n));
     let image = (args.image.is_some() || (adds && flags.set_image.is_empty()))
         .then(|| chosen_image(args, defaults, voice));
     let copy = PodCopy {
@@ -388,11 +444,11 @@ async fn plan_copy(
             startup: flags.keep_startup,
             init_containers: flags.keep_init_containers,
         },
-        profile: args.profile.unwrap_or(defaults.profile),
+        profile,
         pull_policy: args.pull_policy.clone(),
     };
     let (copied, container) =
-        model::pod_copy(&original, &copy, || fastrand::u64(..)).map_err(|e| {
+        model::pod_copy(original, &copy, || fastrand::u64(..)).map_err(|e| {
             fail(
                 exit::INVALID,
                 format!("Cannot copy pod {namespace}/{pod}: {e}."),
@@ -411,7 +467,7 @@ async fn plan_copy(
         pod: copied,
         container,
         what: COPY,
-        replaces: flags.replace.then(|| pod.to_string()),
+        replaces: flags.replace.then(|| pod.clone()),
     })
 }
 
@@ -445,65 +501,11 @@ fn with_custom(
 }
 
 /// Pod Security, checked before the create: a refusal names the
-/// namespace's label and what would be admitted.
-/// The copy planned again with the strongest profile the namespace's Pod
-/// Security admits (said, as for a debug container); `None` if none does.
-async fn admitted_copy(
-    client: &kube::Client,
-    args: &DebugArgs,
-    defaults: &Defaults,
-    namespace: &str,
-    voice: &Voice,
-    deadline: tokio::time::Instant,
-) -> Result<Option<Planned>, Failure> {
-    let limit = args.timeout.min(std::time::Duration::from_secs(5));
-    let Some(policy) = debug::read_policy(client, namespace, limit).await else {
-        return Ok(None);
-    };
-    let Some(DebugTarget::Pod(pod)) = args.pods.first() else {
-        return Ok(None);
-    };
-    for profile in [Profile::Baseline, Profile::Restricted] {
-        let with = DebugArgs {
-            profile: Some(profile),
-            ..args.clone()
-        };
-        let planned = plan_copy(
-            client,
-            &with,
-            defaults,
-            pod,
-            namespace,
-            &Voice::Quiet,
-            deadline,
-        )
-        .await?;
-        if policy
-            .pod_refusal(namespace, planned.what, &planned.pod)
-            .is_none()
-        {
-            voice.say(format!(
-                "{namespace} enforces Pod Security \"{}\": using --profile={profile} instead of {}",
-                policy.enforce.level.name(),
-                defaults.profile
-            ));
-            return Ok(Some(planned));
-        }
-    }
-    Ok(None)
-}
-
-async fn preflight(
-    client: &kube::Client,
-    planned: &Planned,
-    namespace: &str,
-    args: &DebugArgs,
-) -> Result<(), Failure> {
-    let limit = args.timeout.min(std::time::Duration::from_secs(5));
-    let Some(policy) = debug::read_policy(client, namespace, limit).await else {
-        return Ok(());
-    };
-    let Some(refusal) = policy.pod_refusal(namespace, planned.what, &planned.pod) else {
+/// namespace's label and what would be admitted. Nothing is decided when
+/// the namespace could not be read: the cluster's answer will say.
+fn preflight(policy: Option<&Policy>, planned: &Planned, namespace: &str) -> Result<(), Failure> {
+    let Some(refusal) = policy.and_then(|p| p.pod_refusal(namespace, planned.what, &planned.pod))
+    else {
         return Ok(());
     };
     let hint = match planned.what {

@@ -444,6 +444,35 @@ impl DebugSpec {
     }
 }
 
+/// What to send once the enforced level has judged the chosen profile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Send it as chosen.
+    Send,
+    /// Send it with this profile instead, and say so.
+    GiveWay(Profile),
+    /// Send nothing: the refusal sentence says why.
+    Refuse,
+}
+
+impl Admission {
+    /// The one rule every entry point follows (`podbay debug`, the
+    /// launcher, the many-pods form): an admitted profile is sent; a
+    /// refused one gives way to the strongest the level admits unless the
+    /// user chose it (`chosen`) or it is a team's (`custom`: never
+    /// swapped); otherwise nothing is sent.
+    pub fn verdict(&self, chosen: bool, custom: bool) -> Verdict {
+        match self {
+            Admission::Admitted => Verdict::Send,
+            Admission::Refused {
+                passing: Some(passing),
+                ..
+            } if !chosen && !custom => Verdict::GiveWay(*passing),
+            _ => Verdict::Refuse,
+        }
+    }
+}
+
 /// The profiles tried, in order, when the chosen one would be refused: the
 /// strongest first.
 const FALLBACK: [Profile; 3] = [Profile::General, Profile::Baseline, Profile::Restricted];
@@ -791,6 +820,29 @@ mod tests {
                 .parse::<Profile>()
                 .unwrap_err()
                 .contains("general, baseline")
+        );
+    }
+
+    /// One rule for every entry point: admitted is sent; refused gives
+    /// way only when the user neither chose the profile nor took a team's.
+    #[test]
+    fn a_refused_profile_gives_way_only_when_not_chosen() {
+        let refused = |passing| Admission::Refused {
+            violations: Vec::new(),
+            passing,
+        };
+        let baseline = Some(Profile::Baseline);
+        assert_eq!(Admission::Admitted.verdict(true, true), Verdict::Send);
+        assert_eq!(
+            refused(baseline).verdict(false, false),
+            Verdict::GiveWay(Profile::Baseline)
+        );
+        assert_eq!(refused(baseline).verdict(true, false), Verdict::Refuse);
+        assert_eq!(refused(baseline).verdict(false, true), Verdict::Refuse);
+        assert_eq!(refused(None).verdict(false, false), Verdict::Refuse);
+        assert_eq!(
+            Admission::PodViolates(Vec::new()).verdict(false, false),
+            Verdict::Refuse
         );
     }
 }

@@ -223,6 +223,37 @@ pub fn pod_copy(
     Ok((pod, Some(name)))
 }
 
+/// The profile a copy is made with under the namespace's enforced Pod
+/// Security level, by the rule `podbay debug --copy-to` and the TUI's `C`
+/// share: `chosen` if the level admits the copy made with it; else, when
+/// the user did not ask for it (`explicit`), the first of baseline and
+/// restricted that the level admits (a held shell needs no privilege),
+/// weakest last; `None` when none is admitted (the refusal of `chosen`
+/// stands). `build` makes the copy with a profile.
+pub fn admitted_copy_profile(
+    policy: &super::pod_security::Policy,
+    chosen: Profile,
+    explicit: bool,
+    mut build: impl FnMut(Profile) -> Option<Pod>,
+) -> Option<Profile> {
+    let admits = |pod: Option<Pod>| {
+        pod.is_some_and(|pod| super::pod_security::evaluate(policy.enforce.level, &pod).is_empty())
+    };
+    if admits(build(chosen)) {
+        return Some(chosen);
+    }
+    if explicit {
+        return None;
+    }
+    COPY_GIVE_WAY
+        .into_iter()
+        .filter(|p| *p != chosen)
+        .find(|p| admits(build(*p)))
+}
+
+/// The profiles a copy gives way to, in order (see [`admitted_copy_profile`]).
+const COPY_GIVE_WAY: [Profile; 2] = [Profile::Baseline, Profile::Restricted];
+
 /// Which kind of debugging a profile applies to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Style {

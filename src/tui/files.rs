@@ -14,8 +14,8 @@ use crate::app::Event;
 use crate::app::files::{FileOp, FilesEvent, READ_LIMIT, Via};
 use crate::cluster::debug::{self as launching, Startup};
 use crate::cluster::pipe::{self, PipeSpec};
-use crate::commands::cp::progress::Meter;
-use crate::commands::cp::{Bounds, Reach, copy_in, copy_out};
+use crate::engine::transfer::progress::Meter;
+use crate::engine::transfer::{Bounds, Copied, Reach, copy_in, copy_out};
 use crate::model::TerminalKey;
 use crate::model::files::{self, parse_listing};
 use crate::model::text::sanitize;
@@ -93,7 +93,7 @@ pub(super) async fn carry_out(
                     )
                     .await
                     .map_err(|f| f.sentence.as_str().to_string())
-                    .and_then(|done| done.ok_or_else(no_tar))
+                    .and_then(done_or_no_tar)
                 }
                 Err(why) => Err(why),
             };
@@ -124,7 +124,7 @@ pub(super) async fn carry_out(
                     )
                     .await
                     .map_err(|f| f.sentence.as_str().to_string())
-                    .and_then(|done| done.ok_or_else(no_tar))
+                    .and_then(done_or_no_tar)
                 }
                 None => Err(format!("{local} names no file to upload.")),
             };
@@ -175,8 +175,11 @@ pub(super) fn local_candidates(typed: &str) -> Vec<String> {
     found
 }
 
-fn no_tar() -> String {
-    "The container has no tar to copy with.".into()
+fn done_or_no_tar(copied: Copied) -> Result<String, String> {
+    match copied {
+        Copied::Done(summary) => Ok(summary),
+        Copied::NoTar => Err("The container has no tar to copy with.".into()),
+    }
 }
 
 fn capitalized(summary: String) -> String {

@@ -197,6 +197,30 @@ fn the_pure_layers_use_only_the_layers_under_them() {
     );
 }
 
+/// The command line and the TUI are two front ends over the same
+/// engines: neither reaches an action through the other, and the engines
+/// know neither.
+#[test]
+fn the_engines_sit_below_both_front_ends() {
+    let imports = imports();
+    let uses = |layer: &str, other: &str| {
+        imports
+            .top
+            .get(layer)
+            .is_some_and(|used| used.contains(other))
+    };
+    for layer in ["tui", "app", "ui", "engine"] {
+        assert!(!uses(layer, "commands"), "{layer} uses commands");
+    }
+    for front in ["commands", "tui", "app", "ui"] {
+        assert!(!uses("engine", front), "engine uses {front}");
+    }
+    assert!(
+        uses("commands", "engine") && uses("tui", "engine"),
+        "the check reads the source: both front ends use the engines"
+    );
+}
+
 #[test]
 fn no_modules_import_each_other_in_a_circle() {
     let imports = imports();

@@ -20,7 +20,8 @@ pub struct Meter {
 }
 
 impl Meter {
-    pub fn new() -> Self {
+    /// For the command line: drawn on stderr when that is a terminal.
+    pub fn on_stderr() -> Self {
         Meter {
             done: Arc::new(AtomicU64::new(0)),
             started: Instant::now(),
@@ -33,7 +34,7 @@ impl Meter {
     pub fn quiet() -> Self {
         Meter {
             on_stderr: false,
-            ..Meter::new()
+            ..Meter::on_stderr()
         }
     }
 
