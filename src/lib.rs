@@ -16,6 +16,7 @@ pub mod engine;
 pub mod local;
 pub mod logging;
 pub mod model;
+pub mod parallel;
 pub mod print;
 pub mod program;
 pub mod pty;

@@ -1,63 +1,44 @@
 //! Session recording in asciicast v2, the format `asciinema play` reads:
 //! a JSON header line, then one `[seconds, code, data]` JSON line per event.
 
-use std::fs::File;
 use std::io::{self, BufWriter, Write};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::json;
 
 use super::Size;
 
-/// Writes one pane's output to an asciicast v2 file.
-pub struct Recorder {
-    out: BufWriter<File>,
-    started: Instant,
+/// Writes one pane's output as asciicast v2 into `W` (a file the edge
+/// made new and owner-only: recordings can hold secrets typed into a
+/// shell). The edge gives the times: when the recording started (Unix
+/// seconds) and, for each event, how long after.
+pub struct Recorder<W: Write> {
+    out: BufWriter<W>,
     utf8: Utf8Stream,
 }
 
-impl Recorder {
-    /// Records into `file` (which the caller made new and owner-only:
-    /// recordings can hold secrets typed into a shell), starting with the
-    /// header.
-    pub fn new(file: File, size: Size, term: &str) -> io::Result<Self> {
-        let mut out = BufWriter::new(file);
+impl<W: Write> Recorder<W> {
+    /// Starts the recording with its header.
+    pub fn new(out: W, size: Size, term: &str, started_at: i64) -> io::Result<Self> {
+        let mut out = BufWriter::new(out);
         let header = json!({
             "version": 2,
             "width": size.cols,
             "height": size.rows,
-            "timestamp": jiff::Timestamp::now().as_second(),
+            "timestamp": started_at,
             "env": { "TERM": term },
         });
         writeln!(out, "{header}")?;
         Ok(Recorder {
             out,
-            started: Instant::now(),
             utf8: Utf8Stream::default(),
         })
     }
 
-    /// Records remote output. A UTF-8 sequence split across calls is held
-    /// back until complete; invalid bytes become U+FFFD.
-    pub fn output(&mut self, bytes: &[u8]) -> io::Result<()> {
-        self.output_at(self.started.elapsed(), bytes)
-    }
-
-    /// Records a terminal resize.
-    pub fn resize(&mut self, size: Size) -> io::Result<()> {
-        self.resize_at(self.started.elapsed(), size)
-    }
-
-    /// Writes out buffered events, including any incomplete UTF-8 tail.
-    pub fn finish(mut self) -> io::Result<()> {
-        let tail = self.utf8.finish();
-        if !tail.is_empty() {
-            self.event(self.started.elapsed(), "o", &tail)?;
-        }
-        self.out.flush()
-    }
-
-    fn output_at(&mut self, elapsed: Duration, bytes: &[u8]) -> io::Result<()> {
+    /// Records remote output, `elapsed` into the recording. A UTF-8
+    /// sequence split across calls is held back until complete; invalid
+    /// bytes become U+FFFD.
+    pub fn output(&mut self, elapsed: Duration, bytes: &[u8]) -> io::Result<()> {
         let text = self.utf8.decode(bytes);
         if text.is_empty() {
             return Ok(());
@@ -65,8 +46,18 @@ impl Recorder {
         self.event(elapsed, "o", &text)
     }
 
-    fn resize_at(&mut self, elapsed: Duration, size: Size) -> io::Result<()> {
+    /// Records a terminal resize.
+    pub fn resize(&mut self, elapsed: Duration, size: Size) -> io::Result<()> {
         self.event(elapsed, "r", &format!("{}x{}", size.cols, size.rows))
+    }
+
+    /// Writes out buffered events, including any incomplete UTF-8 tail.
+    pub fn finish(mut self, elapsed: Duration) -> io::Result<()> {
+        let tail = self.utf8.finish();
+        if !tail.is_empty() {
+            self.event(elapsed, "o", &tail)?;
+        }
+        self.out.flush()
     }
 
     fn event(&mut self, elapsed: Duration, code: &str, data: &str) -> io::Result<()> {
@@ -120,26 +111,15 @@ impl Utf8Stream {
 
 #[cfg(test)]
 mod tests {
-    use std::path::{Path, PathBuf};
-
     use serde_json::Value;
 
     use super::*;
 
-    /// A fresh path in a scratch directory, which is held only for its
-    /// drop: that removes it.
-    struct TempPath(PathBuf, #[allow(dead_code)] tempfile::TempDir);
-
-    impl TempPath {
-        fn new(name: &str) -> Self {
-            let dir = tempfile::tempdir().expect("scratch dir");
-            TempPath(dir.path().join(format!("{name}.cast")), dir)
-        }
-    }
-
-    fn lines(path: &Path) -> Vec<Value> {
-        std::fs::read_to_string(path)
-            .expect("recording is readable")
+    /// The recording's lines, each parsed.
+    fn lines(recorder: Recorder<Vec<u8>>) -> Vec<Value> {
+        let out = recorder.out.into_inner().expect("flushed");
+        String::from_utf8(out)
+            .expect("UTF-8")
             .lines()
             .map(|line| serde_json::from_str(line).expect("every line is JSON"))
             .collect()
@@ -147,15 +127,14 @@ mod tests {
 
     #[test]
     fn every_line_is_asciicast_json() {
-        let path = TempPath::new("basic");
         let size = Size { cols: 80, rows: 24 };
         let mut recorder =
-            Recorder::new(File::create(&path.0).unwrap(), size, "xterm-256color").expect("create");
+            Recorder::new(Vec::new(), size, "xterm-256color", 1_700_000_000).expect("create");
         recorder
-            .output_at(Duration::from_millis(1500), b"hello\r\n")
+            .output(Duration::from_millis(1500), b"hello\r\n")
             .expect("write");
         recorder
-            .resize_at(
+            .resize(
                 Duration::from_secs(2),
                 Size {
                     cols: 100,
@@ -163,45 +142,31 @@ mod tests {
                 },
             )
             .expect("write");
-        recorder.finish().expect("finish");
-
-        let lines = lines(&path.0);
+        let lines = lines(recorder);
         assert_eq!(lines.len(), 3);
         let header = &lines[0];
         assert_eq!(header["version"], 2);
         assert_eq!(header["width"], 80);
         assert_eq!(header["height"], 24);
         assert_eq!(header["env"]["TERM"], "xterm-256color");
-        assert!(
-            header["timestamp"]
-                .as_i64()
-                .is_some_and(|t| t > 1_600_000_000)
-        );
+        assert_eq!(header["timestamp"], 1_700_000_000);
         assert_eq!(lines[1], json!([1.5, "o", "hello\r\n"]));
         assert_eq!(lines[2], json!([2.0, "r", "100x30"]));
     }
 
     #[test]
     fn characters_split_across_chunks_are_joined() {
-        let path = TempPath::new("split");
-        let mut recorder = Recorder::new(
-            File::create(&path.0).unwrap(),
-            Size { cols: 10, rows: 2 },
-            "xterm",
-        )
-        .expect("create");
+        let mut recorder =
+            Recorder::new(Vec::new(), Size { cols: 10, rows: 2 }, "xterm", 0).expect("create");
         let crab = "🦀".as_bytes();
         recorder
-            .output_at(Duration::ZERO, &[b'a', crab[0]])
+            .output(Duration::ZERO, &[b'a', crab[0]])
             .expect("write");
+        recorder.output(Duration::ZERO, &crab[1..3]).expect("write");
         recorder
-            .output_at(Duration::ZERO, &crab[1..3])
+            .output(Duration::ZERO, &[crab[3], b'b'])
             .expect("write");
-        recorder
-            .output_at(Duration::ZERO, &[crab[3], b'b'])
-            .expect("write");
-        recorder.finish().expect("finish");
-        let data: Vec<Value> = lines(&path.0)[1..].iter().map(|l| l[2].clone()).collect();
+        let data: Vec<Value> = lines(recorder)[1..].iter().map(|l| l[2].clone()).collect();
         assert_eq!(data, [json!("a"), json!("🦀b")]);
     }
 

@@ -29,7 +29,7 @@ pub(super) const DEFAULT_STDERR_SGR: &str = "38;5;203";
 /// Every terminal's session task, its output queue and its recording.
 pub(super) struct Sessions {
     running: HashMap<TerminalId, Running>,
-    recorders: HashMap<TerminalId, Recorder>,
+    recorders: HashMap<TerminalId, Recording>,
     outboxes: Outboxes,
     pub(super) keepalive: Option<Duration>,
     pub(super) recordings: PathBuf,
@@ -205,7 +205,7 @@ impl Sessions {
 
     pub(super) fn resize(&mut self, id: TerminalId, size: Size) {
         if let Some(recorder) = self.recorders.get_mut(&id)
-            && let Err(e) = recorder.resize(size)
+            && let Err(e) = recorder.out.resize(recorder.started.elapsed(), size)
         {
             tracing::warn!("recording: {e}");
         }
@@ -240,7 +240,10 @@ impl Sessions {
     /// recording that cannot be written stops, and the event says so.
     pub(super) fn record(&mut self, id: TerminalId, bytes: &[u8]) -> Option<Event> {
         let recorder = self.recorders.get_mut(&id)?;
-        let e = recorder.output(bytes).err()?;
+        let e = recorder
+            .out
+            .output(recorder.started.elapsed(), bytes)
+            .err()?;
         tracing::warn!("recording stopped: {e}");
         self.recorders.remove(&id);
         Some(Event::Recording {
@@ -286,9 +289,13 @@ impl Sessions {
         let path = self.recordings.join(format!("{stamp}-{name}-{id}.cast"));
         crate::local::create_private_dir(&self.recordings)
             .and_then(|()| crate::local::create_private(&path))
-            .and_then(|file| Recorder::new(file, size, "xterm-256color"))
-            .map(|recorder| {
-                self.recorders.insert(id, recorder);
+            .and_then(|file| {
+                let now = jiff::Timestamp::now().as_second();
+                Recorder::new(file, size, "xterm-256color", now)
+            })
+            .map(|out| {
+                let started = std::time::Instant::now();
+                self.recorders.insert(id, Recording { out, started });
                 path.clone()
             })
             .map_err(|e| {
@@ -301,7 +308,7 @@ impl Sessions {
 
     fn stop_recording(&mut self, id: TerminalId) {
         if let Some(recorder) = self.recorders.remove(&id)
-            && let Err(e) = recorder.finish()
+            && let Err(e) = recorder.out.finish(recorder.started.elapsed())
         {
             tracing::warn!("recording: {e}");
         }
@@ -315,6 +322,12 @@ impl Sessions {
             self.stop_recording(id);
         }
     }
+}
+
+/// A pane's recording and when it started.
+struct Recording {
+    out: Recorder<std::fs::File>,
+    started: std::time::Instant,
 }
 
 /// One session, from connecting to its end, its output into `outbox`: the

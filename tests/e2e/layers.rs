@@ -7,7 +7,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// What each pure layer may use of the crate.
-const PURE: [(&str, &[&str]); 3] = [("app", &["model", "term"]), ("model", &[]), ("term", &[])];
+const PURE: [(&str, &[&str]); 3] = [
+    ("app", &["model", "term", "parallel"]),
+    ("model", &[]),
+    ("term", &[]),
+];
 
 /// Every `.rs` file under `dir`.
 fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -344,5 +348,72 @@ fn the_command_lines_text_is_printed_only_through_the_printer() {
         found.is_empty(),
         "print through crate::print (Printable text only):\n{}",
         found.join("\n")
+    );
+}
+
+/// What the pure layers never do themselves: read or write files, start
+/// threads, read a clock, the environment or the global random source, or
+/// run async code. The edge gives them time (events carry it), seeds and
+/// files; `parallel` lends a second core.
+const IMPURE: [&str; 12] = [
+    "std::fs",
+    "std::thread",
+    "thread::spawn",
+    "thread::scope",
+    "Instant::now",
+    "SystemTime",
+    "Timestamp::now",
+    "Zoned::now",
+    "std::env",
+    "tokio::",
+    "getrandom",
+    "fastrand::",
+];
+
+/// The lines of `text` outside its tests that do what [`IMPURE`] names; a
+/// seeded generator (`fastrand::Rng::with_seed`) is a pure function of its
+/// seed.
+fn impure_lines(text: &str) -> Vec<String> {
+    let outside_tests = text.split("#[cfg(test)]").next().unwrap_or(text);
+    code(outside_tests)
+        .lines()
+        .filter(|line| {
+            let line = line.replace("fastrand::Rng::with_seed", "");
+            IMPURE.iter().any(|call| line.contains(call))
+        })
+        .map(|line| line.trim().to_string())
+        .collect()
+}
+
+#[test]
+fn the_pure_layers_do_no_io_keep_no_clock_and_start_no_threads() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut found = Vec::new();
+    for layer in ["app", "model", "term"] {
+        let mut files = Vec::new();
+        sources(&src.join(layer), &mut files);
+        for file in files {
+            let name = file.strip_prefix(&src).expect("under src/").display();
+            if name.to_string().ends_with("tests.rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&file).expect("a source file");
+            found.extend(
+                impure_lines(&text)
+                    .into_iter()
+                    .map(|l| format!("{name}: {l}")),
+            );
+        }
+    }
+    assert!(found.is_empty(), "impure calls:\n{}", found.join("\n"));
+    assert_eq!(
+        impure_lines(
+            "let a = fastrand::u64(..);\nlet b = fastrand::Rng::with_seed(1);\nlet c = std::time::Instant::now();\n#[cfg(test)]\nmod tests { fn t() { std::fs::write(p, b\"\"); } }"
+        ),
+        [
+            "let a = fastrand::u64(..);",
+            "let c = std::time::Instant::now();"
+        ],
+        "the check sees a global random source and a clock, not a seed or the tests"
     );
 }

@@ -582,16 +582,7 @@ impl PodTable {
             score_all(indices)
         } else {
             // Big tables: score both halves at once.
-            let (left, right) = indices.split_at(indices.len() / 2);
-            std::thread::scope(|scope| {
-                let other = scope.spawn(|| score_all(right));
-                let mut mine = score_all(left);
-                match other.join() {
-                    Ok(theirs) => mine.extend(theirs),
-                    Err(panic) => std::panic::resume_unwind(panic),
-                }
-                mine
-            })
+            crate::parallel::in_halves(indices, score_all)
         }
     }
 
