@@ -346,17 +346,18 @@ async fn with_i_and_no_t_piped_stdin_reaches_the_process_without_echo() {
         ],
         home.path(),
     );
+    // Written before the container is there to read it, and left open
+    // (no EOF): the line waits in the pipe and reaches the process.
     let mut stdin = child.stdin.take().expect("stdin");
-    // Typed once the container is there to read it.
-    tokio::spawn(async move {
-        tokio::time::sleep(std::time::Duration::from_secs(2)).await;
-        let _ = stdin.write_all(b"piped\n").await;
-        tokio::time::sleep(std::time::Duration::from_secs(30)).await;
-    });
+    stdin
+        .write_all(b"piped\n")
+        .await
+        .expect("the pipe takes it");
     let out = tokio::time::timeout(std::time::Duration::from_secs(30), child.wait_with_output())
         .await
         .expect("finished")
         .expect("output");
+    drop(stdin);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(stdout(&out), "got-piped\n", "no echo of the input");
 }

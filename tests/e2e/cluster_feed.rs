@@ -260,7 +260,6 @@ async fn a_stopped_server_is_reported_then_the_feed_resumes_when_it_returns() {
         sentence.starts_with("Cannot reach the API server"),
         "{sentence}"
     );
-    tokio::time::sleep(Duration::from_secs(2)).await;
     sim.restart_server().await.unwrap();
     loop {
         match next(&mut rx).await {

@@ -559,20 +559,29 @@ async fn kubectl_describe_events_and_followed_logs_read_as_on_a_cluster() {
             .kill_on_drop(true)
             .spawn()
             .expect("kubectl starts");
-        tokio::time::sleep(Duration::from_secs(7)).await;
+        // The tail, then a line written after kubectl started.
+        use tokio::io::AsyncBufReadExt as _;
+        let mut out = tokio::io::BufReader::new(follow.stdout.take().expect("stdout")).lines();
+        let mut lines = 0;
+        let read = tokio::time::timeout(Duration::from_secs(20), async {
+            while lines < 2 {
+                match out.next_line().await {
+                    Ok(Some(line)) => lines += usize::from(line.contains("handled request")),
+                    _ => break,
+                }
+            }
+        })
+        .await;
+        assert!(
+            read.is_ok() && lines >= 2,
+            "{version}: the tail and a later line, got {lines}"
+        );
         assert!(
             follow.try_wait().expect("kubectl's status").is_none(),
             "{version}: logs -f of a running container ended"
         );
         let _ = follow.start_kill();
-        let out = follow.wait_with_output().await.expect("kubectl output");
-        let lines = String::from_utf8_lossy(&out.stdout)
-            .matches("handled request")
-            .count();
-        assert!(
-            lines >= 2,
-            "{version}: the tail and a later line, got {lines}"
-        );
+        let _ = follow.wait().await;
     }
     let _ = std::fs::remove_file(kubeconfig);
 }

@@ -182,7 +182,6 @@ async fn a_stopped_server_is_named_then_the_list_recovers_when_it_returns() {
         .await;
     screen.raw(b"\x1b").await;
 
-    tokio::time::sleep(Duration::from_secs(3)).await;
     sim.restart_server().await.unwrap();
     let pods: Api<Pod> = Api::namespaced(client(&sim, "sim").await, "shop");
     let patch = json!({"spec": {"ephemeralContainers": [
@@ -228,7 +227,6 @@ async fn a_log_pane_read_again_while_the_server_is_down_recovers_by_itself() {
             t.contains("no answer for")
         })
         .await;
-    tokio::time::sleep(Duration::from_secs(2)).await;
     sim.restart_server().await.unwrap();
     let year = format!("{}-", jiff::Zoned::now().year());
     screen

@@ -1450,7 +1450,6 @@ async fn a_shell_whose_server_stops_says_so_on_its_pane_and_recovers() {
     screen
         .wait_for("its answer", |t| t.contains("ready-42"))
         .await;
-    tokio::time::sleep(Duration::from_secs(3)).await;
     kill(pid, Signal::SIGSTOP).expect("stop the simulator");
     // A key into a stopped server: no echo, and no error either.
     screen.keys("x").await;

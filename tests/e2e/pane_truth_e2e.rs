@@ -46,7 +46,11 @@ async fn a_container_that_clears_the_screen_cannot_wipe_the_others_logs() {
         })
         .await;
     // Two more clears go by.
-    tokio::time::sleep(Duration::from_millis(2500)).await;
+    screen
+        .wait_for("a second line after a clear", |t| {
+            t.matches("│ XXwiped").count() >= 2
+        })
+        .await;
     let text = screen.text();
     assert!(
         text.contains("rendering the configuration for redis"),
@@ -181,7 +185,8 @@ async fn the_all_containers_backlog_is_merged_by_time() {
     debug_container(&config, &script("first")).await;
     debug_container(&config, &script("second")).await;
     // Both have logged all six lines.
-    tokio::time::sleep(Duration::from_secs(7)).await;
+    support::logged(&sim, "shop", "redis-0", "first-6").await;
+    support::logged(&sim, "shop", "redis-0", "second-6").await;
     let mut screen = PodbayScreen::spawn(&args(&config, &["-n", "shop"]), 120, 40);
     support::open_pod(&screen, "redis-0").await;
     screen.keys("L").await;

@@ -1,8 +1,6 @@
 //! The workspace comes back after a restart: the real `podbay` in a PTY,
 //! killed with SIGKILL and started again in the same HOME.
 
-use std::time::Duration;
-
 use crate::support::{
     self, PodbayScreen, args, exits_cleanly, kubeconfig, launch_on_redis, pane_text, start_sim,
 };
@@ -121,11 +119,15 @@ async fn a_killed_podbay_comes_back_where_it_was() {
             })
             .collect()
     };
-    pane_command(&first, "LLL").await;
     let home = first.home().to_path_buf();
-    kept_when(&home, "three panes kept, the log's place too", |k| {
-        k["panes"].as_array().is_some_and(|p| p.len() == 3)
-            && k.to_string().contains("dbg-pane")
+    let three_panes = |k: &serde_json::Value| {
+        k["panes"].as_array().is_some_and(|p| p.len() == 3) && k.to_string().contains("dbg-pane")
+    };
+    let unmoved = kept_when(&home, "three panes kept", three_panes).await;
+    pane_command(&first, "LLL").await;
+    kept_when(&home, "the moved divider kept, the log's place too", |k| {
+        three_panes(k)
+            && k["layout"] != unmoved["layout"]
             && k["terminals"]
                 .as_array()
                 .into_iter()
@@ -133,8 +135,6 @@ async fn a_killed_podbay_comes_back_where_it_was() {
                 .any(|t| t["kind"] == "log" && t["last_seen"]["redis"].is_string())
     })
     .await;
-    // A second for the divider's last move to be kept.
-    tokio::time::sleep(Duration::from_millis(1500)).await;
     // Every line shown now was kept as shown: none may come again.
     let shown_before = ids(&first.text());
     assert!(!shown_before.is_empty());
@@ -157,7 +157,7 @@ async fn a_killed_podbay_comes_back_where_it_was() {
     }
 
     // The debug container prints while podbay is gone; redis logs on.
-    tokio::time::sleep(Duration::from_secs(6)).await;
+    crate::support::logged(&sim, "shop", "redis-0", "after-49").await;
 
     let mut second = restored(
         &home,
@@ -341,12 +341,19 @@ async fn panes_of_two_clusters_come_back_on_their_own() {
     second
         .wait_for("sim-b's file", |t| t.contains("on-b"))
         .await;
+    let on_b = kept_when(&home, "the focus on sim-b's pane kept", |k| {
+        k["focused"].is_number()
+    })
+    .await;
     pane_command(&second, "o").await;
     second.keys("cat /tmp/mark || echo none-$((3*3))\r").await;
     second
         .wait_for("no such file on sim", |t| t.contains("none-9"))
         .await;
-    tokio::time::sleep(Duration::from_millis(1200)).await;
+    kept_when(&home, "the focus on sim's pane kept", |k| {
+        k["focused"].is_number() && k["focused"] != on_b["focused"]
+    })
+    .await;
     kill(&mut second).await;
 
     sim_b.stop_server();

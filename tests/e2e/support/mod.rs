@@ -109,6 +109,42 @@ pub async fn debug_containers_running(
     .await;
 }
 
+/// Waits until some container of `namespace/pod` (an ephemeral one
+/// included) has written `text`, read from its log as the cluster keeps it.
+pub async fn logged(sim: &SimHandle, namespace: &str, pod: &str, text: &str) {
+    let pods: kube::Api<k8s_openapi::api::core::v1::Pod> =
+        kube::Api::namespaced(client(sim, "sim").await, namespace);
+    eventually(
+        30,
+        &format!("{namespace}/{pod} to log {text:?}"),
+        || async {
+            let found = pods.get(pod).await.ok()?;
+            let spec = found.spec?;
+            let names = spec.containers.iter().map(|c| c.name.clone()).chain(
+                spec.ephemeral_containers
+                    .iter()
+                    .flatten()
+                    .map(|c| c.name.clone()),
+            );
+            for name in names {
+                let params = kube::api::LogParams {
+                    container: Some(name),
+                    ..Default::default()
+                };
+                if pods
+                    .logs(pod, &params)
+                    .await
+                    .is_ok_and(|log| log.contains(text))
+                {
+                    return Some(());
+                }
+            }
+            None
+        },
+    )
+    .await;
+}
+
 /// Polls `check` until it returns `Some`, failing the test after `secs`.
 pub async fn eventually<T, F, Fut>(secs: u64, what: &str, mut check: F) -> T
 where
