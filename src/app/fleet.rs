@@ -127,36 +127,16 @@ fn plan(pod: &FleetPod, template: &DebugSpec, profile_chosen: bool) -> Plan {
         Ok(detail) => detail,
         Err(sentence) => return Plan::Refused(format!("could not be read: {sentence}")),
     };
-    if detail.is_static {
-        return Plan::Refused(
-            "is a static pod: static pods refuse debug containers (debug its node)".into(),
-        );
-    }
-    if let Some(why) = detail.why_no_debug_container_starts() {
-        return Plan::Refused(why);
-    }
     let target = match template.target.as_deref() {
         Some(EACH_FIRST) => detail
             .containers
             .iter()
             .find(|c| c.kind == ContainerKind::Regular)
             .map(|c| c.name.clone()),
-        Some(name) => {
-            let has = detail
-                .containers
-                .iter()
-                .any(|c| c.name == name && c.kind != ContainerKind::Ephemeral);
-            if !has {
-                return Plan::Refused(format!("has no container {name:?} to target"));
-            }
-            Some(name.to_string())
-        }
-        None => None,
+        named => named.map(str::to_string),
     };
-    if target.is_some() && detail.os.as_deref() == Some("windows") {
-        return Plan::Refused(
-            "runs on Windows, where a debug container cannot share a container's processes".into(),
-        );
+    if let Some(refusal) = detail.why_no_debug_container(target.as_deref()) {
+        return Plan::Refused(refusal.why);
     }
     if let Some(running) =
         detail.reusable_debugger(&template.image, target.as_deref(), &template.mounts)

@@ -260,19 +260,8 @@ impl Launcher {
 
     /// The spec the form describes, or one sentence on what is wrong.
     pub fn spec(&self, detail: &PodDetail) -> Result<DebugSpec, String> {
-        if detail.is_static {
-            return Err(
-                "Static (mirror) pods do not support ephemeral containers; debug the node instead."
-                    .into(),
-            );
-        }
-        if detail.os.as_deref() == Some("windows") && self.target.is_some() {
-            return Err(
-                "Windows pods cannot share a container's processes; choose target (none).".into(),
-            );
-        }
-        if let Some(why) = detail.why_no_debug_container_starts() {
-            return Err(format!("The pod {why}."));
+        if let Some(refusal) = detail.why_no_debug_container(self.target_name()) {
+            return Err(refusal.sentence("The pod"));
         }
         if self.image.trim().is_empty() {
             return Err("Choose an image (←/→ cycles the presets from your config).".into());
@@ -710,7 +699,11 @@ mod tests {
         assert!(form.spec(&d).unwrap_err().contains("Windows"));
         d.os = None;
         d.is_static = true;
-        assert!(form.spec(&d).unwrap_err().contains("Static"));
+        assert!(
+            form.spec(&d)
+                .unwrap_err()
+                .contains("is a static (mirror) pod")
+        );
     }
 
     #[test]

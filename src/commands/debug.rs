@@ -19,6 +19,7 @@ use crate::cluster::errors;
 use crate::cluster::replay::{ContainerRef, replay};
 use crate::cluster::session::{self, SessionEvent, SessionInput, SessionSpec};
 pub use crate::engine::outcome::{Failure, classify, exit, fail};
+use crate::model::NoDebugKind;
 use crate::model::StartFailure;
 use crate::model::debug::{Admission, DebugSpec, Profile, Verdict};
 use crate::model::session::{SessionEnd, SessionKind};
@@ -721,62 +722,17 @@ pub(super) fn humantime(d: Duration) -> String {
 
 /// What is known to fail before asking the server.
 fn preflight(pod: &Pod, job: &Job<'_>) -> Result<(), Failure> {
-    let name = &job.pod;
-    let namespace = &job.namespace;
-    if pod
-        .metadata
-        .annotations
-        .as_ref()
-        .is_some_and(|a| a.contains_key("kubernetes.io/config.mirror"))
-    {
-        return Err(fail(
-            exit::UNSUPPORTED,
-            format!(
-                "Pod {namespace}/{name} is a static (mirror) pod, and static pods do not support ephemeral containers; debug its node instead."
-            ),
-        ));
-    }
-    let spec = pod.spec.as_ref();
-    let windows = spec
-        .and_then(|s| s.os.as_ref())
-        .is_some_and(|os| os.name == "windows");
-    if windows && job.target.is_some() {
-        return Err(fail(
-            exit::UNSUPPORTED,
-            format!(
-                "Pod {namespace}/{name} runs on Windows, where a debug container cannot share a container's processes; drop --target."
-            ),
-        ));
-    }
-    if let Some(target) = &job.target {
-        // The API lets a debug container target init containers too.
-        let containers: Vec<String> = spec
-            .map(|s| {
-                let init = s.init_containers.iter().flatten();
-                s.containers
-                    .iter()
-                    .chain(init)
-                    .map(|c| c.name.clone())
-                    .collect()
-            })
-            .unwrap_or_default();
-        if !containers.contains(target) {
-            return Err(fail(
-                exit::INVALID,
-                format!(
-                    "Pod {namespace}/{name} has no container {target:?} to target; its containers are: {}.",
-                    containers.join(", ")
-                ),
-            ));
-        }
-    }
-    match crate::model::PodDetail::from_pod(pod).why_no_debug_container_starts() {
-        Some(why) => Err(fail(
-            exit::NOT_RUNNING,
-            format!("Pod {namespace}/{name} {why}."),
-        )),
-        None => Ok(()),
-    }
+    let detail = crate::model::PodDetail::from_pod(pod);
+    let Some(refusal) = detail.why_no_debug_container(job.target.as_deref()) else {
+        return Ok(());
+    };
+    let code = match refusal.kind {
+        NoDebugKind::Unsupported => exit::UNSUPPORTED,
+        NoDebugKind::NoSuchTarget => exit::INVALID,
+        NoDebugKind::NotRunning => exit::NOT_RUNNING,
+    };
+    let sentence = refusal.sentence(&format!("Pod {}/{}", job.namespace, job.pod));
+    Err(fail(code, sanitize(&sentence).into_owned()))
 }
 
 /// Whether the container gets `stdinOnce`: input given whole to each of

@@ -202,7 +202,82 @@ pub struct PodDetail {
     pub manifest: Box<Pod>,
 }
 
+/// Why a debug container cannot be added to a pod (see
+/// [`PodDetail::why_no_debug_container`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoDebugContainer {
+    pub kind: NoDebugKind,
+    /// The end of a sentence about the pod ("is a static (mirror) pod…").
+    pub why: String,
+    /// What to do instead, when there is something.
+    pub hint: Option<String>,
+}
+
+impl NoDebugContainer {
+    /// The whole sentence, after the pod's name ("The pod", "Pod ns/name").
+    pub fn sentence(&self, pod: &str) -> String {
+        match &self.hint {
+            Some(hint) => format!("{pod} {}; {hint}.", self.why),
+            None => format!("{pod} {}.", self.why),
+        }
+    }
+}
+
+/// What kind of refusal it is (the command line's exit code follows it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoDebugKind {
+    /// The pod cannot take one at all, or not with a target.
+    Unsupported,
+    /// The target is not a container of the pod.
+    NoSuchTarget,
+    /// No kubelet would start it: the pod has finished or has no node.
+    NotRunning,
+}
+
 impl PodDetail {
+    /// Why no debug container (targeting `target`) can be added to this
+    /// pod, as the end of a sentence about it; `None` when one can. The one
+    /// check `podbay debug`, the launcher and the many-pods form make before
+    /// sending anything.
+    pub fn why_no_debug_container(&self, target: Option<&str>) -> Option<NoDebugContainer> {
+        let refused =
+            |kind, why: String, hint: Option<String>| Some(NoDebugContainer { kind, why, hint });
+        if self.is_static {
+            return refused(
+                NoDebugKind::Unsupported,
+                "is a static (mirror) pod, and static pods do not support ephemeral containers"
+                    .into(),
+                Some("debug its node instead".into()),
+            );
+        }
+        if let Some(target) = target {
+            // The API lets a debug container target init containers too.
+            let targets: Vec<&str> = self
+                .containers
+                .iter()
+                .filter(|c| c.kind != ContainerKind::Ephemeral)
+                .map(|c| c.name.as_str())
+                .collect();
+            if !targets.contains(&target) {
+                return refused(
+                    NoDebugKind::NoSuchTarget,
+                    format!("has no container {target:?} to target"),
+                    Some(format!("its containers are: {}", targets.join(", "))),
+                );
+            }
+            if self.os.as_deref() == Some("windows") {
+                return refused(
+                    NoDebugKind::Unsupported,
+                    "runs on Windows, where a debug container cannot share a container's processes"
+                        .into(),
+                    Some("debug it without a target".into()),
+                );
+            }
+        }
+        let why = self.why_no_debug_container_starts()?;
+        refused(NoDebugKind::NotRunning, why, None)
+    }
+
     /// Why the kubelet would never start a debug container in this pod,
     /// as the end of a sentence about it; `None` when it would. The kubelet
     /// starts ephemeral containers before init containers finish, so a
@@ -623,5 +698,63 @@ mod tests {
         assert_eq!(row.container(), Some("debugger-x"));
         assert_eq!((row.count, row.warning), (2, false));
         assert!(row.last_seen.is_some());
+    }
+
+    /// The one check before a debug container is sent, in the order
+    /// `podbay debug`, the launcher and the many-pods form all meet it.
+    #[test]
+    fn why_no_debug_container_can_be_added() {
+        let pod = |extra: serde_json::Value| {
+            let mut base = json!({
+                "metadata": {"name": "p", "namespace": "n"},
+                "spec": {"nodeName": "node-1",
+                    "initContainers": [{"name": "init", "image": "busybox"}],
+                    "containers": [{"name": "app", "image": "app:1"}],
+                    "ephemeralContainers": [{"name": "dbg", "image": "busybox"}]},
+                "status": {"phase": "Running"},
+            });
+            json_patch::merge(&mut base, &extra);
+            PodDetail::from_pod(&serde_json::from_value::<Pod>(base).unwrap())
+        };
+        let why = |d: &PodDetail, target: Option<&str>| {
+            d.why_no_debug_container(target)
+                .map(|r| (r.kind, r.sentence("Pod n/p")))
+        };
+        let fine = pod(json!({}));
+        assert_eq!(why(&fine, None), None);
+        assert_eq!(why(&fine, Some("app")), None);
+        assert_eq!(
+            why(&fine, Some("init")),
+            None,
+            "init containers may be targeted"
+        );
+        assert_eq!(
+            why(&fine, Some("dbg")),
+            Some((
+                NoDebugKind::NoSuchTarget,
+                "Pod n/p has no container \"dbg\" to target; its containers are: init, app.".into()
+            )),
+            "an ephemeral container is no target"
+        );
+        let mirror =
+            pod(json!({"metadata": {"annotations": {"kubernetes.io/config.mirror": "x"}}}));
+        assert_eq!(why(&mirror, None).unwrap().0, NoDebugKind::Unsupported);
+        let windows = pod(json!({"spec": {"os": {"name": "windows"}}}));
+        assert_eq!(why(&windows, None), None, "without a target it can");
+        assert!(
+            why(&windows, Some("app"))
+                .unwrap()
+                .1
+                .ends_with("debug it without a target.")
+        );
+        let done = pod(json!({"status": {"phase": "Succeeded"}}));
+        assert_eq!(why(&done, None).unwrap().0, NoDebugKind::NotRunning);
+        let unscheduled = pod(json!({"spec": {"nodeName": null}}));
+        assert!(
+            why(&unscheduled, None)
+                .unwrap()
+                .1
+                .contains("not on a node yet")
+        );
     }
 }

@@ -24,7 +24,7 @@ pub mod transfer;
 
 pub use cluster::{ClusterId, TerminalKey};
 pub use detail::{
-    ContainerInfo, ContainerKind, ContainerState, EventRow, PodDetail, StartFailure, Stdio,
-    Waiting, classify_waiting, waiting_in_trouble,
+    ContainerInfo, ContainerKind, ContainerState, EventRow, NoDebugContainer, NoDebugKind,
+    PodDetail, StartFailure, Stdio, Waiting, classify_waiting, waiting_in_trouble,
 };
 pub use pod::{Health, PodKey, PodRow, human_duration};
