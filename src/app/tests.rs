@@ -1649,8 +1649,8 @@ fn a_namespace_that_does_not_exist_is_said_with_the_close_names() {
         None,
         "an empty namespace that exists"
     );
-    assert_eq!(super::edit_distance("paymnts", "payments"), 1);
-    assert_eq!(super::edit_distance("", "abc"), 3);
+    assert_eq!(super::listing::edit_distance("paymnts", "payments"), 1);
+    assert_eq!(super::listing::edit_distance("", "abc"), 3);
 }
 
 /// `C` follows `podbay debug --copy-to`'s rule: the configured profile,

@@ -417,3 +417,31 @@ fn the_pure_layers_do_no_io_keep_no_clock_and_start_no_threads() {
         "the check sees a global random source and a clock, not a seed or the tests"
     );
 }
+
+/// Small modules with one job: no source file over 1 000 lines, but for
+/// test files (`*tests.rs`, the golden screens' `ui/snapshots`) and what a
+/// generator wrote (`// @generated`).
+#[test]
+fn no_source_file_is_over_a_thousand_lines() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&src, &mut files);
+    let mut long = Vec::new();
+    for file in &files {
+        let name = file
+            .strip_prefix(&src)
+            .expect("under src/")
+            .display()
+            .to_string();
+        let text = std::fs::read_to_string(file).expect("a source file");
+        let exempt = name.ends_with("tests.rs")
+            || name.starts_with("ui/snapshots/")
+            || text.starts_with("// @generated");
+        let lines = text.lines().count();
+        if !exempt && lines > 1000 {
+            long.push(format!("{name}: {lines} lines"));
+        }
+    }
+    assert!(files.len() > 100, "the check reads the source");
+    assert!(long.is_empty(), "split these:\n{}", long.join("\n"));
+}

@@ -1,315 +1,8 @@
-//! Pod Security Standards as the built-in `PodSecurity` admission plugin
-//! checks them (k8s.io/pod-security-admission, `latest`): the namespace
-//! labels that choose a level, the checks of each level, and the exact
-//! words of its refusals and warnings. The simulator admits with it; the
-//! launcher and `podbay debug` use it to pick a profile that passes before
-//! anything is sent.
-//!
-//! Every version label is evaluated with the newest checks (as `latest` on
-//! a 1.35 cluster), but quoted as written.
+//! The checks of each level, one function each, named and worded as the
+//! plugin's (k8s.io/pod-security-admission/policy/check_*.go): each
+//! returns its violation of a pod, or `None`.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::fmt;
-
-use k8s_openapi::api::core::v1::{
-    Container, ContainerPort, Lifecycle, Pod, PodSpec, Probe, SecurityContext,
-};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Level {
-    Privileged,
-    Baseline,
-    Restricted,
-}
-
-impl Level {
-    fn parse(s: &str) -> Option<Level> {
-        match s {
-            "privileged" => Some(Level::Privileged),
-            "baseline" => Some(Level::Baseline),
-            "restricted" => Some(Level::Restricted),
-            _ => None,
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Level::Privileged => "privileged",
-            Level::Baseline => "baseline",
-            Level::Restricted => "restricted",
-        }
-    }
-}
-
-/// A level and the version label that came with it (`latest` or `v1.N`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LevelVersion {
-    pub level: Level,
-    pub version: String,
-}
-
-impl fmt::Display for LevelVersion {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}", self.level.name(), self.version)
-    }
-}
-
-/// What a namespace's `pod-security.kubernetes.io/*` labels ask for.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Policy {
-    pub enforce: LevelVersion,
-    pub warn: LevelVersion,
-}
-
-const LABEL: &str = "pod-security.kubernetes.io/";
-
-impl Policy {
-    /// As `api.PolicyToEvaluate`: a missing label is `privileged`, a bad
-    /// version is `latest`, a bad `enforce` level fails closed
-    /// (`restricted`) and a bad `warn` level open. Without a `warn` label,
-    /// warn is the enforced level.
-    pub fn from_labels(labels: &BTreeMap<String, String>) -> Policy {
-        let version = |mode: &str| {
-            labels
-                .get(&format!("{LABEL}{mode}-version"))
-                .filter(|v| is_version(v))
-                .cloned()
-                .unwrap_or_else(|| "latest".to_string())
-        };
-        let level = |mode: &str, invalid: Level| {
-            labels
-                .get(&format!("{LABEL}{mode}"))
-                .map(|l| Level::parse(l).unwrap_or(invalid))
-        };
-        let enforce = LevelVersion {
-            level: level("enforce", Level::Restricted).unwrap_or(Level::Privileged),
-            version: version("enforce"),
-        };
-        let warn = match level("warn", Level::Privileged) {
-            Some(level) => LevelVersion {
-                level,
-                version: version("warn"),
-            },
-            None => LevelVersion {
-                level: enforce.level,
-                version: labels
-                    .get(&format!("{LABEL}warn-version"))
-                    .filter(|v| is_version(v))
-                    .cloned()
-                    .unwrap_or_else(|| enforce.version.clone()),
-            },
-        };
-        Policy { enforce, warn }
-    }
-
-    /// The enforced level a refusal names (`violates PodSecurity
-    /// "baseline:latest"`): what a namespace podbay could not read enforces.
-    pub fn from_refusal(message: &str) -> Option<Policy> {
-        let quoted = message.split_once("violates PodSecurity \"")?.1;
-        let (level, version) = quoted.split_once('"')?.0.split_once(':')?;
-        let enforce = LevelVersion {
-            level: Level::parse(level)?,
-            version: version.to_string(),
-        };
-        Some(Policy {
-            warn: enforce.clone(),
-            enforce,
-        })
-    }
-
-    /// `None`: the pod is admitted; else the 403 message.
-    pub fn refusal(&self, pod: &Pod) -> Option<String> {
-        let violations = evaluate(self.enforce.level, pod);
-        (!violations.is_empty()).then(|| {
-            format!(
-                "pods {:?} is forbidden: violates PodSecurity \"{}\": {}",
-                pod.metadata.name.as_deref().unwrap_or_default(),
-                self.enforce,
-                detail(&violations)
-            )
-        })
-    }
-
-    /// The sentence for a pod podbay would create (`what`: "node debug
-    /// pod", "copy") that the enforced level refuses, naming the label;
-    /// `None` when it is admitted. Its caller says what to do instead.
-    pub fn pod_refusal(&self, namespace: &str, what: &str, pod: &Pod) -> Option<String> {
-        let violations = evaluate(self.enforce.level, pod);
-        let level = self.enforce.level.name();
-        (!violations.is_empty()).then(|| {
-            format!(
-                "Namespace {namespace} enforces Pod Security {level:?} (pod-security.kubernetes.io/enforce={level}), which refuses this {what}: {}.",
-                detail(&violations).trim_end_matches('.')
-            )
-        })
-    }
-
-    /// The warning an admitted pod gets, if any.
-    pub fn warning(&self, pod: &Pod) -> Option<String> {
-        let violations = evaluate(self.warn.level, pod);
-        (!violations.is_empty()).then(|| {
-            format!(
-                "would violate PodSecurity \"{}\": {}",
-                self.warn,
-                detail(&violations)
-            )
-        })
-    }
-}
-
-fn is_version(v: &str) -> bool {
-    v == "latest"
-        || v.strip_prefix("v1.").is_some_and(|minor| {
-            !minor.is_empty()
-                && minor.bytes().all(|b| b.is_ascii_digit())
-                && (minor == "0" || !minor.starts_with('0'))
-        })
-}
-
-/// One failed check: the plugin's reason and detail, and a few words for
-/// a narrow form (`SYS_PTRACE`, `privilege escalation`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Violation {
-    pub reason: &'static str,
-    pub detail: String,
-    pub short: String,
-}
-
-/// `reason (detail), reason (detail)`, as `ForbiddenDetail()` joins them.
-pub fn detail(violations: &[Violation]) -> String {
-    violations
-        .iter()
-        .map(|v| format!("{} ({})", v.reason, v.detail))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// The few words for every violation, joined.
-pub fn short(violations: &[Violation]) -> String {
-    let mut words: Vec<&str> = Vec::new();
-    for v in violations {
-        if !words.contains(&v.short.as_str()) {
-            words.push(&v.short);
-        }
-    }
-    words.join(", ")
-}
-
-/// Every check of `level` that `pod` fails, in the plugin's order: the
-/// baseline checks by ID, then the restricted ones by ID.
-pub fn evaluate(level: Level, pod: &Pod) -> Vec<Violation> {
-    let Some(spec) = &pod.spec else {
-        return Vec::new();
-    };
-    let pod = PodFacts::new(pod, spec);
-    let checks: &[fn(&PodFacts) -> Option<Violation>] = match level {
-        Level::Privileged => &[],
-        Level::Baseline => &[
-            app_armor,
-            capabilities_baseline,
-            host_namespaces,
-            host_path_volumes,
-            host_ports,
-            host_probes,
-            privileged,
-            proc_mount_baseline,
-            se_linux,
-            seccomp_baseline,
-            sysctls,
-            windows_host_process,
-        ],
-        Level::Restricted => &[
-            app_armor,
-            host_namespaces,
-            host_ports,
-            host_probes,
-            privileged,
-            se_linux,
-            sysctls,
-            windows_host_process,
-            allow_privilege_escalation,
-            capabilities_restricted,
-            proc_mount_restricted,
-            restricted_volumes,
-            run_as_non_root,
-            run_as_user,
-            seccomp_restricted,
-        ],
-    };
-    checks.iter().filter_map(|check| check(&pod)).collect()
-}
-
-/// What the checks read of one container, of whichever kind.
-struct ContainerView<'a> {
-    name: &'a str,
-    security: Option<&'a SecurityContext>,
-    ports: &'a [ContainerPort],
-    probes: [Option<&'a Probe>; 3],
-    lifecycle: Option<&'a Lifecycle>,
-}
-
-struct PodFacts<'a> {
-    spec: &'a PodSpec,
-    annotations: Option<&'a BTreeMap<String, String>>,
-    /// Init, then regular, then ephemeral containers: the plugin's order.
-    containers: Vec<ContainerView<'a>>,
-}
-
-impl<'a> PodFacts<'a> {
-    fn new(pod: &'a Pod, spec: &'a PodSpec) -> Self {
-        // `Container` and `EphemeralContainer` are two types with the same
-        // fields: one view of both.
-        macro_rules! view {
-            ($c:expr) => {
-                ContainerView {
-                    name: &$c.name,
-                    security: $c.security_context.as_ref(),
-                    ports: $c.ports.as_deref().unwrap_or_default(),
-                    probes: [
-                        $c.liveness_probe.as_ref(),
-                        $c.readiness_probe.as_ref(),
-                        $c.startup_probe.as_ref(),
-                    ],
-                    lifecycle: $c.lifecycle.as_ref(),
-                }
-            };
-        }
-        let mut containers: Vec<ContainerView> = spec
-            .init_containers
-            .iter()
-            .flatten()
-            .chain(&spec.containers)
-            .map(|c: &'a Container| view!(c))
-            .collect();
-        containers.extend(spec.ephemeral_containers.iter().flatten().map(|c| view!(c)));
-        PodFacts {
-            spec,
-            annotations: pod.metadata.annotations.as_ref(),
-            containers,
-        }
-    }
-
-    fn pod_security(&self) -> Option<&'a k8s_openapi::api::core::v1::PodSecurityContext> {
-        self.spec.security_context.as_ref()
-    }
-
-    fn windows(&self) -> bool {
-        self.spec.os.as_ref().is_some_and(|os| os.name == "windows")
-    }
-
-    fn host_users_off(&self) -> bool {
-        self.spec.host_users == Some(false)
-    }
-
-    /// The names of the containers for which `bad` holds.
-    fn containers_where(&self, bad: impl Fn(&ContainerView) -> bool) -> Vec<&'a str> {
-        self.containers
-            .iter()
-            .filter(|c| bad(c))
-            .map(|c| c.name)
-            .collect()
-    }
-}
+use super::*;
 
 fn join_quote<S: AsRef<str>>(items: &[S]) -> String {
     let quoted: Vec<String> = items.iter().map(|i| format!("{:?}", i.as_ref())).collect();
@@ -358,7 +51,7 @@ fn violation(reason: &'static str, detail: String, short: &str) -> Option<Violat
     })
 }
 
-fn app_armor(pod: &PodFacts) -> Option<Violation> {
+pub(super) fn app_armor(pod: &PodFacts) -> Option<Violation> {
     let allowed = |t: &str| matches!(t, "RuntimeDefault" | "Localhost");
     let mut bad_values = BTreeSet::new();
     let mut bad = |profile: Option<&k8s_openapi::api::core::v1::AppArmorProfile>| {
@@ -455,7 +148,7 @@ fn forbidden_capabilities<'a>(pod: &PodFacts<'a>, allowed: &[&str]) -> (Vec<&'a 
     (names, capabilities.into_iter().collect())
 }
 
-fn capabilities_baseline(pod: &PodFacts) -> Option<Violation> {
+pub(super) fn capabilities_baseline(pod: &PodFacts) -> Option<Violation> {
     let (names, capabilities) = forbidden_capabilities(pod, &BASELINE_CAPABILITIES);
     if names.is_empty() {
         return None;
@@ -471,7 +164,7 @@ fn capabilities_baseline(pod: &PodFacts) -> Option<Violation> {
     )
 }
 
-fn host_namespaces(pod: &PodFacts) -> Option<Violation> {
+pub(super) fn host_namespaces(pod: &PodFacts) -> Option<Violation> {
     let s = pod.spec;
     let set: Vec<&str> = [
         (s.host_network, "hostNetwork=true"),
@@ -495,7 +188,7 @@ fn volume_type(volume: &k8s_openapi::api::core::v1::Volume) -> String {
         .unwrap_or_else(|| "unknown".to_string())
 }
 
-fn host_path_volumes(pod: &PodFacts) -> Option<Violation> {
+pub(super) fn host_path_volumes(pod: &PodFacts) -> Option<Violation> {
     let names: Vec<&str> = pod
         .spec
         .volumes
@@ -518,7 +211,7 @@ fn host_path_volumes(pod: &PodFacts) -> Option<Violation> {
     )
 }
 
-fn host_ports(pod: &PodFacts) -> Option<Violation> {
+pub(super) fn host_ports(pod: &PodFacts) -> Option<Violation> {
     let mut ports = BTreeSet::new();
     let names = pod.containers_where(|c| c.ports.iter().any(|p| p.host_port.unwrap_or(0) != 0));
     for c in &pod.containers {
@@ -545,7 +238,7 @@ fn host_ports(pod: &PodFacts) -> Option<Violation> {
     )
 }
 
-fn host_probes(pod: &PodFacts) -> Option<Violation> {
+pub(super) fn host_probes(pod: &PodFacts) -> Option<Violation> {
     let mut names = BTreeSet::new();
     let mut hosts = BTreeSet::new();
     for c in &pod.containers {
@@ -603,7 +296,7 @@ fn host_probes(pod: &PodFacts) -> Option<Violation> {
     )
 }
 
-fn privileged(pod: &PodFacts) -> Option<Violation> {
+pub(super) fn privileged(pod: &PodFacts) -> Option<Violation> {
     let names = pod.containers_where(|c| c.security.and_then(|s| s.privileged) == Some(true));
     if names.is_empty() {
         return None;
@@ -642,18 +335,18 @@ fn proc_mount(pod: &PodFacts) -> Option<Violation> {
     )
 }
 
-fn proc_mount_baseline(pod: &PodFacts) -> Option<Violation> {
+pub(super) fn proc_mount_baseline(pod: &PodFacts) -> Option<Violation> {
     if pod.host_users_off() {
         return None;
     }
     proc_mount(pod)
 }
 
-fn proc_mount_restricted(pod: &PodFacts) -> Option<Violation> {
+pub(super) fn proc_mount_restricted(pod: &PodFacts) -> Option<Violation> {
     proc_mount(pod)
 }
 
-fn se_linux(pod: &PodFacts) -> Option<Violation> {
+pub(super) fn se_linux(pod: &PodFacts) -> Option<Violation> {
     use k8s_openapi::api::core::v1::SELinuxOptions;
     const TYPES: [&str; 5] = [
         "",
@@ -756,7 +449,7 @@ fn seccomp_explicitly_bad<'a>(pod: &PodFacts<'a>) -> (bool, Vec<&'a str>, Vec<St
     (pod_bad, names, types.into_iter().collect())
 }
 
-fn seccomp_baseline(pod: &PodFacts) -> Option<Violation> {
+pub(super) fn seccomp_baseline(pod: &PodFacts) -> Option<Violation> {
     let (pod_bad, names, types) = seccomp_explicitly_bad(pod);
     if !pod_bad && names.is_empty() {
         return None;
@@ -772,7 +465,7 @@ fn seccomp_baseline(pod: &PodFacts) -> Option<Violation> {
     )
 }
 
-fn seccomp_restricted(pod: &PodFacts) -> Option<Violation> {
+pub(super) fn seccomp_restricted(pod: &PodFacts) -> Option<Violation> {
     if pod.windows() {
         return None;
     }
@@ -819,7 +512,7 @@ const SYSCTLS: [&str; 12] = [
     "net.ipv4.tcp_wmem",
 ];
 
-fn sysctls(pod: &PodFacts) -> Option<Violation> {
+pub(super) fn sysctls(pod: &PodFacts) -> Option<Violation> {
     let bad: Vec<&str> = pod
         .pod_security()
         .and_then(|s| s.sysctls.as_ref())
@@ -834,7 +527,7 @@ fn sysctls(pod: &PodFacts) -> Option<Violation> {
     violation("forbidden sysctls", bad.join(", "), "sysctls")
 }
 
-fn windows_host_process(pod: &PodFacts) -> Option<Violation> {
+pub(super) fn windows_host_process(pod: &PodFacts) -> Option<Violation> {
     let pod_bad = pod
         .pod_security()
         .and_then(|s| s.windows_options.as_ref())
@@ -859,7 +552,7 @@ fn windows_host_process(pod: &PodFacts) -> Option<Violation> {
     )
 }
 
-fn allow_privilege_escalation(pod: &PodFacts) -> Option<Violation> {
+pub(super) fn allow_privilege_escalation(pod: &PodFacts) -> Option<Violation> {
     if pod.windows() {
         return None;
     }
@@ -878,7 +571,7 @@ fn allow_privilege_escalation(pod: &PodFacts) -> Option<Violation> {
     )
 }
 
-fn capabilities_restricted(pod: &PodFacts) -> Option<Violation> {
+pub(super) fn capabilities_restricted(pod: &PodFacts) -> Option<Violation> {
     if pod.windows() {
         return None;
     }
@@ -911,7 +604,7 @@ fn capabilities_restricted(pod: &PodFacts) -> Option<Violation> {
     violation_of_parts("unrestricted capabilities", parts, &short)
 }
 
-fn restricted_volumes(pod: &PodFacts) -> Option<Violation> {
+pub(super) fn restricted_volumes(pod: &PodFacts) -> Option<Violation> {
     const ALLOWED: [&str; 9] = [
         "configMap",
         "csi",
@@ -954,7 +647,7 @@ fn restricted_volumes(pod: &PodFacts) -> Option<Violation> {
     )
 }
 
-fn run_as_non_root(pod: &PodFacts) -> Option<Violation> {
+pub(super) fn run_as_non_root(pod: &PodFacts) -> Option<Violation> {
     if pod.host_users_off() {
         return None;
     }
@@ -982,7 +675,7 @@ fn run_as_non_root(pod: &PodFacts) -> Option<Violation> {
     violation_of_parts("runAsNonRoot != true", parts, "root")
 }
 
-fn run_as_user(pod: &PodFacts) -> Option<Violation> {
+pub(super) fn run_as_user(pod: &PodFacts) -> Option<Violation> {
     if pod.host_users_off() {
         return None;
     }
@@ -996,154 +689,4 @@ fn run_as_user(pod: &PodFacts) -> Option<Violation> {
         format!("{} must not set runAsUser=0", setters(pod_root, &names)),
         "runAsUser=0",
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn pod(spec: serde_json::Value) -> Pod {
-        serde_json::from_value(json!({"metadata": {"name": "redis-0"}, "spec": spec})).unwrap()
-    }
-
-    fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-        pairs
-            .iter()
-            .map(|(k, v)| (format!("{LABEL}{k}"), v.to_string()))
-            .collect()
-    }
-
-    fn debugger(security: serde_json::Value) -> serde_json::Value {
-        json!({
-            "containers": [{"name": "redis", "image": "redis:7.4"}],
-            "ephemeralContainers": [{"name": "debugger-x", "image": "busybox", "securityContext": security}],
-        })
-    }
-
-    #[test]
-    fn baseline_refuses_sys_ptrace_in_the_plugins_words() {
-        let policy = Policy::from_labels(&labels(&[("enforce", "baseline")]));
-        let refused = policy.refusal(&pod(debugger(
-            json!({"capabilities": {"add": ["SYS_PTRACE"]}}),
-        )));
-        assert_eq!(
-            refused.as_deref(),
-            Some(
-                r#"pods "redis-0" is forbidden: violates PodSecurity "baseline:latest": non-default capabilities (container "debugger-x" must not include "SYS_PTRACE" in securityContext.capabilities.add)"#
-            )
-        );
-        assert_eq!(policy.refusal(&pod(debugger(json!(null)))), None);
-    }
-
-    #[test]
-    fn restricted_lists_every_reason_in_order_with_every_container() {
-        let policy = Policy::from_labels(&labels(&[
-            ("enforce", "restricted"),
-            ("enforce-version", "v1.30"),
-        ]));
-        let refused = policy
-            .refusal(&pod(debugger(
-                json!({"capabilities": {"add": ["SYS_PTRACE"]}}),
-            )))
-            .unwrap();
-        assert_eq!(
-            refused,
-            concat!(
-                r#"pods "redis-0" is forbidden: violates PodSecurity "restricted:v1.30": "#,
-                r#"allowPrivilegeEscalation != false (containers "redis", "debugger-x" must set securityContext.allowPrivilegeEscalation=false), "#,
-                r#"unrestricted capabilities (containers "redis", "debugger-x" must set securityContext.capabilities.drop=["ALL"]; container "debugger-x" must not include "SYS_PTRACE" in securityContext.capabilities.add), "#,
-                r#"runAsNonRoot != true (pod or containers "redis", "debugger-x" must set securityContext.runAsNonRoot=true), "#,
-                r#"seccompProfile (pod or containers "redis", "debugger-x" must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost")"#
-            )
-        );
-    }
-
-    #[test]
-    fn pod_level_settings_cover_containers_that_leave_them_unset() {
-        let restricted = json!({
-            "securityContext": {"runAsNonRoot": true, "runAsUser": 65534, "seccompProfile": {"type": "RuntimeDefault"}},
-            "containers": [{"name": "prometheus", "image": "prom",
-                "securityContext": {"allowPrivilegeEscalation": false, "capabilities": {"drop": ["ALL"]}}}],
-            "ephemeralContainers": [{"name": "debugger-x", "image": "busybox", "securityContext": {
-                "runAsNonRoot": true, "allowPrivilegeEscalation": false,
-                "capabilities": {"drop": ["ALL"]}, "seccompProfile": {"type": "RuntimeDefault"}}}],
-        });
-        assert_eq!(evaluate(Level::Restricted, &pod(restricted)), []);
-    }
-
-    #[test]
-    fn host_namespaces_paths_ports_and_privilege_are_baseline_violations() {
-        let spec = json!({
-            "hostNetwork": true, "hostPID": true,
-            "volumes": [{"name": "root", "hostPath": {"path": "/"}}],
-            "containers": [{"name": "a", "image": "x", "ports": [{"containerPort": 80, "hostPort": 8080}, {"containerPort": 443, "hostPort": 443}],
-                "securityContext": {"privileged": true}}],
-        });
-        let violations = evaluate(Level::Baseline, &pod(spec));
-        assert_eq!(
-            detail(&violations),
-            r#"host namespaces (hostNetwork=true, hostPID=true), hostPath volumes (volume "root"), hostPort (container "a" uses hostPorts 443, 8080), privileged (container "a" must not set securityContext.privileged=true)"#
-        );
-    }
-
-    #[test]
-    fn labels_choose_the_policy_as_the_plugin_parses_them() {
-        let none = Policy::from_labels(&BTreeMap::new());
-        assert_eq!(none.enforce.level, Level::Privileged);
-        let bad = Policy::from_labels(&labels(&[
-            ("enforce", "strict"),
-            ("enforce-version", "1.30"),
-        ]));
-        assert_eq!(bad.enforce.to_string(), "restricted:latest", "fails closed");
-        let warn_only = Policy::from_labels(&labels(&[("warn", "restricted")]));
-        assert_eq!(warn_only.enforce.level, Level::Privileged);
-        assert_eq!(warn_only.warn.to_string(), "restricted:latest");
-        let enforced = Policy::from_labels(&labels(&[
-            ("enforce", "baseline"),
-            ("enforce-version", "v1.31"),
-        ]));
-        assert_eq!(
-            enforced.warn.to_string(),
-            "baseline:v1.31",
-            "warn defaults to enforce"
-        );
-    }
-
-    #[test]
-    fn a_refusal_names_the_level_it_enforces() {
-        let message = r#"pods "x" is forbidden: violates PodSecurity "restricted:v1.30": runAsNonRoot != true (…)"#;
-        let policy = Policy::from_refusal(message).unwrap();
-        assert_eq!(policy.enforce.to_string(), "restricted:v1.30");
-        assert_eq!(
-            Policy::from_refusal("pods \"x\" is forbidden: User cannot patch"),
-            None
-        );
-    }
-
-    #[test]
-    fn a_warn_level_words_its_warning() {
-        let policy = Policy::from_labels(&labels(&[("warn", "restricted")]));
-        let p = pod(json!({
-            "securityContext": {"runAsNonRoot": true, "seccompProfile": {"type": "RuntimeDefault"}},
-            "containers": [{"name": "report", "image": "r", "securityContext": {"allowPrivilegeEscalation": false, "capabilities": {"drop": ["ALL"]}}}],
-            "ephemeralContainers": [{"name": "debugger-x", "image": "busybox", "securityContext": {"capabilities": {"add": ["SYS_PTRACE"]}}}],
-        }));
-        assert_eq!(policy.refusal(&p), None);
-        assert_eq!(
-            policy.warning(&p).as_deref(),
-            Some(
-                r#"would violate PodSecurity "restricted:latest": allowPrivilegeEscalation != false (container "debugger-x" must set securityContext.allowPrivilegeEscalation=false), unrestricted capabilities (container "debugger-x" must set securityContext.capabilities.drop=["ALL"]; container "debugger-x" must not include "SYS_PTRACE" in securityContext.capabilities.add)"#
-            )
-        );
-    }
-
-    #[test]
-    fn short_words_name_what_a_narrow_form_can_show() {
-        let violations = evaluate(
-            Level::Baseline,
-            &pod(debugger(json!({"capabilities": {"add": ["SYS_PTRACE"]}}))),
-        );
-        assert_eq!(short(&violations), "SYS_PTRACE");
-    }
 }
