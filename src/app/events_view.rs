@@ -6,7 +6,7 @@ use jiff::Timestamp;
 use super::keymap::Action;
 use super::reader::Reader;
 use super::{App, Effect, Mode, PodView, Scope, View};
-use crate::model::feed::Feed;
+use crate::model::feed::{Change, Feed};
 use crate::model::text::Printable;
 use crate::model::{EventRow, PodKey};
 
@@ -267,24 +267,19 @@ impl App {
 
 /// Applies an event watch's update to a list kept oldest first.
 pub(super) fn apply_events(events: &mut Vec<EventRow>, feed: Feed<EventRow>) {
-    match feed {
-        Feed::Listed { rows, .. } => *events = rows,
-        Feed::Applied(e) => match events
+    match feed.change() {
+        Some(Change::Listed(rows)) => *events = rows,
+        Some(Change::Applied(e)) => match events
             .iter_mut()
             .find(|x| x.name == e.name && x.namespace == e.namespace)
         {
             Some(existing) => *existing = e,
             None => events.push(e),
         },
-        Feed::Deleted(e) => events.retain(|x| x.name != e.name || x.namespace != e.namespace),
-        // Not a paged feed: no pages come.
-        Feed::Forbidden(_)
-        | Feed::Listing { .. }
-        | Feed::Page { .. }
-        | Feed::Cut
-        | Feed::Resumed
-        | Feed::Reconnecting(_)
-        | Feed::Unreadable(_) => {}
+        Some(Change::Deleted(e)) => {
+            events.retain(|x| x.name != e.name || x.namespace != e.namespace)
+        }
+        None => {}
     }
     events.sort_by_key(|e| e.last_seen);
 }

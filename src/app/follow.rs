@@ -1,7 +1,7 @@
 //! A pod followed by its own watch: the pod view's, and each terminal's
 //! (which follows its container through it).
 
-use crate::model::feed::Feed;
+use crate::model::feed::{Change, Feed};
 use crate::model::{EventRow, PodDetail};
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -17,31 +17,24 @@ impl PodFollow {
     /// Takes an update of the pod; true when its detail changed. What the
     /// watch says about itself (refused, reconnecting) is the caller's.
     pub fn apply_detail(&mut self, feed: Feed<PodDetail>) -> bool {
-        match feed {
-            Feed::Listed { mut rows, .. } => {
+        match feed.change() {
+            Some(Change::Listed(mut rows)) => {
                 self.gone = rows.is_empty();
                 if let Some(d) = rows.pop() {
                     self.detail = Some(d);
                 }
                 true
             }
-            Feed::Applied(d) => {
+            Some(Change::Applied(d)) => {
                 self.gone = false;
                 self.detail = Some(d);
                 true
             }
-            Feed::Deleted(_) => {
+            Some(Change::Deleted(_)) => {
                 self.gone = true;
                 false
             }
-            // One pod's watch is not paged.
-            Feed::Forbidden(_)
-            | Feed::Listing { .. }
-            | Feed::Page { .. }
-            | Feed::Cut
-            | Feed::Resumed
-            | Feed::Reconnecting(_)
-            | Feed::Unreadable(_) => false,
+            None => false,
         }
     }
 

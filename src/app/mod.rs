@@ -42,7 +42,7 @@ use jiff::Timestamp;
 use ratatui::layout::Rect;
 
 use crate::model::debug::Profile;
-use crate::model::feed::Feed;
+use crate::model::feed::{Change, Feed};
 use crate::model::problem::Denied;
 use crate::model::{ClusterId, PodKey, PodRow, TerminalKey};
 use crate::term::Size;
@@ -310,35 +310,30 @@ impl App {
                 self.start_queued_restores()
             }
             Event::Pods(feed) => self.on_pods(feed),
+            Event::Namespaces(Feed::Forbidden(_)) => {
+                self.namespaces_listed = false;
+                // Completion falls back to what we know; nothing else breaks.
+                let mut known = self.fallback_namespaces.clone();
+                known.push(self.home_namespace.clone());
+                known.sort();
+                known.dedup();
+                self.namespaces = known;
+                vec![]
+            }
             Event::Namespaces(feed) => {
-                match feed {
-                    Feed::Listed { rows, .. } => {
+                match feed.change() {
+                    Some(Change::Listed(rows)) => {
                         self.namespaces = rows;
                         self.namespaces.sort();
                         self.namespaces_listed = true;
                     }
-                    Feed::Applied(ns) => {
+                    Some(Change::Applied(ns)) => {
                         if let Err(at) = self.namespaces.binary_search(&ns) {
                             self.namespaces.insert(at, ns);
                         }
                     }
-                    Feed::Deleted(ns) => self.namespaces.retain(|n| n != &ns),
-                    Feed::Forbidden(_) => {
-                        self.namespaces_listed = false;
-                        // Completion falls back to what we know; nothing else breaks.
-                        let mut known = self.fallback_namespaces.clone();
-                        known.push(self.home_namespace.clone());
-                        known.sort();
-                        known.dedup();
-                        self.namespaces = known;
-                    }
-                    // Not a paged feed: no pages come.
-                    Feed::Listing { .. }
-                    | Feed::Page { .. }
-                    | Feed::Cut
-                    | Feed::Resumed
-                    | Feed::Reconnecting(_)
-                    | Feed::Unreadable(_) => {}
+                    Some(Change::Deleted(ns)) => self.namespaces.retain(|n| n != &ns),
+                    None => {}
                 }
                 vec![]
             }

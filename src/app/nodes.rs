@@ -7,7 +7,6 @@ use crossterm::event::{KeyCode, KeyEvent};
 use super::keymap::Action;
 use super::message::error;
 use super::reader::Reader;
-use super::terminal::TerminalKind;
 use super::{App, Effect, Mode, Scope, View};
 use crate::model::debug::Profile;
 use crate::model::debug_pod::{self, NodeDebug};
@@ -241,23 +240,11 @@ impl App {
             pod: PodKey::new(&form.namespace, &pod_name),
             container: "debugger".into(),
         };
-        let (id, effects) = self.open_terminal_pane(TerminalKind::Debug, key.clone(), None);
-        if let Some(t) = self.workspace.terminals.get_mut(&id) {
-            t.owned_pod = true;
-            t.creating = true;
-        }
-        // The pod does not exist yet: it is followed once it is created.
-        let mut effects: Vec<Effect> = effects
-            .into_iter()
-            .filter(|e| !matches!(e, Effect::Follow { .. } | Effect::Launch { .. }))
-            .collect();
-        effects.push(Effect::CreatePod {
-            id,
+        self.open_owned_pod_pane(
             key,
-            pod: Box::new(pod),
-            refused_hint: "Show a namespace that admits privileged pods (:ns NAME) and press d again, choose profile baseline (no node namespaces, no /host), or ask an admin.".into(),
-        });
-        effects
+            pod,
+            "Show a namespace that admits privileged pods (:ns NAME) and press d again, choose profile baseline (no node namespaces, no /host), or ask an admin.",
+        )
     }
 
     /// The pods podbay made that are still open (deleted when it quits).

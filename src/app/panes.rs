@@ -46,6 +46,35 @@ fn resize_direction(key: &KeyEvent) -> Option<Direction> {
 }
 
 impl App {
+    /// Opens a pane on a pod podbay makes for it (a node debug pod, a held
+    /// copy): the executor creates `pod` once the namespace's Pod Security
+    /// admits it (else says the refusal and `refused_hint`), the pane
+    /// follows it once created, and the pod goes when the pane closes.
+    pub(super) fn open_owned_pod_pane(
+        &mut self,
+        key: TerminalKey,
+        pod: k8s_openapi::api::core::v1::Pod,
+        refused_hint: &str,
+    ) -> Vec<Effect> {
+        let (id, effects) = self.open_terminal_pane(TerminalKind::Debug, key.clone(), None);
+        if let Some(t) = self.workspace.terminals.get_mut(&id) {
+            t.owned_pod = true;
+            t.creating = true;
+        }
+        // The pod does not exist yet: it is followed once it is created.
+        let mut effects: Vec<Effect> = effects
+            .into_iter()
+            .filter(|e| !matches!(e, Effect::Follow { .. } | Effect::Launch { .. }))
+            .collect();
+        effects.push(Effect::CreatePod {
+            id,
+            key,
+            pod: Box::new(pod),
+            refused_hint: refused_hint.into(),
+        });
+        effects
+    }
+
     /// Opens a terminal on `container` in a new pane (splitting the focused
     /// one) and shows the workspace.
     pub(super) fn open_terminal_pane(

@@ -6,7 +6,6 @@
 use crossterm::event::{KeyCode, KeyEvent};
 
 use super::message::{error, info};
-use super::terminal::TerminalKind;
 use super::{App, Effect, Mode, View};
 use crate::model::debug_pod::{self, PodCopy};
 use crate::model::{ContainerKind, PodKey, TerminalKey};
@@ -212,24 +211,14 @@ impl App {
             container,
         };
         self.mode = Mode::Normal;
-        let (id, effects) = self.open_terminal_pane(TerminalKind::Debug, key.clone(), None);
-        if let Some(t) = self.workspace.terminals.get_mut(&id) {
-            t.owned_pod = true;
-            t.creating = true;
-        }
-        let mut effects: Vec<Effect> = effects
-            .into_iter()
-            .filter(|e| !matches!(e, Effect::Follow { .. }))
-            .collect();
+        let effects = self.open_owned_pod_pane(
+            key,
+            pod,
+            "Copy it with podbay debug --copy-to into a namespace that admits it, or ask an admin.",
+        );
         if let Some(note) = note {
             self.message = Some(info(note));
         }
-        effects.push(Effect::CreatePod {
-            id,
-            key,
-            pod: Box::new(pod),
-            refused_hint: "Copy it with podbay debug --copy-to into a namespace that admits it, or ask an admin.".into(),
-        });
         effects
     }
 }

@@ -126,32 +126,26 @@ pub async fn run<K, R>(
     K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
     R: Send + 'static,
 {
-    reflect(api, config, scope, project, tx, false).await;
+    run_with(api, config, scope, project, tx, Pages::Whole).await;
 }
 
-/// [`run`], reporting a list's rows as its pages come ([`Feed::Page`],
-/// the first page small), for a list big enough to be read before it is
-/// whole.
-pub async fn run_paged<K, R>(
+/// Whether a feed reports its list whole, or its pages as they come.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pages {
+    Whole,
+    /// [`Feed::Page`] as each page comes, the first one small: for a list
+    /// big enough to be read before it is whole (the pod list).
+    AsTheyCome,
+}
+
+/// [`run`], with its list reported as `pages` says.
+pub async fn run_with<K, R>(
     api: Api<K>,
     config: watcher::Config,
     scope: Option<String>,
     project: impl Fn(&K) -> R + Send,
     tx: mpsc::Sender<Feed<R>>,
-) where
-    K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
-    R: Send + 'static,
-{
-    reflect(api, config, scope, project, tx, true).await;
-}
-
-async fn reflect<K, R>(
-    api: Api<K>,
-    config: watcher::Config,
-    scope: Option<String>,
-    project: impl Fn(&K) -> R + Send,
-    tx: mpsc::Sender<Feed<R>>,
-    paged: bool,
+    pages: Pages,
 ) where
     K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
     R: Send + 'static,
@@ -163,7 +157,7 @@ async fn reflect<K, R>(
         project,
         tx,
         backoff: DefaultBackoff::default(),
-        paged,
+        paged: pages == Pages::AsTheyCome,
         pages_asked: 0,
     }
     .run()

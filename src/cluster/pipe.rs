@@ -14,11 +14,7 @@ use super::deadline::{Deadline, Expired};
 use super::session::{describe_end, framed};
 use crate::model::session::SessionEnd;
 
-const STDIN: u8 = 0;
-const STDOUT: u8 = 1;
-const STDERR: u8 = 2;
-const ERROR: u8 = 3;
-const CLOSE: u8 = 255;
+use crate::model::session::channel::{CLOSE, ERROR, STDERR, STDIN, STDOUT};
 
 /// How much of stderr is kept: enough for tar's complaint.
 const STDERR_KEPT: usize = 16 * 1024;

@@ -83,14 +83,7 @@ impl Drop for Session {
     }
 }
 
-/// The channels of the Kubernetes remote-command protocol (v4 and v5).
-const STDIN: u8 = 0;
-const STDOUT: u8 = 1;
-const STDERR: u8 = 2;
-const ERROR: u8 = 3;
-const RESIZE: u8 = 4;
-/// v5.channel.k8s.io: `[255, channel]` closes that channel.
-const CLOSE: u8 = 255;
+use crate::model::session::channel::{CLOSE, ERROR, RESIZE, STDERR, STDIN, STDOUT};
 
 /// Opens the stream and starts pumping it: what arrives on `input` is
 /// sent, output and the end arrive on `events`.

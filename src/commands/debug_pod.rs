@@ -10,7 +10,7 @@ use kube::api::Api;
 
 use super::debug::{
     Defaults, Failure, Finished, Job, Sinks, Stream, Voice, answered, attach, chosen_image,
-    classify, closes_stdin, connect, exit, fail, final_state, started,
+    classify, closes_stdin, connect, exit, fail, final_state, first_container, started,
 };
 use crate::cli::{DebugArgs, DebugTarget};
 use crate::cluster::deadline::{self, CleanUpCut, clean_up};
@@ -293,12 +293,7 @@ async fn plan_node(
         tty: args.tty,
         pull_policy: args.pull_policy.clone(),
     });
-    let container = pod
-        .spec
-        .as_ref()
-        .and_then(|s| s.containers.first())
-        .map(|c| c.name.clone())
-        .unwrap_or_default();
+    let container = first_container(&pod).unwrap_or_default();
     Ok(Planned {
         pod,
         container,
@@ -455,13 +450,7 @@ fn build_copy(
             )
         })?;
     let container = container
-        .or_else(|| {
-            copied
-                .spec
-                .as_ref()
-                .and_then(|s| s.containers.first())
-                .map(|c| c.name.clone())
-        })
+        .or_else(|| first_container(&copied))
         .unwrap_or_default();
     Ok(Planned {
         pod: copied,

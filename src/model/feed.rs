@@ -63,3 +63,32 @@ pub enum Feed<R> {
     /// after `Listed`, the list's; during the watch, an event's.
     Unreadable(Vec<Unreadable>),
 }
+
+/// A change to the set of objects a feed keeps (see [`Feed::change`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Change<R> {
+    /// The whole set, as listed.
+    Listed(Vec<R>),
+    Applied(R),
+    Deleted(R),
+}
+
+impl<R> Feed<R> {
+    /// The change to the set this update is, for a consumer of an unpaged
+    /// feed that keeps only the objects (how the watch stands is said
+    /// elsewhere); `None` for everything else.
+    pub fn change(self) -> Option<Change<R>> {
+        match self {
+            Feed::Listed { rows, .. } => Some(Change::Listed(rows)),
+            Feed::Applied(row) => Some(Change::Applied(row)),
+            Feed::Deleted(row) => Some(Change::Deleted(row)),
+            Feed::Listing { .. }
+            | Feed::Page { .. }
+            | Feed::Cut
+            | Feed::Resumed
+            | Feed::Reconnecting(_)
+            | Feed::Forbidden(_)
+            | Feed::Unreadable(_) => None,
+        }
+    }
+}

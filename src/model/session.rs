@@ -3,6 +3,20 @@
 
 use super::text::Printable;
 
+/// The channels of the Kubernetes remote-command protocol
+/// (`v4.channel.k8s.io`, `v5.channel.k8s.io`): each WebSocket frame starts
+/// with one. podbay's sessions and pipes speak it; the simulator serves it.
+pub mod channel {
+    pub const STDIN: u8 = 0;
+    pub const STDOUT: u8 = 1;
+    pub const STDERR: u8 = 2;
+    /// The `Status` the command ended with.
+    pub const ERROR: u8 = 3;
+    pub const RESIZE: u8 = 4;
+    /// v5 only: `[255, channel]` closes that channel.
+    pub const CLOSE: u8 = 255;
+}
+
 /// What a terminal runs on its container.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SessionKind {

@@ -33,12 +33,7 @@ use super::status::ApiError;
 use super::store::Key;
 use crate::term::Size;
 
-pub const STDIN: u8 = 0;
-pub const STDOUT: u8 = 1;
-pub const STDERR: u8 = 2;
-pub const ERROR: u8 = 3;
-pub const RESIZE: u8 = 4;
-pub const CLOSE: u8 = 255;
+pub use crate::model::session::channel::{CLOSE, ERROR, RESIZE, STDERR, STDIN, STDOUT};
 
 /// Subprotocols in the order the simulator prefers them.
 const PROTOCOLS: [&str; 2] = ["v5.channel.k8s.io", "v4.channel.k8s.io"];

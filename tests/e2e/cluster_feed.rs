@@ -65,12 +65,13 @@ async fn a_paged_feed_reports_the_first_page_before_the_list_is_whole() {
     sim.hold_list_pages(true);
     let kube = client(&sim, "sim").await;
     let (tx, mut rx) = feed::channel();
-    tokio::spawn(feed::run_paged(
+    tokio::spawn(feed::run_with(
         Api::<Pod>::all(kube),
         feed::config(),
         None,
         name,
         tx,
+        feed::Pages::AsTheyCome,
     ));
     assert_eq!(next(&mut rx).await, Feed::Listing { scope: None });
     let Feed::Page {

@@ -302,6 +302,12 @@ impl PodTable {
         let rows = &self.rows;
         self.marks
             .retain(|k| rows.binary_search_by(|r| r.key.cmp(k)).is_ok());
+        self.rank_again();
+        self.resync_cursor();
+    }
+
+    /// The filter's matches ranked anew over every row.
+    fn rank_again(&mut self) {
         if let Some(f) = self.filter.take() {
             let hits = self.rank(&f.pattern, None);
             self.filter = Some(Filter {
@@ -309,7 +315,6 @@ impl PodTable {
                 hits,
             });
         }
-        self.resync_cursor();
     }
 
     /// Adds a batch of rows (a page of a list under way), keeping the
@@ -356,13 +361,7 @@ impl PodTable {
             if self.rows.len() != before {
                 self.measure();
             }
-            if let Some(f) = self.filter.take() {
-                let hits = self.rank(&f.pattern, None);
-                self.filter = Some(Filter {
-                    pattern: f.pattern,
-                    hits,
-                });
-            }
+            self.rank_again();
         }
         self.resync_cursor();
     }

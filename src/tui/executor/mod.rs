@@ -19,7 +19,7 @@ use crate::app::TerminalId;
 use crate::app::fleet::FleetPod;
 use crate::app::{Effect, Event, Scope};
 use crate::cluster::client::{Connection, Target};
-use crate::cluster::feed;
+use crate::cluster::feed::{self, Pages};
 use crate::cluster::session::SessionInput;
 use crate::model::debug::DebugSpec;
 use crate::model::feed::Feed;
@@ -42,14 +42,6 @@ pub(super) struct Tagged {
     source: FeedOrigin,
     generation: u64,
     event: Event,
-}
-
-/// Whether a feed reports its list whole, or its pages as they come.
-#[derive(Debug, Clone, Copy)]
-enum Pages {
-    Whole,
-    /// The pod list: its first rows are on screen after one small page.
-    AsTheyCome,
 }
 
 impl Tagged {
@@ -535,14 +527,7 @@ impl Tasks {
         let (feed_tx, mut feed_rx) = feed::channel();
         let tx = self.tx.clone();
         tokio::spawn(async move {
-            let watcher = async {
-                match pages {
-                    Pages::Whole => feed::run(api, config, scope, project, feed_tx).await,
-                    Pages::AsTheyCome => {
-                        feed::run_paged(api, config, scope, project, feed_tx).await
-                    }
-                }
-            };
+            let watcher = feed::run_with(api, config, scope, project, feed_tx, pages);
             let forward = async {
                 while let Some(update) = feed_rx.recv().await {
                     let tagged = Tagged {
