@@ -219,6 +219,11 @@ impl App {
         let Some(action) = self.keymap.action(&key) else {
             return vec![];
         };
+        // A key the shown view does not take does nothing: it never acts
+        // on the pod list or a pod hidden behind the view.
+        if !bindings::takes(self, action) {
+            return vec![];
+        }
         if let Some(effects) = self.on_events_key(action) {
             return effects;
         }

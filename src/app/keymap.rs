@@ -262,6 +262,7 @@ impl KeySpec {
             "left" => KeyCode::Left,
             "right" => KeyCode::Right,
             "home" => KeyCode::Home,
+            "delete" => KeyCode::Delete,
             "end" => KeyCode::End,
             "pageup" => KeyCode::PageUp,
             "pagedown" => KeyCode::PageDown,
@@ -276,6 +277,14 @@ impl KeySpec {
             _ => return Err(format!("unknown key {text:?}")),
         };
         Ok(KeySpec { code, ctrl, alt })
+    }
+
+    /// The key event this key is.
+    pub fn event(&self) -> KeyEvent {
+        let mut modifiers = KeyModifiers::NONE;
+        modifiers.set(KeyModifiers::CONTROL, self.ctrl);
+        modifiers.set(KeyModifiers::ALT, self.alt);
+        KeyEvent::new(self.code, modifiers)
     }
 
     /// Whether `event` is this key.
@@ -314,6 +323,7 @@ impl KeySpec {
             KeyCode::End => "end".into(),
             KeyCode::PageUp => "pgup".into(),
             KeyCode::PageDown => "pgdn".into(),
+            KeyCode::Delete => "delete".into(),
             KeyCode::F(n) => format!("f{n}"),
             other => format!("{other:?}"),
         };
@@ -425,6 +435,11 @@ impl Keymap {
 
     pub fn action(&self, event: &KeyEvent) -> Option<Action> {
         self.bindings.get(&KeySpec::of(event)).copied()
+    }
+
+    /// The keys `action` is pressed with.
+    pub fn specs_for(&self, action: Action) -> &[KeySpec] {
+        self.keys.get(&action).map_or(&[], Vec::as_slice)
     }
 
     /// "q, ctrl-c" for the help screen and hints.

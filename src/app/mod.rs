@@ -3,6 +3,7 @@
 //! carries out the effects it returns (start/stop watches, switch context,
 //! quit). Tests drive it directly.
 
+pub mod bindings;
 pub(crate) mod command;
 pub(crate) mod copy;
 mod event;

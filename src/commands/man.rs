@@ -44,8 +44,8 @@ share one, and input can be broadcast to marked panes."
         "Press the prefix ({}), then:",
         roff(&crate::app::PaneOptions::default().prefix.label())
     )?;
-    for (keys, what) in crate::ui::PANE_KEYS {
-        item(out, keys, what)?;
+    for key in crate::ui::PANE_KEYS {
+        item(out, key.keys, key.does)?;
     }
 
     for (name, title, after_title) in [

@@ -7,8 +7,9 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
+use crate::app::bindings::{self, Key};
 use crate::app::keymap::Action;
-use crate::app::{App, Focus, LinkState, Mode, Page, Severity, View};
+use crate::app::{App, Focus, LinkState, Mode, Severity, View};
 use crate::theme::Theme;
 
 pub fn header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
@@ -231,24 +232,16 @@ pub fn footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     };
     frame.render_widget(Paragraph::new(line), top);
 
-    let hint = |action: Action, what: &str| {
+    let group = |keys: String, what: &str| {
         vec![
-            Span::styled(
-                format!(
-                    " {} ",
-                    app.keymap
-                        .keys_for(action)
-                        .split(", ")
-                        .next()
-                        .unwrap_or_default()
-                ),
-                theme.key_hint,
-            ),
+            Span::styled(format!(" {keys} "), theme.key_hint),
             Span::styled(format!("{what} "), theme.dim),
         ]
     };
     // Each hint is a group of spans, shown whole or not at all.
     let mut spans: Vec<Vec<Span>> = Vec::new();
+    // Help and quit always show; the view's hints take the room left.
+    let mut last: Vec<Vec<Span>> = Vec::new();
     if app.focus == Focus::Workspace {
         let marked = app.workspace.marked_count();
         if marked > 0 {
@@ -263,121 +256,22 @@ pub fn footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             )]);
         }
         let prefix = app.options.prefix.label();
-        for (keys, what) in [
-            ("?", "pane keys"),
-            ("d", "browser"),
-            ("|/-", "split"),
-            ("arrows", "focus"),
-            ("z", "zoom"),
-            ("x", "close"),
-            ("m", "broadcast"),
-            ("[", "copy"),
-        ] {
-            spans.push(vec![
-                Span::styled(format!(" {prefix} {keys} "), theme.key_hint),
-                Span::styled(format!("{what} "), theme.dim),
-            ]);
+        for (keys, what) in super::help::PANE_KEYS
+            .iter()
+            .filter_map(|pane_key| pane_key.hint)
+        {
+            spans.push(group(format!("{prefix} {keys}"), what));
         }
     } else {
-        let reading = match &app.view {
-            View::Pod(view) => !matches!(view.page, Page::Containers),
-            View::Events(view) => view.reading.is_some(),
-            View::Messages(_) => true,
-            View::Files(browser) => browser.reading.is_some(),
-            View::Nodes(view) => view.reading.is_some(),
-            View::Pods | View::Forwards(_) => false,
-        };
-        match &app.view {
-            _ if reading => {
-                spans.push(hint(Action::Back, "back"));
-                spans.push(hint(Action::Filter, "search"));
-                spans.push(vec![
-                    Span::styled(" n/N ", theme.key_hint),
-                    Span::styled("next/prev ", theme.dim),
-                ]);
-                if matches!(app.view, View::Pod(_)) {
-                    spans.push(hint(Action::Describe, "describe"));
-                    spans.push(hint(Action::Yaml, "yaml"));
-                }
+        for binding in bindings::browser(app) {
+            let Some(what) = &binding.hint else { continue };
+            let hint = group(binding.footer_key(&app.keymap), what);
+            match binding.key {
+                Key::Action(Action::Help | Action::Quit) => last.push(hint),
+                _ => spans.push(hint),
             }
-            View::Pods => {
-                let marked = app.pods.marks().len();
-                if marked > 0 {
-                    // What the marks are for comes first, at any width.
-                    spans.push(hint(Action::Debug, &format!("debug the {marked} marked")));
-                    spans.push(hint(Action::Mark, "unmark"));
-                    spans.push(hint(Action::MarkShown, "all shown"));
-                }
-                spans.push(hint(Action::Filter, "filter"));
-                spans.push(hint(Action::Open, "open"));
-                spans.push(hint(Action::Command, "cmd"));
-                spans.push(hint(Action::Describe, "describe"));
-                spans.push(hint(Action::Events, "events"));
-                spans.push(hint(Action::ToggleAllNamespaces, "all/ns"));
-                if marked == 0 {
-                    spans.push(hint(Action::Mark, "mark (debug many)"));
-                }
-            }
-            View::Pod(_) => {
-                spans.push(hint(Action::Back, "back"));
-                spans.push(hint(Action::Debug, "debug"));
-                spans.push(hint(Action::Attach, "attach"));
-                spans.push(hint(Action::Shell, "shell"));
-                spans.push(hint(Action::Logs, "logs"));
-                spans.push(hint(Action::PreviousLogs, "previous"));
-                spans.push(hint(Action::Files, "files"));
-                spans.push(hint(Action::Forward, "forward"));
-                spans.push(hint(Action::Describe, "describe"));
-            }
-            View::Forwards(_) => {
-                for (keys, what) in [("esc", "back"), ("x", "stop"), ("j/k", "move")] {
-                    spans.push(vec![
-                        Span::styled(format!(" {keys} "), theme.key_hint),
-                        Span::styled(format!("{what} "), theme.dim),
-                    ]);
-                }
-            }
-            View::Nodes(_) => {
-                spans.push(hint(Action::Back, "back"));
-                spans.push(hint(Action::Open, "its pods"));
-                spans.push(hint(Action::Debug, "debug the node"));
-            }
-            View::Events(_) => {
-                spans.push(hint(Action::Back, "back"));
-                spans.push(hint(Action::Filter, "filter"));
-                spans.push(hint(Action::Open, "read in full"));
-                spans.push(hint(Action::ToggleAllNamespaces, "all/ns"));
-            }
-            // Read as a text: the hints above.
-            View::Messages(_) => {}
-            View::Files(_) => {
-                for (keys, what) in [
-                    ("esc", "back"),
-                    ("enter", "open"),
-                    ("-", "up"),
-                    ("v", "read"),
-                    ("g", "download"),
-                    ("u", "upload"),
-                    ("D", "remove"),
-                    ("/", "filter"),
-                ] {
-                    spans.push(vec![
-                        Span::styled(format!(" {keys} "), theme.key_hint),
-                        Span::styled(format!("{what} "), theme.dim),
-                    ]);
-                }
-            }
-        }
-        if !app.workspace.is_empty() {
-            spans.insert(0, hint(Action::Workspace, "panes"));
         }
     }
-    // Help and quit always show; the view's hints take the room left.
-    let last: Vec<Vec<Span>> = if app.focus == Focus::Workspace {
-        Vec::new()
-    } else {
-        vec![hint(Action::Help, "help"), hint(Action::Quit, "quit")]
-    };
     let width_of = |group: &Vec<Span>| group.iter().map(Span::width).sum::<usize>();
     let mut room = usize::from(bottom.width).saturating_sub(last.iter().map(width_of).sum());
     let shown: Vec<Span> = spans

@@ -6,7 +6,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
-use crate::app::keymap::Action;
+use crate::app::bindings;
 use crate::app::{App, Focus, View};
 use crate::theme::Theme;
 
@@ -14,133 +14,19 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, top: usize, theme: &Theme)
     if app.focus == Focus::Workspace {
         return draw_pane_keys(frame, area, app, top, theme);
     }
-    let actions: &[Action] = match app.view {
-        View::Pods | View::Messages(_) => &[
-            Action::Quit,
-            Action::Up,
-            Action::Down,
-            Action::Top,
-            Action::Bottom,
-            Action::PageUp,
-            Action::PageDown,
-            Action::Open,
-            Action::Debug,
-            Action::Forward,
-            Action::Mark,
-            Action::MarkShown,
-            Action::Back,
-            Action::Filter,
-            Action::Command,
-            Action::Help,
-            Action::ToggleAllNamespaces,
-            Action::Describe,
-            Action::Yaml,
-            Action::Events,
-            Action::SortByName,
-            Action::SortByStatus,
-            Action::SortByRestarts,
-            Action::SortByAge,
-            Action::Delete,
-            Action::CopyName,
-            Action::Messages,
-            Action::Nodes,
-            Action::CopyPod,
-            Action::Workspace,
-        ],
-        View::Events(_) => &[
-            Action::Up,
-            Action::Down,
-            Action::Top,
-            Action::Bottom,
-            Action::Open,
-            Action::Filter,
-            Action::Back,
-            Action::ToggleAllNamespaces,
-            Action::Command,
-            Action::Help,
-            Action::Quit,
-        ],
-        View::Files(_) | View::Forwards(_) | View::Nodes(_) => &[
-            Action::Command,
-            Action::Help,
-            Action::Workspace,
-            Action::Quit,
-        ],
-        View::Pod(_) => &[
-            Action::Up,
-            Action::Down,
-            Action::Back,
-            Action::Debug,
-            Action::Attach,
-            Action::Shell,
-            Action::Logs,
-            Action::PreviousLogs,
-            Action::AllLogs,
-            Action::Files,
-            Action::Forward,
-            Action::Fold,
-            Action::Exec,
-            Action::Describe,
-            Action::Yaml,
-            Action::Events,
-            Action::Delete,
-            Action::CopyName,
-            Action::Workspace,
-            Action::Command,
-            Action::Help,
-            Action::Quit,
-        ],
-    };
-    let mut lines: Vec<Line> = actions
+    let mut lines: Vec<Line> = bindings::browser(app)
         .iter()
-        .map(|a| {
+        .map(|b| {
             Line::from(vec![
-                Span::styled(format!(" {:<18}", app.keymap.keys_for(*a)), theme.key_hint),
-                Span::styled(a.description(), theme.text),
+                Span::styled(
+                    format!(" {:<18}", b.keys_label(&app.keymap)),
+                    theme.key_hint,
+                ),
+                Span::styled(b.help(), theme.text),
             ])
         })
         .collect();
     lines.push(Line::default());
-    if matches!(app.view, View::Files(_)) {
-        for (keys, what) in [
-            ("↑/↓ j/k pgup/pgdn", "move"),
-            (
-                "enter →",
-                "open a directory (or a link to one); read a file",
-            ),
-            ("- ← backspace", "the directory above"),
-            ("/", "filter the names (esc clears)"),
-            (
-                "v",
-                "read the file (text, or a hex dump), its first 256 KiB",
-            ),
-            ("g", "download the selection into [files] download_dir"),
-            ("u", "upload a local path into this directory"),
-            ("D", "remove the selection (asks first)"),
-            ("x", "cancel the last copy running"),
-            ("r", "list again"),
-            ("esc", "back to the pod"),
-        ] {
-            lines.push(Line::from(vec![
-                Span::styled(format!(" {keys:<18}"), theme.key_hint),
-                Span::styled(what, theme.text),
-            ]));
-        }
-        lines.push(Line::default());
-    }
-    if matches!(app.view, View::Forwards(_)) {
-        for (keys, what) in [
-            ("↑/↓ j/k", "move"),
-            ("x", "stop the selected forward"),
-            ("esc", "back to the pods (forwards keep running)"),
-        ] {
-            lines.push(Line::from(vec![
-                Span::styled(format!(" {keys:<18}"), theme.key_hint),
-                Span::styled(what, theme.text),
-            ]));
-        }
-        lines.push(Line::default());
-    }
     lines.push(Line::from(Span::styled(
         " Filter mode: type to narrow · ↑/↓ move · enter keep · esc clear",
         theme.dim,
@@ -223,28 +109,78 @@ fn draw_box(
     frame.render_widget(Paragraph::new(rows).block(block), area);
 }
 
-/// The pane commands, each after the prefix key.
-pub const PANE_KEYS: [(&str, &str); 17] = [
-    ("d  esc  tab  f12", "the browser (sessions keep running)"),
-    ("← ↓ ↑ →  h j k l", "focus the pane in that direction"),
-    ("o", "focus the next pane"),
-    ("|  %", "split side by side"),
-    ("-  \"", "split one above the other"),
-    (
+/// A pane command, after the prefix key: its keys and what it does, and
+/// the footer's words for it when the footer shows it.
+pub struct PaneKey {
+    pub keys: &'static str,
+    pub does: &'static str,
+    pub hint: Option<(&'static str, &'static str)>,
+}
+
+const fn pane_key(keys: &'static str, does: &'static str) -> PaneKey {
+    PaneKey {
+        keys,
+        does,
+        hint: None,
+    }
+}
+
+const fn hinted(
+    keys: &'static str,
+    does: &'static str,
+    hint: (&'static str, &'static str),
+) -> PaneKey {
+    PaneKey {
+        keys,
+        does,
+        hint: Some(hint),
+    }
+}
+
+/// The pane commands, each after the prefix key: the help lists them all,
+/// the footer those with a hint (in this order, as room allows).
+pub const PANE_KEYS: [PaneKey; 18] = [
+    hinted("?", "these keys", ("?", "pane keys")),
+    hinted(
+        "d  esc  tab  f12",
+        "the browser (sessions keep running)",
+        ("d", "browser"),
+    ),
+    hinted("|  %", "split side by side", ("|/-", "split")),
+    pane_key("-  \"", "split one above the other"),
+    hinted(
+        "← ↓ ↑ →  h j k l",
+        "focus the pane in that direction",
+        ("arrows", "focus"),
+    ),
+    pane_key("o", "focus the next pane"),
+    pane_key(
         "H J K L  ctrl-arrows",
         "resize (repeats without the prefix)",
     ),
-    ("z", "zoom the pane / unzoom"),
-    ("=", "even out the splits"),
-    ("space", "tile all panes"),
-    ("x", "close the pane (asks if its session is alive)"),
-    (",", "rename the pane"),
-    ("m", "mark the pane for broadcast / unmark"),
-    ("S", "mark all panes / unmark all"),
-    ("[  pgup", "copy mode: v select, y copy, / search, q leave"),
-    ("r", "reattach a disconnected pane"),
-    (":", "command line (:record, :rename NAME, :save NAME, :q)"),
-    ("(prefix again)", "send the prefix key itself to the shell"),
+    hinted("z", "zoom the pane / unzoom", ("z", "zoom")),
+    pane_key("=", "even out the splits"),
+    pane_key("space", "tile all panes"),
+    hinted(
+        "x",
+        "close the pane (asks if its session is alive)",
+        ("x", "close"),
+    ),
+    pane_key(",", "rename the pane"),
+    hinted(
+        "m",
+        "mark the pane for broadcast / unmark",
+        ("m", "broadcast"),
+    ),
+    pane_key("S", "mark all panes / unmark all"),
+    hinted(
+        "[  pgup",
+        "copy mode: v select, y copy, / search, q leave",
+        ("[", "copy"),
+    ),
+    pane_key("r", "reattach a disconnected pane"),
+    pane_key(":", "command line (:record, :rename NAME, :save NAME, :q)"),
+    pane_key("(prefix again)", "send the prefix key itself to the shell"),
 ];
 
 fn draw_pane_keys(frame: &mut Frame, area: Rect, app: &App, top: usize, theme: &Theme) {
@@ -253,10 +189,10 @@ fn draw_pane_keys(frame: &mut Frame, area: Rect, app: &App, top: usize, theme: &
         format!(" Press {prefix}, then:"),
         theme.text,
     ))];
-    lines.extend(PANE_KEYS.iter().map(|(keys, what)| {
+    lines.extend(PANE_KEYS.iter().map(|k| {
         Line::from(vec![
-            Span::styled(format!("   {keys:<22}"), theme.key_hint),
-            Span::styled(*what, theme.text),
+            Span::styled(format!("   {:<22}", k.keys), theme.key_hint),
+            Span::styled(k.does, theme.text),
         ])
     }));
     lines.push(Line::default());

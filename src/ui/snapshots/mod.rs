@@ -769,7 +769,7 @@ fn every_screen_fits_every_size() {
         assert!(screen.contains("closes this help."), "{screen}");
         let all_shown = super::help::PANE_KEYS
             .iter()
-            .all(|(_, what)| screen.contains(&what[..what.len().min(20)]));
+            .all(|k| screen.contains(&k.does[..k.does.len().min(20)]));
         assert!(
             all_shown || screen.contains("more lines (a taller terminal"),
             "{size}: every pane key, or a note saying some are not shown\n{screen}"

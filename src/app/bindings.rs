@@ -1,0 +1,353 @@
+//! Which keys each browser view takes: one table per view, from which the
+//! key dispatch (a key the shown view does not take does nothing), the
+//! footer's hints and the help are all derived, so they cannot disagree.
+
+use super::keymap::{Action, KeySpec, Keymap};
+use super::{App, Page, View};
+
+/// A key a view takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Key {
+    /// A key of the keymap (`[keys]` in config can rebind it).
+    Action(Action),
+    /// A key fixed in its view: the keys as config writes them, and how the
+    /// footer and the help show them.
+    Fixed {
+        keys: &'static [&'static str],
+        label: &'static str,
+    },
+}
+
+/// One key of a view: what it is, the footer's words for it (`None`: it
+/// is in the help only) and the help's line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Binding {
+    pub key: Key,
+    pub hint: Option<String>,
+    /// `None`: the action's own description.
+    help: Option<&'static str>,
+}
+
+impl Binding {
+    fn action(action: Action) -> Binding {
+        Binding {
+            key: Key::Action(action),
+            hint: None,
+            help: None,
+        }
+    }
+
+    fn hinted(action: Action, hint: impl Into<String>) -> Binding {
+        Binding {
+            hint: Some(hint.into()),
+            ..Binding::action(action)
+        }
+    }
+
+    fn fixed(
+        keys: &'static [&'static str],
+        label: &'static str,
+        hint: Option<&str>,
+        help: &'static str,
+    ) -> Binding {
+        Binding {
+            key: Key::Fixed { keys, label },
+            hint: hint.map(str::to_string),
+            help: Some(help),
+        }
+    }
+
+    /// The help's line for it.
+    pub fn help(&self) -> &'static str {
+        match (self.help, self.key) {
+            (Some(help), _) => help,
+            (None, Key::Action(action)) => action.description(),
+            (None, Key::Fixed { label, .. }) => label,
+        }
+    }
+
+    /// Its keys as the help lists them ("q, ctrl-c"), from the live keymap.
+    pub fn keys_label(&self, keymap: &Keymap) -> String {
+        match self.key {
+            Key::Action(action) => keymap.keys_for(action),
+            Key::Fixed { label, .. } => label.to_string(),
+        }
+    }
+
+    /// The one key the footer shows for it.
+    pub fn footer_key(&self, keymap: &Keymap) -> String {
+        match self.key {
+            Key::Action(action) => keymap
+                .keys_for(action)
+                .split(", ")
+                .next()
+                .unwrap_or_default()
+                .to_string(),
+            // "enter →" is "enter" there.
+            Key::Fixed { label, .. } => label.split(' ').next().unwrap_or(label).to_string(),
+        }
+    }
+
+    /// The keys it is pressed with.
+    pub fn specs(&self, keymap: &Keymap) -> Vec<KeySpec> {
+        match self.key {
+            Key::Action(action) => keymap.specs_for(action).to_vec(),
+            Key::Fixed { keys, .. } => keys.iter().filter_map(|k| KeySpec::parse(k).ok()).collect(),
+        }
+    }
+}
+
+/// Taken in every view: the command line, the run's messages, the nodes,
+/// the panes, the help and quitting.
+const EVERYWHERE: [Action; 6] = [
+    Action::Command,
+    Action::Messages,
+    Action::Nodes,
+    Action::Workspace,
+    Action::Help,
+    Action::Quit,
+];
+
+/// The movement keys of a list.
+const MOVES: [Action; 6] = [
+    Action::Up,
+    Action::Down,
+    Action::PageUp,
+    Action::PageDown,
+    Action::Top,
+    Action::Bottom,
+];
+
+/// The keys the browser's view takes now: those the footer shows first,
+/// most important first (help and quit it always shows last), then the
+/// rest in the help's order.
+pub fn browser(app: &App) -> Vec<Binding> {
+    let mut table = match &app.view {
+        View::Pod(view) if !matches!(view.page, Page::Containers) => {
+            let mut table = reading();
+            table.insert(3, Binding::hinted(Action::Describe, "describe"));
+            table.insert(4, Binding::hinted(Action::Yaml, "yaml"));
+            // The pod's keys still act, with the reading's hints alone.
+            table.extend(pod().into_iter().map(|b| Binding { hint: None, ..b }));
+            table
+        }
+        View::Events(view) if view.reading.is_some() => reading(),
+        View::Files(browser) if browser.reading.is_some() => reading(),
+        View::Nodes(view) if view.reading.is_some() => reading(),
+        View::Messages(_) => reading(),
+        View::Pods => pods(app.pods.marks().len()),
+        View::Pod(_) => pod(),
+        View::Events(_) => events(),
+        View::Nodes(_) => nodes(),
+        View::Files(_) => files(),
+        View::Forwards(_) => forwards(),
+    };
+    if !app.workspace.is_empty() {
+        table.insert(0, Binding::hinted(Action::Workspace, "panes"));
+    }
+    table.extend(EVERYWHERE.map(|action| match action {
+        Action::Help => Binding::hinted(action, "help"),
+        Action::Quit => Binding::hinted(action, "quit"),
+        _ => Binding::action(action),
+    }));
+    // A key listed twice keeps its first place.
+    let mut seen = Vec::new();
+    table.retain(|b| {
+        let new = !seen.contains(&b.key);
+        seen.push(b.key);
+        new
+    });
+    table
+}
+
+/// Whether the browser's view takes `action` (else the key does nothing
+/// there: it never acts on a view that is not shown).
+pub fn takes(app: &App, action: Action) -> bool {
+    browser(app).iter().any(|b| b.key == Key::Action(action))
+}
+
+fn pods(marked: usize) -> Vec<Binding> {
+    let mut table = Vec::new();
+    if marked > 0 {
+        // What the marks are for comes first, at any width.
+        table.push(Binding::hinted(
+            Action::Debug,
+            format!("debug the {marked} marked"),
+        ));
+        table.push(Binding::hinted(Action::Mark, "unmark"));
+        table.push(Binding::hinted(Action::MarkShown, "all shown"));
+    }
+    table.extend([
+        Binding::hinted(Action::Filter, "filter"),
+        Binding::hinted(Action::Open, "open"),
+        Binding::hinted(Action::Command, "cmd"),
+        Binding::hinted(Action::Describe, "describe"),
+        Binding::hinted(Action::Events, "events"),
+        Binding::hinted(Action::ToggleAllNamespaces, "all/ns"),
+        Binding::hinted(Action::Mark, "mark (debug many)"),
+    ]);
+    table.extend(MOVES.map(Binding::action));
+    table.extend(
+        [
+            Action::Debug,
+            Action::Forward,
+            Action::MarkShown,
+            Action::Back,
+            Action::Yaml,
+            Action::SortByName,
+            Action::SortByStatus,
+            Action::SortByRestarts,
+            Action::SortByAge,
+            Action::Delete,
+            Action::CopyName,
+            Action::CopyPod,
+        ]
+        .map(Binding::action),
+    );
+    table
+}
+
+fn pod() -> Vec<Binding> {
+    let mut table = vec![
+        Binding::hinted(Action::Back, "back"),
+        Binding::hinted(Action::Debug, "debug"),
+        Binding::hinted(Action::Attach, "attach"),
+        Binding::hinted(Action::Shell, "shell"),
+        Binding::hinted(Action::Logs, "logs"),
+        Binding::hinted(Action::PreviousLogs, "previous"),
+        Binding::hinted(Action::Files, "files"),
+        Binding::hinted(Action::Forward, "forward"),
+        Binding::hinted(Action::Describe, "describe"),
+    ];
+    table.extend(
+        [
+            Action::Up,
+            Action::Down,
+            Action::Top,
+            Action::Bottom,
+            Action::AllLogs,
+            Action::Fold,
+            Action::Exec,
+            Action::Yaml,
+            Action::Events,
+            Action::Delete,
+            Action::CopyName,
+            Action::CopyPod,
+        ]
+        .map(Binding::action),
+    );
+    table
+}
+
+/// A text being read: a description, YAML, an event or a node's pods in
+/// full, the run's messages.
+fn reading() -> Vec<Binding> {
+    let mut table = vec![
+        Binding::hinted(Action::Back, "back"),
+        Binding::hinted(Action::Filter, "search"),
+        Binding::fixed(
+            &["n", "N"],
+            "n/N",
+            Some("next/prev"),
+            "the next / previous match of the search",
+        ),
+    ];
+    table.extend(MOVES.map(Binding::action));
+    table
+}
+
+fn events() -> Vec<Binding> {
+    let mut table = vec![
+        Binding::hinted(Action::Back, "back"),
+        Binding::hinted(Action::Filter, "filter"),
+        Binding::hinted(Action::Open, "read in full"),
+        Binding::hinted(Action::ToggleAllNamespaces, "all/ns"),
+    ];
+    table.extend(MOVES.map(Binding::action));
+    table
+}
+
+fn nodes() -> Vec<Binding> {
+    let mut table = vec![
+        Binding::hinted(Action::Back, "back"),
+        Binding::hinted(Action::Open, "its pods"),
+        Binding::hinted(Action::Debug, "debug the node"),
+    ];
+    table.extend(MOVES.map(Binding::action));
+    table
+}
+
+fn files() -> Vec<Binding> {
+    vec![
+        Binding::fixed(&["esc"], "esc", Some("back"), "back to the pod"),
+        Binding::fixed(
+            &["enter", "right"],
+            "enter →",
+            Some("open"),
+            "open a directory (or a link to one); read a file",
+        ),
+        Binding::fixed(
+            &["-", "left", "backspace"],
+            "- ← backspace",
+            Some("up"),
+            "the directory above",
+        ),
+        Binding::fixed(
+            &["v"],
+            "v",
+            Some("read"),
+            "read the file (text, or a hex dump), its first 256 KiB",
+        ),
+        Binding::fixed(
+            &["g"],
+            "g",
+            Some("download"),
+            "download the selection into [files] download_dir",
+        ),
+        Binding::fixed(
+            &["u"],
+            "u",
+            Some("upload"),
+            "upload a local path into this directory",
+        ),
+        Binding::fixed(
+            &["D"],
+            "D",
+            Some("remove"),
+            "remove the selection (asks first)",
+        ),
+        Binding::fixed(&["/"], "/", Some("filter"), "filter the names (esc clears)"),
+        Binding::fixed(
+            &[
+                "j", "k", "down", "up", "pageup", "pagedown", "home", "end", "G",
+            ],
+            "↑/↓ j/k pgup/pgdn",
+            None,
+            "move",
+        ),
+        Binding::fixed(&["x"], "x", None, "cancel the last copy running"),
+        Binding::fixed(&["r"], "r", None, "list again"),
+    ]
+}
+
+fn forwards() -> Vec<Binding> {
+    vec![
+        Binding::fixed(
+            &["esc"],
+            "esc",
+            Some("back"),
+            "back to the pods (forwards keep running)",
+        ),
+        Binding::fixed(
+            &["x", "delete"],
+            "x",
+            Some("stop"),
+            "stop the selected forward",
+        ),
+        Binding::fixed(&["j", "k", "down", "up"], "j/k", Some("move"), "move"),
+    ]
+}
+
+#[cfg(test)]
+#[path = "bindings_tests.rs"]
+mod tests;
