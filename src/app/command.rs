@@ -2,6 +2,8 @@
 //! `:describe`, `:yaml`, `:events [-A]`, `:sort COLUMN`, `:exec CMD…`,
 //! `:delete`, `:q`, with Tab completion of commands, namespaces and contexts.
 
+pub use super::line::{Edit, LineEdit};
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Command {
     /// `None`: all namespaces.
@@ -169,150 +171,50 @@ fn sort_names() -> String {
     SortColumn::ALL.map(SortColumn::name).join("|")
 }
 
-/// The text being typed after `:`, edited as in a shell's line editor:
-/// ctrl-a/ctrl-e and ←/→ move, alt-b/alt-f move by word, ctrl-u deletes
-/// to the start, ctrl-w the word before the cursor, ctrl-k to the end.
+/// The text being typed after `:` (the one line editor, [`LineEdit`]),
+/// and what Tab could complete it to.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct CommandLine {
-    text: String,
-    /// Byte offset of the cursor, always on a char boundary.
-    cursor: usize,
+    line: LineEdit,
     /// What Tab could complete to, when more than one thing.
     pub candidates: Vec<String>,
 }
 
-/// What an editing key did to the line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Edit {
-    Edited,
-    /// Backspace on an empty line: leave command mode, as in vim.
-    LeaveEmpty,
-    /// Not an editing key.
-    Ignored,
-}
-
 impl CommandLine {
     pub fn text(&self) -> String {
-        self.text.clone()
+        self.line.to_string()
     }
 
     /// The text before and after the cursor, for drawing it.
     pub fn split_at_cursor(&self) -> (&str, &str) {
-        self.text.split_at(self.cursor)
+        self.line.split_at_cursor()
     }
 
     pub fn insert(&mut self, c: char) {
-        self.text.insert(self.cursor, c);
-        self.cursor += c.len_utf8();
+        self.line.insert(c);
         self.candidates.clear();
     }
 
     pub fn insert_str(&mut self, s: &str) {
-        self.text.insert_str(self.cursor, s);
-        self.cursor += s.len();
+        self.line.insert_str(s);
         self.candidates.clear();
     }
 
-    /// Deletes the character before the cursor; false when the line was
-    /// already empty (backspace on an empty line leaves command mode, as in vim).
-    pub fn backspace(&mut self) -> bool {
-        if self.text.is_empty() {
-            return false;
-        }
-        if let Some(c) = self.text[..self.cursor].chars().next_back() {
-            self.cursor -= c.len_utf8();
-            self.text.remove(self.cursor);
-        }
-        true
-    }
-
-    /// Applies a line-editing key.
+    /// Applies a line-editing key (see [`LineEdit::edit`]).
     pub fn edit(&mut self, key: &crossterm::event::KeyEvent) -> Edit {
-        use crossterm::event::{KeyCode, KeyModifiers};
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        let alt = key.modifiers.contains(KeyModifiers::ALT);
-        match key.code {
-            KeyCode::Backspace if alt => self.delete_to(self.word_left()),
-            KeyCode::Backspace => {
-                if !self.backspace() {
-                    return Edit::LeaveEmpty;
-                }
-            }
-            KeyCode::Delete => {
-                if self.cursor < self.text.len() {
-                    self.text.remove(self.cursor);
-                }
-            }
-            KeyCode::Left if ctrl || alt => self.cursor = self.word_left(),
-            KeyCode::Right if ctrl || alt => self.cursor = self.word_right(),
-            KeyCode::Left => self.cursor = self.char_left(),
-            KeyCode::Right => self.cursor = self.char_right(),
-            KeyCode::Home => self.cursor = 0,
-            KeyCode::End => self.cursor = self.text.len(),
-            KeyCode::Char('a') if ctrl => self.cursor = 0,
-            KeyCode::Char('e') if ctrl => self.cursor = self.text.len(),
-            KeyCode::Char('b') if ctrl => self.cursor = self.char_left(),
-            KeyCode::Char('f') if ctrl => self.cursor = self.char_right(),
-            KeyCode::Char('u') if ctrl => self.delete_to(0),
-            KeyCode::Char('w') if ctrl => self.delete_to(self.word_left()),
-            KeyCode::Char('k') if ctrl => self.text.truncate(self.cursor),
-            KeyCode::Char('b') if alt => self.cursor = self.word_left(),
-            KeyCode::Char('f') if alt => self.cursor = self.word_right(),
-            KeyCode::Char('d') if alt => {
-                let end = self.word_right();
-                self.text.replace_range(self.cursor..end, "");
-            }
-            KeyCode::Char(c) if !ctrl && !alt => {
-                self.insert(c);
-                return Edit::Edited;
-            }
-            _ => return Edit::Ignored,
+        let edit = self.line.edit(key);
+        if edit == Edit::Edited {
+            self.candidates.clear();
         }
-        self.candidates.clear();
-        Edit::Edited
-    }
-
-    /// Deletes from `from` (before the cursor) up to the cursor.
-    fn delete_to(&mut self, from: usize) {
-        self.text.replace_range(from..self.cursor, "");
-        self.cursor = from;
-    }
-
-    fn char_left(&self) -> usize {
-        self.text[..self.cursor]
-            .chars()
-            .next_back()
-            .map_or(0, |c| self.cursor - c.len_utf8())
-    }
-
-    fn char_right(&self) -> usize {
-        self.text[self.cursor..]
-            .chars()
-            .next()
-            .map_or(self.text.len(), |c| self.cursor + c.len_utf8())
-    }
-
-    /// The start of the word before the cursor (a shell's ctrl-w and alt-b).
-    fn word_left(&self) -> usize {
-        let before = self.text[..self.cursor].trim_end();
-        before.rfind(char::is_whitespace).map_or(0, |i| {
-            i + before[i..].chars().next().map_or(1, char::len_utf8)
-        })
-    }
-
-    /// The end of the word after the cursor (alt-f).
-    fn word_right(&self) -> usize {
-        let after = &self.text[self.cursor..];
-        let skipped = after.len() - after.trim_start().len();
-        let word = &after[skipped..];
-        self.cursor + skipped + word.find(char::is_whitespace).unwrap_or(word.len())
+        edit
     }
 
     /// Completes the word being typed to the longest common prefix of the
     /// candidates (commands, then namespaces or contexts).
     pub fn complete(&mut self, namespaces: &[String], contexts: &[String]) {
-        let ends_with_space = self.text.ends_with(' ');
-        let words: Vec<&str> = self.text.split_whitespace().collect();
+        let text = self.line.to_string();
+        let ends_with_space = text.ends_with(' ');
+        let words: Vec<&str> = text.split_whitespace().collect();
         let (prefix_words, partial) = match (words.len(), ends_with_space) {
             (0, _) => (Vec::new(), ""),
             (1, false) => (Vec::new(), words[0]),
@@ -350,8 +252,7 @@ impl CommandLine {
         if matching.len() == 1 {
             completed.push(' ');
         }
-        self.text = completed;
-        self.cursor = self.text.len();
+        self.line = LineEdit::from(completed);
         self.candidates = if matching.len() > 1 {
             matching.iter().map(|c| c.to_string()).collect()
         } else {

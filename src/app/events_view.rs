@@ -142,7 +142,7 @@ impl App {
                     self.fit_reader();
                 }
             }
-            Action::Filter => self.mode = Mode::Filter(view.filter.clone()),
+            Action::Filter => self.mode = Mode::Filter(view.filter.as_str().into()),
             Action::Back if !view.filter.is_empty() => {
                 view.filter.clear();
                 view.cursor = 0;

@@ -5,8 +5,9 @@
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::{KeyCode, KeyEvent};
 
+use super::form::{self, Edit, FormKey, LineEdit};
 use super::*;
 use crate::model::forward::{
     DeclaredPort, ForwardEvent, ForwardRequest, ForwardTarget, PortMapping, RemotePort,
@@ -103,8 +104,8 @@ pub struct ForwardForm {
     /// Index into `ports`; `ports.len()` is the typed remote port.
     pub choice: usize,
     /// The remote port when typed (a number or a port's name).
-    pub typed_remote: String,
-    pub local: String,
+    pub typed_remote: LineEdit,
+    pub local: LineEdit,
     /// The local port was typed by the user (else it follows the choice).
     pub local_typed: bool,
     pub field: FormField,
@@ -128,8 +129,8 @@ impl ForwardForm {
             pod,
             ports,
             choice,
-            typed_remote: String::new(),
-            local: String::new(),
+            typed_remote: LineEdit::default(),
+            local: LineEdit::default(),
             local_typed: false,
             field: FormField::Remote,
         };
@@ -148,7 +149,8 @@ impl ForwardForm {
                     .parse::<u16>()
                     .map(|n| n.to_string())
                     .unwrap_or_default(),
-            };
+            }
+            .into();
         }
     }
 
@@ -156,7 +158,7 @@ impl ForwardForm {
     pub fn remote_text(&self) -> String {
         match self.ports.get(self.choice) {
             Some(port) => port.number.to_string(),
-            None => self.typed_remote.clone(),
+            None => self.typed_remote.to_string(),
         }
     }
 
@@ -177,7 +179,7 @@ impl ForwardForm {
 }
 
 /// What a key did to the form.
-enum FormKey {
+enum Answer {
     Stay(ForwardForm),
     Cancel,
     Send(ForwardForm, PortMapping),
@@ -185,58 +187,60 @@ enum FormKey {
     Refused(ForwardForm, String),
 }
 
-fn on_form_key(mut form: ForwardForm, key: &KeyEvent) -> FormKey {
-    let choices = form.ports.len() + 1;
-    match key.code {
-        KeyCode::Esc => return FormKey::Cancel,
-        KeyCode::Enter => {
+fn on_form_key(mut form: ForwardForm, key: &KeyEvent) -> Answer {
+    let asked = match form.field {
+        FormField::Remote => FormKey::of_list(key),
+        FormField::Local => FormKey::of(key, false),
+    };
+    match asked {
+        FormKey::Cancel => return Answer::Cancel,
+        FormKey::Submit => {
             return match form.mapping() {
-                Ok(mapping) => FormKey::Send(form, mapping),
-                Err(why) => FormKey::Refused(form, why),
+                Ok(mapping) => Answer::Send(form, mapping),
+                Err(why) => Answer::Refused(form, why),
             };
         }
-        KeyCode::Tab | KeyCode::BackTab => {
+        // Two fields: the pod's port, the local one.
+        FormKey::Focus(_) => {
             form.field = match form.field {
                 FormField::Remote => FormField::Local,
                 FormField::Local => FormField::Remote,
             };
         }
-        KeyCode::Up if form.field == FormField::Remote => {
-            form.choice = (form.choice + choices - 1) % choices;
+        FormKey::Cycle(delta) => {
+            form.choice = form::cycle(form.choice, form.ports.len() + 1, delta);
             form.follow_choice();
         }
-        KeyCode::Down if form.field == FormField::Remote => {
-            form.choice = (form.choice + 1) % choices;
-            form.follow_choice();
-        }
-        KeyCode::Backspace => match form.field {
+        FormKey::Type => match form.field {
             FormField::Local => {
-                form.local.pop();
-                form.local_typed = true;
+                let before = form.local.clone();
+                if form.local.edit(key) == Edit::Edited {
+                    form.local_typed = true;
+                    if !(form.local.len() <= 5 && form.local.bytes().all(|b| b.is_ascii_digit())) {
+                        form.local = before;
+                    }
+                }
             }
             FormField::Remote => {
-                form.typed_remote.pop();
-                form.follow_choice();
+                let before = form.typed_remote.clone();
+                if form.typed_remote.edit(key) == Edit::Edited {
+                    let fits = form.typed_remote.len() <= 15
+                        && form
+                            .typed_remote
+                            .chars()
+                            .all(|c| c.is_ascii_alphanumeric() || c == '-');
+                    if fits {
+                        // Typing picks the typed port.
+                        form.choice = form.ports.len();
+                    } else {
+                        form.typed_remote = before;
+                    }
+                    form.follow_choice();
+                }
             }
         },
-        KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => match form.field {
-            FormField::Local if c.is_ascii_digit() && form.local.len() < 5 => {
-                form.local.push(c);
-                form.local_typed = true;
-            }
-            FormField::Remote
-                if (c.is_ascii_alphanumeric() || c == '-') && form.typed_remote.len() < 15 =>
-            {
-                // Typing picks the typed port.
-                form.choice = form.ports.len();
-                form.typed_remote.push(c);
-                form.follow_choice();
-            }
-            _ => {}
-        },
-        _ => {}
     }
-    FormKey::Stay(form)
+    Answer::Stay(form)
 }
 
 impl App {
@@ -278,17 +282,17 @@ impl App {
 
     pub(super) fn on_forward_form_key(&mut self, form: ForwardForm, key: KeyEvent) -> Vec<Effect> {
         match on_form_key(form, &key) {
-            FormKey::Stay(form) => {
+            Answer::Stay(form) => {
                 self.mode = Mode::Forward(Box::new(form));
                 vec![]
             }
-            FormKey::Cancel => vec![],
-            FormKey::Refused(form, why) => {
+            Answer::Cancel => vec![],
+            Answer::Refused(form, why) => {
                 self.message = Some(error(why));
                 self.mode = Mode::Forward(Box::new(form));
                 vec![]
             }
-            FormKey::Send(form, mapping) => self.start_forward(form.pod, mapping),
+            Answer::Send(form, mapping) => self.start_forward(form.pod, mapping),
         }
     }
 
@@ -462,12 +466,12 @@ mod tests {
     }
 
     fn key(code: KeyCode) -> KeyEvent {
-        KeyEvent::new(code, KeyModifiers::NONE)
+        KeyEvent::new(code, crossterm::event::KeyModifiers::NONE)
     }
 
-    fn stay(outcome: FormKey) -> ForwardForm {
+    fn stay(outcome: Answer) -> ForwardForm {
         match outcome {
-            FormKey::Stay(form) => form,
+            Answer::Stay(form) => form,
             _ => panic!("the form stays"),
         }
     }
@@ -496,7 +500,7 @@ mod tests {
         let form = stay(on_form_key(form, &key(KeyCode::Down)));
         assert_eq!(form.local, "9902", "a typed local port stays");
         match on_form_key(form.clone(), &key(KeyCode::Enter)) {
-            FormKey::Send(_, mapping) => {
+            Answer::Send(_, mapping) => {
                 assert_eq!(mapping.local, Some(9902));
                 assert_eq!(mapping.remote, RemotePort::Number(8080));
             }
@@ -504,7 +508,7 @@ mod tests {
         }
         let udp = stay(on_form_key(form, &key(KeyCode::Down)));
         match on_form_key(udp, &key(KeyCode::Enter)) {
-            FormKey::Refused(_, why) => assert!(why.contains("TCP only"), "{why}"),
+            Answer::Refused(_, why) => assert!(why.contains("TCP only"), "{why}"),
             _ => panic!("UDP is refused"),
         }
     }
@@ -514,14 +518,14 @@ mod tests {
         let form = ForwardForm::new(PodKey::new("shop", "x"), vec![], None);
         assert!(matches!(
             on_form_key(form.clone(), &key(KeyCode::Enter)),
-            FormKey::Refused(_, why) if why.contains("Type the pod's port")
+            Answer::Refused(_, why) if why.contains("Type the pod's port")
         ));
         let mut form = form;
         for c in "5432".chars() {
             form = stay(on_form_key(form, &key(KeyCode::Char(c))));
         }
         match on_form_key(form, &key(KeyCode::Enter)) {
-            FormKey::Send(_, mapping) => {
+            Answer::Send(_, mapping) => {
                 assert_eq!(mapping.remote, RemotePort::Number(5432));
                 assert_eq!(mapping.local, Some(5432), "the same local port");
             }

@@ -3,6 +3,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
+use super::line::{Edit, LineEdit};
 use super::*;
 
 /// How far the help may be scrolled: more than any help box has lines
@@ -84,17 +85,12 @@ impl App {
         }
     }
 
-    fn on_filter_key(&mut self, mut query: String, key: KeyEvent) -> Vec<Effect> {
+    fn on_filter_key(&mut self, mut query: LineEdit, key: KeyEvent) -> Vec<Effect> {
         match key.code {
             KeyCode::Esc => self.set_filter(""),
             KeyCode::Enter => {}
-            KeyCode::Backspace => {
-                query.pop();
-                self.set_filter(&query);
-                self.mode = Mode::Filter(query);
-            }
             KeyCode::Up if query.is_empty() && !self.last_filter.is_empty() => {
-                query = self.last_filter.clone();
+                query = self.last_filter.as_str().into();
                 self.set_filter(&query);
                 self.mode = Mode::Filter(query);
             }
@@ -107,12 +103,13 @@ impl App {
                 self.move_cursor(action);
                 self.mode = Mode::Filter(query);
             }
-            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
-                query.push(c);
-                self.set_filter(&query);
+            // The one line editor; backspace on an empty query stays.
+            _ => {
+                if query.edit(&key) == Edit::Edited {
+                    self.set_filter(&query);
+                }
                 self.mode = Mode::Filter(query);
             }
-            _ => self.mode = Mode::Filter(query),
         }
         vec![]
     }
@@ -138,7 +135,7 @@ impl App {
                 vec![]
             }
             _ => {
-                if line.edit(&key) != command::Edit::LeaveEmpty {
+                if line.edit(&key) != Edit::LeaveEmpty {
                     self.mode = Mode::Command(line);
                 }
                 vec![]
@@ -295,7 +292,7 @@ impl App {
                     self.last_filter = query.to_string();
                 }
                 self.set_filter("");
-                self.mode = Mode::Filter(String::new());
+                self.mode = Mode::Filter(LineEdit::default());
                 vec![]
             }
             Action::ToggleAllNamespaces => match &self.scope {

@@ -4,6 +4,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
+use super::form::{self, Edit, FormKey, LineEdit};
 use crate::model::debug::{
     self, Admission, AsTargetUser, CustomProfile, DebugSpec, Profile, Verdict,
 };
@@ -52,13 +53,13 @@ pub struct Launcher {
     pub targets: Vec<String>,
     pub target: Option<usize>,
     pub images: Vec<String>,
-    pub image: String,
-    pub name: String,
-    pub command: String,
+    pub image: LineEdit,
+    pub name: LineEdit,
+    pub command: LineEdit,
     pub profile: Profile,
-    pub env: String,
+    pub env: LineEdit,
     /// The pod's volumes to mount: `NAME:PATH, NAME:PATH`.
-    pub mounts: String,
+    pub mounts: LineEdit,
     /// The pod's volumes, as ←/→ offers them.
     pub volumes: Vec<String>,
     /// Why the last launch failed, shown in the form (values are kept).
@@ -132,13 +133,13 @@ impl Launcher {
             focus: Field::Image,
             targets,
             target,
-            image: images[0].clone(),
+            image: images[0].as_str().into(),
             images,
-            name,
-            command: String::new(),
+            name: name.into(),
+            command: LineEdit::default(),
             profile,
-            env: String::new(),
-            mounts: String::new(),
+            env: LineEdit::default(),
+            mounts: LineEdit::default(),
             volumes: detail.volumes.clone(),
             error: None,
             reusable: None,
@@ -326,9 +327,15 @@ impl Launcher {
 
     pub fn on_key(&mut self, key: KeyEvent, detail: &PodDetail) -> FormOutcome {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        match key.code {
-            KeyCode::Esc => return FormOutcome::Cancel,
-            KeyCode::Enter => {
+        if key.code == KeyCode::Char('a')
+            && ctrl
+            && let Some(name) = &self.reusable
+        {
+            return FormOutcome::Reattach(name.clone());
+        }
+        match FormKey::of(&key, self.cycles()) {
+            FormKey::Cancel => return FormOutcome::Cancel,
+            FormKey::Submit => {
                 return match self.spec(detail) {
                     Ok(spec) => FormOutcome::Launch(Box::new(spec)),
                     Err(e) => {
@@ -337,45 +344,36 @@ impl Launcher {
                     }
                 };
             }
-            KeyCode::Char('a') if ctrl => {
-                if let Some(name) = &self.reusable {
-                    return FormOutcome::Reattach(name.clone());
-                }
-            }
-            KeyCode::Tab | KeyCode::Down => self.focus = self.step_focus(1),
-            KeyCode::BackTab | KeyCode::Up => self.focus = self.step_focus(-1),
+            FormKey::Focus(delta) => self.focus = form::step(&Field::ALL, self.focus, delta),
             // An edit answers the last refusal: its sentence goes.
-            KeyCode::Left | KeyCode::Right => {
+            FormKey::Cycle(delta) => {
                 self.error = None;
-                self.cycle(if key.code == KeyCode::Left { -1 } else { 1 })
+                self.cycle(delta)
             }
-            KeyCode::Backspace => {
-                if let Some(text) = self.text_mut() {
-                    text.pop();
+            FormKey::Type => {
+                if let Some(text) = self.text_mut()
+                    && text.edit(&key) == Edit::Edited
+                {
                     self.error = None;
                 }
             }
-            KeyCode::Char(c) if !ctrl => {
-                if let Some(text) = self.text_mut() {
-                    text.push(c);
-                    self.error = None;
-                }
-            }
-            _ => {}
         }
         self.refresh(detail);
         FormOutcome::Stay
     }
 
-    fn step_focus(&self, delta: isize) -> Field {
-        let i = Field::ALL
-            .iter()
-            .position(|f| *f == self.focus)
-            .unwrap_or(0) as isize;
-        Field::ALL[(i + delta).rem_euclid(Field::ALL.len() as isize) as usize]
+    /// The focused field offers choices (←/→): the targets, the profiles,
+    /// the configured images, the pod's volumes.
+    pub fn cycles(&self) -> bool {
+        match self.focus {
+            Field::Target | Field::Profile => true,
+            Field::Image => !self.images.is_empty(),
+            Field::Mounts => !self.volumes.is_empty(),
+            Field::Name | Field::Command | Field::Env => false,
+        }
     }
 
-    fn text_mut(&mut self) -> Option<&mut String> {
+    fn text_mut(&mut self) -> Option<&mut LineEdit> {
         match self.focus {
             Field::Image => Some(&mut self.image),
             Field::Name => Some(&mut self.name),
@@ -424,10 +422,12 @@ impl Launcher {
                 let i = self
                     .images
                     .iter()
-                    .position(|x| *x == self.image)
+                    .position(|x| self.image == x.as_str())
                     .map_or(-1, |i| i as isize);
                 let n = self.images.len() as isize;
-                self.image = self.images[(i + delta).rem_euclid(n) as usize].clone();
+                self.image = self.images[(i + delta).rem_euclid(n) as usize]
+                    .as_str()
+                    .into();
             }
             Field::Mounts if !self.volumes.is_empty() => {
                 // Choices: none, then each of the pod's volumes.
@@ -435,12 +435,12 @@ impl Launcher {
                 let i = self
                     .volumes
                     .iter()
-                    .position(|v| *v == self.mounts)
+                    .position(|v| self.mounts == v.as_str())
                     .map_or(0, |i| i as isize + 1);
                 let next = (i + delta).rem_euclid(n) as usize;
                 self.mounts = next
                     .checked_sub(1)
-                    .map_or_else(String::new, |v| self.volumes[v].clone());
+                    .map_or_else(LineEdit::default, |v| self.volumes[v].as_str().into());
             }
             _ => {}
         }
@@ -675,7 +675,7 @@ mod tests {
         form.name = "fresh".into();
         form.env = "oops".into();
         assert!(form.spec(&d).unwrap_err().contains("K=V"));
-        form.env.clear();
+        form.env = LineEdit::default();
         d.phase = "Succeeded".into();
         assert!(
             form.spec(&d)

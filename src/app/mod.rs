@@ -11,10 +11,12 @@ mod events_view;
 pub(crate) mod files;
 pub(crate) mod fleet;
 pub(crate) mod follow;
+pub mod form;
 pub(crate) mod forwards;
 mod input;
 pub mod keymap;
 pub(crate) mod launcher;
+pub mod line;
 mod link;
 mod listing;
 mod marks;
@@ -282,8 +284,8 @@ impl App {
             Event::Paste(text) => {
                 match &mut self.mode {
                     Mode::Filter(query) => {
-                        query.push_str(text.lines().next().unwrap_or_default());
-                        let q = query.clone();
+                        query.insert_str(text.lines().next().unwrap_or_default());
+                        let q = query.to_string();
                         self.set_filter(&q);
                     }
                     Mode::Command(line) => line.insert_str(text.lines().next().unwrap_or_default()),

@@ -5,13 +5,14 @@ use super::PodKey;
 use super::command::CommandLine;
 use super::fleet::FleetForm;
 use super::launcher::Launcher;
+use super::line::LineEdit;
 use crate::term::layout::PaneId;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Mode {
     Normal,
     /// Typing into the fuzzy filter.
-    Filter(String),
+    Filter(LineEdit),
     Command(CommandLine),
     /// The help box, scrolled this many lines down (j/k, space).
     Help(usize),

@@ -2,8 +2,9 @@
 //! for the pods on one, and `d` for a shell on it: the node debug form,
 //! whose pod is created in a pane and deleted when its last pane closes.
 
-use crossterm::event::{KeyCode, KeyEvent};
+use crossterm::event::KeyEvent;
 
+use super::form::{self, FormKey, LineEdit};
 use super::keymap::Action;
 use super::message::error;
 use super::reader::Reader;
@@ -38,7 +39,7 @@ pub struct NodeDebugForm {
     pub node: String,
     /// Where the pod goes: the namespace shown, else `default`.
     pub namespace: String,
-    pub image: String,
+    pub image: LineEdit,
     pub profile: Profile,
     /// The image field has the keyboard (else the profile).
     pub editing_image: bool,
@@ -104,8 +105,8 @@ impl App {
                 let image = self
                     .debug_images
                     .first()
-                    .cloned()
-                    .unwrap_or_else(|| "busybox:1.36".into());
+                    .map_or("busybox:1.36", String::as_str)
+                    .into();
                 self.mode = Mode::NodeDebug(Box::new(NodeDebugForm {
                     node,
                     namespace,
@@ -184,28 +185,20 @@ impl App {
         mut form: NodeDebugForm,
         key: KeyEvent,
     ) -> Vec<Effect> {
-        match key.code {
-            KeyCode::Esc => return vec![],
-            KeyCode::Tab | KeyCode::BackTab => form.editing_image = !form.editing_image,
-            KeyCode::Enter => return self.launch_node_debug(form),
-            KeyCode::Left | KeyCode::Right | KeyCode::Up | KeyCode::Down if !form.editing_image => {
+        match FormKey::of(&key, !form.editing_image) {
+            FormKey::Cancel => return vec![],
+            FormKey::Submit => return self.launch_node_debug(form),
+            // Two fields: the profile, the image.
+            FormKey::Focus(_) => form.editing_image = !form.editing_image,
+            FormKey::Cycle(delta) => {
                 let at = NODE_PROFILES
                     .iter()
                     .position(|p| *p == form.profile)
                     .unwrap_or(0);
-                let forward = matches!(key.code, KeyCode::Right | KeyCode::Down);
-                let n = NODE_PROFILES.len();
-                form.profile = NODE_PROFILES[if forward {
-                    (at + 1) % n
-                } else {
-                    (at + n - 1) % n
-                }];
+                form.profile = NODE_PROFILES[form::cycle(at, NODE_PROFILES.len(), delta)];
             }
-            KeyCode::Backspace if form.editing_image => {
-                form.image.pop();
-            }
-            KeyCode::Char(c) if form.editing_image => form.image.push(c),
-            _ => {}
+            FormKey::Type if form.editing_image => drop(form.image.edit(&key)),
+            FormKey::Type => {}
         }
         self.mode = Mode::NodeDebug(Box::new(form));
         vec![]

@@ -3,8 +3,9 @@
 //! pane that shows it come up and attaches; the copy is deleted when its
 //! last pane closes, as a node debug pod is.
 
-use crossterm::event::{KeyCode, KeyEvent};
+use crossterm::event::KeyEvent;
 
+use super::form::{self, FormKey, LineEdit};
 use super::message::{error, info};
 use super::{App, Effect, Mode, View};
 use crate::model::debug_pod::{self, PodCopy};
@@ -19,9 +20,9 @@ pub struct CopyForm {
     pub chosen: usize,
     /// The image the held container runs (its own, or a debug variant
     /// with a shell: a distroless image has none).
-    pub image: String,
+    pub image: LineEdit,
     /// What it runs instead of its program.
-    pub command: String,
+    pub command: LineEdit,
     pub field: CopyField,
 }
 
@@ -35,7 +36,7 @@ pub enum CopyField {
 impl CopyForm {
     fn choose(&mut self, index: usize) {
         self.chosen = index;
-        self.image = self.containers[index].1.clone();
+        self.image = self.containers[index].1.as_str().into();
     }
 }
 
@@ -79,7 +80,7 @@ impl App {
             .unwrap_or(0);
         let mut form = CopyForm {
             pod: view.key.clone(),
-            image: String::new(),
+            image: LineEdit::default(),
             containers,
             chosen: 0,
             command: "sh".into(),
@@ -103,34 +104,19 @@ impl App {
 
     pub(super) fn on_copy_form_key(&mut self, mut form: CopyForm, key: KeyEvent) -> Vec<Effect> {
         let fields = [CopyField::Container, CopyField::Image, CopyField::Command];
-        let at = fields.iter().position(|f| *f == form.field).unwrap_or(0);
-        match key.code {
-            KeyCode::Esc => return vec![],
-            KeyCode::Enter => return self.launch_copy(form),
-            KeyCode::Tab | KeyCode::Down => form.field = fields[(at + 1) % fields.len()],
-            KeyCode::BackTab | KeyCode::Up => {
-                form.field = fields[(at + fields.len() - 1) % fields.len()]
-            }
-            KeyCode::Left | KeyCode::Right if form.field == CopyField::Container => {
-                let n = form.containers.len();
-                let next = if key.code == KeyCode::Right {
-                    (form.chosen + 1) % n
-                } else {
-                    (form.chosen + n - 1) % n
-                };
+        match FormKey::of(&key, form.field == CopyField::Container) {
+            FormKey::Cancel => return vec![],
+            FormKey::Submit => return self.launch_copy(form),
+            FormKey::Focus(delta) => form.field = form::step(&fields, form.field, delta),
+            FormKey::Cycle(delta) => {
+                let next = form::cycle(form.chosen, form.containers.len(), delta);
                 form.choose(next);
             }
-            KeyCode::Backspace => match form.field {
-                CopyField::Image => drop(form.image.pop()),
-                CopyField::Command => drop(form.command.pop()),
+            FormKey::Type => match form.field {
+                CopyField::Image => drop(form.image.edit(&key)),
+                CopyField::Command => drop(form.command.edit(&key)),
                 CopyField::Container => {}
             },
-            KeyCode::Char(c) => match form.field {
-                CopyField::Image => form.image.push(c),
-                CopyField::Command => form.command.push(c),
-                CopyField::Container => {}
-            },
-            _ => {}
         }
         self.mode = Mode::CopyPod(Box::new(form));
         vec![]

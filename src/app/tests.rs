@@ -524,7 +524,7 @@ fn launching_a_debug_container_follows_it_to_an_attached_terminal() {
     let mut waiting = pod_detail(None);
     waiting.containers.push(crate::model::ContainerInfo {
         kind: crate::model::ContainerKind::Ephemeral,
-        name: name.clone(),
+        name: name.to_string(),
         image: "busybox:1.36".into(),
         state: ContainerState::Waiting {
             reason: "ContainerCreating".into(),
@@ -1081,7 +1081,7 @@ fn a_debug_container_that_exits_before_the_attach_shows_its_log_once_and_its_exi
     let mut exited = pod_detail(None);
     exited.containers.push(crate::model::ContainerInfo {
         kind: crate::model::ContainerKind::Ephemeral,
-        name: name.clone(),
+        name: name.to_string(),
         state: ContainerState::Terminated {
             exit_code: 3,
             reason: "Error".into(),
@@ -1709,4 +1709,37 @@ fn a_copy_takes_the_profile_the_namespace_admits_as_the_command_line_does() {
     let (restricted, said) = copy_in(Some("restricted"));
     assert!(!refused(Level::Restricted, &restricted));
     assert!(said.is_some_and(|s| s.contains("profile restricted instead of general")));
+}
+
+/// Every text field is typed with the one line editor: in the launcher's
+/// name, ctrl-u clears it and ← moves the cursor; in the filter too.
+#[test]
+fn forms_and_the_filter_edit_text_as_a_shell_does() {
+    let mut a = in_pod_view();
+    a.update(key('d'));
+    a.update(code(KeyCode::Tab)); // image → name
+    a.update(ctrl('u'));
+    typed(&mut a, "ab");
+    a.update(code(KeyCode::Left));
+    typed(&mut a, "X");
+    let Mode::Launcher(form) = &a.mode else {
+        panic!("the launcher: {:?}", a.mode)
+    };
+    assert_eq!(form.name, "aXb");
+    assert_eq!(form.name.split_at_cursor(), ("aX", "b"));
+    a.update(code(KeyCode::Esc));
+    a.update(code(KeyCode::Esc));
+
+    let (mut b, _) = app(false);
+    b.update(listed(vec![row("shop", "cart", "Running")]));
+    b.update(key('/'));
+    typed(&mut b, "crt");
+    b.update(code(KeyCode::Left));
+    b.update(code(KeyCode::Left));
+    typed(&mut b, "a");
+    let Mode::Filter(query) = &b.mode else {
+        panic!("the filter: {:?}", b.mode)
+    };
+    assert_eq!(query, &"cart");
+    assert_eq!(b.pods.query(), Some("cart"));
 }

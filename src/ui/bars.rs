@@ -118,12 +118,12 @@ pub fn footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         },
     ];
     let line = match &app.mode {
-        Mode::Filter(query) => Line::from(vec![
-            Span::styled("/", theme.key_hint),
-            Span::styled(query.clone(), theme.text),
-            Span::styled("▏", theme.key_hint),
-            Span::styled("   enter keep · esc clear", theme.dim),
-        ]),
+        Mode::Filter(query) => {
+            let mut spans = vec![Span::styled("/", theme.key_hint)];
+            spans.extend(super::with_cursor(query, theme.text, theme.key_hint));
+            spans.push(Span::styled("   enter keep · esc clear", theme.dim));
+            Line::from(spans)
+        }
         Mode::Command(line) => {
             let (before, after) = line.split_at_cursor();
             let hint = if line.candidates.is_empty() {

@@ -162,33 +162,38 @@ pub fn draw_form(frame: &mut Frame, area: Rect, form: &ForwardForm, theme: &Them
         )));
     }
     let typed = form.choice == form.ports.len();
-    let typed_text = match (typed, form.typed_remote.is_empty()) {
-        (true, true) => "type a number or a port's name_".to_string(),
-        (true, false) => format!("{}_", form.typed_remote),
-        (false, _) => "another port".to_string(),
-    };
-    lines.push(Line::from(Span::styled(
-        format!("{}{typed_text}", marker(typed)),
-        if typed { theme.selected } else { theme.dim },
-    )));
-    lines.push(Line::default());
-    let local = if form.local.is_empty() {
-        "a free one".to_string()
+    let mut another = vec![Span::raw(marker(typed))];
+    if typed && focus(FormField::Remote) {
+        another.extend(super::with_cursor(
+            &form.typed_remote,
+            theme.selected,
+            theme.key_hint,
+        ));
+        if form.typed_remote.is_empty() {
+            another.push(Span::styled(" type a number or a port's name", theme.dim));
+        }
+    } else if typed {
+        another.push(Span::styled(form.typed_remote.to_string(), theme.selected));
     } else {
-        form.local.clone()
-    };
-    let cursor = if focus(FormField::Local) { "_" } else { "" };
-    lines.push(Line::from(vec![
-        Span::styled(" local port on 127.0.0.1: ", theme.dim),
-        Span::styled(
-            format!("{local}{cursor}"),
-            if focus(FormField::Local) {
-                theme.selected
-            } else {
-                theme.text
-            },
-        ),
-    ]));
+        another.push(Span::styled("another port", theme.dim));
+    }
+    lines.push(Line::from(another));
+    lines.push(Line::default());
+    let mut local = vec![Span::styled(" local port on 127.0.0.1: ", theme.dim)];
+    if focus(FormField::Local) {
+        local.extend(super::with_cursor(
+            &form.local,
+            theme.selected,
+            theme.key_hint,
+        ));
+    }
+    if form.local.is_empty() {
+        let gap = if focus(FormField::Local) { " " } else { "" };
+        local.push(Span::styled(format!("{gap}a free one"), theme.dim));
+    } else if !focus(FormField::Local) {
+        local.push(Span::styled(form.local.to_string(), theme.text));
+    }
+    lines.push(Line::from(local));
     lines.push(Line::default());
     lines.push(Line::from(Span::styled(
         " It follows the pod's owner when the pod is replaced.",

@@ -17,7 +17,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, form: &Launcher, theme: &T
         str::to_string,
     );
     let mounts = match (form.mounts.is_empty(), form.volumes.is_empty()) {
-        (false, _) => form.mounts.clone(),
+        (false, _) => form.mounts.to_string(),
         (true, true) => "(the pod has no volumes)".to_string(),
         (true, false) => format!("(none; {})", form.volumes.join(", ")),
     };
@@ -124,13 +124,13 @@ pub(super) fn field_lines(
     let value = |field: Field| -> String {
         match field {
             Field::Target => target.to_string(),
-            Field::Image => form.image.clone(),
-            Field::Name => form.name.clone(),
+            Field::Image => form.image.to_string(),
+            Field::Name => form.name.to_string(),
             Field::Command => {
                 if form.command.is_empty() {
                     "(the image's entrypoint)".to_string()
                 } else {
-                    form.command.clone()
+                    form.command.to_string()
                 }
             }
             Field::Profile => form.profile_label(),
@@ -138,7 +138,7 @@ pub(super) fn field_lines(
                 if form.env.is_empty() {
                     "(none; K=V, K=V)".to_string()
                 } else {
-                    form.env.clone()
+                    form.env.to_string()
                 }
             }
             Field::Mounts => mounts.to_string(),
@@ -147,22 +147,34 @@ pub(super) fn field_lines(
     let mut lines = Vec::new();
     for field in Field::ALL {
         let focused = field == form.focus;
-        let cycles = matches!(
-            field,
-            Field::Target | Field::Profile | Field::Image | Field::Mounts
-        );
+        let cycles = focused && form.cycles();
         let marker = if focused { "▸" } else { " " };
-        let hint = if focused && cycles { "  ←/→" } else { "" };
-        let mut spans = vec![
-            Span::styled(
-                format!(" {marker} {:<9}", field.label()),
-                if focused { theme.key_hint } else { theme.dim },
-            ),
-            Span::styled(
+        let hint = if cycles { "  ←/→" } else { "" };
+        let mut spans = vec![Span::styled(
+            format!(" {marker} {:<9}", field.label()),
+            if focused { theme.key_hint } else { theme.dim },
+        )];
+        // Where typing goes, in the focused text.
+        let typed = match field {
+            Field::Image => Some(&form.image),
+            Field::Name => Some(&form.name),
+            Field::Command => Some(&form.command),
+            Field::Env => Some(&form.env),
+            Field::Mounts => Some(&form.mounts),
+            Field::Target | Field::Profile => None,
+        };
+        match typed.filter(|_| focused) {
+            Some(line) => {
+                spans.extend(super::with_cursor(line, theme.selected, theme.key_hint));
+                if line.is_empty() {
+                    spans.push(Span::styled(format!(" {}", value(field)), theme.dim));
+                }
+            }
+            None => spans.push(Span::styled(
                 value(field),
                 if focused { theme.selected } else { theme.text },
-            ),
-        ];
+            )),
+        }
         if field == Field::Profile
             && let Some((admitted, words)) = &verdict
         {

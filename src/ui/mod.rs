@@ -230,6 +230,20 @@ pub(crate) fn wrap_words(text: &str, width: usize) -> Vec<String> {
     rows
 }
 
+/// A line being typed, the cursor (`▏`) where typing goes.
+pub(crate) fn with_cursor(
+    line: &crate::app::line::LineEdit,
+    text: ratatui::style::Style,
+    cursor: ratatui::style::Style,
+) -> Vec<ratatui::text::Span<'static>> {
+    let (before, after) = line.split_at_cursor();
+    vec![
+        ratatui::text::Span::styled(before.to_string(), text),
+        ratatui::text::Span::styled("▏", cursor),
+        ratatui::text::Span::styled(after.to_string(), text),
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::wrap;

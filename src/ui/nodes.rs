@@ -6,6 +6,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
 use crate::app::App;
+use crate::app::line::LineEdit;
 use crate::app::nodes::{NODE_PROFILES, NodeDebugForm, NodesView};
 use crate::app::pod_copy::{CopyField, CopyForm};
 use crate::model::debug_pod::node_profile_gives;
@@ -151,21 +152,17 @@ pub fn draw_form(frame: &mut Frame, area: Rect, form: &NodeDebugForm, theme: &Th
         )));
     }
     lines.push(Line::default());
-    lines.push(Line::from(vec![
-        Span::styled(" image: ", theme.dim),
-        Span::styled(
-            format!(
-                "{}{}",
-                form.image,
-                if form.editing_image { "_" } else { "" }
-            ),
-            if form.editing_image {
-                theme.selected
-            } else {
-                theme.text
-            },
-        ),
-    ]));
+    let mut image = vec![Span::styled(" image: ", theme.dim)];
+    if form.editing_image {
+        image.extend(super::with_cursor(
+            &form.image,
+            theme.selected,
+            theme.key_hint,
+        ));
+    } else {
+        image.push(Span::styled(form.image.to_string(), theme.text));
+    }
+    lines.push(Line::from(image));
     lines.push(Line::from(Span::styled(
         format!(
             " A pod in namespace {}, deleted when its last pane closes.",
@@ -187,19 +184,12 @@ pub fn draw_form(frame: &mut Frame, area: Rect, form: &NodeDebugForm, theme: &Th
 /// The copy form (`C` on a pod).
 pub fn draw_copy_form(frame: &mut Frame, area: Rect, form: &CopyForm, theme: &Theme) {
     let focus = |field: CopyField| form.field == field;
-    let value = |text: String, field: CopyField| {
-        Span::styled(
-            if focus(field) {
-                format!("{text}_")
-            } else {
-                text
-            },
-            if focus(field) {
-                theme.selected
-            } else {
-                theme.text
-            },
-        )
+    let text = |line: &LineEdit, field: CopyField| {
+        if focus(field) {
+            super::with_cursor(line, theme.selected, theme.key_hint)
+        } else {
+            vec![Span::styled(line.to_string(), theme.text)]
+        }
     };
     let (container, _) = &form.containers[form.chosen];
     let lines = vec![
@@ -207,16 +197,27 @@ pub fn draw_copy_form(frame: &mut Frame, area: Rect, form: &CopyForm, theme: &Th
         Line::default(),
         Line::from(vec![
             Span::styled(" container (←/→): ", theme.dim),
-            value(container.clone(), CopyField::Container),
+            Span::styled(
+                container.clone(),
+                if focus(CopyField::Container) {
+                    theme.selected
+                } else {
+                    theme.text
+                },
+            ),
         ]),
-        Line::from(vec![
-            Span::styled(" its image:        ", theme.dim),
-            value(form.image.clone(), CopyField::Image),
-        ]),
-        Line::from(vec![
-            Span::styled(" runs instead:     ", theme.dim),
-            value(form.command.clone(), CopyField::Command),
-        ]),
+        Line::from(
+            [Span::styled(" its image:        ", theme.dim)]
+                .into_iter()
+                .chain(text(&form.image, CopyField::Image))
+                .collect::<Vec<_>>(),
+        ),
+        Line::from(
+            [Span::styled(" runs instead:     ", theme.dim)]
+                .into_iter()
+                .chain(text(&form.command, CopyField::Command))
+                .collect::<Vec<_>>(),
+        ),
         Line::default(),
         Line::from(Span::styled(
             " No labels, probes or init containers: no Service sends it traffic.",
