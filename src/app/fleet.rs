@@ -7,8 +7,9 @@
 use crossterm::event::KeyEvent;
 
 use super::launcher::{FormOutcome, Launcher};
-use crate::model::debug::{self, AsTargetUser, DebugSpec, Profile, Verdict};
-use crate::model::pod_security::{Level, Policy};
+use crate::model::debug::{AsTargetUser, DebugSpec, Profile};
+use crate::model::launch::{self, LaunchPlan, LaunchRequest};
+use crate::model::pod_security::Policy;
 use crate::model::{ContainerInfo, ContainerKind, ContainerState, PodDetail, PodKey, Stdio};
 
 /// The target that stands for each pod's own first container: no
@@ -135,39 +136,22 @@ fn plan(pod: &FleetPod, template: &DebugSpec, profile_chosen: bool) -> Plan {
             .map(|c| c.name.clone()),
         named => named.map(str::to_string),
     };
-    if let Some(refusal) = detail.why_no_debug_container(target.as_deref()) {
-        return Plan::Refused(refusal.why);
-    }
-    if let Some(running) =
-        detail.reusable_debugger(&template.image, target.as_deref(), &template.mounts)
-    {
-        return Plan::Reattach(running.to_string());
-    }
-    let mut spec = DebugSpec {
-        target,
-        ..template.clone()
+    let request = LaunchRequest {
+        spec: DebugSpec {
+            target,
+            ..template.clone()
+        },
+        profile_chosen,
+        reuse: true,
     };
-    if let Some(policy) = pod
-        .policy
-        .as_ref()
-        .filter(|p| p.enforce.level != Level::Privileged)
-    {
-        let admission = spec.admission(policy, &detail.manifest);
-        match admission.verdict(profile_chosen, spec.custom.is_some()) {
-            Verdict::Send => {}
-            Verdict::GiveWay(passing) => spec.profile = passing,
-            Verdict::Refuse => {
-                let refused = admission;
-                let namespace = &detail.key.namespace;
-                let sentence =
-                    debug::refusal_sentence(namespace, policy, &spec.profile_label(), &refused)
-                        .unwrap_or_else(|| "is refused by its namespace's Pod Security".into());
-                return Plan::Refused(sentence);
-            }
+    match launch::plan(detail, &request, pod.policy.as_ref()) {
+        LaunchPlan::Refused(refusal) => Plan::Refused(refusal.why),
+        LaunchPlan::Reattach(running) => Plan::Reattach(running),
+        LaunchPlan::Launch { mut spec, .. } => {
+            spec.match_target_user(&detail.manifest, AsTargetUser::Auto);
+            Plan::Launch(spec)
         }
     }
-    spec.match_target_user(&detail.manifest, AsTargetUser::Auto);
-    Plan::Launch(Box::new(spec))
 }
 
 /// The pods as one for the shared form: [`EACH_FIRST`], then each regular

@@ -11,6 +11,7 @@ pub mod files;
 pub mod forward;
 pub(crate) mod image;
 pub mod intern;
+pub mod launch;
 pub mod listed;
 pub mod node;
 pub mod owner;

@@ -21,9 +21,9 @@ use crate::cluster::session::{self, SessionEvent, SessionInput, SessionSpec};
 pub use crate::engine::outcome::{Failure, classify, exit, fail};
 
 mod attach;
-use crate::model::NoDebugKind;
 use crate::model::StartFailure;
-use crate::model::debug::{Admission, DebugSpec, Profile, Verdict};
+use crate::model::debug::{DebugSpec, Profile};
+use crate::model::launch::{self, LaunchPlan, LaunchRefusal, LaunchRequest, RefusalKind};
 use crate::model::session::{SessionEnd, SessionKind};
 use crate::model::text::{Printable, sanitize};
 use crate::term::Size;
@@ -301,32 +301,62 @@ pub(super) async fn run_job(
     deadline: tokio::time::Instant,
 ) -> Result<Finished, Failure> {
     let args = job.args;
-    preflight(pod, job)?;
-    let reused = args
-        .reuse
-        .then(|| {
-            let detail = crate::model::PodDetail::from_pod(pod);
-            let name = detail.reusable_debugger(&image, job.target.as_deref(), &args.mounts);
-            name.map(str::to_string)
-        })
-        .flatten();
-    let reused_name = reused.clone();
-    let reused = reused_name.is_some();
-    let name = match reused_name {
-        Some(name) => {
+    let detail = crate::model::PodDetail::from_pod(pod);
+    let taken = crate::model::debug::container_names(pod);
+    let profile = args.profile.unwrap_or(defaults.profile);
+    let spec = DebugSpec {
+        name: args
+            .name
+            .clone()
+            .unwrap_or_else(|| crate::model::debug::unique_name(&taken, || fastrand::u64(..))),
+        image,
+        target: job.target.clone(),
+        command: args.command.clone(),
+        profile,
+        env: args.env.clone(),
+        stdin: args.interactive,
+        stdin_once: closes_stdin(args, job.input.is_some()),
+        tty: args.tty,
+        mounts: args.mounts.clone(),
+        workdir: args.workdir.clone(),
+        pull_policy: args.pull_policy.clone(),
+        run_as: None,
+        custom: args.custom_profile(profile),
+    };
+    // Pod Security is read only when something may be sent.
+    let reusable = args.reuse
+        && detail
+            .reusable_debugger(&spec.image, spec.target.as_deref(), &spec.mounts)
+            .is_some();
+    let policy = if reusable {
+        None
+    } else {
+        policy_of(client, job, deadline).await
+    };
+    let request = LaunchRequest {
+        spec,
+        profile_chosen: args.profile.is_some(),
+        reuse: args.reuse,
+    };
+    let (name, reused) = match launch::plan(&detail, &request, policy.as_ref()) {
+        LaunchPlan::Refused(refusal) => return Err(refused(&refusal, job, &request.spec)),
+        LaunchPlan::Reattach(name) => {
             job.voice.say(format!(
                 "reusing debug container {name} of pod {}/{} (same image, target and volumes, running)",
                 job.namespace, job.pod
             ));
-            name
+            (name, true)
         }
-        None => {
-            let chosen = Chosen {
-                image,
-                profile: args.profile.unwrap_or(defaults.profile),
-                explicit_profile: args.profile.is_some(),
-            };
-            launch(client, pod, job, chosen, deadline).await?
+        LaunchPlan::Launch { spec, gave_way } => {
+            if let (Some(from), Some(policy)) = (gave_way, &policy) {
+                job.voice.say(format!(
+                    "{} enforces Pod Security \"{}\": using --profile={} instead of {from}",
+                    job.namespace,
+                    policy.enforce.level.name(),
+                    spec.profile
+                ));
+            }
+            (launch(client, pod, job, *spec, deadline).await?, false)
         }
     };
     let mut stream = Stream::asked(args);
@@ -376,60 +406,19 @@ fn reused_stream(pod: &Pod, name: &str, asked: Stream, job: &Job<'_>) -> Stream 
     }
 }
 
-/// The image and profile to launch with.
-struct Chosen {
-    image: String,
-    profile: Profile,
-    /// `--profile` was given: it is never swapped for another.
-    explicit_profile: bool,
-}
-
-/// Adds the debug container and waits for it to run (or end).
+/// Adds the debug container `spec` describes and waits for it to run (or
+/// end).
 async fn launch(
     client: &kube::Client,
     pod: &Pod,
     job: &Job<'_>,
-    chosen: Chosen,
+    mut spec: DebugSpec,
     deadline: tokio::time::Instant,
 ) -> Result<String, Failure> {
     let args = job.args;
     let namespace = job.namespace.as_str();
     let pods: Api<Pod> = Api::namespaced(client.clone(), namespace);
-    let taken = crate::model::debug::container_names(pod);
-    let name = match &args.name {
-        Some(name) if taken.contains(name) => {
-            return Err(fail(
-                exit::INVALID,
-                format!(
-                    "Pod {} already has a container named {name:?}; pick another --name (ephemeral containers can never be removed).",
-                    job.pod
-                ),
-            ));
-        }
-        Some(name) => name.clone(),
-        None => crate::model::debug::unique_name(&taken, || fastrand::u64(..)),
-    };
-    let mut spec = DebugSpec {
-        name: name.clone(),
-        image: chosen.image,
-        target: job.target.clone(),
-        command: args.command.clone(),
-        profile: chosen.profile,
-        env: args.env.clone(),
-        stdin: args.interactive,
-        stdin_once: closes_stdin(args, job.input.is_some()),
-        tty: args.tty,
-        mounts: args.mounts.clone(),
-        workdir: args.workdir.clone(),
-        pull_policy: args.pull_policy.clone(),
-        run_as: None,
-        custom: args.custom_profile(chosen.profile),
-    };
-    spec.profile =
-        admitted_profile(client, pod, &spec, job, chosen.explicit_profile, deadline).await?;
-    if let Some(custom) = spec.custom.as_mut() {
-        custom.base = spec.profile;
-    }
+    let name = spec.name.clone();
     let whose = job.target.as_deref().or(args.user_of.as_deref());
     if let Some(user) = spec.match_user_of(pod, whose, args.as_target_user) {
         job.voice.say(&match &spec.target {
@@ -724,21 +713,6 @@ pub(super) fn humantime(d: Duration) -> String {
     }
 }
 
-/// What is known to fail before asking the server.
-fn preflight(pod: &Pod, job: &Job<'_>) -> Result<(), Failure> {
-    let detail = crate::model::PodDetail::from_pod(pod);
-    let Some(refusal) = detail.why_no_debug_container(job.target.as_deref()) else {
-        return Ok(());
-    };
-    let code = match refusal.kind {
-        NoDebugKind::Unsupported => exit::UNSUPPORTED,
-        NoDebugKind::NoSuchTarget => exit::INVALID,
-        NoDebugKind::NotRunning => exit::NOT_RUNNING,
-    };
-    let sentence = refusal.sentence(&format!("Pod {}/{}", job.namespace, job.pod));
-    Err(fail(code, sanitize(&sentence).into_owned()))
-}
-
 /// Whether the container gets `stdinOnce`: input given whole to each of
 /// many pods (`input_given`), or piped to one, ends with its end, so the
 /// process reads EOF where kubectl 1.33 leaves `echo ps | kubectl debug -i`
@@ -757,63 +731,43 @@ pub(super) fn no_input_note(args: &DebugArgs) -> Option<&'static str> {
     )
 }
 
-/// The profile to send: the chosen one if the namespace's enforced Pod
-/// Security level admits it; else, unless it was asked for explicitly, the
-/// strongest one it admits (said on stderr). Nothing is decided when the
-/// namespace cannot be read: the cluster's answer will say.
-async fn admitted_profile(
+/// The namespace's Pod Security, read once for many pods; `None` when it
+/// cannot be read (the cluster's answer will say) or in a few seconds at
+/// most, within --timeout: it only saves a refusal.
+async fn policy_of(
     client: &kube::Client,
-    pod: &Pod,
-    spec: &DebugSpec,
     job: &Job<'_>,
-    explicit: bool,
     deadline: tokio::time::Instant,
-) -> Result<Profile, Failure> {
+) -> Option<crate::model::pod_security::Policy> {
     let namespace = job.namespace.as_str();
-    // A few seconds at most, within --timeout: this only saves a refusal.
     let limit =
         Duration::from_secs(5).min(deadline.saturating_duration_since(tokio::time::Instant::now()));
-    let read = match job.policies {
+    match job.policies {
         Some(policies) => policies.get(client, namespace, limit).await,
         None => debug::read_policy(client, namespace, limit).await,
-    };
-    let Some(policy) = read else {
-        return Ok(spec.profile);
-    };
-    let admission = spec.admission(&policy, pod);
-    let level = policy.enforce.level.name();
-    match admission.verdict(explicit, spec.custom.is_some()) {
-        Verdict::Send => Ok(spec.profile),
-        Verdict::GiveWay(passing) => {
-            job.voice.say(format!(
-                "{namespace} enforces Pod Security \"{level}\": using --profile={passing} instead of {}",
-                spec.profile
-            ));
-            Ok(passing)
-        }
-        Verdict::Refuse => {
-            let refused = &admission;
-            let sentence = crate::model::debug::refusal_sentence(
-                namespace,
-                &policy,
-                &spec.profile_label(),
-                refused,
-            )
-            .unwrap_or_default();
-            let hint = match refused {
-                Admission::Refused {
-                    passing: Some(p), ..
-                } if spec.custom.is_some() => format!(
-                    " Nothing was sent; run again without --custom (--profile={p} passes), or in a namespace that admits it."
-                ),
-                Admission::Refused {
-                    passing: Some(p), ..
-                } => format!(" Nothing was sent; run again with --profile={p}."),
-                _ => " Nothing was sent.".to_string(),
-            };
-            Err(fail(exit::FORBIDDEN, format!("{sentence}{hint}")))
-        }
     }
+}
+
+/// A refusal before anything was sent, as one sentence and its exit code.
+fn refused(refusal: &LaunchRefusal, job: &Job<'_>, spec: &DebugSpec) -> Failure {
+    let code = match refusal.kind {
+        RefusalKind::Unsupported => exit::UNSUPPORTED,
+        RefusalKind::Invalid => exit::INVALID,
+        RefusalKind::NotRunning => exit::NOT_RUNNING,
+        RefusalKind::Forbidden => exit::FORBIDDEN,
+    };
+    let sentence = refusal.sentence(&format!("Pod {}/{}", job.namespace, job.pod));
+    let hint = match (refusal.kind, refusal.passing) {
+        (RefusalKind::Forbidden, Some(p)) if spec.custom.is_some() => format!(
+            " Nothing was sent; run again without --custom (--profile={p} passes), or in a namespace that admits it."
+        ),
+        (RefusalKind::Forbidden, Some(p)) => {
+            format!(" Nothing was sent; run again with --profile={p}.")
+        }
+        (RefusalKind::Forbidden, None) => " Nothing was sent.".to_string(),
+        _ => String::new(),
+    };
+    fail(code, sanitize(&format!("{sentence}{hint}")).into_owned())
 }
 
 fn api_failure(error: &kube::Error, pod: &str, namespace: &str) -> Failure {
