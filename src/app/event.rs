@@ -78,6 +78,13 @@ pub enum Event {
         cluster: ClusterId,
         pods: Vec<FleetPod>,
     },
+    /// The pods on `node` in every namespace ([`Effect::ReadNodePods`]),
+    /// or why they could not be read.
+    NodePods {
+        cluster: ClusterId,
+        node: String,
+        pods: Result<Vec<PodRow>, String>,
+    },
     /// An answer for the file browser.
     Files(super::files::FilesEvent),
     /// The stream is open (and any earlier output shown): typing goes through.
@@ -205,6 +212,12 @@ pub enum Effect {
         pod: PodKey,
     },
     SwitchContext(String),
+    /// Read the pods on this node in every namespace (a field selector):
+    /// [`Event::NodePods`].
+    ReadNodePods {
+        cluster: ClusterId,
+        node: String,
+    },
     /// Read these pods and their namespaces' Pod Security labels, for the
     /// launcher of many pods: [`Event::PodsRead`].
     ReadPods {

@@ -503,6 +503,14 @@ impl App {
                 vec![]
             }
             Event::Files(event) => self.on_files_event(event),
+            Event::NodePods {
+                cluster,
+                node,
+                pods,
+            } => {
+                self.on_node_pods(&cluster, &node, pods);
+                vec![]
+            }
             Event::PodsRead { cluster, pods } => {
                 self.on_pods_read(cluster, pods);
                 vec![]

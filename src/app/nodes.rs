@@ -14,7 +14,7 @@ use crate::model::debug_pod::{self, NodeDebug};
 use crate::model::feed::Feed;
 use crate::model::node::NodeRow;
 use crate::model::text::Printable;
-use crate::model::{PodKey, TerminalKey};
+use crate::model::{ClusterId, PodKey, PodRow, TerminalKey};
 
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NodesView {
@@ -88,13 +88,18 @@ impl App {
                     _ => last,
                 };
             }
+            // What the list knows at once, every namespace's when read.
             Action::Open => {
-                let node = view.selected()?.name.clone();
-                let text = self.pods_on(&node);
+                let node = view.selected()?.clone();
+                let text = self.node_text(&node, None);
                 if let View::Nodes(view) = &mut self.view {
                     view.reading = Some(Reader::new(text));
                 }
                 self.fit_reader();
+                return Some(vec![Effect::ReadNodePods {
+                    cluster: self.cluster.clone(),
+                    node: node.name,
+                }]);
             }
             Action::Debug => {
                 let node = view.selected()?.name.clone();
@@ -124,29 +129,81 @@ impl App {
         Some(vec![])
     }
 
-    /// The pods the list knows on `node`, for reading.
-    fn pods_on(&self, node: &str) -> Vec<String> {
-        let rows: Vec<_> = self
-            .pods
-            .rows()
-            .filter(|row| &*row.node == node)
-            .map(|row| {
-                format!(
-                    "{:<48} {:<20} {}/{}",
-                    row.key.to_string(),
-                    row.status,
-                    row.ready,
-                    row.total
+    /// The node to read: its taints and its pods, those of every namespace
+    /// once read (`read`), else the list's (the namespaces shown).
+    fn node_text(&self, node: &NodeRow, read: Option<&Result<Vec<PodRow>, String>>) -> Vec<String> {
+        let mut lines = vec![format!("Node {} ({})", node.name, node.status)];
+        lines.push(match node.taints.as_slice() {
+            [] => "Taints: none".to_string(),
+            taints => format!("Taints: {}", taints.join(", ")),
+        });
+        lines.push(String::new());
+        let line = |row: &PodRow| {
+            format!(
+                "{:<48} {:<20} {}/{}",
+                row.key.to_string(),
+                row.status,
+                row.ready,
+                row.total
+            )
+        };
+        let (heading, rows): (String, Vec<String>) = match read {
+            Some(Ok(rows)) => (
+                format!("Pods on {} ({}, every namespace):", node.name, rows.len()),
+                rows.iter().map(line).collect(),
+            ),
+            known => {
+                let rows: Vec<String> = self
+                    .pods
+                    .rows()
+                    .filter(|row| *row.node == *node.name)
+                    .map(line)
+                    .collect();
+                let why = match known {
+                    Some(Err(why)) => format!("; every namespace's could not be read: {why}"),
+                    _ => "; reading every namespace's…".to_string(),
+                };
+                (
+                    format!(
+                        "Pods on {} ({}, of the namespaces shown{why}):",
+                        node.name,
+                        rows.len()
+                    ),
+                    rows,
                 )
-            })
-            .collect();
-        let mut lines = vec![format!(
-            "Pods on {node} ({}, of the namespaces shown):",
-            rows.len()
-        )];
+            }
+        };
+        lines.push(heading);
         lines.push(String::new());
         lines.extend(rows);
         lines
+    }
+
+    /// The pods on a node, read in every namespace: the node being read
+    /// shows them.
+    pub(super) fn on_node_pods(
+        &mut self,
+        cluster: &ClusterId,
+        node: &str,
+        pods: Result<Vec<PodRow>, String>,
+    ) {
+        if *cluster != self.cluster {
+            return;
+        }
+        let View::Nodes(view) = &self.view else {
+            return;
+        };
+        let Some(shown) = view
+            .selected()
+            .filter(|n| n.name == node && view.reading.is_some())
+        else {
+            return;
+        };
+        let text = self.node_text(&shown.clone(), Some(&pods));
+        if let View::Nodes(view) = &mut self.view {
+            view.reading = Some(Reader::new(text));
+        }
+        self.fit_reader();
     }
 
     /// An update of the nodes view's watch.

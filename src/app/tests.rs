@@ -1743,3 +1743,64 @@ fn forms_and_the_filter_edit_text_as_a_shell_does() {
     assert_eq!(query, &"cart");
     assert_eq!(b.pods.query(), Some("cart"));
 }
+
+/// Enter on a node reads its pods of every namespace; where that is
+/// refused (a user of one namespace), the list's are shown and why.
+#[test]
+fn a_nodes_pods_are_read_in_every_namespace_or_said_why_not() {
+    use crate::model::node::NodeRow;
+    let (mut a, _) = app(false);
+    let mut here = row("shop", "web", "Running");
+    here.node = "node-1".into();
+    a.update(listed(vec![here]));
+    a.update(key('O'));
+    let node = NodeRow {
+        name: "node-1".into(),
+        status: "Ready".into(),
+        ready: true,
+        roles: "<none>".into(),
+        version: "v1.33.1".into(),
+        created: None,
+        taints: vec!["dedicated=db:NoSchedule".into()],
+        os: "linux".into(),
+    };
+    a.update(Event::Nodes(Feed::Listed {
+        scope: None,
+        rows: vec![node],
+    }));
+    let effects = a.update(code(KeyCode::Enter));
+    assert_eq!(
+        effects,
+        [Effect::ReadNodePods {
+            cluster: sim_cluster(),
+            node: "node-1".into()
+        }]
+    );
+    let text = |a: &App| match &a.view {
+        View::Nodes(view) => view.reading.as_ref().unwrap().lines().join("\n"),
+        _ => panic!("the nodes view"),
+    };
+    assert!(text(&a).contains("Taints: dedicated=db:NoSchedule"));
+    assert!(text(&a).contains("shop/web"), "the list's at once");
+    assert!(text(&a).contains("reading every namespace's"));
+    let mut other = row("kube-system", "proxy-x", "Running");
+    other.node = "node-1".into();
+    a.update(Event::NodePods {
+        cluster: sim_cluster(),
+        node: "node-1".into(),
+        pods: Ok(vec![other]),
+    });
+    assert!(text(&a).contains("(1, every namespace)"), "{}", text(&a));
+    assert!(text(&a).contains("kube-system/proxy-x"));
+    a.update(Event::NodePods {
+        cluster: sim_cluster(),
+        node: "node-1".into(),
+        pods: Err("pods is forbidden".into()),
+    });
+    assert!(
+        text(&a).contains("every namespace's could not be read: pods is forbidden"),
+        "{}",
+        text(&a)
+    );
+    assert!(text(&a).contains("shop/web"));
+}

@@ -46,8 +46,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &NodesView, theme: &
     for row in app.pods.rows() {
         *pods_on.entry(&*row.node).or_default() += 1;
     }
-    // The taints go last: on a narrow screen they are cut first.
-    let rows: Vec<[String; 7]> = view
+    // The taints go last: on a narrow screen they are counted first,
+    // then VERSION gives way (enter on a node lists its taints whole).
+    let mut rows: Vec<Vec<String>> = view
         .rows
         .iter()
         .map(|n| {
@@ -56,7 +57,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &NodesView, theme: &
                 .created
                 .map(|t| human_duration(app.now.duration_since(t)))
                 .unwrap_or_else(|| "—".into());
-            [
+            vec![
                 n.name.clone(),
                 n.status.clone(),
                 n.roles.clone(),
@@ -71,17 +72,45 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &NodesView, theme: &
             ]
         })
         .collect();
-    let titles = [
+    let mut titles: Vec<String> = [
         "NAME", "STATUS", "ROLES", "AGE", "VERSION", "PODS", "TAINTS",
-    ];
+    ]
+    .map(String::from)
+    .to_vec();
     // Columns by display width: a combining mark takes none, a wide
     // character two.
     let columns = |text: &str| unicode_width::UnicodeWidthStr::width(text);
-    let mut widths: Vec<usize> = titles.iter().map(|t| columns(t)).collect();
-    for row in &rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(columns(cell));
+    let widths_of = |titles: &[String], rows: &[Vec<String>]| {
+        let mut widths: Vec<usize> = titles.iter().map(|t| columns(t)).collect();
+        for row in rows {
+            for (w, cell) in widths.iter_mut().zip(row) {
+                *w = (*w).max(columns(cell));
+            }
         }
+        widths
+    };
+    let fits = |widths: &[usize]| {
+        1 + widths.iter().map(|w| w + 2).sum::<usize>() - 2 <= usize::from(inner.width)
+    };
+    let mut widths = widths_of(&titles, &rows);
+    if !fits(&widths) {
+        for (row, node) in rows.iter_mut().zip(&view.rows) {
+            let last = row.len() - 1;
+            row[last] = match node.taints.len() {
+                0 => "—".into(),
+                1 => "1 taint".into(),
+                n => format!("{n} taints"),
+            };
+        }
+        widths = widths_of(&titles, &rows);
+    }
+    if !fits(&widths) {
+        const VERSION: usize = 4;
+        titles.remove(VERSION);
+        for row in &mut rows {
+            row.remove(VERSION);
+        }
+        widths = widths_of(&titles, &rows);
     }
     let line = |cells: &[String]| -> String {
         let mut text = String::from(" ");
@@ -93,7 +122,6 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &NodesView, theme: &
         }
         text
     };
-    let titles: Vec<String> = titles.iter().map(|t| t.to_string()).collect();
     let mut lines = vec![Line::from(Span::styled(line(&titles), theme.header))];
     // The selected row stays on screen: the rows scroll under the header.
     let room = (inner.height as usize).saturating_sub(1).max(1);

@@ -184,3 +184,34 @@ async fn a_copy_made_with_c_holds_a_crash_loop_and_goes_with_its_pane() {
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
 }
+
+/// At 80×24 the nodes view counts taints it cannot show whole (it cut
+/// them to `node-`), and enter on node-a1 lists its taints and its pods
+/// of every namespace, not only the one shown (`-n default` showed none
+/// of kube-system's).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_nodes_taints_and_pods_of_every_namespace_are_read_whole_at_80_columns() {
+    let sim = support::start_sim(0).await;
+    let config = kubeconfig(&sim, "node-pods");
+    let screen = PodbayScreen::spawn(&args(&config, &["-n", "default"]), 80, 24);
+    screen
+        .wait_for("the list", |t| t.contains("hello-") && t.contains("● live"))
+        .await;
+    screen.keys(":nodes\r").await;
+    screen
+        .wait_for("taints counted, not cut", |t| {
+            t.contains("node-a1") && t.contains("1 taint") && !t.contains(" node-role")
+        })
+        .await;
+    // node-a1 is the first row.
+    screen.keys("\r").await;
+    screen
+        .wait_for("its taint, and kube-system's pod on it", |t| {
+            t.contains("node-role.kubernetes.io/control-plane")
+                && t.contains("every namespace")
+                && t.contains("kube-system/kube-apiserver-node-a1")
+        })
+        .await;
+    screen.raw(b"\x1b").await;
+    screen.quit().await;
+}

@@ -188,6 +188,7 @@ impl Tasks {
             }
             Effect::DeletePod { cluster, pod } => self.delete_pod(&cluster, pod),
             Effect::ReadPods { cluster, pods } => self.read_pods(cluster, pods),
+            Effect::ReadNodePods { cluster, node } => self.read_node_pods(cluster, node),
             Effect::Files {
                 generation,
                 key,
@@ -622,6 +623,35 @@ impl Tasks {
             Pages::Whole,
         );
         self.pod = vec![task];
+    }
+
+    /// The pods on `node` in every namespace, one list by field selector
+    /// (`kubectl get pods -A --field-selector spec.nodeName=NODE`), within
+    /// [`READ_TIMEOUT`].
+    fn read_node_pods(&mut self, cluster: ClusterId, node: String) {
+        let Some(client) = self.clients.get(&cluster).cloned() else {
+            return;
+        };
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            let pods: Api<Pod> = Api::all(client);
+            let params = kube::api::ListParams::default().fields(&format!("spec.nodeName={node}"));
+            let listed = crate::cluster::objects::list(&pods, &params);
+            let pods = match tokio::time::timeout(READ_TIMEOUT, listed).await {
+                Ok(Ok(items)) => Ok(items.iter().map(PodRow::from_pod).collect()),
+                Ok(Err(e)) => Err(crate::cluster::errors::describe(&e).sentence.into_string()),
+                Err(_) => Err(format!(
+                    "the API server did not answer within {} s",
+                    READ_TIMEOUT.as_secs()
+                )),
+            };
+            let event = Event::NodePods {
+                cluster,
+                node,
+                pods,
+            };
+            let _ = tx.send(Tagged::untied(event)).await;
+        });
     }
 
     /// The marked pods, each read once (all at once, each within
