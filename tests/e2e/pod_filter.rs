@@ -1,7 +1,8 @@
 //! The pod list's filter against a plain model of what the user should see:
 //! the rows where namespace/name, node, labels or status fuzzy-match the query (the
 //! first of those fields that matches gives the score, as skim scores it),
-//! best score first, ties in namespace/name order — however the table got
+//! the rows whose namespace/name matches first, each group best score
+//! first, ties in namespace/name order — however the table got
 //! there: typed keystroke by keystroke, typed at once, or with pods coming,
 //! changing and going while the filter is on.
 
@@ -29,22 +30,27 @@ fn expected(rows: &[PodRow], query: &str) -> Vec<PodKey> {
     if query.is_empty() {
         return sorted.into_iter().map(|r| r.key.clone()).collect();
     }
-    let mut scored: Vec<(i64, PodKey)> = sorted
+    let mut scored: Vec<(bool, i64, PodKey)> = sorted
         .into_iter()
         .filter_map(|r| {
             let search = r.key.to_string();
             [&*search, &*r.node, &*r.labels, &*r.status]
                 .into_iter()
-                .find_map(|field| {
+                .enumerate()
+                .find_map(|(field, text)| {
                     SkimMatcherV2::default()
                         .ignore_case()
-                        .fuzzy_match(field, query)
+                        .fuzzy_match(text, query)
+                        .map(|score| (field == 0, score))
                 })
-                .map(|score| (score, r.key.clone()))
+                .map(|(by_name, score)| (by_name, score, r.key.clone()))
         })
         .collect();
-    scored.sort_by_key(|(score, _)| std::cmp::Reverse(*score));
-    scored.into_iter().map(|(_, key)| key).collect()
+    // Names first, then best score first; stable, so ties keep key order.
+    scored.sort_by_key(|(by_name, score, _)| {
+        (std::cmp::Reverse(*by_name), std::cmp::Reverse(*score))
+    });
+    scored.into_iter().map(|(_, _, key)| key).collect()
 }
 
 fn shown(table: &PodTable) -> Vec<PodKey> {

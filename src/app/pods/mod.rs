@@ -744,8 +744,8 @@ fn score_row(query: &Query, search: &str, row: &PodRow, scratch: &mut Scratch) -
 /// Scores a row whose namespace/name (what the filter tries first) does
 /// not match: node, then labels, then status — the first field that
 /// matches counts, so a query cannot match with letters scattered across
-/// fields and a name match outranks a label match. A `status:` query
-/// looks at STATUS only.
+/// fields. Its score is below every name match's ([`OTHER_FIELD`] less):
+/// names first. A `status:` query looks at STATUS only.
 fn score_other_fields(
     query: &Query,
     row: &PodRow,
@@ -754,12 +754,14 @@ fn score_other_fields(
 ) -> Option<i32> {
     let mut score =
         |field: &Arc<str>| known.score(field, |text| query.pattern.score(text, scratch));
-    if query.status_only {
-        return score(&row.status);
-    }
-    score(&row.node)
-        .or_else(|| score(&row.labels))
-        .or_else(|| score(&row.status))
+    let found = if query.status_only {
+        score(&row.status)
+    } else {
+        score(&row.node)
+            .or_else(|| score(&row.labels))
+            .or_else(|| score(&row.status))
+    };
+    found.map(|s| s - OTHER_FIELD)
 }
 
 /// The scores of the texts scored so far for one query: nodes, label
@@ -830,6 +832,18 @@ fn sort_keeping_the_last(rows: &mut Vec<Box<PodRow>>) {
 /// row order. Scores span a few hundred values, so a counting sort does it
 /// in two passes.
 fn rank_hits(hits: Vec<Hit>) -> Vec<Hit> {
+    // Names first: a match in another field (labels, node, status) ranks
+    // below every name match.
+    let (names, others): (Vec<Hit>, Vec<Hit>) =
+        hits.into_iter().partition(|h| h.score > -OTHER_FIELD / 2);
+    let mut ranked = rank_by_score(names);
+    ranked.extend(rank_by_score(others));
+    ranked
+}
+
+/// `hits`, best score first (ties in the order given), counted into
+/// buckets when their scores are close.
+fn rank_by_score(hits: Vec<Hit>) -> Vec<Hit> {
     let (Some(low), Some(high)) = (
         hits.iter().map(|h| h.score).min(),
         hits.iter().map(|h| h.score).max(),
@@ -858,6 +872,10 @@ fn rank_hits(hits: Vec<Hit>) -> Vec<Hit> {
     }
     ranked
 }
+
+/// Taken from the score of a match in a field other than the name: more
+/// than any fuzzy score of a name (at most 253 characters) can reach.
+const OTHER_FIELD: i32 = 1 << 24;
 
 #[cfg(test)]
 mod tests;

@@ -294,3 +294,24 @@ fn fuzzy_filter_ranks_highlights_and_follows_live_changes() {
     t.set_filter("app=ledger");
     assert_eq!(names(&t), ["ledger"], "labels match too");
 }
+
+/// Names first: a pod matched by a label (redis-0, `app=cart`) ranks below
+/// every pod whose name matches, even a scattered match, whose score is
+/// lower than the label's exact one.
+#[test]
+fn a_label_match_ranks_below_every_name_match() {
+    let mut t = PodTable::default();
+    let mut redis = row("shop", "redis-0");
+    redis.labels = "app=cart".into();
+    t.replace(
+        None,
+        vec![
+            redis,
+            row("shop", "c-a-r-t-scattered"),
+            row("shop", "cart-5f6d"),
+            row("shop", "web-1"),
+        ],
+    );
+    t.set_filter("cart");
+    assert_eq!(names(&t), ["cart-5f6d", "c-a-r-t-scattered", "redis-0"]);
+}
