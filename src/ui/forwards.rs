@@ -199,14 +199,7 @@ pub fn draw_form(frame: &mut Frame, area: Rect, form: &ForwardForm, theme: &Them
         " It follows the pod's owner when the pod is replaced.",
         theme.dim,
     )));
-    lines.push(Line::from(vec![
-        Span::styled(" enter ", theme.key_hint),
-        Span::styled("forward  ", theme.dim),
-        Span::styled(" tab ", theme.key_hint),
-        Span::styled("local port  ", theme.dim),
-        Span::styled(" esc ", theme.key_hint),
-        Span::styled("cancel", theme.dim),
-    ]));
+    lines.push(super::form_keys("forward", "local port", theme));
     super::form_box(frame, area, lines, theme);
 }
 

@@ -98,17 +98,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, form: &Launcher, theme: &T
 
 /// The form's keys, after a blank line; `enter` does `what`.
 pub(super) fn foot(what: &str, theme: &Theme) -> [Line<'static>; 2] {
-    [
-        Line::default(),
-        Line::from(vec![
-            Span::styled(" enter ", theme.key_hint),
-            Span::styled(format!("{what}  "), theme.dim),
-            Span::styled(" tab/↑↓ ", theme.key_hint),
-            Span::styled("field  ", theme.dim),
-            Span::styled(" esc ", theme.key_hint),
-            Span::styled("cancel", theme.dim),
-        ]),
-    ]
+    [Line::default(), super::form_keys(what, "field", theme)]
 }
 
 /// The form's fields, one line each, the focused one marked; `target` and

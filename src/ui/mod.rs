@@ -230,6 +230,20 @@ pub(crate) fn wrap_words(text: &str, width: usize) -> Vec<String> {
     rows
 }
 
+/// A form's line of keys: `enter` does `send`, `tab` goes to `next`,
+/// `esc` cancels.
+pub(crate) fn form_keys(send: &str, next: &str, theme: &Theme) -> ratatui::text::Line<'static> {
+    use ratatui::text::{Line, Span};
+    Line::from(vec![
+        Span::styled(" enter ", theme.key_hint),
+        Span::styled(format!("{send}  "), theme.dim),
+        Span::styled(" tab ", theme.key_hint),
+        Span::styled(format!("{next}  "), theme.dim),
+        Span::styled(" esc ", theme.key_hint),
+        Span::styled("cancel", theme.dim),
+    ])
+}
+
 /// A line being typed, the cursor (`▏`) where typing goes.
 pub(crate) fn with_cursor(
     line: &crate::app::line::LineEdit,

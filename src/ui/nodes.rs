@@ -198,14 +198,7 @@ pub fn draw_form(frame: &mut Frame, area: Rect, form: &NodeDebugForm, theme: &Th
         ),
         theme.dim,
     )));
-    lines.push(Line::from(vec![
-        Span::styled(" enter ", theme.key_hint),
-        Span::styled("launch  ", theme.dim),
-        Span::styled(" tab ", theme.key_hint),
-        Span::styled("image  ", theme.dim),
-        Span::styled(" esc ", theme.key_hint),
-        Span::styled("cancel", theme.dim),
-    ]));
+    lines.push(super::form_keys("launch", "image", theme));
     super::form_box(frame, area, lines, theme);
 }
 
@@ -259,14 +252,7 @@ pub fn draw_copy_form(frame: &mut Frame, area: Rect, form: &CopyForm, theme: &Th
             " The copy is deleted when its last pane closes.",
             theme.dim,
         )),
-        Line::from(vec![
-            Span::styled(" enter ", theme.key_hint),
-            Span::styled("copy  ", theme.dim),
-            Span::styled(" tab ", theme.key_hint),
-            Span::styled("next field  ", theme.dim),
-            Span::styled(" esc ", theme.key_hint),
-            Span::styled("cancel", theme.dim),
-        ]),
+        super::form_keys("copy", "next field", theme),
     ];
     super::form_box(frame, area, lines, theme);
 }
