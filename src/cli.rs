@@ -329,7 +329,7 @@ pub struct DebugArgs {
     /// stderr.
     #[arg(long = "output", short = 'o', value_name = "FORMAT", value_parser = ["json"])]
     pub output: Option<String>,
-    /// A partial container spec (JSON) merged onto the debug container
+    /// A partial container spec (JSON or YAML) merged onto the debug container
     /// after --profile, as kubectl debug's --custom: env, securityContext,
     /// resources, volumeMounts… (not name, command, image, lifecycle or
     /// volumeDevices).
@@ -360,9 +360,27 @@ fn parse_custom(path: &str) -> Result<CustomFile, String> {
             .ok_or_else(|| format!("cannot read {path}: there is no such file"))?;
     let text =
         String::from_utf8(bytes).map_err(|_| format!("cannot read {path}: it is not UTF-8"))?;
-    let container: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
-        format!("{path} is not JSON ({e}); podbay reads kubectl's partial container spec as JSON (convert YAML with `yq -o json`)")
-    })?;
+    // JSON, or YAML as kubectl 1.33 takes it (JSON is YAML too, but its
+    // own parser says where a JSON file is wrong).
+    let container: serde_json::Value = match serde_json::from_str(&text) {
+        Ok(json) => json,
+        Err(json) if text.trim_start().starts_with('{') => {
+            return Err(format!("{path} is not JSON ({json})"));
+        }
+        Err(_) => serde_saphyr::from_str(&text).map_err(|yaml| {
+            // Its first line says where; the rest draws the source.
+            let first = yaml
+                .to_string()
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .to_string();
+            format!(
+                "{path} is neither JSON nor YAML ({})",
+                first.trim_start_matches("error: ")
+            )
+        })?,
+    };
     let name = std::path::Path::new(path)
         .file_stem()
         .map_or_else(|| path.to_string(), |s| s.to_string_lossy().into_owned());

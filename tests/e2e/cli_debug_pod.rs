@@ -251,17 +251,18 @@ async fn a_held_copy_of_a_crash_looping_pod_sees_its_files_and_goes_away() {
     );
 }
 
-/// `--custom FILE`: kubectl's partial container merged onto the debug
-/// container (its env reaches the shell, its capability is sent), and the
+/// `--custom FILE` (YAML or JSON): kubectl's partial container merged onto
+/// the debug container (its env reaches the shell, its capability is sent), and the
 /// same profile refused by a baseline namespace before anything is sent.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_custom_profile_is_merged_and_meets_pod_security_first() {
     let f = Fixture::new(0).await;
     let home = support::tempdir::temp_home("cli-custom");
-    let file = home.path().join("team.json");
+    // In YAML, as kubectl 1.33 takes it (JSON below).
+    let file = home.path().join("team.yaml");
     std::fs::write(
         &file,
-        r#"{"env": [{"name": "TEAM", "value": "sre"}], "securityContext": {"capabilities": {"add": ["NET_ADMIN"]}}}"#,
+        "env:\n  - name: TEAM\n    value: sre\nsecurityContext:\n  capabilities:\n    add: [NET_ADMIN]\n",
     )
     .unwrap();
     let custom = file.to_str().unwrap();
