@@ -285,6 +285,22 @@ impl Pause {
 }
 
 impl Runtime {
+    /// The shim, given `spec`, with no input or output but its status pipe.
+    fn shim_command(
+        &self,
+        spec: &shim::Spec,
+        status: &StatusPipe,
+    ) -> io::Result<std::process::Command> {
+        let mut command = std::process::Command::new(&self.shim);
+        command
+            .arg(shim::ARG)
+            .arg(serde_json::to_string(spec)?)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null());
+        pass_status_fd(&mut command, status.child_end());
+        Ok(command)
+    }
+
     pub fn new(
         isolation: Isolation,
         shim: PathBuf,
@@ -320,14 +336,7 @@ impl Runtime {
             hostname: name.to_string(),
             id_range: matches!(self.isolation, Isolation::Namespaces { id_range: true, .. }),
         };
-        let mut command = std::process::Command::new(&self.shim);
-        command
-            .arg(shim::ARG)
-            .arg(serde_json::to_string(&spec)?)
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null());
-        pass_status_fd(&mut command, status.child_end());
-        let mut child = command.spawn()?;
+        let mut child = self.shim_command(&spec, &status)?.spawn()?;
         if let Err(e) = status.wait() {
             let _ = child.kill();
             let _ = child.wait();
@@ -578,13 +587,7 @@ impl Runtime {
             node,
             host,
         };
-        let mut command = std::process::Command::new(&self.shim);
-        command
-            .arg(shim::ARG)
-            .arg(serde_json::to_string(&spec)?)
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null());
-        pass_status_fd(&mut command, status.child_end());
+        let mut command = self.shim_command(&spec, &status)?;
         if let Some((_, fd)) = &doorway {
             inherit_fd(&mut command, fd.as_raw_fd());
         }
