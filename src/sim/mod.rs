@@ -499,20 +499,3 @@ impl Drop for SimHandle {
         self.state.kubelet.shutdown();
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[tokio::test]
-    async fn fault_signals_reach_subscribers() {
-        let faults = Faults::default();
-        let mut kills = faults.stream_kills();
-        kills.borrow_and_update();
-        faults.stream_kills.send_modify(|n| *n += 1);
-        tokio::time::timeout(Duration::from_secs(1), kills.changed())
-            .await
-            .unwrap()
-            .unwrap();
-    }
-}

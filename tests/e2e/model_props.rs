@@ -54,12 +54,25 @@ proptest! {
 
     #[test]
     fn arbitrary_json_never_panics(value in any_json()) {
-        if let Ok(pod) = serde_json::from_value::<Pod>(value.clone()) {
-            convert_pod(&pod);
-        }
         if let Ok(event) = serde_json::from_value::<Event>(value) {
             convert_event(&event);
         }
+    }
+
+    /// Pods of any shape the API allows (containers of every kind, states,
+    /// counts and times at their edges, statuses for containers the spec
+    /// lacks, names in any script): every one converts, and the row is
+    /// the pod's.
+    #[test]
+    fn generated_pods_convert(pod in pod_shaped()) {
+        let pod: Pod = serde_json::from_value(pod).expect("a pod-shaped object decodes");
+        convert_pod(&pod);
+        let row = PodRow::from_pod(&pod);
+        prop_assert_eq!(&*row.key.name, pod.metadata.name.as_deref().unwrap_or_default());
+        // kubectl's READY denominator: the spec's containers (no init
+        // container here is a restartable sidecar).
+        let containers = pod.spec.as_ref().map_or(0, |s| s.containers.len());
+        prop_assert_eq!(row.total as usize, containers);
     }
 
     #[test]
@@ -122,4 +135,79 @@ fn extreme_restart_counts_saturate_instead_of_overflowing() {
     let row = PodRow::from_pod(&pod);
     assert_eq!(row.restarts, u32::MAX);
     assert_eq!((row.ready, row.total), (8, 8));
+}
+
+/// A container's state, as a status reports it: waiting, running or
+/// terminated, with reasons, codes and times anywhere in their range.
+fn state() -> impl Strategy<Value = Value> {
+    let text = "[a-zA-Z \\u{301}\\u{202e}日本]{0,12}";
+    prop_oneof![
+        Just(json!({})),
+        (text, text).prop_map(
+            |(reason, message)| json!({"waiting": {"reason": reason, "message": message}})
+        ),
+        prop_oneof![
+            Just(json!({})),
+            Just(json!({"startedAt": "2026-01-01T00:00:00Z"}))
+        ]
+        .prop_map(|running| json!({"running": running})),
+        (any::<i32>(), text, any::<i64>()).prop_map(|(code, reason, at)| {
+            let at = jiff::Timestamp::from_second(at.rem_euclid(253_402_207_200) - 62_135_596_800)
+                .map_or_else(|_| "1970-01-01T00:00:00Z".to_string(), |t| t.to_string());
+            json!({"terminated": {"exitCode": code, "reason": reason, "finishedAt": at}})
+        }),
+    ]
+}
+
+/// A pod-shaped object: what the API server could send.
+fn pod_shaped() -> impl Strategy<Value = Value> {
+    let name = "[a-z0-9][a-z0-9\\-]{0,20}|[日本\\u{202e}a-z]{1,8}";
+    let container = (name, any::<bool>(), any::<bool>()).prop_map(|(name, stdin, tty)| {
+        json!({"name": name, "image": "busybox:1.36", "stdin": stdin, "tty": tty})
+    });
+    let status = || {
+        (name, any::<bool>(), any::<i32>(), state(), state()).prop_map(
+            |(name, ready, restarts, state, last)| {
+                json!({"name": name, "image": "i", "imageID": "", "ready": ready,
+                    "restartCount": restarts, "state": state, "lastState": last})
+            },
+        )
+    };
+    (
+        name,
+        proptest::collection::vec(container.clone(), 0..4),
+        proptest::collection::vec(container.clone(), 0..3),
+        proptest::collection::vec(container, 0..3),
+        proptest::collection::vec(status(), 0..5),
+        proptest::collection::vec(status(), 0..3),
+        prop_oneof!["Pending", "Running", "Succeeded", "Failed", "Unknown", ""],
+        proptest::option::of("node-[a-z0-9]{1,5}"),
+        any::<bool>(),
+    )
+        .prop_map(
+            |(
+                name,
+                containers,
+                init,
+                ephemeral,
+                statuses,
+                init_statuses,
+                phase,
+                node,
+                deleting,
+            )| {
+                let mut pod = json!({
+                    "metadata": {"name": name, "namespace": "shop",
+                        "creationTimestamp": "2026-01-01T00:00:00Z"},
+                    "spec": {"containers": containers, "initContainers": init,
+                        "ephemeralContainers": ephemeral, "nodeName": node},
+                    "status": {"phase": phase, "containerStatuses": statuses,
+                        "initContainerStatuses": init_statuses},
+                });
+                if deleting {
+                    pod["metadata"]["deletionTimestamp"] = json!("2026-01-01T00:01:00Z");
+                }
+                pod
+            },
+        )
 }
