@@ -45,6 +45,15 @@ fn resize_direction(key: &KeyEvent) -> Option<Direction> {
     }
 }
 
+/// What a new pane is given beyond its kind.
+enum Words {
+    None,
+    /// The command an exec pane runs.
+    Command(Vec<String>),
+    /// The containers an all-containers log pane reads.
+    Containers(Vec<String>),
+}
+
 impl App {
     /// Opens a pane on a pod podbay makes for it (a node debug pod, a held
     /// copy): the executor creates `pod` once the namespace's Pod Security
@@ -83,12 +92,13 @@ impl App {
         key: TerminalKey,
         form: Option<Launcher>,
     ) -> (TerminalId, Vec<Effect>) {
-        self.open_pane(kind, key, form, Vec::new())
+        self.open_pane(kind, key, form, Words::None)
     }
 
     /// A pane running `command` in the container (`:exec`).
     pub(super) fn open_exec_pane(&mut self, key: TerminalKey, command: Vec<String>) -> Vec<Effect> {
-        self.open_pane(TerminalKind::Exec, key, None, command).1
+        self.open_pane(TerminalKind::Exec, key, None, Words::Command(command))
+            .1
     }
 
     /// A pane with every one of `containers`' logs (`L`), `key.container`
@@ -98,23 +108,28 @@ impl App {
         key: TerminalKey,
         containers: Vec<String>,
     ) -> Vec<Effect> {
-        self.open_pane(TerminalKind::AllLogs, key, None, containers)
-            .1
+        self.open_pane(
+            TerminalKind::AllLogs,
+            key,
+            None,
+            Words::Containers(containers),
+        )
+        .1
     }
 
-    /// Opens a pane; `words` is the command of an exec or the containers
-    /// of an all-containers log.
+    /// Opens a pane of `kind`, with the command of an exec or the
+    /// containers of an all-containers log.
     fn open_pane(
         &mut self,
         kind: TerminalKind,
         key: TerminalKey,
         form: Option<Launcher>,
-        words: Vec<String>,
+        words: Words,
     ) -> (TerminalId, Vec<Effect>) {
-        let (command, containers) = if kind == TerminalKind::AllLogs {
-            (Vec::new(), words)
-        } else {
-            (words, Vec::new())
+        let (command, containers) = match words {
+            Words::None => (Vec::new(), Vec::new()),
+            Words::Command(command) => (command, Vec::new()),
+            Words::Containers(containers) => (Vec::new(), containers),
         };
         if kind == TerminalKind::Attach
             && let Some(shared) = self.attached_terminal(&key)
