@@ -65,6 +65,39 @@ pub fn validate_ephemeral_containers_update(new_pod: &Value, old_pod: &Value) ->
     errors
 }
 
+/// What every container, of any kind, is checked for first: an object,
+/// a valid name no other container of the pod has (kept in `names`), an
+/// image without leading or trailing whitespace (the apiserver's
+/// validateContainerOnlyForPod, for pods and their ephemeral containers
+/// alike). `None` when it is no object (said).
+fn named_container<'a>(
+    container: &'a Value,
+    path: &str,
+    names: &mut Vec<String>,
+    errors: &mut Vec<FieldError>,
+) -> Option<&'a serde_json::Map<String, Value>> {
+    let Some(fields) = container.as_object() else {
+        errors.push(FieldError::invalid(
+            path,
+            &container.to_string(),
+            "must be an object",
+        ));
+        return None;
+    };
+    validate_name(fields, path, names, errors);
+    let image = str_field(fields, "image");
+    if image.is_empty() {
+        errors.push(FieldError::required(format!("{path}.image"), ""));
+    } else if image.trim() != image {
+        errors.push(FieldError::invalid(
+            format!("{path}.image"),
+            image,
+            "must not have leading or trailing whitespace",
+        ));
+    }
+    Some(fields)
+}
+
 fn validate_new_pod(pod: &Value) -> Vec<FieldError> {
     let mut errors = Vec::new();
     let mut other_names: Vec<String> = Vec::new();
@@ -85,18 +118,9 @@ fn validate_new_pod(pod: &Value) -> Vec<FieldError> {
     let mut all_names = other_names.clone();
     for (i, container) in containers(pod, "ephemeralContainers").iter().enumerate() {
         let path = format!("spec.ephemeralContainers[{i}]");
-        let Some(fields) = container.as_object() else {
-            errors.push(FieldError::invalid(
-                &path,
-                &container.to_string(),
-                "must be an object",
-            ));
+        let Some(fields) = named_container(container, &path, &mut all_names, &mut errors) else {
             continue;
         };
-        validate_name(fields, &path, &mut all_names, &mut errors);
-        if str_field(fields, "image").is_empty() {
-            errors.push(FieldError::required(format!("{path}.image"), ""));
-        }
         let target = str_field(fields, "targetContainerName");
         if !target.is_empty() && !other_names.iter().any(|n| n == target) {
             errors.push(FieldError::not_found(
@@ -206,18 +230,9 @@ pub fn validate_pod_create(pod: &Value) -> Vec<FieldError> {
     for field in ["initContainers", "containers"] {
         for (i, container) in containers(pod, field).iter().enumerate() {
             let path = format!("spec.{field}[{i}]");
-            let Some(fields) = container.as_object() else {
-                errors.push(FieldError::invalid(
-                    &path,
-                    &container.to_string(),
-                    "must be an object",
-                ));
+            let Some(fields) = named_container(container, &path, &mut names, &mut errors) else {
                 continue;
             };
-            validate_name(fields, &path, &mut names, &mut errors);
-            if str_field(fields, "image").trim().is_empty() {
-                errors.push(FieldError::required(format!("{path}.image"), ""));
-            }
             for (j, mount) in fields
                 .get("volumeMounts")
                 .and_then(Value::as_array)
@@ -645,5 +660,29 @@ mod tests {
         let mut kept = json!({"name": "d", "image": "busybox", "imagePullPolicy": "Never"});
         default_ephemeral_container(&mut kept);
         assert_eq!(kept["imagePullPolicy"], "Never");
+    }
+
+    /// The apiserver's rule for every container of a pod, ephemeral ones
+    /// too: an image is required and has no leading or trailing whitespace
+    /// (a blank one was "required" for a pod and passed for a debugger).
+    #[test]
+    fn an_image_with_surrounding_whitespace_is_invalid_for_every_kind() {
+        let debugger = errors(json!([{"name": "d", "image": " busybox"}]), json!([]));
+        assert_eq!(
+            debugger,
+            [
+                "spec.ephemeralContainers[0].image: Invalid value: \" busybox\": must not have leading or trailing whitespace"
+            ]
+        );
+        let created = validate_pod_create(&json!({
+            "metadata": {"name": "p", "namespace": "shop"},
+            "spec": {"containers": [{"name": "a", "image": "  "}, {"name": "b", "image": ""}]},
+        }));
+        let got: Vec<String> = created.iter().map(FieldError::message).collect();
+        assert!(
+            got.contains(&"spec.containers[0].image: Invalid value: \"  \": must not have leading or trailing whitespace".to_string())
+                && got.contains(&"spec.containers[1].image: Required value".to_string()),
+            "{got:?}"
+        );
     }
 }
