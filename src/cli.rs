@@ -278,7 +278,7 @@ pub struct DebugArgs {
     /// [profiles.NAME] (default: debug.profile in config.toml, else
     /// general; a profile not asked for that the namespace's Pod Security
     /// level refuses is replaced by the strongest one it admits).
-    #[arg(long = "profile", value_name = "NAME")]
+    #[arg(long = "profile", value_name = "NAME", value_parser = ProfileName, hide_possible_values = true)]
     pub profile_name: Option<String>,
     /// The built-in profile `--profile` names (or a team profile's base),
     /// resolved with the config before the command runs.
@@ -344,6 +344,37 @@ pub struct DebugArgs {
     /// reaching a stopped container's volumes); not a flag.
     #[arg(skip)]
     pub user_of: Option<String>,
+}
+
+/// `--profile NAME` of `podbay debug`: any name (a team's is resolved
+/// with the config), the built-ins offered to shell completion.
+#[derive(Debug, Clone, Copy)]
+struct ProfileName;
+
+impl clap::builder::TypedValueParser for ProfileName {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        _: &clap::Command,
+        _: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        value
+            .to_str()
+            .map(str::to_string)
+            .ok_or_else(|| clap::Error::new(clap::error::ErrorKind::InvalidUtf8))
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            Profile::ALL
+                .into_iter()
+                .map(|p| clap::builder::PossibleValue::new(p.name())),
+        ))
+    }
 }
 
 /// `--custom FILE`, read and checked: its name and the partial container.

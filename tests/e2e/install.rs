@@ -293,3 +293,31 @@ fn the_krew_manifest_has_what_krew_validates() {
             .contains("Apache License")
     );
 }
+
+/// Bash, completing `podbay debug POD --profile `, offers the built-in
+/// profiles (a team's is taken too, resolved with the config).
+#[test]
+fn bash_completes_the_debug_profiles() {
+    let out = podbay(&["completions", "bash"]);
+    let dir = scratch("bash-profiles");
+    let file = dir.path().join("podbay.bash");
+    std::fs::write(&file, &out.stdout).unwrap();
+    let completed = Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "source {}; COMP_WORDS=(podbay debug web-1 --profile ''); COMP_CWORD=4; \
+             COMP_LINE='podbay debug web-1 --profile '; COMP_POINT=${{#COMP_LINE}}; \
+             _podbay podbay '' --profile; echo \"${{COMPREPLY[@]}}\"",
+            file.display()
+        ))
+        .output()
+        .expect("bash");
+    let offered = stdout(&completed);
+    for profile in ["general", "baseline", "restricted", "netadmin", "sysadmin"] {
+        assert!(
+            offered.split_whitespace().any(|w| w == profile),
+            "{profile} in {offered:?} ({})",
+            String::from_utf8_lossy(&completed.stderr)
+        );
+    }
+}
