@@ -22,6 +22,16 @@ async fn node_debug_pods(pods: &Api<Pod>) -> Vec<String> {
         .collect()
 }
 
+/// podbay at 80×24 on `-n default`, its list live, then `:nodes`.
+async fn nodes_view(config: &std::path::Path) -> PodbayScreen {
+    let screen = PodbayScreen::spawn(&args(config, &["-n", "default"]), 80, 24);
+    screen
+        .wait_for("the list", |t| t.contains("hello-") && t.contains("● live"))
+        .await;
+    screen.keys(":nodes\r").await;
+    screen
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_shell_on_a_node_from_the_nodes_view_sees_that_node_and_goes_with_its_pane() {
     if !support::namespaces_or_skip("a node's processes are its PID namespace's") {
@@ -30,11 +40,7 @@ async fn a_shell_on_a_node_from_the_nodes_view_sees_that_node_and_goes_with_its_
     let sim = support::start_sim(0).await;
     let config = kubeconfig(&sim, "nodes");
     let pods: Api<Pod> = Api::namespaced(support::client(&sim, "sim").await, "default");
-    let screen = PodbayScreen::spawn(&args(&config, &["-n", "default"]), 80, 24);
-    screen
-        .wait_for("the list", |t| t.contains("hello-") && t.contains("● live"))
-        .await;
-    screen.keys(":nodes\r").await;
+    let screen = nodes_view(&config).await;
     screen
         .wait_for("the nodes, the cordoned and the NotReady ones said", |t| {
             t.contains("node-a1")
@@ -193,11 +199,7 @@ async fn a_copy_made_with_c_holds_a_crash_loop_and_goes_with_its_pane() {
 async fn a_nodes_taints_and_pods_of_every_namespace_are_read_whole_at_80_columns() {
     let sim = support::start_sim(0).await;
     let config = kubeconfig(&sim, "node-pods");
-    let screen = PodbayScreen::spawn(&args(&config, &["-n", "default"]), 80, 24);
-    screen
-        .wait_for("the list", |t| t.contains("hello-") && t.contains("● live"))
-        .await;
-    screen.keys(":nodes\r").await;
+    let screen = nodes_view(&config).await;
     screen
         .wait_for("taints counted, not cut", |t| {
             t.contains("node-a1") && t.contains("1 taint") && !t.contains(" node-role")
