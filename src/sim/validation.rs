@@ -69,7 +69,7 @@ pub fn validate_ephemeral_containers_update(new_pod: &Value, old_pod: &Value) ->
 /// a valid name no other container of the pod has (kept in `names`), an
 /// image without leading or trailing whitespace (the apiserver's
 /// validateContainerOnlyForPod, for pods and their ephemeral containers
-/// alike). `None` when it is no object (said).
+/// alike), a known pull policy. `None` when it is no object (said).
 fn named_container<'a>(
     container: &'a Value,
     path: &str,
@@ -95,6 +95,13 @@ fn named_container<'a>(
             "must not have leading or trailing whitespace",
         ));
     }
+    validate_enum(
+        fields,
+        path,
+        "imagePullPolicy",
+        &["Always", "IfNotPresent", "Never"],
+        errors,
+    );
     Some(fields)
 }
 
@@ -141,13 +148,6 @@ fn validate_new_pod(pod: &Value) -> Vec<FieldError> {
             errors.push(FieldError::forbidden(format!("{path}.{field}"), FORBIDDEN));
         }
         validate_volume_mounts(fields, &path, &volumes, &mut errors);
-        validate_enum(
-            fields,
-            &path,
-            "imagePullPolicy",
-            &["Always", "IfNotPresent", "Never"],
-            &mut errors,
-        );
         validate_enum(
             fields,
             &path,
@@ -251,13 +251,6 @@ pub fn validate_pod_create(pod: &Value) -> Vec<FieldError> {
                     ));
                 }
             }
-            validate_enum(
-                fields,
-                &path,
-                "imagePullPolicy",
-                &["Always", "IfNotPresent", "Never"],
-                &mut errors,
-            );
         }
     }
     if pod
