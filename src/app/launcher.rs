@@ -8,6 +8,7 @@ use super::form::{self, Edit, FormKey, LineEdit};
 use crate::model::debug::{
     self, Admission, AsTargetUser, CustomProfile, DebugSpec, Profile, Verdict,
 };
+use crate::model::launch::{self, LaunchPlan, LaunchRequest};
 use crate::model::pod_security::{self, Level, Policy};
 use crate::model::{ContainerKind, PodDetail};
 
@@ -261,29 +262,10 @@ impl Launcher {
 
     /// The spec the form describes, or one sentence on what is wrong.
     pub fn spec(&self, detail: &PodDetail) -> Result<DebugSpec, String> {
-        if let Some(refusal) = detail.why_no_debug_container(self.target_name()) {
-            return Err(refusal.sentence("The pod"));
-        }
         if self.image.trim().is_empty() {
             return Err("Choose an image (←/→ cycles the presets from your config).".into());
         }
         crate::model::image::validate_reference(self.image.trim())?;
-        let name = self.name.trim();
-        if detail.containers.iter().any(|c| c.name == name) {
-            return Err(format!(
-                "The pod already has a container named {name:?}; ephemeral containers can never be removed, pick another name."
-            ));
-        }
-        if let (Some(policy), Some(admission)) = (&self.policy, &self.verdict)
-            && let Some(sentence) = debug::refusal_sentence(
-                &detail.key.shown().0,
-                policy,
-                &self.profile_label(),
-                admission,
-            )
-        {
-            return Err(sentence);
-        }
         let env = self
             .env
             .split(',')
@@ -307,7 +289,7 @@ impl Launcher {
             })
             .collect::<Result<Vec<_>, _>>()?;
         let mut spec = DebugSpec {
-            name: name.to_string(),
+            name: self.name.trim().to_string(),
             image: self.image.trim().to_string(),
             target: self.target_name().map(str::to_string),
             command: split_command(&self.command),
@@ -322,7 +304,19 @@ impl Launcher {
         // Shown in the preview: the target's user, where the profile
         // could not read its files as root.
         spec.match_target_user(&detail.manifest, AsTargetUser::Auto);
-        Ok(spec)
+        // What is sent is decided as for `podbay debug` and the many-pods
+        // form (a running debugger is the user's to reattach: ctrl-a).
+        let request = LaunchRequest {
+            spec,
+            profile_chosen: self.profile_chosen,
+            reuse: false,
+        };
+        match launch::plan(detail, &request, self.policy.as_ref()) {
+            LaunchPlan::Launch { spec, .. } => Ok(*spec),
+            LaunchPlan::Refused(refusal) => Err(refusal.sentence("The pod")),
+            // Never asked for: reuse is off.
+            LaunchPlan::Reattach(_) => Ok(request.spec),
+        }
     }
 
     pub fn on_key(&mut self, key: KeyEvent, detail: &PodDetail) -> FormOutcome {

@@ -116,7 +116,7 @@ pub fn plan(detail: &PodDetail, request: &LaunchRequest, policy: Option<&Policy>
                 }
             }
             Verdict::Refuse => {
-                let namespace = detail.key.namespace.to_string();
+                let namespace = detail.key.shown().0.into_owned();
                 let passing = match &admission {
                     Admission::Refused { passing, .. } => *passing,
                     _ => None,
