@@ -323,12 +323,16 @@ pub(super) async fn run_job(
         run_as: None,
         custom: args.custom_profile(profile),
     };
-    // Pod Security is read only when something may be sent.
+    // Pod Security is read only when something may be sent: not for a pod
+    // refused anyway, nor a debugger reused.
+    let refused_anyway = detail
+        .why_no_debug_container(spec.target.as_deref())
+        .is_some();
     let reusable = args.reuse
         && detail
             .reusable_debugger(&spec.image, spec.target.as_deref(), &spec.mounts)
             .is_some();
-    let policy = if reusable {
+    let policy = if refused_anyway || reusable {
         None
     } else {
         policy_of(client, job, deadline).await
