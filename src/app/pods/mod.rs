@@ -832,41 +832,40 @@ fn sort_keeping_the_last(rows: &mut Vec<Box<PodRow>>) {
 /// row order. Scores span a few hundred values, so a counting sort does it
 /// in two passes.
 fn rank_hits(hits: Vec<Hit>) -> Vec<Hit> {
-    // Names first: a match in another field (labels, node, status) ranks
-    // below every name match.
-    let (names, others): (Vec<Hit>, Vec<Hit>) =
-        hits.into_iter().partition(|h| h.score > -OTHER_FIELD / 2);
-    let mut ranked = rank_by_score(names);
-    ranked.extend(rank_by_score(others));
-    ranked
-}
-
-/// `hits`, best score first (ties in the order given), counted into
-/// buckets when their scores are close.
-fn rank_by_score(hits: Vec<Hit>) -> Vec<Hit> {
-    let (Some(low), Some(high)) = (
-        hits.iter().map(|h| h.score).min(),
-        hits.iter().map(|h| h.score).max(),
-    ) else {
-        return hits;
+    // Two tiers, names then other fields (see [`OTHER_FIELD`]), each best
+    // score first: one counting sort, each tier's scores in buckets of
+    // their own, when their spans are small.
+    let names = |h: &&Hit| h.score > -OTHER_FIELD / 2;
+    let span = |tier: &mut dyn Iterator<Item = i32>| {
+        tier.fold(None, |acc: Option<(i32, i32)>, s| {
+            Some(acc.map_or((s, s), |(lo, hi)| (lo.min(s), hi.max(s))))
+        })
     };
-    let span = (high as i64 - low as i64) as usize + 1;
-    if span > 1 << 16 {
+    let name_span = span(&mut hits.iter().filter(names).map(|h| h.score));
+    let other_span = span(&mut hits.iter().filter(|h| !names(h)).map(|h| h.score));
+    let width =
+        |span: Option<(i32, i32)>| span.map_or(0, |(lo, hi)| (hi as i64 - lo as i64) as usize + 1);
+    let (name_width, other_width) = (width(name_span), width(other_span));
+    if name_width + other_width > 1 << 16 {
         let mut hits = hits;
         hits.sort_by_key(|h| std::cmp::Reverse(h.score));
         return hits;
     }
-    // Bucket `high - score`, so the best scores come first.
-    let mut starts = vec![0usize; span + 1];
+    let bucket = |h: &Hit| match (names(&h), name_span, other_span) {
+        (true, Some((_, high)), _) => (high - h.score) as usize,
+        (false, _, Some((_, high))) => name_width + (high - h.score) as usize,
+        _ => 0,
+    };
+    let mut starts = vec![0usize; name_width + other_width + 1];
     for h in &hits {
-        starts[(high - h.score) as usize + 1] += 1;
+        starts[bucket(h) + 1] += 1;
     }
     for i in 1..starts.len() {
         starts[i] += starts[i - 1];
     }
     let mut ranked = vec![Hit { row: 0, score: 0 }; hits.len()];
     for h in hits {
-        let slot = &mut starts[(high - h.score) as usize];
+        let slot = &mut starts[bucket(&h)];
         ranked[*slot] = h;
         *slot += 1;
     }
