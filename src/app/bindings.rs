@@ -2,6 +2,8 @@
 //! key dispatch (a key the shown view does not take does nothing), the
 //! footer's hints and the help are all derived, so they cannot disagree.
 
+use std::borrow::Cow;
+
 use super::keymap::{Action, KeySpec, Keymap};
 use super::{App, Page, View};
 
@@ -23,7 +25,9 @@ pub enum Key {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Binding {
     pub key: Key,
-    pub hint: Option<String>,
+    /// Borrowed but for a count ("debug the 3 marked"): the footer reads
+    /// the table every frame.
+    pub hint: Option<Cow<'static, str>>,
     /// `None`: the action's own description.
     help: Option<&'static str>,
 }
@@ -37,7 +41,7 @@ impl Binding {
         }
     }
 
-    fn hinted(action: Action, hint: impl Into<String>) -> Binding {
+    fn hinted(action: Action, hint: impl Into<Cow<'static, str>>) -> Binding {
         Binding {
             hint: Some(hint.into()),
             ..Binding::action(action)
@@ -47,12 +51,12 @@ impl Binding {
     fn fixed(
         keys: &'static [&'static str],
         label: &'static str,
-        hint: Option<&str>,
+        hint: Option<&'static str>,
         help: &'static str,
     ) -> Binding {
         Binding {
             key: Key::Fixed { keys, label },
-            hint: hint.map(str::to_string),
+            hint: hint.map(Cow::Borrowed),
             help: Some(help),
         }
     }
