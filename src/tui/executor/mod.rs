@@ -637,13 +637,11 @@ impl Tasks {
             let pods: Api<Pod> = Api::all(client);
             let params = kube::api::ListParams::default().fields(&format!("spec.nodeName={node}"));
             let listed = crate::cluster::objects::list(&pods, &params);
-            let pods = match tokio::time::timeout(READ_TIMEOUT, listed).await {
+            let deadline = crate::cluster::deadline::Deadline::none().within(Some(READ_TIMEOUT));
+            let pods = match deadline.bound(listed).await {
                 Ok(Ok(items)) => Ok(items.iter().map(PodRow::from_pod).collect()),
                 Ok(Err(e)) => Err(crate::cluster::errors::describe(&e).sentence.into_string()),
-                Err(_) => Err(format!(
-                    "the API server did not answer within {} s",
-                    READ_TIMEOUT.as_secs()
-                )),
+                Err(why) => Err(format!("the API server did not answer: {why}")),
             };
             let event = Event::NodePods {
                 cluster,
