@@ -408,19 +408,32 @@ async fn created_pod(
     .expect("the pod is created")
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sigterm_deletes_the_node_debug_pod_and_exits_143() {
-    use tokio::io::{AsyncBufReadExt, BufReader};
-    let f = Fixture::new(0).await;
-    let home = support::tempdir::temp_home("cli-debug-sigterm");
+/// `podbay debug node/node-b1 -i -- sh` running, its input left open (the
+/// shell waits on it) and its stderr read line by line.
+fn node_shell(
+    f: &Fixture,
+    home: &tempfile::TempDir,
+) -> (
+    tokio::process::Child,
+    Option<tokio::process::ChildStdin>,
+    tokio::io::Lines<tokio::io::BufReader<tokio::process::ChildStderr>>,
+) {
+    use tokio::io::AsyncBufReadExt as _;
     let mut child = support::podbay_debug_spawned(
         &f.kubeconfig,
         &["node/node-b1", "-i", "--image", "busybox:1.36", "--", "sh"],
         home.path(),
     );
-    // Input left open: the shell waits on it.
-    let _stdin = child.stdin.take();
-    let mut stderr = BufReader::new(child.stderr.take().expect("stderr")).lines();
+    let stdin = child.stdin.take();
+    let stderr = tokio::io::BufReader::new(child.stderr.take().expect("stderr")).lines();
+    (child, stdin, stderr)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_deletes_the_node_debug_pod_and_exits_143() {
+    let f = Fixture::new(0).await;
+    let home = support::tempdir::temp_home("cli-debug-sigterm");
+    let (mut child, _stdin, mut stderr) = node_shell(&f, &home);
     let pod = created_pod(&mut stderr).await;
     assert!(live_names(&f, "default").await.contains(&pod), "{pod}");
     let pid = nix::unistd::Pid::from_raw(child.id().expect("running") as i32);
@@ -450,19 +463,11 @@ async fn sigterm_deletes_the_node_debug_pod_and_exits_143() {
 /// SIGTERMs); a second signal during that wait ends podbay at once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_mute_delete_neither_hangs_podbay_nor_swallows_a_second_signal() {
-    use tokio::io::{AsyncBufReadExt, BufReader};
     use tokio::time::{Duration, Instant};
     let f = Fixture::new(0).await;
     f.sim.mute_deletes(true);
     let home = support::tempdir::temp_home("cli-debug-mute-delete");
-
-    let mut child = support::podbay_debug_spawned(
-        &f.kubeconfig,
-        &["node/node-b1", "-i", "--image", "busybox:1.36", "--", "sh"],
-        home.path(),
-    );
-    let _stdin = child.stdin.take();
-    let mut stderr = BufReader::new(child.stderr.take().expect("stderr")).lines();
+    let (mut child, _stdin, mut stderr) = node_shell(&f, &home);
     created_pod(&mut stderr).await;
     let pid = nix::unistd::Pid::from_raw(child.id().expect("running") as i32);
     nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
