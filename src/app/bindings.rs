@@ -61,6 +61,15 @@ impl Binding {
         }
     }
 
+    /// What it does in this view, where that is not the action's own
+    /// description (`enter` in the nodes view lists a node's pods).
+    fn saying(self, help: &'static str) -> Binding {
+        Binding {
+            help: Some(help),
+            ..self
+        }
+    }
+
     /// The help's line for it.
     pub fn help(&self) -> &'static str {
         match (self.help, self.key) {
@@ -213,7 +222,7 @@ fn pods(marked: usize) -> Vec<Binding> {
 
 fn pod() -> Vec<Binding> {
     let mut table = vec![
-        Binding::hinted(Action::Back, "back"),
+        Binding::hinted(Action::Back, "back").saying("back to the list"),
         Binding::hinted(Action::Debug, "debug"),
         Binding::hinted(Action::Attach, "attach"),
         Binding::hinted(Action::Shell, "shell"),
@@ -247,8 +256,8 @@ fn pod() -> Vec<Binding> {
 /// full, the run's messages.
 fn reading() -> Vec<Binding> {
     let mut table = vec![
-        Binding::hinted(Action::Back, "back"),
-        Binding::hinted(Action::Filter, "search"),
+        Binding::hinted(Action::Back, "back").saying("back to where it was opened from"),
+        Binding::hinted(Action::Filter, "search").saying("search the text"),
         Binding::fixed(
             &["n", "N"],
             "n/N",
@@ -262,9 +271,9 @@ fn reading() -> Vec<Binding> {
 
 fn events() -> Vec<Binding> {
     let mut table = vec![
-        Binding::hinted(Action::Back, "back"),
-        Binding::hinted(Action::Filter, "filter"),
-        Binding::hinted(Action::Open, "read in full"),
+        Binding::hinted(Action::Back, "back").saying("clear the filter, else back"),
+        Binding::hinted(Action::Filter, "filter").saying("fuzzy filter over the events"),
+        Binding::hinted(Action::Open, "read in full").saying("read the event in full"),
         Binding::hinted(Action::ToggleAllNamespaces, "all/ns"),
     ];
     table.extend(MOVES.map(Binding::action));
@@ -273,9 +282,12 @@ fn events() -> Vec<Binding> {
 
 fn nodes() -> Vec<Binding> {
     let mut table = vec![
-        Binding::hinted(Action::Back, "back"),
-        Binding::hinted(Action::Open, "its pods"),
-        Binding::hinted(Action::Debug, "debug the node"),
+        Binding::hinted(Action::Back, "back").saying("back to the pods"),
+        Binding::hinted(Action::Open, "its pods")
+            .saying("the node's taints and its pods of every namespace"),
+        Binding::hinted(Action::Debug, "debug the node").saying(
+            "a shell on the node (a pod with its namespaces and root, deleted when its pane closes)",
+        ),
     ];
     table.extend(MOVES.map(Binding::action));
     table

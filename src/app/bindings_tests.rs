@@ -134,3 +134,28 @@ fn a_key_the_view_does_not_take_acts_on_nothing_behind_it() {
     files.update(key('u'));
     assert!(matches!(&files.view, View::Files(b) if b.prompt.is_some()));
 }
+
+/// A key says what it does in its view: enter in the nodes view lists a
+/// node's pods (the help said "open the pod"), d there opens a shell on it.
+#[test]
+fn a_key_says_what_it_does_in_its_view() {
+    let (_, nodes) = views().into_iter().find(|(n, _)| *n == "nodes").unwrap();
+    let help = |action| {
+        browser(&nodes)
+            .into_iter()
+            .find(|b| b.key == Key::Action(action))
+            .map(|b| b.help())
+            .unwrap()
+    };
+    assert_eq!(
+        help(Action::Open),
+        "the node's taints and its pods of every namespace"
+    );
+    assert!(help(Action::Debug).starts_with("a shell on the node"));
+    let (_, pods) = views().into_iter().find(|(n, _)| *n == "pods").unwrap();
+    let open = browser(&pods)
+        .into_iter()
+        .find(|b| b.key == Key::Action(Action::Open))
+        .unwrap();
+    assert_eq!(open.help(), Action::Open.description(), "the list's own");
+}
