@@ -82,28 +82,64 @@ async fn official_python_client_works_unchanged() {
     assert!(report.contains("passed, 0 failed"), "{report}");
 }
 
-/// kubectl binaries to check: `PODBAY_KUBECTL` (colon-separated), else the
-/// `kubectl` on PATH and the 1.33 build the machine image ships.
+/// kubectl binaries to check, one per minor version, oldest first:
+/// `PODBAY_KUBECTL` (colon-separated) if set, else every `kubectl` and
+/// `kubectl.1.N` beside the `kubectl` and the `gcloud` found on PATH (the
+/// Cloud SDK ships one build per supported minor version).
 fn kubectls() -> Vec<PathBuf> {
-    if let Some(list) = std::env::var_os("PODBAY_KUBECTL") {
-        return std::env::split_paths(&list).collect();
+    let candidates: Vec<PathBuf> = match std::env::var_os("PODBAY_KUBECTL") {
+        Some(list) => std::env::split_paths(&list).collect(),
+        None => {
+            let path = std::env::var_os("PATH").unwrap_or_default();
+            let mut dirs: Vec<PathBuf> = Vec::new();
+            for dir in std::env::split_paths(&path) {
+                for tool in ["kubectl", "gcloud"] {
+                    if let Ok(real) = std::fs::canonicalize(dir.join(tool))
+                        && let Some(parent) = real.parent()
+                        && !dirs.iter().any(|d| d == parent)
+                    {
+                        dirs.push(parent.to_path_buf());
+                    }
+                }
+            }
+            let mut found = Vec::new();
+            for dir in dirs {
+                let Ok(entries) = std::fs::read_dir(&dir) else {
+                    continue;
+                };
+                for entry in entries.flatten() {
+                    let name = entry.file_name().to_string_lossy().into_owned();
+                    if name == "kubectl" || name.starts_with("kubectl.1.") {
+                        found.push(entry.path());
+                    }
+                }
+            }
+            found
+        }
+    };
+    let mut by_minor: std::collections::BTreeMap<u32, PathBuf> = Default::default();
+    for binary in candidates {
+        if let Some(minor) = client_minor(&binary) {
+            by_minor.entry(minor).or_insert(binary);
+        }
     }
-    let mut found: Vec<PathBuf> = ["kubectl", "/usr/lib/google-cloud-sdk/bin/kubectl.1.33"]
-        .iter()
-        .filter(|k| {
-            Command::new(k)
-                .args(["version", "--client"])
-                .output()
-                .is_ok_and(|o| o.status.success())
-        })
-        .map(PathBuf::from)
-        .collect();
-    found.dedup();
     assert!(
-        !found.is_empty(),
+        !by_minor.is_empty(),
         "kubectl not found: install it or set PODBAY_KUBECTL"
     );
-    found
+    by_minor.into_values().collect()
+}
+
+/// The minor version `binary` reports, if it runs as a kubectl.
+fn client_minor(binary: &Path) -> Option<u32> {
+    let output = Command::new(binary)
+        .args(["version", "--client", "-o", "json"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())?;
+    let version: serde_json::Value = serde_json::from_slice(&output.stdout).ok()?;
+    let minor = version["clientVersion"]["minor"].as_str()?;
+    minor.trim_end_matches('+').parse().ok()
 }
 
 /// A debug container name per kubectl binary, so runs of several do not clash.
@@ -705,9 +741,15 @@ async fn kubectl_debugs_a_node_and_copies_a_pod() {
             "{version}\n{listed}"
         );
         assert!(row("node-win1").contains("NotReady"), "{version}\n{listed}");
-        let created = run(args(
-            "debug node/node-b1 --image=busybox:1.36 --profile=sysadmin -- sleep 600",
-        ))
+        // kubectl's `sysadmin` profile came in 1.30; `general` before it
+        // shares the node's namespaces and mounts its root all the same.
+        let profile = match client_minor(&binary) {
+            Some(minor) if minor >= 30 => "sysadmin",
+            _ => "general",
+        };
+        let created = run(args(&format!(
+            "debug node/node-b1 --image=busybox:1.36 --profile={profile} -- sleep 600"
+        )))
         .await;
         assert!(created.status.success(), "{version}\n{}", text(&created));
         let said = String::from_utf8_lossy(&created.stdout).to_string();

@@ -1,14 +1,15 @@
-//! attach and exec over WebSocket, speaking the kubelet's channel protocol
-//! (`v5.channel.k8s.io`, falling back to `v4.channel.k8s.io`).
-//!
-//! Every binary frame starts with a channel byte: 0 stdin, 1 stdout,
-//! 2 stderr, 3 error/exit Status (JSON), 4 resize (`{"Width":w,"Height":h}`);
-//! v5 adds 255 = close a channel (`[255, id]`).
+//! attach and exec, as the kubelet's streaming server serves them, on
+//! either wire a client may speak: a WebSocket (`v5.channel.k8s.io`, or
+//! `v4.channel.k8s.io`; kube-rs, kubectl 1.30+) or SPDY/3.1 streams
+//! (`v4.channel.k8s.io`; kubectl before 1.30, and its fallback). The
+//! session is the same on both ([`Wire`]).
+
+mod spdy;
+mod websocket;
 
 use std::sync::Arc;
 
 use bytes::Bytes;
-use futures::{SinkExt, StreamExt};
 use hyper::body::Incoming;
 use hyper::header::{
     CONNECTION, HeaderValue, SEC_WEBSOCKET_ACCEPT, SEC_WEBSOCKET_KEY, SEC_WEBSOCKET_PROTOCOL,
@@ -20,7 +21,6 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::mpsc;
 use tokio_tungstenite::WebSocketStream;
-use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
 use tokio_tungstenite::tungstenite::protocol::Role;
 
@@ -47,7 +47,6 @@ struct StreamOptions {
     stdout: bool,
     stderr: bool,
     tty: bool,
-    v5: bool,
 }
 
 /// Validates an attach/exec request and answers `101 Switching Protocols`;
@@ -66,7 +65,6 @@ pub fn upgrade(
         stdout: query.flag("stdout")?,
         stderr: query.flag("stderr")?,
         tty: query.flag("tty")?,
-        v5: false,
     };
     if options.tty {
         // A terminal merges stderr into stdout.
@@ -99,15 +97,57 @@ pub fn upgrade(
         Session::Attach(process)
     };
 
+    let run = Run {
+        session,
+        kills: state.faults.stream_kills(),
+        idle: state.faults.stream_idle_timeout(),
+        pod_stopped: state.kubelet.stopped_pods(),
+        key: key.clone(),
+    };
+
     let headers = request.headers();
-    let is_websocket = headers
+    let upgrade = headers
         .get(UPGRADE)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.eq_ignore_ascii_case("websocket"));
+        .unwrap_or_default();
+    if upgrade.eq_ignore_ascii_case("SPDY/3.1") {
+        let offered = stream_protocols(headers);
+        if !offered.iter().any(|p| p == spdy::PROTOCOL) {
+            return Err(ApiError::new(
+                403,
+                "Forbidden",
+                format!(
+                    "unable to upgrade: unable to negotiate protocol: client supports {offered:?}, server accepts [{}]",
+                    spdy::PROTOCOL
+                ),
+            ));
+        }
+        let wanted = spdy::Wanted {
+            stdin: options.stdin,
+            stdout: options.stdout,
+            stderr: options.stderr,
+            resize: options.tty,
+        };
+        let on_upgrade = hyper::upgrade::on(&mut request);
+        tokio::spawn(async move {
+            let Ok(upgraded) = on_upgrade.await else {
+                return;
+            };
+            if let Some(wire) = spdy::SpdyWire::accept(TokioIo::new(upgraded), wanted).await {
+                run.on(wire, options).await;
+            }
+        });
+        let mut response = switching("SPDY/3.1");
+        response.headers_mut().insert(
+            STREAM_PROTOCOL_HEADER,
+            HeaderValue::from_static(spdy::PROTOCOL),
+        );
+        return Ok(response);
+    }
     let Some(ws_key) = headers
         .get(SEC_WEBSOCKET_KEY)
         .cloned()
-        .filter(|_| is_websocket)
+        .filter(|_| upgrade.eq_ignore_ascii_case("websocket"))
     else {
         return Err(ApiError::bad_request("Upgrade request required"));
     };
@@ -121,38 +161,50 @@ pub fn upgrade(
             PROTOCOLS.join(", ")
         )));
     };
-    options.v5 = protocol == PROTOCOLS[0];
 
-    let kills = state.faults.stream_kills();
-    let idle = state.faults.stream_idle_timeout();
-    let pod_stopped = pod_stop(state.kubelet.stopped_pods(), key.clone());
     let on_upgrade = hyper::upgrade::on(&mut request);
+    let (stdout, stderr) = (options.stdout, options.stderr);
     tokio::spawn(async move {
         let Ok(upgraded) = on_upgrade.await else {
             return;
         };
         let ws = WebSocketStream::from_raw_socket(TokioIo::new(upgraded), Role::Server, None).await;
-        let result = match session {
-            Session::Attach(process) => run_attach(ws, process, options, kills, idle).await,
-            Session::Exec { command, launch } => {
-                run_exec(ws, command, launch, options, kills, idle, pod_stopped).await
-            }
-        };
-        if let Err(e) = result {
-            tracing::debug!("stream ended: {e}");
+        match websocket::WsWire::hello(ws, stdout, stderr).await {
+            Ok(wire) => run.on(wire, options).await,
+            Err(e) => tracing::debug!("stream ended: {e}"),
         }
     });
 
-    let mut response = Response::new(full(Bytes::new()));
-    *response.status_mut() = StatusCode::SWITCHING_PROTOCOLS;
+    let mut response = switching("websocket");
     let h = response.headers_mut();
-    h.insert(UPGRADE, HeaderValue::from_static("websocket"));
-    h.insert(CONNECTION, HeaderValue::from_static("Upgrade"));
     h.insert(SEC_WEBSOCKET_PROTOCOL, HeaderValue::from_static(protocol));
     if let Ok(accept) = HeaderValue::from_str(&derive_accept_key(ws_key.as_bytes())) {
         h.insert(SEC_WEBSOCKET_ACCEPT, accept);
     }
     Ok(response)
+}
+
+const STREAM_PROTOCOL_HEADER: hyper::header::HeaderName =
+    hyper::header::HeaderName::from_static("x-stream-protocol-version");
+
+fn switching(upgrade: &'static str) -> Response<Body> {
+    let mut response = Response::new(full(Bytes::new()));
+    *response.status_mut() = StatusCode::SWITCHING_PROTOCOLS;
+    let h = response.headers_mut();
+    h.insert(UPGRADE, HeaderValue::from_static(upgrade));
+    h.insert(CONNECTION, HeaderValue::from_static("Upgrade"));
+    response
+}
+
+/// The stream protocols an SPDY request offers (`X-Stream-Protocol-Version`,
+/// once per protocol or comma-separated).
+fn stream_protocols(headers: &hyper::HeaderMap) -> Vec<String> {
+    headers
+        .get_all(STREAM_PROTOCOL_HEADER)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(',').map(|p| p.trim().to_string()))
+        .collect()
 }
 
 /// The WebSocket subprotocols a request offers, in its order (one header
@@ -166,6 +218,37 @@ pub(super) fn offered_protocols(headers: &hyper::HeaderMap) -> Vec<String> {
         .collect()
 }
 
+/// A session, ready to run on whichever wire the client speaks.
+struct Run {
+    session: Session,
+    kills: tokio::sync::watch::Receiver<u64>,
+    idle: Option<std::time::Duration>,
+    pod_stopped: tokio::sync::broadcast::Receiver<Key>,
+    key: Key,
+}
+
+impl Run {
+    async fn on<W: Wire>(self, wire: W, options: StreamOptions) {
+        let Run {
+            session,
+            kills,
+            idle,
+            pod_stopped,
+            key,
+        } = self;
+        let result = match session {
+            Session::Attach(process) => run_attach(wire, process, options, kills, idle).await,
+            Session::Exec { command, launch } => {
+                let pod_stopped = pod_stop(pod_stopped, key);
+                run_exec(wire, command, launch, options, kills, idle, pod_stopped).await
+            }
+        };
+        if let Err(e) = result {
+            tracing::debug!("stream ended: {e}");
+        }
+    }
+}
+
 enum Session {
     Attach(Arc<ContainerProcess>),
     Exec {
@@ -174,30 +257,24 @@ enum Session {
     },
 }
 
-type Ws = WebSocketStream<TokioIo<hyper::upgrade::Upgraded>>;
+/// The connection an attach or exec session runs on.
+pub(super) trait Wire: Send {
+    /// Sends `data` on `channel` (stdout or stderr).
+    fn send(&mut self, channel: u8, data: &[u8])
+    -> impl Future<Output = anyhow::Result<()>> + Send;
+    /// What the client sent next. Cancel-safe: used in `select!`.
+    fn next(&mut self) -> impl Future<Output = Inbound> + Send;
+    /// Sends the final Status and closes.
+    fn finish(&mut self, status: Value) -> impl Future<Output = ()> + Send;
+}
 
 /// What the client sent, decoded.
-enum Inbound {
+pub(super) enum Inbound {
     Stdin(Bytes),
     CloseStdin,
     Resize(Size),
     Closed,
     Ignored,
-}
-
-fn decode(message: Option<Result<Message, tokio_tungstenite::tungstenite::Error>>) -> Inbound {
-    let data = match message {
-        Some(Ok(Message::Binary(data))) => data,
-        Some(Ok(Message::Text(text))) => Bytes::from(text.as_bytes().to_vec()),
-        Some(Ok(Message::Close(_))) | Some(Err(_)) | None => return Inbound::Closed,
-        Some(Ok(_)) => return Inbound::Ignored,
-    };
-    match data.first() {
-        Some(&STDIN) => Inbound::Stdin(data.slice(1..)),
-        Some(&RESIZE) => parse_resize(&data[1..]).map_or(Inbound::Ignored, Inbound::Resize),
-        Some(&CLOSE) if data.get(1) == Some(&STDIN) => Inbound::CloseStdin,
-        _ => Inbound::Ignored,
-    }
 }
 
 /// The last well-formed `{"Width":w,"Height":h}` of a resize frame (several
@@ -214,13 +291,6 @@ pub fn parse_resize(payload: &[u8]) -> Option<Size> {
         .last()
 }
 
-fn frame(channel: u8, data: &[u8]) -> Message {
-    let mut bytes = Vec::with_capacity(data.len() + 1);
-    bytes.push(channel);
-    bytes.extend_from_slice(data);
-    Message::Binary(bytes.into())
-}
-
 fn exit_status(command: &[String], code: i32) -> Value {
     if code == 0 {
         json!({"metadata": {}, "status": "Success"})
@@ -235,45 +305,13 @@ fn exit_status(command: &[String], code: i32) -> Value {
     }
 }
 
-async fn hello(
-    ws: &mut Ws,
-    options: &StreamOptions,
-) -> Result<(), tokio_tungstenite::tungstenite::Error> {
-    // The apiserver's first frame: empty data on the lowest output channel.
-    let first = if options.stdout {
-        STDOUT
-    } else if options.stderr {
-        STDERR
-    } else {
-        ERROR
-    };
-    ws.send(frame(first, &[])).await
-}
-
-async fn finish(ws: &mut Ws, status: Value) {
-    use tokio_tungstenite::tungstenite::protocol::{CloseFrame, frame::coding::CloseCode};
-    let _ = ws
-        .send(frame(
-            ERROR,
-            &serde_json::to_vec(&status).unwrap_or_default(),
-        ))
-        .await;
-    let _ = ws
-        .close(Some(CloseFrame {
-            code: CloseCode::Normal,
-            reason: "".into(),
-        }))
-        .await;
-}
-
 async fn run_attach(
-    mut ws: Ws,
+    mut wire: impl Wire,
     process: Arc<ContainerProcess>,
     options: StreamOptions,
     mut kills: tokio::sync::watch::Receiver<u64>,
     idle: Option<std::time::Duration>,
 ) -> anyhow::Result<()> {
-    hello(&mut ws, &options).await?;
     let mut output = process.attach();
     kills.borrow_and_update();
     let mut last_frame = tokio::time::Instant::now();
@@ -287,12 +325,12 @@ async fn run_attach(
                         _ => continue,
                     };
                     last_frame = tokio::time::Instant::now();
-                    ws.send(frame(channel, &chunk.data)).await?
+                    wire.send(channel, &chunk.data).await?
                 }
                 None => break,
             },
             () = idle_cut(idle, last_frame) => return Ok(()),
-            inbound = ws.next() => match touch(&mut last_frame, inbound) {
+            inbound = wire.next() => match touch(&mut last_frame, inbound) {
                 Inbound::Stdin(data) if options.stdin => process.write_input(&data).await?,
                 Inbound::Resize(size) if options.tty => { let _ = process.resize(size); }
                 // Without stdinOnce, detaching or closing stdin never sends
@@ -305,12 +343,13 @@ async fn run_attach(
         }
     }
     // Attach reports Success when the container's streams end, whatever its exit code.
-    finish(&mut ws, json!({"metadata": {}, "status": "Success"})).await;
+    wire.finish(json!({"metadata": {}, "status": "Success"}))
+        .await;
     Ok(())
 }
 
 async fn run_exec(
-    mut ws: Ws,
+    mut wire: impl Wire,
     command: Vec<String>,
     launch: std::io::Result<Launch>,
     options: StreamOptions,
@@ -320,11 +359,10 @@ async fn run_exec(
 ) -> anyhow::Result<()> {
     tokio::pin!(pod_stopped);
     let program = command.first().cloned().unwrap_or_default();
-    hello(&mut ws, &options).await?;
     let launch = match launch {
         Ok(launch) => launch,
         Err(e) => {
-            finish(&mut ws, start_failure(&program, &e)).await;
+            wire.finish(start_failure(&program, &e)).await;
             return Ok(());
         }
     };
@@ -334,7 +372,7 @@ async fn run_exec(
         let mut spawned = match spawned {
             Ok((s, _)) => s,
             Err(e) => {
-                finish(&mut ws, start_failure(&program, &e)).await;
+                wire.finish(start_failure(&program, &e)).await;
                 return Ok(());
             }
         };
@@ -360,7 +398,7 @@ async fn run_exec(
                 chunk = out_rx.recv() => match chunk {
                     Some(chunk) => {
                         last_frame = tokio::time::Instant::now();
-                        ws.send(frame(STDOUT, &chunk)).await?
+                        wire.send(STDOUT, &chunk).await?
                     }
                     None => break,
                 },
@@ -372,7 +410,7 @@ async fn run_exec(
                 // as they would in a real pod.
                 () = &mut pod_stopped => {
                     let _ = spawned.child.start_kill();
-                    finish(&mut ws, exit_status(&command, 137)).await;
+                    wire.finish(exit_status(&command, 137)).await;
                     return Ok(());
                 }
                 status = spawned.child.wait(), if exited.is_none() => {
@@ -383,7 +421,7 @@ async fn run_exec(
                     loop {
                         tokio::select! {
                             chunk = out_rx.recv() => match chunk {
-                                Some(chunk) => ws.send(frame(STDOUT, &chunk)).await?,
+                                Some(chunk) => wire.send(STDOUT, &chunk).await?,
                                 None => break,
                             },
                             _ = &mut drain => break,
@@ -391,7 +429,7 @@ async fn run_exec(
                     }
                     break;
                 }
-                inbound = ws.next() => match touch(&mut last_frame, inbound) {
+                inbound = wire.next() => match touch(&mut last_frame, inbound) {
                     Inbound::Stdin(data) if options.stdin => spawned.master.write_all(&data).await?,
                     Inbound::Resize(size) => { let _ = spawned.master.resize(size); }
                     Inbound::Closed => { let _ = spawned.child.start_kill(); return Ok(()); }
@@ -404,14 +442,14 @@ async fn run_exec(
             Some(code) => code,
             None => spawned.child.wait().await.map(exit_code).unwrap_or(128),
         };
-        finish(&mut ws, exit_status(&command, code)).await;
+        wire.finish(exit_status(&command, code)).await;
         return Ok(());
     }
 
     let mut child = match spawn_piped(launch, options.stdin) {
         Ok((c, _)) => c,
         Err(e) => {
-            finish(&mut ws, start_failure(&program, &e)).await;
+            wire.finish(start_failure(&program, &e)).await;
             return Ok(());
         }
     };
@@ -456,12 +494,12 @@ async fn run_exec(
                 Some((channel, data)) => {
                     let wanted = (channel == STDOUT && options.stdout) || (channel == STDERR && options.stderr);
                     if wanted {
-                        ws.send(frame(channel, &data)).await?;
+                        wire.send(channel, &data).await?;
                     }
                 }
                 None => break,
             },
-            inbound = ws.next() => match decode(inbound) {
+            inbound = wire.next() => match inbound {
                 Inbound::Stdin(data) => {
                     if let Some(pipe) = stdin.as_mut()
                         && pipe.write_all(&data).await.is_err() {
@@ -477,7 +515,7 @@ async fn run_exec(
         }
     }
     let code = child.wait().await.map(exit_code).unwrap_or(128);
-    finish(&mut ws, exit_status(&command, code)).await;
+    wire.finish(exit_status(&command, code)).await;
     Ok(())
 }
 
@@ -495,13 +533,10 @@ async fn pod_stop(mut stopped: tokio::sync::broadcast::Receiver<Key>, key: Key) 
     }
 }
 
-/// Notes a frame from the client and decodes it.
-fn touch(
-    last_frame: &mut tokio::time::Instant,
-    message: Option<Result<Message, tokio_tungstenite::tungstenite::Error>>,
-) -> Inbound {
+/// Notes a message from the client.
+fn touch(last_frame: &mut tokio::time::Instant, inbound: Inbound) -> Inbound {
     *last_frame = tokio::time::Instant::now();
-    decode(message)
+    inbound
 }
 
 /// Resolves when a stream idle since `last_frame` reaches the idle timeout.
