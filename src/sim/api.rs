@@ -51,6 +51,21 @@ async fn dispatch(
     let method = request.method().clone();
     match (&method, route) {
         (&Method::GET, Route::Version) => Ok(ok_json(&version())),
+        (&Method::GET, Route::OpenApiV2) => Ok(super::http::respond(
+            hyper::StatusCode::OK,
+            super::openapi::V2_PROTOBUF,
+            super::http::full(super::openapi::v2_protobuf()),
+        )),
+        (&Method::GET, Route::OpenApiRoot) => Ok(ok_json(&super::openapi::root())),
+        (&Method::GET, Route::OpenApi(group_version)) => super::openapi::document(&group_version)
+            .map(|doc| ok_json(&doc))
+            .ok_or_else(|| {
+                ApiError::new(
+                    404,
+                    "NotFound",
+                    "the server could not find the requested resource",
+                )
+            }),
         (&Method::GET, Route::Health) => Ok(Response::new(super::http::full("ok"))),
         (&Method::GET, Route::ApiVersions) => Ok(ok_json(&api_versions(state))),
         (&Method::GET, Route::ApiGroups) => Ok(ok_json(&api_groups())),
@@ -107,6 +122,7 @@ async fn dispatch(
             },
         ) => {
             authorize(user, "create", "pods", "", &namespace, "")?;
+            let options = create::Options::of(&query)?;
             // kubectl creates pods in protobuf; everyone else in JSON.
             let content_type = request
                 .headers()
@@ -129,10 +145,50 @@ async fn dispatch(
                 })?,
                 other => return Err(ApiError::unsupported_media_type(other)),
             };
-            let created = create::create_pod(state, &namespace, pod)?;
+            let created = create::create_pod(state, &namespace, pod, options)?;
             let mut response = ok_bytes(created.pod);
             *response.status_mut() = hyper::StatusCode::CREATED;
             for text in created.warnings {
+                if let Ok(value) = warning_header(&text).parse() {
+                    response.headers_mut().append(hyper::header::WARNING, value);
+                }
+            }
+            Ok(response)
+        }
+        (
+            &Method::PATCH | &Method::PUT,
+            Route::Object {
+                kind: Kind::Pod,
+                namespace,
+                name,
+            },
+        ) => {
+            let ns = namespace.unwrap_or_default();
+            let (verb, options_kind) = if method == Method::PATCH {
+                ("patch", "PatchOptions")
+            } else {
+                ("update", "UpdateOptions")
+            };
+            authorize(user, verb, "pods", "", &ns, &name)?;
+            let dry_run = query.dry_run(options_kind)?;
+            let fields = super::field_validation::Directive::of(&query, options_kind)?;
+            let content_type = request
+                .headers()
+                .get(hyper::header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or_default()
+                .to_string();
+            let body = read_body(request).await?;
+            let request = ephemeral::Request {
+                is_patch: method == Method::PATCH,
+                content_type: &content_type,
+                body: &body,
+                fields,
+            };
+            let updated =
+                super::pod_update::update(state, &Key::new(&ns, &name), request, dry_run)?;
+            let mut response = ok_bytes(updated.pod);
+            for text in updated.warnings {
                 if let Ok(value) = warning_header(&text).parse() {
                     response.headers_mut().append(hyper::header::WARNING, value);
                 }
@@ -193,14 +249,21 @@ async fn dispatch(
                         .and_then(|v| v.to_str().ok())
                         .unwrap_or_default()
                         .to_string();
+                    let options_kind = if method == Method::PATCH {
+                        "PatchOptions"
+                    } else {
+                        "UpdateOptions"
+                    };
+                    let dry_run = query.dry_run(options_kind)?;
+                    let fields = super::field_validation::Directive::of(&query, options_kind)?;
                     let body = read_body(request).await?;
-                    let updated = ephemeral::update(
-                        state,
-                        &key,
-                        method == Method::PATCH,
-                        &content_type,
-                        &body,
-                    )?;
+                    let request = ephemeral::Request {
+                        is_patch: method == Method::PATCH,
+                        content_type: &content_type,
+                        body: &body,
+                        fields,
+                    };
+                    let updated = ephemeral::update(state, &key, request, dry_run)?;
                     let mut response = ok_bytes(updated.pod);
                     for text in updated.warnings {
                         if let Ok(value) = warning_header(&text).parse() {
@@ -212,6 +275,12 @@ async fn dispatch(
                 (Method::GET, Subresource::Log) => {
                     authorize(user, "get", "pods", "log", &namespace, &name)?;
                     logs::serve(state, &key, &query)
+                }
+                (
+                    Method::GET | Method::POST,
+                    Subresource::Attach | Subresource::Exec | Subresource::PortForward,
+                ) if !query.all("dryRun").is_empty() => {
+                    Err(ApiError::bad_request("dryRun is not supported"))
                 }
                 (Method::GET | Method::POST, Subresource::Attach | Subresource::Exec) => {
                     // A WebSocket upgrade is a GET, authorized as `get`; from
@@ -405,44 +474,67 @@ pub(crate) fn delete_pod(
     query: &Query,
     body: &[u8],
 ) -> Result<Response<Body>, ApiError> {
+    // The options come from the body when it has any, else from the query
+    // (a body's presence silences the query, as in the apiserver).
     let options: Value = if body.is_empty() {
-        json!({})
+        json!({
+            "gracePeriodSeconds": query.number("gracePeriodSeconds")?,
+            "dryRun": query.all("dryRun"),
+        })
     } else {
         serde_json::from_slice(body)
             .map_err(|e| ApiError::bad_request(format!("invalid DeleteOptions: {e}")))?
     };
+    let dry_run: Vec<String> = options["dryRun"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|v| v.as_str().unwrap_or_default().to_string())
+        .collect();
+    let dry_run = super::http::dry_run(&dry_run, "DeleteOptions")?;
     let current = state
         .store
         .get(Kind::Pod, key)
         .ok_or_else(|| ApiError::not_found("pods", &key.name))?;
-    let grace = query
-        .number("gracePeriodSeconds")?
-        .or_else(|| options["gracePeriodSeconds"].as_i64())
-        .or_else(|| {
-            current
-                .value()
-                .pointer("/spec/terminationGracePeriodSeconds")
-                .and_then(Value::as_i64)
-        })
-        .unwrap_or(30)
-        .max(0);
+    let pod = current.value();
+    let finished = matches!(
+        pod.pointer("/status/phase").and_then(Value::as_str),
+        Some("Succeeded" | "Failed")
+    );
+    let grace = match options["gracePeriodSeconds"].as_i64().or_else(|| {
+        pod.pointer("/spec/terminationGracePeriodSeconds")
+            .and_then(Value::as_i64)
+    }) {
+        // A pod that never ran, or has ended, goes at once.
+        _ if finished || pod["spec"]["nodeName"].is_null() => 0,
+        // A negative grace period is the shortest one, not none.
+        Some(negative) if negative < 0 => 1,
+        Some(grace) => grace,
+        None => 30,
+    };
+    let now = jiff::Timestamp::now();
+    let terminating = |mut pod: Value| {
+        pod["metadata"]["deletionTimestamp"] =
+            json!((now + jiff::SignedDuration::from_secs(grace)).to_string());
+        pod["metadata"]["deletionGracePeriodSeconds"] = json!(grace);
+        pod
+    };
+    if dry_run {
+        // The pod as the delete would leave it; nothing changes.
+        let answer = if grace == 0 { pod } else { terminating(pod) };
+        return Ok(ok_json(&answer));
+    }
     state.kubelet.stop_pod(key);
-    if grace == 0 || current.value()["spec"]["nodeName"].is_null() {
+    if grace == 0 {
         let gone = state
             .store
             .delete(Kind::Pod, key)
             .map_err(|_| ApiError::not_found("pods", &key.name))?;
         return Ok(ok_bytes(gone.json.clone()));
     }
-    let now = jiff::Timestamp::now();
     let updated = state
         .store
-        .update::<ApiError>(Kind::Pod, key, None, |mut pod| {
-            pod["metadata"]["deletionTimestamp"] =
-                json!((now + jiff::SignedDuration::from_secs(grace)).to_string());
-            pod["metadata"]["deletionGracePeriodSeconds"] = json!(grace);
-            Ok(pod)
-        })
+        .update::<ApiError>(Kind::Pod, key, None, |pod| Ok(terminating(pod)))
         .map_err(|_| ApiError::not_found("pods", &key.name))??;
     // The simulated kubelet finishes well within the grace period. Only
     // this pod goes: a StatefulSet's replacement has its name, not its uid.
@@ -534,7 +626,9 @@ fn core_resources() -> Value {
         "pods",
         "Pod",
         true,
-        &["create", "delete", "get", "list", "watch"],
+        &[
+            "create", "delete", "get", "list", "patch", "update", "watch",
+        ],
         &["po"],
     );
     pods["categories"] = json!(["all"]);

@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 
 use super::SimState;
 use super::controllers::{bring_up, starting_status};
+use super::field_validation::Directive;
 use super::pod_json::uuid_like;
 use super::status::ApiError;
 use super::store::{Key, Kind, StoreError};
@@ -25,10 +26,30 @@ pub struct Created {
     pub warnings: Vec<String>,
 }
 
+/// A create's options, from its query.
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    /// `dryRun=All`: every step but storing.
+    pub dry_run: bool,
+    pub fields: Directive,
+}
+
+impl Options {
+    pub fn of(query: &super::http::Query) -> Result<Self, ApiError> {
+        Ok(Self {
+            dry_run: query.dry_run("CreateOptions")?,
+            fields: Directive::of(query, "CreateOptions")?,
+        })
+    }
+}
+
+/// Creates a pod; a dry run takes every step but storing it, and answers
+/// the pod as it would be, without a resourceVersion.
 pub fn create_pod(
     state: &Arc<SimState>,
     namespace: &str,
     mut pod: Value,
+    options: Options,
 ) -> Result<Created, ApiError> {
     if !pod.is_object() {
         return Err(ApiError::bad_request(
@@ -49,6 +70,14 @@ pub fn create_pod(
             "the namespace of the provided object does not match the namespace sent on the request",
         ));
     }
+    // Mutating admission (NamespaceLifecycle) runs before validation.
+    if state
+        .store
+        .get(Kind::Namespace, &Key::new("", namespace))
+        .is_none()
+    {
+        return Err(ApiError::not_found("namespaces", namespace));
+    }
     let name = match (text("name"), text("generateName")) {
         ("", "") => {
             return Err(ApiError::invalid(
@@ -63,13 +92,6 @@ pub fn create_pod(
         ("", prefix) => format!("{prefix}{}", super::controllers::generated_suffix()),
         (name, _) => name.to_string(),
     };
-    if state
-        .store
-        .get(Kind::Namespace, &Key::new("", namespace))
-        .is_none()
-    {
-        return Err(ApiError::not_found("namespaces", namespace));
-    }
     let now = jiff::Timestamp::now().to_string();
     {
         let meta = pod["metadata"].as_object_mut().expect("an object, checked");
@@ -88,24 +110,37 @@ pub fn create_pod(
         meta.insert("namespace".into(), json!(namespace));
         meta.insert("uid".into(), json!(uuid_like()));
         meta.insert("creationTimestamp".into(), json!(now));
+        meta.insert("generation".into(), json!(1));
     }
     pod["apiVersion"] = json!("v1");
     pod["kind"] = json!("Pod");
-    validation::default_pod(&mut pod);
+    super::defaults::default_pod(&mut pod);
+    // A field of the wrong type fails decoding (400) before validation.
+    let typed: Pod = serde_json::to_vec(&pod)
+        .and_then(|json| serde_json::from_slice(&json))
+        .map_err(|e| ApiError::bad_request(format!("error decoding the Pod: {e}")))?;
+    let decoded = serde_json::to_value(&typed).unwrap_or_default();
+    let mut warnings = options.fields.judge("Pod", &pod, &decoded)?;
     let errors = validation::validate_pod_create(&pod);
     if !errors.is_empty() {
         return Err(ApiError::invalid("Pod", &name, &errors));
     }
-    let typed: Pod = serde_json::to_vec(&pod)
-        .and_then(|json| serde_json::from_slice(&json))
-        .map_err(|e| ApiError::bad_request(format!("error decoding the Pod: {e}")))?;
     let policy = pod_security_policy(state, namespace);
     if let Some(message) = policy.refusal(&typed) {
         return Err(ApiError::admission_forbidden(message, &name));
     }
-    let warnings = policy.warning(&typed).into_iter().collect();
+    warnings.extend(policy.warning(&typed));
     pod["status"] = json!({"phase": "Pending", "qosClass": qos_class(&pod)});
     let key = Key::new(namespace, &name);
+    if options.dry_run {
+        if state.store.get(Kind::Pod, &key).is_some() {
+            return Err(ApiError::already_exists("pods", &name));
+        }
+        return Ok(Created {
+            pod: Bytes::from(serde_json::to_vec(&pod).unwrap_or_default()),
+            warnings,
+        });
+    }
     let uid = pod
         .pointer("/metadata/uid")
         .and_then(Value::as_str)
@@ -142,20 +177,66 @@ pub(crate) fn pod_security_policy(state: &SimState, namespace: &str) -> Policy {
     Policy::from_labels(&labels)
 }
 
-/// BestEffort unless a container asks for resources (the simulator does
-/// not tell Burstable from Guaranteed any finer).
+/// The pod's QoS class as the kubelet's `GetPodQOS` computes it, from its
+/// regular and init containers' cpu and memory: BestEffort when none asks
+/// for any, Guaranteed when every container limits both and requests what
+/// it limits, else Burstable.
 fn qos_class(pod: &Value) -> &'static str {
-    let asks = pod["spec"]["containers"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .any(|c| {
-            c.pointer("/resources/requests")
-                .or_else(|| c.pointer("/resources/limits"))
-                .and_then(Value::as_object)
-                .is_some_and(|m| !m.is_empty())
-        });
-    if asks { "Burstable" } else { "BestEffort" }
+    let mut best_effort = true;
+    let mut guaranteed = true;
+    for field in ["initContainers", "containers"] {
+        for c in pod["spec"][field].as_array().into_iter().flatten() {
+            let amounts = |kind: &str| -> [Option<f64>; 2] {
+                ["cpu", "memory"].map(|name| {
+                    c.pointer(&format!("/resources/{kind}/{name}"))
+                        .and_then(quantity)
+                        .filter(|q| *q > 0.0)
+                })
+            };
+            let (requests, limits) = (amounts("requests"), amounts("limits"));
+            if requests.iter().chain(&limits).any(Option::is_some) {
+                best_effort = false;
+            }
+            if limits.iter().any(Option::is_none) || requests != limits {
+                guaranteed = false;
+            }
+        }
+    }
+    match (best_effort, guaranteed) {
+        (true, _) => "BestEffort",
+        (false, true) => "Guaranteed",
+        (false, false) => "Burstable",
+    }
+}
+
+/// A resource quantity (`500m`, `1Gi`, `2e3`, `1.5`) as a number.
+fn quantity(value: &Value) -> Option<f64> {
+    if let Some(number) = value.as_f64() {
+        return Some(number);
+    }
+    let text = value.as_str()?.trim();
+    let split = text
+        .find(|c: char| c.is_ascii_alphabetic() && c != 'e' && c != 'E')
+        .unwrap_or(text.len());
+    let (number, suffix) = text.split_at(split);
+    let scale = match suffix {
+        "" => 1.0,
+        "m" => 1e-3,
+        "k" => 1e3,
+        "M" => 1e6,
+        "G" => 1e9,
+        "T" => 1e12,
+        "P" => 1e15,
+        "E" => 1e18,
+        "Ki" => 1024.0,
+        "Mi" => 1024f64.powi(2),
+        "Gi" => 1024f64.powi(3),
+        "Ti" => 1024f64.powi(4),
+        "Pi" => 1024f64.powi(5),
+        "Ei" => 1024f64.powi(6),
+        _ => return None,
+    };
+    number.parse::<f64>().ok().map(|n| n * scale)
 }
 
 /// Binds the pod to a node, then lets that node's kubelet run it.
@@ -390,4 +471,71 @@ fn record_exit(state: &SimState, key: &Key, container: &str, code: i32) {
         }
         Ok(pod)
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn qos_classes_follow_the_kubelet() {
+        let pod = |containers: Value| json!({"spec": {"containers": containers}});
+        let both = |cpu: &str, memory: &str| json!({"cpu": cpu, "memory": memory});
+        assert_eq!(qos_class(&pod(json!([{"name": "a"}]))), "BestEffort");
+        assert_eq!(
+            qos_class(&pod(
+                json!([{"resources": {"limits": both("1", "1Gi"), "requests": both("1000m", "1024Mi")}}])
+            )),
+            "Guaranteed"
+        );
+        assert_eq!(
+            qos_class(&pod(
+                json!([{"resources": {"limits": both("1", "1Gi"), "requests": both("500m", "1Gi")}}])
+            )),
+            "Burstable"
+        );
+        // A limit on cpu only cannot guarantee memory.
+        assert_eq!(
+            qos_class(&pod(
+                json!([{"resources": {"limits": {"cpu": "1"}, "requests": {"cpu": "1"}}}])
+            )),
+            "Burstable"
+        );
+        // Every container must be guaranteed.
+        assert_eq!(
+            qos_class(&pod(json!([
+                {"resources": {"limits": both("1", "1Gi"), "requests": both("1", "1Gi")}},
+                {"name": "b"},
+            ]))),
+            "Burstable"
+        );
+        // Zero asks for nothing.
+        assert_eq!(
+            qos_class(&pod(json!([{"resources": {"requests": {"cpu": "0"}}}]))),
+            "BestEffort"
+        );
+    }
+
+    #[test]
+    fn limits_alone_are_guaranteed_once_defaulted() {
+        let mut pod = json!({"spec": {"containers": [{"name": "a", "image": "x",
+            "resources": {"limits": {"cpu": "1", "memory": "1Gi"}}}]}});
+        super::super::defaults::default_pod(&mut pod);
+        assert_eq!(qos_class(&pod), "Guaranteed");
+    }
+
+    #[test]
+    fn quantities_read_as_the_apiserver_reads_them() {
+        for (text, value) in [
+            ("500m", 0.5),
+            ("2", 2.0),
+            ("1Ki", 1024.0),
+            ("1.5Gi", 1.5 * 1024f64.powi(3)),
+            ("1e3", 1000.0),
+            ("3k", 3000.0),
+        ] {
+            assert_eq!(quantity(&json!(text)), Some(value), "{text}");
+        }
+        assert_eq!(quantity(&json!("1Qi")), None);
+    }
 }

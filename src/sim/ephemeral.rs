@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use k8s_openapi::api::core::v1::Pod;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::SimState;
 use super::create::pod_security_policy;
@@ -23,87 +23,38 @@ pub struct Updated {
     pub warnings: Vec<String>,
 }
 
-/// Applies a PUT (`is_patch == false`) or PATCH to the subresource and returns
-/// the updated pod as JSON. New ephemeral containers are handed to the kubelet.
+/// Applies a PUT (`is_patch == false`) or PATCH to the subresource and
+/// returns the updated pod as JSON. New ephemeral containers are handed to
+/// the kubelet; a dry run (`dryRun=All`) does every step but the store's
+/// and the kubelet's, and answers the pod as it would be.
 pub fn update(
     state: &Arc<SimState>,
     key: &Key,
-    is_patch: bool,
-    content_type: &str,
-    body: &[u8],
+    request: Request<'_>,
+    dry_run: bool,
 ) -> Result<Updated, ApiError> {
     let policy = pod_security_policy(state, &key.namespace);
-    let mut warnings = Vec::new();
-    let request: Value = serde_json::from_slice(body)
+    let submitted: Value = serde_json::from_slice(request.body)
         .map_err(|e| ApiError::bad_request(format!("error decoding request body: {e}")))?;
+    let step = |old: Value| next_pod(key, &request, &submitted, &policy, old);
+    if dry_run {
+        let current = state
+            .store
+            .get(Kind::Pod, key)
+            .ok_or_else(|| ApiError::not_found("pods", &key.name))?;
+        let (pod, _, warnings) = step(current.value())?;
+        return Ok(Updated {
+            pod: Bytes::from(serde_json::to_vec(&pod).unwrap_or_default()),
+            warnings,
+        });
+    }
     let mut added = Vec::new();
+    let mut warnings = Vec::new();
     let result = state.store.update(Kind::Pod, key, None, |old| {
-        let submitted = if is_patch {
-            apply_patch(content_type, &old, &request)?
-        } else {
-            request.clone()
-        };
-        check_identity(key, &old, &submitted)?;
-        let mut new = old.clone();
-        let mut containers = submitted
-            .pointer("/spec/ephemeralContainers")
-            .cloned()
-            .unwrap_or(Value::Array(Vec::new()));
-        if !containers.is_array() && !containers.is_null() {
-            return Err(ApiError::bad_request(
-                "spec.ephemeralContainers: expected an array of EphemeralContainer objects",
-            ));
-        }
-        let existing = names(&old);
-        for c in containers.as_array_mut().into_iter().flatten() {
-            let is_new = c
-                .get("name")
-                .and_then(Value::as_str)
-                .is_none_or(|n| !existing.contains(&n.to_string()));
-            if is_new && c.is_object() {
-                validation::default_ephemeral_container(c);
-            }
-        }
-        new["spec"]["ephemeralContainers"] = containers;
-        let errors = validation::validate_ephemeral_containers_update(&new, &old);
-        if !errors.is_empty() {
-            return Err(ApiError::invalid("Pod", &key.name, &errors));
-        }
-        // A field of the wrong type (`"stdin": "yes"`, `"command": false`,
-        // a number out of int32 range) fails the apiserver's decoding of
-        // the object: 400, and nothing is stored that clients cannot read.
-        // From bytes, as every Pod in podbay is decoded: one decoder in
-        // the binary (src/cluster/lenient.rs).
-        let decoded =
-            serde_json::to_vec(&new).and_then(|json| serde_json::from_slice::<Pod>(&json));
-        let typed = match decoded {
-            Ok(pod) => pod,
-            Err(e) => {
-                return Err(ApiError::bad_request(format!(
-                    "error decoding the updated Pod: {e}"
-                )));
-            }
-        };
-        added = new["spec"]["ephemeralContainers"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter(|c| {
-                c.get("name")
-                    .and_then(Value::as_str)
-                    .is_some_and(|n| !existing.contains(&n.to_string()))
-            })
-            .cloned()
-            .collect::<Vec<_>>();
-        // Pod Security admission evaluates the whole pod when a container
-        // is added (`isSignificantPodUpdate`), after validation.
-        if !added.is_empty() {
-            if let Some(message) = policy.refusal(&typed) {
-                return Err(ApiError::admission_forbidden(message, &key.name));
-            }
-            warnings.extend(policy.warning(&typed));
-        }
-        Ok(new)
+        let (pod, new_containers, said) = step(old)?;
+        added = new_containers;
+        warnings = said;
+        Ok(pod)
     });
     let entry = match result {
         Ok(Ok(entry)) => entry,
@@ -123,7 +74,95 @@ pub fn update(
     })
 }
 
-fn apply_patch(content_type: &str, old: &Value, patch: &Value) -> Result<Value, ApiError> {
+/// A PUT's or a PATCH's body, as it came.
+pub struct Request<'a> {
+    pub is_patch: bool,
+    pub content_type: &'a str,
+    pub body: &'a [u8],
+    pub fields: super::field_validation::Directive,
+}
+
+/// The pod after the update, the containers it adds, and admission's
+/// warnings: the apiserver's steps in order (patch, identity, defaulting,
+/// decoding, validation, admission).
+fn next_pod(
+    key: &Key,
+    request: &Request<'_>,
+    submitted: &Value,
+    policy: &crate::model::pod_security::Policy,
+    old: Value,
+) -> Result<(Value, Vec<Value>, Vec<String>), ApiError> {
+    let submitted = if request.is_patch {
+        apply_patch(request.content_type, &old, submitted)?
+    } else {
+        submitted.clone()
+    };
+    check_identity(key, &old, &submitted)?;
+    let mut new = old.clone();
+    let mut containers = submitted
+        .pointer("/spec/ephemeralContainers")
+        .cloned()
+        .unwrap_or(Value::Array(Vec::new()));
+    if !containers.is_array() && !containers.is_null() {
+        return Err(ApiError::bad_request(
+            "spec.ephemeralContainers: expected an array of EphemeralContainer objects",
+        ));
+    }
+    // The whole submitted pod is defaulted, entries kept from before too,
+    // so re-sending one without its defaults changes nothing.
+    for c in containers.as_array_mut().into_iter().flatten() {
+        super::defaults::default_container(c);
+    }
+    new["spec"]["ephemeralContainers"] = containers;
+    // A field of the wrong type (`"stdin": "yes"`, `"command": false`, a
+    // number out of int32 range) fails the apiserver's decoding of the
+    // object: 400, before validation, and nothing is stored that clients
+    // cannot read. From bytes, as every Pod in podbay is decoded: one
+    // decoder in the binary (src/cluster/lenient.rs).
+    let typed = serde_json::to_vec(&new)
+        .and_then(|json| serde_json::from_slice::<Pod>(&json))
+        .map_err(|e| ApiError::bad_request(format!("error decoding the updated Pod: {e}")))?;
+    // Only what was sent is judged: the stored pod is the server's own.
+    let decoded = serde_json::to_value(&typed).unwrap_or_default();
+    let mut warnings = request.fields.judge(
+        "Pod",
+        &json!({"spec": {"ephemeralContainers": new["spec"]["ephemeralContainers"]}}),
+        &json!({"spec": {"ephemeralContainers": decoded["spec"]["ephemeralContainers"]}}),
+    )?;
+    let errors = validation::validate_ephemeral_containers_update(&new, &old);
+    if !errors.is_empty() {
+        return Err(ApiError::invalid("Pod", &key.name, &errors));
+    }
+    let existing = names(&old);
+    let added: Vec<Value> = new["spec"]["ephemeralContainers"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|c| {
+            c.get("name")
+                .and_then(Value::as_str)
+                .is_some_and(|n| !existing.contains(&n.to_string()))
+        })
+        .cloned()
+        .collect();
+    // Pod Security admission evaluates the whole pod when a container is
+    // added (`isSignificantPodUpdate`), after validation.
+    if !added.is_empty() {
+        if let Some(message) = policy.refusal(&typed) {
+            return Err(ApiError::admission_forbidden(message, &key.name));
+        }
+        warnings.extend(policy.warning(&typed));
+        let generation = new.pointer("/metadata/generation").and_then(Value::as_i64);
+        new["metadata"]["generation"] = json!(generation.unwrap_or(1) + 1);
+    }
+    Ok((new, added, warnings))
+}
+
+pub(super) fn apply_patch(
+    content_type: &str,
+    old: &Value,
+    patch: &Value,
+) -> Result<Value, ApiError> {
     let media_type = content_type.split(';').next().unwrap_or_default().trim();
     match media_type {
         "application/strategic-merge-patch+json" => {
@@ -137,7 +176,7 @@ fn apply_patch(content_type: &str, old: &Value, patch: &Value) -> Result<Value, 
 }
 
 /// Name, namespace, UID and resourceVersion preconditions of an update.
-fn check_identity(key: &Key, old: &Value, new: &Value) -> Result<(), ApiError> {
+pub(super) fn check_identity(key: &Key, old: &Value, new: &Value) -> Result<(), ApiError> {
     let meta = |v: &Value, f: &str| {
         v.pointer(&format!("/metadata/{f}"))
             .and_then(Value::as_str)

@@ -21,6 +21,12 @@ pub type Body = BoxBody<Bytes, Infallible>;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Route {
     Version,
+    /// `/openapi/v2`: the one document of OpenAPI v2.
+    OpenApiV2,
+    /// `/openapi/v3`: the documents there are.
+    OpenApiRoot,
+    /// `/openapi/v3/api/v1` and the like.
+    OpenApi(String),
     Health,
     ApiVersions,
     ApiGroups,
@@ -77,6 +83,9 @@ pub fn route(path: &str) -> Option<Route> {
     let segments: Vec<&str> = path.trim_end_matches('/').split('/').skip(1).collect();
     Some(match segments.as_slice() {
         ["version"] => Route::Version,
+        ["openapi", "v2"] => Route::OpenApiV2,
+        ["openapi", "v3"] => Route::OpenApiRoot,
+        ["openapi", "v3", rest @ ..] => Route::OpenApi(rest.join("/")),
         ["healthz" | "livez" | "readyz"] => Route::Health,
         ["api"] => Route::ApiVersions,
         ["apis"] => Route::ApiGroups,
@@ -173,6 +182,13 @@ impl Query {
         }
     }
 
+    /// Whether the request is a server dry run (`dryRun=All`); any other
+    /// value is refused as the apiserver's `ValidateDryRun` refuses it, in
+    /// the name of the verb's options (`CreateOptions`, `PatchOptions`, …).
+    pub fn dry_run(&self, options: &str) -> Result<bool, ApiError> {
+        dry_run(self.all("dryRun"), options)
+    }
+
     pub fn number(&self, key: &str) -> Result<Option<i64>, ApiError> {
         self.get(key)
             .filter(|v| !v.is_empty())
@@ -185,6 +201,29 @@ impl Query {
             })
             .transpose()
     }
+}
+
+/// `dryRun` values, from a query or a body's options: none, or `All`.
+pub fn dry_run(values: &[String], options: &str) -> Result<bool, ApiError> {
+    if values.iter().all(|v| v == "All") {
+        return Ok(!values.is_empty());
+    }
+    Err(ApiError::invalid_options(
+        options,
+        super::status::FieldError::new(
+            super::status::FieldErrorKind::NotSupported,
+            "dryRun",
+            Some(format!(
+                "[{}]",
+                values
+                    .iter()
+                    .map(|v| format!("{v:?}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+            "supported values: \"All\"",
+        ),
+    ))
 }
 
 pub fn full(bytes: impl Into<Bytes>) -> Body {

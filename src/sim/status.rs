@@ -293,6 +293,18 @@ impl ApiError {
         .with_details(json!({"name": name, "kind": kind, "causes": causes}))
     }
 
+    /// 422 for a bad value in a request's options (`CreateOptions`,
+    /// `DeleteOptions`, …), which live in `meta.k8s.io`.
+    pub fn invalid_options(options: &str, error: FieldError) -> Self {
+        Self::new(
+            422,
+            "Invalid",
+            format!("{options}.meta.k8s.io \"\" is invalid: {}", error.message()),
+        )
+        .with_details(json!({"group": "meta.k8s.io", "kind": options, "name": "",
+            "causes": [{"reason": error.reason(), "message": error.body(), "field": error.field}]}))
+    }
+
     pub fn method_not_allowed() -> Self {
         Self::new(
             405,

@@ -3,7 +3,7 @@
 //! `validateEphemeralContainers`: an allow-list of fields, unique names,
 //! an existing target, and existing entries frozen forever.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::status::FieldError;
 
@@ -274,60 +274,6 @@ pub fn validate_pod_create(pod: &Value) -> Vec<FieldError> {
     errors
 }
 
-/// The apiserver's defaults for a new pod (`SetObjectDefaults_Pod`, and
-/// the DefaultTolerationSeconds admission plugin).
-pub fn default_pod(pod: &mut Value) {
-    let Some(spec) = pod.get_mut("spec").and_then(Value::as_object_mut) else {
-        return;
-    };
-    for (field, value) in [
-        ("restartPolicy", json!("Always")),
-        ("terminationGracePeriodSeconds", json!(30)),
-        ("dnsPolicy", json!("ClusterFirst")),
-        ("securityContext", json!({})),
-        ("schedulerName", json!("default-scheduler")),
-        ("serviceAccountName", json!("default")),
-        ("serviceAccount", json!("default")),
-        ("enableServiceLinks", json!(true)),
-        ("priority", json!(0)),
-        ("preemptionPolicy", json!("PreemptLowerPriority")),
-    ] {
-        spec.entry(field).or_insert(value);
-    }
-    for field in ["initContainers", "containers"] {
-        for c in spec
-            .get_mut(field)
-            .and_then(Value::as_array_mut)
-            .into_iter()
-            .flatten()
-        {
-            default_ephemeral_container(c);
-            if let Some(fields) = c.as_object_mut() {
-                fields.entry("resources").or_insert_with(|| json!({}));
-            }
-        }
-    }
-    let tolerations = spec.entry("tolerations").or_insert_with(|| json!([]));
-    if let Some(list) = tolerations.as_array_mut() {
-        for key in [
-            "node.kubernetes.io/not-ready",
-            "node.kubernetes.io/unreachable",
-        ] {
-            let tolerated = list.iter().any(|t| {
-                t.get("effect")
-                    .and_then(Value::as_str)
-                    .is_none_or(|e| e.is_empty() || e == "NoExecute")
-                    && (t.get("key").and_then(Value::as_str) == Some(key)
-                        || (t.get("key").is_none_or(|k| k == "")
-                            && t.get("operator").and_then(Value::as_str) == Some("Exists")))
-            });
-            if !tolerated {
-                list.push(json!({"key": key, "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}));
-            }
-        }
-    }
-}
-
 fn is_dns1123_subdomain(name: &str) -> bool {
     !name.is_empty()
         && name.len() <= 253
@@ -413,35 +359,6 @@ fn validate_enum(
     }
 }
 
-/// The apiserver's defaults for a new ephemeral container.
-pub fn default_ephemeral_container(container: &mut Value) {
-    let Some(fields) = container.as_object_mut() else {
-        return;
-    };
-    let image = str_field(fields, "image").to_string();
-    fields
-        .entry("terminationMessagePath")
-        .or_insert_with(|| json!("/dev/termination-log"));
-    fields
-        .entry("terminationMessagePolicy")
-        .or_insert_with(|| json!("File"));
-    fields
-        .entry("imagePullPolicy")
-        .or_insert_with(|| json!(default_pull_policy(&image)));
-}
-
-/// `Always` for `:latest` or untagged images, else `IfNotPresent`.
-fn default_pull_policy(image: &str) -> &'static str {
-    if image.contains('@') {
-        return "IfNotPresent";
-    }
-    let last = image.rsplit('/').next().unwrap_or(image);
-    match last.rsplit_once(':') {
-        Some((_, "latest")) | None => "Always",
-        Some(_) => "IfNotPresent",
-    }
-}
-
 fn containers<'a>(pod: &'a Value, field: &str) -> &'a [Value] {
     pod.get("spec")
         .and_then(|s| s.get(field))
@@ -495,6 +412,7 @@ fn without_zeros(value: &Value) -> Value {
 mod tests {
     use super::*;
     use crate::sim::status::ApiError;
+    use serde_json::json;
 
     fn pod(ephemeral: Value) -> Value {
         json!({
@@ -633,26 +551,6 @@ mod tests {
             status.message,
             "Pod \"web-1\" is invalid: : Forbidden: static pods do not support ephemeral containers"
         );
-    }
-
-    #[test]
-    fn defaults_follow_the_apiserver() {
-        for (image, policy) in [
-            ("busybox", "Always"),
-            ("busybox:latest", "Always"),
-            ("busybox:1.36", "IfNotPresent"),
-            ("localhost:5000/x", "Always"),
-            ("x@sha256:ab", "IfNotPresent"),
-        ] {
-            let mut c = json!({"name": "d", "image": image});
-            default_ephemeral_container(&mut c);
-            assert_eq!(c["imagePullPolicy"], policy, "{image}");
-            assert_eq!(c["terminationMessagePolicy"], "File");
-            assert_eq!(c["terminationMessagePath"], "/dev/termination-log");
-        }
-        let mut kept = json!({"name": "d", "image": "busybox", "imagePullPolicy": "Never"});
-        default_ephemeral_container(&mut kept);
-        assert_eq!(kept["imagePullPolicy"], "Never");
     }
 
     /// The apiserver's rule for every container of a pod, ephemeral ones

@@ -837,3 +837,107 @@ async fn kubectl_debugs_a_node_and_copies_a_pod() {
     }
     let _ = std::fs::remove_file(&kubeconfig);
 }
+
+/// What kubectl sends from a file, every version: `create --dry-run=server`
+/// stores nothing; `apply -f` creates, then patches (the server's defaults
+/// kept), `label` patches; a field the API does not know is refused by the
+/// server (kubectl asks it to be strict once the OpenAPI documents say it
+/// can be), and a spec change the API forbids is refused in upstream's
+/// words. No `--validate=false` anywhere.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_creates_and_applies_files_with_server_side_validation() {
+    let sim = start_sim(0).await;
+    let kubeconfig = kubeconfig_file(&sim, "kubectl-apply");
+    let pods: kube::Api<k8s_openapi::api::core::v1::Pod> =
+        kube::Api::namespaced(support::client(&sim, "sim").await, "default");
+    for binary in kubectls() {
+        let version = text(&kubectl(&binary, &kubeconfig, &["version", "--client"], None).await);
+        let name = format!("applied-{}", debug_container_name(&binary));
+        let manifest = format!(
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}\n  namespace: default\nspec:\n  containers:\n  - name: a\n    image: busybox:1.36\n    command: [sleep, '600']\n  volumes:\n  - name: scratch\n"
+        );
+        let run = |args: &'static [&'static str], input: String| {
+            let (binary, kubeconfig) = (binary.clone(), kubeconfig.clone());
+            async move { kubectl(&binary, &kubeconfig, args, Some(&input)).await }
+        };
+
+        let dry = run(&["create", "--dry-run=server", "-f", "-"], manifest.clone()).await;
+        assert!(dry.status.success(), "{version}\n{}", text(&dry));
+        assert!(
+            text(&dry).contains("created (server dry run)"),
+            "{version}\n{}",
+            text(&dry)
+        );
+        assert!(
+            pods.get_opt(&name).await.unwrap().is_none(),
+            "{version}: a server dry run stored {name}"
+        );
+
+        let created = run(&["apply", "-f", "-"], manifest.clone()).await;
+        assert!(created.status.success(), "{version}\n{}", text(&created));
+        let again = run(&["apply", "-f", "-"], manifest.clone()).await;
+        assert!(again.status.success(), "{version}\n{}", text(&again));
+        let stored = pods.get(&name).await.unwrap();
+        let volume = &stored.spec.as_ref().unwrap().volumes.as_ref().unwrap()[0];
+        assert!(volume.empty_dir.is_some(), "{version}: {volume:?}");
+        assert!(
+            stored
+                .metadata
+                .annotations
+                .unwrap_or_default()
+                .contains_key("kubectl.kubernetes.io/last-applied-configuration"),
+            "{version}"
+        );
+
+        let label = format!("label pod -n default {name} team=sre");
+        let args: Vec<&str> = label.split_whitespace().collect();
+        let labeled = kubectl(&binary, &kubeconfig, &args, None).await;
+        assert!(labeled.status.success(), "{version}\n{}", text(&labeled));
+        let labels = pods
+            .get(&name)
+            .await
+            .unwrap()
+            .metadata
+            .labels
+            .unwrap_or_default();
+        assert_eq!(
+            labels.get("team").map(String::as_str),
+            Some("sre"),
+            "{version}"
+        );
+
+        let unknown = manifest.replace("  - name: a\n", "  - name: a\n    colour: red\n");
+        let refused = run(&["create", "--dry-run=server", "-f", "-"], unknown).await;
+        assert!(!refused.status.success(), "{version}\n{}", text(&refused));
+        assert!(
+            text(&refused)
+                .contains(r#"strict decoding error: unknown field "spec.containers[0].colour""#),
+            "{version}\n{}",
+            text(&refused)
+        );
+
+        let forbidden = run(&["apply", "-f", "-"], manifest.replace("'600'", "'601'")).await;
+        assert!(
+            !forbidden.status.success(),
+            "{version}\n{}",
+            text(&forbidden)
+        );
+        assert!(
+            text(&forbidden)
+                .contains("spec: Forbidden: pod updates may not change fields other than"),
+            "{version}\n{}",
+            text(&forbidden)
+        );
+
+        let delete = format!("delete pod -n default {name} --dry-run=server");
+        let args: Vec<&str> = delete.split_whitespace().collect();
+        let kept = kubectl(&binary, &kubeconfig, &args, None).await;
+        assert!(kept.status.success(), "{version}\n{}", text(&kept));
+        let still = pods.get(&name).await.unwrap();
+        assert!(
+            still.metadata.deletion_timestamp.is_none(),
+            "{version}: a server dry run deleted {name}"
+        );
+    }
+    let _ = std::fs::remove_file(&kubeconfig);
+}

@@ -787,3 +787,131 @@ async fn logs_read_the_run_the_kubelet_would() {
         "{pulling}"
     );
 }
+
+/// A server dry run takes every step but the last: the answer is the object
+/// as it would be, and nothing is stored, started or deleted. Any value but
+/// `All` is refused in the verb's options; streams take no dry run.
+#[tokio::test]
+async fn a_dry_run_changes_nothing_on_create_patch_and_delete() {
+    use kube::api::{DeleteParams, PostParams};
+    let sim = start_sim(0).await;
+    let kube = client(&sim, "sim").await;
+    let pods: Api<Pod> = Api::namespaced(kube.clone(), NS);
+    let dry = PostParams {
+        dry_run: true,
+        ..Default::default()
+    };
+    let pod: Pod = serde_json::from_value(json!({
+        "metadata": {"generateName": "dry-"},
+        "spec": {"containers": [{"name": "a", "image": "busybox:1.36"}], "volumes": [{"name": "scratch"}]},
+    }))
+    .unwrap();
+    let answered = pods.create(&dry, &pod).await.expect("a dry-run create");
+    let name = answered.metadata.name.clone().unwrap();
+    assert!(name.starts_with("dry-") && name.len() > 4, "{name}");
+    assert!(answered.metadata.uid.is_some());
+    assert_eq!(answered.metadata.resource_version, None);
+    assert_eq!(answered.metadata.generation, Some(1));
+    // Defaulted as it would be stored: a volume without a source is an emptyDir.
+    let spec = answered.spec.unwrap();
+    assert!(spec.volumes.unwrap()[0].empty_dir.is_some());
+    assert!(
+        pods.get_opt(&name).await.unwrap().is_none(),
+        "{name} was stored"
+    );
+
+    let before = pods.get(POD).await.unwrap();
+    let patched = pods
+        .patch_ephemeral_containers(
+            POD,
+            &PatchParams {
+                dry_run: true,
+                ..Default::default()
+            },
+            &Patch::Strategic(debug_container("dry", "busybox:1.36", &["sh"])),
+        )
+        .await
+        .expect("a dry-run patch");
+    let listed = |pod: &Pod| {
+        pod.spec
+            .as_ref()
+            .and_then(|s| s.ephemeral_containers.as_ref())
+            .map(|list| list.iter().map(|c| c.name.clone()).collect::<Vec<_>>())
+            .unwrap_or_default()
+    };
+    assert!(listed(&patched).contains(&"dry".to_string()));
+    assert_eq!(
+        patched.metadata.resource_version,
+        before.metadata.resource_version
+    );
+    let after = pods.get(POD).await.unwrap();
+    assert!(!listed(&after).contains(&"dry".to_string()));
+    assert_eq!(
+        after.metadata.resource_version,
+        before.metadata.resource_version
+    );
+
+    let deleted = pods
+        .delete(
+            POD,
+            &DeleteParams {
+                dry_run: true,
+                ..Default::default()
+            },
+        )
+        .await
+        .expect("a dry-run delete");
+    let would_be = deleted.left().expect("a graceful delete answers the pod");
+    assert!(would_be.metadata.deletion_timestamp.is_some());
+    let still = pods.get(POD).await.unwrap();
+    assert!(still.metadata.deletion_timestamp.is_none());
+    assert_eq!(
+        still.metadata.resource_version,
+        before.metadata.resource_version
+    );
+
+    let refused = |path: String, method: &str, body: Vec<u8>| {
+        let kube = kube.clone();
+        let request = http::Request::builder()
+            .method(method)
+            .uri(path)
+            .header("content-type", "application/json")
+            .body(body)
+            .unwrap();
+        async move {
+            match kube.request::<serde_json::Value>(request).await {
+                Err(kube::Error::Api(status)) => (status.code, status.message),
+                other => panic!("expected a refusal, got {other:?}"),
+            }
+        }
+    };
+    let body = serde_json::to_vec(&pod).unwrap();
+    assert_eq!(
+        refused(format!("/api/v1/namespaces/{NS}/pods?dryRun=Foo"), "POST", body).await,
+        (
+            422,
+            r#"CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: ["Foo"]: supported values: "All""#.to_string()
+        )
+    );
+    let (code, message) = refused(
+        format!("/api/v1/namespaces/{NS}/pods/{POD}?dryRun=all"),
+        "DELETE",
+        Vec::new(),
+    )
+    .await;
+    assert_eq!(code, 422);
+    assert!(
+        message.starts_with("DeleteOptions.meta.k8s.io"),
+        "{message}"
+    );
+    assert_eq!(
+        refused(
+            format!("/api/v1/namespaces/{NS}/pods/{POD}/exec?command=ls&stdout=true&dryRun=All"),
+            "POST",
+            Vec::new()
+        )
+        .await,
+        (400, "dryRun is not supported".to_string())
+    );
+    assert!(pods.get_opt(POD).await.unwrap().is_some());
+}

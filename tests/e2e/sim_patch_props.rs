@@ -100,7 +100,19 @@ fn check(content_type: &str, body: &[u8]) -> Result<(), TestCaseError> {
         .expect("runtime");
     let _inside = runtime.enter();
     let is_patch = content_type != "put";
-    match ephemeral::update(&state, &key, is_patch, content_type, body).map(|u| u.pod) {
+    match ephemeral::update(
+        &state,
+        &key,
+        ephemeral::Request {
+            is_patch,
+            content_type,
+            body,
+            fields: Default::default(),
+        },
+        false,
+    )
+    .map(|u| u.pod)
+    {
         Ok(json) => {
             let pod: Pod = serde_json::from_slice(&json)
                 .map_err(|e| TestCaseError::fail(format!("accepted, but not a pod: {e}")))?;
@@ -162,7 +174,7 @@ proptest! {
     ) {
         let (state, key, _) = state();
         let parsed = serde_json::from_slice::<Value>(&body);
-        match ephemeral::update(&state, &key, true, content_type, &body) {
+        match ephemeral::update(&state, &key, ephemeral::Request { is_patch: true, content_type, body: &body, fields: Default::default() }, false) {
             Err(error) => {
                 check_error(&error)?;
                 if parsed.is_err() {
@@ -204,7 +216,7 @@ proptest! {
             let mut body = valid_body(smp, &pod);
             body["spec"]["ephemeralContainers"][0]["name"] = json!(format!("dbg{i}"));
             mutate(&mut body, mutations);
-            if let Err(error) = ephemeral::update(&state, &key, true, smp, body.to_string().as_bytes()) {
+            if let Err(error) = ephemeral::update(&state, &key, ephemeral::Request { is_patch: true, content_type: smp, body: body.to_string().as_bytes(), fields: Default::default() }, false) {
                 check_error(&error)?;
             }
         }
@@ -228,13 +240,13 @@ fn a_valid_patch_of_each_type_is_accepted() {
             .unwrap();
         let _inside = runtime.enter();
         let body = valid_body(content_type, &pod).to_string();
-        let result = ephemeral::update(
-            &state,
-            &key,
-            content_type != "put",
+        let request = ephemeral::Request {
+            is_patch: content_type != "put",
             content_type,
-            body.as_bytes(),
-        );
+            body: body.as_bytes(),
+            fields: Default::default(),
+        };
+        let result = ephemeral::update(&state, &key, request, false);
         let json = result
             .unwrap_or_else(|e| panic!("{content_type}: {e:?}"))
             .pod;
