@@ -1688,7 +1688,11 @@ fn a_copy_takes_the_profile_the_namespace_admits_as_the_command_line_does() {
         (pod, message)
     };
     let refused = |level, pod: &k8s_openapi::api::core::v1::Pod| {
-        !crate::model::pod_security::evaluate(level, pod).is_empty()
+        !crate::model::pod_security::evaluate(
+            &crate::model::pod_security::LevelVersion::latest(level),
+            pod,
+        )
+        .is_empty()
     };
     use crate::model::pod_security::Level;
     let (free, said) = copy_in(None);

@@ -420,7 +420,7 @@ impl DebugSpec {
 
     /// What `policy`'s enforced level says of this container in `pod`.
     pub fn admission(&self, policy: &Policy, pod: &Pod) -> Admission {
-        let level = policy.enforce.level;
+        let level = &policy.enforce;
         let own = pod_security::evaluate(level, pod);
         if !own.is_empty() {
             return Admission::PodViolates(own);

@@ -237,7 +237,7 @@ pub fn admitted_copy_profile(
     mut build: impl FnMut(Profile) -> Option<Pod>,
 ) -> Option<Profile> {
     let admits = |pod: Option<Pod>| {
-        pod.is_some_and(|pod| super::pod_security::evaluate(policy.enforce.level, &pod).is_empty())
+        pod.is_some_and(|pod| super::pod_security::evaluate(&policy.enforce, &pod).is_empty())
     };
     if admits(build(chosen)) {
         return Some(chosen);

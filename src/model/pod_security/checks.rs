@@ -4,9 +4,10 @@
 
 use super::*;
 
+/// `"a", "b"`: the plugin's `joinQuote`, which escapes nothing.
 fn join_quote<S: AsRef<str>>(items: &[S]) -> String {
-    let quoted: Vec<String> = items.iter().map(|i| format!("{:?}", i.as_ref())).collect();
-    quoted.join(", ")
+    let items: Vec<&str> = items.iter().map(AsRef::as_ref).collect();
+    format!("\"{}\"", items.join("\", \""))
 }
 
 fn plural<'s>(singular: &'s str, plural: &'s str, n: usize) -> &'s str {
@@ -336,7 +337,7 @@ fn proc_mount(pod: &PodFacts) -> Option<Violation> {
 }
 
 pub(super) fn proc_mount_baseline(pod: &PodFacts) -> Option<Violation> {
-    if pod.host_users_off() {
+    if pod.host_users_relaxes() {
         return None;
     }
     proc_mount(pod)
@@ -355,16 +356,16 @@ pub(super) fn se_linux(pod: &PodFacts) -> Option<Violation> {
         "container_kvm_t",
         "container_engine_t",
     ];
-    let mut types = Vec::new();
+    // `container_engine_t` came in 1.31.
+    let allowed = |t: &str| TYPES.contains(&t) && (t != "container_engine_t" || pod.minor >= 31);
+    let mut types = BTreeSet::new();
     let (mut user, mut role) = (false, false);
     let mut bad = |o: &SELinuxOptions| {
         let mut is_bad = false;
         if let Some(t) = o.type_.as_deref()
-            && !TYPES.contains(&t)
+            && !allowed(t)
         {
-            if !types.contains(&t.to_string()) {
-                types.push(t.to_string());
-            }
+            types.insert(t.to_string());
             is_bad = true;
         }
         if o.user.as_deref().is_some_and(|u| !u.is_empty()) {
@@ -393,6 +394,7 @@ pub(super) fn se_linux(pod: &PodFacts) -> Option<Violation> {
     if !pod_bad && names.is_empty() {
         return None;
     }
+    let types: Vec<String> = types.into_iter().collect();
     let mut data = Vec::new();
     if !types.is_empty() {
         data.push(format!(
@@ -450,6 +452,9 @@ fn seccomp_explicitly_bad<'a>(pod: &PodFacts<'a>) -> (bool, Vec<&'a str>, Vec<St
 }
 
 pub(super) fn seccomp_baseline(pod: &PodFacts) -> Option<Violation> {
+    if pod.minor < 19 {
+        return seccomp_annotations(pod);
+    }
     let (pod_bad, names, types) = seccomp_explicitly_bad(pod);
     if !pod_bad && names.is_empty() {
         return None;
@@ -465,8 +470,40 @@ pub(super) fn seccomp_baseline(pod: &PodFacts) -> Option<Violation> {
     )
 }
 
+/// Before 1.19 seccomp was annotations (the pod's, and one per container
+/// by name), and the fields were not read.
+fn seccomp_annotations(pod: &PodFacts) -> Option<Violation> {
+    const POD: &str = "seccomp.security.alpha.kubernetes.io/pod";
+    const CONTAINER: &str = "container.seccomp.security.alpha.kubernetes.io/";
+    let allowed =
+        |v: &str| matches!(v, "runtime/default" | "docker/default") || v.starts_with("localhost/");
+    let mut bad = BTreeSet::new();
+    for (key, value) in pod.annotations.into_iter().flatten() {
+        let checked = key == POD
+            || key
+                .strip_prefix(CONTAINER)
+                .is_some_and(|name| pod.containers.iter().any(|c| c.name == name));
+        if checked && !allowed(value) {
+            bad.insert(format!("{key}={value:?}"));
+        }
+    }
+    if bad.is_empty() {
+        return None;
+    }
+    let bad: Vec<String> = bad.into_iter().collect();
+    violation(
+        "seccompProfile",
+        format!(
+            "forbidden {} {}",
+            plural("annotation", "annotations", bad.len()),
+            bad.join(", ")
+        ),
+        "seccomp profile",
+    )
+}
+
 pub(super) fn seccomp_restricted(pod: &PodFacts) -> Option<Violation> {
-    if pod.windows() {
+    if pod.windows_exempt() {
         return None;
     }
     let (pod_bad, names, types) = seccomp_explicitly_bad(pod);
@@ -479,37 +516,39 @@ pub(super) fn seccomp_restricted(pod: &PodFacts) -> Option<Violation> {
     } else {
         pod.containers_where(|c| seccomp_type(c).is_none())
     };
-    let mut parts = Vec::new();
-    if pod_bad || !names.is_empty() {
-        parts.push(format!(
+    // An explicit bad type is all the plugin says, when there is one.
+    let detail = if pod_bad || !names.is_empty() {
+        format!(
             "{} must not set securityContext.seccompProfile.type to {}",
             setters(pod_bad, &names),
             join_quote(&types)
-        ));
-    }
-    if !unset.is_empty() {
-        parts.push(format!(
+        )
+    } else if !unset.is_empty() {
+        format!(
             "pod or {} must set securityContext.seccompProfile.type to \"RuntimeDefault\" or \"Localhost\"",
             containers_phrase(&unset)
-        ));
-    }
-    violation_of_parts("seccompProfile", parts, "no seccomp profile")
+        )
+    } else {
+        return None;
+    };
+    violation("seccompProfile", detail, "no seccomp profile")
 }
 
-/// The sysctls baseline allows on a 1.35 cluster.
-const SYSCTLS: [&str; 12] = [
-    "kernel.shm_rmid_forced",
-    "net.ipv4.ip_local_port_range",
-    "net.ipv4.tcp_syncookies",
-    "net.ipv4.ping_group_range",
-    "net.ipv4.ip_unprivileged_port_start",
-    "net.ipv4.ip_local_reserved_ports",
-    "net.ipv4.tcp_keepalive_time",
-    "net.ipv4.tcp_fin_timeout",
-    "net.ipv4.tcp_keepalive_intvl",
-    "net.ipv4.tcp_keepalive_probes",
-    "net.ipv4.tcp_rmem",
-    "net.ipv4.tcp_wmem",
+/// The sysctls baseline allows, each with the minor version that first
+/// allowed it.
+const SYSCTLS: [(&str, u32); 12] = [
+    ("kernel.shm_rmid_forced", 0),
+    ("net.ipv4.ip_local_port_range", 0),
+    ("net.ipv4.tcp_syncookies", 0),
+    ("net.ipv4.ping_group_range", 0),
+    ("net.ipv4.ip_unprivileged_port_start", 0),
+    ("net.ipv4.ip_local_reserved_ports", 27),
+    ("net.ipv4.tcp_keepalive_time", 29),
+    ("net.ipv4.tcp_fin_timeout", 29),
+    ("net.ipv4.tcp_keepalive_intvl", 29),
+    ("net.ipv4.tcp_keepalive_probes", 29),
+    ("net.ipv4.tcp_rmem", 32),
+    ("net.ipv4.tcp_wmem", 32),
 ];
 
 pub(super) fn sysctls(pod: &PodFacts) -> Option<Violation> {
@@ -519,7 +558,11 @@ pub(super) fn sysctls(pod: &PodFacts) -> Option<Violation> {
         .into_iter()
         .flatten()
         .map(|s| s.name.as_str())
-        .filter(|name| !SYSCTLS.contains(name))
+        .filter(|name| {
+            !SYSCTLS
+                .iter()
+                .any(|(allowed, since)| allowed == name && pod.minor >= *since)
+        })
         .collect();
     if bad.is_empty() {
         return None;
@@ -553,7 +596,7 @@ pub(super) fn windows_host_process(pod: &PodFacts) -> Option<Violation> {
 }
 
 pub(super) fn allow_privilege_escalation(pod: &PodFacts) -> Option<Violation> {
-    if pod.windows() {
+    if pod.windows_exempt() {
         return None;
     }
     let names = pod
@@ -572,7 +615,7 @@ pub(super) fn allow_privilege_escalation(pod: &PodFacts) -> Option<Violation> {
 }
 
 pub(super) fn capabilities_restricted(pod: &PodFacts) -> Option<Violation> {
-    if pod.windows() {
+    if pod.windows_exempt() {
         return None;
     }
     let missing_drop = pod.containers_where(|c| {
@@ -648,7 +691,7 @@ pub(super) fn restricted_volumes(pod: &PodFacts) -> Option<Violation> {
 }
 
 pub(super) fn run_as_non_root(pod: &PodFacts) -> Option<Violation> {
-    if pod.host_users_off() {
+    if pod.host_users_relaxes() {
         return None;
     }
     let pod_value = pod.pod_security().and_then(|s| s.run_as_non_root);
@@ -659,24 +702,25 @@ pub(super) fn run_as_non_root(pod: &PodFacts) -> Option<Violation> {
     } else {
         pod.containers_where(|c| c.security.and_then(|s| s.run_as_non_root).is_none())
     };
-    let mut parts = Vec::new();
-    if pod_value == Some(false) || !explicit_false.is_empty() {
-        parts.push(format!(
+    // An explicit false is all the plugin says, when there is one.
+    let detail = if pod_value == Some(false) || !explicit_false.is_empty() {
+        format!(
             "{} must not set securityContext.runAsNonRoot=false",
             setters(pod_value == Some(false), &explicit_false)
-        ));
-    }
-    if !unset.is_empty() {
-        parts.push(format!(
+        )
+    } else if !unset.is_empty() {
+        format!(
             "pod or {} must set securityContext.runAsNonRoot=true",
             containers_phrase(&unset)
-        ));
-    }
-    violation_of_parts("runAsNonRoot != true", parts, "root")
+        )
+    } else {
+        return None;
+    };
+    violation("runAsNonRoot != true", detail, "root")
 }
 
 pub(super) fn run_as_user(pod: &PodFacts) -> Option<Violation> {
-    if pod.host_users_off() {
+    if pod.host_users_relaxes() {
         return None;
     }
     let pod_root = pod.pod_security().and_then(|s| s.run_as_user) == Some(0);

@@ -5,8 +5,10 @@
 //! launcher and `podbay debug` use it to pick a profile that passes before
 //! anything is sent.
 //!
-//! Every version label is evaluated with the newest checks (as `latest` on
-//! a 1.35 cluster), but quoted as written.
+//! A version label (`enforce-version: v1.N`) runs each check as it was in
+//! that version (the plugin's check revisions); `latest`, and any version
+//! newer than a 1.35 cluster knows, runs them as of 1.35. Either is quoted
+//! as written.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -48,6 +50,27 @@ pub struct LevelVersion {
     pub version: String,
 }
 
+/// The newest version whose checks podbay knows: a 1.35 cluster's.
+pub const LATEST_MINOR: u32 = 35;
+
+impl LevelVersion {
+    pub fn latest(level: Level) -> Self {
+        LevelVersion {
+            level,
+            version: "latest".to_string(),
+        }
+    }
+
+    /// The minor version the checks run as: the label's, at most the
+    /// newest known (`latest` is the newest).
+    pub fn minor(&self) -> u32 {
+        self.version
+            .strip_prefix("v1.")
+            .and_then(|minor| minor.parse::<u32>().ok())
+            .map_or(LATEST_MINOR, |minor| minor.min(LATEST_MINOR))
+    }
+}
+
 impl fmt::Display for LevelVersion {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}:{}", self.level.name(), self.version)
@@ -69,7 +92,7 @@ impl Policy {
     /// As `api.PolicyToEvaluate`: a missing label is `privileged`, a bad
     /// version is `latest`, a bad `enforce` level fails closed
     /// (`restricted`) and a bad `warn` level open. Without a `warn` label,
-    /// warn is the enforced level.
+    /// warn is the enforced level when that is a valid one.
     pub fn from_labels(labels: &BTreeMap<String, String>) -> Policy {
         let version = |mode: &str| {
             labels
@@ -87,9 +110,16 @@ impl Policy {
             level: level("enforce", Level::Restricted).unwrap_or(Level::Privileged),
             version: version("enforce"),
         };
+        let enforce_valid = labels
+            .get(&format!("{LABEL}enforce"))
+            .is_some_and(|l| Level::parse(l).is_some());
         let warn = match level("warn", Level::Privileged) {
             Some(level) => LevelVersion {
                 level,
+                version: version("warn"),
+            },
+            None if !enforce_valid => LevelVersion {
+                level: Level::Privileged,
                 version: version("warn"),
             },
             None => LevelVersion {
@@ -121,7 +151,7 @@ impl Policy {
 
     /// `None`: the pod is admitted; else the 403 message.
     pub fn refusal(&self, pod: &Pod) -> Option<String> {
-        let violations = evaluate(self.enforce.level, pod);
+        let violations = evaluate(&self.enforce, pod);
         (!violations.is_empty()).then(|| {
             format!(
                 "pods {:?} is forbidden: violates PodSecurity \"{}\": {}",
@@ -136,7 +166,7 @@ impl Policy {
     /// pod", "copy") that the enforced level refuses, naming the label;
     /// `None` when it is admitted. Its caller says what to do instead.
     pub fn pod_refusal(&self, namespace: &str, what: &str, pod: &Pod) -> Option<String> {
-        let violations = evaluate(self.enforce.level, pod);
+        let violations = evaluate(&self.enforce, pod);
         let level = self.enforce.level.name();
         (!violations.is_empty()).then(|| {
             format!(
@@ -148,7 +178,7 @@ impl Policy {
 
     /// The warning an admitted pod gets, if any.
     pub fn warning(&self, pod: &Pod) -> Option<String> {
-        let violations = evaluate(self.warn.level, pod);
+        let violations = evaluate(&self.warn, pod);
         (!violations.is_empty()).then(|| {
             format!(
                 "would violate PodSecurity \"{}\": {}",
@@ -159,12 +189,14 @@ impl Policy {
     }
 }
 
+/// `latest` or `v1.N`, N a number Go's `Atoi` reads (no leading zero).
 fn is_version(v: &str) -> bool {
     v == "latest"
         || v.strip_prefix("v1.").is_some_and(|minor| {
             !minor.is_empty()
                 && minor.bytes().all(|b| b.is_ascii_digit())
                 && (minor == "0" || !minor.starts_with('0'))
+                && minor.parse::<i64>().is_ok()
         })
 }
 
@@ -197,48 +229,62 @@ pub fn short(violations: &[Violation]) -> String {
     words.join(", ")
 }
 
-/// Every check of `level` that `pod` fails, in the plugin's order: the
-/// baseline checks by ID, then the restricted ones by ID.
-pub fn evaluate(level: Level, pod: &Pod) -> Vec<Violation> {
+/// Every check of `policy`'s level, as of its version, that `pod` fails,
+/// in the plugin's order: the baseline checks by ID, then the restricted
+/// ones by ID. Restricted runs the baseline checks that none of its own
+/// replaces at that version.
+pub fn evaluate(policy: &LevelVersion, pod: &Pod) -> Vec<Violation> {
     use checks::*;
+    type Check = fn(&PodFacts) -> Option<Violation>;
     let Some(spec) = &pod.spec else {
         return Vec::new();
     };
-    let pod = PodFacts::new(pod, spec);
-    let checks: &[fn(&PodFacts) -> Option<Violation>] = match level {
-        Level::Privileged => &[],
-        Level::Baseline => &[
-            app_armor,
-            capabilities_baseline,
-            host_namespaces,
-            host_path_volumes,
-            host_ports,
-            host_probes,
-            privileged,
-            proc_mount_baseline,
-            se_linux,
-            seccomp_baseline,
-            sysctls,
-            windows_host_process,
-        ],
-        Level::Restricted => &[
-            app_armor,
-            host_namespaces,
-            host_ports,
-            host_probes,
-            privileged,
-            se_linux,
-            sysctls,
-            windows_host_process,
-            allow_privilege_escalation,
-            capabilities_restricted,
-            proc_mount_restricted,
-            restricted_volumes,
-            run_as_non_root,
-            run_as_user,
-            seccomp_restricted,
-        ],
+    let minor = policy.minor();
+    let pod = PodFacts::new(pod, spec, minor);
+    let restricted = match policy.level {
+        Level::Privileged => return Vec::new(),
+        Level::Baseline => false,
+        Level::Restricted => true,
     };
+    let mut checks: Vec<Check> = vec![app_armor];
+    if !restricted || minor < 22 {
+        checks.push(capabilities_baseline);
+    }
+    checks.push(host_namespaces);
+    if !restricted {
+        checks.push(host_path_volumes);
+    }
+    checks.push(host_ports);
+    if minor >= 34 {
+        checks.push(host_probes);
+    }
+    checks.push(privileged);
+    if !restricted || minor < 35 {
+        checks.push(proc_mount_baseline);
+    }
+    checks.push(se_linux);
+    if !restricted || minor < 19 {
+        checks.push(seccomp_baseline);
+    }
+    checks.extend([sysctls as Check, windows_host_process]);
+    if restricted {
+        if minor >= 8 {
+            checks.push(allow_privilege_escalation);
+        }
+        if minor >= 22 {
+            checks.push(capabilities_restricted);
+        }
+        if minor >= 35 {
+            checks.push(proc_mount_restricted);
+        }
+        checks.extend([restricted_volumes as Check, run_as_non_root]);
+        if minor >= 23 {
+            checks.push(run_as_user);
+        }
+        if minor >= 19 {
+            checks.push(seccomp_restricted);
+        }
+    }
     checks.iter().filter_map(|check| check(&pod)).collect()
 }
 
@@ -253,13 +299,15 @@ struct ContainerView<'a> {
 
 struct PodFacts<'a> {
     spec: &'a PodSpec,
+    /// The minor version the checks run as.
+    minor: u32,
     annotations: Option<&'a BTreeMap<String, String>>,
     /// Init, then regular, then ephemeral containers: the plugin's order.
     containers: Vec<ContainerView<'a>>,
 }
 
 impl<'a> PodFacts<'a> {
-    fn new(pod: &'a Pod, spec: &'a PodSpec) -> Self {
+    fn new(pod: &'a Pod, spec: &'a PodSpec, minor: u32) -> Self {
         // `Container` and `EphemeralContainer` are two types with the same
         // fields: one view of both.
         macro_rules! view {
@@ -287,6 +335,7 @@ impl<'a> PodFacts<'a> {
         containers.extend(spec.ephemeral_containers.iter().flatten().map(|c| view!(c)));
         PodFacts {
             spec,
+            minor,
             annotations: pod.metadata.annotations.as_ref(),
             containers,
         }
@@ -296,12 +345,15 @@ impl<'a> PodFacts<'a> {
         self.spec.security_context.as_ref()
     }
 
-    fn windows(&self) -> bool {
-        self.spec.os.as_ref().is_some_and(|os| os.name == "windows")
+    /// A Windows pod passes the Linux-only restricted checks, from 1.25.
+    fn windows_exempt(&self) -> bool {
+        self.minor >= 25 && self.spec.os.as_ref().is_some_and(|os| os.name == "windows")
     }
 
-    fn host_users_off(&self) -> bool {
-        self.spec.host_users == Some(false)
+    /// A pod in its own user namespace (`hostUsers: false`) passes the
+    /// root and procMount checks of baseline and restricted, from 1.35.
+    fn host_users_relaxes(&self) -> bool {
+        self.minor >= 35 && self.spec.host_users == Some(false)
     }
 
     /// The names of the containers for which `bad` holds.

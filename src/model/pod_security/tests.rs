@@ -67,7 +67,10 @@ fn pod_level_settings_cover_containers_that_leave_them_unset() {
             "runAsNonRoot": true, "allowPrivilegeEscalation": false,
             "capabilities": {"drop": ["ALL"]}, "seccompProfile": {"type": "RuntimeDefault"}}}],
     });
-    assert_eq!(evaluate(Level::Restricted, &pod(restricted)), []);
+    assert_eq!(
+        evaluate(&LevelVersion::latest(Level::Restricted), &pod(restricted)),
+        []
+    );
 }
 
 #[test]
@@ -78,7 +81,7 @@ fn host_namespaces_paths_ports_and_privilege_are_baseline_violations() {
         "containers": [{"name": "a", "image": "x", "ports": [{"containerPort": 80, "hostPort": 8080}, {"containerPort": 443, "hostPort": 443}],
             "securityContext": {"privileged": true}}],
     });
-    let violations = evaluate(Level::Baseline, &pod(spec));
+    let violations = evaluate(&LevelVersion::latest(Level::Baseline), &pod(spec));
     assert_eq!(
         detail(&violations),
         r#"host namespaces (hostNetwork=true, hostPID=true), hostPath volumes (volume "root"), hostPort (container "a" uses hostPorts 443, 8080), privileged (container "a" must not set securityContext.privileged=true)"#
@@ -139,8 +142,221 @@ fn a_warn_level_words_its_warning() {
 #[test]
 fn short_words_name_what_a_narrow_form_can_show() {
     let violations = evaluate(
-        Level::Baseline,
+        &LevelVersion::latest(Level::Baseline),
         &pod(debugger(json!({"capabilities": {"add": ["SYS_PTRACE"]}}))),
     );
     assert_eq!(short(&violations), "SYS_PTRACE");
+}
+
+/// Cases carrying the plugin's facts (k8s.io/pod-security-admission's
+/// `policy/check_*.go` and `test/fixtures_*.go`), written here.
+mod upstream {
+    use super::*;
+
+    fn at(level: Level, version: &str) -> LevelVersion {
+        LevelVersion {
+            level,
+            version: version.to_string(),
+        }
+    }
+
+    fn reasons(level: Level, version: &str, spec: serde_json::Value) -> String {
+        detail(&evaluate(&at(level, version), &pod(spec)))
+    }
+
+    /// The fixtures' smallest restricted pod (as of 1.22): an init and a
+    /// regular container, non-root, RuntimeDefault, no escalation, no
+    /// capabilities.
+    fn restricted(extra: serde_json::Value) -> serde_json::Value {
+        let locked = json!({"allowPrivilegeEscalation": false, "capabilities": {"drop": ["ALL"]}});
+        let mut spec = json!({
+            "securityContext": {"runAsNonRoot": true, "seccompProfile": {"type": "RuntimeDefault"}},
+            "initContainers": [{"name": "initcontainer1", "image": "x", "securityContext": locked}],
+            "containers": [{"name": "container1", "image": "x", "securityContext": locked}],
+        });
+        merge(&mut spec, extra);
+        spec
+    }
+
+    fn merge(into: &mut serde_json::Value, from: serde_json::Value) {
+        match (into, from) {
+            (serde_json::Value::Object(a), serde_json::Value::Object(b)) => {
+                for (k, v) in b {
+                    merge(a.entry(k).or_insert(serde_json::Value::Null), v);
+                }
+            }
+            (slot, value) => *slot = value,
+        }
+    }
+
+    #[test]
+    fn an_explicit_false_is_all_run_as_non_root_says() {
+        let spec = restricted(json!({"securityContext": {"runAsNonRoot": false}}));
+        assert_eq!(
+            reasons(Level::Restricted, "latest", spec),
+            r#"runAsNonRoot != true (pod must not set securityContext.runAsNonRoot=false)"#
+        );
+    }
+
+    #[test]
+    fn an_explicit_bad_seccomp_type_is_all_restricted_says() {
+        let spec =
+            restricted(json!({"securityContext": {"seccompProfile": {"type": "Unconfined"}}}));
+        assert_eq!(
+            reasons(Level::Restricted, "latest", spec),
+            r#"seccompProfile (pod must not set securityContext.seccompProfile.type to "Unconfined")"#
+        );
+    }
+
+    #[test]
+    fn selinux_types_are_sorted() {
+        let spec = json!({
+            "securityContext": {"seLinuxOptions": {"type": "foo"}},
+            "containers": [{"name": "a", "image": "x", "securityContext": {"seLinuxOptions": {"type": "bar"}}}],
+        });
+        assert_eq!(
+            reasons(Level::Baseline, "latest", spec),
+            r#"seLinuxOptions (pod and container "a" set forbidden securityContext.seLinuxOptions: types "bar", "foo")"#
+        );
+    }
+
+    #[test]
+    fn an_apparmor_annotation_is_quoted_without_escaping() {
+        let spec = json!({"containers": [{"name": "a", "image": "x"}]});
+        let pod: Pod = serde_json::from_value(json!({
+            "metadata": {"name": "p", "annotations": {"container.apparmor.security.beta.kubernetes.io/a": "unconfined"}},
+            "spec": spec,
+        }))
+        .unwrap();
+        assert_eq!(
+            detail(&evaluate(&at(Level::Baseline, "latest"), &pod)),
+            r#"forbidden AppArmor profile (annotation must not set AppArmor profile type to "container.apparmor.security.beta.kubernetes.io/a="unconfined"")"#
+        );
+    }
+
+    /// Each check as of the version a namespace pins: (level, version,
+    /// spec, admitted).
+    #[test]
+    fn a_pinned_version_runs_the_checks_of_that_version() {
+        let probe_host = json!({"containers": [{"name": "a", "image": "x",
+            "livenessProbe": {"httpGet": {"port": 80, "host": "10.0.0.1"}}}]});
+        let unmasked = json!({"hostUsers": false, "containers": [{"name": "a", "image": "x",
+            "securityContext": {"procMount": "Unmasked"}}]});
+        let engine = json!({"containers": [{"name": "a", "image": "x",
+            "securityContext": {"seLinuxOptions": {"type": "container_engine_t"}}}]});
+        let sysctl = |name: &str| {
+            json!({"securityContext": {"sysctls": [{"name": name, "value": "1"}]},
+            "containers": [{"name": "a", "image": "x"}]})
+        };
+        let own_users = {
+            let mut spec = restricted(json!({"hostUsers": false}));
+            spec["securityContext"]
+                .as_object_mut()
+                .unwrap()
+                .remove("runAsNonRoot");
+            spec
+        };
+        let windows = json!({"os": {"name": "windows"}, "securityContext": {"runAsNonRoot": true},
+            "containers": [{"name": "container1", "image": "x"}]});
+        let root_user = restricted(json!({"securityContext": {"runAsUser": 0}}));
+        let no_drop = json!({"securityContext": {"runAsNonRoot": true, "seccompProfile": {"type": "RuntimeDefault"}},
+            "containers": [{"name": "a", "image": "x", "securityContext": {"allowPrivilegeEscalation": false}}]});
+        let cases = [
+            (Level::Baseline, "v1.33", probe_host.clone(), true),
+            (Level::Baseline, "v1.34", probe_host, false),
+            (Level::Baseline, "v1.34", unmasked.clone(), false),
+            (Level::Baseline, "v1.35", unmasked.clone(), true),
+            (Level::Baseline, "latest", unmasked.clone(), true),
+            (
+                Level::Restricted,
+                "latest",
+                restricted(
+                    json!({"hostUsers": false, "containers": [{"name": "container1", "securityContext": {"procMount": "Unmasked"}}]}),
+                ),
+                false,
+            ),
+            (Level::Baseline, "v1.30", engine.clone(), false),
+            (Level::Baseline, "v1.31", engine, true),
+            (
+                Level::Baseline,
+                "v1.26",
+                sysctl("net.ipv4.ip_local_reserved_ports"),
+                false,
+            ),
+            (
+                Level::Baseline,
+                "v1.27",
+                sysctl("net.ipv4.ip_local_reserved_ports"),
+                true,
+            ),
+            (
+                Level::Baseline,
+                "v1.28",
+                sysctl("net.ipv4.tcp_keepalive_time"),
+                false,
+            ),
+            (
+                Level::Baseline,
+                "v1.29",
+                sysctl("net.ipv4.tcp_keepalive_time"),
+                true,
+            ),
+            (Level::Baseline, "v1.31", sysctl("net.ipv4.tcp_rmem"), false),
+            (Level::Baseline, "v1.32", sysctl("net.ipv4.tcp_rmem"), true),
+            (Level::Restricted, "v1.34", own_users.clone(), false),
+            (Level::Restricted, "v1.35", own_users, true),
+            (Level::Restricted, "v1.24", windows.clone(), false),
+            (Level::Restricted, "v1.25", windows, true),
+            (Level::Restricted, "v1.22", root_user.clone(), true),
+            (Level::Restricted, "v1.23", root_user, false),
+            (Level::Restricted, "v1.21", no_drop.clone(), true),
+            (Level::Restricted, "v1.22", no_drop, false),
+            // A version newer than the cluster is evaluated as its newest.
+            (Level::Baseline, "v1.99", unmasked, true),
+        ];
+        for (level, version, spec, admitted) in cases {
+            let said = reasons(level, version, spec);
+            assert_eq!(said.is_empty(), admitted, "{level:?}:{version}: {said}");
+        }
+    }
+
+    #[test]
+    fn before_1_22_restricted_names_capabilities_as_baseline_does() {
+        let spec = json!({"securityContext": {"runAsNonRoot": true, "seccompProfile": {"type": "RuntimeDefault"}},
+            "containers": [{"name": "a", "image": "x", "securityContext": {"allowPrivilegeEscalation": false,
+                "capabilities": {"add": ["SYS_PTRACE"]}}}]});
+        assert_eq!(
+            reasons(Level::Restricted, "v1.21", spec),
+            r#"non-default capabilities (container "a" must not include "SYS_PTRACE" in securityContext.capabilities.add)"#
+        );
+    }
+
+    #[test]
+    fn before_1_19_seccomp_is_read_from_annotations() {
+        let pod: Pod = serde_json::from_value(json!({
+            "metadata": {"name": "p", "annotations": {"seccomp.security.alpha.kubernetes.io/pod": "unconfined"}},
+            "spec": {"securityContext": {"seccompProfile": {"type": "Unconfined"}}, "containers": [{"name": "a", "image": "x"}]},
+        }))
+        .unwrap();
+        assert_eq!(
+            detail(&evaluate(&at(Level::Baseline, "v1.18"), &pod)),
+            r#"seccompProfile (forbidden annotation seccomp.security.alpha.kubernetes.io/pod="unconfined")"#
+        );
+        assert_eq!(
+            detail(&evaluate(&at(Level::Baseline, "v1.19"), &pod)),
+            r#"seccompProfile (pod must not set securityContext.seccompProfile.type to "Unconfined")"#
+        );
+    }
+
+    #[test]
+    fn warn_follows_enforce_only_when_enforce_is_valid() {
+        let bad = Policy::from_labels(&labels(&[("enforce", "strict")]));
+        assert_eq!(bad.enforce.level, Level::Restricted);
+        assert_eq!(bad.warn.level, Level::Privileged);
+        let overflow = Policy::from_labels(&labels(&[
+            ("enforce", "baseline"),
+            ("enforce-version", "v1.999999999999999999999"),
+        ]));
+        assert_eq!(overflow.enforce.to_string(), "baseline:latest");
+    }
 }
