@@ -137,10 +137,18 @@ impl PodRow {
                     .and_then(|s| s.node_name.as_deref())
                     .unwrap_or_default(),
             )),
+            // kubectl prints the first of `podIPs`, which the apiserver
+            // keeps equal to `podIP` when both are set.
             ip: sanitize(
                 pod.status
                     .as_ref()
-                    .and_then(|s| s.pod_ip.as_deref())
+                    .and_then(|s| {
+                        s.pod_ips
+                            .as_ref()
+                            .and_then(|ips| ips.first())
+                            .map(|ip| ip.ip.as_str())
+                            .or(s.pod_ip.as_deref())
+                    })
                     .unwrap_or_default(),
             )
             .into(),
@@ -289,9 +297,11 @@ pub fn summarize(pod: &Pod) -> Summary {
         break;
     }
 
+    // The first Initialized condition decides, as kubectl reads it.
     let initialized = conditions
         .iter()
-        .any(|c| c.type_ == "Initialized" && c.status == "True");
+        .find(|c| c.type_ == "Initialized")
+        .is_some_and(|c| c.status == "True");
     if !initializing || initialized {
         restarts = restartable_init_restarts;
         last_restart = last_restartable_init_restart;
@@ -438,6 +448,33 @@ mod tests {
 
     fn running(name: &str, ready: bool) -> serde_json::Value {
         json!({"name": name, "image": "i", "imageID": "", "ready": ready, "restartCount": 0, "state": {"running": {}}})
+    }
+
+    /// kubectl reads the first Initialized condition only (printers_test's
+    /// cases keep one; a pod with two is judged by the first).
+    #[test]
+    fn the_first_initialized_condition_decides() {
+        let p = pod(json!({
+            "metadata": {"name": "p", "namespace": "n"},
+            "spec": {"initContainers": [{"name": "i"}], "containers": [{"name": "a"}]},
+            "status": {"phase": "Pending",
+                "conditions": [{"type": "Initialized", "status": "False"}, {"type": "Initialized", "status": "True"}],
+                "initContainerStatuses": [running("i", false)],
+                "containerStatuses": [running("a", true)]},
+        }));
+        let s = summarize(&p);
+        assert_eq!((s.ready, s.total, s.status.as_str()), (0, 1, "Init:0/1"));
+    }
+
+    /// The IP column is the first of `podIPs`.
+    #[test]
+    fn the_ip_is_the_first_of_pod_ips() {
+        let p = pod(json!({
+            "metadata": {"name": "p", "namespace": "n"},
+            "spec": {"containers": [{"name": "a"}]},
+            "status": {"phase": "Running", "podIPs": [{"ip": "1.1.1.1"}, {"ip": "2001:db8::1"}]},
+        }));
+        assert_eq!(&*PodRow::from_pod(&p).ip, "1.1.1.1");
     }
 
     #[test]

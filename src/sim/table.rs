@@ -133,8 +133,12 @@ fn pods(pods: &[Value], resource_version: u64, continue_token: &str) -> Value {
                         r.age_text(now),
                         or_none(&r.ip),
                         or_none(&r.node),
-                        "<none>",
-                        "<none>"
+                        or_none(&crate::model::text::sanitize(
+                            pod["status"]["nominatedNodeName"]
+                                .as_str()
+                                .unwrap_or_default()
+                        )),
+                        readiness_gates(pod)
                     ])
                 }
                 Err(_) => json!([
@@ -307,6 +311,31 @@ fn table(
 
 /// One row: its cells and the object's metadata (what `kubectl get` needs
 /// to name it).
+/// kubectl's READINESS GATES: how many of the pod's gates have a True
+/// condition, of how many; `<none>` without gates.
+fn readiness_gates(pod: &Value) -> String {
+    let gates = pod["spec"]["readinessGates"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    if gates.is_empty() {
+        return "<none>".to_string();
+    }
+    let conditions = pod["status"]["conditions"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let met = gates
+        .iter()
+        .filter(|gate| {
+            conditions
+                .iter()
+                .any(|c| c["type"] == gate["conditionType"] && c["status"] == "True")
+        })
+        .count();
+    format!("{met}/{}", gates.len())
+}
+
 fn row(cells: Value, metadata: &Value) -> Value {
     json!({
         "cells": cells,
@@ -316,4 +345,42 @@ fn row(cells: Value, metadata: &Value) -> Value {
             "metadata": metadata,
         },
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `kubectl get pods -o wide`'s last two columns, as printers_test
+    /// sets them: the nominated node, and how many readiness gates hold.
+    #[test]
+    fn wide_rows_name_the_nominated_node_and_count_readiness_gates() {
+        let pod = |spec: Value, status: Value| {
+            json!({"metadata": {"name": "p", "namespace": "n", "creationTimestamp": "2026-01-01T00:00:00Z"},
+                "spec": spec, "status": status})
+        };
+        let gated = pod(
+            json!({"containers": [{"name": "a"}], "readinessGates": [
+                {"conditionType": "a"}, {"conditionType": "b"}, {"conditionType": "c"}]}),
+            json!({"phase": "Running", "nominatedNodeName": "node1", "conditions": [
+                {"type": "a", "status": "True"}, {"type": "b", "status": "False"}]}),
+        );
+        let ungated_one = pod(
+            json!({"containers": [{"name": "a"}], "readinessGates": [{"conditionType": "x"}]}),
+            json!({"phase": "Running"}),
+        );
+        let plain = pod(
+            json!({"containers": [{"name": "a"}]}),
+            json!({"phase": "Running"}),
+        );
+        let table = of(Kind::Pod, &[gated, ungated_one, plain], 1, "").unwrap();
+        let cells = |i: usize| table["rows"][i]["cells"].as_array().unwrap().clone();
+        assert_eq!(cells(0)[7], "node1");
+        assert_eq!(cells(0)[8], "1/3");
+        assert_eq!(cells(1)[8], "0/1");
+        assert_eq!(
+            (&cells(2)[7], &cells(2)[8]),
+            (&json!("<none>"), &json!("<none>"))
+        );
+    }
 }
