@@ -433,6 +433,10 @@ pub fn human_duration(d: jiff::SignedDuration) -> String {
 }
 
 #[cfg(test)]
+#[path = "pod_printer_tests.rs"]
+mod printer_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use jiff::SignedDuration;

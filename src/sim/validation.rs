@@ -147,7 +147,7 @@ fn validate_new_pod(pod: &Value) -> Vec<FieldError> {
         for field in forbidden {
             errors.push(FieldError::forbidden(format!("{path}.{field}"), FORBIDDEN));
         }
-        validate_volume_mounts(fields, &path, &volumes, &mut errors);
+        validate_volume_mounts(fields, &path, &volumes, true, &mut errors);
         validate_enum(
             fields,
             &path,
@@ -197,14 +197,13 @@ pub fn validate_pod_create(pod: &Value) -> Vec<FieldError> {
             .get("name")
             .and_then(Value::as_str)
             .unwrap_or_default();
+        let name_errors = dns1123_label_errors(name);
         if name.is_empty() {
             errors.push(FieldError::required(format!("{path}.name"), ""));
-        } else if !is_dns1123_label(name) {
-            errors.push(FieldError::invalid(
-                format!("{path}.name"),
-                name,
-                DNS1123_LABEL,
-            ));
+        } else if !name_errors.is_empty() {
+            for detail in name_errors {
+                errors.push(FieldError::invalid(format!("{path}.name"), name, detail));
+            }
         } else if volumes.iter().any(|v| v == name) {
             errors.push(FieldError::duplicate(format!("{path}.name"), name));
         } else {
@@ -226,37 +225,24 @@ pub fn validate_pod_create(pod: &Value) -> Vec<FieldError> {
     if containers(pod, "containers").is_empty() {
         errors.push(FieldError::required("spec.containers", ""));
     }
+    // Regular containers first: an init container that takes one's name
+    // is the duplicate.
     let mut names = Vec::new();
-    for field in ["initContainers", "containers"] {
+    for field in ["containers", "initContainers"] {
         for (i, container) in containers(pod, field).iter().enumerate() {
             let path = format!("spec.{field}[{i}]");
             let Some(fields) = named_container(container, &path, &mut names, &mut errors) else {
                 continue;
             };
-            for (j, mount) in fields
-                .get("volumeMounts")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .enumerate()
-            {
-                let name = mount
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                if !volumes.iter().any(|v| v == name) {
-                    errors.push(FieldError::not_found(
-                        format!("{path}.volumeMounts[{j}].name"),
-                        name,
-                    ));
-                }
-            }
+            validate_volume_mounts(fields, &path, &volumes, false, &mut errors);
         }
     }
     if pod
         .pointer("/spec/ephemeralContainers")
         .is_some_and(|v| !is_zero(v))
     {
+        // Validated as on an update, then refused as on every create.
+        errors.extend(validate_new_pod(pod));
         errors.push(FieldError::forbidden(
             "spec.ephemeralContainers",
             "cannot be set on create",
@@ -291,18 +277,13 @@ fn validate_name(
     let name = str_field(fields, "name");
     let name_path = format!("{path}.name");
     if name.is_empty() {
-        errors.push(FieldError::required(name_path, ""));
-        return;
+        errors.push(FieldError::required(&name_path, ""));
+    } else {
+        for detail in dns1123_label_errors(name) {
+            errors.push(FieldError::invalid(&name_path, name, detail));
+        }
     }
-    if name.len() > 63 {
-        errors.push(FieldError::invalid(
-            &name_path,
-            name,
-            "must be no more than 63 characters",
-        ));
-    } else if !is_dns1123_label(name) {
-        errors.push(FieldError::invalid(&name_path, name, DNS1123_LABEL));
-    }
+    // An empty name is a duplicate of another empty one too.
     if all_names.iter().any(|n| n == name) {
         errors.push(FieldError::duplicate(name_path, name));
     } else {
@@ -310,12 +291,38 @@ fn validate_name(
     }
 }
 
+/// What apimachinery's `IsDNS1123Label` says of a name: too long, and
+/// (separately) not a label — "must not contain dots" when it would be a
+/// subdomain.
+fn dns1123_label_errors(name: &str) -> Vec<&'static str> {
+    let mut errors = Vec::new();
+    if name.len() > 63 {
+        errors.push("must be no more than 63 characters");
+    }
+    if !is_dns1123_label(name) {
+        let subdomain = name
+            .split('.')
+            .all(|part| !part.is_empty() && is_dns1123_label(part));
+        errors.push(if subdomain {
+            "must not contain dots"
+        } else {
+            DNS1123_LABEL
+        });
+    }
+    errors
+}
+
+/// A container's volume mounts, of any kind (`ValidateVolumeMounts`): a
+/// named volume of the pod, a mount path, each path once; an ephemeral
+/// container's may not use a sub-path.
 fn validate_volume_mounts(
     fields: &Map<String, Value>,
     path: &str,
     volumes: &[String],
+    ephemeral: bool,
     errors: &mut Vec<FieldError>,
 ) {
+    let mut mount_points: Vec<&str> = Vec::new();
     for (j, mount) in fields
         .get("volumeMounts")
         .and_then(Value::as_array)
@@ -324,19 +331,34 @@ fn validate_volume_mounts(
         .enumerate()
     {
         let mount_path = format!("{path}.volumeMounts[{j}]");
-        let name = mount
-            .get("name")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
+        let text = |field: &str| mount.get(field).and_then(Value::as_str).unwrap_or_default();
+        let name = text("name");
+        if name.is_empty() {
+            errors.push(FieldError::required(format!("{mount_path}.name"), ""));
+        }
         if !volumes.iter().any(|v| v == name) {
             errors.push(FieldError::not_found(format!("{mount_path}.name"), name));
         }
-        for forbidden in ["subPath", "subPathExpr"] {
-            if mount.get(forbidden).is_some_and(|v| !is_zero(v)) {
-                errors.push(FieldError::forbidden(
-                    format!("{mount_path}.{forbidden}"),
-                    FORBIDDEN,
-                ));
+        let point = text("mountPath");
+        if point.is_empty() {
+            errors.push(FieldError::required(format!("{mount_path}.mountPath"), ""));
+        }
+        if mount_points.contains(&point) {
+            errors.push(FieldError::invalid(
+                format!("{mount_path}.mountPath"),
+                point,
+                "must be unique",
+            ));
+        }
+        mount_points.push(point);
+        if ephemeral {
+            for forbidden in ["subPath", "subPathExpr"] {
+                if mount.get(forbidden).is_some_and(|v| !is_zero(v)) {
+                    errors.push(FieldError::forbidden(
+                        format!("{mount_path}.{forbidden}"),
+                        FORBIDDEN,
+                    ));
+                }
             }
         }
     }
@@ -574,6 +596,102 @@ mod tests {
             got.contains(&"spec.containers[0].image: Invalid value: \"  \": must not have leading or trailing whitespace".to_string())
                 && got.contains(&"spec.containers[1].image: Required value".to_string()),
             "{got:?}"
+        );
+    }
+
+    /// Cases of `TestValidateEphemeralContainers` and `ValidatePodSpec`,
+    /// written here as facts.
+    #[test]
+    fn upstream_cases_for_names_and_mounts() {
+        let debugger = |fields: Value| {
+            let mut c = json!({"name": "dbg", "image": "busybox", "imagePullPolicy": "Always",
+                "terminationMessagePolicy": "File"});
+            for (k, v) in fields.as_object().unwrap() {
+                c[k] = v.clone();
+            }
+            c
+        };
+        for (ephemeral, expected) in [
+            (
+                json!([debugger(json!({"name": "a.b"}))]),
+                vec![
+                    r#"spec.ephemeralContainers[0].name: Invalid value: "a.b": must not contain dots"#,
+                ],
+            ),
+            (
+                json!([debugger(json!({"name": "A".repeat(64)}))]),
+                vec![
+                    "must be no more than 63 characters",
+                    "a lowercase RFC 1123 label",
+                ],
+            ),
+            (
+                json!([debugger(json!({"name": ""})), debugger(json!({"name": ""}))]),
+                vec![
+                    "spec.ephemeralContainers[0].name: Required value",
+                    "spec.ephemeralContainers[1].name: Required value",
+                    r#"spec.ephemeralContainers[1].name: Duplicate value: """#,
+                ],
+            ),
+            (
+                json!([debugger(json!({"volumeMounts": [{"name": "data"}]}))]),
+                vec!["spec.ephemeralContainers[0].volumeMounts[0].mountPath: Required value"],
+            ),
+            (
+                json!([debugger(
+                    json!({"volumeMounts": [{"name": "data", "mountPath": "/d"}, {"name": "data", "mountPath": "/d"}]})
+                )]),
+                vec![
+                    r#"spec.ephemeralContainers[0].volumeMounts[1].mountPath: Invalid value: "/d": must be unique"#,
+                ],
+            ),
+            (
+                json!([debugger(json!({"volumeMounts": [{"mountPath": "/d"}]}))]),
+                vec![
+                    "spec.ephemeralContainers[0].volumeMounts[0].name: Required value",
+                    r#"spec.ephemeralContainers[0].volumeMounts[0].name: Not found: """#,
+                ],
+            ),
+        ] {
+            let said = errors(ephemeral.clone(), json!([]));
+            assert_eq!(said.len(), expected.len(), "{ephemeral}: {said:?}");
+            for (message, part) in said.iter().zip(&expected) {
+                assert!(
+                    message.contains(part),
+                    "{ephemeral}: {message:?} lacks {part:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_create_names_an_init_container_as_the_duplicate_and_validates_ephemeral_ones() {
+        let create = |spec: Value| -> Vec<String> {
+            validate_pod_create(&json!({"metadata": {"name": "p"}, "spec": spec}))
+                .iter()
+                .map(FieldError::message)
+                .collect()
+        };
+        assert_eq!(
+            create(json!({"containers": [{"name": "app", "image": "x"}],
+                "initContainers": [{"name": "app", "image": "x"}]})),
+            [r#"spec.initContainers[0].name: Duplicate value: "app""#]
+        );
+        assert_eq!(
+            create(json!({"containers": [{"name": "app", "image": "x"}],
+                "ephemeralContainers": [{"name": "d", "imagePullPolicy": "Always", "terminationMessagePolicy": "File"}]})),
+            [
+                "spec.ephemeralContainers[0].image: Required value",
+                "spec.ephemeralContainers: Forbidden: cannot be set on create"
+            ]
+        );
+        assert_eq!(
+            create(json!({"containers": [{"name": "app", "image": "x",
+                "volumeMounts": [{"name": "v", "mountPath": "/a"}, {"name": "v", "mountPath": "/a"}]}],
+                "volumes": [{"name": "v", "emptyDir": {}}]})),
+            [
+                r#"spec.containers[0].volumeMounts[1].mountPath: Invalid value: "/a": must be unique"#
+            ]
         );
     }
 }

@@ -291,10 +291,11 @@ async fn rejections_over_https_are_4xx_status_objects() {
             br#"{"spec": {"ephemeralContainers": 7}}"#,
         ),
         ("ephemeralcontainers", "application/yaml", b"{}"),
+        // A pod's spec may not change where the API forbids it.
         (
             "",
             "application/merge-patch+json",
-            br#"{"metadata": {"labels": {"a": "b"}}}"#,
+            br#"{"spec": {"restartPolicy": "Never"}}"#,
         ),
     ];
     for (subresource, content_type, body) in bodies {
