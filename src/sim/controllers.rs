@@ -12,31 +12,56 @@ use serde_json::{Value, json};
 
 use super::SimState;
 use super::pod_json::{pod_key, uuid_like};
-use super::store::{ChangeType, Key, Kind};
+use super::store::{ChangeType, Key, Kind, WatchStart};
 
 /// How long a replacement's containers take to be created.
 const CREATING: Duration = Duration::from_millis(800);
 
-/// Replaces deleted pods until the simulator is dropped.
+/// Replaces deleted pods until the simulator is dropped. A controller that
+/// falls behind the live changes reads what it missed from the store's
+/// history, as an informer relists, so no deletion in a burst goes
+/// unreplaced.
 pub async fn run(state: Weak<SimState>) {
-    let mut changes = {
+    let (mut changes, mut seen) = {
         let Some(state) = state.upgrade() else { return };
         let from = state.store.resource_version();
-        state.store.watch(Kind::Pod, Some(from)).1
+        (state.store.watch(Kind::Pod, Some(from)).1, from)
     };
     loop {
-        let change = match changes.recv().await {
-            Ok(change) => change,
-            Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+        let missed = match changes.recv().await {
+            Ok(change) => vec![change],
+            Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                let Some(state) = state.upgrade() else { return };
+                let (start, receiver, _) = state.store.watch(Kind::Pod, Some(seen));
+                changes = receiver;
+                match start {
+                    WatchStart::History(missed) => missed,
+                    WatchStart::Expired { requested, oldest } => {
+                        tracing::warn!(
+                            "controllers: deletions between resourceVersion {requested} and {oldest} were compacted before they were read"
+                        );
+                        seen = oldest;
+                        Vec::new()
+                    }
+                    WatchStart::State(_) => Vec::new(),
+                }
+            }
             Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
         };
-        if change.kind != Kind::Pod || change.change_type != ChangeType::Deleted {
-            continue;
-        }
-        let Some(state) = state.upgrade() else { return };
-        let gone = change.entry.value();
-        if let Some(replacement) = replacement(&state, &gone) {
-            tokio::spawn(bring_up(state, replacement));
+        for change in missed {
+            // A change read from history may come again live.
+            if change.resource_version() <= seen {
+                continue;
+            }
+            seen = change.resource_version();
+            if change.kind != Kind::Pod || change.change_type != ChangeType::Deleted {
+                continue;
+            }
+            let Some(state) = state.upgrade() else { return };
+            let gone = change.entry.value();
+            if let Some(replacement) = replacement(&state, &gone) {
+                tokio::spawn(bring_up(state, replacement));
+            }
         }
     }
 }
@@ -384,5 +409,77 @@ mod tests {
                 .bytes()
                 .all(|b| b"bcdfghjklmnpqrstvwxz2456789".contains(&b))
         );
+    }
+
+    /// More changes than the live channel holds arrive between a deletion
+    /// and the controller's next read: it reads the deletion from history
+    /// and replaces the pod all the same.
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_deletion_the_controller_fell_behind_on_is_still_replaced() {
+        use super::super::store::Store;
+        use std::net::SocketAddr;
+        let store = Arc::new(Store::new());
+        let kubelet = super::super::kubelet::Kubelet::new(
+            store.clone(),
+            super::super::kubelet::KubeletConfig {
+                pull_delay: Duration::from_secs(3600),
+                pull_backoff: Duration::from_secs(3600),
+                shim: "/bin/false".into(),
+                namespaces: false,
+                api: SocketAddr::from(([127, 0, 0, 1], 0)),
+            },
+        )
+        .unwrap();
+        let state = Arc::new(SimState {
+            store: store.clone(),
+            kubelet,
+            users: super::super::rbac::Users::generate(),
+            faults: Default::default(),
+            options: Default::default(),
+            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+            ca_pem: String::new(),
+        });
+        store
+            .create(
+                Kind::ReplicaSet,
+                Key::new("shop", "web-5d4c"),
+                json!({"metadata": {"name": "web-5d4c", "namespace": "shop"}}),
+            )
+            .unwrap();
+        let owned = json!({
+            "metadata": {"name": "web-5d4c-abcde", "namespace": "shop", "uid": "u1",
+                "ownerReferences": [{"kind": "ReplicaSet", "name": "web-5d4c", "controller": true}]},
+            "spec": {"containers": [{"name": "web", "image": "nginx:1.27"}], "nodeName": "node-a2"},
+            "status": {"phase": "Running"},
+        });
+        let key = Key::new("shop", "web-5d4c-abcde");
+        store.create(Kind::Pod, key.clone(), owned).unwrap();
+        tokio::spawn(run(Arc::downgrade(&state)));
+        tokio::task::yield_now().await;
+        store.delete(Kind::Pod, &key).unwrap();
+        // Without a yield, the controller reads none of these live.
+        for i in 0..70_000 {
+            store
+                .create(
+                    Kind::Event,
+                    Key::new("shop", &format!("e{i}")),
+                    json!({"metadata": {}}),
+                )
+                .unwrap();
+        }
+        let replaced = || {
+            store
+                .list(Kind::Pod, Some("shop"), None, None, &|_| true)
+                .0
+                .iter()
+                .any(|e| e.key.name.starts_with("web-5d4c-") && *e.key.name != *"web-5d4c-abcde")
+        };
+        for _ in 0..50 {
+            if replaced() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("the deleted pod was never replaced");
     }
 }

@@ -417,6 +417,15 @@ impl Encoder {
         control(SYN_REPLY, if fin { FLAG_FIN } else { 0 }, &payload)
     }
 
+    /// A client's SYN_STREAM (no associated stream, priority 0): what the
+    /// simulator's tests send it.
+    pub fn syn_stream(&mut self, stream_id: u32, headers: &[(&str, &str)], fin: bool) -> Vec<u8> {
+        let mut payload = (stream_id & ID_MASK).to_be_bytes().to_vec();
+        payload.extend_from_slice(&[0, 0, 0, 0, 0, 0]);
+        self.header_block(headers, &mut payload);
+        control(SYN_STREAM, if fin { FLAG_FIN } else { 0 }, &payload)
+    }
+
     fn header_block(&mut self, headers: &[(&str, &str)], out: &mut Vec<u8>) {
         let mut merged: Vec<(String, String)> = Vec::with_capacity(headers.len());
         for (name, value) in headers {

@@ -71,6 +71,7 @@ pub fn validate_ephemeral_containers_update(new_pod: &Value, old_pod: &Value) ->
 /// validateContainerOnlyForPod, for pods and their ephemeral containers
 /// alike), a known pull policy. `None` when it is no object (said).
 fn named_container<'a>(
+    pod: &Value,
     container: &'a Value,
     path: &str,
     names: &mut Vec<String>,
@@ -102,6 +103,20 @@ fn named_container<'a>(
         &["Always", "IfNotPresent", "Never"],
         errors,
     );
+    // An unmasked /proc only in the pod's own user namespace.
+    let own_users = pod.pointer("/spec/hostUsers") == Some(&Value::Bool(false));
+    if !own_users
+        && container
+            .pointer("/securityContext/procMount")
+            .and_then(Value::as_str)
+            == Some("Unmasked")
+    {
+        errors.push(FieldError::invalid(
+            format!("{path}.securityContext.procMount"),
+            "Unmasked",
+            "`hostUsers` must be false to use `Unmasked`",
+        ));
+    }
     Some(fields)
 }
 
@@ -125,7 +140,8 @@ fn validate_new_pod(pod: &Value) -> Vec<FieldError> {
     let mut all_names = other_names.clone();
     for (i, container) in containers(pod, "ephemeralContainers").iter().enumerate() {
         let path = format!("spec.ephemeralContainers[{i}]");
-        let Some(fields) = named_container(container, &path, &mut all_names, &mut errors) else {
+        let Some(fields) = named_container(pod, container, &path, &mut all_names, &mut errors)
+        else {
             continue;
         };
         let target = str_field(fields, "targetContainerName");
@@ -231,7 +247,8 @@ pub fn validate_pod_create(pod: &Value) -> Vec<FieldError> {
     for field in ["containers", "initContainers"] {
         for (i, container) in containers(pod, field).iter().enumerate() {
             let path = format!("spec.{field}[{i}]");
-            let Some(fields) = named_container(container, &path, &mut names, &mut errors) else {
+            let Some(fields) = named_container(pod, container, &path, &mut names, &mut errors)
+            else {
                 continue;
             };
             validate_volume_mounts(fields, &path, &volumes, false, &mut errors);
@@ -693,5 +710,24 @@ mod tests {
                 r#"spec.containers[0].volumeMounts[1].mountPath: Invalid value: "/a": must be unique"#
             ]
         );
+    }
+
+    #[test]
+    fn an_unmasked_proc_needs_the_pods_own_user_namespace() {
+        let spec = |host_users: Value| {
+            json!({"metadata": {"name": "p"}, "spec": {"hostUsers": host_users,
+                "containers": [{"name": "a", "image": "x", "securityContext": {"procMount": "Unmasked"}}]}})
+        };
+        let said: Vec<String> = validate_pod_create(&spec(Value::Null))
+            .iter()
+            .map(FieldError::message)
+            .collect();
+        assert_eq!(
+            said,
+            [
+                r#"spec.containers[0].securityContext.procMount: Invalid value: "Unmasked": `hostUsers` must be false to use `Unmasked`"#
+            ]
+        );
+        assert!(validate_pod_create(&spec(json!(false))).is_empty());
     }
 }

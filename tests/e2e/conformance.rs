@@ -237,7 +237,40 @@ async fn kubectl_get_exec_debug_and_attach_work_unchanged() {
         assert!(piped.status.success(), "{}", text(&piped));
         assert_eq!(String::from_utf8_lossy(&piped.stdout), "through-stdin\n");
 
+        // `kubectl cp` both ways: tar through exec, on the wire the version speaks.
         let name = debug_container_name(&binary);
+        let local = std::env::temp_dir().join(format!("podbay-cp-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&local).unwrap();
+        let sent = local.join("sent.txt");
+        let payload: String = (0..2000)
+            .map(|i| format!("line {i} of {version}\n"))
+            .collect();
+        std::fs::write(&sent, &payload).unwrap();
+        let remote = format!("shop/redis-0:/tmp/{name}.txt");
+        let up = kubectl(
+            &binary,
+            &kubeconfig,
+            &["cp", "-c", "redis", sent.to_str().unwrap(), &remote],
+            None,
+        )
+        .await;
+        assert!(up.status.success(), "{version}\n{}", text(&up));
+        let back = local.join("back.txt");
+        let down = kubectl(
+            &binary,
+            &kubeconfig,
+            &["cp", "-c", "redis", &remote, back.to_str().unwrap()],
+            None,
+        )
+        .await;
+        assert!(down.status.success(), "{version}\n{}", text(&down));
+        assert_eq!(
+            std::fs::read_to_string(&back).unwrap_or_default(),
+            payload,
+            "{version}: kubectl cp changed the file"
+        );
+        let _ = std::fs::remove_dir_all(&local);
+
         let debug = kubectl(
             &binary,
             &kubeconfig,

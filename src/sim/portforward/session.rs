@@ -19,12 +19,18 @@ use crate::sim::kubelet::Kubelet;
 use crate::sim::spdy::{self, Decoder, Encoder, Frame};
 
 /// A connection's two streams, as they arrive.
-#[derive(Default)]
 struct Pair {
     error: Option<u32>,
     data: Option<u32>,
     port: u16,
+    /// When its first stream came: the kubelet waits
+    /// [`STREAM_CREATION_TIMEOUT`] for the second.
+    opened: tokio::time::Instant,
 }
+
+/// How long the kubelet waits for a connection's second stream
+/// (`DefaultStreamCreationTimeout`).
+const STREAM_CREATION_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// A data stream being forwarded.
 struct Forwarding {
@@ -99,7 +105,12 @@ pub async fn run<I, O>(
                                 continue;
                             }
                             send(encoder.syn_reply(stream_id, &[], false)).await;
-                            let pair = pairs.entry(request.clone()).or_default();
+                            let pair = pairs.entry(request.clone()).or_insert_with(|| Pair {
+                                error: None,
+                                data: None,
+                                port: 0,
+                                opened: tokio::time::Instant::now(),
+                            });
                             let slot = match kind {
                                 StreamKind::Error => &mut pair.error,
                                 StreamKind::Data => &mut pair.data,
@@ -155,6 +166,27 @@ pub async fn run<I, O>(
                     }
                 }
             }
+            // A connection whose second stream never comes is given up as
+            // the kubelet gives it up: the reason on its error stream.
+            () = pairing_deadline(&pairs) => {
+                let now = tokio::time::Instant::now();
+                let late: Vec<String> = pairs
+                    .iter()
+                    .filter(|(_, p)| p.opened + STREAM_CREATION_TIMEOUT <= now)
+                    .map(|(request, _)| request.clone())
+                    .collect();
+                for request in late {
+                    let Some(pair) = pairs.remove(&request) else { continue };
+                    if let Some(error) = pair.error {
+                        let text = format!("(conn=&{{}}, request={request}) timed out waiting for streams");
+                        send(spdy::data(error, false, text.as_bytes())).await;
+                        send(spdy::data(error, true, &[])).await;
+                    }
+                    if let Some(data) = pair.data {
+                        send(spdy::rst_stream(data, spdy::CANCEL)).await;
+                    }
+                }
+            }
             _ = &mut stopped => {
                 // As containerd says of a sandbox that is gone; then the
                 // session ends, so a client knows at once.
@@ -180,6 +212,15 @@ pub async fn run<I, O>(
     }
     drop(out_tx);
     let _ = writer.await;
+}
+
+/// Resolves when the oldest unpaired connection has waited too long;
+/// never while none waits.
+async fn pairing_deadline(pairs: &HashMap<String, Pair>) {
+    match pairs.values().map(|p| p.opened).min() {
+        Some(opened) => tokio::time::sleep_until(opened + STREAM_CREATION_TIMEOUT).await,
+        None => std::future::pending().await,
+    }
 }
 
 fn kubelet_sandbox(pod: &Pod) -> String {
@@ -250,5 +291,83 @@ async fn forward(
             let _ = out.send(frame(spdy::rst_stream(data, spdy::CANCEL))).await;
             let _ = out.send(frame(spdy::rst_stream(error, spdy::CANCEL))).await;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A client that opens a connection's error stream and never its data
+    /// stream hears, after the kubelet's 30 s, why, and the error stream
+    /// ends; the session goes on.
+    #[tokio::test(flavor = "current_thread", start_paused = true)]
+    async fn an_unpaired_stream_is_given_up_after_the_kubelets_timeout() {
+        let (to_server, incoming) = mpsc::channel::<Bytes>(8);
+        let (outgoing, mut from_server) = futures::channel::mpsc::channel::<Bytes>(64);
+        let store = Arc::new(crate::sim::store::Store::new());
+        let kubelet = Kubelet::new(
+            store,
+            crate::sim::kubelet::KubeletConfig {
+                pull_delay: std::time::Duration::from_secs(3600),
+                pull_backoff: std::time::Duration::from_secs(3600),
+                shim: "/bin/false".into(),
+                namespaces: false,
+                api: std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
+            },
+        )
+        .unwrap();
+        let (_stop, stopped) = oneshot::channel();
+        let pod = serde_json::json!({"metadata": {"name": "p", "namespace": "n", "uid": "u"}});
+        let incoming = tokio_stream_of(incoming);
+        tokio::spawn(run(incoming, outgoing, kubelet, pod, stopped));
+        let mut encoder = Encoder::new();
+        let syn = encoder.syn_stream(
+            1,
+            &[
+                ("streamType", "error"),
+                ("port", "8080"),
+                ("requestID", "0"),
+            ],
+            false,
+        );
+        to_server.send(Bytes::from(syn)).await.unwrap();
+        let mut decoder = Decoder::new();
+        let mut frames = Vec::new();
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(31);
+        while frames.len() < 3 {
+            let bytes = tokio::time::timeout_at(deadline, from_server.next())
+                .await
+                .expect("the kubelet gives up within its timeout")
+                .expect("the session writes");
+            decoder.push(&bytes);
+            while let Some(frame) = decoder.next_frame().unwrap() {
+                frames.push(frame);
+            }
+        }
+        assert!(matches!(frames[0], Frame::SynReply { stream_id: 1, .. }));
+        match &frames[1] {
+            Frame::Data {
+                stream_id: 1,
+                fin: false,
+                data,
+            } => assert!(
+                String::from_utf8_lossy(data).ends_with("request=0) timed out waiting for streams"),
+                "{data:?}"
+            ),
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            frames[2],
+            Frame::Data {
+                stream_id: 1,
+                fin: true,
+                ..
+            }
+        ));
+    }
+
+    fn tokio_stream_of(mut rx: mpsc::Receiver<Bytes>) -> impl Stream<Item = Bytes> + Unpin {
+        Box::pin(futures::stream::poll_fn(move |cx| rx.poll_recv(cx)))
     }
 }
