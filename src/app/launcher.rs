@@ -118,9 +118,15 @@ impl Launcher {
         let target = if windows {
             None
         } else {
+            // The container the user chose; else the first the debugger
+            // can join now (a crash-looping one cannot), else none.
             selected
                 .and_then(|s| targets.iter().position(|t| t == s))
-                .or(if targets.is_empty() { None } else { Some(0) })
+                .or_else(|| {
+                    targets
+                        .iter()
+                        .position(|t| detail.why_no_debug_container(Some(t)).is_none())
+                })
         };
         let taken: Vec<String> = detail.containers.iter().map(|c| c.name.clone()).collect();
         let mut rng = fastrand::Rng::with_seed(random);
@@ -537,6 +543,43 @@ mod tests {
         let spec = form.spec(&d).unwrap();
         assert_eq!(spec.target.as_deref(), Some("app"));
         assert!(spec.command.is_empty());
+    }
+
+    /// Without a chosen container, the target is the first the debugger
+    /// can join now: a crash-looping container is passed over, and with
+    /// none to join there is no target.
+    #[test]
+    fn the_default_target_is_one_that_runs() {
+        let crashing = |mut d: PodDetail, name: &str| {
+            for c in d.containers.iter_mut().filter(|c| c.name == name) {
+                c.state = ContainerState::Waiting {
+                    reason: "CrashLoopBackOff".into(),
+                    message: String::new(),
+                };
+                c.previous = Some(ContainerState::Terminated {
+                    exit_code: 1,
+                    reason: "Error".into(),
+                    message: String::new(),
+                    finished: None,
+                });
+            }
+            d
+        };
+        let form = |d: &PodDetail| Launcher::new(d, None, &[], Profile::General, None, 1);
+        assert_eq!(form(&detail()).target_name(), Some("app"));
+        let app_crashing = crashing(detail(), "app");
+        assert_eq!(form(&app_crashing).target_name(), Some("envoy"));
+        let both = crashing(crashing(detail(), "app"), "envoy");
+        // The init container never ran (no status): it may still come.
+        assert_eq!(form(&both).target_name(), Some("init"));
+        let all = crashing(both, "init");
+        assert_eq!(form(&all).target_name(), None);
+        // A container the user chose stays chosen, and the form says why
+        // it cannot be joined.
+        assert_eq!(
+            Launcher::new(&all, Some("app"), &[], Profile::General, None, 1).target_name(),
+            Some("app")
+        );
     }
 
     #[test]

@@ -114,6 +114,11 @@ pub fn classify_waiting(reason: &str, message: &str) -> Waiting {
         "ErrImagePull" | "ImagePullBackOff" if pull_refused(message) => {
             Waiting::Hopeless(StartFailure::Image)
         }
+        // A target the kubelet cannot find yet (the pod is still
+        // creating it) may come; it retries at each sync.
+        "CreateContainerConfigError" if message.starts_with("unable to find target container") => {
+            Waiting::Troubled
+        }
         "CreateContainerConfigError" | "CreateContainerError" => {
             Waiting::Hopeless(StartFailure::Start)
         }
@@ -271,6 +276,36 @@ impl PodDetail {
                     "runs on Windows, where a debug container cannot share a container's processes"
                         .into(),
                     Some("debug it without a target".into()),
+                );
+            }
+            // The runtime joins a target's processes only while it runs: a
+            // container that ran and ended (crash-looping, exited) fails
+            // the debug container's creation at every try until it runs.
+            if let Some(ended) = self.containers.iter().find(|c| {
+                c.name == target
+                    && c.kind != ContainerKind::Ephemeral
+                    && !c.state.is_running()
+                    && (matches!(c.state, ContainerState::Terminated { .. })
+                        || c.previous.is_some())
+            }) {
+                let state = match &ended.state {
+                    ContainerState::Waiting { reason, .. }
+                    | ContainerState::Terminated { reason, .. }
+                        if !reason.is_empty() =>
+                    {
+                        reason.clone()
+                    }
+                    _ => "not running".to_string(),
+                };
+                return refused(
+                    NoDebugKind::NotRunning,
+                    format!(
+                        "cannot share the processes of {target:?}, which is not running ({state}): the container runtime creates a debug container that targets it only while it runs"
+                    ),
+                    Some(
+                        "debug it without a target, or debug a copy of the pod that holds it"
+                            .into(),
+                    ),
                 );
             }
         }
@@ -755,6 +790,50 @@ mod tests {
                 .unwrap()
                 .1
                 .contains("not on a node yet")
+        );
+        // A target that ran and is not running now (crash-looping) fails
+        // the debug container's creation: say so before sending it.
+        let crashing = pod(
+            json!({"status": {"containerStatuses": [{"name": "app", "image": "app:1",
+            "imageID": "", "ready": false, "restartCount": 7,
+            "state": {"waiting": {"reason": "CrashLoopBackOff"}},
+            "lastState": {"terminated": {"exitCode": 1, "containerID": "containerd://abc"}}}]}}),
+        );
+        assert_eq!(
+            why(&crashing, Some("app")),
+            Some((
+                NoDebugKind::NotRunning,
+                "Pod n/p cannot share the processes of \"app\", which is not running (CrashLoopBackOff): the container runtime creates a debug container that targets it only while it runs; debug it without a target, or debug a copy of the pod that holds it.".into()
+            ))
+        );
+        assert_eq!(why(&crashing, None), None, "without a target it can");
+        let starting = pod(
+            json!({"status": {"containerStatuses": [{"name": "app", "image": "app:1",
+            "imageID": "", "ready": false, "restartCount": 0,
+            "state": {"waiting": {"reason": "ContainerCreating"}}}]}}),
+        );
+        assert_eq!(
+            why(&starting, Some("app")),
+            None,
+            "a target being created may come"
+        );
+    }
+
+    #[test]
+    fn a_target_not_created_yet_is_trouble_and_one_that_ended_is_hopeless() {
+        assert_eq!(
+            classify_waiting(
+                "CreateContainerConfigError",
+                "unable to find target container app"
+            ),
+            Waiting::Troubled
+        );
+        assert_eq!(
+            classify_waiting(
+                "CreateContainerError",
+                "failed to generate container spec: invalid target container: container \"abc\" is not running - in state CONTAINER_EXITED"
+            ),
+            Waiting::Hopeless(StartFailure::Start)
         );
     }
 }

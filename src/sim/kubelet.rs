@@ -455,13 +455,31 @@ impl Kubelet {
             &format!("Successfully pulled image {image:?} in {pulled:.3}s ({pulled:.3}s including waiting). Image size: 2167176 bytes."),
         );
         let pod = self.current_pod(key)?;
-        if let Some(message) = breaks_run_as_non_root(&pod, spec, &image) {
+        if let Some(message) = super::start_checks::breaks_run_as_non_root(&pod, spec, &image) {
             // generateContainerConfig fails before anything is created; the
             // kubelet retries on every sync with the same result.
             self.failed(key, &field_path, &message);
             self.set_waiting(key, &name, &image, "CreateContainerConfigError", &message)?;
             return Ok(());
         }
+        // A target that is not running stops the container's creation; the
+        // kubelet tries again at each sync of the pod until it runs.
+        let pod = loop {
+            let pod = self.current_pod(key)?;
+            let Some((reason, message)) = super::start_checks::target_not_running(&pod, spec)
+            else {
+                break pod;
+            };
+            self.event(
+                key,
+                &field_path,
+                "Warning",
+                "Failed",
+                &format!("Error: {message}"),
+            );
+            self.set_waiting(key, &name, &image, reason, &message)?;
+            tokio::time::sleep(super::start_checks::RESYNC).await;
+        };
         let container_id = format!("containerd://{}", super::rbac::random_token());
         self.event(
             key,
@@ -944,46 +962,6 @@ fn container_spec<'a>(
             group: 0,
             capabilities: Vec::new(),
         },
-    }
-}
-
-/// The kubelet's `verifyRunAsNonRoot`: with `runAsNonRoot` (the container's,
-/// else the pod's), the user must be known not to be root.
-fn breaks_run_as_non_root(pod: &Value, container: &Value, image: &str) -> Option<String> {
-    let effective = |field: &str| {
-        container
-            .pointer(&format!("/securityContext/{field}"))
-            .filter(|v| !v.is_null())
-            .or_else(|| pod.pointer(&format!("/spec/securityContext/{field}")))
-            .filter(|v| !v.is_null())
-    };
-    if effective("runAsNonRoot").and_then(Value::as_bool) != Some(true) {
-        return None;
-    }
-    let meta = |field: &str| {
-        pod.pointer(&format!("/metadata/{field}"))
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-    };
-    let who = format!(
-        "pod: \"{}_{}({})\", container: {}",
-        meta("name"),
-        meta("namespace"),
-        meta("uid"),
-        container
-            .get("name")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-    );
-    match effective("runAsUser").and_then(Value::as_i64) {
-        Some(0) => Some(format!(
-            "container's runAsUser breaks non-root policy ({who})"
-        )),
-        Some(_) => None,
-        None if super::images::user_of(image) == 0 => Some(format!(
-            "container has runAsNonRoot and image will run as root ({who})"
-        )),
-        None => None,
     }
 }
 

@@ -35,6 +35,7 @@ pub mod scenario;
 pub(crate) mod selectors;
 pub(crate) mod serve;
 pub mod spdy;
+mod start_checks;
 pub mod status;
 pub mod store;
 pub(crate) mod streams;

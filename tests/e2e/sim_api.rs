@@ -915,3 +915,59 @@ async fn a_dry_run_changes_nothing_on_create_patch_and_delete() {
     );
     assert!(pods.get_opt(POD).await.unwrap().is_some());
 }
+
+/// As a kubelet with containerd: a debug container that targets a
+/// container that ran and is not running now (ledger-worker's crash loop)
+/// is not created — it waits in `CreateContainerError` with containerd's
+/// words, and a `Failed` event says why.
+#[tokio::test]
+async fn a_debugger_whose_target_is_not_running_is_not_created() {
+    let sim = start_sim(0).await;
+    let kube = client(&sim, "sim").await;
+    let pods: Api<Pod> = Api::namespaced(kube.clone(), "payments");
+    let ledger = "ledger-worker-7f9c6d8b5-w9x8v";
+    pods.patch_ephemeral_containers(
+        ledger,
+        &PatchParams::default(),
+        &Patch::Strategic(json!({"spec": {"ephemeralContainers": [{
+            "name": "dbg", "image": "busybox:1.36", "command": ["sh"], "stdin": true,
+            "targetContainerName": "worker",
+        }]}})),
+    )
+    .await
+    .expect("the API takes it: the target exists");
+    let waiting = eventually(15, "the debugger to wait on its target", || {
+        let pods = pods.clone();
+        async move {
+            let pod = pods.get(ledger).await.ok()?;
+            let status = pod
+                .status?
+                .ephemeral_container_statuses?
+                .into_iter()
+                .find(|s| s.name == "dbg")?;
+            let waiting = status.state?.waiting?;
+            (waiting.reason.as_deref() == Some("CreateContainerError")).then_some(waiting)
+        }
+    })
+    .await;
+    assert!(
+        waiting
+            .message
+            .unwrap_or_default()
+            .contains("invalid target container: container")
+    );
+    let events: Api<Event> = Api::namespaced(kube, "payments");
+    let said = events
+        .list(&ListParams::default())
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .any(|e| {
+            e.reason.as_deref() == Some("Failed")
+                && e.message
+                    .unwrap_or_default()
+                    .contains("is not running - in state CONTAINER_EXITED")
+        });
+    assert!(said, "a Failed event says why");
+}
