@@ -146,13 +146,8 @@ async fn dispatch(
                 other => return Err(ApiError::unsupported_media_type(other)),
             };
             let created = create::create_pod(state, &namespace, pod, options)?;
-            let mut response = ok_bytes(created.pod);
+            let mut response = with_warnings(ok_bytes(created.pod), created.warnings);
             *response.status_mut() = hyper::StatusCode::CREATED;
-            for text in created.warnings {
-                if let Ok(value) = warning_header(&text).parse() {
-                    response.headers_mut().append(hyper::header::WARNING, value);
-                }
-            }
             Ok(response)
         }
         (
@@ -163,37 +158,14 @@ async fn dispatch(
                 name,
             },
         ) => {
-            let ns = namespace.unwrap_or_default();
-            let (verb, options_kind) = if method == Method::PATCH {
-                ("patch", "PatchOptions")
-            } else {
-                ("update", "UpdateOptions")
-            };
-            authorize(user, verb, "pods", "", &ns, &name)?;
-            let dry_run = query.dry_run(options_kind)?;
-            let fields = super::field_validation::Directive::of(&query, options_kind)?;
-            let content_type = request
-                .headers()
-                .get(hyper::header::CONTENT_TYPE)
-                .and_then(|v| v.to_str().ok())
-                .unwrap_or_default()
-                .to_string();
-            let body = read_body(request).await?;
-            let request = ephemeral::Request {
-                is_patch: method == Method::PATCH,
-                content_type: &content_type,
-                body: &body,
-                fields,
-            };
-            let updated =
-                super::pod_update::update(state, &Key::new(&ns, &name), request, dry_run)?;
-            let mut response = ok_bytes(updated.pod);
-            for text in updated.warnings {
-                if let Ok(value) = warning_header(&text).parse() {
-                    response.headers_mut().append(hyper::header::WARNING, value);
-                }
-            }
-            Ok(response)
+            let key = Key::new(&namespace.unwrap_or_default(), &name);
+            let writing = Writing::of(&method, &query)?;
+            authorize(user, writing.verb, "pods", "", &key.namespace, &name)?;
+            writing
+                .apply(request, |req, dry_run| {
+                    super::pod_update::update(state, &key, req, dry_run)
+                })
+                .await
         }
         (
             &Method::DELETE,
@@ -237,40 +209,20 @@ async fn dispatch(
                     Ok(ok_bytes(entry.json.clone()))
                 }
                 (Method::PATCH | Method::PUT, Subresource::EphemeralContainers) => {
-                    let verb = if method == Method::PATCH {
-                        "patch"
-                    } else {
-                        "update"
-                    };
-                    authorize(user, verb, "pods", "ephemeralcontainers", &namespace, &name)?;
-                    let content_type = request
-                        .headers()
-                        .get(hyper::header::CONTENT_TYPE)
-                        .and_then(|v| v.to_str().ok())
-                        .unwrap_or_default()
-                        .to_string();
-                    let options_kind = if method == Method::PATCH {
-                        "PatchOptions"
-                    } else {
-                        "UpdateOptions"
-                    };
-                    let dry_run = query.dry_run(options_kind)?;
-                    let fields = super::field_validation::Directive::of(&query, options_kind)?;
-                    let body = read_body(request).await?;
-                    let request = ephemeral::Request {
-                        is_patch: method == Method::PATCH,
-                        content_type: &content_type,
-                        body: &body,
-                        fields,
-                    };
-                    let updated = ephemeral::update(state, &key, request, dry_run)?;
-                    let mut response = ok_bytes(updated.pod);
-                    for text in updated.warnings {
-                        if let Ok(value) = warning_header(&text).parse() {
-                            response.headers_mut().append(hyper::header::WARNING, value);
-                        }
-                    }
-                    Ok(response)
+                    let writing = Writing::of(&method, &query)?;
+                    authorize(
+                        user,
+                        writing.verb,
+                        "pods",
+                        "ephemeralcontainers",
+                        &namespace,
+                        &name,
+                    )?;
+                    writing
+                        .apply(request, |req, dry_run| {
+                            ephemeral::update(state, &key, req, dry_run)
+                        })
+                        .await
                 }
                 (Method::GET, Subresource::Log) => {
                     authorize(user, "get", "pods", "log", &namespace, &name)?;
@@ -464,6 +416,68 @@ fn list(
     }
     body.put_slice(b"]}");
     Ok(ok_bytes(body.freeze()))
+}
+
+/// A PUT or a PATCH of a pod or of its ephemeral containers, with its
+/// verb and its options (`dryRun`, `fieldValidation`) read from the query.
+struct Writing {
+    verb: &'static str,
+    is_patch: bool,
+    dry_run: bool,
+    fields: super::field_validation::Directive,
+}
+
+impl Writing {
+    fn of(method: &Method, query: &Query) -> Result<Self, ApiError> {
+        let is_patch = method == Method::PATCH;
+        let (verb, options) = if is_patch {
+            ("patch", "PatchOptions")
+        } else {
+            ("update", "UpdateOptions")
+        };
+        Ok(Writing {
+            verb,
+            is_patch,
+            dry_run: query.dry_run(options)?,
+            fields: super::field_validation::Directive::of(query, options)?,
+        })
+    }
+
+    /// Reads the body, hands it to `update`, and answers the pod with
+    /// admission's warnings.
+    async fn apply(
+        self,
+        request: Request<Incoming>,
+        update: impl FnOnce(ephemeral::Request<'_>, bool) -> Result<ephemeral::Updated, ApiError>,
+    ) -> Result<Response<Body>, ApiError> {
+        let content_type = request
+            .headers()
+            .get(hyper::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_string();
+        let body = read_body(request).await?;
+        let updated = update(
+            ephemeral::Request {
+                is_patch: self.is_patch,
+                content_type: &content_type,
+                body: &body,
+                fields: self.fields,
+            },
+            self.dry_run,
+        )?;
+        Ok(with_warnings(ok_bytes(updated.pod), updated.warnings))
+    }
+}
+
+/// `Warning: 299` headers, one per warning.
+fn with_warnings(mut response: Response<Body>, warnings: Vec<String>) -> Response<Body> {
+    for text in warnings {
+        if let Ok(value) = warning_header(&text).parse() {
+            response.headers_mut().append(hyper::header::WARNING, value);
+        }
+    }
+    response
 }
 
 /// DELETE a pod: with a grace period it turns Terminating first, as a real

@@ -12,15 +12,9 @@ use k8s_openapi::api::core::v1::Pod;
 use serde_json::Value;
 
 use super::SimState;
-use super::ephemeral::{Request, apply_patch, check_identity};
+use super::ephemeral::{Request, Updated, apply_patch, check_identity};
 use super::status::{ApiError, FieldError};
 use super::store::{Key, Kind, StoreError};
-
-/// What an accepted update answers: the pod, and warnings.
-pub struct Updated {
-    pub pod: Bytes,
-    pub warnings: Vec<String>,
-}
 
 /// The spec fields an update may change, which upstream lists in its
 /// refusal.
