@@ -747,8 +747,16 @@ impl Connection {
         // Nothing said: the stream may have broken on a frame the
         // forwarder would not take (a wrong channel, a bad first frame):
         // its own error is the reason.
+        // The forwarder that broke has ended, but under load its end can
+        // take a moment to be seen: give it longer when nothing was
+        // answered (where a broken stream is likeliest) than after an
+        // answer (where the wait is every normal close's latency).
+        let join_wait = match answered {
+            0 => Duration::from_secs(2),
+            _ => Duration::from_millis(200),
+        };
         let broke = if said.is_none() {
-            match tokio::time::timeout(Duration::from_millis(200), forwarder.join()).await {
+            match tokio::time::timeout(join_wait, forwarder.join()).await {
                 Ok(Err(e)) => Some(e.to_string()),
                 _ => None,
             }
