@@ -70,6 +70,9 @@ pub enum Command {
     /// forwarding when the pod is replaced: to another ready pod of the same
     /// owner (or the same StatefulSet ordinal when it comes back).
     PortForward(PortForwardArgs),
+    /// List the debug containers of the pods in a namespace (or all), with
+    /// their state, age, whether one holds a shell, and who added it.
+    Debuggers(DebuggersArgs),
     /// Print a completion script: `podbay completions bash > ~/.local/share/bash-completion/completions/podbay`.
     Completions {
         /// bash, zsh, fish, elvish or powershell.
@@ -212,6 +215,82 @@ pub struct PortForwardArgs {
     /// be given twice.
     #[arg(long, value_delimiter = ',', default_value = "127.0.0.1")]
     pub address: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Ephemeral containers can never be removed from a pod: this finds the \
+ones left behind. STATE is Running, Waiting with its reason, or Terminated with its reason and exit \
+code; SHELL says whether it takes input (an interactive session); ADDED BY is the field manager \
+that added it (podbay's own is `podbay`, kubectl's `kubectl` or `kubectl-debug`).\n\n\
+Exit status: 0 listed (also when there are none); 77 the user may not list pods there; 65 the \
+server refused the listing otherwise; 74 the server could not be reached; 78 bad kubeconfig or context."
+)]
+pub struct DebuggersArgs {
+    #[command(subcommand)]
+    pub action: Option<DebuggersAction>,
+    #[arg(short, long, conflicts_with = "all_namespaces")]
+    pub namespace: Option<String>,
+    /// Every namespace.
+    #[arg(short = 'A', long)]
+    pub all_namespaces: bool,
+    /// Only the pods this label selector matches.
+    #[arg(short = 'l', long = "selector", value_name = "SELECTOR")]
+    pub selector: Option<String>,
+    /// Print the list as JSON: namespace, pod, name, image, target, state
+    /// (as the API gives it), summary, startedAt, shell, addedBy, byPodbay.
+    #[arg(long = "output", short = 'o', value_name = "FORMAT", value_parser = ["json"])]
+    pub output: Option<String>,
+    #[arg(long)]
+    pub context: Option<String>,
+    #[arg(long)]
+    pub kubeconfig: Option<PathBuf>,
+}
+
+impl DebuggersArgs {
+    pub fn json(&self) -> bool {
+        self.output.as_deref() == Some("json")
+    }
+}
+
+#[derive(Debug, Subcommand)]
+pub enum DebuggersAction {
+    /// Stop debug containers of a pod: their own process ends (SIGTERM,
+    /// then SIGKILL), never the target's; the pod and its containers run on.
+    Stop(StopDebuggersArgs),
+}
+
+#[derive(Debug, Args)]
+#[command(
+    after_help = "A debug container is stopped from inside: a command run in it finds the \
+container's own process (the oldest of its mount namespace; the target's processes, which it sees, \
+are in their own) and ends it. One with no target is the first process of a PID namespace of its \
+own, which takes no signal from inside: a shell is told `exit` through its input instead, and \
+anything else cannot be stopped (said, with what to do).\n\n\
+Exit status: 0 all stopped (or ended already); 66 no such pod or debug container; 69 one cannot \
+be stopped; 72 the stop failed in the container; 124 it did not report terminated in time; 77 \
+not allowed (exec into the pod); 74 unreachable; 78 bad kubeconfig or context."
+)]
+pub struct StopDebuggersArgs {
+    /// The pod.
+    #[arg(value_name = "POD")]
+    pub pod: String,
+    /// The debug containers to stop (repeat, or comma-separated).
+    #[arg(short = 'c', long = "container", value_name = "NAME", value_delimiter = ',',
+        required_unless_present_any = ["all", "idle"], conflicts_with_all = ["all", "idle"])]
+    pub containers: Vec<String>,
+    /// Every running debug container of the pod.
+    #[arg(long, conflicts_with = "idle")]
+    pub all: bool,
+    /// The running debug containers that started longer ago than this (30m, 2h).
+    #[arg(long, value_name = "DURATION", value_parser = parse_timeout)]
+    pub idle: Option<Duration>,
+    #[arg(short, long)]
+    pub namespace: Option<String>,
+    #[arg(long)]
+    pub context: Option<String>,
+    #[arg(long)]
+    pub kubeconfig: Option<PathBuf>,
 }
 
 fn parse_forward_target(s: &str) -> Result<crate::model::forward::ForwardTarget, String> {

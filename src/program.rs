@@ -136,6 +136,16 @@ async fn run(cli: Cli, paths: Paths) -> anyhow::Result<()> {
             };
             std::process::exit(code);
         }
+        Some(Command::Debuggers(args)) => {
+            let code = match crate::commands::debuggers::run(args).await {
+                Ok(code) => code,
+                Err(failure) => {
+                    crate::print::say(&failure.sentence);
+                    failure.code
+                }
+            };
+            std::process::exit(code);
+        }
         Some(Command::PortForward(args)) => {
             let code = match crate::commands::port_forward::run(args).await {
                 Ok(code) => code,

@@ -23,7 +23,12 @@ pub async fn launch(
         .patch_subresource(
             "ephemeralcontainers",
             pod,
-            &PatchParams::default(),
+            // Named, so `podbay debuggers` (and anyone reading the pod's
+            // managedFields) can tell podbay's debuggers from others.
+            &PatchParams {
+                field_manager: Some(crate::model::debuggers::PODBAY_MANAGER.into()),
+                ..PatchParams::default()
+            },
             &Patch::Strategic(spec.patch_body()),
         )
         .map_err(kube::Error::BuildRequest)?;

@@ -24,7 +24,13 @@ pub async fn create(
         .and_then(|pod| serde_json::to_vec(&pod))
         .map_err(kube::Error::SerdeError)?;
     let request = kube::core::Request::new(format!("/api/v1/namespaces/{namespace}/pods"))
-        .create(&PostParams::default(), body)
+        .create(
+            &PostParams {
+                field_manager: Some(crate::model::debuggers::PODBAY_MANAGER.into()),
+                ..PostParams::default()
+            },
+            body,
+        )
         .map_err(kube::Error::BuildRequest)?;
     let (pod, warnings) = super::warnings::send_warned(client, request).await?;
     Ok(Created { pod, warnings })

@@ -4,6 +4,7 @@
 pub(crate) mod cluster;
 pub mod debug;
 pub mod debug_pod;
+pub mod debuggers;
 pub mod describe;
 pub(crate) mod detail;
 pub mod feed;

@@ -109,6 +109,33 @@ impl Printable {
         Printable(text)
     }
 
+    /// Rows as aligned columns, three spaces apart, as kubectl prints a
+    /// table: each cell sanitized first, so the columns line up as shown.
+    pub fn table(rows: &[Vec<String>]) -> Printable {
+        let rows: Vec<Vec<String>> = rows
+            .iter()
+            .map(|row| row.iter().map(|cell| Printable::from(cell).0).collect())
+            .collect();
+        let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+        let widths: Vec<usize> = (0..columns)
+            .map(|i| {
+                rows.iter()
+                    .filter_map(|r| r.get(i))
+                    .map(|cell| cell.chars().count())
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        Printable::lines(rows.iter().map(|row| {
+            let cells: Vec<String> = row
+                .iter()
+                .zip(&widths)
+                .map(|(cell, w)| format!("{cell:<w$}"))
+                .collect();
+            Printable(cells.join("   ").trim_end().to_string())
+        }))
+    }
+
     /// `value` as pretty JSON whose strings hold nothing that acts on a
     /// terminal: serde_json escapes C0 controls, and C1 controls, bidi
     /// overrides and zero-width characters (raw UTF-8 there) become

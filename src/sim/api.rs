@@ -425,6 +425,8 @@ struct Writing {
     is_patch: bool,
     dry_run: bool,
     fields: super::field_validation::Directive,
+    /// `fieldManager`, if the request names one.
+    manager: Option<String>,
 }
 
 impl Writing {
@@ -440,6 +442,10 @@ impl Writing {
             is_patch,
             dry_run: query.dry_run(options)?,
             fields: super::field_validation::Directive::of(query, options)?,
+            manager: query
+                .get("fieldManager")
+                .filter(|m| !m.is_empty())
+                .map(String::from),
         })
     }
 
@@ -450,12 +456,25 @@ impl Writing {
         request: Request<Incoming>,
         update: impl FnOnce(ephemeral::Request<'_>, bool) -> Result<ephemeral::Updated, ApiError>,
     ) -> Result<Response<Body>, ApiError> {
-        let content_type = request
-            .headers()
-            .get(hyper::header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or_default()
-            .to_string();
+        let header = |name| {
+            request
+                .headers()
+                .get(name)
+                .and_then(|v: &hyper::header::HeaderValue| v.to_str().ok())
+                .unwrap_or_default()
+                .to_string()
+        };
+        let content_type = header(hyper::header::CONTENT_TYPE);
+        let manager = match &self.manager {
+            Some(manager) => manager.clone(),
+            None => header(hyper::header::USER_AGENT)
+                .split('/')
+                .next()
+                .unwrap_or_default()
+                .chars()
+                .take(128)
+                .collect(),
+        };
         let body = read_body(request).await?;
         let updated = update(
             ephemeral::Request {
@@ -463,6 +482,7 @@ impl Writing {
                 content_type: &content_type,
                 body: &body,
                 fields: self.fields,
+                manager: &manager,
             },
             self.dry_run,
         )?;

@@ -80,6 +80,9 @@ pub struct Request<'a> {
     pub content_type: &'a str,
     pub body: &'a [u8],
     pub fields: super::field_validation::Directive,
+    /// Who writes: the request's `fieldManager`, else its user agent's
+    /// first word, as the apiserver names managers.
+    pub manager: &'a str,
 }
 
 /// The pod after the update, the containers it adds, and admission's
@@ -154,8 +157,55 @@ fn next_pod(
         warnings.extend(policy.warning(&typed));
         let generation = new.pointer("/metadata/generation").and_then(Value::as_i64);
         new["metadata"]["generation"] = json!(generation.unwrap_or(1) + 1);
+        record_manager(&mut new, request.manager, &added);
     }
     Ok((new, added, warnings))
+}
+
+/// Notes in the pod's `managedFields` that `manager` set the added
+/// containers (their keys in `spec.ephemeralContainers` and their fields),
+/// in its one entry for this subresource, as server-side field tracking
+/// records an update.
+fn record_manager(pod: &mut Value, manager: &str, added: &[Value]) {
+    let meta = &mut pod["metadata"];
+    if !meta["managedFields"].is_array() {
+        meta["managedFields"] = json!([]);
+    }
+    let Some(entries) = meta["managedFields"].as_array_mut() else {
+        return;
+    };
+    let at = entries.iter().position(|e| {
+        e["manager"] == manager
+            && e["operation"] == "Update"
+            && e["subresource"] == "ephemeralcontainers"
+    });
+    let at = at.unwrap_or_else(|| {
+        entries.push(
+            json!({"manager": manager, "operation": "Update", "apiVersion": "v1",
+            "fieldsType": "FieldsV1", "fieldsV1": {}, "subresource": "ephemeralcontainers"}),
+        );
+        entries.len() - 1
+    });
+    let entry = &mut entries[at];
+    entry["time"] = json!(
+        jiff::Timestamp::now()
+            .round(jiff::Unit::Second)
+            .map(|t| t.to_string())
+            .unwrap_or_default()
+    );
+    let owned = &mut entry["fieldsV1"]["f:spec"]["f:ephemeralContainers"];
+    if !owned.is_object() {
+        *owned = json!({});
+    }
+    for container in added {
+        let mut fields = serde_json::Map::new();
+        fields.insert(".".into(), json!({}));
+        for key in container.as_object().into_iter().flat_map(|c| c.keys()) {
+            fields.insert(format!("f:{key}"), json!({}));
+        }
+        let key = format!("k:{}", json!({"name": container["name"]}));
+        owned[key] = Value::Object(fields);
+    }
 }
 
 pub(super) fn apply_patch(

@@ -504,7 +504,7 @@ async fn reuse_attaches_to_the_running_one_and_list_shows_them() {
         lines[1].starts_with(&name)
             && lines[1].contains("Running")
             && lines[1].contains("busybox:1.36")
-            && lines[1].trim_end().ends_with("redis"),
+            && lines[1].contains(" redis "),
         "{table}"
     );
     let json: serde_json::Value = serde_json::from_str(&stdout(

@@ -14,6 +14,7 @@ mod support;
 mod cli_cp;
 mod cli_debug;
 mod cli_debug_pod;
+mod cli_debuggers;
 mod cli_fleet;
 mod cli_forward;
 mod cluster_feed;

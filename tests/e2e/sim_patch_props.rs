@@ -108,6 +108,7 @@ fn check(content_type: &str, body: &[u8]) -> Result<(), TestCaseError> {
             content_type,
             body,
             fields: Default::default(),
+            manager: "test",
         },
         false,
     )
@@ -174,7 +175,7 @@ proptest! {
     ) {
         let (state, key, _) = state();
         let parsed = serde_json::from_slice::<Value>(&body);
-        match ephemeral::update(&state, &key, ephemeral::Request { is_patch: true, content_type, body: &body, fields: Default::default() }, false) {
+        match ephemeral::update(&state, &key, ephemeral::Request { is_patch: true, content_type, body: &body, fields: Default::default(), manager: "test" }, false) {
             Err(error) => {
                 check_error(&error)?;
                 if parsed.is_err() {
@@ -216,7 +217,7 @@ proptest! {
             let mut body = valid_body(smp, &pod);
             body["spec"]["ephemeralContainers"][0]["name"] = json!(format!("dbg{i}"));
             mutate(&mut body, mutations);
-            if let Err(error) = ephemeral::update(&state, &key, ephemeral::Request { is_patch: true, content_type: smp, body: body.to_string().as_bytes(), fields: Default::default() }, false) {
+            if let Err(error) = ephemeral::update(&state, &key, ephemeral::Request { is_patch: true, content_type: smp, body: body.to_string().as_bytes(), fields: Default::default(), manager: "test" }, false) {
                 check_error(&error)?;
             }
         }
@@ -245,6 +246,7 @@ fn a_valid_patch_of_each_type_is_accepted() {
             content_type,
             body: body.as_bytes(),
             fields: Default::default(),
+            manager: "test",
         };
         let result = ephemeral::update(&state, &key, request, false);
         let json = result

@@ -641,68 +641,21 @@ pub(super) async fn get_pod(
     }
 }
 
-/// `--list`: the pod's debug containers with their state, image and target.
+/// `--list`: the pod's debug containers, as `podbay debuggers` lists them.
 fn list(pod: &Pod, job: &Job<'_>) -> Result<i32, Failure> {
-    let args = job.args;
-    let detail = crate::model::PodDetail::from_pod(pod);
-    let debug: Vec<_> = detail
-        .containers
-        .iter()
-        .filter(|c| c.kind == crate::model::ContainerKind::Ephemeral)
-        .collect();
-    if args.json() {
-        let statuses = pod
-            .status
-            .as_ref()
-            .and_then(|s| s.ephemeral_container_statuses.clone())
-            .unwrap_or_default();
-        let items: Vec<_> = debug
-            .iter()
-            .map(|c| {
-                json!({
-                    "name": c.name,
-                    "image": c.image,
-                    "target": c.target,
-                    "state": statuses.iter().find(|s| s.name == c.name).and_then(|s| s.state.clone()),
-                })
-            })
-            .collect();
-        crate::print::stdout(&Printable::json(&serde_json::Value::Array(items)));
+    let found = crate::model::debuggers::of_pod(pod);
+    if job.args.json() {
+        let document = crate::model::debuggers::json(&found, &[pod]);
+        crate::print::stdout(&Printable::json(&document));
         return Ok(0);
     }
-    // Cells as they will show (escaped), so the columns line up.
-    let rows: Vec<[String; 4]> = debug
-        .iter()
-        .map(|c| {
-            [
-                c.name.clone(),
-                c.state.summary(),
-                c.image.clone(),
-                c.target.clone().unwrap_or_else(|| "-".into()),
-            ]
-            .map(|cell| Printable::from(cell).into_string())
-        })
-        .collect();
-    let header = ["NAME", "STATE", "IMAGE", "TARGET"].map(String::from);
-    let widths: Vec<usize> = (0..4)
-        .map(|i| {
-            std::iter::once(&header)
-                .chain(&rows)
-                .map(|r| r[i].chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let lines = std::iter::once(&header).chain(&rows).map(|row| {
-        let line: Vec<String> = row
-            .iter()
-            .zip(&widths)
-            .map(|(cell, w)| format!("{cell:<w$}"))
-            .collect();
-        Printable::from(line.join("   ").trim_end())
-    });
-    crate::print::stdout(&Printable::lines(lines));
-    if rows.is_empty() {
+    let rows = crate::model::debuggers::table(
+        &found,
+        jiff::Timestamp::now(),
+        crate::model::debuggers::Scope::OnePod,
+    );
+    crate::print::stdout(&Printable::table(&rows));
+    if found.is_empty() {
         crate::print::say(&format!("pod {} has no debug containers.", job.pod).into());
     }
     Ok(0)

@@ -67,7 +67,7 @@ fuzz_target!(|data: &[u8]| {
     let _inside = runtime.enter();
     let is_patch = selector & 0x80 == 0;
     let content_type = CONTENT_TYPES[usize::from(selector & 0x7f) % CONTENT_TYPES.len()];
-    match ephemeral::update(&state, &key, ephemeral::Request { is_patch, content_type, body, fields: Default::default() }, false) {
+    match ephemeral::update(&state, &key, ephemeral::Request { is_patch, content_type, body, fields: Default::default(), manager: "test" }, false) {
         Ok(json) => {
             let pod: Pod = serde_json::from_slice(&json).expect("an accepted update is a pod");
             let _ = podbay::model::PodDetail::from_pod(&pod);

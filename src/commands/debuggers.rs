@@ -1,0 +1,140 @@
+//! `podbay debuggers`: every debug container of the pods in a namespace,
+//! or in all, with its state, age, whether it holds a shell and who added
+//! it (one listing with `podbay debug POD --list`).
+
+use k8s_openapi::api::core::v1::Pod;
+use kube::api::{Api, ListParams};
+
+use super::debug::{Failure, exit, fail};
+use crate::cli::{DebuggersAction, DebuggersArgs, StopDebuggersArgs};
+use crate::cluster::client::Target;
+use crate::model::debuggers;
+use crate::model::text::Printable;
+
+/// Lists (exit 0), or stops; a request the server refuses is its sentence.
+pub async fn run(args: DebuggersArgs) -> Result<i32, Failure> {
+    if let Some(DebuggersAction::Stop(mut stop)) = args.action {
+        // `podbay debuggers -n NS --context C stop …` means the same as
+        // giving them after `stop`.
+        stop.kubeconfig = stop.kubeconfig.or(args.kubeconfig);
+        stop.context = stop.context.or(args.context);
+        stop.namespace = stop.namespace.or(args.namespace);
+        return run_stop(stop).await;
+    }
+    let target = Target {
+        kubeconfig: args.kubeconfig.clone(),
+        context: args.context.clone(),
+        ..Target::default()
+    };
+    let connection = target
+        .connect()
+        .await
+        .map_err(|e| fail(exit::CONFIG, e.to_string()))?;
+    let namespace =
+        (!args.all_namespaces).then(|| args.namespace.clone().unwrap_or(connection.namespace));
+    let api: Api<Pod> = match &namespace {
+        Some(ns) => Api::namespaced(connection.client.clone(), ns),
+        None => Api::all(connection.client.clone()),
+    };
+    let mut params = ListParams::default();
+    if let Some(selector) = &args.selector {
+        params = params.labels(selector);
+    }
+    let pods = crate::cluster::objects::list(&api, &params)
+        .await
+        .map_err(|e| super::debug::classify(&e))?;
+    let found = debuggers::of_pods(&pods);
+    if args.json() {
+        let pods: Vec<&Pod> = pods.iter().collect();
+        crate::print::stdout(&Printable::json(&debuggers::json(&found, &pods)));
+        return Ok(0);
+    }
+    if found.is_empty() {
+        let place = match &namespace {
+            Some(ns) => format!("namespace {ns}"),
+            None => "any namespace".to_string(),
+        };
+        crate::print::say(&format!("No debug containers in {place}.").into());
+        return Ok(0);
+    }
+    let scope = match namespace {
+        Some(_) => debuggers::Scope::OneNamespace,
+        None => debuggers::Scope::AllNamespaces,
+    };
+    let rows = debuggers::table(&found, jiff::Timestamp::now(), scope);
+    crate::print::stdout(&Printable::table(&rows));
+    Ok(0)
+}
+
+/// `podbay debuggers stop`: each chosen debugger ended, one line each;
+/// the first failure's code, after trying them all.
+async fn run_stop(args: StopDebuggersArgs) -> Result<i32, Failure> {
+    use crate::engine::debuggers::{Stopped, stop};
+    let target = Target {
+        kubeconfig: args.kubeconfig.clone(),
+        context: args.context.clone(),
+        ..Target::default()
+    };
+    let connection = target
+        .connect()
+        .await
+        .map_err(|e| fail(exit::CONFIG, e.to_string()))?;
+    let namespace = args.namespace.clone().unwrap_or(connection.namespace);
+    let client = connection.client;
+    let names: Vec<String> = if args.containers.is_empty() {
+        let pods: Api<Pod> = Api::namespaced(client.clone(), &namespace);
+        let pod = crate::cluster::objects::get(&pods, &args.pod)
+            .await
+            .map_err(|e| super::debug::classify(&e))?;
+        let now = jiff::Timestamp::now();
+        let chosen: Vec<String> = debuggers::of_pod(&pod)
+            .into_iter()
+            .filter(|d| d.state.is_running())
+            .filter(|d| match args.idle {
+                Some(idle) => d
+                    .started
+                    .is_some_and(|t| now.duration_since(t).unsigned_abs() >= idle),
+                None => true,
+            })
+            .map(|d| d.name)
+            .collect();
+        if chosen.is_empty() {
+            let which = if args.idle.is_some() { "idle " } else { "" };
+            crate::print::say(
+                &format!(
+                    "Pod {namespace}/{} has no {which}running debug containers.",
+                    args.pod
+                )
+                .into(),
+            );
+            return Ok(0);
+        }
+        chosen
+    } else {
+        args.containers.clone()
+    };
+    let mut first_failure: Option<Failure> = None;
+    for name in names {
+        let at = format!("{name} in pod {namespace}/{}", args.pod);
+        match stop(&client, &namespace, &args.pod, &name).await {
+            Ok(Stopped::Signalled { pid, signal }) => crate::print::say(
+                &format!("stopped debug container {at}: its process {pid} ended with {signal}.")
+                    .into(),
+            ),
+            Ok(Stopped::Exited) => crate::print::say(
+                &format!("stopped debug container {at}: its shell was told to exit.").into(),
+            ),
+            Ok(Stopped::AlreadyEnded) => {
+                crate::print::say(&format!("debug container {at} had ended already.").into())
+            }
+            Err(failure) => {
+                crate::print::say(&failure.sentence);
+                first_failure.get_or_insert(failure);
+            }
+        }
+    }
+    match first_failure {
+        Some(failure) => Ok(failure.code),
+        None => Ok(0),
+    }
+}
