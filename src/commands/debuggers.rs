@@ -5,9 +5,8 @@
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, ListParams};
 
-use super::debug::{Failure, exit, fail};
+use super::debug::Failure;
 use crate::cli::{DebuggersAction, DebuggersArgs, StopDebuggersArgs};
-use crate::cluster::client::Target;
 use crate::model::debuggers;
 use crate::model::text::Printable;
 
@@ -21,15 +20,7 @@ pub async fn run(args: DebuggersArgs) -> Result<i32, Failure> {
         stop.namespace = stop.namespace.or(args.namespace);
         return run_stop(stop).await;
     }
-    let target = Target {
-        kubeconfig: args.kubeconfig.clone(),
-        context: args.context.clone(),
-        ..Target::default()
-    };
-    let connection = target
-        .connect()
-        .await
-        .map_err(|e| fail(exit::CONFIG, e.to_string()))?;
+    let connection = super::connect(args.kubeconfig.as_deref(), args.context.as_deref()).await?;
     let namespace =
         (!args.all_namespaces).then(|| args.namespace.clone().unwrap_or(connection.namespace));
     let api: Api<Pod> = match &namespace {
@@ -70,15 +61,7 @@ pub async fn run(args: DebuggersArgs) -> Result<i32, Failure> {
 /// the first failure's code, after trying them all.
 async fn run_stop(args: StopDebuggersArgs) -> Result<i32, Failure> {
     use crate::engine::debuggers::{Stopped, stop};
-    let target = Target {
-        kubeconfig: args.kubeconfig.clone(),
-        context: args.context.clone(),
-        ..Target::default()
-    };
-    let connection = target
-        .connect()
-        .await
-        .map_err(|e| fail(exit::CONFIG, e.to_string()))?;
+    let connection = super::connect(args.kubeconfig.as_deref(), args.context.as_deref()).await?;
     let namespace = args.namespace.clone().unwrap_or(connection.namespace);
     let client = connection.client;
     let names: Vec<String> = if args.containers.is_empty() {

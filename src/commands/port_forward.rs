@@ -5,24 +5,15 @@ use std::sync::Arc;
 
 use tokio::sync::mpsc;
 
-use super::debug::{Failure, exit, fail};
+use super::debug::{Failure, fail};
 use crate::cli::PortForwardArgs;
-use crate::cluster::client::Target;
 use crate::cluster::forward::{self, ForwardEvent, ForwardRequest, ForwardStats};
 use crate::model::forward::listen_addresses;
 
 /// Forwards until ctrl-c (`Ok(0)`) or the forward ends (`Err`).
 pub async fn run(args: PortForwardArgs) -> Result<i32, Failure> {
     let addresses = listen_addresses(&args.address).map_err(|e| fail(2, e))?;
-    let target = Target {
-        kubeconfig: args.kubeconfig.clone(),
-        context: args.context.clone(),
-        ..Target::default()
-    };
-    let connection = target
-        .connect()
-        .await
-        .map_err(|e| fail(exit::CONFIG, e.to_string()))?;
+    let connection = super::connect(args.kubeconfig.as_deref(), args.context.as_deref()).await?;
     let request = ForwardRequest {
         namespace: args.namespace.unwrap_or(connection.namespace),
         target: args.target,

@@ -13,7 +13,6 @@ use tokio::io::AsyncReadExt;
 use tokio::sync::mpsc;
 
 use crate::cli::{DebugArgs, DebugTarget};
-use crate::cluster::client::Target;
 use crate::cluster::debug::{self, LaunchProblem, Startup};
 use crate::cluster::errors;
 use crate::cluster::replay::{ContainerRef, replay};
@@ -143,15 +142,7 @@ async fn run_one(args: DebugArgs, defaults: &Defaults) -> Result<i32, Failure> {
 pub(super) async fn connect(
     args: &DebugArgs,
 ) -> Result<crate::cluster::client::Connection, Failure> {
-    let target = Target {
-        kubeconfig: args.kubeconfig.clone(),
-        context: args.context.clone(),
-        ..Target::default()
-    };
-    target
-        .connect()
-        .await
-        .map_err(|e| fail(exit::CONFIG, e.to_string()))
+    super::connect(args.kubeconfig.as_deref(), args.context.as_deref()).await
 }
 
 /// `--image`, else the config's first (said once).
