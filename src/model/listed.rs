@@ -87,6 +87,7 @@ struct LeanStatus {
     conditions: Option<Vec<LeanCondition>>,
     init_container_statuses: Option<Vec<LeanContainerStatus>>,
     container_statuses: Option<Vec<LeanContainerStatus>>,
+    ephemeral_container_statuses: Option<Vec<LeanContainerStatus>>,
 }
 
 #[derive(Deserialize)]
@@ -155,6 +156,7 @@ impl LeanStatus {
             }),
             init_container_statuses: statuses(self.init_container_statuses),
             container_statuses: statuses(self.container_statuses),
+            ephemeral_container_statuses: statuses(self.ephemeral_container_statuses),
             ..PodStatus::default()
         }
     }
@@ -273,7 +275,8 @@ mod tests {
                      "ports": [{"containerPort": 80}]},
                     {"name": "side", "image": "side:2"}
                 ],
-                "ephemeralContainers": [{"name": "debugger", "image": "busybox"}],
+                "ephemeralContainers": [{"name": "debugger", "image": "busybox"},
+                                        {"name": "old", "image": "busybox"}],
                 "tolerations": [{"key": "k", "operator": "Exists"}]
             },
             "status": {
@@ -292,6 +295,12 @@ mod tests {
                      "lastState": {"terminated": {"exitCode": 1, "finishedAt": "2026-11-27T01:04:00Z"}}},
                     {"name": "side", "image": "side:2", "imageID": "", "ready": false,
                      "restartCount": 0, "state": {"waiting": {"reason": "CrashLoopBackOff"}}}
+                ],
+                "ephemeralContainerStatuses": [
+                    {"name": "debugger", "image": "busybox", "imageID": "", "ready": false,
+                     "restartCount": 0, "state": {"running": {}}},
+                    {"name": "old", "image": "busybox", "imageID": "", "ready": false,
+                     "restartCount": 0, "state": {"terminated": {"exitCode": 0}}}
                 ]
             }
         })
@@ -310,8 +319,8 @@ mod tests {
             ("CrashLoopBackOff", 2, 3, 4)
         );
         assert_eq!(
-            (&*row.node, &*row.ip, row.ephemeral),
-            ("node-2", "10.0.0.7", 1)
+            (&*row.node, &*row.ip, row.ephemeral, row.debuggers_running),
+            ("node-2", "10.0.0.7", 2, 1)
         );
         assert_eq!(&*row.labels, "app=web tier=front");
         // What the watch keeps: the version it resumes from.

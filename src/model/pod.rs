@@ -75,6 +75,9 @@ pub struct PodRow {
     pub labels: Arc<str>,
     /// How many ephemeral (debug) containers the pod has.
     pub ephemeral: u16,
+    /// How many of them run now (each holds memory against the pod's
+    /// limits, perhaps a shell).
+    pub debuggers_running: u16,
     pub health: Health,
 }
 
@@ -96,6 +99,7 @@ impl PodRow {
             ip: "".into(),
             labels: "".into(),
             ephemeral: 0,
+            debuggers_running: 0,
             health: Health::Good,
         }
     }
@@ -158,6 +162,17 @@ impl PodRow {
                 .as_ref()
                 .and_then(|s| s.ephemeral_containers.as_ref())
                 .map_or(0, |e| e.len().min(u16::MAX as usize) as u16),
+            debuggers_running: pod
+                .status
+                .as_ref()
+                .and_then(|s| s.ephemeral_container_statuses.as_ref())
+                .map_or(0, |statuses| {
+                    let running = statuses
+                        .iter()
+                        .filter(|s| s.state.as_ref().is_some_and(|st| st.running.is_some()))
+                        .count();
+                    running.min(u16::MAX as usize) as u16
+                }),
             health,
         }
     }

@@ -53,6 +53,7 @@ fn demo_app() -> App {
     crash.ready = 0;
     let mut debugged = row("shop", "redis-0", "Running");
     debugged.ephemeral = 2;
+    debugged.debuggers_running = 1;
     a.update(listed(vec![
         row("shop", "storefront-7d9c8b6f4-x2k9p", "Running"),
         row("shop", "cart-5f6d7c9b8-h2j4k", "Running"),
