@@ -289,8 +289,77 @@ pub fn demo(now: Timestamp) -> Vec<Value> {
     push(windows);
     for pod in &mut pods {
         run_api_as_nonroot(pod);
+        if pod["metadata"]["name"] == "hello-6c8f9d7b5-k3l9m" {
+            leave_old_debuggers(pod, now);
+        }
     }
     pods
+}
+
+/// Debug containers past SREs left in `hello` (they can never be removed):
+/// one kubectl added two days ago, which was killed, one whose shell ended,
+/// one podbay added; all ended. What `podbay debuggers` finds.
+fn leave_old_debuggers(pod: &mut Value, now: Timestamp) {
+    let ago = |h: i64| (now - SignedDuration::from_hours(h)).to_string();
+    let debuggers = [
+        (
+            "debugger-7kq2x",
+            "busybox:1.36",
+            Some("hello"),
+            50,
+            49,
+            137,
+            "Error",
+            "kubectl-debug",
+        ),
+        (
+            "debugger-w4m9z",
+            "nicolaka/netshoot:v0.13",
+            Some("hello"),
+            30,
+            29,
+            0,
+            "Completed",
+            "kubectl-debug",
+        ),
+        (
+            "debugger-p2n6v",
+            "busybox:1.36",
+            Some("hello"),
+            6,
+            5,
+            0,
+            "Completed",
+            "podbay",
+        ),
+    ];
+    let mut specs = Vec::new();
+    let mut statuses = Vec::new();
+    let mut managed = Vec::new();
+    for (name, image, target, started, finished, code, reason, manager) in debuggers {
+        let mut spec = json!({"name": name, "image": image, "stdin": true, "tty": true,
+            "imagePullPolicy": "IfNotPresent", "terminationMessagePath": "/dev/termination-log",
+            "terminationMessagePolicy": "File"});
+        if let Some(target) = target {
+            spec["targetContainerName"] = json!(target);
+        }
+        specs.push(spec);
+        statuses.push(
+            json!({"name": name, "image": image, "imageID": "", "ready": false,
+            "restartCount": 0, "state": {"terminated": {"exitCode": code, "reason": reason,
+                "startedAt": ago(started), "finishedAt": ago(finished),
+                "containerID": format!("containerd://{:0>64}", name.len() * 7919)}}}),
+        );
+        managed.push(
+            json!({"manager": manager, "operation": "Update", "apiVersion": "v1",
+            "time": ago(started), "fieldsType": "FieldsV1", "subresource": "ephemeralcontainers",
+            "fieldsV1": {"f:spec": {"f:ephemeralContainers": {
+                format!("k:{}", json!({"name": name})): {".": {}, "f:image": {}, "f:name": {}}}}}}),
+        );
+    }
+    pod["spec"]["ephemeralContainers"] = json!(specs);
+    pod["status"]["ephemeralContainerStatuses"] = json!(statuses);
+    pod["metadata"]["managedFields"] = json!(managed);
 }
 
 /// payments-api's distroless `api` runs as distroless's `nonroot` user

@@ -74,7 +74,7 @@ async fn every_debugger_is_listed_with_its_state_and_who_added_it() {
     let listed = support::eventually(20, "both debuggers listed, kubectl's running", || {
         let f = &f;
         async move {
-            let out = debuggers(f, &["-A", "-o", "json"]).await;
+            let out = debuggers(f, &["-n", "shop", "-o", "json"]).await;
             let list: serde_json::Value = serde_json::from_slice(&out.stdout).ok()?;
             let items = list.as_array()?.clone();
             let running = items
@@ -101,11 +101,20 @@ async fn every_debugger_is_listed_with_its_state_and_who_added_it() {
     assert_eq!(theirs["shell"], true);
     assert!(theirs["state"]["running"]["startedAt"].is_string());
 
-    // The table, across namespaces: NAMESPACE first.
+    // The table, across namespaces: NAMESPACE first; the demo's hello
+    // carries three old ones.
     let table = debuggers(&f, &["-A"]).await;
     let out = text(&table.stdout);
     let lines: Vec<&str> = out.lines().collect();
-    assert!(lines[0].starts_with("NAMESPACE   POD       NAME"), "{out}");
+    assert!(lines[0].starts_with("NAMESPACE   POD "), "{out}");
+    assert_eq!(
+        lines
+            .iter()
+            .filter(|l| l.contains("hello-6c8f9d7b5-k3l9m"))
+            .count(),
+        3,
+        "{out}"
+    );
     assert!(lines[0].ends_with("SHELL   ADDED BY"), "{out}");
     let kubectl_row = lines.iter().find(|l| l.contains("left-behind")).unwrap();
     assert!(
