@@ -6,6 +6,8 @@
 
 use serde_json::{Map, Value, json};
 
+use super::pod_json::str_field;
+
 /// Defaults a new pod, every kind of container in it, and its volumes.
 pub fn default_pod(pod: &mut Value) {
     let Some(spec) = pod.get_mut("spec").and_then(Value::as_object_mut) else {
@@ -272,13 +274,6 @@ fn each_mut<'a>(
         .and_then(Value::as_array_mut)
         .into_iter()
         .flatten()
-}
-
-fn str_field<'a>(fields: &'a Map<String, Value>, field: &str) -> &'a str {
-    fields
-        .get(field)
-        .and_then(Value::as_str)
-        .unwrap_or_default()
 }
 
 #[cfg(test)]

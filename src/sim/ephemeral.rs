@@ -36,42 +36,54 @@ pub fn update(
     let policy = pod_security_policy(state, &key.namespace);
     let submitted: Value = serde_json::from_slice(request.body)
         .map_err(|e| ApiError::bad_request(format!("error decoding request body: {e}")))?;
-    let step = |old: Value| next_pod(key, &request, &submitted, &policy, old);
+    let step = |old: Value| {
+        let (pod, added, warnings) = next_pod(key, &request, &submitted, &policy, old)?;
+        Ok((pod, (added, warnings)))
+    };
+    let (pod, (added, warnings)) = write_pod(state, key, dry_run, step)?;
+    if !dry_run {
+        for container in added {
+            state
+                .kubelet
+                .ephemeral_container_added(key.clone(), container);
+        }
+    }
+    Ok(Updated { pod, warnings })
+}
+
+/// The pod after `step`, stored, as the store answers it; in a dry run
+/// the pod as `step` would leave it, with nothing stored. What the step
+/// says beside the pod comes back with it.
+pub(super) fn write_pod<T: Default>(
+    state: &Arc<SimState>,
+    key: &Key,
+    dry_run: bool,
+    step: impl Fn(Value) -> Result<(Value, T), ApiError>,
+) -> Result<(Bytes, T), ApiError> {
     if dry_run {
         let current = state
             .store
             .get(Kind::Pod, key)
             .ok_or_else(|| ApiError::not_found("pods", &key.name))?;
-        let (pod, _, warnings) = step(current.value())?;
-        return Ok(Updated {
-            pod: Bytes::from(serde_json::to_vec(&pod).unwrap_or_default()),
-            warnings,
-        });
+        let (pod, said) = step(current.value())?;
+        return Ok((
+            Bytes::from(serde_json::to_vec(&pod).unwrap_or_default()),
+            said,
+        ));
     }
-    let mut added = Vec::new();
-    let mut warnings = Vec::new();
+    let mut said = T::default();
     let result = state.store.update(Kind::Pod, key, None, |old| {
-        let (pod, new_containers, said) = step(old)?;
-        added = new_containers;
-        warnings = said;
+        let (pod, told) = step(old)?;
+        said = told;
         Ok(pod)
     });
-    let entry = match result {
-        Ok(Ok(entry)) => entry,
-        Ok(Err(error)) => return Err(error),
-        Err(StoreError::NotFound) => return Err(ApiError::not_found("pods", &key.name)),
-        Err(StoreError::Conflict) => return Err(ApiError::conflict("pods", &key.name)),
-        Err(other) => return Err(ApiError::internal(other.to_string())),
-    };
-    for container in added {
-        state
-            .kubelet
-            .ephemeral_container_added(key.clone(), container);
+    match result {
+        Ok(Ok(entry)) => Ok((entry.json.clone(), said)),
+        Ok(Err(error)) => Err(error),
+        Err(StoreError::NotFound) => Err(ApiError::not_found("pods", &key.name)),
+        Err(StoreError::Conflict) => Err(ApiError::conflict("pods", &key.name)),
+        Err(other) => Err(ApiError::internal(other.to_string())),
     }
-    Ok(Updated {
-        pod: entry.json.clone(),
-        warnings,
-    })
 }
 
 /// A PUT's or a PATCH's body, as it came.

@@ -291,6 +291,14 @@ pub fn uuid_like() -> String {
     )
 }
 
+/// A string field of a JSON object; `""` when absent or not a string.
+pub(super) fn str_field<'a>(fields: &'a serde_json::Map<String, Value>, field: &str) -> &'a str {
+    fields
+        .get(field)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

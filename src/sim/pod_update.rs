@@ -7,14 +7,13 @@
 
 use std::sync::Arc;
 
-use bytes::Bytes;
 use k8s_openapi::api::core::v1::Pod;
 use serde_json::Value;
 
 use super::SimState;
-use super::ephemeral::{Request, Updated, apply_patch, check_identity};
+use super::ephemeral::{Request, Updated, apply_patch, check_identity, write_pod};
 use super::status::{ApiError, FieldError};
-use super::store::{Key, Kind, StoreError};
+use super::store::Key;
 
 /// The spec fields an update may change, which upstream lists in its
 /// refusal.
@@ -29,33 +28,8 @@ pub fn update(
     let submitted: Value = serde_json::from_slice(request.body)
         .map_err(|e| ApiError::bad_request(format!("error decoding request body: {e}")))?;
     let step = |old: Value| next_pod(key, &request, &submitted, old);
-    if dry_run {
-        let current = state
-            .store
-            .get(Kind::Pod, key)
-            .ok_or_else(|| ApiError::not_found("pods", &key.name))?;
-        let (pod, warnings) = step(current.value())?;
-        return Ok(Updated {
-            pod: Bytes::from(serde_json::to_vec(&pod).unwrap_or_default()),
-            warnings,
-        });
-    }
-    let mut warnings = Vec::new();
-    let result = state.store.update(Kind::Pod, key, None, |old| {
-        let (pod, said) = step(old)?;
-        warnings = said;
-        Ok(pod)
-    });
-    match result {
-        Ok(Ok(entry)) => Ok(Updated {
-            pod: entry.json.clone(),
-            warnings,
-        }),
-        Ok(Err(error)) => Err(error),
-        Err(StoreError::NotFound) => Err(ApiError::not_found("pods", &key.name)),
-        Err(StoreError::Conflict) => Err(ApiError::conflict("pods", &key.name)),
-        Err(other) => Err(ApiError::internal(other.to_string())),
-    }
+    let (pod, warnings) = write_pod(state, key, dry_run, step)?;
+    Ok(Updated { pod, warnings })
 }
 
 fn next_pod(

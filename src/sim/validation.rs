@@ -5,6 +5,7 @@
 
 use serde_json::{Map, Value};
 
+use super::pod_json::str_field;
 use super::status::FieldError;
 
 /// Container fields outside the apiserver's allow-list for ephemeral
@@ -403,13 +404,6 @@ fn containers<'a>(pod: &'a Value, field: &str) -> &'a [Value] {
         .and_then(|s| s.get(field))
         .and_then(Value::as_array)
         .map(Vec::as_slice)
-        .unwrap_or_default()
-}
-
-fn str_field<'a>(fields: &'a Map<String, Value>, field: &str) -> &'a str {
-    fields
-        .get(field)
-        .and_then(Value::as_str)
         .unwrap_or_default()
 }
 
