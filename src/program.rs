@@ -127,34 +127,12 @@ async fn run(cli: Cli, paths: Paths) -> anyhow::Result<()> {
         }
         Some(Command::Cp(args)) => {
             let defaults = debug_defaults(args.image.is_some() && args.profile.is_some(), &paths);
-            let code = match crate::commands::cp::run(*args, &defaults).await {
-                Ok(()) => 0,
-                Err(failure) => {
-                    crate::print::say(&failure.sentence);
-                    failure.code
-                }
-            };
-            std::process::exit(code);
+            let done = crate::commands::cp::run(*args, &defaults).await;
+            exit_with(done.map(|()| 0))
         }
-        Some(Command::Debuggers(args)) => {
-            let code = match crate::commands::debuggers::run(args).await {
-                Ok(code) => code,
-                Err(failure) => {
-                    crate::print::say(&failure.sentence);
-                    failure.code
-                }
-            };
-            std::process::exit(code);
-        }
+        Some(Command::Debuggers(args)) => exit_with(crate::commands::debuggers::run(args).await),
         Some(Command::PortForward(args)) => {
-            let code = match crate::commands::port_forward::run(args).await {
-                Ok(code) => code,
-                Err(failure) => {
-                    crate::print::say(&failure.sentence);
-                    failure.code
-                }
-            };
-            std::process::exit(code);
+            exit_with(crate::commands::port_forward::run(args).await)
         }
         None => {
             let target = Target {
@@ -165,6 +143,18 @@ async fn run(cli: Cli, paths: Paths) -> anyhow::Result<()> {
             browse(target, cli.browse, &paths, false, None).await
         }
     }
+}
+
+/// Exits with a command's code, or says its failure and exits with that's.
+fn exit_with(result: Result<i32, crate::engine::outcome::Failure>) -> ! {
+    let code = match result {
+        Ok(code) => code,
+        Err(failure) => {
+            crate::print::say(&failure.sentence);
+            failure.code
+        }
+    };
+    std::process::exit(code)
 }
 
 /// The debug image and profile from the config, read only for what the
