@@ -211,6 +211,67 @@ pub fn json(debuggers: &[Debugger], pods: &[&Pod]) -> Value {
     )
 }
 
+/// What a debug container added to `pod` (targeting `target`) will share
+/// and cost, for the launcher to say before it is sent: the pod's memory
+/// limits it counts against, the debuggers already running there, a
+/// sidecar target, the pod's own user namespace.
+pub fn launch_facts(pod: &Pod, target: Option<&str>) -> Vec<String> {
+    let mut facts = Vec::new();
+    let Some(spec) = &pod.spec else {
+        return facts;
+    };
+    let limits: Vec<String> = spec
+        .containers
+        .iter()
+        .filter_map(|c| {
+            let limit = c.resources.as_ref()?.limits.as_ref()?.get("memory")?;
+            Some(format!("{} {}", c.name, limit.0))
+        })
+        .collect();
+    if !limits.is_empty() {
+        facts.push(format!(
+            "A debug container takes no resources of its own: its memory counts against the pod's limits ({}), and going over them OOM-kills processes in the pod.",
+            limits.join(", ")
+        ));
+    }
+    let running = of_pod(pod)
+        .into_iter()
+        .filter(|d| d.state.is_running())
+        .count();
+    if running > 0 {
+        let them = if running == 1 {
+            "One debug container runs"
+        } else {
+            "debug containers run"
+        };
+        let count = if running == 1 {
+            String::new()
+        } else {
+            format!("{running} ")
+        };
+        facts.push(format!(
+            "{count}{them} in this pod already (podbay debuggers lists them; they can never be removed)."
+        ));
+    }
+    if let Some(target) = target
+        && spec
+            .init_containers
+            .iter()
+            .flatten()
+            .any(|c| c.name == target && c.restart_policy.as_deref() == Some("Always"))
+    {
+        facts.push(format!(
+            "{target} is a sidecar (an init container that keeps running): a valid target."
+        ));
+    }
+    if spec.host_users == Some(false) {
+        facts.push(
+            "The pod runs in a user namespace of its own (hostUsers: false); the debug container shares it, so its root is not the node's root.".to_string(),
+        );
+    }
+    facts
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -242,6 +303,32 @@ mod tests {
             ]},
         }))
         .unwrap()
+    }
+
+    #[test]
+    fn the_launcher_is_told_what_a_debugger_shares_and_costs() {
+        let bare: Pod = serde_json::from_value(json!({"metadata": {"name": "p"},
+            "spec": {"containers": [{"name": "app", "image": "x"}]}}))
+        .unwrap();
+        assert!(launch_facts(&bare, Some("app")).is_empty());
+        let facts = launch_facts(&pod(), Some("app"));
+        assert_eq!(
+            facts,
+            [
+                "One debug container runs in this pod already (podbay debuggers lists them; they can never be removed)."
+            ]
+        );
+        let limited: Pod = serde_json::from_value(json!({"metadata": {"name": "p"},
+            "spec": {"hostUsers": false,
+                "initContainers": [{"name": "proxy", "image": "envoy", "restartPolicy": "Always"}],
+                "containers": [{"name": "app", "image": "x", "resources": {"limits": {"memory": "512Mi"}}},
+                               {"name": "side", "image": "y"}]}}))
+        .unwrap();
+        let facts = launch_facts(&limited, Some("proxy"));
+        assert_eq!(facts.len(), 3, "{facts:?}");
+        assert!(facts[0].contains("the pod's limits (app 512Mi)"));
+        assert!(facts[1].starts_with("proxy is a sidecar"));
+        assert!(facts[2].contains("hostUsers: false"));
     }
 
     #[test]

@@ -45,6 +45,16 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, form: &Launcher, theme: &T
             theme.warning,
         )));
     }
+    let facts: Vec<Line> = view
+        .pod
+        .detail
+        .as_ref()
+        .map(|d| crate::model::debuggers::launch_facts(&d.manifest, form.target_name()))
+        .unwrap_or_default()
+        .into_iter()
+        .map(|fact| Line::from(Span::styled(format!(" {fact}"), theme.dim)))
+        .collect();
+    let facts_at = lines.len();
     let spec = view.pod.detail.as_ref().map(|d| form.spec(d));
     // The form's own error is shown unless it is the sentence the spec
     // gives anyway (enter on a form that cannot launch).
@@ -75,8 +85,26 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, form: &Launcher, theme: &T
 
     let width = area.width.min(100);
     let inner = usize::from(width.saturating_sub(2));
-    let mut rows: Vec<Line> = lines.iter().flat_map(|l| super::wrap(l, inner)).collect();
-    let foot_rows: Vec<Line> = foot.iter().flat_map(|l| super::wrap(l, inner)).collect();
+    let wrapped = |lines: &[Line<'static>]| -> Vec<Line<'static>> {
+        lines.iter().flat_map(|l| super::wrap(l, inner)).collect()
+    };
+    let (head, tail) = lines.split_at(facts_at);
+    let mut rows = wrapped(head);
+    let tail_rows = wrapped(tail);
+    let foot_rows = wrapped(&foot);
+    // The facts are said where there is room for them beside the form, its
+    // sentences, a row of what will be sent and its keys; else left out.
+    let mut spare = usize::from(area.height.saturating_sub(2))
+        .saturating_sub(rows.len() + tail_rows.len() + foot_rows.len() + 1);
+    for fact in &facts {
+        let fact_rows = super::wrap(fact, inner);
+        if fact_rows.len() > spare {
+            break;
+        }
+        spare -= fact_rows.len();
+        rows.extend(fact_rows);
+    }
+    rows.extend(tail_rows);
     // The preview gets the rows left, at least one.
     let room = usize::from(area.height.saturating_sub(2))
         .saturating_sub(rows.len() + foot_rows.len())

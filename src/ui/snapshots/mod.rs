@@ -837,6 +837,54 @@ fn an_unschedulable_pods_launcher_says_why_once() {
     );
 }
 
+/// The launcher says what the debugger will share and cost: the memory
+/// limits it counts against, the debuggers running there already, a
+/// sidecar target, the pod's own user namespace; at both extreme sizes.
+#[test]
+fn the_launcher_says_what_a_debugger_shares_and_costs() {
+    let manifest: k8s_openapi::api::core::v1::Pod = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "payments-api-66b8f7d5c9-x2k9p", "namespace": "payments"},
+        "spec": {"hostUsers": false,
+            "initContainers": [{"name": "istio-proxy", "image": "istio/proxyv2:1.22.1", "restartPolicy": "Always"}],
+            "containers": [{"name": "api", "image": "api:2", "resources": {"limits": {"memory": "512Mi"}}}],
+            "ephemeralContainers": [{"name": "debugger-old", "image": "busybox:1.36"}]},
+        "status": {"ephemeralContainerStatuses": [{"name": "debugger-old", "image": "busybox:1.36",
+            "imageID": "", "ready": false, "restartCount": 0, "state": {"running": {}}}]},
+    }))
+    .unwrap();
+    for (w, h) in [(80, 24), (250, 60)] {
+        let mut a = busy_cluster();
+        a.update(Event::Resize(crate::term::Size::new(w, h)));
+        a.update(code(KeyCode::Enter));
+        let mut pod = busy_pod();
+        pod.manifest = Box::new(manifest.clone());
+        a.update(Event::Detail(Feed::Listed {
+            scope: None,
+            rows: vec![pod],
+        }));
+        a.update(key('d'));
+        let screen = render(&a, w, h);
+        assert_snapshot(&format!("fit_launcher_facts_{w}x{h}"), &screen);
+        // The form's keys stay; the facts are said as far as room allows.
+        assert!(
+            screen.contains("enter launch and attach"),
+            "{w}x{h}\n{screen}"
+        );
+        let facts: &[&str] = if h > 24 {
+            &[
+                "memory counts against",
+                "One debug container runs",
+                "user namespace of its own",
+            ]
+        } else {
+            &["memory counts against"]
+        };
+        for fact in facts {
+            assert!(screen.contains(fact), "{w}x{h}: {fact}\n{screen}");
+        }
+    }
+}
+
 /// Marked pods in the list, and the form for all of them with one pod that
 /// cannot take the chosen target: every pod's line and the keys fit.
 #[test]
