@@ -226,6 +226,7 @@ async fn session(
         &job.namespace,
         &job.pod,
         job.args.timeout,
+        None,
     )?;
     let end = if job.args.no_attach {
         None

@@ -11,6 +11,43 @@
 //! digest    := algorithm ":" [0-9a-fA-F]{32,}
 //! ```
 
+/// Whether a pull failed because the registry wants credentials the pod
+/// did not give (rather than because the image does not exist).
+pub fn needs_credentials(message: &str) -> bool {
+    let message = message.to_ascii_lowercase();
+    [
+        "401 unauthorized",
+        "no basic auth credentials",
+        "failed to authorize",
+        "authentication required",
+    ]
+    .iter()
+    .any(|words| message.contains(words))
+}
+
+/// The registry an image is pulled from (`docker.io` when none is named).
+pub fn registry_of(image: &str) -> &str {
+    match image.split_once('/') {
+        Some((first, _)) if first.contains(['.', ':']) || first == "localhost" => first,
+        _ => "docker.io",
+    }
+}
+
+/// One sentence for a debug container whose private image the registry
+/// would not give the pod: which registry, that an ephemeral container
+/// pulls with the pod's image pull secrets (named), and the ways out.
+pub fn private_image_sentence(image: &str, pull_secrets: &[String]) -> String {
+    let registry = registry_of(image);
+    let secrets = if pull_secrets.is_empty() {
+        "it has none".to_string()
+    } else {
+        format!("they are {}", pull_secrets.join(", "))
+    };
+    format!(
+        "The registry {registry} wants credentials for {image}, and a debug container pulls with its pod's image pull secrets ({secrets}). Use an image the pod may pull, or debug a copy of the pod that carries a pull secret for {registry}."
+    )
+}
+
 /// The name part may be at most this long (distribution's NameTotalLengthMax).
 const NAME_MAX: usize = 255;
 
@@ -191,5 +228,32 @@ mod tests {
             assert!(err.contains(says), "{bad}: {err}");
             assert!(err.starts_with(&format!("{bad:?} is not a valid image reference")));
         }
+    }
+}
+
+#[cfg(test)]
+mod private_tests {
+    use super::*;
+
+    #[test]
+    fn a_registry_that_wants_credentials_is_named_with_the_pods_secrets() {
+        assert!(needs_credentials(
+            "failed to pull and unpack image \"r.example/x:1\": failed to resolve reference: failed to authorize: failed to fetch anonymous token: unexpected status: 401 Unauthorized"
+        ));
+        assert!(!needs_credentials("manifest unknown: manifest unknown"));
+        assert_eq!(
+            registry_of("registry.internal.example/tools/netshoot:1"),
+            "registry.internal.example"
+        );
+        assert_eq!(registry_of("localhost:5000/x"), "localhost:5000");
+        assert_eq!(registry_of("nicolaka/netshoot"), "docker.io");
+        assert_eq!(
+            private_image_sentence("registry.internal.example/tools/netshoot:1", &[]),
+            "The registry registry.internal.example wants credentials for registry.internal.example/tools/netshoot:1, and a debug container pulls with its pod's image pull secrets (it has none). Use an image the pod may pull, or debug a copy of the pod that carries a pull secret for registry.internal.example."
+        );
+        assert!(
+            private_image_sentence("r.example/x", &["regcred".into(), "other".into()])
+                .contains("(they are regcred, other)")
+        );
     }
 }

@@ -204,6 +204,26 @@ pub fn which(program: &str) -> Option<std::path::PathBuf> {
         .find(|p| p.is_file())
 }
 
+/// The demo's private registry: its images pull only for a pod whose
+/// `imagePullSecrets` names a secret (the simulator keeps no Secrets, so
+/// any name serves). `Some(registry)` when it refuses.
+pub const PRIVATE_REGISTRY: &str = "registry.internal.example";
+
+pub fn private_registry_refuses(image: &str, pod: &serde_json::Value) -> Option<&'static str> {
+    let private = image
+        .strip_prefix(PRIVATE_REGISTRY)
+        .is_some_and(|rest| rest.starts_with('/'));
+    let has_secret = pod
+        .pointer("/spec/imagePullSecrets")
+        .and_then(serde_json::Value::as_array)
+        .is_some_and(|secrets| {
+            secrets
+                .iter()
+                .any(|s| s["name"].as_str().is_some_and(|n| !n.is_empty()))
+        });
+    (private && !has_secret).then_some(PRIVATE_REGISTRY)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -421,13 +421,18 @@ impl Kubelet {
                 &format!("Pulling image {image:?}"),
             );
             tokio::time::sleep(self.config.pull_delay).await;
-            if !image.contains("doesnotexist") {
-                break;
-            }
             let reference = full_reference(&image);
-            let message = format!(
-                "failed to pull and unpack image {reference:?}: failed to resolve reference {reference:?}: pull access denied, repository does not exist or may require authorization: server message: insufficient_scope: authorization failed"
-            );
+            let message = if image.contains("doesnotexist") {
+                format!(
+                    "failed to pull and unpack image {reference:?}: failed to resolve reference {reference:?}: pull access denied, repository does not exist or may require authorization: server message: insufficient_scope: authorization failed"
+                )
+            } else if let Some(registry) = super::images::private_registry_refuses(&image, &pod) {
+                format!(
+                    "failed to pull and unpack image {reference:?}: failed to resolve reference {reference:?}: failed to authorize: failed to fetch anonymous token: unexpected status from GET request to https://{registry}/token?scope=repository%3Atools%3Apull: 401 Unauthorized"
+                )
+            } else {
+                break;
+            };
             self.event(
                 key,
                 &field_path,

@@ -935,3 +935,32 @@ fn config_home(config: &str) -> (tempfile::TempDir, Vec<(String, String)>) {
     )];
     (scratch, env)
 }
+
+/// A debug image from a registry that wants credentials: the kubelet pulls
+/// it with the pod's image pull secrets, which redis-0 has none of. The
+/// sentence names the registry, the secrets, and the ways out (exit 71).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_private_debug_image_names_the_registry_and_the_pods_pull_secrets() {
+    let f = Fixture::new(0).await;
+    let out = f
+        .podbay(&[
+            "redis-0",
+            "-n",
+            "shop",
+            "--image",
+            "registry.internal.example/tools/netshoot:1",
+            "--target",
+            "redis",
+            "--",
+            "true",
+        ])
+        .await;
+    assert_eq!(out.status.code(), Some(71), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(
+            "The registry registry.internal.example wants credentials for registry.internal.example/tools/netshoot:1, and a debug container pulls with its pod's image pull secrets (it has none)."
+        ),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -475,8 +475,30 @@ async fn launch(
         namespace,
         &job.pod,
         args.timeout,
+        Some(&Pulling::of(&spec.image, pod)),
     )?;
     Ok(name)
+}
+
+/// The image being pulled and the pod's image pull secrets, which a
+/// refusal for want of credentials names.
+pub(super) struct Pulling<'a> {
+    pub image: &'a str,
+    pub secrets: Vec<String>,
+}
+
+impl<'a> Pulling<'a> {
+    pub(super) fn of(image: &'a str, pod: &Pod) -> Self {
+        let secrets = pod
+            .spec
+            .as_ref()
+            .and_then(|s| s.image_pull_secrets.as_ref())
+            .into_iter()
+            .flatten()
+            .map(|s| s.name.clone())
+            .collect();
+        Pulling { image, secrets }
+    }
 }
 
 /// What a container's start means for the command: `Ok` once it runs (or
@@ -488,6 +510,7 @@ pub(super) fn started(
     namespace: &str,
     pod: &str,
     timeout: Duration,
+    pull: Option<&Pulling<'_>>,
 ) -> Result<(), Failure> {
     match startup {
         Startup::Running => Ok(()),
@@ -502,6 +525,18 @@ pub(super) fn started(
             ),
         )),
         Startup::Terminated { .. } => Ok(()),
+        Startup::Stuck {
+            failure: StartFailure::Image,
+            message,
+            ..
+        } if let Some(pull) = pull
+            && crate::model::image::needs_credentials(&message) =>
+        {
+            Err(fail(
+                exit::IMAGE,
+                crate::model::image::private_image_sentence(pull.image, &pull.secrets),
+            ))
+        }
         Startup::Stuck {
             failure: StartFailure::Image,
             reason,
