@@ -177,6 +177,16 @@ impl PodRow {
         }
     }
 
+    /// The DEBUG column: `◆N` for the debug containers that run now, `◇N`
+    /// when there are some and none runs, else nothing.
+    pub fn debug_mark(&self) -> String {
+        match (self.debuggers_running, self.ephemeral) {
+            (0, 0) => String::new(),
+            (0, ended) => format!("◇{ended}"),
+            (running, _) => format!("◆{running}"),
+        }
+    }
+
     /// RESTARTS as kubectl prints it: `5 (2m ago)`.
     pub fn restarts_text(&self, now: Timestamp) -> String {
         match (self.restarts, self.last_restart) {

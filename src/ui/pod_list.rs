@@ -335,16 +335,7 @@ fn cell<'a>(col: Col, width: usize, page_row: &mut PageRow<'a>, theme: &Theme) -
         }
         Col::Age => Cell::from(std::mem::take(&mut page_row.age)),
         Col::Node => Cell::from(cut(&row.node, width, Cut::End)),
-        Col::Debug => {
-            // ◆ how many debuggers run now; ◇ how many there are when none
-            // runs (they can never be removed, and need no care).
-            let debug = match (row.debuggers_running, row.ephemeral) {
-                (0, 0) => String::new(),
-                (0, ended) => format!("◇{ended}"),
-                (running, _) => format!("◆{running}"),
-            };
-            Cell::from(Span::styled(debug, accent(theme.debug)))
-        }
+        Col::Debug => Cell::from(Span::styled(row.debug_mark(), accent(theme.debug))),
     }
 }
 

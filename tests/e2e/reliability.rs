@@ -14,14 +14,14 @@ use podbay::model::debug::Profile;
 use support::churn::{Rows, churn, server_truth};
 use support::{client, start_sim};
 
-/// What the browser shows, as (namespace, name) → (status, debug containers).
+/// What the browser shows, as (namespace, name) → (status, DEBUG mark).
 fn shown(app: &App) -> Rows {
     (0..app.pods.visible_len())
         .filter_map(|i| app.pods.visible(i))
         .map(|(r, _)| {
             (
                 (r.key.namespace.to_string(), r.key.name.to_string()),
-                (r.status.to_string(), r.ephemeral),
+                (r.status.to_string(), r.debug_mark()),
             )
         })
         .collect()
@@ -88,7 +88,7 @@ async fn the_list_matches_the_server_after_dropped_watches_and_compaction() {
     assert_eq!(shown(&app), truth, "no stale, missing or duplicate rows");
     assert_eq!(app.pods.total(), truth.len());
     assert!(
-        truth.values().any(|(_, debug)| *debug > 0),
+        truth.values().any(|(_, debug)| debug.starts_with('◆')),
         "the churn happened"
     );
 }

@@ -10,8 +10,8 @@ use podbay::model::PodRow;
 use serde_json::json;
 
 /// What the server says, as the list shows it: (namespace, name) →
-/// (status, debug containers).
-pub type Rows = BTreeMap<(String, String), (String, u16)>;
+/// (status, the DEBUG column's mark).
+pub type Rows = BTreeMap<(String, String), (String, String)>;
 
 pub async fn server_truth(kube: &kube::Client) -> Rows {
     Api::<Pod>::all(kube.clone())
@@ -24,7 +24,7 @@ pub async fn server_truth(kube: &kube::Client) -> Rows {
         .map(|r| {
             (
                 (r.key.namespace.to_string(), r.key.name.to_string()),
-                (r.status.to_string(), r.ephemeral),
+                (r.status.to_string(), r.debug_mark()),
             )
         })
         .collect()
