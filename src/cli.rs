@@ -224,7 +224,7 @@ ones left behind. STATE is Running, Waiting with its reason, or Terminated with 
 code; SHELL says whether it takes input (an interactive session); ADDED BY is the field manager \
 that added it (podbay's own is `podbay`, kubectl's `kubectl` or `kubectl-debug`).\n\n\
 Exit status: 0 listed (also when there are none); 77 the user may not list pods there; 65 the \
-server refused the listing otherwise; 74 the server could not be reached; 78 bad kubeconfig or context."
+server refused the listing otherwise; 74 the server could not be reached; 124 it did not answer within 60 s; 78 bad kubeconfig or context."
 )]
 pub struct DebuggersArgs {
     #[command(subcommand)]
@@ -269,7 +269,7 @@ own, which takes no signal from inside: a shell is told `exit` through its input
 anything else cannot be stopped (said, with what to do).\n\n\
 Exit status: 0 all stopped (or ended already); 66 no such pod or debug container; 69 one cannot \
 be stopped; 72 the stop failed in the container; 124 it did not report terminated in time; 77 \
-not allowed (exec into the pod); 74 unreachable; 78 bad kubeconfig or context."
+not allowed (exec into the pod); 74 unreachable; 124 also when the server stalls past 30 s; 78 bad kubeconfig or context."
 )]
 pub struct StopDebuggersArgs {
     /// The pod.

@@ -5,10 +5,14 @@
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, ListParams};
 
-use super::debug::Failure;
+use super::debug::{Failure, exit, fail};
 use crate::cli::{DebuggersAction, DebuggersArgs, StopDebuggersArgs};
+use crate::cluster::deadline::Deadline;
 use crate::model::debuggers;
 use crate::model::text::Printable;
+
+/// How long a listing may take: pages of a large cluster, not a stall.
+const LIST_WITHIN: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// Lists (exit 0), or stops; a request the server refuses is its sentence.
 pub async fn run(args: DebuggersArgs) -> Result<i32, Failure> {
@@ -31,8 +35,16 @@ pub async fn run(args: DebuggersArgs) -> Result<i32, Failure> {
     if let Some(selector) = &args.selector {
         params = params.labels(selector);
     }
-    let pods = crate::cluster::objects::list(&api, &params)
+    let pods = Deadline::none()
+        .within(Some(LIST_WITHIN))
+        .bound(crate::cluster::objects::list(&api, &params))
         .await
+        .map_err(|why| {
+            fail(
+                exit::TIMEOUT,
+                format!("The server did not list the pods ({why}); try again, or narrow it with -n or -l."),
+            )
+        })?
         .map_err(|e| super::debug::classify(&e))?;
     let found = debuggers::of_pods(&pods);
     if args.json() {
@@ -66,8 +78,19 @@ async fn run_stop(args: StopDebuggersArgs) -> Result<i32, Failure> {
     let client = connection.client;
     let names: Vec<String> = if args.containers.is_empty() {
         let pods: Api<Pod> = Api::namespaced(client.clone(), &namespace);
-        let pod = crate::cluster::objects::get(&pods, &args.pod)
+        let pod = Deadline::none()
+            .within(Some(LIST_WITHIN))
+            .bound(crate::cluster::objects::get(&pods, &args.pod))
             .await
+            .map_err(|why| {
+                fail(
+                    exit::TIMEOUT,
+                    format!(
+                        "The server did not answer for pod {namespace}/{} ({why}).",
+                        args.pod
+                    ),
+                )
+            })?
             .map_err(|e| super::debug::classify(&e))?;
         let now = jiff::Timestamp::now();
         let chosen: Vec<String> = debuggers::of_pod(&pod)

@@ -19,7 +19,7 @@ use k8s_openapi::api::core::v1::Pod;
 use kube::api::Api;
 
 use super::outcome::{Failure, exit, fail};
-use crate::cluster::deadline::Deadline;
+use crate::cluster::deadline::{Deadline, Expired};
 use crate::cluster::pipe::{self, PipeSpec};
 use crate::model::debuggers::{self, Debugger};
 use crate::model::detail::ContainerState;
@@ -34,6 +34,10 @@ pub enum Stopped {
     /// It had ended already.
     AlreadyEnded,
 }
+
+/// How long a stop may take in all: reading the pod, running the stop in
+/// the debugger (it gives SIGKILL after 2 s), and the pod saying so.
+const STOP_WITHIN: Duration = Duration::from_secs(30);
 
 /// What the script in the debugger reports (its exit code and stdout).
 const OWN_PID_NAMESPACE: i32 = 3;
@@ -66,8 +70,13 @@ pub async fn stop(
     name: &str,
 ) -> Result<Stopped, Failure> {
     let pods: Api<Pod> = Api::namespaced(client.clone(), namespace);
-    let current = crate::cluster::objects::get(&pods, pod)
+    // Every request of a stop, within one bound: a server that stalls
+    // cannot hold the command (or a TUI action) for ever.
+    let deadline = Deadline::none().within(Some(STOP_WITHIN));
+    let current = deadline
+        .bound(crate::cluster::objects::get(&pods, pod))
         .await
+        .map_err(|why| unanswered(namespace, pod, name, why))?
         .map_err(|e| super::outcome::classify(&e))?;
     let Some(debugger) = debuggers::of_pod(&current)
         .into_iter()
@@ -95,7 +104,7 @@ pub async fn stop(
         pod: pod.to_string(),
         container: name.to_string(),
         command: vec!["sh".into(), "-c".into(), SCRIPT.into()],
-        deadline: Deadline::none().within(Some(Duration::from_secs(20))),
+        deadline,
     };
     let (tx, mut rx) = tokio::sync::mpsc::channel::<bytes::Bytes>(4);
     let collect = tokio::spawn(async move {
@@ -120,7 +129,10 @@ pub async fn stop(
             Stopped::Signalled { pid, signal }
         }
         Some(OWN_PID_NAMESPACE) if debugger.shell => {
-            tell_exit(&pods, pod, name).await?;
+            deadline
+                .bound(tell_exit(&pods, pod, name))
+                .await
+                .map_err(|why| unanswered(namespace, pod, name, why))??;
             Stopped::Exited
         }
         Some(OWN_PID_NAMESPACE) => {
@@ -156,7 +168,17 @@ pub async fn stop(
             ));
         }
     };
-    wait_terminated(&pods, pod, name).await?;
+    deadline
+        .bound(wait_terminated(&pods, pod, name))
+        .await
+        .map_err(|why| {
+            fail(
+                exit::TIMEOUT,
+                format!(
+                    "Debug container {name}'s process was ended, but pod {namespace}/{pod} did not report it terminated ({why}); `podbay debuggers` shows when it does."
+                ),
+            )
+        })?;
     Ok(stopped)
 }
 
@@ -192,25 +214,26 @@ fn cannot(debugger: &Debugger, why: &str, instead: &str) -> Failure {
     )
 }
 
-/// Waits up to 15 s for the pod to report the container terminated.
-async fn wait_terminated(pods: &Api<Pod>, pod: &str, name: &str) -> Result<(), Failure> {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(15);
+/// Waits until the pod reports the container terminated.
+async fn wait_terminated(pods: &Api<Pod>, pod: &str, name: &str) {
     loop {
         if let Ok(current) = crate::cluster::objects::get(pods, pod).await
             && debuggers::of_pod(&current)
                 .iter()
                 .any(|d| d.name == name && matches!(d.state, ContainerState::Terminated { .. }))
         {
-            return Ok(());
-        }
-        if tokio::time::Instant::now() >= deadline {
-            return Err(fail(
-                exit::TIMEOUT,
-                format!(
-                    "Debug container {name}'s process was ended, but pod {pod} did not report it terminated within 15 s; `podbay debuggers` shows when it does."
-                ),
-            ));
+            return;
         }
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
+}
+
+/// The sentence for a stop the server did not answer in time.
+fn unanswered(namespace: &str, pod: &str, name: &str, why: Expired) -> Failure {
+    fail(
+        exit::TIMEOUT,
+        format!(
+            "Could not stop debug container {name} in pod {namespace}/{pod}: the server did not answer ({why}); nothing may have changed, `podbay debuggers` shows."
+        ),
+    )
 }

@@ -234,9 +234,14 @@ pub fn launch_facts(pod: &Pod, target: Option<&str>) -> Vec<String> {
             limits.join(", ")
         ));
     }
-    let running = of_pod(pod)
+    // From the statuses alone: the launcher draws this every frame.
+    let running = pod
+        .status
+        .as_ref()
+        .and_then(|s| s.ephemeral_container_statuses.as_ref())
         .into_iter()
-        .filter(|d| d.state.is_running())
+        .flatten()
+        .filter(|s| s.state.as_ref().is_some_and(|st| st.running.is_some()))
         .count();
     if running > 0 {
         let them = if running == 1 {

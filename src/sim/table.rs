@@ -316,15 +316,13 @@ fn table(
 fn readiness_gates(pod: &Value) -> String {
     let gates = pod["spec"]["readinessGates"]
         .as_array()
-        .cloned()
-        .unwrap_or_default();
+        .map_or(&[][..], Vec::as_slice);
     if gates.is_empty() {
         return "<none>".to_string();
     }
     let conditions = pod["status"]["conditions"]
         .as_array()
-        .cloned()
-        .unwrap_or_default();
+        .map_or(&[][..], Vec::as_slice);
     let met = gates
         .iter()
         .filter(|gate| {
