@@ -513,5 +513,9 @@ async fn a_mute_delete_neither_hangs_podbay_nor_swallows_a_second_signal() {
         stderr.contains("may be left: the server did not answer its deletion within 10 s"),
         "{stderr}"
     );
-    assert!(started.elapsed() < Duration::from_secs(40));
+    // What this guards against is a wait without end: the clean-up's 10 s
+    // is its only wait once the shell has ended, but starting the pod on a
+    // loaded two-core CI machine has taken over 30 s.
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(90), "took {took:?}: {stderr}");
 }
