@@ -152,6 +152,7 @@ pub fn browser(app: &App) -> Vec<Binding> {
         View::Pod(_) => pod(),
         View::Events(_) => events(),
         View::Nodes(_) => nodes(),
+        View::Debuggers(_) => debuggers(),
         View::Files(_) => files(),
         View::Forwards(_) => forwards(),
     };
@@ -288,6 +289,29 @@ fn nodes() -> Vec<Binding> {
         Binding::hinted(Action::Debug, "debug the node").saying(
             "a shell on the node (a pod with its namespaces and root, deleted when its pane closes)",
         ),
+    ];
+    table.extend(MOVES.map(Binding::action));
+    table
+}
+
+fn debuggers() -> Vec<Binding> {
+    let mut table = vec![
+        Binding::hinted(Action::Back, "back").saying("clear the filter, else back to the pods"),
+        Binding::fixed(
+            &["x", "delete"],
+            "x",
+            Some("stop"),
+            "stop the debugger: end its own process, never the target's (asks first)",
+        ),
+        Binding::hinted(Action::Attach, "attach")
+            .saying("attach a pane to the debugger (if it runs)"),
+        Binding::hinted(Action::Filter, "filter")
+            .saying("fuzzy filter over pod, name, image, state and who added it"),
+        Binding::hinted(Action::Open, "its pod").saying("open the debugger's pod"),
+        Binding::hinted(Action::ToggleAllNamespaces, "all/ns"),
+        Binding::action(Action::SortByName).saying("sort by pod"),
+        Binding::action(Action::SortByStatus).saying("sort by state, running first"),
+        Binding::action(Action::SortByAge).saying("sort by age, oldest first"),
     ];
     table.extend(MOVES.map(Binding::action));
     table

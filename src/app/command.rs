@@ -33,6 +33,8 @@ pub enum Command {
     Forwards,
     /// `:nodes`: the nodes view.
     Nodes,
+    /// `:debuggers`: every debug container of the pods listed.
+    Debuggers,
     /// Keep the workspace under this name.
     Save(String),
     /// Bring back the workspace kept under this name.
@@ -73,9 +75,26 @@ impl SortColumn {
     }
 }
 
-const COMMANDS: [&str; 18] = [
-    "ns", "ctx", "describe", "yaml", "events", "sort", "exec", "delete", "since", "record",
-    "rename", "files", "pf", "forwards", "save", "load", "q", "quit",
+const COMMANDS: [&str; 19] = [
+    "ns",
+    "ctx",
+    "describe",
+    "yaml",
+    "events",
+    "sort",
+    "exec",
+    "delete",
+    "since",
+    "record",
+    "rename",
+    "files",
+    "pf",
+    "forwards",
+    "debuggers",
+    "save",
+    "load",
+    "q",
+    "quit",
 ];
 
 pub fn parse(text: &str) -> Result<Command, String> {
@@ -108,6 +127,7 @@ pub fn parse(text: &str) -> Result<Command, String> {
         ("messages" | "msgs", None) => Ok(Command::Messages),
         ("pf" | "forwards" | "port-forward", None) => Ok(Command::Forwards),
         ("nodes" | "node" | "no", None) => Ok(Command::Nodes),
+        ("debuggers" | "debugger" | "dbg", None) => Ok(Command::Debuggers),
         ("save", Some(name)) => Ok(Command::Save(name)),
         ("save", None) => Err("Name the workspace: :save NAME (:load NAME brings it back).".into()),
         ("load", Some(name)) => Ok(Command::Load(name)),

@@ -48,6 +48,9 @@ pub enum Event {
         key: PodKey,
         outcome: Result<(), String>,
     },
+    /// A stop asked for with [`Effect::StopDebugger`] ended: how, or why
+    /// not (one sentence either way).
+    DebuggerStopped(Result<String, String>),
     /// A new context is connected.
     Connected {
         cluster: ClusterId,
@@ -210,6 +213,13 @@ pub enum Effect {
     DeletePod {
         cluster: ClusterId,
         pod: PodKey,
+    },
+    /// End debug container `name` of the pod, on this cluster (the user
+    /// confirmed): [`Event::DebuggerStopped`].
+    StopDebugger {
+        cluster: ClusterId,
+        pod: PodKey,
+        name: String,
     },
     SwitchContext(String),
     /// Read the pods on this node in every namespace (a field selector):

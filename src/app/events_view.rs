@@ -106,9 +106,11 @@ impl App {
                 Scope::Namespaces(vec![browser.key.pod.namespace.to_string()]),
                 Some(browser.key.pod.clone()),
             ),
-            View::Pods | View::Messages(_) | View::Forwards(_) | View::Nodes(_) => {
-                (self.scope.clone(), None)
-            }
+            View::Pods
+            | View::Messages(_)
+            | View::Forwards(_)
+            | View::Nodes(_)
+            | View::Debuggers(_) => (self.scope.clone(), None),
         };
         let scope = if all_namespaces { Scope::All } else { scope };
         self.message = None;

@@ -63,6 +63,7 @@ impl App {
                     vec![]
                 }
             },
+            Mode::ConfirmStopDebugger(debugger) => self.on_stop_debugger_answer(*debugger, &key),
             Mode::ConfirmDelete(pod) => match key.code {
                 KeyCode::Char('y') | KeyCode::Char('Y') => {
                     self.message = Some(info(format!("Deleting pod {pod}…")));
@@ -116,6 +117,9 @@ impl App {
 
     /// The filter of the list or of the events view, whichever is shown.
     pub(super) fn set_filter(&mut self, query: &str) {
+        if self.set_debuggers_filter(query) {
+            return;
+        }
         match &mut self.view {
             View::Events(view) => {
                 view.filter = query.to_string();
@@ -150,6 +154,7 @@ impl App {
             Ok(command::Command::Files(path)) => self.open_files(path),
             Ok(command::Command::Forwards) => self.open_forwards(),
             Ok(command::Command::Nodes) => self.open_nodes(),
+            Ok(command::Command::Debuggers) => self.open_debuggers(),
             Ok(command::Command::Namespace(None)) => self.set_scope(Scope::All),
             Ok(command::Command::Namespace(Some(ns))) => {
                 self.set_scope(Scope::Namespaces(vec![ns]))
@@ -213,6 +218,9 @@ impl App {
         if let Some(effects) = self.on_forwards_key(&key) {
             return effects;
         }
+        if let Some(effects) = self.on_debuggers_fixed_key(&key) {
+            return effects;
+        }
         let Some(action) = self.keymap.action(&key) else {
             return vec![];
         };
@@ -225,6 +233,9 @@ impl App {
             return effects;
         }
         if let Some(effects) = self.on_nodes_key(action) {
+            return effects;
+        }
+        if let Some(effects) = self.on_debuggers_key(action) {
             return effects;
         }
         let in_pod_view = matches!(self.view, View::Pod(_));

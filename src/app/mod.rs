@@ -6,6 +6,7 @@
 pub mod bindings;
 pub(crate) mod command;
 pub(crate) mod copy;
+pub(crate) mod debuggers;
 mod event;
 mod events_view;
 pub(crate) mod files;
@@ -412,6 +413,10 @@ impl App {
                 vec![]
             }
             Event::PodCreated { id, cluster, pod } => self.on_pod_created(id, cluster, pod),
+            Event::DebuggerStopped(outcome) => {
+                self.on_debugger_stopped(outcome);
+                vec![]
+            }
             Event::PodDeleted { key, outcome } => {
                 self.message = Some(match outcome {
                     Ok(()) => info(format!(
@@ -657,7 +662,11 @@ impl App {
             View::Pod(view) => Some(view.key.clone()),
             View::Pods => self.pods.selected().cloned(),
             View::Files(browser) => Some(browser.key.pod.clone()),
-            View::Events(_) | View::Messages(_) | View::Forwards(_) | View::Nodes(_) => None,
+            View::Events(_)
+            | View::Messages(_)
+            | View::Forwards(_)
+            | View::Nodes(_)
+            | View::Debuggers(_) => None,
         }
     }
 
@@ -741,7 +750,8 @@ impl App {
             | View::Messages(_)
             | View::Files(_)
             | View::Forwards(_)
-            | View::Nodes(_) => None,
+            | View::Nodes(_)
+            | View::Debuggers(_) => None,
         }
     }
 

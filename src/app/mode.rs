@@ -29,6 +29,8 @@ pub enum Mode {
     Find(String),
     /// Deleting this pod: y to confirm.
     ConfirmDelete(PodKey),
+    /// Stopping this debug container: y to confirm.
+    ConfirmStopDebugger(Box<crate::model::debuggers::Debugger>),
     /// The port-forward form (`F`), over the pod view.
     Forward(Box<super::forwards::ForwardForm>),
     /// The node debug form (`d` in the nodes view).

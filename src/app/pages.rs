@@ -55,7 +55,7 @@ impl App {
             View::Messages(reader) => Some(reader),
             View::Files(browser) => browser.reading.as_mut().map(|(_, reader)| reader),
             View::Nodes(view) => view.reading.as_mut(),
-            View::Pods | View::Forwards(_) => None,
+            View::Pods | View::Forwards(_) | View::Debuggers(_) => None,
         }
     }
 
@@ -141,7 +141,7 @@ impl App {
                 view.reading = None;
                 vec![]
             }
-            View::Pods | View::Forwards(_) => vec![],
+            View::Pods | View::Forwards(_) | View::Debuggers(_) => vec![],
         }
     }
 
@@ -193,7 +193,8 @@ impl App {
             | View::Messages(_)
             | View::Files(_)
             | View::Forwards(_)
-            | View::Nodes(_) => {
+            | View::Nodes(_)
+            | View::Debuggers(_) => {
                 return vec![];
             }
         };

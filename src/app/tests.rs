@@ -19,6 +19,46 @@ pub(crate) fn row(ns: &str, name: &str, status: &str) -> PodRow {
     }
 }
 
+/// Debug containers of one pod, `debugger-1`… (running or ended, as
+/// `running` says), started an hour apart, the first by podbay.
+pub(crate) fn debuggers(
+    namespace: &str,
+    pod: &str,
+    running: &[bool],
+) -> Option<std::sync::Arc<[crate::model::debuggers::Debugger]>> {
+    let list: Vec<crate::model::debuggers::Debugger> = running
+        .iter()
+        .enumerate()
+        .map(|(i, running)| {
+            let started: jiff::Timestamp =
+                format!("2025-12-31T{:02}:00:00Z", 20 + i).parse().unwrap();
+            crate::model::debuggers::Debugger {
+                namespace: namespace.into(),
+                pod: pod.into(),
+                name: format!("debugger-{}", i + 1),
+                image: "busybox:1.36".into(),
+                target: (i == 0).then(|| "app".into()),
+                state: if *running {
+                    ContainerState::Running {
+                        since: Some(started),
+                    }
+                } else {
+                    ContainerState::Terminated {
+                        exit_code: 0,
+                        reason: "Completed".into(),
+                        message: String::new(),
+                        finished: Some(started),
+                    }
+                },
+                started: Some(started),
+                shell: i == 0,
+                added_by: Some(if i == 0 { "podbay" } else { "kubectl-debug" }.into()),
+            }
+        })
+        .collect();
+    Some(list.into())
+}
+
 pub(crate) fn app(all: bool) -> (App, Vec<Effect>) {
     App::new(AppOptions {
         cluster: sim_cluster(),

@@ -43,6 +43,8 @@ pub enum View {
     Forwards(super::forwards::ForwardsView),
     /// The cluster's nodes (`:nodes`, `O`).
     Nodes(Box<super::nodes::NodesView>),
+    /// The debug containers of the pods listed (`:debuggers`).
+    Debuggers(Box<super::debuggers::DebuggersView>),
 }
 
 /// What the pod view shows.

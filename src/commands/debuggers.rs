@@ -72,7 +72,7 @@ pub async fn run(args: DebuggersArgs) -> Result<i32, Failure> {
 /// `podbay debuggers stop`: each chosen debugger ended, one line each;
 /// the first failure's code, after trying them all.
 async fn run_stop(args: StopDebuggersArgs) -> Result<i32, Failure> {
-    use crate::engine::debuggers::{Stopped, stop};
+    use crate::engine::debuggers::stop;
     let connection = super::connect(args.kubeconfig.as_deref(), args.context.as_deref()).await?;
     let namespace = args.namespace.clone().unwrap_or(connection.namespace);
     let client = connection.client;
@@ -123,16 +123,7 @@ async fn run_stop(args: StopDebuggersArgs) -> Result<i32, Failure> {
     for name in names {
         let at = format!("{name} in pod {namespace}/{}", args.pod);
         match stop(&client, &namespace, &args.pod, &name).await {
-            Ok(Stopped::Signalled { pid, signal }) => crate::print::say(
-                &format!("stopped debug container {at}: its process {pid} ended with {signal}.")
-                    .into(),
-            ),
-            Ok(Stopped::Exited) => crate::print::say(
-                &format!("stopped debug container {at}: its shell was told to exit.").into(),
-            ),
-            Ok(Stopped::AlreadyEnded) => {
-                crate::print::say(&format!("debug container {at} had ended already.").into())
-            }
+            Ok(stopped) => crate::print::say(&stopped.sentence(&at).into()),
             Err(failure) => {
                 crate::print::say(&failure.sentence);
                 first_failure.get_or_insert(failure);

@@ -35,6 +35,22 @@ pub enum Stopped {
     AlreadyEnded,
 }
 
+impl Stopped {
+    /// The one sentence for it, the CLI's and the TUI's: `at` is "NAME in
+    /// pod NS/POD".
+    pub fn sentence(&self, at: &str) -> String {
+        match self {
+            Stopped::Signalled { pid, signal } => {
+                format!("stopped debug container {at}: its process {pid} ended with {signal}.")
+            }
+            Stopped::Exited => {
+                format!("stopped debug container {at}: its shell was told to exit.")
+            }
+            Stopped::AlreadyEnded => format!("debug container {at} had ended already."),
+        }
+    }
+}
+
 /// How long a stop may take in all: reading the pod, running the stop in
 /// the debugger (it gives SIGKILL after 2 s), and the pod saying so.
 const STOP_WITHIN: Duration = Duration::from_secs(30);

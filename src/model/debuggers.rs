@@ -6,12 +6,12 @@
 //! (the field manager of its entry; podbay's own is `podbay`).
 
 use jiff::Timestamp;
-use k8s_openapi::api::core::v1::{EphemeralContainer, Pod};
+use k8s_openapi::api::core::v1::{ContainerStatus, EphemeralContainer, Pod};
 use serde_json::{Value, json};
 
-use super::ContainerKind;
-use super::detail::{ContainerState, PodDetail};
-use super::pod::human_duration;
+use super::age::human_duration;
+use super::container_state::{ContainerState, state_of};
+use super::text::printable;
 
 /// The field manager podbay patches ephemeral containers as.
 pub const PODBAY_MANAGER: &str = "podbay";
@@ -39,9 +39,21 @@ impl Debugger {
         self.added_by.as_deref() == Some(PODBAY_MANAGER)
     }
 
-    /// "Running", "Waiting ErrImagePull", "Terminated Error (exit 137)".
+    /// The STATE cell, as kubectl's STATUS words it: "Running",
+    /// "ErrImagePull", "Error (exit 137)", "Completed (exit 0)".
     pub fn state_text(&self) -> String {
-        self.state.summary()
+        match &self.state {
+            ContainerState::Waiting { reason, .. } if !reason.is_empty() => reason.clone(),
+            ContainerState::Terminated {
+                exit_code, reason, ..
+            } if !reason.is_empty() => format!("{reason} (exit {exit_code})"),
+            ContainerState::Terminated { exit_code, .. } => {
+                format!("Terminated (exit {exit_code})")
+            }
+            ContainerState::Waiting { .. } => "Waiting".into(),
+            ContainerState::Running { .. } => "Running".into(),
+            ContainerState::Unknown => "Unknown".into(),
+        }
     }
 
     /// How long since it started (`-` if it never ran).
@@ -55,32 +67,46 @@ impl Debugger {
 
 /// The debug containers of `pod`, in its spec's order.
 pub fn of_pod(pod: &Pod) -> Vec<Debugger> {
-    let detail = PodDetail::from_pod(pod);
     let specs: &[EphemeralContainer] = pod
         .spec
         .as_ref()
         .and_then(|s| s.ephemeral_containers.as_deref())
         .unwrap_or_default();
-    detail
-        .containers
+    if specs.is_empty() {
+        return Vec::new();
+    }
+    let statuses: &[ContainerStatus] = pod
+        .status
+        .as_ref()
+        .and_then(|s| s.ephemeral_container_statuses.as_deref())
+        .unwrap_or_default();
+    let namespace = printable(pod.metadata.namespace.clone().unwrap_or_default());
+    let pod_name = printable(pod.metadata.name.clone().unwrap_or_default());
+    specs
         .iter()
-        .filter(|c| c.kind == ContainerKind::Ephemeral)
-        .map(|c| {
-            let spec = specs.iter().find(|s| s.name == c.name);
-            let started = match &c.state {
+        .map(|spec| {
+            let api_state = statuses
+                .iter()
+                .find(|s| s.name == spec.name)
+                .and_then(|s| s.state.as_ref());
+            let state = api_state.map_or(ContainerState::Unknown, state_of);
+            let started = match &state {
                 ContainerState::Running { since } => *since,
-                _ => started_at(pod, &c.name),
+                _ => api_state
+                    .and_then(|s| s.terminated.as_ref())
+                    .and_then(|t| t.started_at.as_ref())
+                    .map(|t| t.0),
             };
             Debugger {
-                namespace: detail.key.namespace.to_string(),
-                pod: detail.key.name.to_string(),
-                name: c.name.clone(),
-                image: c.image.clone(),
-                target: c.target.clone(),
-                state: c.state.clone(),
+                namespace: namespace.clone(),
+                pod: pod_name.clone(),
+                name: printable(spec.name.clone()),
+                image: printable(spec.image.clone().unwrap_or_default()),
+                target: spec.target_container_name.clone().map(printable),
+                state,
                 started,
-                shell: spec.is_some_and(|s| s.stdin == Some(true) || s.tty == Some(true)),
-                added_by: added_by(pod, &c.name),
+                shell: spec.stdin == Some(true) || spec.tty == Some(true),
+                added_by: added_by(pod, &spec.name).map(printable),
             }
         })
         .collect()
@@ -91,19 +117,6 @@ pub fn of_pods<'a>(pods: impl IntoIterator<Item = &'a Pod>) -> Vec<Debugger> {
     let mut all: Vec<Debugger> = pods.into_iter().flat_map(of_pod).collect();
     all.sort_by(|a, b| (&a.namespace, &a.pod, &a.name).cmp(&(&b.namespace, &b.pod, &b.name)));
     all
-}
-
-/// When a container that has ended had started.
-fn started_at(pod: &Pod, name: &str) -> Option<Timestamp> {
-    let status = pod
-        .status
-        .as_ref()?
-        .ephemeral_container_statuses
-        .as_ref()?
-        .iter()
-        .find(|s| s.name == name)?;
-    let terminated = status.state.as_ref()?.terminated.as_ref()?;
-    terminated.started_at.as_ref().map(|t| t.0)
 }
 
 /// The manager whose `managedFields` entry owns the container's key in
@@ -200,7 +213,7 @@ pub fn json(debuggers: &[Debugger], pods: &[&Pod]) -> Value {
                     "image": d.image,
                     "target": d.target,
                     "state": api_state(d),
-                    "summary": d.state_text(),
+                    "summary": d.state.summary(),
                     "startedAt": d.started.map(|t| t.to_string()),
                     "shell": d.shell,
                     "addedBy": d.added_by,
@@ -371,7 +384,7 @@ mod tests {
                     "shop",
                     "web-1",
                     "debugger-b",
-                    "Terminated Error (exit 137)",
+                    "Error (exit 137)",
                     "busybox:1.36",
                     "-",
                     "3h",
@@ -382,7 +395,7 @@ mod tests {
                     "shop",
                     "web-1",
                     "debugger-c",
-                    "Waiting ImagePullBackOff",
+                    "ImagePullBackOff",
                     "registry.example/tools:1",
                     "-",
                     "-",

@@ -12,8 +12,8 @@ use k8s_openapi::api::core::v1::{
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 
+use super::age::human_duration;
 use super::detail::EventRow;
-use super::pod::human_duration;
 use super::text::sanitize;
 
 /// The lines of `kubectl describe pod`, with `events` oldest first.

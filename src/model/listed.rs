@@ -11,16 +11,20 @@ use k8s_openapi::api::core::v1::{
     ContainerStateWaiting, ContainerStatus, EphemeralContainer, Pod, PodCondition, PodSpec,
     PodStatus,
 };
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{
+    FieldsV1, ManagedFieldsEntry, ObjectMeta, Time,
+};
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Deserializer};
 
 /// A [`Pod`] with its metadata's name, namespace, uid, resourceVersion,
-/// labels and timestamps; its spec's node, init containers (name and
-/// restart policy) and only the number of its containers and ephemeral
-/// containers (nameless defaults stand in for them); its status's phase,
-/// reason, IP, conditions (type, status, reason) and container statuses
-/// (name, readiness, restarts, state and reasons, the last exit's time).
+/// labels, timestamps and the managed-fields entries that added debug
+/// containers; its spec's node, init containers (name and restart policy),
+/// the number of its containers (nameless defaults stand in for them) and
+/// its debug containers whole; its status's phase, reason, IP, conditions
+/// (type, status, reason), container statuses (name, readiness, restarts,
+/// state and reasons, the last exit's time) and debug container statuses
+/// whole.
 /// Boxed: a page of them is a vector of pointers, not of ~1.5 KB structs
 /// grown by copying.
 #[derive(Debug, Clone, Default)]
@@ -66,6 +70,48 @@ struct LeanMeta {
     creation_timestamp: Option<Time>,
     deletion_timestamp: Option<Time>,
     labels: Option<BTreeMap<String, String>>,
+    managed_fields: Option<Vec<LeanManaged>>,
+}
+
+/// A `managedFields` entry, read only for which debug containers its
+/// manager added (`f:spec` → `f:ephemeralContainers` → `k:{"name":…}`).
+#[derive(Deserialize)]
+struct LeanManaged {
+    manager: Option<String>,
+    #[serde(rename = "fieldsV1")]
+    fields: Option<LeanFields>,
+}
+
+#[derive(Deserialize)]
+struct LeanFields {
+    #[serde(rename = "f:spec")]
+    spec: Option<LeanFieldsSpec>,
+}
+
+#[derive(Deserialize)]
+struct LeanFieldsSpec {
+    #[serde(rename = "f:ephemeralContainers")]
+    ephemeral_containers: Option<BTreeMap<String, IgnoredAny>>,
+}
+
+impl LeanManaged {
+    /// The entry with only its debug containers' keys; `None` if it owns
+    /// none (most entries: the kubelet's, the controller's).
+    fn of_debuggers(self) -> Option<ManagedFieldsEntry> {
+        let owned = self.fields?.spec?.ephemeral_containers?;
+        let keys: serde_json::Map<String, serde_json::Value> = owned
+            .into_keys()
+            .filter(|k| k.starts_with("k:"))
+            .map(|k| (k, serde_json::json!({})))
+            .collect();
+        (!keys.is_empty()).then(|| ManagedFieldsEntry {
+            manager: self.manager,
+            fields_v1: Some(FieldsV1(serde_json::json!({
+                "f:spec": {"f:ephemeralContainers": keys}
+            }))),
+            ..ManagedFieldsEntry::default()
+        })
+    }
 }
 
 #[derive(Deserialize)]
@@ -73,7 +119,9 @@ struct LeanMeta {
 struct LeanSpec {
     containers: Option<Vec<IgnoredAny>>,
     init_containers: Option<Vec<InitContainer>>,
-    ephemeral_containers: Option<Vec<IgnoredAny>>,
+    /// Whole: few pods have debug containers, and their listing reads
+    /// every field a person would ask about.
+    ephemeral_containers: Option<Vec<EphemeralContainer>>,
     node_name: Option<String>,
 }
 
@@ -87,7 +135,7 @@ struct LeanStatus {
     conditions: Option<Vec<LeanCondition>>,
     init_container_statuses: Option<Vec<LeanContainerStatus>>,
     container_statuses: Option<Vec<LeanContainerStatus>>,
-    ephemeral_container_statuses: Option<Vec<LeanContainerStatus>>,
+    ephemeral_container_statuses: Option<Vec<ContainerStatus>>,
 }
 
 #[derive(Deserialize)]
@@ -156,7 +204,7 @@ impl LeanStatus {
             }),
             init_container_statuses: statuses(self.init_container_statuses),
             container_statuses: statuses(self.container_statuses),
-            ephemeral_container_statuses: statuses(self.ephemeral_container_statuses),
+            ephemeral_container_statuses: self.ephemeral_container_statuses,
             ..PodStatus::default()
         }
     }
@@ -222,9 +270,7 @@ impl<'de> Deserialize<'de> for ListedPod {
                     })
                     .collect()
             }),
-            ephemeral_containers: spec
-                .ephemeral_containers
-                .map(|e| vec![EphemeralContainer::default(); e.len()]),
+            ephemeral_containers: spec.ephemeral_containers,
             node_name: spec.node_name,
             ..PodSpec::default()
         });
@@ -237,6 +283,13 @@ impl<'de> Deserialize<'de> for ListedPod {
                 creation_timestamp: metadata.creation_timestamp,
                 deletion_timestamp: metadata.deletion_timestamp,
                 labels: metadata.labels,
+                managed_fields: metadata.managed_fields.and_then(|entries| {
+                    let kept: Vec<ManagedFieldsEntry> = entries
+                        .into_iter()
+                        .filter_map(LeanManaged::of_debuggers)
+                        .collect();
+                    (!kept.is_empty()).then_some(kept)
+                }),
                 ..ObjectMeta::default()
             },
             spec,
@@ -261,8 +314,13 @@ mod tests {
                 "annotations": {"big": "x".repeat(4000)},
                 "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet",
                     "name": "web-abc", "uid": "r-1", "controller": true}],
-                "managedFields": [{"manager": "kubelet", "operation": "Update",
-                    "fieldsType": "FieldsV1", "fieldsV1": {"f:status": {}}}]
+                "managedFields": [
+                    {"manager": "kubelet", "operation": "Update",
+                     "fieldsType": "FieldsV1", "fieldsV1": {"f:status": {}}},
+                    {"manager": "podbay", "operation": "Update", "subresource": "ephemeralcontainers",
+                     "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:ephemeralContainers": {
+                        ".": {}, "k:{\"name\":\"debugger\"}": {".": {}, "f:image": {}}}}}}
+                ]
             },
             "spec": {
                 "nodeName": "node-2",
@@ -275,7 +333,8 @@ mod tests {
                      "ports": [{"containerPort": 80}]},
                     {"name": "side", "image": "side:2"}
                 ],
-                "ephemeralContainers": [{"name": "debugger", "image": "busybox"},
+                "ephemeralContainers": [{"name": "debugger", "image": "busybox", "stdin": true,
+                                         "tty": true, "targetContainerName": "app"},
                                         {"name": "old", "image": "busybox"}],
                 "tolerations": [{"key": "k", "operator": "Exists"}]
             },
@@ -298,7 +357,7 @@ mod tests {
                 ],
                 "ephemeralContainerStatuses": [
                     {"name": "debugger", "image": "busybox", "imageID": "", "ready": false,
-                     "restartCount": 0, "state": {"running": {}}},
+                     "restartCount": 0, "state": {"running": {"startedAt": "2026-11-27T01:06:00Z"}}},
                     {"name": "old", "image": "busybox", "imageID": "", "ready": false,
                      "restartCount": 0, "state": {"terminated": {"exitCode": 0}}}
                 ]
@@ -319,10 +378,30 @@ mod tests {
             ("CrashLoopBackOff", 2, 3, 4)
         );
         assert_eq!(
-            (&*row.node, &*row.ip, row.ephemeral, row.debuggers_running),
+            (
+                &*row.node,
+                &*row.ip,
+                row.ephemeral(),
+                row.debuggers_running()
+            ),
             ("node-2", "10.0.0.7", 2, 1)
         );
         assert_eq!(&*row.labels, "app=web tier=front");
+        let debugger = &row.debuggers.as_deref().expect("debuggers")[0];
+        assert_eq!(
+            (
+                debugger.target.as_deref(),
+                debugger.shell,
+                debugger.added_by.as_deref(),
+                debugger.started.map(|t| t.to_string())
+            ),
+            (
+                Some("app"),
+                true,
+                Some("podbay"),
+                Some("2026-11-27T01:06:00Z".into())
+            )
+        );
         // What the watch keeps: the version it resumes from.
         assert_eq!(
             kube::ResourceExt::resource_version(&listed).as_deref(),

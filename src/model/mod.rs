@@ -1,7 +1,9 @@
 //! Compact projections of Kubernetes objects: what the UI shows, nothing more.
 //! A full `Pod` costs tens of kilobytes of heap; a [`PodRow`] well under one.
 
+mod age;
 pub(crate) mod cluster;
+mod container_state;
 pub mod debug;
 pub mod debug_pod;
 pub mod debuggers;
@@ -24,9 +26,10 @@ pub mod smp;
 pub mod text;
 pub mod transfer;
 
+pub use age::human_duration;
 pub use cluster::{ClusterId, TerminalKey};
 pub use detail::{
     ContainerInfo, ContainerKind, ContainerState, EventRow, NoDebugContainer, NoDebugKind,
     PodDetail, StartFailure, Stdio, Waiting, classify_waiting, waiting_in_trouble,
 };
-pub use pod::{Health, PodKey, PodRow, human_duration};
+pub use pod::{Health, PodKey, PodRow};

@@ -5,6 +5,8 @@ use std::sync::Arc;
 
 use jiff::Timestamp;
 
+use super::age::human_duration;
+use super::debuggers::Debugger;
 use super::intern::Strings;
 use super::text::{printable, sanitize};
 use k8s_openapi::api::core::v1::{Container, ContainerStatus, Pod};
@@ -73,11 +75,9 @@ pub struct PodRow {
     pub ip: Box<str>,
     /// `k=v` pairs joined by spaces, for the filter.
     pub labels: Arc<str>,
-    /// How many ephemeral (debug) containers the pod has.
-    pub ephemeral: u16,
-    /// How many of them run now (each holds memory against the pod's
-    /// limits, perhaps a shell).
-    pub debuggers_running: u16,
+    /// The pod's debug (ephemeral) containers, if it has any: the DEBUG
+    /// mark and the debuggers view read them. Shared: rows are cloned.
+    pub debuggers: Option<Arc<[Debugger]>>,
     pub health: Health,
 }
 
@@ -98,8 +98,7 @@ impl PodRow {
             node: "".into(),
             ip: "".into(),
             labels: "".into(),
-            ephemeral: 0,
-            debuggers_running: 0,
+            debuggers: None,
             health: Health::Good,
         }
     }
@@ -157,30 +156,33 @@ impl PodRow {
             )
             .into(),
             labels: share(&labels),
-            ephemeral: pod
-                .spec
-                .as_ref()
-                .and_then(|s| s.ephemeral_containers.as_ref())
-                .map_or(0, |e| e.len().min(u16::MAX as usize) as u16),
-            debuggers_running: pod
-                .status
-                .as_ref()
-                .and_then(|s| s.ephemeral_container_statuses.as_ref())
-                .map_or(0, |statuses| {
-                    let running = statuses
-                        .iter()
-                        .filter(|s| s.state.as_ref().is_some_and(|st| st.running.is_some()))
-                        .count();
-                    running.min(u16::MAX as usize) as u16
-                }),
+            debuggers: {
+                let debuggers = super::debuggers::of_pod(pod);
+                (!debuggers.is_empty()).then(|| debuggers.into())
+            },
             health,
         }
+    }
+
+    /// How many debug containers the pod has.
+    pub fn ephemeral(&self) -> usize {
+        self.debuggers.as_deref().map_or(0, <[Debugger]>::len)
+    }
+
+    /// How many of its debug containers run now (each holds memory against
+    /// the pod's limits, perhaps a shell).
+    pub fn debuggers_running(&self) -> usize {
+        self.debuggers
+            .iter()
+            .flat_map(|d| d.iter())
+            .filter(|d| d.state.is_running())
+            .count()
     }
 
     /// The DEBUG column: `◆N` for the debug containers that run now, `◇N`
     /// when there are some and none runs, else nothing.
     pub fn debug_mark(&self) -> String {
-        match (self.debuggers_running, self.ephemeral) {
+        match (self.debuggers_running(), self.ephemeral()) {
             (0, 0) => String::new(),
             (0, ended) => format!("◇{ended}"),
             (running, _) => format!("◆{running}"),
@@ -406,57 +408,6 @@ fn health(status: &str) -> Health {
     }
 }
 
-/// kubectl's `duration.HumanDuration`: `45s`, `3m12s`, `5h`, `2d3h`, `1y20d`.
-pub fn human_duration(d: jiff::SignedDuration) -> String {
-    let seconds = d.as_secs();
-    if seconds < -1 {
-        return "<invalid>".to_string();
-    }
-    if seconds < 0 {
-        return "0s".to_string();
-    }
-    if seconds < 120 {
-        return format!("{seconds}s");
-    }
-    let minutes = seconds / 60;
-    if minutes < 10 {
-        return match seconds % 60 {
-            0 => format!("{minutes}m"),
-            s => format!("{minutes}m{s}s"),
-        };
-    }
-    if minutes < 180 {
-        return format!("{minutes}m");
-    }
-    let hours = minutes / 60;
-    if hours < 8 {
-        return match minutes % 60 {
-            0 => format!("{hours}h"),
-            m => format!("{hours}h{m}m"),
-        };
-    }
-    if hours < 48 {
-        return format!("{hours}h");
-    }
-    if hours < 24 * 8 {
-        return match hours % 24 {
-            0 => format!("{}d", hours / 24),
-            h => format!("{}d{h}h", hours / 24),
-        };
-    }
-    if hours < 24 * 365 * 2 {
-        return format!("{}d", hours / 24);
-    }
-    if hours < 24 * 365 * 8 {
-        let years = hours / 24 / 365;
-        return match (hours / 24) % 365 {
-            0 => format!("{years}y"),
-            d => format!("{years}y{d}d"),
-        };
-    }
-    format!("{}y", hours / 24 / 365)
-}
-
 #[cfg(test)]
 #[path = "pod_printer_tests.rs"]
 mod printer_tests;
@@ -464,7 +415,6 @@ mod printer_tests;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use jiff::SignedDuration;
     use serde_json::json;
 
     fn pod(value: serde_json::Value) -> Pod {
@@ -616,34 +566,6 @@ mod tests {
     }
 
     #[test]
-    fn human_durations_match_kubectl() {
-        let cases = [
-            (-5, "<invalid>"),
-            (-1, "0s"),
-            (59, "59s"),
-            (119, "119s"),
-            (120, "2m"),
-            (190, "3m10s"),
-            (600, "10m"),
-            (179 * 60, "179m"),
-            (3 * 3600, "3h"),
-            (3 * 3600 + 25 * 60, "3h25m"),
-            (30 * 3600, "30h"),
-            (50 * 3600, "2d2h"),
-            (9 * 86400, "9d"),
-            (800 * 86400, "2y70d"),
-            (9 * 365 * 86400, "9y"),
-        ];
-        for (secs, want) in cases {
-            assert_eq!(
-                human_duration(SignedDuration::from_secs(secs)),
-                want,
-                "{secs}s"
-            );
-        }
-    }
-
-    #[test]
     fn rows_stay_small_and_show_restarts_like_kubectl() {
         let now: Timestamp = "2026-01-01T00:10:00Z".parse().unwrap();
         let p = pod(json!({
@@ -656,7 +578,7 @@ mod tests {
         assert_eq!(row.restarts_text(now), "3 (2m ago)");
         assert_eq!(row.age_text(now), "10m");
         assert_eq!(
-            (row.ephemeral, &*row.node, &*row.labels),
+            (row.ephemeral(), &*row.node, &*row.labels),
             (1, "n1", "app=web")
         );
         assert_eq!(row.health, Health::Good);

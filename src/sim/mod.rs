@@ -282,11 +282,19 @@ fn load_scenario(state: &SimState) {
             }
         }
         let running = pod["status"]["phase"] == "Running";
-        if let Ok(entry) = state.store.create(Kind::Pod, key, pod)
+        if let Ok(entry) = state.store.create(Kind::Pod, key.clone(), pod)
             && eager
             && running
         {
-            state.kubelet.start_pod(&entry.value());
+            let pod = entry.value();
+            state.kubelet.start_pod(&pod);
+            // As a kubelet does on start: the debug containers the spec
+            // has and no status reports are started.
+            for debugger in unreported_debuggers(&pod) {
+                state
+                    .kubelet
+                    .ephemeral_container_added(key.clone(), debugger);
+            }
         }
     }
     for (kind, object) in owners.objects(created) {
@@ -314,6 +322,23 @@ fn load_scenario(state: &SimState) {
             scenario::namespace_object(ns, created),
         );
     }
+}
+
+/// The pod's debug containers with no status yet.
+fn unreported_debuggers(pod: &serde_json::Value) -> Vec<serde_json::Value> {
+    let reported: Vec<&serde_json::Value> = pod["status"]["ephemeralContainerStatuses"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|s| &s["name"])
+        .collect();
+    pod["spec"]["ephemeralContainers"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|c| !reported.contains(&&c["name"]))
+        .cloned()
+        .collect()
 }
 
 /// Connections served at once; more are closed on arrival, so idle or

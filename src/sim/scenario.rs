@@ -298,7 +298,9 @@ pub fn demo(now: Timestamp) -> Vec<Value> {
 
 /// Debug containers past SREs left in `hello` (they can never be removed):
 /// one kubectl added two days ago, which was killed, one whose shell ended,
-/// one podbay added; all ended. What `podbay debuggers` finds.
+/// one podbay added, all ended; and a shell someone left attached-to-nobody
+/// three hours ago, which the kubelet starts with the pod (it has no status
+/// yet). What `podbay debuggers` finds.
 fn leave_old_debuggers(pod: &mut Value, now: Timestamp) {
     let ago = |h: i64| (now - SignedDuration::from_hours(h)).to_string();
     let debuggers = [
@@ -357,6 +359,18 @@ fn leave_old_debuggers(pod: &mut Value, now: Timestamp) {
                 format!("k:{}", json!({"name": name})): {".": {}, "f:image": {}, "f:name": {}}}}}}),
         );
     }
+    let forgotten = "debugger-r8t5c";
+    specs.push(
+        json!({"name": forgotten, "image": "busybox:1.36", "stdin": true, "tty": true,
+        "targetContainerName": "hello", "imagePullPolicy": "IfNotPresent",
+        "terminationMessagePath": "/dev/termination-log", "terminationMessagePolicy": "File"}),
+    );
+    managed.push(
+        json!({"manager": "kubectl-debug", "operation": "Update", "apiVersion": "v1",
+        "time": ago(3), "fieldsType": "FieldsV1", "subresource": "ephemeralcontainers",
+        "fieldsV1": {"f:spec": {"f:ephemeralContainers": {
+            format!("k:{}", json!({"name": forgotten})): {".": {}, "f:image": {}, "f:name": {}}}}}}),
+    );
     pod["spec"]["ephemeralContainers"] = json!(specs);
     pod["status"]["ephemeralContainerStatuses"] = json!(statuses);
     pod["metadata"]["managedFields"] = json!(managed);

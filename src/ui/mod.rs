@@ -2,6 +2,7 @@
 
 mod bars;
 mod columns;
+mod debuggers;
 mod events_view;
 mod files;
 mod fleet;
@@ -70,6 +71,7 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme) {
                 None => files::draw(frame, area, browser, theme),
             },
             View::Forwards(view) => forwards::draw(frame, area, app, view, theme),
+            View::Debuggers(view) => debuggers::draw(frame, area, app, view, theme),
             View::Nodes(view) => match &view.reading {
                 Some(text) => reader::draw(frame, area, "pods on the node", None, text, theme),
                 None => nodes::draw(frame, area, app, view, theme),

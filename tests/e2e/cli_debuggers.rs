@@ -102,7 +102,7 @@ async fn every_debugger_is_listed_with_its_state_and_who_added_it() {
     assert!(theirs["state"]["running"]["startedAt"].is_string());
 
     // The table, across namespaces: NAMESPACE first; the demo's hello
-    // carries three old ones.
+    // carries three old ones and a forgotten shell.
     let table = debuggers(&f, &["-A"]).await;
     let out = text(&table.stdout);
     let lines: Vec<&str> = out.lines().collect();
@@ -112,7 +112,7 @@ async fn every_debugger_is_listed_with_its_state_and_who_added_it() {
             .iter()
             .filter(|l| l.contains("hello-6c8f9d7b5-k3l9m"))
             .count(),
-        3,
+        4,
         "{out}"
     );
     assert!(lines[0].ends_with("SHELL   ADDED BY"), "{out}");

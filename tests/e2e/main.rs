@@ -19,6 +19,7 @@ mod cli_fleet;
 mod cli_forward;
 mod cluster_feed;
 mod conformance;
+mod debuggers_e2e;
 mod docs;
 mod faults_e2e;
 mod files_e2e;

@@ -9,6 +9,7 @@ use kube::api::Api;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
+mod debuggers;
 mod owned_pods;
 
 use super::READ_TIMEOUT;
@@ -187,6 +188,7 @@ impl Tasks {
                 self.create_pod(id, client, key, *pod, refused_hint);
             }
             Effect::DeletePod { cluster, pod } => self.delete_pod(&cluster, pod),
+            Effect::StopDebugger { cluster, pod, name } => self.stop_debugger(&cluster, pod, name),
             Effect::ReadPods { cluster, pods } => self.read_pods(cluster, pods),
             Effect::ReadNodePods { cluster, node } => self.read_node_pods(cluster, node),
             Effect::Files {

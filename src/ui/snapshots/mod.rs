@@ -7,7 +7,7 @@ use crossterm::event::KeyCode;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
-use crate::app::tests::{app, code, key, listed, row};
+use crate::app::tests::{app, code, debuggers, key, listed, row};
 use crate::app::{App, Event};
 use crate::model::feed::Feed;
 use crate::model::{ContainerInfo, ContainerKind, ContainerState, EventRow, PodDetail, PodKey};
@@ -52,8 +52,7 @@ fn demo_app() -> App {
     crash.last_restart = Some("2026-01-01T00:58:00Z".parse().unwrap());
     crash.ready = 0;
     let mut debugged = row("shop", "redis-0", "Running");
-    debugged.ephemeral = 2;
-    debugged.debuggers_running = 1;
+    debugged.debuggers = debuggers("shop", "redis-0", &[true, false]);
     a.update(listed(vec![
         row("shop", "storefront-7d9c8b6f4-x2k9p", "Running"),
         row("shop", "cart-5f6d7c9b8-h2j4k", "Running"),
@@ -454,7 +453,7 @@ fn busy_cluster() -> App {
     crashing.restarts = 17;
     crashing.ready = 0;
     crashing.last_restart = Some("2026-01-01T00:58:00Z".parse().unwrap());
-    crashing.ephemeral = 2;
+    crashing.debuggers = debuggers("payments", "payments-api-66b8f7d5c9-x2k9p", &[false, false]);
     let mut sidecars = pod(
         "monitoring",
         "prometheus-kube-prometheus-stack-prometheus-0",
@@ -1173,4 +1172,36 @@ fn a_node_name_with_combining_marks_keeps_its_row_in_its_columns() {
         .collect();
     assert_eq!(columns.len(), 2, "{screen}");
     assert_eq!(columns[0], columns[1], "{screen}");
+}
+
+#[test]
+fn debuggers_view_at_80x24_and_250x60() {
+    let mut a = busy_cluster();
+    let mut more = row("payments", "payments-api-7c9f8d6b5-qv8lm", "Running");
+    more.debuggers = debuggers(
+        "payments",
+        "payments-api-7c9f8d6b5-qv8lm",
+        &[true, true, false],
+    );
+    if let Some(list) = more.debuggers.as_mut().and_then(std::sync::Arc::get_mut) {
+        list[1].image = "registry.internal.example/tools/netshoot:1".into();
+        list[1].state = ContainerState::Waiting {
+            reason: "ImagePullBackOff".into(),
+            message: String::new(),
+        };
+        list[1].started = None;
+        list[2].target = Some("payments-api".into());
+    }
+    a.update(Event::Pods(Feed::Applied(more)));
+    for c in ":debuggers".chars() {
+        a.update(key(c));
+    }
+    a.update(code(KeyCode::Enter));
+    a.update(key('S'));
+    a.update(key('j'));
+    assert_snapshot("debuggers_view_80x24", &render(&a, 80, 24));
+    assert_snapshot("debuggers_view_250x60", &render(&a, 250, 60));
+    a.update(key('k'));
+    a.update(key('x'));
+    assert_snapshot("debuggers_stop_question_80x24", &render(&a, 80, 24));
 }

@@ -1,0 +1,246 @@
+//! The debuggers view (`:debuggers`): every debug container of the pods
+//! listed (the namespaces shown, `0` for all), live from the pod list's
+//! own watch, filtered and sorted; `x` stops one (asks first, saying what
+//! it ends), `a` attaches to one that runs, `enter` opens its pod.
+
+use std::cmp::Reverse;
+
+use crossterm::event::{KeyCode, KeyEvent};
+
+use super::keymap::Action;
+use super::message::{error, info, warning};
+use super::{App, Effect, Mode, PodView, TerminalKind, View};
+use crate::model::debuggers::Debugger;
+use crate::model::{ContainerState, PodKey, PodRow, TerminalKey};
+
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct DebuggersView {
+    pub cursor: usize,
+    pub filter: String,
+    pub order: Order,
+}
+
+/// How the view is sorted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Order {
+    /// By namespace, pod and name.
+    #[default]
+    Pod,
+    /// Running first, then waiting, then ended.
+    State,
+    /// Oldest first: the forgotten ones on top.
+    Age,
+}
+
+impl Order {
+    pub fn words(self) -> &'static str {
+        match self {
+            Order::Pod => "pod",
+            Order::State => "state, running first",
+            Order::Age => "age, oldest first",
+        }
+    }
+}
+
+impl DebuggersView {
+    /// The debuggers of `rows` the filter keeps, in the view's order.
+    pub fn shown<'a>(&self, rows: impl Iterator<Item = &'a PodRow>) -> Vec<&'a Debugger> {
+        use fuzzy_matcher::FuzzyMatcher;
+        let matcher = fuzzy_matcher::skim::SkimMatcherV2::default().ignore_case();
+        let query = self.filter.trim();
+        let mut shown: Vec<&Debugger> = rows
+            .filter_map(|row| row.debuggers.as_deref())
+            .flatten()
+            .filter(|d| {
+                query.is_empty()
+                    || [
+                        format!("{}/{}", d.namespace, d.pod).as_str(),
+                        &d.name,
+                        &d.image,
+                        &d.state_text(),
+                        d.added_by.as_deref().unwrap_or_default(),
+                    ]
+                    .iter()
+                    .any(|field| matcher.fuzzy_match(field, query).is_some())
+            })
+            .collect();
+        // Within a pod, as they were added (the spec's order; sorts are stable).
+        let by_pod = |d: &&Debugger| (d.namespace.clone(), d.pod.clone());
+        match self.order {
+            Order::Pod => shown.sort_by_key(by_pod),
+            Order::State => shown.sort_by_key(|d| (state_rank(d), by_pod(d))),
+            // Never started (still pulling) after every one that did.
+            Order::Age => shown.sort_by_key(|d| (d.started.is_none(), d.started, by_pod(d))),
+        }
+        shown
+    }
+
+    fn selected<'a>(&self, rows: impl Iterator<Item = &'a PodRow>) -> Option<Debugger> {
+        let shown = self.shown(rows);
+        let at = self.cursor.min(shown.len().saturating_sub(1));
+        shown.get(at).map(|d| (*d).clone())
+    }
+}
+
+fn state_rank(d: &Debugger) -> Reverse<u8> {
+    Reverse(match d.state {
+        ContainerState::Running { .. } => 3,
+        ContainerState::Waiting { .. } => 2,
+        ContainerState::Unknown => 1,
+        ContainerState::Terminated { .. } => 0,
+    })
+}
+
+impl App {
+    /// `:debuggers`.
+    pub(super) fn open_debuggers(&mut self) -> Vec<Effect> {
+        self.message = None;
+        self.view = View::Debuggers(Box::default());
+        vec![Effect::StopWatchingPod]
+    }
+
+    /// Keys of the debuggers view fixed in it (`x`); `None` for the others.
+    pub(super) fn on_debuggers_fixed_key(&mut self, key: &KeyEvent) -> Option<Vec<Effect>> {
+        let View::Debuggers(view) = &self.view else {
+            return None;
+        };
+        if !matches!(key.code, KeyCode::Char('x') | KeyCode::Delete) || !key.modifiers.is_empty() {
+            return None;
+        }
+        let debugger = view.selected(self.pods.rows())?;
+        if !debugger.state.is_running() {
+            let why = match debugger.state {
+                ContainerState::Terminated { .. } => "it has ended already",
+                _ => "it has no process yet (it runs once its image pulls and it starts)",
+            };
+            self.message = Some(info(format!(
+                "Nothing to stop in {} of {}/{} ({}): {why}.",
+                debugger.name,
+                debugger.namespace,
+                debugger.pod,
+                debugger.state_text()
+            )));
+            return Some(vec![]);
+        }
+        // The key first: a long pod name is cut at the bar's end.
+        let shell = if debugger.shell { ", a shell" } else { "" };
+        self.message = Some(warning(format!(
+            "y stops {} in {}/{} (up {}{shell}); any other key keeps it.",
+            debugger.name,
+            debugger.namespace,
+            debugger.pod,
+            debugger.age_text(self.now)
+        )));
+        self.mode = Mode::ConfirmStopDebugger(Box::new(debugger));
+        Some(vec![])
+    }
+
+    /// The answer to "Stop …?".
+    pub(super) fn on_stop_debugger_answer(
+        &mut self,
+        debugger: Debugger,
+        key: &KeyEvent,
+    ) -> Vec<Effect> {
+        let at = format!(
+            "{} in pod {}/{}",
+            debugger.name, debugger.namespace, debugger.pod
+        );
+        if !matches!(key.code, KeyCode::Char('y' | 'Y')) {
+            self.message = Some(info(format!(
+                "{} keeps running in {}/{}.",
+                debugger.name, debugger.namespace, debugger.pod
+            )));
+            return vec![];
+        }
+        self.message = Some(info(format!("Stopping debug container {at}…")));
+        vec![Effect::StopDebugger {
+            cluster: self.cluster.clone(),
+            pod: PodKey::new(&debugger.namespace, &debugger.pod),
+            name: debugger.name,
+        }]
+    }
+
+    /// A stop asked for with [`Effect::StopDebugger`] ended: one sentence.
+    pub(super) fn on_debugger_stopped(&mut self, outcome: Result<String, String>) {
+        self.message = Some(match outcome {
+            Ok(sentence) => info(sentence),
+            Err(sentence) => error(sentence),
+        });
+    }
+
+    /// Keys of the debuggers view; `None` for those with their usual meaning.
+    pub(super) fn on_debuggers_key(&mut self, action: Action) -> Option<Vec<Effect>> {
+        let View::Debuggers(view) = &mut self.view else {
+            return None;
+        };
+        let count = view.shown(self.pods.rows()).len();
+        let last = count.saturating_sub(1);
+        let half_page = (self.rows_per_page / 2).max(1);
+        match action {
+            Action::Up => view.cursor = view.cursor.saturating_sub(1),
+            Action::Down => view.cursor = (view.cursor + 1).min(last),
+            Action::PageUp => view.cursor = view.cursor.saturating_sub(half_page),
+            Action::PageDown => view.cursor = (view.cursor + half_page).min(last),
+            Action::Top => view.cursor = 0,
+            Action::Bottom => view.cursor = last,
+            Action::SortByName | Action::SortByStatus | Action::SortByAge => {
+                view.order = match action {
+                    Action::SortByName => Order::Pod,
+                    Action::SortByStatus => Order::State,
+                    _ => Order::Age,
+                };
+                view.cursor = 0;
+            }
+            Action::Filter => self.mode = Mode::Filter(view.filter.as_str().into()),
+            Action::Back if !view.filter.is_empty() => {
+                view.filter.clear();
+                view.cursor = 0;
+            }
+            Action::Back => {
+                self.message = None;
+                self.view = View::Pods;
+            }
+            Action::Open => {
+                let debugger = view.selected(self.pods.rows())?;
+                let key = PodKey::new(&debugger.namespace, &debugger.pod);
+                let mut pod = PodView::new(key.clone());
+                pod.fold_finished = self.fold_finished;
+                self.view = View::Pod(Box::new(pod));
+                return Some(vec![Effect::WatchPod(key)]);
+            }
+            Action::Attach => {
+                let debugger = view.selected(self.pods.rows())?;
+                if !debugger.state.is_running() {
+                    self.message = Some(info(format!(
+                        "Debug container {} has ended ({}): there is nothing to attach to.",
+                        debugger.name,
+                        debugger.state_text()
+                    )));
+                    return Some(vec![]);
+                }
+                let key = TerminalKey::new(
+                    self.cluster.clone(),
+                    PodKey::new(&debugger.namespace, &debugger.pod),
+                    debugger.name,
+                );
+                return Some(self.open_terminal_pane(TerminalKind::Attach, key, None).1);
+            }
+            _ => return None,
+        }
+        Some(vec![])
+    }
+
+    /// The debuggers view's filter, from the filter line.
+    pub(super) fn set_debuggers_filter(&mut self, query: &str) -> bool {
+        let View::Debuggers(view) = &mut self.view else {
+            return false;
+        };
+        view.filter = query.to_string();
+        view.cursor = 0;
+        true
+    }
+}
+
+#[cfg(test)]
+#[path = "debuggers_tests.rs"]
+mod tests;
