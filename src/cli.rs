@@ -579,6 +579,10 @@ pub struct DebugPodFlags {
     /// for all; repeatable).
     #[arg(long, value_name = "NAME=IMAGE", value_parser = parse_set_image, requires = "copy_to")]
     pub set_image: Vec<(String, String)>,
+    /// With --copy-to: an image pull secret the copy also pulls with (a
+    /// debug image from a private registry; repeatable).
+    #[arg(long, value_name = "SECRET", requires = "copy_to")]
+    pub pull_secret: Vec<String>,
     /// With --copy-to: delete the original pod once the copy is created.
     #[arg(long, requires = "copy_to")]
     pub replace: bool,

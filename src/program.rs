@@ -214,9 +214,12 @@ async fn browse(
             None => config.files.download_dir.clone(),
         },
         launch_timeout: std::time::Duration::from_secs(config.debug.launch_timeout),
-        debug_images: crate::config::image_choices(
-            &crate::config::image_history(&paths.image_history()),
-            &config.debug.images,
+        debug_images: with_demo_image(
+            crate::config::image_choices(
+                &crate::config::image_history(&paths.image_history()),
+                &config.debug.images,
+            ),
+            demo,
         ),
         image_history: Some(paths.image_history()),
         // The demo's cluster ends with podbay: nothing of it could come back.
@@ -275,6 +278,16 @@ async fn run_sim(args: SimArgs) -> anyhow::Result<()> {
     ]));
     stopped.await;
     Ok(())
+}
+
+/// The debug images offered; the demo's last is its private registry's
+/// tools image, which pulls only with a pull secret.
+fn with_demo_image(mut images: Vec<String>, demo: bool) -> Vec<String> {
+    let private = format!("{}/tools/netshoot:1", crate::sim::images::PRIVATE_REGISTRY);
+    if demo && !images.contains(&private) {
+        images.push(private);
+    }
+    images
 }
 
 async fn run_demo(args: DemoArgs, browse_args: BrowseArgs, paths: &Paths) -> anyhow::Result<()> {

@@ -23,6 +23,9 @@ pub struct CopyForm {
     pub image: LineEdit,
     /// What it runs instead of its program.
     pub command: LineEdit,
+    /// Image pull secrets the copy pulls with beside the pod's (an image
+    /// from a private registry), comma-separated; empty for none.
+    pub pull_secrets: LineEdit,
     pub field: CopyField,
 }
 
@@ -31,6 +34,7 @@ pub enum CopyField {
     Container,
     Image,
     Command,
+    PullSecrets,
 }
 
 impl CopyForm {
@@ -84,6 +88,7 @@ impl App {
             containers,
             chosen: 0,
             command: "sh".into(),
+            pull_secrets: LineEdit::default(),
             field: CopyField::Image,
         };
         form.choose(chosen);
@@ -103,7 +108,12 @@ impl App {
     }
 
     pub(super) fn on_copy_form_key(&mut self, mut form: CopyForm, key: KeyEvent) -> Vec<Effect> {
-        let fields = [CopyField::Container, CopyField::Image, CopyField::Command];
+        let fields = [
+            CopyField::Container,
+            CopyField::Image,
+            CopyField::Command,
+            CopyField::PullSecrets,
+        ];
         match FormKey::of(&key, form.field == CopyField::Container) {
             FormKey::Cancel => return vec![],
             FormKey::Submit => return self.launch_copy(form),
@@ -115,6 +125,7 @@ impl App {
             FormKey::Type => match form.field {
                 CopyField::Image => drop(form.image.edit(&key)),
                 CopyField::Command => drop(form.command.edit(&key)),
+                CopyField::PullSecrets => drop(form.pull_secrets.edit(&key)),
                 CopyField::Container => {}
             },
         }
@@ -163,6 +174,12 @@ impl App {
             stdin: true,
             tty: true,
             profile,
+            pull_secrets: form
+                .pull_secrets
+                .split([',', ' '])
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+                .collect(),
             ..Default::default()
         };
         let made = |profile| debug_pod::pod_copy(&detail.manifest, &copy(profile), || 0);

@@ -9,8 +9,9 @@ use k8s_openapi::api::core::v1::Pod;
 use kube::api::Api;
 
 use super::debug::{
-    Defaults, Failure, Finished, Job, Sinks, Stream, Voice, answered, attach, chosen_image,
-    classify, closes_stdin, connect, exit, fail, final_state, first_container, started,
+    Defaults, Failure, Finished, Job, Pulling, Sinks, Stream, Voice, answered, attach,
+    chosen_image, classify, closes_stdin, connect, exit, fail, final_state, first_container,
+    started,
 };
 use crate::cli::{DebugArgs, DebugTarget};
 use crate::cluster::deadline::{self, CleanUpCut, clean_up};
@@ -219,6 +220,23 @@ async fn session(
         ));
     })
     .await;
+    // A copy's image that wants credentials: say which secret would serve.
+    let image = planned
+        .pod
+        .spec
+        .iter()
+        .flat_map(|s| &s.containers)
+        .find(|c| c.name == planned.container)
+        .and_then(|c| c.image.clone())
+        .unwrap_or_default();
+    let pulling = match planned.what {
+        COPY => Some(
+            Pulling::of(&image, &planned.pod, true)
+                .offering(client, &job.namespace, &startup)
+                .await,
+        ),
+        _ => None,
+    };
     started(
         startup,
         &planned.container,
@@ -226,7 +244,7 @@ async fn session(
         &job.namespace,
         &job.pod,
         job.args.timeout,
-        None,
+        pulling.as_ref(),
     )?;
     let end = if job.args.no_attach {
         None
@@ -442,6 +460,7 @@ fn build_copy(
         },
         profile,
         pull_policy: args.pull_policy.clone(),
+        pull_secrets: flags.pull_secret.clone(),
     };
     let (copied, container) =
         model::pod_copy(original, &copy, || fastrand::u64(..)).map_err(|e| {

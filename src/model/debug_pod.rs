@@ -131,6 +131,8 @@ pub struct PodCopy {
     pub keep: Keep,
     pub profile: Profile,
     pub pull_policy: Option<String>,
+    /// Image pull secrets the copy gets beside the original's.
+    pub pull_secrets: Vec<String>,
 }
 
 /// The copy, and the container to attach to (`None`: only images changed).
@@ -141,6 +143,14 @@ pub fn pod_copy(
 ) -> Result<(Pod, Option<String>), String> {
     let mut spec = original.spec.clone().unwrap_or_default();
     spec.ephemeral_containers = None;
+    for secret in &copy.pull_secrets {
+        let secrets = spec.image_pull_secrets.get_or_insert_with(Vec::new);
+        if !secrets.iter().any(|s| s.name == *secret) {
+            secrets.push(k8s_openapi::api::core::v1::LocalObjectReference {
+                name: secret.clone(),
+            });
+        }
+    }
     if !copy.same_node {
         spec.node_name = None;
     }

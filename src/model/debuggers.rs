@@ -268,7 +268,7 @@ pub fn launch_facts(pod: &Pod, target: Option<&str>) -> Vec<String> {
             format!("{running} ")
         };
         facts.push(format!(
-            "{count}{them} in this pod already (podbay debuggers lists them; they can never be removed)."
+            "{count}{them} in this pod already (:debuggers lists and stops them; they can never be removed)."
         ));
     }
     if let Some(target) = target
@@ -333,7 +333,7 @@ mod tests {
         assert_eq!(
             facts,
             [
-                "One debug container runs in this pod already (podbay debuggers lists them; they can never be removed)."
+                "One debug container runs in this pod already (:debuggers lists and stops them; they can never be removed)."
             ]
         );
         let limited: Pod = serde_json::from_value(json!({"metadata": {"name": "p"},

@@ -33,19 +33,60 @@ pub fn registry_of(image: &str) -> &str {
     }
 }
 
-/// One sentence for a debug container whose private image the registry
-/// would not give the pod: which registry, that an ephemeral container
-/// pulls with the pod's image pull secrets (named), and the ways out.
-pub fn private_image_sentence(image: &str, pull_secrets: &[String]) -> String {
-    let registry = registry_of(image);
-    let secrets = if pull_secrets.is_empty() {
-        "it has none".to_string()
-    } else {
-        format!("they are {}", pull_secrets.join(", "))
-    };
-    format!(
-        "The registry {registry} wants credentials for {image}, and a debug container pulls with its pod's image pull secrets ({secrets}). Use an image the pod may pull, or debug a copy of the pod that carries a pull secret for {registry}."
-    )
+/// An image the registry would not give a pod for want of credentials.
+pub struct PrivateImage<'a> {
+    pub image: &'a str,
+    pub namespace: &'a str,
+    pub pod: &'a str,
+    /// The pod's image pull secrets.
+    pub pull_secrets: &'a [String],
+    /// A Secret of the namespace that holds credentials for the registry,
+    /// if podbay found one it may read.
+    pub offer: Option<&'a str>,
+    /// Whether podbay looked for one (the TUI's pane does not).
+    pub searched: bool,
+    /// The pod is podbay's copy (its container pulls with the copy's own
+    /// secrets), not a pod a debug container was added to.
+    pub copy: bool,
+}
+
+impl PrivateImage<'_> {
+    /// One sentence: which registry, which secrets the container pulled
+    /// with (named), and the way out, with the secret to use when known.
+    pub fn sentence(&self) -> String {
+        let registry = registry_of(self.image);
+        let image = self.image;
+        let secret = self.offer.unwrap_or("SECRET");
+        let found = match (self.offer, self.searched) {
+            (Some(name), _) => format!("{name} holds credentials for {registry}"),
+            (None, true) => format!(
+                "SECRET: a Secret of {} with credentials for {registry}; none podbay may read has them",
+                self.namespace
+            ),
+            (None, false) => format!(
+                "SECRET: a Secret of {} with credentials for {registry}",
+                self.namespace
+            ),
+        };
+        if self.copy {
+            let secrets = match self.pull_secrets {
+                [] => "it has none".to_string(),
+                names => format!("they are {}", names.join(", ")),
+            };
+            return format!(
+                "The registry {registry} wants credentials for {image}, and the copy pulls with its image pull secrets ({secrets}). Add one with --pull-secret {secret} ({found})."
+            );
+        }
+        let secrets = match self.pull_secrets {
+            [] => "it has none".to_string(),
+            names => format!("they are {}", names.join(", ")),
+        };
+        format!(
+            "The registry {registry} wants credentials for {image}, and a debug container pulls with its pod's image pull secrets ({secrets}). Debug a copy that carries one: podbay debug {pod} -n {namespace} --copy-to {pod}-debug --pull-secret {secret} --image {image} ({found}); or use an image the pod may pull.",
+            pod = self.pod,
+            namespace = self.namespace,
+        )
+    }
 }
 
 /// The name part may be at most this long (distribution's NameTotalLengthMax).
@@ -247,13 +288,51 @@ mod private_tests {
         );
         assert_eq!(registry_of("localhost:5000/x"), "localhost:5000");
         assert_eq!(registry_of("nicolaka/netshoot"), "docker.io");
+        let none = PrivateImage {
+            image: "registry.internal.example/tools/netshoot:1",
+            namespace: "shop",
+            pod: "redis-0",
+            pull_secrets: &[],
+            offer: Some("regcred"),
+            searched: true,
+            copy: false,
+        };
         assert_eq!(
-            private_image_sentence("registry.internal.example/tools/netshoot:1", &[]),
-            "The registry registry.internal.example wants credentials for registry.internal.example/tools/netshoot:1, and a debug container pulls with its pod's image pull secrets (it has none). Use an image the pod may pull, or debug a copy of the pod that carries a pull secret for registry.internal.example."
+            none.sentence(),
+            "The registry registry.internal.example wants credentials for registry.internal.example/tools/netshoot:1, and a debug container pulls with its pod's image pull secrets (it has none). Debug a copy that carries one: podbay debug redis-0 -n shop --copy-to redis-0-debug --pull-secret regcred --image registry.internal.example/tools/netshoot:1 (regcred holds credentials for registry.internal.example); or use an image the pod may pull."
         );
+        let secrets = ["regcred".to_string(), "other".to_string()];
+        let unknown = PrivateImage {
+            pull_secrets: &secrets,
+            offer: None,
+            ..none
+        };
+        assert!(unknown.sentence().contains("(they are regcred, other)"));
         assert!(
-            private_image_sentence("r.example/x", &["regcred".into(), "other".into()])
-                .contains("(they are regcred, other)")
+            unknown.sentence().contains("--pull-secret SECRET --image"),
+            "{}",
+            unknown.sentence()
+        );
+        let unsearched = PrivateImage {
+            searched: false,
+            ..unknown
+        };
+        assert!(
+            unsearched.sentence().contains(
+                "(SECRET: a Secret of shop with credentials for registry.internal.example); or"
+            ),
+            "{}",
+            unsearched.sentence()
+        );
+        let copy = PrivateImage {
+            copy: true,
+            ..unknown
+        };
+        assert!(
+            copy.sentence()
+                .starts_with("The registry registry.internal.example wants credentials for registry.internal.example/tools/netshoot:1, and the copy pulls with its image pull secrets (they are regcred, other). Add one with --pull-secret SECRET ("),
+            "{}",
+            copy.sentence()
         );
     }
 }

@@ -21,6 +21,7 @@ pub mod owner;
 pub(crate) mod pod;
 pub mod pod_security;
 pub mod problem;
+pub mod pull_secret;
 pub mod session;
 pub mod smp;
 pub mod text;

@@ -381,7 +381,12 @@ fn list(
         (true, Some(last)) => encode_continue(list_rv, &last.key, returned),
         _ => String::new(),
     };
-    if as_table && matches!(filter.kind, Kind::Pod | Kind::Event | Kind::Node) {
+    if as_table
+        && matches!(
+            filter.kind,
+            Kind::Pod | Kind::Event | Kind::Node | Kind::Secret
+        )
+    {
         let objects: Vec<Value> = items.iter().map(|e| e.value()).collect();
         if let Some(table) = table::of(filter.kind, &objects, list_rv, &continue_token) {
             return Ok(ok_json(&table));
@@ -679,6 +684,7 @@ fn core_resources() -> Value {
             resource("pods/exec", "PodExecOptions", true, &["create", "get"], &[]),
             resource("pods/log", "Pod", true, &["get"], &[]),
             resource("pods/portforward", "PodPortForwardOptions", true, &["create", "get"], &[]),
+            resource("secrets", "Secret", true, &["get", "list", "watch"], &[]),
         ],
     })
 }

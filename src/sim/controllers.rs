@@ -231,12 +231,36 @@ pub(crate) async fn bring_up(state: Arc<SimState>, key: Key) {
     {
         status["state"] = json!({"running": {"startedAt": now}});
     }
+    // Images the pod may not pull (a private registry's, without its
+    // credentials among the pod's pull secrets) wait; nothing of them runs.
+    let secrets = state.kubelet.pull_secrets(&planned);
+    if let Some(message) = secrets.missing_event() {
+        state.kubelet.event(
+            &key,
+            "",
+            "Warning",
+            "FailedToRetrieveImagePullSecret",
+            &message,
+        );
+    }
+    let unpulled: Vec<(String, String)> = planned["spec"]["containers"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| {
+            let refusal = secrets.refusal(c["image"].as_str()?)?;
+            Some((c["name"].as_str()?.to_string(), refusal))
+        })
+        .collect();
     let failed: Vec<(String, String)> = planned["spec"]["containers"]
         .as_array()
         .into_iter()
         .flatten()
         .filter_map(|c| {
             let name = c["name"].as_str()?;
+            if unpulled.iter().any(|(n, _)| n == name) {
+                return None;
+            }
             let error = state.kubelet.process(&planned, name).err()?;
             let message = error
                 .message
@@ -256,6 +280,11 @@ pub(crate) async fn bring_up(state: Arc<SimState>, key: Key) {
             .into_iter()
             .flatten()
         {
+            if let Some((_, message)) = unpulled.iter().find(|(name, _)| status["name"] == *name) {
+                status["state"] =
+                    json!({"waiting": {"reason": "ErrImagePull", "message": message}});
+                continue;
+            }
             let failure = failed.iter().find(|(name, _)| status["name"] == *name);
             if let Some((_, message)) = failure {
                 status["state"] = json!({"terminated": {
@@ -271,7 +300,7 @@ pub(crate) async fn bring_up(state: Arc<SimState>, key: Key) {
             status["ready"] = json!(true);
             status["started"] = json!(true);
         }
-        let all_up = failed.is_empty();
+        let all_up = failed.is_empty() && unpulled.is_empty();
         for condition in pod["status"]["conditions"]
             .as_array_mut()
             .into_iter()
@@ -286,7 +315,13 @@ pub(crate) async fn bring_up(state: Arc<SimState>, key: Key) {
                 condition["lastTransitionTime"] = json!(now);
             }
         }
-        pod["status"]["phase"] = json!("Running");
+        // A container never started keeps the pod Pending (the kubelet's
+        // getPhase: any waiting container).
+        pod["status"]["phase"] = json!(if unpulled.is_empty() {
+            "Running"
+        } else {
+            "Pending"
+        });
         Ok(pod)
     }) else {
         // Deleted meanwhile: what was started goes, as the kubelet's
@@ -303,6 +338,14 @@ pub(crate) async fn bring_up(state: Arc<SimState>, key: Key) {
         let field = format!("spec.containers{{{name}}}");
         let kubelet = &state.kubelet;
         let key = pod_key(&pod);
+        if let Some((_, message)) = unpulled.iter().find(|(n, _)| n == name) {
+            let pulling = format!("Pulling image {image:?}");
+            kubelet.event(&key, &field, "Normal", "Pulling", &pulling);
+            let failed = format!("Failed to pull image {image:?}: {message}");
+            kubelet.event(&key, &field, "Warning", "Failed", &failed);
+            kubelet.event(&key, &field, "Warning", "Failed", "Error: ErrImagePull");
+            continue;
+        }
         kubelet.event(
             &key,
             &field,

@@ -204,24 +204,110 @@ pub fn which(program: &str) -> Option<std::path::PathBuf> {
         .find(|p| p.is_file())
 }
 
-/// The demo's private registry: its images pull only for a pod whose
-/// `imagePullSecrets` names a secret (the simulator keeps no Secrets, so
-/// any name serves). `Some(registry)` when it refuses.
+/// The demo's private registry: its images pull only with credentials
+/// for it, from one of the pod's image pull secrets.
 pub const PRIVATE_REGISTRY: &str = "registry.internal.example";
 
-pub fn private_registry_refuses(image: &str, pod: &serde_json::Value) -> Option<&'static str> {
-    let private = image
-        .strip_prefix(PRIVATE_REGISTRY)
-        .is_some_and(|rest| rest.starts_with('/'));
-    let has_secret = pod
-        .pointer("/spec/imagePullSecrets")
-        .and_then(serde_json::Value::as_array)
-        .is_some_and(|secrets| {
-            secrets
-                .iter()
-                .any(|s| s["name"].as_str().is_some_and(|n| !n.is_empty()))
-        });
-    (private && !has_secret).then_some(PRIVATE_REGISTRY)
+/// The pod's image pull secrets, read as the kubelet reads them: those
+/// found, and the names of those it could not find.
+pub struct PullSecrets {
+    pub found: Vec<serde_json::Value>,
+    pub missing: Vec<String>,
+}
+
+impl PullSecrets {
+    /// `secret` finds a Secret of the pod's namespace by name.
+    pub fn of(
+        pod: &serde_json::Value,
+        secret: impl Fn(&str) -> Option<serde_json::Value>,
+    ) -> PullSecrets {
+        let mut found = Vec::new();
+        let mut missing = Vec::new();
+        let names = pod
+            .pointer("/spec/imagePullSecrets")
+            .and_then(serde_json::Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|s| s["name"].as_str())
+            .filter(|n| !n.is_empty());
+        for name in names {
+            match secret(name) {
+                Some(s) => found.push(s),
+                None => missing.push(name.to_string()),
+            }
+        }
+        PullSecrets { found, missing }
+    }
+
+    /// The kubelet's Warning when some could not be read.
+    pub fn missing_event(&self) -> Option<String> {
+        (!self.missing.is_empty()).then(|| {
+            format!(
+                "Unable to retrieve some image pull secrets ({}); attempting to pull the image may not succeed.",
+                self.missing.join(", ")
+            )
+        })
+    }
+
+    /// containerd's words when `image` is the private registry's and none
+    /// of the secrets holds credentials for it.
+    pub fn refusal(&self, image: &str) -> Option<String> {
+        let rest = image.strip_prefix(PRIVATE_REGISTRY)?.strip_prefix('/')?;
+        let authorized = self
+            .found
+            .iter()
+            .flat_map(registries_of)
+            .any(|key| key_matches(&key, PRIVATE_REGISTRY, rest));
+        if authorized {
+            return None;
+        }
+        let reference = super::reference::full_reference(image);
+        let scope = super::reference::repository(rest).replace('/', "%2F");
+        Some(format!(
+            "failed to pull and unpack image {reference:?}: failed to resolve reference {reference:?}: failed to authorize: failed to fetch anonymous token: unexpected status from GET request to https://{PRIVATE_REGISTRY}/token?scope=repository%3A{scope}%3Apull: 401 Unauthorized"
+        ))
+    }
+}
+
+/// The registries a pull secret holds credentials for: the `auths` keys
+/// of a `kubernetes.io/dockerconfigjson` one, the top-level keys of a
+/// `kubernetes.io/dockercfg` one; none for any other type.
+fn registries_of(secret: &serde_json::Value) -> Vec<String> {
+    use base64::Engine as _;
+    let (field, nested) = match secret["type"].as_str() {
+        Some("kubernetes.io/dockerconfigjson") => (".dockerconfigjson", true),
+        Some("kubernetes.io/dockercfg") => (".dockercfg", false),
+        _ => return Vec::new(),
+    };
+    let config = secret["data"][field]
+        .as_str()
+        .and_then(|b| base64::engine::general_purpose::STANDARD.decode(b).ok())
+        .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok());
+    let Some(config) = config else {
+        return Vec::new();
+    };
+    let auths = if nested { &config["auths"] } else { &config };
+    auths
+        .as_object()
+        .map(|o| o.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+/// Whether a credentials key (`registry.example`, `https://registry.example`,
+/// `registry.example/team`) covers `repository` on `host`, as the
+/// kubelet's keyring matches: the host alike, the key's path a prefix.
+fn key_matches(key: &str, host: &str, repository: &str) -> bool {
+    let key = key
+        .strip_prefix("https://")
+        .or_else(|| key.strip_prefix("http://"))
+        .unwrap_or(key);
+    let (key_host, key_path) = key.split_once('/').unwrap_or((key, ""));
+    // Docker's own `…/v1/` names the registry, not a path in it.
+    let key_path = match key_path.trim_end_matches('/') {
+        "v1" => "",
+        path => path,
+    };
+    key_host.eq_ignore_ascii_case(host) && repository.starts_with(key_path)
 }
 
 #[cfg(test)]
@@ -280,5 +366,79 @@ mod tests {
         assert_eq!(user_of("gcr.io/distroless/static@sha256:0123abcd"), 0);
         assert_eq!(user_of("localhost:5000/nonroot-tools"), 0);
         assert_eq!(user_of("busybox:1.36"), 0);
+    }
+}
+
+#[cfg(test)]
+mod pull_secret_tests {
+    use super::*;
+    use base64::Engine as _;
+
+    fn secret(type_: &str, field: &str, config: serde_json::Value) -> serde_json::Value {
+        let data = base64::engine::general_purpose::STANDARD.encode(config.to_string());
+        serde_json::json!({"type": type_, "data": {field: data}})
+    }
+
+    fn pod(secrets: &[&str]) -> serde_json::Value {
+        let names: Vec<serde_json::Value> = secrets
+            .iter()
+            .map(|n| serde_json::json!({"name": n}))
+            .collect();
+        serde_json::json!({"spec": {"imagePullSecrets": names}})
+    }
+
+    #[test]
+    fn the_private_registry_pulls_only_with_a_secret_for_it() {
+        let image = "registry.internal.example/tools/netshoot:1";
+        let for_it = secret(
+            "kubernetes.io/dockerconfigjson",
+            ".dockerconfigjson",
+            serde_json::json!({"auths": {"https://registry.internal.example/v1/": {}}}),
+        );
+        let for_another = secret(
+            "kubernetes.io/dockerconfigjson",
+            ".dockerconfigjson",
+            serde_json::json!({"auths": {"quay.io": {}}}),
+        );
+        let legacy = secret(
+            "kubernetes.io/dockercfg",
+            ".dockercfg",
+            serde_json::json!({"registry.internal.example/tools": {}}),
+        );
+        let opaque = secret(
+            "Opaque",
+            ".dockerconfigjson",
+            serde_json::json!({"auths": {"registry.internal.example": {}}}),
+        );
+        let lookup = |name: &str| match name {
+            "regcred" => Some(for_it.clone()),
+            "quay" => Some(for_another.clone()),
+            "legacy" => Some(legacy.clone()),
+            "opaque" => Some(opaque.clone()),
+            _ => None,
+        };
+        let pulls = |names: &[&str]| {
+            PullSecrets::of(&pod(names), lookup)
+                .refusal(image)
+                .is_none()
+        };
+        assert!(pulls(&["regcred"]));
+        assert!(pulls(&["quay", "legacy"]));
+        assert!(!pulls(&[]));
+        assert!(!pulls(&["quay", "opaque"]));
+        assert!(!pulls(&["gone"]));
+        let missing = PullSecrets::of(&pod(&["gone", "regcred", "also-gone"]), lookup);
+        assert_eq!(
+            missing.missing_event().as_deref(),
+            Some(
+                "Unable to retrieve some image pull secrets (gone, also-gone); attempting to pull the image may not succeed."
+            )
+        );
+        // Public images pull whatever the secrets.
+        assert!(
+            PullSecrets::of(&pod(&[]), lookup)
+                .refusal("busybox:1.36")
+                .is_none()
+        );
     }
 }

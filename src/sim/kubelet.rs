@@ -348,6 +348,16 @@ impl Kubelet {
         self.runtime.stop_pod(key);
     }
 
+    /// The pod's image pull secrets, read from its namespace.
+    pub fn pull_secrets(&self, pod: &Value) -> super::images::PullSecrets {
+        let namespace = pod["metadata"]["namespace"].as_str().unwrap_or_default();
+        super::images::PullSecrets::of(pod, |name| {
+            self.store
+                .get(Kind::Secret, &Key::new(namespace, name))
+                .map(|e| e.value())
+        })
+    }
+
     /// Runs the lifecycle of a newly added ephemeral container in the background.
     pub fn ephemeral_container_added(self: &Arc<Self>, key: Key, container: Value) {
         let kubelet = self.clone();
@@ -411,6 +421,16 @@ impl Kubelet {
             return Ok(());
         }
 
+        let secrets = self.pull_secrets(&pod);
+        if let Some(message) = secrets.missing_event() {
+            self.event(
+                key,
+                "",
+                "Warning",
+                "FailedToRetrieveImagePullSecret",
+                &message,
+            );
+        }
         let mut backoff = self.config.pull_backoff;
         loop {
             self.event(
@@ -426,10 +446,8 @@ impl Kubelet {
                 format!(
                     "failed to pull and unpack image {reference:?}: failed to resolve reference {reference:?}: pull access denied, repository does not exist or may require authorization: server message: insufficient_scope: authorization failed"
                 )
-            } else if let Some(registry) = super::images::private_registry_refuses(&image, &pod) {
-                format!(
-                    "failed to pull and unpack image {reference:?}: failed to resolve reference {reference:?}: failed to authorize: failed to fetch anonymous token: unexpected status from GET request to https://{registry}/token?scope=repository%3Atools%3Apull: 401 Unauthorized"
-                )
+            } else if let Some(message) = secrets.refusal(&image) {
+                message
             } else {
                 break;
             };

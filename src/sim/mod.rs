@@ -315,6 +315,15 @@ fn load_scenario(state: &SimState) {
             nodes::object(node, created, now),
         );
     }
+    if eager {
+        for secret in scenario::secrets(created) {
+            let key = Key::new(
+                secret["metadata"]["namespace"].as_str().unwrap_or_default(),
+                secret["metadata"]["name"].as_str().unwrap_or_default(),
+            );
+            let _ = state.store.create(Kind::Secret, key, secret);
+        }
+    }
     for ns in &namespaces {
         let _ = state.store.create(
             Kind::Namespace,

@@ -51,7 +51,7 @@ pub(super) fn pod_event(pod: &Value, name: &str, event: PodEvent) -> Value {
         let node = pod.pointer("/spec/nodeName").and_then(Value::as_str);
         ("kubelet", node.unwrap_or_default())
     };
-    json!({
+    let mut object = json!({
         "apiVersion": "v1",
         "kind": "Event",
         "metadata": {
@@ -78,7 +78,14 @@ pub(super) fn pod_event(pod: &Value, name: &str, event: PodEvent) -> Value {
         "eventTime": null,
         "reportingComponent": component,
         "reportingInstance": host,
-    })
+    });
+    // An event about the whole pod has no fieldPath (omitted when empty).
+    if let Some(involved) = object["involvedObject"].as_object_mut()
+        && involved["fieldPath"] == ""
+    {
+        involved.remove("fieldPath");
+    }
+    object
 }
 
 pub(super) fn pod_key(pod: &Value) -> Key {

@@ -17,9 +17,10 @@ pub enum Role {
     /// cluster-admin.
     Admin,
     /// get/list/watch pods, namespaces, nodes, events and the apps that own pods,
-    /// read logs; nothing else.
+    /// read logs; nothing else (as the built-in `view` role, not Secrets).
     Viewer,
-    /// Everything on pods and events in one namespace, nothing cluster-wide.
+    /// Everything on pods in one namespace, reading its events, workloads
+    /// and Secrets (as the built-in `edit` role does); nothing cluster-wide.
     Namespaced(String),
 }
 
@@ -56,7 +57,9 @@ impl Role {
                         "pods",
                         "" | "log" | "ephemeralcontainers" | "attach" | "exec" | "portforward",
                     ) => true,
-                    ("events" | "deployments" | "replicasets" | "statefulsets", "") => read,
+                    ("events" | "deployments" | "replicasets" | "statefulsets" | "secrets", "") => {
+                        read
+                    }
                     _ => false,
                 }
             }

@@ -495,6 +495,29 @@ fn meet_restricted(pod: &mut Value) {
     }
 }
 
+/// The demo's Secrets: `shop`'s `regcred`, credentials for the private
+/// registry that no pod of the demo names (a copy may).
+pub fn secrets(created: Timestamp) -> Vec<Value> {
+    use base64::Engine as _;
+    let base64 = |text: &str| base64::engine::general_purpose::STANDARD.encode(text);
+    let registry = super::images::PRIVATE_REGISTRY;
+    let config = json!({"auths": {registry: {
+        "username": "ci", "password": "demo-only", "auth": base64("ci:demo-only"),
+    }}});
+    vec![json!({
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {
+            "name": "regcred",
+            "namespace": "shop",
+            "uid": uid("shop/regcred", 5),
+            "creationTimestamp": created.to_string(),
+        },
+        "type": "kubernetes.io/dockerconfigjson",
+        "data": {".dockerconfigjson": base64(&config.to_string())},
+    })]
+}
+
 pub fn namespace_object(name: &str, created: Timestamp) -> Value {
     let mut labels = serde_json::Map::new();
     labels.insert("kubernetes.io/metadata.name".into(), json!(name));

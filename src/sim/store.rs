@@ -25,10 +25,13 @@ pub enum Kind {
     StatefulSet,
     /// Cluster-scoped, read-only: the simulated nodes.
     Node,
+    /// Read-only: the demo's image pull secret, which the kubelet reads
+    /// for a pod that names it.
+    Secret,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 7] = [
+    pub const ALL: [Kind; 8] = [
         Kind::Pod,
         Kind::Event,
         Kind::Namespace,
@@ -36,6 +39,7 @@ impl Kind {
         Kind::ReplicaSet,
         Kind::StatefulSet,
         Kind::Node,
+        Kind::Secret,
     ];
 
     pub fn plural(self) -> &'static str {
@@ -47,6 +51,7 @@ impl Kind {
             Kind::ReplicaSet => "replicasets",
             Kind::StatefulSet => "statefulsets",
             Kind::Node => "nodes",
+            Kind::Secret => "secrets",
         }
     }
 
@@ -59,6 +64,7 @@ impl Kind {
             Kind::ReplicaSet => "ReplicaSet",
             Kind::StatefulSet => "StatefulSet",
             Kind::Node => "Node",
+            Kind::Secret => "Secret",
         }
     }
 
@@ -66,7 +72,7 @@ impl Kind {
     pub fn group(self) -> &'static str {
         match self {
             Kind::Deployment | Kind::ReplicaSet | Kind::StatefulSet => "apps",
-            Kind::Pod | Kind::Event | Kind::Namespace | Kind::Node => "",
+            Kind::Pod | Kind::Event | Kind::Namespace | Kind::Node | Kind::Secret => "",
         }
     }
 
@@ -122,6 +128,7 @@ impl Kind {
             ],
             Kind::Namespace => &["metadata.name", "status.phase"],
             Kind::Node => &["metadata.name", "spec.unschedulable"],
+            Kind::Secret => &["metadata.name", "metadata.namespace", "type"],
             Kind::Deployment | Kind::ReplicaSet | Kind::StatefulSet => {
                 &["metadata.name", "metadata.namespace"]
             }
@@ -137,6 +144,7 @@ impl Kind {
             Kind::ReplicaSet => 4,
             Kind::StatefulSet => 5,
             Kind::Node => 6,
+            Kind::Secret => 7,
         }
     }
 }

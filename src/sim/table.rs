@@ -21,8 +21,39 @@ pub fn of(
         Kind::Pod => pods(objects, resource_version, continue_token),
         Kind::Event => events(objects, resource_version, continue_token),
         Kind::Node => nodes(objects, resource_version, continue_token),
+        Kind::Secret => secrets(objects, resource_version, continue_token),
         _ => return None,
     })
+}
+
+/// `kubectl get secrets`: the apiserver's NAME, TYPE, DATA (how many
+/// keys) and AGE.
+fn secrets(secrets: &[Value], resource_version: u64, continue_token: &str) -> Value {
+    let column = |name: &str, kind: &str| json!({"name": name, "type": kind, "format": if name == "Name" { "name" } else { "" }, "description": "", "priority": 0});
+    let now = jiff::Timestamp::now();
+    let rows = secrets
+        .iter()
+        .map(|secret| {
+            let age = secret["metadata"]["creationTimestamp"]
+                .as_str()
+                .and_then(|t| t.parse::<jiff::Timestamp>().ok())
+                .map_or("<unknown>".into(), |t| {
+                    crate::model::human_duration(now.duration_since(t))
+                });
+            let keys = secret["data"].as_object().map_or(0, |data| data.len());
+            row(
+                json!([secret["metadata"]["name"], secret["type"], keys, age]),
+                &secret["metadata"],
+            )
+        })
+        .collect();
+    let columns = vec![
+        column("Name", "string"),
+        column("Type", "string"),
+        column("Data", "integer"),
+        column("Age", "string"),
+    ];
+    table(resource_version, continue_token, columns, rows)
 }
 
 /// `kubectl get nodes` (`-o wide` shows the priority-1 columns).
@@ -309,8 +340,6 @@ fn table(
     })
 }
 
-/// One row: its cells and the object's metadata (what `kubectl get` needs
-/// to name it).
 /// kubectl's READINESS GATES: how many of the pod's gates have a True
 /// condition, of how many; `<none>` without gates.
 fn readiness_gates(pod: &Value) -> String {
@@ -334,6 +363,8 @@ fn readiness_gates(pod: &Value) -> String {
     format!("{met}/{}", gates.len())
 }
 
+/// One row: its cells and the object's metadata (what `kubectl get` needs
+/// to name it).
 fn row(cells: Value, metadata: &Value) -> Value {
     json!({
         "cells": cells,

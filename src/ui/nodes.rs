@@ -239,6 +239,12 @@ pub fn draw_copy_form(frame: &mut Frame, area: Rect, form: &CopyForm, theme: &Th
                 .chain(text(&form.command, CopyField::Command))
                 .collect::<Vec<_>>(),
         ),
+        Line::from(
+            [Span::styled(" pull secrets:     ", theme.dim)]
+                .into_iter()
+                .chain(text(&form.pull_secrets, CopyField::PullSecrets))
+                .collect::<Vec<_>>(),
+        ),
         Line::default(),
         Line::from(Span::styled(
             " No labels, probes or init containers: no Service sends it traffic.",
@@ -246,6 +252,10 @@ pub fn draw_copy_form(frame: &mut Frame, area: Rect, form: &CopyForm, theme: &Th
         )),
         Line::from(Span::styled(
             " A distroless image has no shell: give its debug variant.",
+            theme.dim,
+        )),
+        Line::from(Span::styled(
+            " A private registry's image: name a pull secret holding its credentials.",
             theme.dim,
         )),
         Line::from(Span::styled(

@@ -324,6 +324,45 @@ fn bottom_line<'a>(slot: &Pane, t: &Terminal, width: usize, theme: &Theme) -> Op
     )))
 }
 
+/// What to do about an image that will not pull: for want of credentials,
+/// which registry and which secrets, and the copy that carries one.
+fn advice(t: &Terminal, message: &str) -> String {
+    let manifest = t.pod.detail.as_ref().map(|d| &d.manifest);
+    let image = manifest.and_then(|pod| pod.spec.as_ref()).and_then(|spec| {
+        let mut ephemeral = spec.ephemeral_containers.iter().flatten();
+        ephemeral
+            .find(|c| c.name == t.key.container)
+            .and_then(|c| c.image.clone())
+            .or_else(|| {
+                spec.containers
+                    .iter()
+                    .find(|c| c.name == t.key.container)
+                    .and_then(|c| c.image.clone())
+            })
+    });
+    let Some(image) = image.filter(|_| crate::model::image::needs_credentials(message)) else {
+        return "Check the image name and the pod's image pull secrets; x closes this pane.".into();
+    };
+    let pull_secrets: Vec<String> = manifest
+        .and_then(|pod| pod.spec.as_ref())
+        .and_then(|spec| spec.image_pull_secrets.as_ref())
+        .into_iter()
+        .flatten()
+        .map(|s| s.name.clone())
+        .collect();
+    let sentence = crate::model::image::PrivateImage {
+        image: &image,
+        namespace: &t.key.pod.namespace,
+        pod: &t.key.pod.name,
+        pull_secrets: &pull_secrets,
+        offer: None,
+        searched: false,
+        copy: t.owned_pod,
+    }
+    .sentence();
+    format!("{sentence} x closes this pane.")
+}
+
 /// While a debug container comes up: what the kubelet is doing, and advice.
 fn draw_coming_up(frame: &mut Frame, body: Rect, app: &App, t: &Terminal, theme: &Theme) {
     let elapsed = human_duration(app.now.duration_since(t.since));
@@ -345,10 +384,7 @@ fn draw_coming_up(frame: &mut Frame, body: Rect, app: &App, t: &Terminal, theme:
                 style,
             )));
             if waiting_in_trouble(reason) {
-                lines.push(Line::from(Span::styled(
-                    "Check the image name and the pod's image pull secrets; x closes this pane.",
-                    theme.dim,
-                )));
+                lines.push(Line::from(Span::styled(advice(t, message), theme.dim)));
             }
         }
         _ => lines.push(Line::from(Span::styled(

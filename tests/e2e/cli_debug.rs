@@ -958,7 +958,100 @@ async fn a_private_debug_image_names_the_registry_and_the_pods_pull_secrets() {
     assert_eq!(out.status.code(), Some(71), "{}", stderr(&out));
     assert!(
         stderr(&out).contains(
-            "The registry registry.internal.example wants credentials for registry.internal.example/tools/netshoot:1, and a debug container pulls with its pod's image pull secrets (it has none)."
+            "The registry registry.internal.example wants credentials for registry.internal.example/tools/netshoot:1, and a debug container pulls with its pod's image pull secrets (it has none). Debug a copy that carries one: podbay debug redis-0 -n shop --copy-to redis-0-debug --pull-secret regcred --image registry.internal.example/tools/netshoot:1 (regcred holds credentials for registry.internal.example)"
+        ),
+        "{}",
+        stderr(&out)
+    );
+
+    // The way out it names: a copy that carries the secret pulls and runs.
+    let copy = |name: &'static str, secret: Option<&'static str>| {
+        let mut args = vec![
+            "redis-0",
+            "-n",
+            "shop",
+            "--copy-to",
+            name,
+            "--image",
+            "registry.internal.example/tools/netshoot:1",
+        ];
+        args.extend(secret.map(|s| ["--pull-secret", s]).into_iter().flatten());
+        args.extend(["--", "sh", "-c", "echo pulled-$((6*7))"]);
+        args
+    };
+    let out = f.podbay(&copy("redis-0-debug", Some("regcred"))).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "pulled-42");
+    // Without it, the copy's own sentence says which to add.
+    let out = f.podbay(&copy("redis-0-nosecret", None)).await;
+    assert_eq!(out.status.code(), Some(71), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(
+            "the copy pulls with its image pull secrets (it has none). Add one with --pull-secret regcred (regcred holds credentials for registry.internal.example)."
+        ),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// A pod that names `regcred` lends it to its debug containers: the
+/// private image pulls, with no warning. A debug image from a registry none
+/// of the pod's secrets covers is warned of before anything is sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pods_own_pull_secret_serves_its_debugger_and_a_registry_it_misses_is_warned_of() {
+    use k8s_openapi::api::core::v1::Pod;
+    let f = Fixture::new(0).await;
+    let pods: kube::Api<Pod> = kube::Api::namespaced(support::client(&f.sim, "sim").await, "shop");
+    let pod: Pod = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "private-app"},
+        "spec": {
+            "imagePullSecrets": [{"name": "regcred"}],
+            "containers": [{"name": "app", "image": "registry.internal.example/shop/app:2",
+                "command": ["sleep", "3600"]}],
+        },
+    }))
+    .unwrap();
+    pods.create(&Default::default(), &pod)
+        .await
+        .expect("created");
+    support::eventually(20, "private-app running", || {
+        let pods = pods.clone();
+        async move {
+            let phase = pods.get("private-app").await.ok()?.status?.phase?;
+            (phase == "Running").then_some(())
+        }
+    })
+    .await;
+    let debug = |image: &'static str| {
+        [
+            "private-app",
+            "-n",
+            "shop",
+            "--image",
+            image,
+            "--target",
+            "app",
+            "--",
+            "sh",
+            "-c",
+            "echo in-$((6*7))",
+        ]
+    };
+    let out = f
+        .podbay(&debug("registry.internal.example/tools/netshoot:1"))
+        .await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "in-42");
+    assert!(
+        !stderr(&out).contains("holds credentials"),
+        "{}",
+        stderr(&out)
+    );
+
+    let out = f.podbay(&debug("ghcr.io/podbay/tools:1")).await;
+    assert!(
+        stderr(&out).contains(
+            "podbay: none of the pod's image pull secrets (regcred) holds credentials for ghcr.io; if it is private, ghcr.io/podbay/tools:1 will not pull"
         ),
         "{}",
         stderr(&out)

@@ -554,6 +554,32 @@ async fn kubectl_describe_events_and_followed_logs_read_as_on_a_cluster() {
         )
         .await;
         assert!(describe.status.success(), "{version}\n{}", text(&describe));
+        // The pull secret a copy may carry, in the apiserver's columns.
+        let secrets = kubectl(
+            &binary,
+            &kubeconfig,
+            &["get", "secrets", "-n", "shop"],
+            None,
+        )
+        .await;
+        let listing = String::from_utf8_lossy(&secrets.stdout).into_owned();
+        assert!(secrets.status.success(), "{version}\n{}", text(&secrets));
+        let words = |line: &str| {
+            line.split_whitespace()
+                .map(String::from)
+                .collect::<Vec<_>>()
+        };
+        let lines: Vec<Vec<String>> = listing.lines().map(words).collect();
+        assert_eq!(
+            lines[0],
+            ["NAME", "TYPE", "DATA", "AGE"],
+            "{version}\n{listing}"
+        );
+        assert_eq!(
+            lines[1][..3],
+            ["regcred", "kubernetes.io/dockerconfigjson", "1"],
+            "{version}\n{listing}"
+        );
         let theirs = String::from_utf8_lossy(&describe.stdout).into_owned();
         // Every line of kubectl's description above its events, spacing
         // aside, is in podbay's.

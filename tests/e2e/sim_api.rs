@@ -971,3 +971,95 @@ async fn a_debugger_whose_target_is_not_running_is_not_created() {
         });
     assert!(said, "a Failed event says why");
 }
+
+/// Pull secrets as the kubelet reads them: `shop`'s `regcred` is served
+/// (not to the viewer, as the built-in `view` role keeps Secrets from it);
+/// a pod naming a Secret that does not exist gets the kubelet's Warning,
+/// and its private image waits in ErrImagePull with the registry's 401,
+/// the pod Pending; one naming `regcred` pulls and runs.
+#[tokio::test]
+async fn pull_secrets_are_served_and_read_as_the_kubelet_reads_them() {
+    use k8s_openapi::api::core::v1::Secret;
+    let sim = start_sim(0).await;
+    let admin = client(&sim, "sim").await;
+    let secrets: Api<Secret> = Api::namespaced(admin.clone(), NS);
+    let regcred = secrets.get("regcred").await.expect("regcred");
+    assert_eq!(
+        regcred.type_.as_deref(),
+        Some("kubernetes.io/dockerconfigjson")
+    );
+    let viewer: Api<Secret> = Api::namespaced(client(&sim, "sim-viewer").await, NS);
+    match viewer.list(&Default::default()).await {
+        Err(kube::Error::Api(status)) => assert_eq!(status.code, 403),
+        other => panic!("the viewer read secrets: {other:?}"),
+    }
+    let developer: Api<Secret> = Api::namespaced(client(&sim, "sim-dev").await, NS);
+    assert!(developer.get("regcred").await.is_ok());
+
+    let pods: Api<Pod> = Api::namespaced(admin.clone(), NS);
+    let pod = |name: &str, secret: &str| -> Pod {
+        serde_json::from_value(json!({
+            "metadata": {"name": name},
+            "spec": {
+                "imagePullSecrets": [{"name": secret}],
+                "containers": [{"name": "tools", "image": "registry.internal.example/tools/netshoot:1",
+                    "command": ["sleep", "3600"]}],
+            },
+        }))
+        .unwrap()
+    };
+    pods.create(&Default::default(), &pod("no-secret", "gone"))
+        .await
+        .expect("created");
+    pods.create(&Default::default(), &pod("with-secret", "regcred"))
+        .await
+        .expect("created");
+    let state = |name: &'static str| {
+        let pods = pods.clone();
+        async move {
+            let pod = pods.get(name).await.ok()?;
+            let status = pod.status?;
+            let state = status.container_statuses?.into_iter().next()?.state?;
+            Some((status.phase.unwrap_or_default(), state))
+        }
+    };
+    let (phase, refused) = eventually(20, "the private image refused", || async {
+        state("no-secret").await.filter(|(_, s)| {
+            s.waiting.as_ref().and_then(|w| w.reason.as_deref()) == Some("ErrImagePull")
+        })
+    })
+    .await;
+    assert_eq!(phase, "Pending");
+    let message = refused.waiting.and_then(|w| w.message).unwrap_or_default();
+    assert!(
+        message.contains("401 Unauthorized") && message.contains("tools%2Fnetshoot"),
+        "{message}"
+    );
+    eventually(20, "the pod with regcred running", || async {
+        state("with-secret")
+            .await
+            .filter(|(phase, s)| phase == "Running" && s.running.is_some())
+    })
+    .await;
+
+    let events: Api<Event> = Api::namespaced(admin, NS);
+    let warned = events
+        .list(&ListParams::default().fields("involvedObject.name=no-secret"))
+        .await
+        .expect("events")
+        .items
+        .into_iter()
+        .find(|e| e.reason.as_deref() == Some("FailedToRetrieveImagePullSecret"))
+        .expect("the kubelet's warning");
+    assert_eq!(warned.type_.as_deref(), Some("Warning"));
+    assert_eq!(
+        warned.message.as_deref(),
+        Some(
+            "Unable to retrieve some image pull secrets (gone); attempting to pull the image may not succeed."
+        )
+    );
+    assert_eq!(
+        warned.involved_object.field_path, None,
+        "about the whole pod"
+    );
+}

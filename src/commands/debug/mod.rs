@@ -426,6 +426,9 @@ async fn launch(
             ),
         });
     }
+    if let Some(warning) = uncovered_registry(client, namespace, pod, &spec.image).await {
+        job.voice.warn(warning);
+    }
     let launched = answered(
         "the request to add the debug container (it may still be added: --list shows it)",
         args.timeout,
@@ -468,6 +471,9 @@ async fn launch(
         }
     })
     .await;
+    let pulling = Pulling::of(&spec.image, pod, false)
+        .offering(client, namespace, &startup)
+        .await;
     started(
         startup,
         &name,
@@ -475,20 +481,76 @@ async fn launch(
         namespace,
         &job.pod,
         args.timeout,
-        Some(&Pulling::of(&spec.image, pod)),
+        Some(&pulling),
     )?;
     Ok(name)
 }
 
 /// The image being pulled and the pod's image pull secrets, which a
-/// refusal for want of credentials names.
+/// refusal for want of credentials names, with a Secret that would serve.
 pub(super) struct Pulling<'a> {
     pub image: &'a str,
     pub secrets: Vec<String>,
+    /// The pod is podbay's copy, whose own secrets its container pulls with.
+    pub copy: bool,
+    /// A Secret of the namespace holding credentials for the image.
+    pub offer: Option<String>,
 }
 
+/// Before adding a debug container from a registry other than Docker
+/// Hub: when the pod names image pull secrets, podbay may read them all,
+/// and none holds credentials for that registry, the warning that the
+/// pull will fail if the registry is private (a debug container pulls
+/// with its pod's secrets).
+async fn uncovered_registry(
+    client: &kube::Client,
+    namespace: &str,
+    pod: &Pod,
+    image: &str,
+) -> Option<String> {
+    let registry = crate::model::image::registry_of(image);
+    let names: Vec<String> = pod
+        .spec
+        .as_ref()?
+        .image_pull_secrets
+        .as_ref()?
+        .iter()
+        .map(|s| s.name.clone())
+        .collect();
+    if registry == "docker.io" || names.is_empty() {
+        return None;
+    }
+    let secrets: Api<k8s_openapi::api::core::v1::Secret> =
+        Api::namespaced(client.clone(), namespace);
+    let read = crate::cluster::deadline::Deadline::none()
+        .within(Some(OFFER_WITHIN))
+        .bound(futures::future::join_all(
+            names
+                .iter()
+                .map(|n| crate::cluster::objects::get(&secrets, n)),
+        ))
+        .await
+        .ok()?;
+    // One that cannot be read may hold them: say nothing rather than guess.
+    let read: Vec<_> = read.into_iter().collect::<Result<_, _>>().ok()?;
+    let covered = read.iter().any(|secret| {
+        crate::model::pull_secret::credential_keys(secret)
+            .iter()
+            .any(|key| crate::model::pull_secret::covers(key, image))
+    });
+    (!covered).then(|| {
+        format!(
+            "podbay: none of the pod's image pull secrets ({}) holds credentials for {registry}; if it is private, {image} will not pull (a debug container pulls with its pod's secrets)",
+            names.join(", ")
+        )
+    })
+}
+
+/// How long the search for a Secret that would serve may take.
+const OFFER_WITHIN: Duration = Duration::from_secs(10);
+
 impl<'a> Pulling<'a> {
-    pub(super) fn of(image: &'a str, pod: &Pod) -> Self {
+    pub(super) fn of(image: &'a str, pod: &Pod, copy: bool) -> Self {
         let secrets = pod
             .spec
             .as_ref()
@@ -497,7 +559,47 @@ impl<'a> Pulling<'a> {
             .flatten()
             .map(|s| s.name.clone())
             .collect();
-        Pulling { image, secrets }
+        Pulling {
+            image,
+            secrets,
+            copy,
+            offer: None,
+        }
+    }
+
+    /// When the pull was refused for want of credentials: the first Secret
+    /// of `namespace` whose credentials serve the image, if the user may
+    /// list them (read only then, and within its own short bound).
+    pub(super) async fn offering(
+        mut self,
+        client: &kube::Client,
+        namespace: &str,
+        startup: &Startup,
+    ) -> Self {
+        let refused = matches!(startup, Startup::Stuck {
+            failure: StartFailure::Image,
+            message,
+            ..
+        } if crate::model::image::needs_credentials(message));
+        if !refused {
+            return self;
+        }
+        let secrets: Api<k8s_openapi::api::core::v1::Secret> =
+            Api::namespaced(client.clone(), namespace);
+        let listed = crate::cluster::deadline::Deadline::none()
+            .within(Some(OFFER_WITHIN))
+            .bound(crate::cluster::objects::list(&secrets, &Default::default()))
+            .await;
+        if let Ok(Ok(list)) = listed {
+            self.offer = list.iter().find_map(|secret| {
+                crate::model::pull_secret::credential_keys(secret)
+                    .iter()
+                    .any(|key| crate::model::pull_secret::covers(key, self.image))
+                    .then(|| secret.metadata.name.clone())
+                    .flatten()
+            });
+        }
+        self
     }
 }
 
@@ -534,7 +636,16 @@ pub(super) fn started(
         {
             Err(fail(
                 exit::IMAGE,
-                crate::model::image::private_image_sentence(pull.image, &pull.secrets),
+                crate::model::image::PrivateImage {
+                    image: pull.image,
+                    namespace,
+                    pod,
+                    pull_secrets: &pull.secrets,
+                    offer: pull.offer.as_deref(),
+                    searched: true,
+                    copy: pull.copy,
+                }
+                .sentence(),
             ))
         }
         Startup::Stuck {

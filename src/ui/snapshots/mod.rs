@@ -1205,3 +1205,17 @@ fn debuggers_view_at_80x24_and_250x60() {
     a.update(key('x'));
     assert_snapshot("debuggers_stop_question_80x24", &render(&a, 80, 24));
 }
+
+#[test]
+fn the_copy_form_takes_a_pull_secret() {
+    let mut a = busy_pod_view();
+    a.update(key('C'));
+    // To the pull secrets, the last field.
+    for _ in 0..2 {
+        a.update(code(KeyCode::Tab));
+    }
+    for c in "regcred".chars() {
+        a.update(key(c));
+    }
+    assert_snapshot("copy_form_80x24", &render(&a, 80, 24));
+}
