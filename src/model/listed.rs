@@ -70,14 +70,47 @@ struct LeanMeta {
     creation_timestamp: Option<Time>,
     deletion_timestamp: Option<Time>,
     labels: Option<BTreeMap<String, String>>,
-    managed_fields: Option<Vec<LeanManaged>>,
+    managed_fields: Option<DebuggerEntries>,
+}
+
+/// The `managedFields` entries that added debug containers, read without
+/// keeping (or allocating for) the others: every pod has a few, few pods
+/// have debug containers.
+#[derive(Default)]
+struct DebuggerEntries(Vec<ManagedFieldsEntry>);
+
+impl<'de> Deserialize<'de> for DebuggerEntries {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Entries;
+        impl<'de> serde::de::Visitor<'de> for Entries {
+            type Value = DebuggerEntries;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a list of managed fields entries")
+            }
+
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<DebuggerEntries, A::Error> {
+                let mut kept = Vec::new();
+                while let Some(entry) = seq.next_element::<LeanManaged<'de>>()? {
+                    kept.extend(entry.of_debuggers());
+                }
+                Ok(DebuggerEntries(kept))
+            }
+        }
+        deserializer.deserialize_seq(Entries)
+    }
 }
 
 /// A `managedFields` entry, read only for which debug containers its
 /// manager added (`f:spec` → `f:ephemeralContainers` → `k:{"name":…}`).
+/// The manager's name is borrowed from the answer where it can be.
 #[derive(Deserialize)]
-struct LeanManaged {
-    manager: Option<String>,
+struct LeanManaged<'a> {
+    #[serde(borrow)]
+    manager: Option<std::borrow::Cow<'a, str>>,
     #[serde(rename = "fieldsV1")]
     fields: Option<LeanFields>,
 }
@@ -94,7 +127,7 @@ struct LeanFieldsSpec {
     ephemeral_containers: Option<BTreeMap<String, IgnoredAny>>,
 }
 
-impl LeanManaged {
+impl LeanManaged<'_> {
     /// The entry with only its debug containers' keys; `None` if it owns
     /// none (most entries: the kubelet's, the controller's).
     fn of_debuggers(self) -> Option<ManagedFieldsEntry> {
@@ -105,7 +138,7 @@ impl LeanManaged {
             .map(|k| (k, serde_json::json!({})))
             .collect();
         (!keys.is_empty()).then(|| ManagedFieldsEntry {
-            manager: self.manager,
+            manager: self.manager.map(std::borrow::Cow::into_owned),
             fields_v1: Some(FieldsV1(serde_json::json!({
                 "f:spec": {"f:ephemeralContainers": keys}
             }))),
@@ -283,13 +316,10 @@ impl<'de> Deserialize<'de> for ListedPod {
                 creation_timestamp: metadata.creation_timestamp,
                 deletion_timestamp: metadata.deletion_timestamp,
                 labels: metadata.labels,
-                managed_fields: metadata.managed_fields.and_then(|entries| {
-                    let kept: Vec<ManagedFieldsEntry> = entries
-                        .into_iter()
-                        .filter_map(LeanManaged::of_debuggers)
-                        .collect();
-                    (!kept.is_empty()).then_some(kept)
-                }),
+                managed_fields: metadata
+                    .managed_fields
+                    .map(|entries| entries.0)
+                    .filter(|kept| !kept.is_empty()),
                 ..ObjectMeta::default()
             },
             spec,
