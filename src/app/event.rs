@@ -23,6 +23,12 @@ pub enum Event {
     Key(KeyEvent),
     Mouse(MouseEvent),
     Paste(String),
+    /// Keys now come faster than anyone types (text pasted without
+    /// bracketed paste, or keys sent by a program), or, `false`, no
+    /// longer: while they do, no key creates or deletes anything in the
+    /// cluster (a form's enter, a question's y), as the user may be typing
+    /// into what they believe is a shell.
+    Burst(bool),
     /// The user's terminal changed size.
     Resize(Size),
     /// Once a second, for ages and the connection indicator.

@@ -27,6 +27,14 @@ impl App {
         if in_workspace && self.mode == Mode::Normal {
             return self.on_workspace_key(key);
         }
+        if self.typing_burst
+            && let Some(what) = self.acts_on_cluster(&key)
+        {
+            self.message = Some(warning(format!(
+                "{what} came amid keys faster than typing (pasted text?), so nothing was done; press it again to go on."
+            )));
+            return vec![];
+        }
         match std::mem::replace(&mut self.mode, Mode::Normal) {
             // A help taller than the screen scrolls; any other key closes it.
             Mode::Help(top) => {
@@ -83,6 +91,25 @@ impl App {
             Mode::CopyPod(form) => self.on_copy_form_key(*form, key),
             Mode::ConfirmRestore(saved) => self.on_restore_answer(*saved, key),
             Mode::Normal => self.on_normal_key(key),
+        }
+    }
+
+    /// The key's name when, in the mode shown, it would create or delete
+    /// something in the cluster: a form's enter, a question's y.
+    fn acts_on_cluster(&self, key: &KeyEvent) -> Option<&'static str> {
+        let enter = key.code == KeyCode::Enter;
+        let yes = matches!(key.code, KeyCode::Char('y' | 'Y'));
+        match &self.mode {
+            Mode::Launcher(_) | Mode::Fleet(_) | Mode::NodeDebug(_) | Mode::CopyPod(_) if enter => {
+                Some("Enter")
+            }
+            Mode::ConfirmClose(_) if enter => Some("Enter"),
+            Mode::ConfirmDelete(_) | Mode::ConfirmStopDebugger(_) | Mode::ConfirmClose(_)
+                if yes =>
+            {
+                Some("y")
+            }
+            _ => None,
         }
     }
 

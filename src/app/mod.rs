@@ -178,6 +178,8 @@ pub struct App {
     /// (not when the command line chose them).
     restore_browser: bool,
     pub quitting: bool,
+    /// Keys are arriving faster than anyone types ([`Event::Burst`]).
+    typing_burst: bool,
 }
 
 pub struct AppOptions {
@@ -249,6 +251,7 @@ impl App {
             forward_form_pending: None,
             copy_form_pending: None,
             quitting: false,
+            typing_burst: false,
             last_filter: String::new(),
             namespaces_listed: false,
             restore_queue: std::collections::VecDeque::new(),
@@ -276,6 +279,10 @@ impl App {
     fn handle(&mut self, event: Event) -> Vec<Effect> {
         match event {
             Event::Key(key) => self.on_key(key),
+            Event::Burst(burst) => {
+                self.typing_burst = burst;
+                vec![]
+            }
             Event::Mouse(mouse) => {
                 if self.mode != Mode::Normal {
                     return vec![];

@@ -1848,3 +1848,44 @@ fn a_nodes_pods_are_read_in_every_namespace_or_said_why_not() {
     );
     assert!(text(&a).contains("shop/web"));
 }
+
+/// Keys faster than typing (a paste without bracketed paste, keys a
+/// program sends) never create or delete: the launcher's enter and the
+/// delete question's y wait for a key typed as a person types it.
+#[test]
+fn a_burst_of_keys_creates_and_deletes_nothing() {
+    let mut a = in_pod_view();
+    a.update(key('d'));
+    assert!(matches!(a.mode, Mode::Launcher(_)));
+    a.update(Event::Burst(true));
+    assert!(a.update(code(KeyCode::Enter)).is_empty());
+    assert!(matches!(a.mode, Mode::Launcher(_)), "the form stays open");
+    let said = a.message.as_ref().expect("a sentence").text.to_string();
+    assert!(
+        said.starts_with("Enter came amid keys faster than typing"),
+        "{said}"
+    );
+    // Letters still type into the form.
+    a.update(key('x'));
+    a.update(Event::Burst(false));
+    assert!(
+        a.update(code(KeyCode::Enter))
+            .iter()
+            .any(|e| matches!(e, Effect::Launch { .. })),
+        "a key typed as a person types it launches"
+    );
+
+    let (mut a, _) = app(true);
+    a.update(listed(vec![row("shop", "web-1", "Running")]));
+    a.update(key('X'));
+    assert!(matches!(a.mode, Mode::ConfirmDelete(_)));
+    a.update(Event::Burst(true));
+    assert!(a.update(key('y')).is_empty());
+    assert!(matches!(a.mode, Mode::ConfirmDelete(_)), "still asking");
+    a.update(Event::Burst(false));
+    assert!(
+        a.update(key('y'))
+            .iter()
+            .any(|e| matches!(e, Effect::DeletePod { .. }))
+    );
+}

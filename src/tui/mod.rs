@@ -173,6 +173,7 @@ pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
     let mut last_key = tokio::time::Instant::now() - ECHO_WINDOW;
     let mut echo_due = false;
     let panic_key = test_panic_key();
+    let mut burst = Burst::default();
     while !quit {
         let hush_ends = tasks.sessions.hush_ends();
         let since_frame = last_frame.elapsed();
@@ -246,7 +247,12 @@ pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
         {
             tasks.sessions.await_echo(pane.terminal);
         }
-        let mut pending: Vec<Event> = event.into_iter().collect();
+        let mut pending: Vec<Event> = Vec::new();
+        if let Some(Event::Key(_)) = &event {
+            let burst = burst.key(tokio::time::Instant::now());
+            pending.extend(burst.map(Event::Burst));
+        }
+        pending.extend(event);
         // Coalesce a burst (a relist, a flood of events) into one frame.
         while pending.len() < 512 {
             match rx.try_recv() {
@@ -292,6 +298,31 @@ pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
     drop(screen);
     drop(guard);
     Ok(())
+}
+
+/// Keys closer together than anyone types: text pasted into a terminal
+/// without bracketed paste, or keys a program sends, arrive as one read.
+const BURST_GAP: Duration = Duration::from_millis(8);
+
+/// Whether keys are arriving as a burst, told to the app when it changes.
+#[derive(Default)]
+struct Burst {
+    last: Option<tokio::time::Instant>,
+    on: bool,
+}
+
+impl Burst {
+    /// A key arrived at `at`: `Some(on)` when that starts or ends a burst.
+    fn key(&mut self, at: tokio::time::Instant) -> Option<bool> {
+        let on = self
+            .last
+            .is_some_and(|last| at.saturating_duration_since(last) < BURST_GAP);
+        self.last = Some(at);
+        (on != self.on).then(|| {
+            self.on = on;
+            on
+        })
+    }
 }
 
 /// Keeps the workspace as it changes: at most once a second, so a crash
@@ -395,4 +426,22 @@ fn copy_to_clipboard(out: &mut impl std::io::Write, text: &str) -> std::io::Resu
     let encoded = base64::engine::general_purpose::STANDARD.encode(text);
     write!(out, "\x1b]52;c;{encoded}\x07")?;
     out.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_burst_starts_with_the_second_quick_key_and_ends_with_a_slow_one() {
+        let start = tokio::time::Instant::now();
+        let at = |ms: u64| start + Duration::from_millis(ms);
+        let mut burst = Burst::default();
+        assert_eq!(burst.key(at(0)), None, "one key is no burst");
+        assert_eq!(burst.key(at(100)), None, "a person's pace");
+        assert_eq!(burst.key(at(101)), Some(true));
+        assert_eq!(burst.key(at(102)), None, "still on: said once");
+        assert_eq!(burst.key(at(160)), Some(false));
+        assert_eq!(burst.key(at(300)), None);
+    }
 }

@@ -217,3 +217,55 @@ async fn a_nodes_taints_and_pods_of_every_namespace_are_read_whole_at_80_columns
     screen.raw(b"\x1b").await;
     screen.quit().await;
 }
+
+/// At 250×60, the copy form open: text that arrives as one burst (pasted
+/// without bracketed paste, meant for a shell) types into the form but its
+/// Enter creates nothing; an Enter typed as a person types it does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_burst_of_keys_ending_in_enter_creates_no_copy() {
+    let sim = support::start_sim(0).await;
+    let config = kubeconfig(&sim, "burst");
+    let pods: Api<Pod> = Api::namespaced(support::client(&sim, "sim").await, "payments");
+    let copies = || async {
+        pods.list(&Default::default())
+            .await
+            .unwrap()
+            .items
+            .into_iter()
+            .filter(|p| p.metadata.deletion_timestamp.is_none())
+            .filter_map(|p| p.metadata.name)
+            .filter(|n| n.contains("-copy-"))
+            .count()
+    };
+    let screen = PodbayScreen::spawn(&args(&config, &["-n", "payments"]), 250, 60);
+    screen
+        .wait_for("the list", |t| {
+            t.contains("ledger-worker-") && t.contains("● live")
+        })
+        .await;
+    screen.keys("/ledger\r").await;
+    screen.keys("C").await;
+    screen
+        .wait_for("the copy form", |t| {
+            t.contains("Copy payments/ledger-worker-7f9c6d8b5-w9x8v")
+        })
+        .await;
+    let mut burst = vec![0x7f; 32];
+    burst.extend_from_slice(b"ghcr.io/podbay/ledger:1.0.4-debug\r");
+    screen.raw(&burst).await;
+    screen
+        .wait_for("the burst typed in, its Enter refused", |t| {
+            t.contains("ghcr.io/podbay/ledger:1.0.4-debug")
+                && t.contains("Enter came amid keys faster than typing")
+                && t.contains("Copy payments/ledger-worker-7f9c6d8b5-w9x8v")
+        })
+        .await;
+    assert_eq!(copies().await, 0, "nothing created");
+    screen.keys("\r").await;
+    screen
+        .wait_for_within(30, "the copy, from a typed Enter", |t| {
+            t.contains("ledger-worker-7f9c6d8b5-w9x8v-copy-")
+        })
+        .await;
+    assert_eq!(copies().await, 1);
+}
