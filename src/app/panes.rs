@@ -139,7 +139,11 @@ impl App {
         self.next_terminal += 1;
         let id = TerminalId(self.next_terminal);
         let mut terminal = Terminal::new(id, key.clone(), kind, self.now);
-        terminal.grid = Grid::new(Size::new(80, 24), self.options.scrollback);
+        terminal.grid = if kind.is_log() {
+            Grid::for_log(Size::new(80, 24), self.options.scrollback)
+        } else {
+            Grid::new(Size::new(80, 24), self.options.scrollback)
+        };
         terminal.form = form;
         terminal.command = command.clone();
         if kind == TerminalKind::Debug {
@@ -383,12 +387,10 @@ impl App {
 
     /// Reads a log pane's log again from the start, with its options.
     pub(super) fn restream_log(&mut self, id: TerminalId) -> Vec<Effect> {
-        let scrollback = self.options.scrollback;
         let Some(t) = self.workspace.terminals.get_mut(&id) else {
             return vec![];
         };
-        let Size { cols, rows } = t.grid.size();
-        t.grid = Grid::new(Size::new(cols, rows), scrollback);
+        t.grid = t.grid.renewed(t.grid.size());
         t.state = TerminalState::Attaching;
         vec![t.log_effect(true)]
     }

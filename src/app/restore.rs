@@ -364,7 +364,11 @@ impl App {
             SavedKind::PreviousLog => TerminalKind::PreviousLog,
         };
         let mut t = Terminal::new(id, key, kind, self.now);
-        t.grid = Grid::new(Size::new(80, 24), self.options.scrollback);
+        t.grid = if kind.is_log() {
+            Grid::for_log(Size::new(80, 24), self.options.scrollback)
+        } else {
+            Grid::new(Size::new(80, 24), self.options.scrollback)
+        };
         t.command = kept.command.clone();
         t.containers = kept.containers.clone();
         let SavedLogOptions {
@@ -737,7 +741,6 @@ impl App {
     /// `enter` on a log pane that offers its pod's replacement: the pane
     /// reads the new pod's log.
     pub(super) fn follow_replacement(&mut self) -> Vec<Effect> {
-        let scrollback = self.options.scrollback;
         let Some(t) = self.workspace.focused_terminal_mut() else {
             return vec![];
         };
@@ -748,8 +751,7 @@ impl App {
         t.pod = Default::default();
         t.resume_from.clear();
         t.notice = None;
-        let size = t.grid.size();
-        t.grid = Grid::new(size, scrollback);
+        t.grid = t.grid.renewed(t.grid.size());
         t.state = TerminalState::Attaching;
         vec![
             Effect::Follow {

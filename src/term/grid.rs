@@ -14,10 +14,35 @@ use super::Size;
 
 pub const DEFAULT_SCROLLBACK: usize = 10_000;
 
+/// How much of a log a grid keeps to lay out again at a new width: more
+/// than its scrollback holds of most logs.
+const RECORD_BYTES: usize = 4 << 20;
+
 /// One terminal's emulator: its screen, its scrollback and the view into it.
 pub struct Grid {
     parser: vt100::Parser,
     scrollback: usize,
+    /// A log's output, kept to lay it out again when the width changes;
+    /// `None` for a program's terminal, whose screen the program redraws.
+    record: Option<Record>,
+}
+
+/// The newest output fed, at most [`RECORD_BYTES`] of it, in the chunks it came in.
+#[derive(Default)]
+struct Record {
+    chunks: std::collections::VecDeque<Box<[u8]>>,
+    bytes: usize,
+}
+
+impl Record {
+    fn push(&mut self, bytes: &[u8]) {
+        self.chunks.push_back(bytes.into());
+        self.bytes += bytes.len();
+        while self.bytes > RECORD_BYTES && self.chunks.len() > 1 {
+            let dropped = self.chunks.pop_front().map_or(0, |c| c.len());
+            self.bytes -= dropped;
+        }
+    }
 }
 
 impl Grid {
@@ -25,6 +50,24 @@ impl Grid {
         Grid {
             parser: vt100::Parser::new(nonzero(size.rows), nonzero(size.cols), scrollback),
             scrollback,
+            record: None,
+        }
+    }
+
+    /// A log's grid: its lines are laid out again (wrapped anew) when its
+    /// width changes, as a log is lines, not a screen.
+    pub fn for_log(size: Size, scrollback: usize) -> Grid {
+        Grid {
+            record: Some(Record::default()),
+            ..Grid::new(size, scrollback)
+        }
+    }
+
+    /// An empty grid of `size`, as this one is (a log's or not).
+    pub fn renewed(&self, size: Size) -> Grid {
+        Grid {
+            record: self.record.as_ref().map(|_| Record::default()),
+            ..Grid::new(size, self.scrollback)
         }
     }
 
@@ -33,15 +76,30 @@ impl Grid {
         if bytes.is_empty() {
             return;
         }
+        if let Some(record) = &mut self.record {
+            record.push(bytes);
+        }
         self.parser.process(bytes);
     }
 
     /// Resizes the emulator; true if the size changed (and the remote should be told).
+    /// A log's lines are laid out again at the new width, the view back at
+    /// its newest line.
     pub fn resize(&mut self, size: Size) -> bool {
         if self.size() == Size::new(size.cols.max(1), size.rows.max(1)) {
             return false;
         }
-        self.parser.set_size(nonzero(size.rows), nonzero(size.cols));
+        match &self.record {
+            Some(record) if self.size().cols != size.cols.max(1) => {
+                let mut parser =
+                    vt100::Parser::new(nonzero(size.rows), nonzero(size.cols), self.scrollback);
+                for chunk in &record.chunks {
+                    parser.process(chunk);
+                }
+                self.parser = parser;
+            }
+            _ => self.parser.set_size(nonzero(size.rows), nonzero(size.cols)),
+        }
         true
     }
 
@@ -251,6 +309,61 @@ fn color(c: vt100::Color) -> Color {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The screen's rows as drawn, blank ones left out.
+    fn rows(grid: &Grid) -> Vec<String> {
+        let cols = grid.size().cols;
+        grid.screen()
+            .rows(0, cols)
+            .filter(|r| !r.trim().is_empty())
+            .collect()
+    }
+
+    #[test]
+    fn a_logs_lines_are_wrapped_anew_at_a_new_width_and_a_screens_are_not() {
+        let (a, b) = ("a".repeat(30), "b".repeat(5));
+        let line = format!("{a}\r\n{b}\r\n");
+        let mut log = Grid::for_log(Size::new(20, 6), 100);
+        log.feed(line.as_bytes());
+        assert_eq!(rows(&log), ["a".repeat(20), "a".repeat(10), b.clone()]);
+        assert!(log.resize(Size::new(40, 6)));
+        assert_eq!(rows(&log), [a.clone(), b.clone()]);
+        // Narrower again: wrapped again, nothing lost or doubled.
+        log.resize(Size::new(10, 6));
+        assert_eq!(
+            rows(&log),
+            ["a".repeat(10), "a".repeat(10), "a".repeat(10), b.clone()]
+        );
+        // A renewed log grid starts empty and still reflows.
+        let mut renewed = log.renewed(Size::new(20, 6));
+        assert!(rows(&renewed).is_empty());
+        renewed.feed(line.as_bytes());
+        renewed.resize(Size::new(40, 6));
+        assert_eq!(rows(&renewed), [a.clone(), b.clone()]);
+
+        let mut screen = Grid::new(Size::new(20, 6), 100);
+        screen.feed(line.as_bytes());
+        screen.resize(Size::new(40, 6));
+        assert_eq!(
+            rows(&screen),
+            ["a".repeat(20), "a".repeat(10), b],
+            "a program's screen is its own to redraw"
+        );
+    }
+
+    #[test]
+    fn a_log_keeps_only_its_newest_bytes_to_lay_out_again() {
+        let mut record = Record::default();
+        let chunk = vec![b'x'; 1 << 20];
+        for _ in 0..6 {
+            record.push(&chunk);
+        }
+        assert!(record.bytes <= RECORD_BYTES, "{}", record.bytes);
+        assert_eq!(
+            record.bytes,
+            record.chunks.iter().map(|c| c.len()).sum::<usize>()
+        );
+    }
 
     fn draw(pane: &Grid) -> Buffer {
         let Size { cols, rows } = pane.size();

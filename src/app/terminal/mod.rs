@@ -286,10 +286,17 @@ impl Terminal {
             log: LogOptions::default(),
             state: TerminalState::Attaching,
             since: now,
-            grid: Grid::new(
-                crate::term::Size::DEFAULT,
-                crate::term::grid::DEFAULT_SCROLLBACK,
-            ),
+            grid: if kind.is_log() {
+                Grid::for_log(
+                    crate::term::Size::DEFAULT,
+                    crate::term::grid::DEFAULT_SCROLLBACK,
+                )
+            } else {
+                Grid::new(
+                    crate::term::Size::DEFAULT,
+                    crate::term::grid::DEFAULT_SCROLLBACK,
+                )
+            },
             form: None,
             in_fleet: false,
             owned_pod: false,
