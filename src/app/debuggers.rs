@@ -64,13 +64,21 @@ impl DebuggersView {
                     .any(|field| matcher.fuzzy_match(field, query).is_some())
             })
             .collect();
-        // Within a pod, as they were added (the spec's order; sorts are stable).
-        let by_pod = |d: &&Debugger| (d.namespace.clone(), d.pod.clone());
+        // Within a pod, as they were added (the spec's order; sorts are
+        // stable). Compared in place: the view sorts every frame.
+        let by_pod =
+            |a: &&Debugger, b: &&Debugger| (&a.namespace, &a.pod).cmp(&(&b.namespace, &b.pod));
         match self.order {
-            Order::Pod => shown.sort_by_key(by_pod),
-            Order::State => shown.sort_by_key(|d| (state_rank(d), by_pod(d))),
+            Order::Pod => shown.sort_by(by_pod),
+            Order::State => {
+                shown.sort_by(|a, b| state_rank(a).cmp(&state_rank(b)).then_with(|| by_pod(a, b)))
+            }
             // Never started (still pulling) after every one that did.
-            Order::Age => shown.sort_by_key(|d| (d.started.is_none(), d.started, by_pod(d))),
+            Order::Age => shown.sort_by(|a, b| {
+                (a.started.is_none(), a.started)
+                    .cmp(&(b.started.is_none(), b.started))
+                    .then_with(|| by_pod(a, b))
+            }),
         }
         shown
     }

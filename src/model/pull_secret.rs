@@ -5,6 +5,9 @@
 
 use k8s_openapi::api::core::v1::Secret;
 
+/// The Secret types that hold image pull credentials.
+pub const TYPES: [&str; 2] = ["kubernetes.io/dockerconfigjson", "kubernetes.io/dockercfg"];
+
 /// The keys a pull Secret holds credentials under: the `auths` of a
 /// `kubernetes.io/dockerconfigjson` one, the top level of a
 /// `kubernetes.io/dockercfg` one; none for another type or a config that

@@ -586,11 +586,18 @@ impl<'a> Pulling<'a> {
         }
         let secrets: Api<k8s_openapi::api::core::v1::Secret> =
             Api::namespaced(client.clone(), namespace);
-        let listed = crate::cluster::deadline::Deadline::none()
-            .within(Some(OFFER_WITHIN))
-            .bound(crate::cluster::objects::list(&secrets, &Default::default()))
-            .await;
-        if let Ok(Ok(list)) = listed {
+        let deadline = crate::cluster::deadline::Deadline::none().within(Some(OFFER_WITHIN));
+        // Only pull secrets, by the field the apiserver selects them on: a
+        // namespace's other Secrets (Helm keeps its releases there) can be
+        // megabytes.
+        for kind in crate::model::pull_secret::TYPES {
+            let params = kube::api::ListParams::default().fields(&format!("type={kind}"));
+            let listed = deadline
+                .bound(crate::cluster::objects::list(&secrets, &params))
+                .await;
+            let Ok(Ok(list)) = listed else {
+                break;
+            };
             self.offer = list.iter().find_map(|secret| {
                 crate::model::pull_secret::credential_keys(secret)
                     .iter()
@@ -598,6 +605,9 @@ impl<'a> Pulling<'a> {
                     .then(|| secret.metadata.name.clone())
                     .flatten()
             });
+            if self.offer.is_some() {
+                break;
+            }
         }
         self
     }
