@@ -237,16 +237,6 @@ impl App {
         }
         Some(vec![])
     }
-
-    /// The debuggers view's filter, from the filter line.
-    pub(super) fn set_debuggers_filter(&mut self, query: &str) -> bool {
-        let View::Debuggers(view) = &mut self.view else {
-            return false;
-        };
-        view.filter = query.to_string();
-        view.cursor = 0;
-        true
-    }
 }
 
 #[cfg(test)]

@@ -142,13 +142,15 @@ impl App {
         vec![]
     }
 
-    /// The filter of the list or of the events view, whichever is shown.
+    /// The filter of the list, the events view or the debuggers view,
+    /// whichever is shown.
     pub(super) fn set_filter(&mut self, query: &str) {
-        if self.set_debuggers_filter(query) {
-            return;
-        }
         match &mut self.view {
             View::Events(view) => {
+                view.filter = query.to_string();
+                view.cursor = 0;
+            }
+            View::Debuggers(view) => {
                 view.filter = query.to_string();
                 view.cursor = 0;
             }

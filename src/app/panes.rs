@@ -139,11 +139,7 @@ impl App {
         self.next_terminal += 1;
         let id = TerminalId(self.next_terminal);
         let mut terminal = Terminal::new(id, key.clone(), kind, self.now);
-        terminal.grid = if kind.is_log() {
-            Grid::for_log(Size::new(80, 24), self.options.scrollback)
-        } else {
-            Grid::new(Size::new(80, 24), self.options.scrollback)
-        };
+        terminal.grid = kind.grid(Size::new(80, 24), self.options.scrollback);
         terminal.form = form;
         terminal.command = command.clone();
         if kind == TerminalKind::Debug {

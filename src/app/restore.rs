@@ -21,7 +21,6 @@ use crate::model::session::SessionKind;
 use crate::model::text::Printable;
 use crate::model::{ClusterId, ContainerState, PodKey, TerminalKey};
 use crate::term::Size;
-use crate::term::grid::Grid;
 use crate::term::layout::{Layout, PaneId};
 
 /// Whether to bring the kept workspace back at start (`--restore`,
@@ -364,11 +363,7 @@ impl App {
             SavedKind::PreviousLog => TerminalKind::PreviousLog,
         };
         let mut t = Terminal::new(id, key, kind, self.now);
-        t.grid = if kind.is_log() {
-            Grid::for_log(Size::new(80, 24), self.options.scrollback)
-        } else {
-            Grid::new(Size::new(80, 24), self.options.scrollback)
-        };
+        t.grid = kind.grid(Size::new(80, 24), self.options.scrollback);
         t.command = kept.command.clone();
         t.containers = kept.containers.clone();
         let SavedLogOptions {

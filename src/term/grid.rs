@@ -27,21 +27,33 @@ pub struct Grid {
     record: Option<Record>,
 }
 
-/// The newest output fed, at most [`RECORD_BYTES`] of it, in the chunks it came in.
+/// The newest output fed, at most [`RECORD_BYTES`] of it, from a line's
+/// start: one ring of bytes, so the pane's byte path allocates nothing.
 #[derive(Default)]
 struct Record {
-    chunks: std::collections::VecDeque<Box<[u8]>>,
-    bytes: usize,
+    bytes: std::collections::VecDeque<u8>,
 }
 
 impl Record {
     fn push(&mut self, bytes: &[u8]) {
-        self.chunks.push_back(bytes.into());
-        self.bytes += bytes.len();
-        while self.bytes > RECORD_BYTES && self.chunks.len() > 1 {
-            let dropped = self.chunks.pop_front().map_or(0, |c| c.len());
-            self.bytes -= dropped;
+        self.bytes.extend(bytes);
+        let over = self.bytes.len().saturating_sub(RECORD_BYTES);
+        if over > 0 {
+            // What is dropped goes to the end of its line: a replay starts
+            // at a line's start.
+            let line_end = self
+                .bytes
+                .range(over..)
+                .position(|b| *b == b'\n')
+                .map_or(self.bytes.len(), |i| over + i + 1);
+            self.bytes.drain(..line_end);
         }
+    }
+
+    fn replay(&self, parser: &mut vt100::Parser) {
+        let (front, back) = self.bytes.as_slices();
+        parser.process(front);
+        parser.process(back);
     }
 }
 
@@ -93,9 +105,7 @@ impl Grid {
             Some(record) if self.size().cols != size.cols.max(1) => {
                 let mut parser =
                     vt100::Parser::new(nonzero(size.rows), nonzero(size.cols), self.scrollback);
-                for chunk in &record.chunks {
-                    parser.process(chunk);
-                }
+                record.replay(&mut parser);
                 self.parser = parser;
             }
             _ => self.parser.set_size(nonzero(size.rows), nonzero(size.cols)),
@@ -354,15 +364,15 @@ mod tests {
     #[test]
     fn a_log_keeps_only_its_newest_bytes_to_lay_out_again() {
         let mut record = Record::default();
-        let chunk = vec![b'x'; 1 << 20];
+        let mut chunk = vec![b'x'; (1 << 20) - 1];
+        chunk.push(b'\n');
         for _ in 0..6 {
             record.push(&chunk);
         }
-        assert!(record.bytes <= RECORD_BYTES, "{}", record.bytes);
-        assert_eq!(
-            record.bytes,
-            record.chunks.iter().map(|c| c.len()).sum::<usize>()
-        );
+        assert!(record.bytes.len() <= RECORD_BYTES, "{}", record.bytes.len());
+        assert!(record.bytes.len() >= RECORD_BYTES - (1 << 20));
+        // It starts at a line's start: the byte before it was a newline.
+        assert_eq!(record.bytes.len() % (1 << 20), 0);
     }
 
     fn draw(pane: &Grid) -> Buffer {

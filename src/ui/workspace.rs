@@ -327,28 +327,21 @@ fn bottom_line<'a>(slot: &Pane, t: &Terminal, width: usize, theme: &Theme) -> Op
 /// What to do about an image that will not pull: for want of credentials,
 /// which registry and which secrets, and the copy that carries one.
 fn advice(t: &Terminal, message: &str) -> String {
-    let manifest = t.pod.detail.as_ref().map(|d| &d.manifest);
-    let image = manifest.and_then(|pod| pod.spec.as_ref()).and_then(|spec| {
-        let mut ephemeral = spec.ephemeral_containers.iter().flatten();
-        ephemeral
-            .find(|c| c.name == t.key.container)
-            .and_then(|c| c.image.clone())
-            .or_else(|| {
-                spec.containers
-                    .iter()
-                    .find(|c| c.name == t.key.container)
-                    .and_then(|c| c.image.clone())
-            })
-    });
-    let Some(image) = image.filter(|_| crate::model::image::needs_credentials(message)) else {
+    let detail = t.pod.detail.as_ref();
+    let image = detail
+        .and_then(|d| d.container(&t.key.container))
+        .map(|c| c.image.clone())
+        .filter(|_| crate::model::image::needs_credentials(message));
+    let Some(image) = image else {
         return "Check the image name and the pod's image pull secrets; x closes this pane.".into();
     };
-    let pull_secrets: Vec<String> = manifest
-        .and_then(|pod| pod.spec.as_ref())
+    // The server's names, drawn: made printable as every cell is.
+    let pull_secrets: Vec<String> = detail
+        .and_then(|d| d.manifest.spec.as_ref())
         .and_then(|spec| spec.image_pull_secrets.as_ref())
         .into_iter()
         .flatten()
-        .map(|s| s.name.clone())
+        .map(|s| crate::model::text::printable(s.name.clone()))
         .collect();
     let sentence = crate::model::image::PrivateImage {
         image: &image,

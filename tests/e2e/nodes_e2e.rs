@@ -115,15 +115,10 @@ async fn a_shell_on_a_node_from_the_nodes_view_sees_that_node_and_goes_with_its_
 /// shell from the app's debug image instead of the app, in a pane; the
 /// shell sees the app's files, the copy has no labels, and it goes with
 /// its pane.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_copy_made_with_c_holds_a_crash_loop_and_goes_with_its_pane() {
-    if !support::namespaces_or_skip("the app's files are in its container's own root") {
-        return;
-    }
-    let sim = support::start_sim(0).await;
-    let config = kubeconfig(&sim, "copies");
-    let pods: Api<Pod> = Api::namespaced(support::client(&sim, "sim").await, "payments");
-    let screen = PodbayScreen::spawn(&args(&config, &["-n", "payments"]), 80, 24);
+/// podbay at this size on `-n payments`, `C` pressed on the crash-looping
+/// ledger worker: the copy form on it, its own image in the image field.
+async fn copy_form(config: &std::path::Path, cols: u16, rows: u16) -> PodbayScreen {
+    let screen = PodbayScreen::spawn(&args(config, &["-n", "payments"]), cols, rows);
     screen
         .wait_for("the list", |t| {
             t.contains("ledger-worker-") && t.contains("● live")
@@ -138,6 +133,18 @@ async fn a_copy_made_with_c_holds_a_crash_loop_and_goes_with_its_pane() {
                 && t.contains("ghcr.io/podbay/ledger:1.0.4")
         })
         .await;
+    screen
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_copy_made_with_c_holds_a_crash_loop_and_goes_with_its_pane() {
+    if !support::namespaces_or_skip("the app's files are in its container's own root") {
+        return;
+    }
+    let sim = support::start_sim(0).await;
+    let config = kubeconfig(&sim, "copies");
+    let pods: Api<Pod> = Api::namespaced(support::client(&sim, "sim").await, "payments");
+    let screen = copy_form(&config, 80, 24).await;
     screen.raw(&[0x7f; 32]).await;
     screen.keys("ghcr.io/podbay/ledger:1.0.4-debug\r").await;
     screen
@@ -237,19 +244,7 @@ async fn a_burst_of_keys_ending_in_enter_creates_no_copy() {
             .filter(|n| n.contains("-copy-"))
             .count()
     };
-    let screen = PodbayScreen::spawn(&args(&config, &["-n", "payments"]), 250, 60);
-    screen
-        .wait_for("the list", |t| {
-            t.contains("ledger-worker-") && t.contains("● live")
-        })
-        .await;
-    screen.keys("/ledger\r").await;
-    screen.keys("C").await;
-    screen
-        .wait_for("the copy form", |t| {
-            t.contains("Copy payments/ledger-worker-7f9c6d8b5-w9x8v")
-        })
-        .await;
+    let screen = copy_form(&config, 250, 60).await;
     let mut burst = vec![0x7f; 32];
     burst.extend_from_slice(b"ghcr.io/podbay/ledger:1.0.4-debug\r");
     screen.raw(&burst).await;

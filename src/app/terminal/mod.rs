@@ -45,6 +45,16 @@ impl TerminalKind {
     }
 
     /// Log panes read the container's log; they have no process to talk to.
+    /// An empty grid for a terminal of this kind: a log's lays its lines
+    /// out again when its width changes, a program's screen is its own.
+    pub fn grid(self, size: crate::term::Size, scrollback: usize) -> Grid {
+        if self.is_log() {
+            Grid::for_log(size, scrollback)
+        } else {
+            Grid::new(size, scrollback)
+        }
+    }
+
     pub fn is_log(self) -> bool {
         matches!(
             self,
@@ -286,17 +296,10 @@ impl Terminal {
             log: LogOptions::default(),
             state: TerminalState::Attaching,
             since: now,
-            grid: if kind.is_log() {
-                Grid::for_log(
-                    crate::term::Size::DEFAULT,
-                    crate::term::grid::DEFAULT_SCROLLBACK,
-                )
-            } else {
-                Grid::new(
-                    crate::term::Size::DEFAULT,
-                    crate::term::grid::DEFAULT_SCROLLBACK,
-                )
-            },
+            grid: kind.grid(
+                crate::term::Size::DEFAULT,
+                crate::term::grid::DEFAULT_SCROLLBACK,
+            ),
             form: None,
             in_fleet: false,
             owned_pod: false,
