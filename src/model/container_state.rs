@@ -28,6 +28,11 @@ impl ContainerState {
         matches!(self, ContainerState::Running { .. })
     }
 
+    /// Terminated: its process is gone and, a debug container, never runs again.
+    pub fn has_ended(&self) -> bool {
+        matches!(self, ContainerState::Terminated { .. })
+    }
+
     /// "Running", "Waiting ErrImagePull", "Terminated Completed (exit 0)".
     pub fn summary(&self) -> String {
         match self {

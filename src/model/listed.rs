@@ -408,12 +408,7 @@ mod tests {
             ("CrashLoopBackOff", 2, 3, 4)
         );
         assert_eq!(
-            (
-                &*row.node,
-                &*row.ip,
-                row.ephemeral(),
-                row.debuggers_running()
-            ),
+            (&*row.node, &*row.ip, row.ephemeral(), row.debuggers_live()),
             ("node-2", "10.0.0.7", 2, 1)
         );
         assert_eq!(&*row.labels, "app=web tier=front");

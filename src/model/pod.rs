@@ -169,20 +169,21 @@ impl PodRow {
         self.debuggers.as_deref().map_or(0, <[Debugger]>::len)
     }
 
-    /// How many of its debug containers run now (each holds memory against
-    /// the pod's limits, perhaps a shell).
-    pub fn debuggers_running(&self) -> usize {
+    /// How many of its debug containers have not ended: running (each holds
+    /// memory against the pod's limits, perhaps a shell) or still to start
+    /// (a kubelet keeps pulling a refused image, and starts it when it can).
+    pub fn debuggers_live(&self) -> usize {
         self.debuggers
             .iter()
             .flat_map(|d| d.iter())
-            .filter(|d| d.state.is_running())
+            .filter(|d| !d.state.has_ended())
             .count()
     }
 
-    /// The DEBUG column: `◆N` for the debug containers that run now, `◇N`
-    /// when there are some and none runs, else nothing.
+    /// The DEBUG column: `◆N` for the debug containers that have not ended,
+    /// `◇N` when there are some and all have ended, else nothing.
     pub fn debug_mark(&self) -> String {
-        match (self.debuggers_running(), self.ephemeral()) {
+        match (self.debuggers_live(), self.ephemeral()) {
             (0, 0) => String::new(),
             (0, ended) => format!("◇{ended}"),
             (running, _) => format!("◆{running}"),
@@ -443,6 +444,31 @@ mod tests {
         }));
         let s = summarize(&p);
         assert_eq!((s.ready, s.total, s.status.as_str()), (0, 1, "Init:0/1"));
+    }
+
+    /// ◆ counts the debuggers that have not ended, a pull still refused
+    /// among them (the kubelet starts it once the image comes); ◇ is for a
+    /// pod whose debuggers have all ended.
+    #[test]
+    fn the_debug_mark_tells_debuggers_not_ended_from_ended_ones() {
+        let mark = |states: &[serde_json::Value]| {
+            let names: Vec<String> = (0..states.len()).map(|i| format!("d{i}")).collect();
+            PodRow::from_pod(&pod(json!({
+                "metadata": {"name": "p", "namespace": "n"},
+                "spec": {"containers": [{"name": "a"}],
+                    "ephemeralContainers": names.iter().map(|n| json!({"name": n, "image": "busybox"})).collect::<Vec<_>>()},
+                "status": {"phase": "Running", "ephemeralContainerStatuses": names.iter().zip(states).map(|(n, state)|
+                    json!({"name": n, "image": "busybox", "imageID": "", "ready": false, "restartCount": 0, "state": state})).collect::<Vec<_>>()},
+            })))
+            .debug_mark()
+        };
+        let ended = json!({"terminated": {"exitCode": 0, "reason": "Completed"}});
+        let pulling = json!({"waiting": {"reason": "ImagePullBackOff"}});
+        let running = json!({"running": {}});
+        assert_eq!(mark(&[]), "");
+        assert_eq!(mark(&[ended.clone(), ended.clone()]), "◇2");
+        assert_eq!(mark(&[ended.clone(), pulling.clone()]), "◆1");
+        assert_eq!(mark(&[pulling, running, ended]), "◆2");
     }
 
     /// The IP column is the first of `podIPs`.
