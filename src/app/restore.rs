@@ -128,34 +128,50 @@ impl App {
             RestoreChoice::Never => vec![],
             RestoreChoice::Always => self.restore(saved),
             RestoreChoice::Ask => {
-                let mut what = saved.summary(self.now);
-                if !saved.forwards.is_empty() {
-                    let n = saved.forwards.len();
-                    what.push_str(&format!(
-                        " and {n} port-forward{}",
-                        if n == 1 { "" } else { "s" }
-                    ));
-                }
-                self.message = Some(warning(format!("Restore {what}?")));
+                self.message = Some(warning(self.restore_question(&saved)));
                 self.mode = Mode::ConfirmRestore(Box::new(saved));
                 vec![]
             }
         }
     }
 
-    /// `y` restores, `d` forgets it, any other key keeps it for `:load`.
+    fn restore_question(&self, saved: &SavedWorkspace) -> String {
+        let mut what = saved.summary(self.now);
+        if !saved.forwards.is_empty() {
+            let n = saved.forwards.len();
+            what.push_str(&format!(
+                " and {n} port-forward{}",
+                if n == 1 { "" } else { "s" }
+            ));
+        }
+        format!("Restore {what}?")
+    }
+
+    /// `y` restores, `n` (or esc) keeps it for `:load`, `d` forgets it. Any
+    /// other key, and every key of a burst faster than typing, answers
+    /// nothing: the question is there at start, where text meant for a
+    /// restored shell may arrive before the user has read it.
     pub(super) fn on_restore_answer(
         &mut self,
         saved: SavedWorkspace,
         key: KeyEvent,
     ) -> Vec<Effect> {
+        let unanswered = |app: &mut App, saved: SavedWorkspace, why: &str| {
+            let question = app.restore_question(&saved);
+            app.message = Some(warning(format!("{why}. {question}")));
+            app.mode = Mode::ConfirmRestore(Box::new(saved));
+            vec![]
+        };
+        if self.typing_burst {
+            return unanswered(self, saved, "Keys faster than typing answer nothing");
+        }
         match key.code {
             KeyCode::Char('y') | KeyCode::Char('Y') | KeyCode::Enter => self.restore(saved),
             KeyCode::Char('d') | KeyCode::Char('D') => {
                 self.message = Some(info("The kept workspace is forgotten."));
                 vec![Effect::ForgetWorkspace]
             }
-            _ => {
+            KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc => {
                 self.message = Some(info(format!(
                     "Not restored; :load {PREVIOUS} brings it back."
                 )));
@@ -165,6 +181,7 @@ impl App {
                     terminals: vec![],
                 }]
             }
+            _ => unanswered(self, saved, "Only y, n or d answers"),
         }
     }
 

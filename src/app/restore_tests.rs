@@ -336,6 +336,24 @@ fn the_question_restores_keeps_for_later_or_forgets() {
 
     let mut c = restored_app();
     c.offer_restore(saved.clone(), RestoreChoice::Ask, false);
+    // Text typed for a shell that is not back yet answers nothing: not `e`,
+    // and no key of a burst, `y` and `d` among them.
+    assert!(c.update(key('e')).is_empty());
+    assert!(matches!(c.mode, Mode::ConfirmRestore(_)));
+    assert!(
+        c.message
+            .as_ref()
+            .unwrap()
+            .text
+            .contains("Only y, n or d answers. Restore")
+    );
+    c.update(Event::Burst(true));
+    for k in ['y', 'd', 'n'] {
+        assert!(c.update(key(k)).is_empty());
+        assert!(matches!(c.mode, Mode::ConfirmRestore(_)));
+    }
+    assert!(c.workspace.is_empty());
+    c.update(Event::Burst(false));
     assert_eq!(c.update(key('d')), [Effect::ForgetWorkspace]);
     assert!(c.workspace.is_empty());
 
