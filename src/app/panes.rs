@@ -349,16 +349,17 @@ impl App {
                     "Timestamps hidden; t shows them."
                 }
             }
+            // The grid keeps what it was fed: cut or wrapped again here,
+            // with nothing read again.
             KeyCode::Char('w') => {
-                t.log.cut_at = match t.log.cut_at {
-                    Some(_) => None,
-                    None => Some(t.grid.size().cols),
-                };
-                if t.log.cut_at.is_some() {
+                t.log.cut = !t.log.cut;
+                t.grid.set_cut(t.log.cut);
+                self.message = Some(info(if t.log.cut {
                     "Long lines cut at the pane's width; w wraps them again."
                 } else {
                     "Long lines wrapped; w cuts them at the pane's width."
-                }
+                }));
+                return Some(vec![]);
             }
             KeyCode::Char('G') | KeyCode::End => {
                 t.grid.scroll(-(1 << 30));

@@ -391,10 +391,11 @@ impl App {
         } = kept.log;
         t.log = LogOptions {
             timestamps,
-            cut_at,
+            cut: cut_at.is_some(),
             since_seconds,
             tail,
         };
+        t.grid.set_cut(t.log.cut);
         t.owned_pod = kept.owned_pod;
         if t.kind.follows_log() {
             t.resume_from = kept.last_seen.clone();
@@ -870,7 +871,9 @@ fn saved_terminal(t: &Terminal) -> SavedTerminal {
         containers: t.containers.clone(),
         log: SavedLogOptions {
             timestamps: t.log.timestamps,
-            cut_at: t.log.cut_at,
+            // The width is kept as it always was; the grid cuts at each
+            // width the pane takes.
+            cut_at: t.log.cut.then(|| t.grid.size().cols),
             since_seconds: t.log.since_seconds,
             tail: t.log.tail,
         },

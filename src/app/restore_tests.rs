@@ -435,9 +435,16 @@ fn a_log_goes_on_where_it_stopped_and_says_so() {
     let mut last = BTreeMap::new();
     last.insert("app".to_string(), "2026-01-01T00:40:05Z".parse().unwrap());
     saved.terminals[log].last_seen = last;
+    saved.terminals[log].log.cut_at = Some(64);
     let mut b = restored_app();
     b.offer_restore(saved, RestoreChoice::Always, false);
     let t = &b.workspace.terminals[&id_of(&b, TerminalKind::Log)];
+    // Its lines cut as they were, at each width the pane takes now.
+    assert!(t.log.cut && t.grid.is_cut());
+    assert_eq!(
+        b.saved().0.terminals[log].log.cut_at,
+        Some(t.grid.size().cols)
+    );
     assert!(
         t.grid
             .text()

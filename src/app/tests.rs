@@ -1300,6 +1300,12 @@ fn a_log_pane_reads_again_with_timestamps_a_window_or_every_container() {
     // In the pane: t shows timestamps, reading the log again from the start.
     let (_, options, fresh) = log_of(&a.update(key('t'))).expect("read again");
     assert!(options.timestamps && fresh);
+    // w cuts long lines in the grid, at each width the pane takes, where
+    // what was read already is: nothing is read again.
+    assert!(log_of(&a.update(key('w'))).is_none());
+    assert!(focused(&a).log.cut && focused(&a).grid.is_cut());
+    a.update(key('w'));
+    assert!(!focused(&a).log.cut && !focused(&a).grid.is_cut());
     // :since 10m: a window instead of the tail.
     a.update(Event::Key(KeyEvent::new(
         KeyCode::F(12),

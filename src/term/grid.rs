@@ -11,6 +11,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::widgets::Widget;
 
 use super::Size;
+use super::line_cut::LineCut;
 
 pub const DEFAULT_SCROLLBACK: usize = 10_000;
 
@@ -25,6 +26,10 @@ pub struct Grid {
     /// A log's output, kept to lay it out again when the width changes;
     /// `None` for a program's terminal, whose screen the program redraws.
     record: Option<Record>,
+    /// A log's lines cut at the width instead of wrapped.
+    cut: Option<LineCut>,
+    /// What a cut leaves of a chunk, reused chunk after chunk.
+    scratch: Vec<u8>,
 }
 
 /// The newest output fed, at most [`RECORD_BYTES`] of it, from a line's
@@ -50,10 +55,28 @@ impl Record {
         }
     }
 
-    fn replay(&self, parser: &mut vt100::Parser) {
+    /// Feeds what is kept to `parser`, through `cut` from its start if
+    /// lines are cut.
+    fn replay(&self, parser: &mut vt100::Parser, cut: Option<&mut LineCut>) {
         let (front, back) = self.bytes.as_slices();
-        parser.process(front);
-        parser.process(back);
+        match cut {
+            None => {
+                parser.process(front);
+                parser.process(back);
+            }
+            Some(cut) => {
+                *cut = LineCut::default();
+                let width = usize::from(parser.screen().size().1.get());
+                let mut kept = Vec::new();
+                for part in [front, back] {
+                    for chunk in part.chunks(64 << 10) {
+                        kept.clear();
+                        cut.feed(chunk, width, &mut kept);
+                        parser.process(&kept);
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -63,6 +86,8 @@ impl Grid {
             parser: vt100::Parser::new(nonzero(size.rows), nonzero(size.cols), scrollback),
             scrollback,
             record: None,
+            cut: None,
+            scratch: Vec::new(),
         }
     }
 
@@ -75,12 +100,29 @@ impl Grid {
         }
     }
 
-    /// An empty grid of `size`, as this one is (a log's or not).
+    /// An empty grid of `size`, as this one is (a log's or not, its lines
+    /// cut or not).
     pub fn renewed(&self, size: Size) -> Grid {
         Grid {
             record: self.record.as_ref().map(|_| Record::default()),
+            cut: self.cut.as_ref().map(|_| LineCut::default()),
             ..Grid::new(size, self.scrollback)
         }
+    }
+
+    /// Cuts a log's lines at the width (or wraps them again), what was fed
+    /// before too; a program's screen is left as it is.
+    pub fn set_cut(&mut self, cut: bool) {
+        if self.record.is_none() || cut == self.cut.is_some() {
+            return;
+        }
+        self.cut = cut.then(LineCut::default);
+        self.lay_out_again(self.size());
+    }
+
+    /// Whether a log's lines are cut at the width.
+    pub fn is_cut(&self) -> bool {
+        self.cut.is_some()
     }
 
     /// Feeds remote output. Any byte sequence is accepted.
@@ -91,7 +133,26 @@ impl Grid {
         if let Some(record) = &mut self.record {
             record.push(bytes);
         }
-        self.parser.process(bytes);
+        let width = usize::from(self.size().cols);
+        match &mut self.cut {
+            Some(cut) => {
+                self.scratch.clear();
+                cut.feed(bytes, width, &mut self.scratch);
+                self.parser.process(&self.scratch);
+            }
+            None => self.parser.process(bytes),
+        }
+    }
+
+    /// A log's kept output laid out anew at `size`, the view at its newest line.
+    fn lay_out_again(&mut self, size: Size) {
+        let Some(record) = &self.record else {
+            return;
+        };
+        let mut parser =
+            vt100::Parser::new(nonzero(size.rows), nonzero(size.cols), self.scrollback);
+        record.replay(&mut parser, self.cut.as_mut());
+        self.parser = parser;
     }
 
     /// Resizes the emulator; true if the size changed (and the remote should be told).
@@ -101,14 +162,10 @@ impl Grid {
         if self.size() == Size::new(size.cols.max(1), size.rows.max(1)) {
             return false;
         }
-        match &self.record {
-            Some(record) if self.size().cols != size.cols.max(1) => {
-                let mut parser =
-                    vt100::Parser::new(nonzero(size.rows), nonzero(size.cols), self.scrollback);
-                record.replay(&mut parser);
-                self.parser = parser;
-            }
-            _ => self.parser.set_size(nonzero(size.rows), nonzero(size.cols)),
+        if self.record.is_some() && self.size().cols != size.cols.max(1) {
+            self.lay_out_again(size);
+        } else {
+            self.parser.set_size(nonzero(size.rows), nonzero(size.cols));
         }
         true
     }
@@ -359,6 +416,36 @@ mod tests {
             ["a".repeat(20), "a".repeat(10), b],
             "a program's screen is its own to redraw"
         );
+    }
+
+    #[test]
+    fn a_logs_cut_lines_are_cut_anew_at_a_new_width_and_wrapped_again_on_demand() {
+        let line = format!("{}\x1b[0m\r\n{}\r\n", "a".repeat(30), "b".repeat(5));
+        let mut log = Grid::for_log(Size::new(20, 6), 100);
+        log.feed(line.as_bytes());
+        log.set_cut(true);
+        assert!(log.is_cut());
+        assert_eq!(rows(&log), ["a".repeat(20), "b".repeat(5)]);
+        // Fed after the cut, split mid-line: cut as one line.
+        let (first, second) = line.as_bytes().split_at(12);
+        log.feed(first);
+        log.feed(second);
+        assert_eq!(rows(&log)[2..], ["a".repeat(20), "b".repeat(5)]);
+        // Wider: the kept lines are cut at the new width, not the old one.
+        log.resize(Size::new(25, 6));
+        assert_eq!(rows(&log)[..2], ["a".repeat(25), "b".repeat(5)]);
+        // A renewed grid (the log read again) keeps cutting.
+        assert!(log.renewed(Size::new(20, 6)).is_cut());
+        log.set_cut(false);
+        assert!(
+            rows(&log).ends_with(&["a".repeat(25), "a".repeat(5), "b".repeat(5)]),
+            "{:?}",
+            rows(&log)
+        );
+        // A program's screen has no lines to cut.
+        let mut screen = Grid::new(Size::new(20, 6), 100);
+        screen.set_cut(true);
+        assert!(!screen.is_cut());
     }
 
     #[test]

@@ -1,14 +1,15 @@
 //! Terminal emulation for panes; knows nothing of Kubernetes: remote output
 //! into cells (`grid`), user input into xterm bytes (`keys`, `mouse`), the
 //! line discipline of a container without a terminal (`line`), a log read
-//! as text (`log_text`), the modes a program leaves on the user's terminal
-//! (`modes`), a split tree of panes (`layout`) and asciicast v2 recording
-//! (`record`).
+//! as text (`log_text`) and its lines cut at a width (`line_cut`), the
+//! modes a program leaves on the user's terminal (`modes`), a split tree of
+//! panes (`layout`) and asciicast v2 recording (`record`).
 
 pub mod grid;
 pub mod keys;
 pub(crate) mod layout;
 pub mod line;
+pub(crate) mod line_cut;
 pub mod log_text;
 pub mod modes;
 pub(crate) mod mouse;

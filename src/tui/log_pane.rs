@@ -34,8 +34,6 @@ pub struct Read {
 pub struct ContainerLog {
     container: String,
     prefix: Vec<u8>,
-    /// Columns the prefix takes on screen.
-    prefix_width: usize,
     resume: Resume,
 }
 
@@ -44,7 +42,6 @@ impl ContainerLog {
         ContainerLog {
             container: container.to_string(),
             prefix: Vec::new(),
-            prefix_width: 0,
             resume,
         }
     }
@@ -57,7 +54,6 @@ impl ContainerLog {
         ContainerLog {
             container: container.to_string(),
             prefix: format!("\x1b[{colour}m{container:<width$}\x1b[0m \u{2502} ").into_bytes(),
-            prefix_width: width + 3,
             resume,
         }
     }
@@ -300,26 +296,18 @@ async fn open(
 
 /// One log line (without its newline, with the kubelet's timestamp) as
 /// the pane shows it: after the container's prefix, the timestamp when
-/// asked for, cut when asked to.
+/// asked for. Long lines are the grid's to wrap or cut.
 fn render(source: &ContainerLog, line: &[u8], options: LogOptions, out: &mut Vec<u8>) {
     let (at, text) = split_timestamp_bytes(line);
-    let mut room = options
-        .cut_at
-        .map(|cols| usize::from(cols).saturating_sub(source.prefix_width));
     out.extend_from_slice(&source.prefix);
     if options.timestamps && at.is_some() {
         let stamp = &line[..line.len() - text.len()];
         out.extend_from_slice(b"\x1b[2m");
         out.extend_from_slice(stamp);
         out.extend_from_slice(b"\x1b[22m");
-        room = room.map(|r| r.saturating_sub(stamp.len()));
     }
     // A record, not a screen: colours stay, nothing else acts.
-    let text = crate::term::log_text::log_line(text);
-    out.extend_from_slice(match room {
-        Some(room) => cut_to_columns(&text, room),
-        None => &text,
-    });
+    out.extend_from_slice(&crate::term::log_text::log_line(text));
     out.extend_from_slice(b"\x1b[0m\r\n");
 }
 
@@ -408,35 +396,6 @@ async fn merged_backlog(
     outbox.send(Event::SessionOutput { id, bytes }).await
 }
 
-/// The start of `text` that fits in `columns` on screen: escape sequences
-/// take none, every other character one.
-fn cut_to_columns(text: &[u8], columns: usize) -> &[u8] {
-    let mut used = 0;
-    let mut i = 0;
-    while i < text.len() {
-        if text[i] == 0x1b {
-            // CSI: ESC [ parameters, then a final byte in @..~.
-            if text.get(i + 1) == Some(&b'[') {
-                i += 2;
-                while i < text.len() && !(0x40..=0x7e).contains(&text[i]) {
-                    i += 1;
-                }
-            }
-            i += 1;
-            continue;
-        }
-        // UTF-8 continuation bytes belong to the character before.
-        if text[i] & 0xc0 != 0x80 {
-            if used == columns {
-                return &text[..i];
-            }
-            used += 1;
-        }
-        i += 1;
-    }
-    text
-}
-
 async fn end(outbox: &Outbox, id: TerminalId, reason: Printable, disconnected: bool) {
     let end = SessionEnd {
         exit_code: None,
@@ -494,15 +453,6 @@ mod tests {
         let (at, text) = super::split_timestamp_bytes(b"2026-11-23T10:00:00Z caf\xe9");
         assert!(at.is_some());
         assert_eq!(text, b"caf\xe9");
-    }
-
-    #[test]
-    fn lines_are_cut_at_columns_not_bytes_and_colours_take_none() {
-        use super::cut_to_columns;
-        assert_eq!(cut_to_columns(b"abcdef", 3), b"abc");
-        assert_eq!(cut_to_columns(b"\x1b[31mabcdef", 2), b"\x1b[31mab");
-        assert_eq!(cut_to_columns("héllo".as_bytes(), 2), "hé".as_bytes());
-        assert_eq!(cut_to_columns(b"ab", 5), b"ab");
     }
 
     #[test]

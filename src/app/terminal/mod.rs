@@ -78,8 +78,9 @@ impl TerminalKind {
 pub struct LogOptions {
     /// Each line after the kubelet's timestamp (`t` toggles).
     pub timestamps: bool,
-    /// Lines cut at this many columns instead of wrapped (`w` toggles).
-    pub cut_at: Option<u16>,
+    /// Lines cut at the pane's width instead of wrapped (`w` toggles); the
+    /// grid cuts them, at each width the pane takes.
+    pub cut: bool,
     /// Only the last this many seconds (`:since 10m`).
     pub since_seconds: Option<i64>,
     /// Only the last this many lines (`[logs] tail`); `None`: all of it.
