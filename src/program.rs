@@ -47,6 +47,7 @@ pub fn main() {
         crate::sim::workload::run(&name);
     }
     exit_on_any_panic();
+    crate::commands::complete::answer_if_asked();
     let cli = crate::cli::parse();
     let paths = Paths::discover();
     if cli.browse.print_paths {
@@ -56,9 +57,7 @@ pub fn main() {
     }
     match &cli.command {
         Some(Command::Completions { shell }) => {
-            use clap::CommandFactory as _;
-            let mut script = Vec::new();
-            clap_complete::generate(*shell, &mut Cli::command(), "podbay", &mut script);
+            let script = crate::commands::complete::registration(*shell);
             print_all(&script, "the completion script");
             return;
         }

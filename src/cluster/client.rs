@@ -148,6 +148,11 @@ impl Target {
         }
     }
 
+    /// The kubeconfig's context names, in its order.
+    pub fn contexts(&self) -> Result<Vec<String>, ConnectError> {
+        Ok(self.load()?.contexts.into_iter().map(|c| c.name).collect())
+    }
+
     /// Reads the kubeconfig and builds a client for the chosen context. Does
     /// not contact the server: an unreachable one shows up on first use.
     pub async fn connect(&self) -> Result<Connection, ConnectError> {

@@ -101,6 +101,25 @@ where
     }
 }
 
+/// The names of the first page of what `params` selects (its `limit`, or
+/// 500), the objects' metadata only: what a shell's completion offers,
+/// never a whole list of 100 000.
+pub async fn first_names<K>(api: &Api<K>, params: &ListParams) -> kube::Result<Vec<String>>
+where
+    K: kube::Resource + Clone + DeserializeOwned + std::fmt::Debug,
+{
+    let params = ListParams {
+        limit: params.limit.or(Some(super::feed::PAGE_SIZE)),
+        ..params.clone()
+    };
+    let page = api.list_metadata(&params).await?;
+    Ok(page
+        .items
+        .into_iter()
+        .filter_map(|item| item.metadata.name)
+        .collect())
+}
+
 /// `api.delete(name, params)`; what the server answers with (the object
 /// going, or a Status) is read to its end (so the connection is reused)
 /// but not decoded.

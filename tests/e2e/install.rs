@@ -30,9 +30,8 @@ fn the_bash_completion_script_is_valid_bash_and_completes_subcommands_and_flags(
     let out = podbay(&["completions", "bash"]);
     assert!(out.status.success(), "{out:?}");
     let script = stdout(&out);
-    for word in ["debug", "--target", "--all-namespaces", "completions"] {
-        assert!(script.contains(word), "the script offers {word}");
-    }
+    // It asks podbay for each word (what bash then offers: completion.rs).
+    assert!(script.contains("PODBAY_COMPLETE=\"bash\""), "{script}");
     let dir = scratch("bash");
     let file = dir.path().join("podbay.bash");
     std::fs::write(&file, &script).unwrap();
@@ -64,7 +63,7 @@ fn every_shell_gets_a_script_and_an_unknown_one_is_a_usage_error() {
     for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
         let out = podbay(&["completions", shell]);
         assert!(
-            out.status.success() && out.stdout.len() > 500,
+            out.status.success() && stdout(&out).contains("PODBAY_COMPLETE"),
             "{shell}: {out:?}"
         );
     }
@@ -292,32 +291,4 @@ fn the_krew_manifest_has_what_krew_validates() {
             .unwrap_or_default()
             .contains("Apache License")
     );
-}
-
-/// Bash, completing `podbay debug POD --profile `, offers the built-in
-/// profiles (a team's is taken too, resolved with the config).
-#[test]
-fn bash_completes_the_debug_profiles() {
-    let out = podbay(&["completions", "bash"]);
-    let dir = scratch("bash-profiles");
-    let file = dir.path().join("podbay.bash");
-    std::fs::write(&file, &out.stdout).unwrap();
-    let completed = Command::new("bash")
-        .arg("-c")
-        .arg(format!(
-            "source {}; COMP_WORDS=(podbay debug web-1 --profile ''); COMP_CWORD=4; \
-             COMP_LINE='podbay debug web-1 --profile '; COMP_POINT=${{#COMP_LINE}}; \
-             _podbay podbay '' --profile; echo \"${{COMPREPLY[@]}}\"",
-            file.display()
-        ))
-        .output()
-        .expect("bash");
-    let offered = stdout(&completed);
-    for profile in ["general", "baseline", "restricted", "netadmin", "sysadmin"] {
-        assert!(
-            offered.split_whitespace().any(|w| w == profile),
-            "{profile} in {offered:?} ({})",
-            String::from_utf8_lossy(&completed.stderr)
-        );
-    }
 }

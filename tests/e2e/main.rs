@@ -18,6 +18,7 @@ mod cli_debuggers;
 mod cli_fleet;
 mod cli_forward;
 mod cluster_feed;
+mod completion;
 mod conformance;
 mod debuggers_e2e;
 mod docs;
