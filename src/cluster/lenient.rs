@@ -361,11 +361,15 @@ pub(super) async fn answer<K: kube::Resource + Clone>(
     api: &Api<K>,
     request: http::Request<Vec<u8>>,
 ) -> kube::Result<http::Response<kube::client::Body>> {
-    let response = api
-        .clone()
-        .into_client()
-        .send(request.map(kube::client::Body::from))
-        .await?;
+    answer_of(api.clone().into_client(), request).await
+}
+
+/// [`answer`], for a request built without a typed `Api`.
+pub(super) async fn answer_of(
+    client: kube::Client,
+    request: http::Request<Vec<u8>>,
+) -> kube::Result<http::Response<kube::client::Body>> {
+    let response = client.send(request.map(kube::client::Body::from)).await?;
     let code = response.status();
     if !code.is_success() {
         let body = response.into_body().collect().await?.to_bytes();

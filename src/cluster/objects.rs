@@ -101,18 +101,42 @@ where
     }
 }
 
-/// The names of the first page of what `params` selects (its `limit`, or
-/// 500), the objects' metadata only: what a shell's completion offers,
-/// never a whole list of 100 000.
-pub async fn first_names<K>(api: &Api<K>, params: &ListParams) -> kube::Result<Vec<String>>
-where
-    K: kube::Resource + Clone + DeserializeOwned + std::fmt::Debug,
-{
+/// The names of the first page of what `params` selects at `url` (a
+/// collection, as `Api::resource_url` gives it; its `limit`, or 500), read
+/// as metadata: what a shell's completion offers, never a whole list of
+/// 100 000. Untyped, so every kind shares one path in the binary.
+pub async fn first_names(
+    client: kube::Client,
+    url: &str,
+    params: &ListParams,
+) -> kube::Result<Vec<String>> {
+    #[derive(serde::Deserialize)]
+    struct Page {
+        #[serde(default)]
+        items: Vec<Item>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Item {
+        metadata: Meta,
+    }
+    #[derive(serde::Deserialize)]
+    struct Meta {
+        name: Option<String>,
+    }
     let params = ListParams {
         limit: params.limit.or(Some(super::feed::PAGE_SIZE)),
         ..params.clone()
     };
-    let page = api.list_metadata(&params).await?;
+    let request = kube::core::Request::new(url)
+        .list_metadata(&params)
+        .map_err(kube::Error::BuildRequest)?;
+    let body = super::lenient::answer_of(client, request)
+        .await?
+        .into_body()
+        .collect()
+        .await?
+        .to_bytes();
+    let page: Page = serde_json::from_slice(&body).map_err(kube::Error::SerdeError)?;
     Ok(page
         .items
         .into_iter()

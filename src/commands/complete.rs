@@ -16,7 +16,7 @@ use clap_complete::engine::{
 };
 use clap_complete::env::EnvCompleter;
 use k8s_openapi::api::core::v1::{Namespace, Node, Pod};
-use kube::api::{Api, ListParams};
+use kube::api::{Api, ApiResource, DynamicObject, ListParams};
 
 use crate::cluster::client::Target;
 
@@ -97,14 +97,14 @@ fn profiles(current: &OsStr) -> Vec<CompletionCandidate> {
 }
 
 fn namespaces(current: &OsStr) -> Vec<CompletionCandidate> {
-    let names =
-        Line::read().ask(|client, _| async move { names_of(Api::<Namespace>::all(client)).await });
+    let names = Line::read()
+        .ask(|client, _| async move { names_of(client, &erase::<Namespace>(), None).await });
     starting_with(current, names)
 }
 
 fn pods(current: &OsStr) -> Vec<CompletionCandidate> {
     let names = Line::read().ask(|client, namespace| async move {
-        names_of(Api::<Pod>::namespaced(client, &namespace)).await
+        names_of(client, &erase::<Pod>(), Some(&namespace)).await
     });
     starting_with(current, names)
 }
@@ -129,29 +129,17 @@ fn kinds_or_names(current: &OsStr, kinds: &[&str]) -> Vec<CompletionCandidate> {
         ));
         return candidates;
     };
+    let Some(resource) = resource_of(kind) else {
+        return Vec::new();
+    };
     let kind = kind.to_string();
     let names = Line::read().ask(move |client, namespace| async move {
-        use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, ReplicaSet, StatefulSet};
-        use k8s_openapi::api::batch::v1::Job;
-        let names = match kind.as_str() {
-            "node" | "nodes" | "no" => names_of(Api::<Node>::all(client)).await,
-            "pod" | "pods" | "po" => names_of(Api::<Pod>::namespaced(client, &namespace)).await,
-            "deploy" | "deployment" | "deployments" => {
-                names_of(Api::<Deployment>::namespaced(client, &namespace)).await
-            }
-            "rs" | "replicaset" | "replicasets" => {
-                names_of(Api::<ReplicaSet>::namespaced(client, &namespace)).await
-            }
-            "sts" | "statefulset" | "statefulsets" => {
-                names_of(Api::<StatefulSet>::namespaced(client, &namespace)).await
-            }
-            "ds" | "daemonset" | "daemonsets" => {
-                names_of(Api::<DaemonSet>::namespaced(client, &namespace)).await
-            }
-            "job" | "jobs" => names_of(Api::<Job>::namespaced(client, &namespace)).await,
-            _ => Vec::new(),
-        };
-        names.into_iter().map(|n| format!("{kind}/{n}")).collect()
+        let scope = (resource.namespaced).then_some(namespace);
+        names_of(client, &resource.api, scope.as_deref())
+            .await
+            .into_iter()
+            .map(|n| format!("{kind}/{n}"))
+            .collect()
     });
     starting_with(current, names)
 }
@@ -213,11 +201,46 @@ fn debuggers(current: &OsStr) -> Vec<CompletionCandidate> {
     starting_with(current, names)
 }
 
-async fn names_of<K>(api: Api<K>) -> Vec<String>
-where
-    K: kube::Resource + Clone + serde::de::DeserializeOwned + std::fmt::Debug,
-{
-    crate::cluster::objects::first_names(&api, &ListParams::default().limit(MOST))
+/// What a word `KIND/` names, as kubectl's short and long names do.
+struct Resource {
+    api: ApiResource,
+    namespaced: bool,
+}
+
+fn resource_of(kind: &str) -> Option<Resource> {
+    use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, ReplicaSet, StatefulSet};
+    use k8s_openapi::api::batch::v1::Job;
+    let (api, namespaced) = match kind {
+        "node" | "nodes" | "no" => (erase::<Node>(), false),
+        "pod" | "pods" | "po" => (erase::<Pod>(), true),
+        "deploy" | "deployment" | "deployments" => (erase::<Deployment>(), true),
+        "rs" | "replicaset" | "replicasets" => (erase::<ReplicaSet>(), true),
+        "sts" | "statefulset" | "statefulsets" => (erase::<StatefulSet>(), true),
+        "ds" | "daemonset" | "daemonsets" => (erase::<DaemonSet>(), true),
+        "job" | "jobs" => (erase::<Job>(), true),
+        _ => return None,
+    };
+    Some(Resource { api, namespaced })
+}
+
+fn erase<K: kube::Resource<DynamicType = ()>>() -> ApiResource {
+    ApiResource::erase::<K>(&())
+}
+
+/// One page of names of a kind, in a namespace or cluster-wide; none when
+/// the server refuses (a restricted user) or fails. Untyped: one request
+/// path in the binary for every kind.
+async fn names_of(
+    client: kube::Client,
+    kind: &ApiResource,
+    namespace: Option<&str>,
+) -> Vec<String> {
+    let api: Api<DynamicObject> = match namespace {
+        Some(namespace) => Api::namespaced_with(client.clone(), namespace, kind),
+        None => Api::all_with(client.clone(), kind),
+    };
+    let params = ListParams::default().limit(MOST);
+    crate::cluster::objects::first_names(client, api.resource_url(), &params)
         .await
         .unwrap_or_default()
 }
@@ -301,7 +324,10 @@ impl Line {
         R: FnOnce(kube::Client, String) -> F,
         F: std::future::Future<Output = Vec<String>>,
     {
-        let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+        // The scheduler the rest of podbay runs on (a current-thread one
+        // would be a second scheduler in the binary).
+        let Ok(runtime) = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
             .enable_all()
             .build()
         else {
