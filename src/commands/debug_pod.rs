@@ -208,16 +208,9 @@ async fn session(
         planned.container.as_str(),
     );
     let startup = debug::await_startup(&pods, &job.pod, regular, left, |reason, message| {
-        let detail = if message.is_empty() {
-            String::new()
-        } else {
-            format!(": {message}")
-        };
-        job.voice.say(format!(
-            "{} is waiting: {}",
-            planned.container,
-            sanitize(&format!("{reason}{detail}"))
-        ));
+        if let Some(line) = super::debug::waiting_line(&planned.container, reason, message) {
+            job.voice.say(line);
+        }
     })
     .await;
     // A copy's image that wants credentials: say which secret would serve.

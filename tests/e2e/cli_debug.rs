@@ -992,6 +992,13 @@ async fn a_private_debug_image_names_the_registry_and_the_pods_pull_secrets() {
         "{}",
         stderr(&out)
     );
+    // The kubelet's refusal is said once, in the sentence, not also as a
+    // wait going on before it.
+    assert!(
+        !stderr(&out).contains("is waiting: ErrImagePull"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 /// A pod that names `regcred` lends it to its debug containers: the

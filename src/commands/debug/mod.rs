@@ -452,22 +452,8 @@ async fn launch(
     let left = deadline.saturating_duration_since(tokio::time::Instant::now());
     let ephemeral = (crate::model::ContainerKind::Ephemeral, name.as_str());
     let startup = debug::await_startup(&pods, &job.pod, ephemeral, left, |reason, message| {
-        // A reason that will not clear ends the wait, and its failure says
-        // it: said here too, it was printed twice.
-        let hopeless = matches!(
-            crate::model::classify_waiting(reason, message),
-            crate::model::Waiting::Hopeless(_)
-        );
-        if !hopeless {
-            let detail = if message.is_empty() {
-                String::new()
-            } else {
-                format!(": {message}")
-            };
-            job.voice.say(format!(
-                "{name} is waiting: {}",
-                sanitize(&format!("{reason}{detail}"))
-            ));
+        if let Some(line) = waiting_line(&name, reason, message) {
+            job.voice.say(line);
         }
     })
     .await;
@@ -484,6 +470,27 @@ async fn launch(
         Some(&pulling),
     )?;
     Ok(name)
+}
+
+/// `NAME is waiting: REASON: MESSAGE`, as a container's wait goes on; none
+/// for a reason that will not clear, which ends the wait with a failure
+/// that says it (said here too, it was printed twice).
+pub(crate) fn waiting_line(name: &str, reason: &str, message: &str) -> Option<String> {
+    if matches!(
+        crate::model::classify_waiting(reason, message),
+        crate::model::Waiting::Hopeless(_)
+    ) {
+        return None;
+    }
+    let detail = if message.is_empty() {
+        String::new()
+    } else {
+        format!(": {message}")
+    };
+    Some(format!(
+        "{name} is waiting: {}",
+        sanitize(&format!("{reason}{detail}"))
+    ))
 }
 
 /// The image being pulled and the pod's image pull secrets, which a
