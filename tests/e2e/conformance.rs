@@ -127,7 +127,35 @@ fn kubectls() -> Vec<PathBuf> {
         !by_minor.is_empty(),
         "kubectl not found: install it or set PODBAY_KUBECTL"
     );
+    // Where the minors to judge by are known (CI names them), each must be
+    // found: a kubectl gone from the image must not shrink the matrix.
+    if let Ok(wanted) = std::env::var("PODBAY_KUBECTL_MINORS") {
+        let missing: Vec<u32> = minors_wanted(&wanted)
+            .into_iter()
+            .filter(|minor| !by_minor.contains_key(minor))
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "PODBAY_KUBECTL_MINORS={wanted}: no kubectl 1.{missing:?} found (found 1.{:?})",
+            by_minor.keys().collect::<Vec<_>>()
+        );
+    }
     by_minor.into_values().collect()
+}
+
+/// `27-33` or `27,30,33`: the kubectl minor versions a run must judge by.
+fn minors_wanted(text: &str) -> Vec<u32> {
+    text.split(',')
+        .flat_map(|part| match part.trim().split_once('-') {
+            Some((from, to)) => match (from.parse::<u32>(), to.parse::<u32>()) {
+                (Ok(from), Ok(to)) => (from..=to).collect(),
+                _ => panic!("PODBAY_KUBECTL_MINORS: {part:?} is not a range like 27-33"),
+            },
+            None => vec![part.trim().parse().unwrap_or_else(|_| {
+                panic!("PODBAY_KUBECTL_MINORS: {part:?} is not a minor version")
+            })],
+        })
+        .collect()
 }
 
 /// The minor version `binary` reports, if it runs as a kubectl.

@@ -851,6 +851,62 @@ async fn a_dry_run_changes_nothing_on_create_patch_and_delete() {
         before.metadata.resource_version
     );
 
+    // A pod's own update, patched or put, and the ephemeral containers put
+    // whole: answered as they would be stored, nothing stored.
+    let dry_patch = PatchParams {
+        dry_run: true,
+        ..Default::default()
+    };
+    let labelled = pods
+        .patch(
+            POD,
+            &dry_patch,
+            &Patch::Merge(json!({"metadata": {"labels": {"dry": "run"}}})),
+        )
+        .await
+        .expect("a dry-run patch of the pod");
+    assert_eq!(
+        labelled.metadata.labels.as_ref().and_then(|l| l.get("dry")),
+        Some(&"run".to_string())
+    );
+    let mut replaced = before.clone();
+    replaced
+        .metadata
+        .annotations
+        .get_or_insert_default()
+        .insert("dry".into(), "put".into());
+    let put = pods
+        .replace(POD, &dry, &replaced)
+        .await
+        .expect("a dry-run put of the pod");
+    assert_eq!(
+        put.metadata.annotations.as_ref().and_then(|a| a.get("dry")),
+        Some(&"put".to_string())
+    );
+    let mut with_debugger = before.clone();
+    with_debugger
+        .spec
+        .as_mut()
+        .unwrap()
+        .ephemeral_containers
+        .get_or_insert_default()
+        .push(serde_json::from_value(json!({"name": "dry-put", "image": "busybox:1.36"})).unwrap());
+    let put = pods
+        .replace_subresource("ephemeralcontainers", POD, &dry, &with_debugger)
+        .await
+        .expect("a dry-run put of the ephemeral containers");
+    assert!(listed(&put).contains(&"dry-put".to_string()));
+    let after = pods.get(POD).await.unwrap();
+    assert!(!listed(&after).contains(&"dry-put".to_string()));
+    let kept = |map: &Option<std::collections::BTreeMap<String, String>>| {
+        map.as_ref().is_some_and(|m| m.contains_key("dry"))
+    };
+    assert!(!kept(&after.metadata.labels) && !kept(&after.metadata.annotations));
+    assert_eq!(
+        after.metadata.resource_version,
+        before.metadata.resource_version
+    );
+
     let deleted = pods
         .delete(
             POD,

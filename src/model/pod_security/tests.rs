@@ -234,6 +234,106 @@ mod upstream {
         );
     }
 
+    /// The volume types restricted allows, and every other one named, in
+    /// byte order, a volume with no source as "unknown".
+    #[test]
+    fn restricted_names_every_volume_type_it_does_not_allow() {
+        let allowed = json!([
+            {"name": "a1", "emptyDir": {}},
+            {"name": "a2", "secret": {}},
+            {"name": "a3", "persistentVolumeClaim": {"claimName": "c"}},
+            {"name": "a4", "downwardAPI": {}},
+            {"name": "a5", "configMap": {}},
+            {"name": "a6", "projected": {}},
+            {"name": "a7", "csi": {"driver": "d"}},
+            {"name": "a8", "ephemeral": {}},
+            {"name": "a9", "image": {}},
+        ]);
+        let spec = restricted(json!({"volumes": allowed.clone()}));
+        assert_eq!(reasons(Level::Restricted, "latest", spec), "");
+        let refused = json!([
+            {"name": "b1", "hostPath": {"path": "/"}},
+            {"name": "b2", "gcePersistentDisk": {"pdName": "d"}},
+            {"name": "b3", "awsElasticBlockStore": {"volumeID": "v"}},
+            {"name": "b4", "gitRepo": {"repository": "r"}},
+            {"name": "b5", "nfs": {"server": "s", "path": "/"}},
+            {"name": "b6", "iscsi": {"targetPortal": "t", "iqn": "i", "lun": 0}},
+            {"name": "b7", "glusterfs": {"endpoints": "e", "path": "p"}},
+            {"name": "b8", "rbd": {"monitors": [], "image": "i"}},
+            {"name": "b9", "flexVolume": {"driver": "d"}},
+            {"name": "b10", "cinder": {"volumeID": "v"}},
+            {"name": "b11", "cephfs": {"monitors": []}},
+            {"name": "b12", "flocker": {}},
+            {"name": "b13", "fc": {}},
+            {"name": "b14", "azureFile": {"secretName": "s", "shareName": "s"}},
+            {"name": "b15", "vsphereVolume": {"volumePath": "p"}},
+            {"name": "b16", "quobyte": {"registry": "r", "volume": "v"}},
+            {"name": "b17", "azureDisk": {"diskName": "d", "diskURI": "u"}},
+            {"name": "b18", "photonPersistentDisk": {"pdID": "p"}},
+            {"name": "b19", "portworxVolume": {"volumeID": "v"}},
+            {"name": "b20", "scaleIO": {"gateway": "g", "system": "s", "secretRef": {}}},
+            {"name": "b21", "storageos": {}},
+            {"name": "c1"},
+        ]);
+        let mut volumes = allowed.as_array().unwrap().clone();
+        volumes.extend(refused.as_array().unwrap().iter().cloned());
+        let pod = pod(restricted(json!({"volumes": volumes})));
+        let violations = evaluate(&at(Level::Restricted, "latest"), &pod);
+        let restricted_types = violations
+            .iter()
+            .find(|v| v.reason == "restricted volume types")
+            .expect("the volume types check");
+        assert_eq!(
+            restricted_types.detail,
+            concat!(
+                r#"volumes "b1", "b2", "b3", "b4", "b5", "b6", "b7", "b8", "b9", "b10", "b11", "b12", "b13", "b14", "b15", "b16", "b17", "b18", "b19", "b20", "b21", "c1""#,
+                r#" use restricted volume types "awsElasticBlockStore", "azureDisk", "azureFile", "cephfs", "cinder", "fc", "flexVolume", "flocker", "gcePersistentDisk", "gitRepo", "glusterfs", "#,
+                r#""hostPath", "iscsi", "nfs", "photonPersistentDisk", "portworxVolume", "quobyte", "rbd", "scaleIO", "storageos", "unknown", "vsphereVolume""#,
+            )
+        );
+        // One volume: said in the singular.
+        let spec = restricted(json!({"volumes": [{"name": "b1", "hostPath": {"path": "/"}}]}));
+        assert!(reasons(Level::Restricted, "latest", spec).ends_with(
+            r#"restricted volume types (volume "b1" uses restricted volume type "hostPath")"#
+        ));
+    }
+
+    /// A hostProcess pod or container is refused from baseline up; false
+    /// or unset is not.
+    #[test]
+    fn host_process_is_refused_where_set_true() {
+        let with = |pod_level: bool| {
+            let windows = |host: Option<bool>| match host {
+                Some(host) => json!({"windowsOptions": {"hostProcess": host}}),
+                None => json!({"windowsOptions": {}}),
+            };
+            json!({
+                "securityContext": {"windowsOptions": {"hostProcess": pod_level}},
+                "containers": [
+                    {"name": "a", "image": "x"},
+                    {"name": "b", "image": "x", "securityContext": {}},
+                    {"name": "c", "image": "x", "securityContext": windows(None)},
+                    {"name": "d", "image": "x", "securityContext": windows(Some(false))},
+                    {"name": "e", "image": "x", "securityContext": windows(Some(true))},
+                    {"name": "f", "image": "x", "securityContext": windows(Some(true))},
+                ],
+            })
+        };
+        assert_eq!(
+            reasons(Level::Baseline, "latest", with(true)),
+            r#"hostProcess (pod and containers "e", "f" must not set securityContext.windowsOptions.hostProcess=true)"#
+        );
+        assert_eq!(
+            reasons(Level::Baseline, "latest", with(false)),
+            r#"hostProcess (containers "e", "f" must not set securityContext.windowsOptions.hostProcess=true)"#
+        );
+        let none = json!({
+            "securityContext": {"windowsOptions": {"hostProcess": false}},
+            "containers": [{"name": "d", "image": "x", "securityContext": {"windowsOptions": {"hostProcess": false}}}],
+        });
+        assert_eq!(reasons(Level::Baseline, "latest", none), "");
+    }
+
     /// Each check as of the version a namespace pins: (level, version,
     /// spec, admitted).
     #[test]

@@ -11,7 +11,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use hyper_util::rt::TokioIo;
 use serde_json::Value;
-use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _, ReadHalf};
+use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _, ReadHalf};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
@@ -55,8 +55,9 @@ impl Streams {
     }
 }
 
-pub(super) struct SpdyWire {
-    reader: ReadHalf<Upgraded>,
+/// The wire over an upgraded connection (any byte stream, for tests).
+pub(super) struct SpdyWire<IO = Upgraded> {
+    reader: ReadHalf<IO>,
     buffer: Vec<u8>,
     decoder: Decoder,
     encoder: Encoder,
@@ -67,11 +68,11 @@ pub(super) struct SpdyWire {
     last_stream: u32,
 }
 
-impl SpdyWire {
+impl<IO: AsyncRead + AsyncWrite + Send + 'static> SpdyWire<IO> {
     /// Answers the client's streams until the session has all it asked
     /// for; `None` when the client goes or does not open them in time (the
     /// kubelet then closes the connection).
-    pub(super) async fn accept(upgraded: Upgraded, wanted: Wanted) -> Option<Self> {
+    pub(super) async fn accept(upgraded: IO, wanted: Wanted) -> Option<Self> {
         let (reader, mut write) = tokio::io::split(upgraded);
         let (out, mut frames) = mpsc::channel::<Bytes>(64);
         let writer = tokio::spawn(async move {
@@ -201,7 +202,7 @@ impl SpdyWire {
     }
 }
 
-impl Wire for SpdyWire {
+impl<IO: AsyncRead + AsyncWrite + Send + 'static> Wire for SpdyWire<IO> {
     async fn send(&mut self, channel: u8, data: &[u8]) -> anyhow::Result<()> {
         let stream = match channel {
             STDOUT => self.streams.stdout,
@@ -251,5 +252,51 @@ impl Wire for SpdyWire {
             }
         }
         self.close().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A client that opens the error stream and never the stdout it asked
+    /// for is given up after the kubelet's 30 s: the connection closes, and
+    /// no session starts.
+    #[tokio::test(flavor = "current_thread", start_paused = true)]
+    async fn streams_that_do_not_all_come_are_given_up_after_the_kubelets_timeout() {
+        let (client, server) = tokio::io::duplex(64 << 10);
+        let wanted = Wanted {
+            stdin: false,
+            stdout: true,
+            stderr: false,
+            resize: false,
+        };
+        let started = tokio::time::Instant::now();
+        let accepted = tokio::spawn(SpdyWire::accept(server, wanted));
+        let (mut read, mut write) = tokio::io::split(client);
+        let syn = Encoder::new().syn_stream(1, &[("streamType", "error")], false);
+        write.write_all(&syn).await.unwrap();
+        // The error stream is answered at once; then nothing until the end.
+        let mut answered = Vec::new();
+        let mut buffer = [0u8; 4096];
+        loop {
+            match read.read(&mut buffer).await.unwrap() {
+                0 => break,
+                n => answered.extend_from_slice(&buffer[..n]),
+            }
+        }
+        let waited = started.elapsed();
+        assert!(
+            (STREAM_CREATION_TIMEOUT..STREAM_CREATION_TIMEOUT + Duration::from_secs(1))
+                .contains(&waited),
+            "{waited:?}"
+        );
+        assert!(accepted.await.unwrap().is_none(), "a session started");
+        let mut decoder = Decoder::new();
+        decoder.push(&answered);
+        assert!(matches!(
+            decoder.next_frame().unwrap(),
+            Some(Frame::SynReply { stream_id: 1, .. })
+        ));
     }
 }
