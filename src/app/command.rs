@@ -230,8 +230,8 @@ impl CommandLine {
     }
 
     /// Completes the word being typed to the longest common prefix of the
-    /// candidates (commands, then namespaces or contexts).
-    pub fn complete(&mut self, namespaces: &[String], contexts: &[String]) {
+    /// candidates (commands, then namespaces, contexts or workspaces).
+    pub fn complete(&mut self, known: &Candidates) {
         let text = self.line.to_string();
         let ends_with_space = text.ends_with(' ');
         let words: Vec<&str> = text.split_whitespace().collect();
@@ -243,8 +243,9 @@ impl CommandLine {
         };
         let candidates: Vec<&str> = match prefix_words.first().copied() {
             None => COMMANDS.to_vec(),
-            Some("ns" | "namespace") => namespaces.iter().map(String::as_str).collect(),
-            Some("ctx" | "context") => contexts.iter().map(String::as_str).collect(),
+            Some("ns" | "namespace") => known.namespaces.iter().map(String::as_str).collect(),
+            Some("ctx" | "context") => known.contexts.iter().map(String::as_str).collect(),
+            Some("load" | "save") => known.workspaces.iter().map(String::as_str).collect(),
             Some("sort") => SortColumn::ALL.map(SortColumn::name).to_vec(),
             Some("events" | "ev") => vec!["-A"],
             Some(_) => return,
@@ -279,6 +280,13 @@ impl CommandLine {
             Vec::new()
         };
     }
+}
+
+/// What the command line's words complete to beyond its commands.
+pub struct Candidates<'a> {
+    pub namespaces: &'a [String],
+    pub contexts: &'a [String],
+    pub workspaces: &'a [String],
 }
 
 #[cfg(test)]
@@ -331,30 +339,40 @@ mod tests {
     }
 
     #[test]
-    fn tab_completes_commands_namespaces_and_contexts() {
+    fn tab_completes_commands_namespaces_contexts_and_workspaces() {
         let ns = vec![
             "payments".to_string(),
             "platform".to_string(),
             "shop".to_string(),
         ];
         let ctx = vec!["prod-eu".to_string(), "prod-us".to_string()];
+        let kept = vec!["incident-42".to_string(), "previous".to_string()];
+        let known = Candidates {
+            namespaces: &ns,
+            contexts: &ctx,
+            workspaces: &kept,
+        };
         let mut line = CommandLine::default();
         line.insert_str("n");
-        line.complete(&ns, &ctx);
+        line.complete(&known);
         assert_eq!(line.text(), "ns ");
         line.insert_str("p");
-        line.complete(&ns, &ctx);
+        line.complete(&known);
         assert_eq!(line.text(), "ns p", "ambiguous: common prefix only");
         line.insert_str("a");
-        line.complete(&ns, &ctx);
+        line.complete(&known);
         assert_eq!(line.text(), "ns payments ");
         let mut c = CommandLine::default();
         c.insert_str("ctx pr");
-        c.complete(&ns, &ctx);
+        c.complete(&known);
         assert_eq!(c.text(), "ctx prod-");
         assert_eq!(c.candidates, ["prod-eu", "prod-us"], "shown to choose from");
         c.insert('u');
         assert!(c.candidates.is_empty());
+        let mut w = CommandLine::default();
+        w.insert_str("load i");
+        w.complete(&known);
+        assert_eq!(w.text(), "load incident-42 ");
     }
 
     fn press(line: &mut CommandLine, code: KeyCode, modifiers: KeyModifiers) -> Edit {

@@ -163,7 +163,11 @@ impl App {
             KeyCode::Esc => vec![],
             KeyCode::Enter => self.run_command(&line.text()),
             KeyCode::Tab => {
-                line.complete(&self.namespaces, &self.contexts);
+                line.complete(&command::Candidates {
+                    namespaces: &self.namespaces,
+                    contexts: &self.contexts,
+                    workspaces: &self.kept_workspaces,
+                });
                 self.mode = Mode::Command(line);
                 vec![]
             }

@@ -155,6 +155,8 @@ pub struct App {
     pub debug_profile: Profile,
     /// The team's profiles (`[profiles.NAME]`), after the built-ins.
     pub custom_profiles: Vec<crate::model::debug::CustomProfile>,
+    /// The workspaces kept by name (`:load` completes them), sorted.
+    pub kept_workspaces: Vec<String>,
     /// Where the file browser's downloads go (`[files] download_dir`).
     pub download_dir: String,
     /// `f` folded finished debug containers: every pod view opens so.
@@ -243,6 +245,7 @@ impl App {
             debug_images: options.debug_images,
             debug_profile: options.debug_profile,
             custom_profiles: Vec::new(),
+            kept_workspaces: Vec::new(),
             download_dir: options.download_dir,
             fold_finished: false,
             next_terminal: 0,

@@ -217,6 +217,11 @@ impl App {
         name: String,
         outcome: Result<std::path::PathBuf, String>,
     ) {
+        if outcome.is_ok()
+            && let Err(at) = self.kept_workspaces.binary_search(&name)
+        {
+            self.kept_workspaces.insert(at, name.clone());
+        }
         match outcome {
             Ok(_) if name == PREVIOUS => {}
             Ok(path) => {

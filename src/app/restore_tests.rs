@@ -680,3 +680,28 @@ fn hundreds_of_kept_panes_are_started_a_few_a_second() {
     }
     assert_eq!(ticks, 29);
 }
+
+/// `:save NAME` keeps a workspace that `:load` then completes by name.
+#[test]
+fn a_workspace_kept_by_name_completes_after_load() {
+    let mut a = three_panes();
+    prefix(&mut a, 'd');
+    a.update(key(':'));
+    typed(&mut a, "save incident-42");
+    let effects = a.update(code(KeyCode::Enter));
+    assert!(
+        matches!(effects.as_slice(), [Effect::SaveWorkspace { name, .. }] if name == "incident-42"),
+        "{effects:?}"
+    );
+    a.update(Event::WorkspaceSaved {
+        name: "incident-42".into(),
+        outcome: Ok("/kept/incident-42.json".into()),
+    });
+    a.update(key(':'));
+    typed(&mut a, "load inc");
+    a.update(code(KeyCode::Tab));
+    let Mode::Command(line) = &a.mode else {
+        panic!("{:?}", a.mode)
+    };
+    assert_eq!(line.text(), "load incident-42 ");
+}

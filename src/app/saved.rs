@@ -221,7 +221,14 @@ impl SavedWorkspace {
                 None => kinds.push((label, 1)),
             }
         }
-        let kinds: Vec<String> = kinds.iter().map(|(l, n)| format!("{n} {l}")).collect();
+        let kinds: Vec<String> = kinds
+            .iter()
+            .map(|(l, n)| match (n, *l) {
+                (1, _) | (_, "debug") => format!("{n} {l}"),
+                (_, "attach") => format!("{n} attaches"),
+                _ => format!("{n} {l}s"),
+            })
+            .collect();
         let panes = self.panes.len();
         format!(
             "{panes} pane{} from {} ago ({})",
@@ -407,6 +414,11 @@ mod tests {
             workspace().summary(now),
             "3 panes from 12 min ago (2 debug, 1 shell)"
         );
+        let mut shells = workspace();
+        for t in &mut shells.terminals {
+            t.kind = SavedKind::Shell;
+        }
+        assert_eq!(shells.summary(now), "3 panes from 12 min ago (3 shells)");
     }
 
     #[test]

@@ -152,6 +152,7 @@ pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
             Ok(None) => {}
             Err(sentence) => app.message = Some(crate::app::warning(sentence)),
         }
+        app.kept_workspaces = workspace.store.names();
         tasks.workspaces = Some(workspace.store.clone());
         // What it starts with is not written: a start that changes
         // nothing (--no-restore, the question open) leaves the kept one.
