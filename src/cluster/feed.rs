@@ -28,6 +28,8 @@ use kube::runtime::utils::Backoff;
 use kube::runtime::watcher::{self, DefaultBackoff};
 use kube::{Resource, ResourceExt};
 use serde::de::DeserializeOwned;
+
+use super::reflector::{Act, Cycle, Ending, Happened, Phase};
 use std::fmt::Debug;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
@@ -94,17 +96,12 @@ pub fn channel<R>() -> (mpsc::Sender<Feed<R>>, mpsc::Receiver<Feed<R>>) {
     mpsc::channel(CHANNEL_DEPTH)
 }
 
-/// How a watch ended.
+/// How a watch ended (as [`Ending`] says), with its error.
 enum Ended {
-    /// At (or near) the timeout we asked for: watch again quietly.
     Timeout,
-    /// Early, without an error: a cut connection.
     Cut,
-    /// At once after an event: a server ending every watch.
     Short,
-    /// At once, without an event: a server answering watches with nothing.
     Empty,
-    /// The version we watch from was compacted away: list again.
     Gone,
     Failed(kube::Error),
 }
@@ -184,114 +181,89 @@ where
     R: Send + 'static,
 {
     async fn run(mut self) -> Result<(), Stop> {
-        // The version to watch from; `None` means list first.
-        let mut version: Option<String> = None;
-        // Whether the user was told the view is behind.
-        let mut interrupted = false;
-        // The last watch ended at once after an event.
-        let mut short_before = false;
+        let mut cycle = Cycle::default();
         loop {
-            // A watch from the version a list has just given that is Gone
-            // is a server that cannot serve watches, not a compaction.
-            let fresh = version.is_none();
-            let from = match version.take() {
-                Some(from) => from,
-                None => match self.list().await? {
-                    Ok(listed) => {
-                        interrupted = false;
-                        listed
-                    }
-                    Err(error) => {
-                        // A failed list that asked for many pages (an
-                        // endless one stops at its cap) waits as long as
-                        // they take at RETRY_RATE: sustained, a server
-                        // that misbehaves so gets no more than that.
-                        let spent = Duration::from_secs_f64(self.pages_asked as f64 / RETRY_RATE);
-                        self.failed_waiting(&error, spent).await?;
-                        interrupted = true;
-                        continue;
-                    }
-                },
+            let from = match &cycle.phase {
+                Phase::List => {
+                    let happened = match self.list().await? {
+                        Ok(listed) => Happened::Listed(listed),
+                        Err(error) => {
+                            // A failed list that asked for many pages (an
+                            // endless one stops at its cap) waits as long as
+                            // they take at RETRY_RATE: sustained, a server
+                            // that misbehaves so gets no more than that.
+                            let spent =
+                                Duration::from_secs_f64(self.pages_asked as f64 / RETRY_RATE);
+                            self.failed_waiting(&error, spent).await?;
+                            Happened::ListFailed
+                        }
+                    };
+                    cycle.step(happened);
+                    continue;
+                }
+                Phase::Watch { from, .. } => from.clone(),
             };
             let params = self.watch_params();
             let opened = answered_in_time(super::lenient::watch(&self.api, &params, &from)).await;
             let stream = match opened {
                 Ok(stream) => stream,
-                Err(error) if is_gone(&error) => {
-                    self.gone(fresh).await?;
-                    interrupted = true;
-                    continue;
-                }
                 Err(error) => {
-                    self.failed(&error).await?;
-                    interrupted = true;
-                    version = Some(from);
+                    let gone = is_gone(&error);
+                    let act = cycle.step(Happened::Refused { gone });
+                    self.act(act, Some(&error)).await?;
                     continue;
                 }
             };
-            if std::mem::take(&mut interrupted) {
-                self.send(Feed::Resumed).await?;
-            }
+            let act = cycle.step(Happened::Opened);
+            self.act(act, None).await?;
             let mut last = from;
-            let ended = self.follow(stream, &mut last).await?;
-            if !matches!(ended, Ended::Short) {
-                short_before = false;
-            }
-            match ended {
-                Ended::Timeout => version = Some(last),
-                Ended::Cut => {
-                    self.send(Feed::Cut).await?;
-                    interrupted = true;
-                    version = Some(last);
-                }
-                Ended::Empty => {
-                    let error = kube::Error::ReadEvents(std::io::Error::other(
-                        "the API server ended the watch at once, without an event",
-                    ));
-                    self.failed(&error).await?;
-                    interrupted = true;
-                    version = Some(last);
-                }
-                Ended::Gone => {
-                    self.gone(fresh).await?;
-                    interrupted = true;
-                }
-                // Once is a load balancer's cut landing just after a
-                // resume; twice in a row is a server ending every watch.
-                Ended::Short if std::mem::replace(&mut short_before, true) => {
-                    let error = misbehaving(
-                        "The API server keeps ending watches as soon as they deliver.".to_string(),
-                    );
-                    self.failed(&error).await?;
-                    interrupted = true;
-                    version = Some(last);
-                }
-                Ended::Short => {
-                    self.send(Feed::Cut).await?;
-                    interrupted = true;
-                    version = Some(last);
-                }
-                Ended::Failed(error) => {
-                    self.failed(&error).await?;
-                    interrupted = true;
-                    version = Some(last);
-                }
-            }
+            let (ending, error) = match self.follow(stream, &mut last).await? {
+                Ended::Timeout => (Ending::Timeout, None),
+                Ended::Cut => (Ending::Cut, None),
+                Ended::Short => (Ending::Short, None),
+                Ended::Empty => (Ending::Empty, None),
+                Ended::Gone => (Ending::Gone, None),
+                Ended::Failed(error) => (Ending::Failed, Some(error)),
+            };
+            let act = cycle.step(Happened::Ended { ending, last });
+            self.act(act, error.as_ref()).await?;
         }
     }
 
-    /// 410 Gone: the version watched from is compacted away, so the caller
-    /// lists again: at once, unless the watch was from the version of the
-    /// list just made (`fresh`), which then keeps failing: with back-off.
-    async fn gone(&mut self, fresh: bool) -> Result<(), Stop> {
-        if fresh {
-            let error = misbehaving(
-                "The API server answers 410 Gone even to a watch from the list it has just sent."
-                    .to_string(),
-            );
-            self.failed(&error).await?;
-        }
-        Ok(())
+    /// Does what the cycle asks before its next phase: tells the consumer,
+    /// or says why and backs off (`error`: the one at hand).
+    async fn act(&mut self, act: Option<Act>, error: Option<&kube::Error>) -> Result<(), Stop> {
+        let misbehaving_error;
+        let error = match act {
+            None => return Ok(()),
+            Some(Act::Resumed) => return self.send(Feed::Resumed).await,
+            Some(Act::Cut) => return self.send(Feed::Cut).await,
+            // The cycle asks for it only with an error at hand.
+            Some(Act::Failed) => match error {
+                Some(error) => error,
+                None => return Ok(()),
+            },
+            Some(Act::EmptyWatch) => {
+                misbehaving_error = kube::Error::ReadEvents(std::io::Error::other(
+                    "the API server ended the watch at once, without an event",
+                ));
+                &misbehaving_error
+            }
+            Some(Act::GoneAfterList) => {
+                misbehaving_error = misbehaving(
+                    "The API server answers 410 Gone even to a watch from the list it has just sent."
+                        .to_string(),
+                );
+                &misbehaving_error
+            }
+            Some(Act::EndsEveryWatch) => {
+                misbehaving_error = misbehaving(
+                    "The API server keeps ending watches as soon as they deliver.".to_string(),
+                );
+                &misbehaving_error
+            }
+        };
+        self.failed(error).await
     }
 
     /// Lists every page; reports `Listing` then `Listed`, and returns the

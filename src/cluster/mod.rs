@@ -12,6 +12,7 @@ pub(crate) mod lenient;
 pub(crate) mod limits;
 pub(crate) mod objects;
 pub mod pipe;
+mod reflector;
 pub mod replay;
 pub mod session;
 pub(crate) mod transport;
