@@ -384,7 +384,7 @@ fn list(
     if as_table
         && matches!(
             filter.kind,
-            Kind::Pod | Kind::Event | Kind::Node | Kind::Secret
+            Kind::Pod | Kind::Event | Kind::Node | Kind::Secret | Kind::Service
         )
     {
         let objects: Vec<Value> = items.iter().map(|e| e.value()).collect();
@@ -685,6 +685,7 @@ fn core_resources() -> Value {
             resource("pods/log", "Pod", true, &["get"], &[]),
             resource("pods/portforward", "PodPortForwardOptions", true, &["create", "get"], &[]),
             resource("secrets", "Secret", true, &["get", "list", "watch"], &[]),
+            resource("services", "Service", true, &["get", "list", "watch"], &["svc"]),
         ],
     })
 }

@@ -323,6 +323,15 @@ fn load_scenario(state: &SimState) {
             );
             let _ = state.store.create(Kind::Secret, key, secret);
         }
+        for service in scenario::services(created) {
+            let key = Key::new(
+                service["metadata"]["namespace"]
+                    .as_str()
+                    .unwrap_or_default(),
+                service["metadata"]["name"].as_str().unwrap_or_default(),
+            );
+            let _ = state.store.create(Kind::Service, key, service);
+        }
     }
     for ns in &namespaces {
         let _ = state.store.create(

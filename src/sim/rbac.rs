@@ -16,11 +16,13 @@ pub struct User {
 pub enum Role {
     /// cluster-admin.
     Admin,
-    /// get/list/watch pods, namespaces, nodes, events and the apps that own pods,
-    /// read logs; nothing else (as the built-in `view` role, not Secrets).
+    /// get/list/watch pods, namespaces, nodes, events, services and the apps
+    /// that own pods, read logs; nothing else (as the built-in `view` role,
+    /// not Secrets).
     Viewer,
-    /// Everything on pods in one namespace, reading its events, workloads
-    /// and Secrets (as the built-in `edit` role does); nothing cluster-wide.
+    /// Everything on pods in one namespace, reading its events, workloads,
+    /// Services and Secrets (as the built-in `edit` role does); nothing
+    /// cluster-wide.
     Namespaced(String),
 }
 
@@ -42,7 +44,7 @@ impl Role {
             Role::Viewer => match (a.resource, a.subresource) {
                 (
                     "pods" | "namespaces" | "nodes" | "events" | "deployments" | "replicasets"
-                    | "statefulsets",
+                    | "statefulsets" | "services",
                     "",
                 ) => read,
                 ("pods", "log") => a.verb == "get",
@@ -57,9 +59,11 @@ impl Role {
                         "pods",
                         "" | "log" | "ephemeralcontainers" | "attach" | "exec" | "portforward",
                     ) => true,
-                    ("events" | "deployments" | "replicasets" | "statefulsets" | "secrets", "") => {
-                        read
-                    }
+                    (
+                        "events" | "deployments" | "replicasets" | "statefulsets" | "secrets"
+                        | "services",
+                        "",
+                    ) => read,
                     _ => false,
                 }
             }

@@ -518,6 +518,68 @@ pub fn secrets(created: Timestamp) -> Vec<Value> {
     })]
 }
 
+/// The demo's Services, as an incident starts from them: storefront's
+/// port 80 to its pods' port named `http` (8080), payments-api's 443 to
+/// the number 8080, redis headless (its port as is), and checkout, whose
+/// selector matches no pod.
+pub fn services(created: Timestamp) -> Vec<Value> {
+    let service = |namespace: &str, name: &str, cluster_ip: &str, app: &str, ports: Value| {
+        json!({
+            "apiVersion": "v1",
+            "kind": "Service",
+            "metadata": {
+                "name": name,
+                "namespace": namespace,
+                "uid": uid(&format!("{namespace}/svc/{name}"), 6),
+                "creationTimestamp": created.to_string(),
+                "labels": {"app.kubernetes.io/name": app},
+            },
+            "spec": {
+                "type": "ClusterIP",
+                "clusterIP": cluster_ip,
+                "clusterIPs": [cluster_ip],
+                "selector": {"app.kubernetes.io/name": app},
+                "ports": ports,
+                "sessionAffinity": "None",
+                "ipFamilies": ["IPv4"],
+                "ipFamilyPolicy": "SingleStack",
+                "internalTrafficPolicy": "Cluster",
+            },
+            "status": {"loadBalancer": {}},
+        })
+    };
+    vec![
+        service(
+            "shop",
+            "storefront",
+            "10.96.14.20",
+            "storefront",
+            json!([{"name": "http", "port": 80, "protocol": "TCP", "targetPort": "http"}]),
+        ),
+        service(
+            "shop",
+            "redis",
+            "None",
+            "redis",
+            json!([{"name": "redis", "port": 6379, "protocol": "TCP", "targetPort": 6379}]),
+        ),
+        service(
+            "shop",
+            "checkout",
+            "10.96.14.31",
+            "checkout",
+            json!([{"name": "http", "port": 80, "protocol": "TCP", "targetPort": 8080}]),
+        ),
+        service(
+            "payments",
+            "payments-api",
+            "10.96.52.7",
+            "payments-api",
+            json!([{"name": "https", "port": 443, "protocol": "TCP", "targetPort": 8080}]),
+        ),
+    ]
+}
+
 pub fn namespace_object(name: &str, created: Timestamp) -> Value {
     let mut labels = serde_json::Map::new();
     labels.insert("kubernetes.io/metadata.name".into(), json!(name));

@@ -28,10 +28,12 @@ pub enum Kind {
     /// Read-only: the demo's image pull secret, which the kubelet reads
     /// for a pod that names it.
     Secret,
+    /// Read-only: what `svc/NAME` resolves through (a selector and ports).
+    Service,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 8] = [
+    pub const ALL: [Kind; 9] = [
         Kind::Pod,
         Kind::Event,
         Kind::Namespace,
@@ -40,6 +42,7 @@ impl Kind {
         Kind::StatefulSet,
         Kind::Node,
         Kind::Secret,
+        Kind::Service,
     ];
 
     pub fn plural(self) -> &'static str {
@@ -52,6 +55,7 @@ impl Kind {
             Kind::StatefulSet => "statefulsets",
             Kind::Node => "nodes",
             Kind::Secret => "secrets",
+            Kind::Service => "services",
         }
     }
 
@@ -65,6 +69,7 @@ impl Kind {
             Kind::StatefulSet => "StatefulSet",
             Kind::Node => "Node",
             Kind::Secret => "Secret",
+            Kind::Service => "Service",
         }
     }
 
@@ -72,7 +77,12 @@ impl Kind {
     pub fn group(self) -> &'static str {
         match self {
             Kind::Deployment | Kind::ReplicaSet | Kind::StatefulSet => "apps",
-            Kind::Pod | Kind::Event | Kind::Namespace | Kind::Node | Kind::Secret => "",
+            Kind::Pod
+            | Kind::Event
+            | Kind::Namespace
+            | Kind::Node
+            | Kind::Secret
+            | Kind::Service => "",
         }
     }
 
@@ -129,7 +139,7 @@ impl Kind {
             Kind::Namespace => &["metadata.name", "status.phase"],
             Kind::Node => &["metadata.name", "spec.unschedulable"],
             Kind::Secret => &["metadata.name", "metadata.namespace", "type"],
-            Kind::Deployment | Kind::ReplicaSet | Kind::StatefulSet => {
+            Kind::Deployment | Kind::ReplicaSet | Kind::StatefulSet | Kind::Service => {
                 &["metadata.name", "metadata.namespace"]
             }
         }
@@ -145,6 +155,7 @@ impl Kind {
             Kind::StatefulSet => 5,
             Kind::Node => 6,
             Kind::Secret => 7,
+            Kind::Service => 8,
         }
     }
 }

@@ -22,6 +22,7 @@ pub fn of(
         Kind::Event => events(objects, resource_version, continue_token),
         Kind::Node => nodes(objects, resource_version, continue_token),
         Kind::Secret => secrets(objects, resource_version, continue_token),
+        Kind::Service => services(objects, resource_version, continue_token),
         _ => return None,
     })
 }
@@ -52,6 +53,93 @@ fn secrets(secrets: &[Value], resource_version: u64, continue_token: &str) -> Va
         column("Type", "string"),
         column("Data", "integer"),
         column("Age", "string"),
+    ];
+    table(resource_version, continue_token, columns, rows)
+}
+
+/// `kubectl get services`, as the apiserver prints them: TYPE, CLUSTER-IP,
+/// EXTERNAL-IP (`<none>` for a ClusterIP Service), PORT(S) (`80/TCP`, with
+/// a node port `80:30080/TCP`), AGE, and SELECTOR with `-o wide`.
+fn services(services: &[Value], resource_version: u64, continue_token: &str) -> Value {
+    let column = |name: &str, priority: u8| json!({"name": name, "type": "string", "format": if name == "Name" { "name" } else { "" }, "description": "", "priority": priority});
+    let now = jiff::Timestamp::now();
+    let rows = services
+        .iter()
+        .map(|service| {
+            let spec = &service["spec"];
+            let kind = spec["type"].as_str().unwrap_or("ClusterIP");
+            let external = match kind {
+                "ExternalName" => spec["externalName"]
+                    .as_str()
+                    .unwrap_or("<none>")
+                    .to_string(),
+                "LoadBalancer" => service["status"]["loadBalancer"]["ingress"]
+                    .as_array()
+                    .filter(|i| !i.is_empty())
+                    .map_or("<pending>".to_string(), |ingress| {
+                        ingress
+                            .iter()
+                            .filter_map(|i| i["ip"].as_str().or(i["hostname"].as_str()))
+                            .collect::<Vec<_>>()
+                            .join(",")
+                    }),
+                _ => "<none>".to_string(),
+            };
+            let ports: Vec<String> = spec["ports"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|p| {
+                    let protocol = p["protocol"].as_str().unwrap_or("TCP");
+                    match p["nodePort"].as_i64().filter(|n| *n > 0) {
+                        Some(node) => format!("{}:{node}/{protocol}", p["port"]),
+                        None => format!("{}/{protocol}", p["port"]),
+                    }
+                })
+                .collect();
+            let ports = if ports.is_empty() {
+                "<none>".to_string()
+            } else {
+                ports.join(",")
+            };
+            let selector = spec["selector"]
+                .as_object()
+                .filter(|s| !s.is_empty())
+                .map_or("<none>".to_string(), |s| {
+                    s.iter()
+                        .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default()))
+                        .collect::<Vec<_>>()
+                        .join(",")
+                });
+            let age = service["metadata"]["creationTimestamp"]
+                .as_str()
+                .and_then(|t| t.parse::<jiff::Timestamp>().ok())
+                .map_or("<unknown>".into(), |t| {
+                    crate::model::human_duration(now.duration_since(t))
+                });
+            let cluster_ip = spec["clusterIP"].as_str().unwrap_or("<none>");
+            row(
+                json!([
+                    service["metadata"]["name"],
+                    kind,
+                    cluster_ip,
+                    external,
+                    ports,
+                    age,
+                    selector
+                ]),
+                &service["metadata"],
+            )
+        })
+        .collect();
+    let columns = vec![
+        column("Name", 0),
+        column("Type", 0),
+        column("Cluster-IP", 0),
+        column("External-IP", 0),
+        column("Port(s)", 0),
+        column("Age", 0),
+        column("Selector", 1),
     ];
     table(resource_version, continue_token, columns, rows)
 }
