@@ -187,7 +187,8 @@ pub struct CpArgs {
 #[command(after_help = "Examples:\n  \
 podbay port-forward deploy/payments-api 8080\n  \
 podbay port-forward -n shop redis-0 0:6379\n  \
-podbay port-forward sts/redis 16379:redis\n\n\
+podbay port-forward sts/redis 16379:redis\n  \
+podbay port-forward -n shop svc/storefront 8080:80\n\n\
 Each connection opens its own stream to the pod it reaches now. When that pod is deleted or stops \
 being ready, the forward picks a Running, Ready pod of the same owner and says so (`now forwarding to \
 NS/POD`); connections accepted while no pod is ready wait up to 30 s; a connection refused before \
@@ -197,7 +198,7 @@ half-close is not passed on: the pod's answer still comes back.\n\n\
 Exit status: 0 stopped with ctrl-c; 1 the forward ended (its pod went away, a port could not be \
 bound); 2 usage; 78 bad kubeconfig or context.")]
 pub struct PortForwardArgs {
-    /// POD, pod/POD, deploy/NAME, rs/NAME or sts/NAME.
+    /// POD, pod/POD, svc/NAME (its pods, each port the Service's), deploy/NAME, rs/NAME or sts/NAME.
     #[arg(value_name = "TARGET", value_parser = parse_forward_target)]
     pub target: crate::model::forward::ForwardTarget,
     /// [LOCAL:]REMOTE: REMOTE is a port number or a container port's name;

@@ -28,7 +28,8 @@ use super::errors::describe;
 use crate::model::PodDetail;
 use crate::model::feed::Feed;
 use crate::model::forward::{
-    Candidate, DeclaredPort, ForwardTarget, RemotePort, choose, declared_ports, resolve_port,
+    Candidate, DeclaredPort, ForwardTarget, PortMapping, RemotePort, choose, declared_ports,
+    resolve_port, through_service,
 };
 pub use crate::model::forward::{ForwardEvent, ForwardRequest};
 use crate::model::owner::{OwnerKind, spec_selector};
@@ -74,6 +75,8 @@ struct Pool {
     /// The forward ends when `only` is deleted (it has no owner to bring
     /// it back).
     ends_with_pod: bool,
+    /// The label selector it follows, said while no pod matches it.
+    selector: Option<String>,
 }
 
 /// Runs a forward until it ends (a pod with no owner is gone, a port
@@ -97,14 +100,14 @@ async fn forward(
 ) -> Result<(), String> {
     let namespace = &request.namespace;
     let pods: Api<Pod> = Api::namespaced(client.clone(), namespace);
-    let pool = pool(&client, namespace, &request.target).await?;
+    let (pool, ports) = pool(&client, namespace, &request.target, &request.ports).await?;
     let (reach_tx, mut reach) = watch::channel::<Option<Reach>>(None);
     let (gone_tx, mut gone) = mpsc::channel::<String>(1);
     // A pod named on the command line is the one reached first (its
     // owner's others are for when it goes).
     let named = match &request.target {
         ForwardTarget::Pod(name) => Some(name.clone()),
-        ForwardTarget::Owner { .. } => None,
+        ForwardTarget::Owner { .. } | ForwardTarget::Service(_) => None,
     };
     let tracker = tokio::spawn(track(
         pods.clone(),
@@ -117,8 +120,7 @@ async fn forward(
     let _tracker = AbortOnDrop(tracker);
     // Named ports are read from the first pod reached, as kubectl does;
     // numbered ones listen at once, even while no pod is ready.
-    let named = request
-        .ports
+    let named = ports
         .iter()
         .any(|m| matches!(m.remote, RemotePort::Name(_)));
     let first_ports = if named {
@@ -131,7 +133,7 @@ async fn forward(
         Vec::new()
     };
     let mut listeners = Vec::new();
-    for mapping in &request.ports {
+    for mapping in &ports {
         let remote = resolve_port(&mapping.remote, &first_ports)?;
         let local = mapping.local.unwrap_or(remote);
         for &address in &request.addresses {
@@ -184,96 +186,109 @@ impl Drop for AbortOnDrop {
     }
 }
 
-/// The pods a target may reach, as kubectl resolves it: an owner's by its
-/// selector; a pod of a ReplicaSet by its Deployment's (else the
-/// ReplicaSet's); a StatefulSet's pod is only itself (its ordinal comes
-/// back); a pod with no owner is only itself, and the forward ends with it.
+/// The pods a target may reach, as kubectl resolves it, and the ports to
+/// reach on them: an owner's pods by its selector; a Service's by its
+/// selector, each port its Service port translated; a pod of a ReplicaSet
+/// by its Deployment's (else the ReplicaSet's); a StatefulSet's pod is only
+/// itself (its ordinal comes back); a pod with no owner is only itself, and
+/// the forward ends with it.
 async fn pool(
     client: &kube::Client,
     namespace: &str,
     target: &ForwardTarget,
-) -> Result<Pool, String> {
-    let by_labels = |query: String, only: Option<String>| Pool {
-        config: watcher::Config::default().labels(&query),
-        only,
-        ends_with_pod: false,
-    };
-    match target {
-        ForwardTarget::Owner { kind, name } => {
-            let selector = owner_selector(client, namespace, *kind, name).await?;
-            Ok(by_labels(selector, None))
+    ports: &[PortMapping],
+) -> Result<(Pool, Vec<PortMapping>), String> {
+    let pool = match target {
+        ForwardTarget::Service(name) => {
+            let resource = ApiResource::erase::<k8s_openapi::api::core::v1::Service>(&());
+            let service = object(client, namespace, &resource, "svc", name).await?;
+            let through = through_service(name, &service.data, ports)?;
+            return Ok((by_labels(through.selector, None), through.ports));
         }
-        ForwardTarget::Pod(name) => {
-            let pods: Api<Pod> = Api::namespaced(client.clone(), namespace);
-            let pod = super::objects::get(&pods, name)
-                .await
-                .map_err(|e| match &e {
-                    kube::Error::Api(status) if status.code == 404 => {
-                        format!("pod {name} not found in namespace {namespace}.")
-                    }
-                    _ => describe(&e).sentence.into_string(),
-                })?;
-            let owner = pod
-                .metadata
-                .owner_references
-                .iter()
-                .flatten()
-                .find(|r| r.controller == Some(true));
-            let alone = Pool {
-                config: watcher::Config::default().fields(&format!("metadata.name={name}")),
-                only: Some(name.clone()),
-                ends_with_pod: true,
+        ForwardTarget::Owner { kind, name } => {
+            by_labels(owner_selector(client, namespace, *kind, name).await?, None)
+        }
+        ForwardTarget::Pod(name) => pod_pool(client, namespace, name).await?,
+    };
+    Ok((pool, ports.to_vec()))
+}
+
+/// A pod's pool: its owner's pods, or itself.
+async fn pod_pool(client: &kube::Client, namespace: &str, name: &str) -> Result<Pool, String> {
+    let pods: Api<Pod> = Api::namespaced(client.clone(), namespace);
+    let pod = super::objects::get(&pods, name)
+        .await
+        .map_err(|e| match &e {
+            kube::Error::Api(status) if status.code == 404 => {
+                format!("pod {name} not found in namespace {namespace}.")
+            }
+            _ => describe(&e).sentence.into_string(),
+        })?;
+    let owner = pod
+        .metadata
+        .owner_references
+        .iter()
+        .flatten()
+        .find(|r| r.controller == Some(true));
+    let alone = Pool {
+        config: watcher::Config::default().fields(&format!("metadata.name={name}")),
+        only: Some(name.to_string()),
+        ends_with_pod: true,
+        selector: None,
+    };
+    let Some(owner) = owner else {
+        return Ok(alone);
+    };
+    match owner.kind.as_str() {
+        "ReplicaSet" => {
+            let rs = owner_object(client, namespace, OwnerKind::ReplicaSet, &owner.name).await;
+            let deployment = rs.as_ref().ok().and_then(|rs| {
+                rs.metadata
+                    .owner_references
+                    .iter()
+                    .flatten()
+                    .find(|r| r.controller == Some(true) && r.kind == "Deployment")
+                    .map(|r| r.name.clone())
+            });
+            let selector = match deployment {
+                Some(d) => owner_selector(client, namespace, OwnerKind::Deployment, &d).await,
+                None => rs.and_then(|rs| selector_of(&rs, "ReplicaSet", &owner.name, namespace)),
             };
-            let Some(owner) = owner else {
-                return Ok(alone);
-            };
-            match owner.kind.as_str() {
-                "ReplicaSet" => {
-                    let rs = object(client, namespace, OwnerKind::ReplicaSet, &owner.name).await;
-                    let deployment = rs.as_ref().ok().and_then(|rs| {
-                        rs.metadata
-                            .owner_references
-                            .iter()
-                            .flatten()
-                            .find(|r| r.controller == Some(true) && r.kind == "Deployment")
-                            .map(|r| r.name.clone())
-                    });
-                    let selector = match deployment {
-                        Some(d) => {
-                            owner_selector(client, namespace, OwnerKind::Deployment, &d).await
-                        }
-                        None => {
-                            rs.and_then(|rs| selector_of(&rs, "ReplicaSet", &owner.name, namespace))
-                        }
-                    };
-                    // Without the owner's selector (not allowed to read it),
-                    // the pod alone.
-                    Ok(selector.map_or(alone, |s| by_labels(s, None)))
-                }
-                "StatefulSet" => {
-                    let selector =
-                        owner_selector(client, namespace, OwnerKind::StatefulSet, &owner.name)
-                            .await;
-                    Ok(selector.map_or(
-                        Pool {
-                            ends_with_pod: false,
-                            ..alone
-                        },
-                        |s| by_labels(s, Some(name.clone())),
-                    ))
-                }
-                // A static pod's mirror: its kubelet brings it back.
-                "Node" => Ok(Pool {
+            // Without the owner's selector (not allowed to read it),
+            // the pod alone.
+            Ok(selector.map_or(alone, |s| by_labels(s, None)))
+        }
+        "StatefulSet" => {
+            let selector =
+                owner_selector(client, namespace, OwnerKind::StatefulSet, &owner.name).await;
+            Ok(selector.map_or(
+                Pool {
                     ends_with_pod: false,
                     ..alone
-                }),
-                _ => Ok(alone),
-            }
+                },
+                |s| by_labels(s, Some(name.to_string())),
+            ))
         }
+        // A static pod's mirror: its kubelet brings it back.
+        "Node" => Ok(Pool {
+            ends_with_pod: false,
+            ..alone
+        }),
+        _ => Ok(alone),
     }
 }
 
-async fn object(
+/// The pods a label query selects.
+fn by_labels(query: String, only: Option<String>) -> Pool {
+    Pool {
+        config: watcher::Config::default().labels(&query),
+        only,
+        ends_with_pod: false,
+        selector: Some(query),
+    }
+}
+
+async fn owner_object(
     client: &kube::Client,
     namespace: &str,
     kind: OwnerKind,
@@ -281,10 +296,21 @@ async fn object(
 ) -> Result<DynamicObject, String> {
     let gvk = GroupVersionKind::gvk(kind.group(), "v1", kind.kind());
     let resource = ApiResource::from_gvk_with_plural(&gvk, kind.plural());
-    let api: Api<DynamicObject> = Api::namespaced_with(client.clone(), namespace, &resource);
+    object(client, namespace, &resource, kind.short(), name).await
+}
+
+/// The object `short/name` (`svc/web`) of `resource`, or the sentence why not.
+async fn object(
+    client: &kube::Client,
+    namespace: &str,
+    resource: &ApiResource,
+    short: &str,
+    name: &str,
+) -> Result<DynamicObject, String> {
+    let api: Api<DynamicObject> = Api::namespaced_with(client.clone(), namespace, resource);
     api.get(name).await.map_err(|e| match &e {
         kube::Error::Api(status) if status.code == 404 => {
-            format!("{kind}/{name} not found in namespace {namespace}.")
+            format!("{short}/{name} not found in namespace {namespace}.")
         }
         _ => describe(&e).sentence.into_string(),
     })
@@ -296,7 +322,7 @@ async fn owner_selector(
     kind: OwnerKind,
     name: &str,
 ) -> Result<String, String> {
-    let object = object(client, namespace, kind, name).await?;
+    let object = owner_object(client, namespace, kind, name).await?;
     selector_of(&object, kind.kind(), name, namespace)
 }
 
@@ -399,9 +425,12 @@ async fn track(
                 waiting_said = false;
             }
             None if !waiting_said => {
-                let of = match &pool.only {
-                    Some(name) => format!("pod {namespace}/{name} to be Running and Ready"),
-                    None => "a Running, Ready pod".to_string(),
+                let of = match (&pool.only, &pool.selector) {
+                    (Some(name), _) => format!("pod {namespace}/{name} to be Running and Ready"),
+                    (None, Some(selector)) if known.is_empty() => {
+                        format!("a pod: none in {namespace} matches {selector}")
+                    }
+                    (None, _) => "a Running, Ready pod".to_string(),
                 };
                 let _ = events.send(ForwardEvent::Waiting(format!(
                     "waiting for {of}; new connections wait up to {} s",

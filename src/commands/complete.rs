@@ -115,7 +115,7 @@ fn debug_targets(current: &OsStr) -> Vec<CompletionCandidate> {
 }
 
 fn forward_targets(current: &OsStr) -> Vec<CompletionCandidate> {
-    kinds_or_names(current, &["deploy/", "rs/", "sts/"])
+    kinds_or_names(current, &["svc/", "deploy/", "rs/", "sts/"])
 }
 
 /// `KIND/NAME` once a kind is typed; else the pods, and the kinds.
@@ -213,6 +213,7 @@ fn resource_of(kind: &str) -> Option<Resource> {
     let (api, namespaced) = match kind {
         "node" | "nodes" | "no" => (erase::<Node>(), false),
         "pod" | "pods" | "po" => (erase::<Pod>(), true),
+        "svc" | "service" | "services" => (erase::<k8s_openapi::api::core::v1::Service>(), true),
         "deploy" | "deployment" | "deployments" => (erase::<Deployment>(), true),
         "rs" | "replicaset" | "replicasets" => (erase::<ReplicaSet>(), true),
         "sts" | "statefulset" | "statefulsets" => (erase::<StatefulSet>(), true),

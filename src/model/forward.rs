@@ -16,23 +16,26 @@ pub enum ForwardTarget {
         kind: OwnerKind,
         name: String,
     },
+    /// The pods a Service selects, each port its Service port.
+    Service(String),
 }
 
 impl ForwardTarget {
-    /// `NAME`, `pod/NAME`, or `deploy/`, `rs/`, `sts/` and a name.
+    /// `NAME`, `pod/NAME`, `svc/NAME`, or `deploy/`, `rs/`, `sts/` and a
+    /// name.
     pub fn parse(text: &str) -> Result<ForwardTarget, String> {
         let Some((kind, name)) = text.split_once('/') else {
             return match text.is_empty() {
-                true => Err("give a pod, pod/NAME, deploy/NAME, rs/NAME or sts/NAME".into()),
+                true => {
+                    Err("give a pod, pod/NAME, svc/NAME, deploy/NAME, rs/NAME or sts/NAME".into())
+                }
                 false => Ok(ForwardTarget::Pod(text.to_string())),
             };
         };
         let named = !name.is_empty() && !name.contains('/');
         match kind.to_ascii_lowercase().as_str() {
             "pod" | "pods" | "po" if named => Ok(ForwardTarget::Pod(name.to_string())),
-            "svc" | "service" | "services" => Err(format!(
-                "podbay does not forward to services yet; forward to their pods: podbay port-forward deploy/NAME (or sts/NAME) with the service's targetPort (kubectl port-forward {text} meanwhile)"
-            )),
+            "svc" | "service" | "services" if named => Ok(ForwardTarget::Service(name.to_string())),
             word => match OwnerKind::from_word(word) {
                 Some(
                     kind @ (OwnerKind::Deployment | OwnerKind::ReplicaSet | OwnerKind::StatefulSet),
@@ -41,7 +44,7 @@ impl ForwardTarget {
                     name: name.to_string(),
                 }),
                 _ => Err(format!(
-                    "{text:?} is not a pod or a workload podbay forwards to: give NAME, pod/NAME, deploy/NAME, rs/NAME or sts/NAME"
+                    "{text:?} is not a pod, a Service or a workload podbay forwards to: give NAME, pod/NAME, svc/NAME, deploy/NAME, rs/NAME or sts/NAME"
                 )),
             },
         }
@@ -53,6 +56,7 @@ impl fmt::Display for ForwardTarget {
         match self {
             ForwardTarget::Pod(name) => write!(f, "pod/{name}"),
             ForwardTarget::Owner { kind, name } => write!(f, "{kind}/{name}"),
+            ForwardTarget::Service(name) => write!(f, "svc/{name}"),
         }
     }
 }
@@ -216,6 +220,92 @@ pub fn resolve_port(remote: &RemotePort, declared: &[DeclaredPort]) -> Result<u1
     }
 }
 
+/// What a forward to a Service reaches, as kubectl's `port-forward
+/// svc/NAME` resolves it: the pods its selector selects, and each mapping
+/// turned from a Service port (by number or name) to the port its pods
+/// serve. A local port not given is the Service's port.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ThroughService {
+    /// The selector as a label query.
+    pub selector: String,
+    pub ports: Vec<PortMapping>,
+}
+
+/// `service` is the Service object (its JSON), `name` its name.
+pub fn through_service(
+    name: &str,
+    service: &serde_json::Value,
+    ports: &[PortMapping],
+) -> Result<ThroughService, String> {
+    let spec = &service["spec"];
+    let selector: Vec<String> = spec["selector"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default()))
+        .collect();
+    if selector.is_empty() {
+        return Err(format!(
+            "service {name} has no selector: its endpoints are kept by hand, not chosen from pods; forward to a pod by name"
+        ));
+    }
+    let declared: Vec<&serde_json::Value> =
+        spec["ports"].as_array().into_iter().flatten().collect();
+    let described = || {
+        declared
+            .iter()
+            .map(|p| match p["name"].as_str().filter(|n| !n.is_empty()) {
+                Some(port_name) => format!("{} ({port_name})", p["port"]),
+                None => p["port"].to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let headless = spec["clusterIP"].as_str() == Some("None");
+    let mut through = Vec::new();
+    for mapping in ports {
+        let port = match &mapping.remote {
+            RemotePort::Number(n) => declared
+                .iter()
+                .find(|p| p["port"].as_u64() == Some(u64::from(*n))),
+            RemotePort::Name(wanted) => {
+                declared.iter().find(|p| p["name"].as_str() == Some(wanted))
+            }
+        };
+        let Some(port) = port else {
+            return Err(format!(
+                "service {name} has no port {} (it has {}); give one of those",
+                mapping.remote,
+                described()
+            ));
+        };
+        let number = port["port"]
+            .as_u64()
+            .and_then(|n| u16::try_from(n).ok())
+            .filter(|n| *n > 0)
+            .ok_or_else(|| format!("service {name} declares a port that is not a number"))?;
+        // A headless Service's port is its pods' port as it is; else its
+        // targetPort: a number (none, or 0: the port's own), or a name each
+        // pod resolves among its containers' ports.
+        let remote = match &port["targetPort"] {
+            _ if headless => RemotePort::Number(number),
+            serde_json::Value::String(target) => RemotePort::Name(target.clone()),
+            target => match target.as_u64().and_then(|n| u16::try_from(n).ok()) {
+                Some(0) | None => RemotePort::Number(number),
+                Some(n) => RemotePort::Number(n),
+            },
+        };
+        through.push(PortMapping {
+            local: mapping.local.or(Some(number)),
+            remote,
+        });
+    }
+    Ok(ThroughService {
+        selector: selector.join(","),
+        ports: through,
+    })
+}
+
 /// The local addresses to listen on, from `--address`: IPs, or
 /// `localhost` (127.0.0.1 and ::1, as kubectl). Every interface (0.0.0.0,
 /// ::) opens the pod's port to whoever reaches this machine, so it is
@@ -311,11 +401,15 @@ mod tests {
                 name: "payments-api".into()
             })
         );
-        assert!(
-            ForwardTarget::parse("svc/web")
-                .unwrap_err()
-                .contains("services")
+        assert_eq!(
+            ForwardTarget::parse("svc/web"),
+            Ok(ForwardTarget::Service("web".into()))
         );
+        assert_eq!(
+            ForwardTarget::parse("services/web").unwrap().to_string(),
+            "svc/web"
+        );
+        assert!(ForwardTarget::parse("svc/").is_err());
         assert!(ForwardTarget::parse("ds/agent").is_err());
         assert!(ForwardTarget::parse("deploy/").is_err());
         assert_eq!(
@@ -413,5 +507,59 @@ mod tests {
         assert_eq!(name(choose(&going, Some("a"), None)), None);
         assert_eq!(name(choose(&pods, None, Some("a"))), Some("a".into()));
         assert_eq!(name(choose(&pods, None, Some("c"))), None);
+    }
+
+    /// kubectl's translation of a Service's ports (its port-forward's
+    /// `translateServicePortToTargetPort` and the lookups behind it).
+    #[test]
+    fn a_services_ports_become_its_pods_ports_as_kubectl_translates_them() {
+        let service = serde_json::json!({"spec": {
+            "clusterIP": "10.96.0.10",
+            "selector": {"app": "web", "tier": "front"},
+            "ports": [
+                {"name": "http", "port": 80, "targetPort": "http"},
+                {"name": "metrics", "port": 9090, "targetPort": 9100},
+                {"name": "plain", "port": 7000},
+                {"name": "zero", "port": 7001, "targetPort": 0},
+            ],
+        }});
+        let mapping = |text: &str| PortMapping::parse(text).unwrap();
+        let through = |texts: &[&str]| {
+            let ports: Vec<PortMapping> = texts.iter().map(|t| mapping(t)).collect();
+            through_service("web", &service, &ports)
+        };
+        let ok = through(&["80", "8888:9090", "http", ":7000", "7001"]).unwrap();
+        assert_eq!(ok.selector, "app=web,tier=front");
+        let expected = [
+            (Some(80), RemotePort::Name("http".into())),
+            (Some(8888), RemotePort::Number(9100)),
+            (Some(80), RemotePort::Name("http".into())),
+            (Some(0), RemotePort::Number(7000)),
+            (Some(7001), RemotePort::Number(7001)),
+        ];
+        let got: Vec<(Option<u16>, RemotePort)> =
+            ok.ports.into_iter().map(|m| (m.local, m.remote)).collect();
+        assert_eq!(got, expected);
+        // A port the Service does not declare, by number or by name.
+        let missing = through(&["8080"]).unwrap_err();
+        assert_eq!(
+            missing,
+            "service web has no port 8080 (it has 80 (http), 9090 (metrics), 7000 (plain), 7001 (zero)); give one of those"
+        );
+        assert!(through(&["grpc"]).unwrap_err().contains("has no port grpc"));
+        // Headless: the port as it is, its targetPort ignored.
+        let mut headless = service.clone();
+        headless["spec"]["clusterIP"] = "None".into();
+        let ports = [mapping("9090")];
+        let got = through_service("web", &headless, &ports).unwrap();
+        assert_eq!(got.ports[0].remote, RemotePort::Number(9090));
+        // No selector: no pods to follow.
+        let mut manual = service.clone();
+        manual["spec"]["selector"] = serde_json::json!({});
+        assert!(
+            through_service("web", &manual, &ports)
+                .unwrap_err()
+                .contains("has no selector")
+        );
     }
 }

@@ -281,6 +281,48 @@ async fn half_closes_large_answers_and_many_connections_at_once_go_through() {
     assert_eq!((status, body.len()), (200, 64 << 20));
 }
 
+/// `svc/NAME` as kubectl resolves it: the Service's port 80 is its pods'
+/// port named http (8080), the local port the Service's unless given; a
+/// headless Service's port is its pods' as it is; a Service whose selector
+/// matches no pod says so while a connection waits.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_service_forward_reaches_its_pods_through_the_services_ports() {
+    if !support::namespaces_or_skip("a forward reaches into a pod's network namespace") {
+        return;
+    }
+    let f = Fixture::new(0).await;
+    let mut web = Forward::start(&f, &["-n", "shop", "svc/storefront", "0:80"]);
+    let port = web.local_port(8080).await;
+    web.line("the pod reached", |l| {
+        l.contains("forwarding to shop/storefront-")
+    })
+    .await;
+    let (status, body) = get(port, "/healthz").await.expect("an answer");
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
+
+    // By the Service port's name; headless redis answers on its own port.
+    let mut redis = Forward::start(&f, &["-n", "shop", "svc/redis", "0:redis"]);
+    let port = redis.local_port(6379).await;
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+    stream.write_all(b"PING\r\n").await.unwrap();
+    let mut answer = [0u8; 7];
+    tokio::time::timeout(Duration::from_secs(30), stream.read_exact(&mut answer))
+        .await
+        .expect("redis answers")
+        .unwrap();
+    assert_eq!(&answer, b"+PONG\r\n");
+
+    // checkout selects no pod: said, while the port stays open.
+    let mut checkout = Forward::start(&f, &["-n", "shop", "svc/checkout", "0:80"]);
+    checkout.local_port(8080).await;
+    checkout
+        .line("no pod matches", |l| {
+            l.contains("none in shop matches app.kubernetes.io/name=checkout")
+        })
+        .await;
+    assert!(checkout.child.try_wait().unwrap().is_none());
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn what_cannot_be_forwarded_is_one_sentence() {
     let f = Fixture::new(0).await;
@@ -314,10 +356,22 @@ async fn what_cannot_be_forwarded_is_one_sentence() {
         stderr.contains("declares no port named metrics (it has redis (6379))"),
         "{stderr}"
     );
-    let (code, stderr) = run(&["-n", "shop", "svc/redis", "6379"]).await;
-    assert_eq!(code, Some(2), "{stderr}");
+    // A Service's port it does not declare, by number and by name; one
+    // that does not exist.
+    let (code, stderr) = run(&["-n", "shop", "svc/storefront", "8080"]).await;
+    assert_eq!(code, Some(1), "{stderr}");
     assert!(
-        stderr.contains("does not forward to services yet"),
+        stderr
+            .contains("service storefront has no port 8080 (it has 80 (http)); give one of those"),
+        "{stderr}"
+    );
+    let (code, stderr) = run(&["-n", "shop", "svc/storefront", "grpc"]).await;
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("has no port grpc"), "{stderr}");
+    let (code, stderr) = run(&["-n", "shop", "svc/nope", "80"]).await;
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("svc/nope not found in namespace shop"),
         "{stderr}"
     );
 

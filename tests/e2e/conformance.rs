@@ -608,6 +608,52 @@ async fn kubectl_describe_events_and_followed_logs_read_as_on_a_cluster() {
             ["regcred", "kubernetes.io/dockerconfigjson", "1"],
             "{version}\n{listing}"
         );
+        // The Services an incident starts from, in the apiserver's columns.
+        let services = kubectl(
+            &binary,
+            &kubeconfig,
+            &["get", "services", "-n", "shop", "-o", "wide"],
+            None,
+        )
+        .await;
+        let listing = String::from_utf8_lossy(&services.stdout).into_owned();
+        assert!(services.status.success(), "{version}\n{}", text(&services));
+        let lines: Vec<Vec<String>> = listing.lines().map(words).collect();
+        assert_eq!(
+            lines[0],
+            [
+                "NAME",
+                "TYPE",
+                "CLUSTER-IP",
+                "EXTERNAL-IP",
+                "PORT(S)",
+                "AGE",
+                "SELECTOR"
+            ],
+            "{version}\n{listing}"
+        );
+        let storefront = lines.iter().find(|l| l[0] == "storefront");
+        assert_eq!(
+            storefront.map(|l| [&l[1..5], &l[6..]].concat()),
+            Some(
+                [
+                    "ClusterIP",
+                    "10.96.14.20",
+                    "<none>",
+                    "80/TCP",
+                    "app.kubernetes.io/name=storefront"
+                ]
+                .map(String::from)
+                .to_vec()
+            ),
+            "{version}\n{listing}"
+        );
+        let redis = lines.iter().find(|l| l[0] == "redis");
+        assert_eq!(
+            redis.map(|l| l[2].as_str()),
+            Some("None"),
+            "{version}\n{listing}"
+        );
         let theirs = String::from_utf8_lossy(&describe.stdout).into_owned();
         // Every line of kubectl's description above its events, spacing
         // aside, is in podbay's.
@@ -710,9 +756,10 @@ async fn kubectl_describe_events_and_followed_logs_read_as_on_a_cluster() {
 }
 
 /// `kubectl port-forward` as kubectl 1.31+ speaks it (SPDY tunnelled in a
-/// WebSocket) and as it falls back (a plain SPDY upgrade): curl-style
-/// requests reach payments-api's /metrics and redis answers PING, through
-/// several connections of one session.
+/// WebSocket) and as it falls back (a plain SPDY upgrade), to a Deployment
+/// and to a Service (whose port kubectl turns into its pods' port):
+/// curl-style requests reach payments-api's /metrics through several
+/// connections of one session.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubectl_port_forward_reaches_the_pods_ports_both_ways() {
     use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _};
@@ -722,17 +769,16 @@ async fn kubectl_port_forward_reaches_the_pods_ports_both_ways() {
     let sim = start_sim(0).await;
     let kubeconfig = kubeconfig_file(&sim, "kubectl-pf");
     for binary in kubectls() {
-        for websockets in ["true", "false"] {
+        // Over SPDY through the Service (its port 443 is its pods' 8080,
+        // as kubectl translates it), over WebSocket through the Deployment.
+        for (websockets, target, port) in [
+            ("true", "deploy/payments-api", ":8080"),
+            ("false", "svc/payments-api", ":443"),
+        ] {
             let mut child = tokio::process::Command::new(&binary)
                 .arg("--kubeconfig")
                 .arg(&kubeconfig)
-                .args([
-                    "port-forward",
-                    "-n",
-                    "payments",
-                    "deploy/payments-api",
-                    ":8080",
-                ])
+                .args(["port-forward", "-n", "payments", target, port])
                 .env("KUBECTL_PORT_FORWARD_WEBSOCKETS", websockets)
                 .stdout(std::process::Stdio::piped())
                 .stderr(std::process::Stdio::piped())
@@ -749,6 +795,7 @@ async fn kubectl_port_forward_reaches_the_pods_ports_both_ways() {
                 .strip_prefix("Forwarding from 127.0.0.1:")
                 .and_then(|rest| rest.split(' ').next())
                 .and_then(|p| p.parse().ok())
+                .filter(|_| line.ends_with(" -> 8080"))
                 .unwrap_or_else(|| panic!("{binary:?} websockets={websockets}: {line}"));
             for _ in 0..3 {
                 let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
