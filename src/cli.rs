@@ -316,8 +316,9 @@ its log is split the same way where the server supports stream=Stdout/Stderr, Ku
 merged on stdout otherwise)."
 )]
 pub struct DebugArgs {
-    /// The pod(s) to debug: NAME or pod/NAME, as kubectl takes it, or an
-    /// owner's pods: deploy/NAME, rs/NAME, sts/NAME, ds/NAME, job/NAME.
+    /// The pod(s) to debug: NAME or pod/NAME, as kubectl takes it, an
+    /// owner's pods (deploy/NAME, rs/NAME, sts/NAME, ds/NAME, job/NAME) or a
+    /// Service's (svc/NAME).
     #[arg(value_name = "POD", value_parser = parse_pod, required_unless_present = "selector", conflicts_with = "selector")]
     pub pods: Vec<DebugTarget>,
     /// Debug every pod this label selector matches (as kubectl's -l).
@@ -543,7 +544,7 @@ impl DebugArgs {
             || self
                 .pods
                 .iter()
-                .any(|p| matches!(p, DebugTarget::Owner { .. }))
+                .any(|p| matches!(p, DebugTarget::Owner { .. } | DebugTarget::Service(_)))
     }
 }
 
@@ -558,6 +559,8 @@ pub enum DebugTarget {
         kind: OwnerKind,
         name: String,
     },
+    /// Every pod a Service selects (`svc/NAME`).
+    Service(String),
 }
 
 /// The flags of debugging with a pod of podbay's own: a node's, or a copy.
@@ -617,13 +620,14 @@ fn parse_pod(s: &str) -> Result<DebugTarget, String> {
     match kind.to_ascii_lowercase().as_str() {
         "pod" | "pods" | "po" if named => Ok(DebugTarget::Pod(name.to_string())),
         "node" | "nodes" | "no" if named => Ok(DebugTarget::Node(name.to_string())),
+        "svc" | "service" | "services" if named => Ok(DebugTarget::Service(name.to_string())),
         word => match OwnerKind::from_word(word) {
             Some(kind) if named => Ok(DebugTarget::Owner {
                 kind,
                 name: name.to_string(),
             }),
             _ => Err(format!(
-                "{s:?} is not a pod, a node or a workload: give NAME, pod/NAME, node/NAME, or one of deploy/, rs/, sts/, ds/, job/ and a NAME"
+                "{s:?} is not a pod, a node, a Service or a workload: give NAME, pod/NAME, node/NAME, svc/NAME, or one of deploy/, rs/, sts/, ds/, job/ and a NAME"
             )),
         },
     }

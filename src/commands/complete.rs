@@ -109,9 +109,13 @@ fn pods(current: &OsStr) -> Vec<CompletionCandidate> {
     starting_with(current, names)
 }
 
-/// A pod, `node/NAME`, or a workload (`deploy/NAME`, …) to debug.
+/// A pod, `node/NAME`, a Service's or a workload's pods (`svc/NAME`,
+/// `deploy/NAME`, …) to debug.
 fn debug_targets(current: &OsStr) -> Vec<CompletionCandidate> {
-    kinds_or_names(current, &["node/", "deploy/", "rs/", "sts/", "ds/", "job/"])
+    kinds_or_names(
+        current,
+        &["node/", "svc/", "deploy/", "rs/", "sts/", "ds/", "job/"],
+    )
 }
 
 fn forward_targets(current: &OsStr) -> Vec<CompletionCandidate> {

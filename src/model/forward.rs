@@ -238,17 +238,11 @@ pub fn through_service(
     ports: &[PortMapping],
 ) -> Result<ThroughService, String> {
     let spec = &service["spec"];
-    let selector: Vec<String> = spec["selector"]
-        .as_object()
-        .into_iter()
-        .flatten()
-        .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default()))
-        .collect();
-    if selector.is_empty() {
+    let Some(selector) = super::owner::service_selector(service) else {
         return Err(format!(
             "service {name} has no selector: its endpoints are kept by hand, not chosen from pods; forward to a pod by name"
         ));
-    }
+    };
     let declared: Vec<&serde_json::Value> =
         spec["ports"].as_array().into_iter().flatten().collect();
     let described = || {
@@ -301,7 +295,7 @@ pub fn through_service(
         });
     }
     Ok(ThroughService {
-        selector: selector.join(","),
+        selector,
         ports: through,
     })
 }

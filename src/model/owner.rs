@@ -89,6 +89,18 @@ pub fn spec_selector(object: &serde_json::Value) -> Option<String> {
     selector_query(&selector).filter(|query| !query.is_empty())
 }
 
+/// A Service's `spec.selector` (a plain map, not a workload's
+/// LabelSelector) as a query; `None` when it has none: its endpoints are
+/// kept by hand, and it names no pods.
+pub fn service_selector(service: &serde_json::Value) -> Option<String> {
+    let terms: Vec<String> = service["spec"]["selector"]
+        .as_object()?
+        .iter()
+        .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default()))
+        .collect();
+    (!terms.is_empty()).then(|| terms.join(","))
+}
+
 /// `spec.selector` as a `labelSelector` query: `k=v` for each matchLabels
 /// entry, then the expressions (`k in (a,b)`, `k notin (a)`, `k`, `!k`).
 /// `None` for an operator the API does not define (nothing is guessed).

@@ -188,6 +188,41 @@ async fn an_owner_resolves_through_its_selector_and_json_is_one_document() {
         assert!(pod["container"].as_str().unwrap().starts_with("debugger-"));
     }
 
+    // A Service's pods, by its selector (the same three).
+    let out = f
+        .podbay(&[
+            "svc/storefront",
+            "-n",
+            "shop",
+            "--image",
+            "busybox:1.36",
+            "-o",
+            "json",
+            "--",
+            "true",
+        ])
+        .await;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let through_service: Vec<&str> = doc["pods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["pod"].as_str().unwrap())
+        .collect();
+    assert_eq!(through_service, STOREFRONT);
+    let nobody = f
+        .podbay(&["svc/checkout", "-n", "shop", "--image", "busybox:1.36"])
+        .await;
+    assert_eq!(nobody.status.code(), Some(66));
+    assert!(
+        text(&nobody.stderr).contains(
+            "svc/checkout in namespace shop has no pods (its selector is app.kubernetes.io/name=checkout)."
+        ),
+        "{}",
+        text(&nobody.stderr)
+    );
+
     let missing = f
         .podbay(&["deploy/nothing", "-n", "shop", "--image", "busybox:1.36"])
         .await;
@@ -239,7 +274,7 @@ async fn what_cannot_work_for_many_pods_is_said_before_anything_is_sent() {
 
     let mixed = f.podbay(&[STOREFRONT[0], "-l", "app=x"]).await;
     assert_eq!(mixed.status.code(), Some(2), "names and a selector: usage");
-    let kind = f.podbay(&["svc/storefront"]).await;
+    let kind = f.podbay(&["cm/storefront"]).await;
     assert_eq!(kind.status.code(), Some(2));
     assert!(
         text(&kind.stderr).contains("deploy/, rs/, sts/, ds/, job/"),

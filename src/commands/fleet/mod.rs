@@ -22,7 +22,7 @@ use summary::{Outcome, Result as PodResult};
 use super::debug::{self, Defaults, Failure, Job, Sinks, Voice, exit};
 use super::prefix::{Prefix, Stream};
 use crate::cli::{DebugArgs, DebugTarget};
-use crate::model::owner::{OwnerKind, spec_selector};
+use crate::model::owner::{OwnerKind, service_selector, spec_selector};
 use crate::model::text::Printable;
 
 /// Standard input given to every pod with `-i` is read whole first; more
@@ -327,21 +327,37 @@ async fn resolve(
             }
             DebugTarget::Owner { kind, name } => {
                 let selector = owner_selector(client, namespace, *kind, name).await?;
-                let found = pods_matching(client, Some(namespace), &selector).await?;
-                if found.is_empty() {
-                    return Err(Failure {
-                        code: exit::NOT_FOUND,
-                        sentence: format!(
-                            "{kind}/{name} in namespace {namespace} has no pods (its selector is {selector})."
-                        )
-                        .into(),
-                    });
-                }
-                pods.extend(found);
+                let what = format!("{kind}/{name}");
+                pods.extend(selected(client, namespace, &what, &selector).await?);
+            }
+            DebugTarget::Service(name) => {
+                let selector = selector_of_service(client, namespace, name).await?;
+                let what = format!("svc/{name}");
+                pods.extend(selected(client, namespace, &what, &selector).await?);
             }
         }
     }
     Ok(pods.into_iter().collect())
+}
+
+/// The pods `what` (`deploy/web`, `svc/web`) selects; none is a failure.
+async fn selected(
+    client: &kube::Client,
+    namespace: &str,
+    what: &str,
+    selector: &str,
+) -> std::result::Result<Vec<PodRef>, Failure> {
+    let found = pods_matching(client, Some(namespace), selector).await?;
+    if found.is_empty() {
+        return Err(Failure {
+            code: exit::NOT_FOUND,
+            sentence: format!(
+                "{what} in namespace {namespace} has no pods (its selector is {selector})."
+            )
+            .into(),
+        });
+    }
+    Ok(found)
 }
 
 /// Names of the pods a label selector matches, in `namespace` or all.
@@ -368,6 +384,41 @@ async fn pods_matching(
         .collect())
 }
 
+/// The object `short/name` of `resource`, or the failure why not.
+async fn named_object(
+    client: &kube::Client,
+    namespace: &str,
+    resource: &ApiResource,
+    short: &str,
+    name: &str,
+) -> std::result::Result<DynamicObject, Failure> {
+    let api: Api<DynamicObject> = Api::namespaced_with(client.clone(), namespace, resource);
+    api.get(name).await.map_err(|e| match &e {
+        kube::Error::Api(status) if status.code == 404 => Failure {
+            code: exit::NOT_FOUND,
+            sentence: format!("{short}/{name} not found in namespace {namespace}.").into(),
+        },
+        _ => debug::classify(&e),
+    })
+}
+
+/// The pods a Service selects, as a query: its `spec.selector` map.
+async fn selector_of_service(
+    client: &kube::Client,
+    namespace: &str,
+    name: &str,
+) -> std::result::Result<String, Failure> {
+    let resource = ApiResource::erase::<k8s_openapi::api::core::v1::Service>(&());
+    let service = named_object(client, namespace, &resource, "svc", name).await?;
+    service_selector(&service.data).ok_or_else(|| Failure {
+        code: exit::INVALID,
+        sentence: format!(
+            "svc/{name} in namespace {namespace} has no selector (its endpoints are kept by hand): name its pods or use -l."
+        )
+        .into(),
+    })
+}
+
 /// The label selector of a workload, read as kubectl reads it
 /// (`spec.selector`), as a query.
 async fn owner_selector(
@@ -378,14 +429,7 @@ async fn owner_selector(
 ) -> std::result::Result<String, Failure> {
     let gvk = GroupVersionKind::gvk(kind.group(), "v1", kind.kind());
     let resource = ApiResource::from_gvk_with_plural(&gvk, kind.plural());
-    let api: Api<DynamicObject> = Api::namespaced_with(client.clone(), namespace, &resource);
-    let object = api.get(name).await.map_err(|e| match &e {
-        kube::Error::Api(status) if status.code == 404 => Failure {
-            code: exit::NOT_FOUND,
-            sentence: format!("{kind}/{name} not found in namespace {namespace}.").into(),
-        },
-        _ => debug::classify(&e),
-    })?;
+    let object = named_object(client, namespace, &resource, kind.short(), name).await?;
     match spec_selector(&object.data) {
         Some(query) => Ok(query),
         // An empty selector would pick every pod of the namespace.
