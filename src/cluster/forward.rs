@@ -133,19 +133,22 @@ async fn forward(
         Vec::new()
     };
     let mut listeners = Vec::new();
-    for mapping in &ports {
+    // Each translated mapping beside the one asked for (a Service's port
+    // is what the user gives again).
+    for (mapping, asked) in ports.iter().zip(&request.ports) {
         let remote = resolve_port(&mapping.remote, &first_ports)?;
         let local = mapping.local.unwrap_or(remote);
+        let again = &asked.remote;
         for &address in &request.addresses {
             let listener = TcpListener::bind((address, local)).await.map_err(|e| {
                 let at = SocketAddr::from((address, local));
                 match e.kind() {
                     std::io::ErrorKind::AddrInUse => format!(
-                        "cannot listen on {at}: something else listens there; give another local port ({}:{remote}), or 0:{remote} for a free one",
+                        "cannot listen on {at}: something else listens there; give another local port ({}:{again}), or 0:{again} for a free one",
                         local.saturating_add(1).max(1024)
                     ),
                     std::io::ErrorKind::PermissionDenied => format!(
-                        "cannot listen on {at}: ports below 1024 need privilege; give one above ({}:{remote}), or 0:{remote} for a free one",
+                        "cannot listen on {at}: ports below 1024 need privilege; give one above ({}:{again}), or 0:{again} for a free one",
                         u32::from(local) + 8000
                     ),
                     _ => format!("cannot listen on {at}: {e}"),

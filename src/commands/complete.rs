@@ -250,9 +250,14 @@ async fn names_of(
         .unwrap_or_default()
 }
 
+/// The names that start with what is typed, sorted, once each. A name
+/// with a control character or a space is no Kubernetes name (a server
+/// that lies): the shell would show it raw, so it is left out.
 fn starting_with(current: &OsStr, mut names: Vec<String>) -> Vec<CompletionCandidate> {
     let current = current.to_string_lossy();
-    names.retain(|n| n.starts_with(current.as_ref()));
+    names.retain(|n| {
+        n.starts_with(current.as_ref()) && !n.chars().any(|c| c.is_control() || c.is_whitespace())
+    });
     names.sort();
     names.dedup();
     names.into_iter().map(CompletionCandidate::new).collect()
@@ -314,11 +319,13 @@ impl Line {
         line
     }
 
+    /// The cluster the line names. A credential plugin never takes the
+    /// terminal here: the shell is drawing its prompt.
     fn target(&self) -> Target {
         Target {
             kubeconfig: self.kubeconfig.clone(),
             context: self.context.clone(),
-            ..Target::default()
+            plugins: crate::cluster::client::PluginTerminal::Withheld,
         }
     }
 
@@ -444,5 +451,14 @@ mod tests {
             ],
         );
         assert_eq!(names(offered), ["redis-0", "redis-1"]);
+        let hostile = starting_with(
+            OsStr::new(""),
+            vec![
+                "ok".into(),
+                "evil\x1b]52;c;aGk=\x07".into(),
+                "two words".into(),
+            ],
+        );
+        assert_eq!(names(hostile), ["ok"]);
     }
 }

@@ -327,7 +327,7 @@ async fn a_service_forward_reaches_its_pods_through_the_services_ports() {
 async fn what_cannot_be_forwarded_is_one_sentence() {
     let f = Fixture::new(0).await;
     let home = support::tempdir::temp_home("forward-usage");
-    let run = |args: &'static [&'static str]| {
+    let run = |args: &[&str]| {
         let command =
             support::podbay_command("port-forward", &f.kubeconfig, args, home.path()).output();
         async move {
@@ -368,6 +368,20 @@ async fn what_cannot_be_forwarded_is_one_sentence() {
     let (code, stderr) = run(&["-n", "shop", "svc/storefront", "grpc"]).await;
     assert_eq!(code, Some(1), "{stderr}");
     assert!(stderr.contains("has no port grpc"), "{stderr}");
+    // A local port taken: the hint is in the Service's port, as given.
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let busy = taken.local_addr().unwrap().port();
+    let mapping = format!("{busy}:80");
+    let (code, stderr) = run(&["-n", "shop", "svc/storefront", &mapping]).await;
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("something else listens there")
+            && stderr.contains(&format!(
+                "({}:80), or 0:80 for a free one",
+                busy.saturating_add(1).max(1024)
+            )),
+        "{stderr}"
+    );
     let (code, stderr) = run(&["-n", "shop", "svc/nope", "80"]).await;
     assert_eq!(code, Some(1), "{stderr}");
     assert!(
