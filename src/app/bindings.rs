@@ -147,11 +147,13 @@ pub fn browser(app: &App) -> Vec<Binding> {
         View::Events(view) if view.reading.is_some() => reading(),
         View::Files(browser) if browser.reading.is_some() => reading(),
         View::Nodes(view) if view.reading.is_some() => reading(),
+        View::Services(view) if view.reading.is_some() => reading(),
         View::Messages(_) => reading(),
         View::Pods => pods(app.pods.marks().len()),
         View::Pod(_) => pod(),
         View::Events(_) => events(),
         View::Nodes(_) => nodes(),
+        View::Services(_) => services(),
         View::Debuggers(_) => debuggers(),
         View::Files(_) => files(),
         View::Forwards(_) => forwards(),
@@ -288,6 +290,17 @@ fn nodes() -> Vec<Binding> {
             .saying("the node's taints and its pods of every namespace"),
         Binding::hinted(Action::Debug, "debug the node").saying(
             "a shell on the node (a pod with its namespaces and root, deleted when its pane closes)",
+        ),
+    ];
+    table.extend(MOVES.map(Binding::action));
+    table
+}
+
+fn services() -> Vec<Binding> {
+    let mut table = vec![
+        Binding::hinted(Action::Back, "back").saying("back to the pods"),
+        Binding::hinted(Action::Open, "its pods").saying(
+            "where the Service's ports lead, and which of its pods take traffic and why not",
         ),
     ];
     table.extend(MOVES.map(Binding::action));

@@ -33,6 +33,8 @@ pub enum Command {
     Forwards,
     /// `:nodes`: the nodes view.
     Nodes,
+    /// `:svc`: the Services of the namespaces shown.
+    Services,
     /// `:debuggers`: every debug container of the pods listed.
     Debuggers,
     /// Keep the workspace under this name.
@@ -75,7 +77,7 @@ impl SortColumn {
     }
 }
 
-const COMMANDS: [&str; 19] = [
+const COMMANDS: [&str; 20] = [
     "ns",
     "ctx",
     "describe",
@@ -91,6 +93,7 @@ const COMMANDS: [&str; 19] = [
     "pf",
     "forwards",
     "debuggers",
+    "svc",
     "save",
     "load",
     "q",
@@ -127,6 +130,7 @@ pub fn parse(text: &str) -> Result<Command, String> {
         ("messages" | "msgs", None) => Ok(Command::Messages),
         ("pf" | "forwards" | "port-forward", None) => Ok(Command::Forwards),
         ("nodes" | "node" | "no", None) => Ok(Command::Nodes),
+        ("svc" | "services" | "service", None) => Ok(Command::Services),
         ("debuggers" | "debugger" | "dbg", None) => Ok(Command::Debuggers),
         ("save", Some(name)) => Ok(Command::Save(name)),
         ("save", None) => Err("Name the workspace: :save NAME (:load NAME brings it back).".into()),

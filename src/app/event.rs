@@ -41,6 +41,8 @@ pub enum Event {
     Events(Feed<EventRow>),
     /// The nodes view's watch.
     Nodes(Feed<crate::model::node::NodeRow>),
+    /// The services view's watch (one feed a namespace).
+    Services(Feed<crate::model::service::ServiceRow>),
     /// The pod [`Effect::CreatePod`] asked for was created (its pane may
     /// have closed meanwhile).
     PodCreated {
@@ -205,6 +207,9 @@ pub enum Effect {
     StopWatchingPod,
     /// Watch the cluster's nodes (the nodes view); replaces the pod view's watch.
     WatchNodes,
+    /// Watch the Services of these namespaces (the services view); replaces
+    /// the pod view's watch.
+    WatchServices(Scope),
     /// Create this pod (a node debug pod) for the terminal, after checking
     /// the namespace's Pod Security: [`Event::PodCreated`], else
     /// [`Event::LaunchFailed`].

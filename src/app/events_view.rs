@@ -110,6 +110,7 @@ impl App {
             | View::Messages(_)
             | View::Forwards(_)
             | View::Nodes(_)
+            | View::Services(_)
             | View::Debuggers(_) => (self.scope.clone(), None),
         };
         let scope = if all_namespaces { Scope::All } else { scope };

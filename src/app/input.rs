@@ -187,6 +187,7 @@ impl App {
             Ok(command::Command::Files(path)) => self.open_files(path),
             Ok(command::Command::Forwards) => self.open_forwards(),
             Ok(command::Command::Nodes) => self.open_nodes(),
+            Ok(command::Command::Services) => self.open_services(),
             Ok(command::Command::Debuggers) => self.open_debuggers(),
             Ok(command::Command::Namespace(None)) => self.set_scope(Scope::All),
             Ok(command::Command::Namespace(Some(ns))) => {
@@ -266,6 +267,9 @@ impl App {
             return effects;
         }
         if let Some(effects) = self.on_nodes_key(action) {
+            return effects;
+        }
+        if let Some(effects) = self.on_services_key(action) {
             return effects;
         }
         if let Some(effects) = self.on_debuggers_key(action) {

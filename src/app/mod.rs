@@ -31,6 +31,7 @@ pub mod pods;
 pub(crate) mod reader;
 pub mod restore;
 pub mod saved;
+pub(crate) mod services;
 pub(crate) mod terminal;
 mod view;
 pub(crate) mod workspace;
@@ -422,6 +423,10 @@ impl App {
                 self.on_nodes_feed(feed);
                 vec![]
             }
+            Event::Services(feed) => {
+                self.on_services_feed(feed);
+                vec![]
+            }
             Event::PodCreated { id, cluster, pod } => self.on_pod_created(id, cluster, pod),
             Event::DebuggerStopped(outcome) => {
                 self.on_debugger_stopped(outcome);
@@ -676,6 +681,7 @@ impl App {
             | View::Messages(_)
             | View::Forwards(_)
             | View::Nodes(_)
+            | View::Services(_)
             | View::Debuggers(_) => None,
         }
     }
@@ -761,6 +767,7 @@ impl App {
             | View::Files(_)
             | View::Forwards(_)
             | View::Nodes(_)
+            | View::Services(_)
             | View::Debuggers(_) => None,
         }
     }

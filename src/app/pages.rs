@@ -55,6 +55,7 @@ impl App {
             View::Messages(reader) => Some(reader),
             View::Files(browser) => browser.reading.as_mut().map(|(_, reader)| reader),
             View::Nodes(view) => view.reading.as_mut(),
+            View::Services(view) => view.reading.as_mut(),
             View::Pods | View::Forwards(_) | View::Debuggers(_) => None,
         }
     }
@@ -141,6 +142,10 @@ impl App {
                 view.reading = None;
                 vec![]
             }
+            View::Services(view) => {
+                view.reading = None;
+                vec![]
+            }
             View::Pods | View::Forwards(_) | View::Debuggers(_) => vec![],
         }
     }
@@ -194,6 +199,7 @@ impl App {
             | View::Files(_)
             | View::Forwards(_)
             | View::Nodes(_)
+            | View::Services(_)
             | View::Debuggers(_) => {
                 return vec![];
             }

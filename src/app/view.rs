@@ -45,6 +45,8 @@ pub enum View {
     Nodes(Box<super::nodes::NodesView>),
     /// The debug containers of the pods listed (`:debuggers`).
     Debuggers(Box<super::debuggers::DebuggersView>),
+    /// The Services of the namespaces shown (`:svc`).
+    Services(Box<super::services::ServicesView>),
 }
 
 /// What the pod view shows.

@@ -22,6 +22,7 @@ pub(crate) mod pod;
 pub mod pod_security;
 pub mod problem;
 pub mod pull_secret;
+pub mod service;
 pub mod session;
 pub mod smp;
 pub mod text;

@@ -13,6 +13,7 @@ mod nodes;
 mod pod_list;
 mod pod_view;
 mod reader;
+mod services;
 #[cfg(test)]
 mod snapshots;
 mod workspace;
@@ -75,6 +76,10 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme) {
             View::Nodes(view) => match &view.reading {
                 Some(text) => reader::draw(frame, area, "pods on the node", None, text, theme),
                 None => nodes::draw(frame, area, app, view, theme),
+            },
+            View::Services(view) => match &view.reading {
+                Some(text) => reader::draw(frame, area, "the Service", None, text, theme),
+                None => services::draw(frame, area, app, view, theme),
             },
         }
     }

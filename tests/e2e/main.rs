@@ -40,6 +40,7 @@ mod reliability;
 mod restore_e2e;
 mod sandbox;
 mod secrets;
+mod services_e2e;
 mod sim_api;
 mod sim_patch_props;
 mod trust_e2e;

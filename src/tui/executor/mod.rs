@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use k8s_openapi::api::core::v1::{Event as KubeEvent, Namespace, Pod};
-use kube::api::Api;
+use kube::api::{Api, ApiResource, DynamicObject};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
@@ -178,6 +178,7 @@ impl Tasks {
             Effect::WatchPod(key) => self.watch_pod(key),
             Effect::WatchEvents(scope) => self.watch_events(scope),
             Effect::WatchNodes => self.watch_nodes(),
+            Effect::WatchServices(scope) => self.watch_services(scope),
             Effect::CreatePod {
                 id,
                 key,
@@ -625,6 +626,40 @@ impl Tasks {
             Pages::Whole,
         );
         self.pod = vec![task];
+    }
+
+    /// The services view's watch, in the pod view's slot: one feed a
+    /// namespace shown (one for all), untyped, so every kind a view may
+    /// watch shares one copy of the feed in the binary.
+    fn watch_services(&mut self, scope: Scope) {
+        abort(&mut self.pod);
+        let tagged = (FeedOrigin::Pod, self.next_generation(FeedOrigin::Pod));
+        let kind = ApiResource::erase::<k8s_openapi::api::core::v1::Service>(&());
+        let client = self.connection.client.clone();
+        let project = |object: &DynamicObject| {
+            crate::model::service::ServiceRow::from_parts(&object.metadata, &object.data)
+        };
+        let apis: Vec<(Api<DynamicObject>, Option<String>)> = match scope {
+            Scope::All => vec![(Api::all_with(client, &kind), None)],
+            Scope::Namespaces(list) => list
+                .into_iter()
+                .map(|ns| (Api::namespaced_with(client.clone(), &ns, &kind), Some(ns)))
+                .collect(),
+        };
+        self.pod = apis
+            .into_iter()
+            .map(|(api, ns)| {
+                self.spawn_feed(
+                    tagged,
+                    api,
+                    feed::config(),
+                    ns,
+                    project,
+                    Event::Services,
+                    Pages::Whole,
+                )
+            })
+            .collect();
     }
 
     /// The pods on `node` in every namespace, one list by field selector

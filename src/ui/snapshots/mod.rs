@@ -1141,6 +1141,72 @@ fn nodes_view_and_debug_form() {
     assert_snapshot("node_debug_form_80x24", &render(&a, 80, 24));
 }
 
+/// `:svc` over every namespace: kubectl's columns and ENDPOINTS (a
+/// Service whose pods are not ready, one that selects none, one kept by
+/// hand), and at 80 columns EXTERNAL-IP, then CLUSTER-IP, give way.
+#[test]
+fn services_view() {
+    use crate::model::service::ServiceRow;
+    let (mut a, _) = app(true);
+    let pod = |ns: &str, name: &str, labels: &str, ready: u16| crate::model::PodRow {
+        labels: labels.into(),
+        ready,
+        total: 1,
+        ..row(ns, name, "Running")
+    };
+    a.update(listed(vec![
+        pod("shop", "storefront-1", "app=storefront", 1),
+        pod("shop", "storefront-2", "app=storefront", 0),
+        pod("payments", "api-1", "app=api", 1),
+    ]));
+    a.update(key(':'));
+    for c in "svc".chars() {
+        a.update(key(c));
+    }
+    a.update(code(KeyCode::Enter));
+    let created = a
+        .now
+        .checked_sub(jiff::SignedDuration::from_hours(41 * 24))
+        .unwrap();
+    let service = |ns: &str, name: &str, spec: serde_json::Value| {
+        ServiceRow::from_object(&serde_json::json!({
+            "metadata": {"name": name, "namespace": ns, "creationTimestamp": created.to_string()},
+            "spec": spec,
+        }))
+    };
+    a.update(Event::Services(Feed::Listed {
+        scope: None,
+        rows: vec![
+            service(
+                "shop",
+                "storefront",
+                serde_json::json!({"type": "NodePort", "clusterIP": "10.96.14.20",
+                "selector": {"app": "storefront"},
+                "ports": [{"port": 80, "targetPort": "http", "nodePort": 30080}, {"port": 9000}]}),
+            ),
+            service(
+                "shop",
+                "checkout",
+                serde_json::json!({"clusterIP": "10.96.14.31",
+                "selector": {"app": "checkout"}, "ports": [{"port": 80}]}),
+            ),
+            service(
+                "payments",
+                "api",
+                serde_json::json!({"type": "LoadBalancer", "clusterIP": "10.96.52.7",
+                "selector": {"app": "api"}, "ports": [{"port": 443, "targetPort": 8080}]}),
+            ),
+            service(
+                "payments",
+                "legacy-db",
+                serde_json::json!({"clusterIP": "None", "ports": [{"port": 5432}]}),
+            ),
+        ],
+    }));
+    assert_snapshot("services_view_80x24", &render(&a, 80, 24));
+    assert_snapshot("services_view_250x60", &render(&a, 250, 60));
+}
+
 #[test]
 fn a_node_name_with_combining_marks_keeps_its_row_in_its_columns() {
     use crate::model::node::NodeRow;

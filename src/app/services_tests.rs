@@ -1,0 +1,156 @@
+use crossterm::event::KeyCode;
+use serde_json::json;
+
+use super::*;
+use crate::app::tests::{app, code, key, listed, row};
+use crate::app::{Event, Scope};
+
+fn service(namespace: &str, name: &str, selector: serde_json::Value) -> ServiceRow {
+    ServiceRow::from_object(&json!({
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {"clusterIP": "10.96.0.9", "selector": selector,
+            "ports": [{"name": "http", "port": 80, "targetPort": "http"}]},
+    }))
+}
+
+fn pod(name: &str, status: &str, ready: u16) -> PodRow {
+    PodRow {
+        labels: "app=web pod-template-hash=1".into(),
+        ready,
+        total: 1,
+        ..row("shop", name, status)
+    }
+}
+
+/// The app on `:svc` over shop's web (three pods: one ready, one not
+/// ready, one crash-looping), checkout (no pod) and manual (no selector).
+fn on_services() -> App {
+    let (mut a, _) = app(false);
+    a.update(listed(vec![
+        pod("web-1", "Running", 1),
+        pod("web-2", "Running", 0),
+        pod("web-3", "CrashLoopBackOff", 0),
+        row("shop", "other", "Running"),
+    ]));
+    a.update(key(':'));
+    for c in "svc".chars() {
+        a.update(key(c));
+    }
+    let effects = a.update(code(KeyCode::Enter));
+    assert_eq!(
+        effects,
+        [Effect::WatchServices(Scope::Namespaces(vec![
+            "shop".into()
+        ]))]
+    );
+    a.update(Event::Services(Feed::Listed {
+        scope: Some("shop".into()),
+        rows: vec![
+            service("shop", "web", json!({"app": "web"})),
+            service("shop", "checkout", json!({"app": "checkout"})),
+            service("shop", "manual", json!({})),
+        ],
+    }));
+    a
+}
+
+fn reading(a: &App) -> String {
+    let View::Services(view) = &a.view else {
+        panic!("not the services view");
+    };
+    view.reading
+        .as_ref()
+        .expect("a Service read")
+        .lines()
+        .join("\n")
+}
+
+#[test]
+fn a_services_endpoints_are_its_ready_pods_of_those_it_selects() {
+    let a = on_services();
+    let View::Services(view) = &a.view else {
+        panic!()
+    };
+    let names: Vec<&str> = view.rows.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(names, ["checkout", "manual", "web"], "sorted");
+    let counts: Vec<(usize, usize)> = view
+        .rows
+        .iter()
+        .map(|s| endpoints(s, a.pods.rows()))
+        .collect();
+    assert_eq!(counts, [(0, 0), (0, 0), (1, 3)]);
+}
+
+/// Enter tells where the ports lead and which pods take traffic, and why
+/// the others do not; esc closes it, esc again goes back to the pods.
+#[test]
+fn enter_tells_a_services_truth_and_esc_goes_back() {
+    let mut a = on_services();
+    a.update(code(KeyCode::Down));
+    a.update(code(KeyCode::Down));
+    a.update(code(KeyCode::Enter));
+    let text = reading(&a);
+    for line in [
+        "Service shop/web (ClusterIP, 10.96.0.9)",
+        "Selector: app=web",
+        "80/TCP (http) → each pod's port named http",
+        "Pods it selects: 1 of 3 take traffic (of the pods listed).",
+        "web-1",
+        "takes traffic",
+        "not ready (0/1 containers): no traffic",
+        "CrashLoopBackOff: no traffic",
+    ] {
+        assert!(text.contains(line), "{line}\n{text}");
+    }
+    assert!(!text.contains("other"), "{text}");
+    assert!(a.update(code(KeyCode::Esc)).is_empty());
+    a.update(code(KeyCode::Up));
+    a.update(code(KeyCode::Up));
+    a.update(code(KeyCode::Enter));
+    assert!(
+        reading(&a).contains("No pod of shop matches its selector: it sends traffic nowhere."),
+        "{}",
+        reading(&a)
+    );
+    a.update(code(KeyCode::Esc));
+    a.update(code(KeyCode::Down));
+    a.update(code(KeyCode::Enter));
+    assert!(reading(&a).contains("No selector: its endpoints are kept by hand"));
+    a.update(code(KeyCode::Esc));
+    assert_eq!(a.update(code(KeyCode::Esc)), [Effect::StopWatchingPod]);
+    assert!(matches!(a.view, View::Pods));
+}
+
+/// One feed a namespace: a namespace's relist replaces its own rows only;
+/// a change and a deletion apply to the one Service.
+#[test]
+fn each_namespaces_feed_keeps_its_own_rows() {
+    let mut a = on_services();
+    a.update(Event::Services(Feed::Listed {
+        scope: Some("payments".into()),
+        rows: vec![service("payments", "api", json!({"app": "api"}))],
+    }));
+    a.update(Event::Services(Feed::Listed {
+        scope: Some("shop".into()),
+        rows: vec![service("shop", "web", json!({"app": "web"}))],
+    }));
+    a.update(Event::Services(Feed::Deleted(service(
+        "payments",
+        "api",
+        json!({}),
+    ))));
+    a.update(Event::Services(Feed::Applied(service(
+        "shop",
+        "cart",
+        json!({"app": "cart"}),
+    ))));
+    let View::Services(view) = &a.view else {
+        panic!()
+    };
+    let names: Vec<String> = view
+        .rows
+        .iter()
+        .map(|r| format!("{}/{}", r.namespace, r.name))
+        .collect();
+    assert_eq!(names, ["shop/cart", "shop/web"]);
+}
