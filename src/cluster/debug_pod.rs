@@ -47,7 +47,10 @@ pub async fn delete(client: &kube::Client, namespace: &str, name: &str) -> Resul
     }
 }
 
-/// The node, read to check it exists before a pod is bound to it.
-pub async fn node(client: &kube::Client, name: &str) -> Result<Node, kube::Error> {
-    super::objects::get(&Api::<Node>::all(client.clone()), name).await
+/// The node, read to check it exists before a pod is bound to it; as its
+/// JSON (a typed Node's decoder is ~80 KB of the binary).
+pub async fn node(client: &kube::Client, name: &str) -> Result<serde_json::Value, kube::Error> {
+    let kind = kube::api::ApiResource::erase::<Node>(&());
+    let api: Api<kube::api::DynamicObject> = Api::all_with(client.clone(), &kind);
+    Ok(super::objects::get(&api, name).await?.data)
 }

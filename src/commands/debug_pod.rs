@@ -280,7 +280,7 @@ async fn plan_node(
         })
     })
     .await?;
-    if let Some(why) = not_ready(&found) {
+    if let Some(why) = crate::model::node::not_ready(&found) {
         voice.warn(format!(
             "podbay: node {node} is not Ready ({}): its kubelet may never start the pod",
             sanitize(&why)
@@ -332,18 +332,6 @@ async fn stopped() -> Failure {
     crate::tty::termination().await;
     let signal = crate::tty::stopped_by().unwrap_or(nix::libc::SIGINT);
     fail(128 + signal, "Interrupted.")
-}
-
-/// Why the node is not Ready, from its Ready condition.
-fn not_ready(node: &k8s_openapi::api::core::v1::Node) -> Option<String> {
-    let conditions = node.status.as_ref()?.conditions.as_ref()?;
-    let ready = conditions.iter().find(|c| c.type_ == "Ready")?;
-    (ready.status != "True").then(|| {
-        ready
-            .message
-            .clone()
-            .unwrap_or_else(|| format!("Ready is {}", ready.status))
-    })
 }
 
 /// The pod to copy, as the cluster has it now.

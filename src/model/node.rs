@@ -2,7 +2,8 @@
 //! taints, and the pods on it (counted from the pod list).
 
 use jiff::Timestamp;
-use k8s_openapi::api::core::v1::Node;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use serde_json::Value;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NodeRow {
@@ -20,20 +21,20 @@ pub struct NodeRow {
 }
 
 impl NodeRow {
-    pub fn from_node(node: &Node) -> NodeRow {
-        let meta = &node.metadata;
-        let spec = node.spec.as_ref();
-        let status = node.status.as_ref();
-        let ready_condition = status
-            .and_then(|s| s.conditions.as_ref())
-            .and_then(|c| c.iter().find(|c| c.type_ == "Ready"));
-        let ready = ready_condition.is_some_and(|c| c.status == "True");
-        let mut status_text = match ready_condition.map(|c| c.status.as_str()) {
+    /// A Node as an untyped read gives it: its metadata, and the rest of
+    /// its JSON (`spec`, `status`). Nothing here decodes a typed Node,
+    /// whose decoder (its status above all) is ~80 KB of the binary.
+    pub fn from_parts(meta: &ObjectMeta, node: &Value) -> NodeRow {
+        let spec = &node["spec"];
+        let status = &node["status"];
+        let ready_condition = ready_condition(node);
+        let ready = ready_condition.is_some_and(|c| c["status"] == "True");
+        let mut status_text = match ready_condition.and_then(|c| c["status"].as_str()) {
             Some("True") => "Ready".to_string(),
             Some("False") | Some("Unknown") => "NotReady".to_string(),
             _ => "Unknown".to_string(),
         };
-        if spec.and_then(|s| s.unschedulable) == Some(true) {
+        if spec["unschedulable"] == Value::Bool(true) {
             status_text.push_str(",SchedulingDisabled");
         }
         let labels = meta.labels.clone().unwrap_or_default();
@@ -41,19 +42,22 @@ impl NodeRow {
             .keys()
             .filter_map(|k| k.strip_prefix("node-role.kubernetes.io/"))
             .collect();
-        let taints: Vec<String> = spec
-            .and_then(|s| s.taints.as_ref())
-            .into_iter()
-            .flatten()
-            .map(|t| match t.value.as_deref() {
-                Some(v) if !v.is_empty() => format!("{}={v}:{}", t.key, t.effect),
-                _ => format!("{}:{}", t.key, t.effect),
-            })
-            .collect();
-        let info = status.and_then(|s| s.node_info.as_ref());
         // Free text from the cluster: shown, never obeyed.
         let clean = |s: &str| super::text::sanitize(s).into_owned();
-        let taints = taints.iter().map(|t: &String| clean(t)).collect();
+        let text = |v: &Value| clean(v.as_str().unwrap_or_default());
+        let taints = spec["taints"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|t| {
+                let (key, effect) = (text(&t["key"]), text(&t["effect"]));
+                match t["value"].as_str() {
+                    Some(v) if !v.is_empty() => format!("{key}={}:{effect}", clean(v)),
+                    _ => format!("{key}:{effect}"),
+                }
+            })
+            .collect();
+        let info = &status["nodeInfo"];
         NodeRow {
             name: clean(meta.name.as_deref().unwrap_or_default()),
             status: status_text,
@@ -63,12 +67,31 @@ impl NodeRow {
             } else {
                 clean(&roles.join(","))
             },
-            version: clean(info.map_or("", |i| i.kubelet_version.as_str())),
+            version: text(&info["kubeletVersion"]),
             created: meta.creation_timestamp.as_ref().map(|t| t.0),
             taints,
-            os: clean(info.map_or("", |i| i.operating_system.as_str())),
+            os: text(&info["operatingSystem"]),
         }
     }
+}
+
+/// The node's `Ready` condition, if it reports one.
+fn ready_condition(node: &Value) -> Option<&Value> {
+    node["status"]["conditions"]
+        .as_array()?
+        .iter()
+        .find(|c| c["type"] == "Ready")
+}
+
+/// Why a node is not Ready (its condition's message, else its status);
+/// `None` when it is, or says nothing.
+pub fn not_ready(node: &Value) -> Option<String> {
+    let ready = ready_condition(node)?;
+    let status = ready["status"].as_str().unwrap_or_default();
+    (status != "True").then(|| match ready["message"].as_str() {
+        Some(message) => message.to_string(),
+        None => format!("Ready is {status}"),
+    })
 }
 
 #[cfg(test)]
@@ -77,7 +100,7 @@ mod tests {
 
     #[test]
     fn a_cordoned_tainted_control_plane_reads_as_kubectl_shows_it() {
-        let node: Node = serde_json::from_value(serde_json::json!({
+        let node = serde_json::json!({
             "metadata": {"name": "cp-1", "labels": {"node-role.kubernetes.io/control-plane": ""}},
             "spec": {"unschedulable": true, "taints": [
                 {"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"},
@@ -88,9 +111,10 @@ mod tests {
                                     "machineID": "", "systemUUID": "", "bootID": "", "kernelVersion": "",
                                     "osImage": "", "containerRuntimeVersion": "", "kubeProxyVersion": "",
                                     "architecture": "amd64"}},
-        }))
-        .unwrap();
-        let row = NodeRow::from_node(&node);
+        });
+        let meta: ObjectMeta = serde_json::from_value(node["metadata"].clone()).unwrap();
+        let row = NodeRow::from_parts(&meta, &node);
+        assert_eq!(not_ready(&node).as_deref(), Some("Ready is Unknown"));
         assert_eq!(row.status, "NotReady,SchedulingDisabled");
         assert!(!row.ready);
         assert_eq!(row.roles, "control-plane");

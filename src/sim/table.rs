@@ -2,7 +2,7 @@
 //! `kubectl get` (which asks the server to print), with the apiserver's
 //! columns.
 
-use k8s_openapi::api::core::v1::{Node, Pod};
+use k8s_openapi::api::core::v1::Pod;
 use serde_json::{Value, json};
 
 use super::store::Kind;
@@ -151,10 +151,9 @@ fn nodes(nodes: &[Value], resource_version: u64, continue_token: &str) -> Value 
     let rows: Vec<Value> = nodes
         .iter()
         .map(|node| {
-            // From bytes, as every object in podbay is decoded.
-            let parsed = serde_json::to_vec(node)
-                .and_then(|json| serde_json::from_slice::<Node>(&json))
-                .map(|n| NodeRow::from_node(&n));
+            // As podbay's nodes view reads it (kubectl judges both).
+            let parsed = serde_json::from_value(node["metadata"].clone())
+                .map(|meta| NodeRow::from_parts(&meta, node));
             let address = |kind: &str| {
                 node.pointer("/status/addresses")
                     .and_then(Value::as_array)

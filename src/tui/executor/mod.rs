@@ -611,17 +611,22 @@ impl Tasks {
         );
     }
 
-    /// The nodes view's watch, in the pod view's slot (one or the other shows).
+    /// The nodes view's watch, in the pod view's slot (one or the other
+    /// shows); untyped, as the services view's.
     fn watch_nodes(&mut self) {
         abort(&mut self.pod);
         let tagged = (FeedOrigin::Pod, self.next_generation(FeedOrigin::Pod));
-        let api = Api::<k8s_openapi::api::core::v1::Node>::all(self.connection.client.clone());
+        let kind = ApiResource::erase::<k8s_openapi::api::core::v1::Node>(&());
+        let api = Api::<DynamicObject>::all_with(self.connection.client.clone(), &kind);
+        let project = |object: &DynamicObject| {
+            crate::model::node::NodeRow::from_parts(&object.metadata, &object.data)
+        };
         let task = self.spawn_feed(
             tagged,
             api,
             feed::config(),
             None,
-            crate::model::node::NodeRow::from_node,
+            project,
             Event::Nodes,
             Pages::Whole,
         );
