@@ -117,7 +117,7 @@ pub async fn run<K, R>(
     api: Api<K>,
     config: watcher::Config,
     scope: Option<String>,
-    project: impl Fn(&K) -> R + Send,
+    project: impl Fn(&K) -> R + Send + Sync + 'static,
     tx: mpsc::Sender<Feed<R>>,
 ) where
     K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
@@ -140,7 +140,7 @@ pub async fn run_with<K, R>(
     api: Api<K>,
     config: watcher::Config,
     scope: Option<String>,
-    project: impl Fn(&K) -> R + Send,
+    project: impl Fn(&K) -> R + Send + Sync + 'static,
     tx: mpsc::Sender<Feed<R>>,
     pages: Pages,
 ) where
@@ -151,7 +151,7 @@ pub async fn run_with<K, R>(
         api,
         config,
         scope,
-        project,
+        project: Box::new(project),
         tx,
         backoff: DefaultBackoff::default(),
         paged: pages == Pages::AsTheyCome,
@@ -161,11 +161,14 @@ pub async fn run_with<K, R>(
     .await;
 }
 
-struct Reflector<K, P, R> {
+/// One feed's loop. The projection is boxed: the loop is compiled once per
+/// kind and row, not again for every closure that makes those rows (each
+/// copy is ~26 KB of the binary).
+struct Reflector<K, R> {
     api: Api<K>,
     config: watcher::Config,
     scope: Option<String>,
-    project: P,
+    project: Box<dyn Fn(&K) -> R + Send + Sync>,
     tx: mpsc::Sender<Feed<R>>,
     backoff: DefaultBackoff,
     /// Report the list's rows as its pages come.
@@ -174,10 +177,9 @@ struct Reflector<K, P, R> {
     pages_asked: usize,
 }
 
-impl<K, P, R> Reflector<K, P, R>
+impl<K, R> Reflector<K, R>
 where
     K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
-    P: Fn(&K) -> R + Send,
     R: Send + 'static,
 {
     async fn run(mut self) -> Result<(), Stop> {
