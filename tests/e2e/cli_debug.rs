@@ -707,10 +707,10 @@ async fn kubectls_type_slash_name_and_dash_c_are_understood() {
     assert_eq!(node.status.code(), Some(2), "a usage error");
     assert!(stderr(&node).contains("node/NAME"), "{}", stderr(&node));
 
-    let other = f.podbay(&["svc/web", "--image", "busybox"]).await;
+    let other = f.podbay(&["cm/web", "--image", "busybox"]).await;
     assert_eq!(other.status.code(), Some(2));
     assert!(
-        stderr(&other).contains("give NAME, pod/NAME, node/NAME, or one of deploy/"),
+        stderr(&other).contains("give NAME, pod/NAME, node/NAME, svc/NAME, or one of deploy/"),
         "{}",
         stderr(&other)
     );

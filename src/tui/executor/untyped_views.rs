@@ -1,0 +1,66 @@
+//! The views' watches of other kinds than pods (the nodes and services
+//! views): untyped, one feed over `DynamicObject` each, in the pod view's
+//! slot (one or the other shows), so every such kind shares one copy of
+//! the feed in the binary and no typed decoder.
+
+use kube::api::{Api, ApiResource, DynamicObject};
+
+use super::*;
+
+impl Tasks {
+    /// The nodes view's watch, in the pod view's slot (one or the other
+    /// shows); untyped, as the services view's.
+    pub(super) fn watch_nodes(&mut self) {
+        abort(&mut self.pod);
+        let tagged = (FeedOrigin::Pod, self.next_generation(FeedOrigin::Pod));
+        let kind = ApiResource::erase::<k8s_openapi::api::core::v1::Node>(&());
+        let api = Api::<DynamicObject>::all_with(self.connection.client.clone(), &kind);
+        let project = |object: &DynamicObject| {
+            crate::model::node::NodeRow::from_parts(&object.metadata, &object.data)
+        };
+        let task = self.spawn_feed(
+            tagged,
+            api,
+            feed::config(),
+            None,
+            project,
+            Event::Nodes,
+            Pages::Whole,
+        );
+        self.pod = vec![task];
+    }
+
+    /// The services view's watch, in the pod view's slot: one feed a
+    /// namespace shown (one for all), untyped, so every kind a view may
+    /// watch shares one copy of the feed in the binary.
+    pub(super) fn watch_services(&mut self, scope: Scope) {
+        abort(&mut self.pod);
+        let tagged = (FeedOrigin::Pod, self.next_generation(FeedOrigin::Pod));
+        let kind = ApiResource::erase::<k8s_openapi::api::core::v1::Service>(&());
+        let client = self.connection.client.clone();
+        let project = |object: &DynamicObject| {
+            crate::model::service::ServiceRow::from_parts(&object.metadata, &object.data)
+        };
+        let apis: Vec<(Api<DynamicObject>, Option<String>)> = match scope {
+            Scope::All => vec![(Api::all_with(client, &kind), None)],
+            Scope::Namespaces(list) => list
+                .into_iter()
+                .map(|ns| (Api::namespaced_with(client.clone(), &ns, &kind), Some(ns)))
+                .collect(),
+        };
+        self.pod = apis
+            .into_iter()
+            .map(|(api, ns)| {
+                self.spawn_feed(
+                    tagged,
+                    api,
+                    feed::config(),
+                    ns,
+                    project,
+                    Event::Services,
+                    Pages::Whole,
+                )
+            })
+            .collect();
+    }
+}
