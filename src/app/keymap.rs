@@ -451,6 +451,20 @@ impl Keymap {
     }
 }
 
+/// Moves a list's `cursor` (of `len` rows) as a movement key says; false
+/// for any other key. Pages move to the ends: these lists are short.
+pub(super) fn move_cursor(cursor: &mut usize, len: usize, action: Action) -> bool {
+    let last = len.saturating_sub(1);
+    *cursor = match action {
+        Action::Up => cursor.saturating_sub(1),
+        Action::Top | Action::PageUp => 0,
+        Action::Down => (*cursor + 1).min(last),
+        Action::Bottom | Action::PageDown => last,
+        _ => return false,
+    };
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

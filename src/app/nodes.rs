@@ -74,20 +74,10 @@ impl App {
             }
             return None;
         }
+        if super::keymap::move_cursor(&mut view.cursor, view.rows.len(), action) {
+            return Some(vec![]);
+        }
         match action {
-            Action::Up | Action::Top | Action::PageUp => {
-                view.cursor = match action {
-                    Action::Up => view.cursor.saturating_sub(1),
-                    _ => 0,
-                };
-            }
-            Action::Down | Action::Bottom | Action::PageDown => {
-                let last = view.rows.len().saturating_sub(1);
-                view.cursor = match action {
-                    Action::Down => (view.cursor + 1).min(last),
-                    _ => last,
-                };
-            }
             // What the list knows at once, every namespace's when read.
             Action::Open => {
                 let node = view.selected()?.clone();

@@ -16,6 +16,7 @@ mod reader;
 mod services;
 #[cfg(test)]
 mod snapshots;
+mod text_table;
 mod workspace;
 
 use ratatui::Frame;

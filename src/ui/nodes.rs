@@ -3,7 +3,6 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph};
 
 use crate::app::App;
 use crate::app::line::LineEdit;
@@ -13,34 +12,18 @@ use crate::model::debug_pod::node_profile_gives;
 use crate::model::human_duration;
 use crate::theme::Theme;
 
+use super::text_table;
+
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &NodesView, theme: &Theme) {
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(theme.border)
-        .title(Span::styled(
-            format!(
-                " nodes ({}) · PODS: those of ns {} ",
-                view.rows.len(),
-                app.scope.label()
-            ),
-            theme.title,
-        ));
-    let inner = block.inner(area);
-    frame.render_widget(block, area);
-    if let Some(trouble) = &view.trouble {
-        frame.render_widget(
-            Paragraph::new(Span::styled(
-                format!(" {}", trouble.as_str()),
-                theme.warning,
-            )),
-            inner,
-        );
+    let title = format!(
+        " nodes ({}) · PODS: those of ns {} ",
+        view.rows.len(),
+        app.scope.label()
+    );
+    let state = (view.trouble.as_ref(), view.listed);
+    let Some(inner) = text_table::frame(frame, area, title, state, theme) else {
         return;
-    }
-    if !view.listed {
-        frame.render_widget(Paragraph::new(Span::styled(" Loading…", theme.dim)), inner);
-        return;
-    }
+    };
     // Counted once a frame, in one pass over the list's rows.
     let mut pods_on: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for row in app.pods.rows() {
@@ -77,23 +60,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &NodesView, theme: &
     ]
     .map(String::from)
     .to_vec();
-    // Columns by display width: a combining mark takes none, a wide
-    // character two.
-    let columns = |text: &str| unicode_width::UnicodeWidthStr::width(text);
-    let widths_of = |titles: &[String], rows: &[Vec<String>]| {
-        let mut widths: Vec<usize> = titles.iter().map(|t| columns(t)).collect();
-        for row in rows {
-            for (w, cell) in widths.iter_mut().zip(row) {
-                *w = (*w).max(columns(cell));
-            }
-        }
-        widths
-    };
-    let fits = |widths: &[usize]| {
-        1 + widths.iter().map(|w| w + 2).sum::<usize>() - 2 <= usize::from(inner.width)
-    };
-    let mut widths = widths_of(&titles, &rows);
-    if !fits(&widths) {
+    if !text_table::fits(&text_table::widths(&titles, &rows), inner.width) {
         for (row, node) in rows.iter_mut().zip(&view.rows) {
             let last = row.len() - 1;
             row[last] = match node.taints.len() {
@@ -102,47 +69,19 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &NodesView, theme: &
                 n => format!("{n} taints"),
             };
         }
-        widths = widths_of(&titles, &rows);
     }
-    if !fits(&widths) {
+    if !text_table::fits(&text_table::widths(&titles, &rows), inner.width) {
         const VERSION: usize = 4;
         titles.remove(VERSION);
         for row in &mut rows {
             row.remove(VERSION);
         }
-        widths = widths_of(&titles, &rows);
     }
-    let line = |cells: &[String]| -> String {
-        let mut text = String::from(" ");
-        for (i, (cell, width)) in cells.iter().zip(&widths).enumerate() {
-            text.push_str(cell);
-            if i + 1 < cells.len() {
-                text.push_str(&" ".repeat(width.saturating_sub(columns(cell)) + 2));
-            }
-        }
-        text
+    let style = |i: usize| match view.rows[i].ready {
+        true => theme.text,
+        false => theme.warning,
     };
-    let mut lines = vec![Line::from(Span::styled(line(&titles), theme.header))];
-    // The selected row stays on screen: the rows scroll under the header.
-    let room = (inner.height as usize).saturating_sub(1).max(1);
-    let first = view.cursor.saturating_sub(room - 1);
-    for (i, (row, node)) in rows
-        .iter()
-        .zip(&view.rows)
-        .enumerate()
-        .skip(first)
-        .take(room)
-    {
-        let style = if i == view.cursor {
-            theme.selected
-        } else if !node.ready {
-            theme.warning
-        } else {
-            theme.text
-        };
-        lines.push(Line::from(Span::styled(line(row), style)));
-    }
-    frame.render_widget(Paragraph::new(lines), inner);
+    text_table::draw(frame, inner, (&titles, &rows), view.cursor, style, theme);
 }
 
 pub fn draw_form(frame: &mut Frame, area: Rect, form: &NodeDebugForm, theme: &Theme) {

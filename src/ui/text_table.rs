@@ -1,0 +1,93 @@
+//! A list drawn as text columns (the nodes and services views): its frame
+//! and what it says before it has rows, columns by display width, and rows
+//! that scroll under their header.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
+
+use crate::model::text::Printable;
+use crate::theme::Theme;
+
+/// Draws the list's border and title; the area inside it when rows are to
+/// be drawn there, else `None` once the watch's trouble or "Loading…" is.
+pub fn frame(
+    frame: &mut Frame,
+    area: Rect,
+    title: String,
+    (trouble, listed): (Option<&Printable>, bool),
+    theme: &Theme,
+) -> Option<Rect> {
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme.border)
+        .title(Span::styled(title, theme.title));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let said = match (trouble, listed) {
+        (Some(trouble), _) => Span::styled(format!(" {}", trouble.as_str()), theme.warning),
+        (None, false) => Span::styled(" Loading…", theme.dim),
+        (None, true) => return Some(inner),
+    };
+    frame.render_widget(Paragraph::new(said), inner);
+    None
+}
+
+/// Columns by display width: a combining mark takes none, a wide
+/// character two.
+fn columns(text: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(text)
+}
+
+/// Each column's width: its title's or its widest cell's.
+pub fn widths(titles: &[String], rows: &[Vec<String>]) -> Vec<usize> {
+    let mut widths: Vec<usize> = titles.iter().map(|t| columns(t)).collect();
+    for row in rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(columns(cell));
+        }
+    }
+    widths
+}
+
+/// Whether the columns, two spaces apart after a margin of one, fit `width`.
+pub fn fits(widths: &[usize], width: u16) -> bool {
+    1 + widths.iter().map(|w| w + 2).sum::<usize>() - 2 <= usize::from(width)
+}
+
+/// The header, then the rows from where the selected one stays on screen,
+/// each in its style.
+pub fn draw(
+    frame: &mut Frame,
+    inner: Rect,
+    (titles, rows): (&[String], &[Vec<String>]),
+    cursor: usize,
+    style: impl Fn(usize) -> Style,
+    theme: &Theme,
+) {
+    let widths = widths(titles, rows);
+    let line = |cells: &[String]| -> String {
+        let mut text = String::from(" ");
+        for (i, (cell, width)) in cells.iter().zip(&widths).enumerate() {
+            text.push_str(cell);
+            if i + 1 < cells.len() {
+                text.push_str(&" ".repeat(width.saturating_sub(columns(cell)) + 2));
+            }
+        }
+        text
+    };
+    let mut lines = vec![Line::from(Span::styled(line(titles), theme.header))];
+    let room = (inner.height as usize).saturating_sub(1).max(1);
+    let first = cursor.saturating_sub(room - 1);
+    for (i, row) in rows.iter().enumerate().skip(first).take(room) {
+        let style = if i == cursor {
+            theme.selected
+        } else {
+            style(i)
+        };
+        lines.push(Line::from(Span::styled(line(row), style)));
+    }
+    frame.render_widget(Paragraph::new(lines), inner);
+}
