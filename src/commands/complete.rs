@@ -353,7 +353,9 @@ impl Line {
                 let namespace = namespace.unwrap_or(connection.namespace);
                 Some(read(connection.client, namespace).await)
             };
-            tokio::time::timeout(BOUND, asked)
+            crate::cluster::deadline::Deadline::none()
+                .within(Some(BOUND))
+                .bound(asked)
                 .await
                 .ok()
                 .flatten()
