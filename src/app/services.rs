@@ -28,16 +28,33 @@ impl ServicesView {
     }
 }
 
-/// A Service's ENDPOINTS: its ready pods of those it selects in the pod
-/// list, and how many it selects.
+/// Each Service's ENDPOINTS: its ready pods of those it selects in the
+/// pod list, and how many it selects. One pass over the pods (the list may
+/// hold 100 000; this runs each frame), each pod matched against the
+/// Services of its own namespace only.
 pub fn endpoints<'a>(
-    service: &ServiceRow,
+    services: &[ServiceRow],
     pods: impl Iterator<Item = &'a PodRow>,
-) -> (usize, usize) {
-    pods.filter(|pod| service.selects(pod))
-        .fold((0, 0), |(ready, all), pod| {
-            (ready + usize::from(ready_endpoint(pod)), all + 1)
-        })
+) -> Vec<(usize, usize)> {
+    let mut counts = vec![(0, 0); services.len()];
+    let mut by_namespace: std::collections::HashMap<&str, Vec<usize>> = Default::default();
+    for (i, service) in services.iter().enumerate() {
+        if !service.selector.is_empty() {
+            by_namespace.entry(&service.namespace).or_default().push(i);
+        }
+    }
+    for pod in pods {
+        let Some(indexes) = by_namespace.get(&*pod.key.namespace) else {
+            continue;
+        };
+        for &i in indexes {
+            if services[i].selects(pod) {
+                counts[i].0 += usize::from(ready_endpoint(pod));
+                counts[i].1 += 1;
+            }
+        }
+    }
+    counts
 }
 
 impl App {

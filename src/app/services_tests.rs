@@ -73,11 +73,7 @@ fn a_services_endpoints_are_its_ready_pods_of_those_it_selects() {
     };
     let names: Vec<&str> = view.rows.iter().map(|r| r.name.as_str()).collect();
     assert_eq!(names, ["checkout", "manual", "web"], "sorted");
-    let counts: Vec<(usize, usize)> = view
-        .rows
-        .iter()
-        .map(|s| endpoints(s, a.pods.rows()))
-        .collect();
+    let counts = endpoints(&view.rows, a.pods.rows());
     assert_eq!(counts, [(0, 0), (0, 0), (1, 3)]);
 }
 

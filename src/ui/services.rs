@@ -54,11 +54,12 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &ServicesView, theme
     }
     // Whether each Service sends traffic anywhere, for its colour.
     let mut idle = Vec::with_capacity(view.rows.len());
+    let counts = endpoints(&view.rows, app.pods.rows());
     let mut rows: Vec<Vec<String>> = view
         .rows
         .iter()
-        .map(|s| {
-            let (ready, selected) = endpoints(s, app.pods.rows());
+        .zip(counts)
+        .map(|(s, (ready, selected))| {
             idle.push(!s.selector.is_empty() && ready == 0);
             let age = s
                 .created
