@@ -149,11 +149,19 @@ pub fn browser(app: &App) -> Vec<Binding> {
         View::Nodes(view) if view.reading.is_some() => reading(),
         View::Services(view) if view.reading.is_some() => reading(),
         View::Messages(_) => reading(),
-        View::Pods => pods(app.pods.marks().len()),
+        View::Pods => {
+            let mut table = pods(app.pods.marks().len());
+            if let Some(narrowed) = &app.narrowed {
+                let back = format!("back to {}", narrowed.from.split('/').next().unwrap_or(""));
+                table.insert(0, Binding::hinted(Action::Back, back));
+            }
+            table
+        }
         View::Pod(_) => pod(),
         View::Events(_) => events(),
         View::Nodes(_) => nodes(),
         View::Services(_) => services(),
+        View::Workloads(_) => workloads(),
         View::Debuggers(_) => debuggers(),
         View::Files(_) => files(),
         View::Forwards(_) => forwards(),
@@ -299,9 +307,25 @@ fn nodes() -> Vec<Binding> {
 fn services() -> Vec<Binding> {
     let mut table = vec![
         Binding::hinted(Action::Back, "back").saying("back to the pods"),
-        Binding::hinted(Action::Open, "its pods").saying(
+        Binding::hinted(Action::Open, "its pods")
+            .saying("the pod list narrowed to the pods the Service selects (esc comes back)"),
+        Binding::hinted(Action::Describe, "where it sends").saying(
             "where the Service's ports lead, and which of its pods take traffic and why not",
         ),
+        Binding::hinted(Action::Debug, "debug its pods")
+            .saying("the pods it selects, marked, in the many-pods debug form"),
+    ];
+    table.extend(MOVES.map(Binding::action));
+    table
+}
+
+fn workloads() -> Vec<Binding> {
+    let mut table = vec![
+        Binding::hinted(Action::Back, "back").saying("back to the pods"),
+        Binding::hinted(Action::Open, "its pods")
+            .saying("the pod list narrowed to the workload's pods (esc comes back)"),
+        Binding::hinted(Action::Debug, "debug its pods")
+            .saying("the workload's pods, marked, in the many-pods debug form"),
     ];
     table.extend(MOVES.map(Binding::action));
     table

@@ -35,6 +35,8 @@ pub enum Command {
     Nodes,
     /// `:svc`: the Services of the namespaces shown.
     Services,
+    /// `:deploy`, `:sts`, …: one kind of workload in the namespaces shown.
+    Workloads(crate::model::workload::WorkloadKind),
     /// `:debuggers`: every debug container of the pods listed.
     Debuggers,
     /// Keep the workspace under this name.
@@ -77,7 +79,7 @@ impl SortColumn {
     }
 }
 
-const COMMANDS: [&str; 20] = [
+const COMMANDS: [&str; 26] = [
     "ns",
     "ctx",
     "describe",
@@ -94,6 +96,12 @@ const COMMANDS: [&str; 20] = [
     "forwards",
     "debuggers",
     "svc",
+    "deploy",
+    "sts",
+    "ds",
+    "rs",
+    "job",
+    "cj",
     "save",
     "load",
     "q",
@@ -131,6 +139,9 @@ pub fn parse(text: &str) -> Result<Command, String> {
         ("pf" | "forwards" | "port-forward", None) => Ok(Command::Forwards),
         ("nodes" | "node" | "no", None) => Ok(Command::Nodes),
         ("svc" | "services" | "service", None) => Ok(Command::Services),
+        (word, None) if crate::model::workload::WorkloadKind::from_word(word).is_some() => Ok(
+            Command::Workloads(crate::model::workload::WorkloadKind::from_word(word).unwrap()),
+        ),
         ("debuggers" | "debugger" | "dbg", None) => Ok(Command::Debuggers),
         ("save", Some(name)) => Ok(Command::Save(name)),
         ("save", None) => Err("Name the workspace: :save NAME (:load NAME brings it back).".into()),

@@ -43,6 +43,8 @@ pub enum Event {
     Nodes(Feed<crate::model::node::NodeRow>),
     /// The services view's watch (one feed a namespace).
     Services(Feed<crate::model::service::ServiceRow>),
+    /// A workload view's watch (one feed a namespace).
+    Workloads(Feed<crate::model::workload::WorkloadRow>),
     /// The pod [`Effect::CreatePod`] asked for was created (its pane may
     /// have closed meanwhile).
     PodCreated {
@@ -210,6 +212,9 @@ pub enum Effect {
     /// Watch the Services of these namespaces (the services view); replaces
     /// the pod view's watch.
     WatchServices(Scope),
+    /// Watch one kind of workload in these namespaces (a workload view);
+    /// replaces the pod view's watch.
+    WatchWorkloads(crate::model::workload::WorkloadKind, Scope),
     /// Create this pod (a node debug pod) for the terminal, after checking
     /// the namespace's Pod Security: [`Event::PodCreated`], else
     /// [`Event::LaunchFailed`].

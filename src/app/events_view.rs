@@ -111,6 +111,7 @@ impl App {
             | View::Forwards(_)
             | View::Nodes(_)
             | View::Services(_)
+            | View::Workloads(_)
             | View::Debuggers(_) => (self.scope.clone(), None),
         };
         let scope = if all_namespaces { Scope::All } else { scope };

@@ -188,6 +188,7 @@ impl App {
             Ok(command::Command::Forwards) => self.open_forwards(),
             Ok(command::Command::Nodes) => self.open_nodes(),
             Ok(command::Command::Services) => self.open_services(),
+            Ok(command::Command::Workloads(kind)) => self.open_workloads(kind),
             Ok(command::Command::Debuggers) => self.open_debuggers(),
             Ok(command::Command::Namespace(None)) => self.set_scope(Scope::All),
             Ok(command::Command::Namespace(Some(ns))) => {
@@ -270,6 +271,9 @@ impl App {
             return effects;
         }
         if let Some(effects) = self.on_services_key(action) {
+            return effects;
+        }
+        if let Some(effects) = self.on_workloads_key(action) {
             return effects;
         }
         if let Some(effects) = self.on_debuggers_key(action) {
@@ -363,6 +367,8 @@ impl App {
                     self.message = None;
                     self.view = View::Pods;
                     vec![Effect::StopWatchingPod]
+                } else if self.pods.query().is_none() && self.narrowed.is_some() {
+                    self.leave_narrowing()
                 } else {
                     self.pods.set_filter("");
                     self.message = None;

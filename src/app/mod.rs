@@ -24,6 +24,7 @@ mod marks;
 mod message;
 mod mode;
 pub(crate) mod nodes;
+pub(crate) mod object_rows;
 mod pages;
 mod panes;
 pub(crate) mod pod_copy;
@@ -34,6 +35,7 @@ pub mod saved;
 pub(crate) mod services;
 pub(crate) mod terminal;
 mod view;
+pub(crate) mod workloads;
 pub(crate) mod workspace;
 
 pub use event::{Effect, Event};
@@ -112,6 +114,8 @@ pub struct App {
     scope_before_all: Option<Scope>,
     pub connection: Link,
     pub pods: PodTable,
+    /// The pod list shows only a workload's or a Service's pods.
+    pub narrowed: Option<workloads::Narrowed>,
     /// Pods the server sent that do not decode (`namespace/name` → what is
     /// wrong): left out of the table, counted in the header.
     pub unreadable_pods: std::collections::BTreeMap<String, crate::model::text::Printable>,
@@ -223,6 +227,7 @@ impl App {
             scope_before_all: None,
             connection: Link::new(),
             pods: PodTable::default(),
+            narrowed: None,
             unreadable_pods: Default::default(),
             refused: Default::default(),
             scopes_by_context: Default::default(),
@@ -427,6 +432,10 @@ impl App {
                 self.on_services_feed(feed);
                 vec![]
             }
+            Event::Workloads(feed) => {
+                self.on_workloads_feed(feed);
+                vec![]
+            }
             Event::PodCreated { id, cluster, pod } => self.on_pod_created(id, cluster, pod),
             Event::DebuggerStopped(outcome) => {
                 self.on_debugger_stopped(outcome);
@@ -465,6 +474,7 @@ impl App {
                 self.context = context;
                 self.home_namespace = namespace.clone();
                 self.contexts = contexts;
+                self.forget_narrowing();
                 self.pods.replace(None, Vec::new());
                 // A query for the other cluster's pods would hide these
                 // without a word: it goes, a key away (`/` then `↑`).
@@ -648,6 +658,7 @@ impl App {
     }
 
     fn set_scope(&mut self, scope: Scope) -> Vec<Effect> {
+        self.forget_narrowing();
         self.view = View::Pods;
         self.scope = scope.clone();
         self.refused.clear();
@@ -682,6 +693,7 @@ impl App {
             | View::Forwards(_)
             | View::Nodes(_)
             | View::Services(_)
+            | View::Workloads(_)
             | View::Debuggers(_) => None,
         }
     }
@@ -768,6 +780,7 @@ impl App {
             | View::Forwards(_)
             | View::Nodes(_)
             | View::Services(_)
+            | View::Workloads(_)
             | View::Debuggers(_) => None,
         }
     }

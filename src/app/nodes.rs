@@ -7,30 +7,20 @@ use crossterm::event::KeyEvent;
 use super::form::{self, FormKey, LineEdit};
 use super::keymap::Action;
 use super::message::error;
+use super::object_rows::ObjectRows;
 use super::reader::Reader;
 use super::{App, Effect, Mode, Scope, View};
 use crate::model::debug::Profile;
 use crate::model::debug_pod::{self, NodeDebug};
 use crate::model::feed::Feed;
 use crate::model::node::NodeRow;
-use crate::model::text::Printable;
 use crate::model::{ClusterId, PodKey, PodRow, TerminalKey};
 
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NodesView {
-    pub rows: Vec<NodeRow>,
-    pub cursor: usize,
+    pub list: ObjectRows<NodeRow>,
     /// `enter`: the pods on the selected node.
     pub reading: Option<Reader>,
-    /// The watch's trouble (refused, failing), until it lists.
-    pub trouble: Option<Printable>,
-    pub listed: bool,
-}
-
-impl NodesView {
-    pub fn selected(&self) -> Option<&NodeRow> {
-        self.rows.get(self.cursor)
-    }
 }
 
 /// The node debug form (`d` on a node).
@@ -74,13 +64,20 @@ impl App {
             }
             return None;
         }
-        if super::keymap::move_cursor(&mut view.cursor, view.rows.len(), action) {
+        // On an empty list these act on nothing: never on the pod list
+        // behind the view.
+        if matches!(action, Action::Open | Action::Debug | Action::Describe)
+            && view.list.selected().is_none()
+        {
+            return Some(vec![]);
+        }
+        if view.list.move_cursor(action) {
             return Some(vec![]);
         }
         match action {
             // What the list knows at once, every namespace's when read.
             Action::Open => {
-                let node = view.selected()?.clone();
+                let node = view.list.selected()?.clone();
                 let text = self.node_text(&node, None);
                 if let View::Nodes(view) = &mut self.view {
                     view.reading = Some(Reader::new(text));
@@ -92,7 +89,7 @@ impl App {
                 }]);
             }
             Action::Debug => {
-                let node = view.selected()?.name.clone();
+                let node = view.list.selected()?.name.clone();
                 let namespace = match &self.scope {
                     Scope::Namespaces(list) if list.len() == 1 => list[0].clone(),
                     _ => "default".to_string(),
@@ -184,6 +181,7 @@ impl App {
             return;
         };
         let Some(shown) = view
+            .list
             .selected()
             .filter(|n| n.name == node && view.reading.is_some())
         else {
@@ -198,33 +196,9 @@ impl App {
 
     /// An update of the nodes view's watch.
     pub(super) fn on_nodes_feed(&mut self, feed: Feed<NodeRow>) {
-        let View::Nodes(view) = &mut self.view else {
-            return;
-        };
-        match feed {
-            Feed::Listed { rows, .. } => {
-                view.rows = rows;
-                view.listed = true;
-                view.trouble = None;
-            }
-            Feed::Applied(row) => {
-                match view.rows.iter_mut().find(|r| r.name == row.name) {
-                    Some(existing) => *existing = row,
-                    None => view.rows.push(row),
-                }
-                view.trouble = None;
-            }
-            Feed::Deleted(row) => view.rows.retain(|r| r.name != row.name),
-            Feed::Forbidden(denied) => view.trouble = Some(denied.sentence().into()),
-            Feed::Reconnecting(sentence) => view.trouble = Some(sentence),
-            Feed::Unreadable(bad) => {
-                view.trouble = bad.first().map(|b| b.sentence("a node").into());
-            }
-            // Not a paged feed: no pages come.
-            Feed::Resumed | Feed::Listing { .. } | Feed::Page { .. } | Feed::Cut => {}
+        if let View::Nodes(view) = &mut self.view {
+            view.list.apply(feed, "a node");
         }
-        view.rows.sort_by(|a, b| a.name.cmp(&b.name));
-        view.cursor = view.cursor.min(view.rows.len().saturating_sub(1));
     }
 
     pub(super) fn on_node_debug_key(

@@ -56,7 +56,7 @@ impl App {
             View::Files(browser) => browser.reading.as_mut().map(|(_, reader)| reader),
             View::Nodes(view) => view.reading.as_mut(),
             View::Services(view) => view.reading.as_mut(),
-            View::Pods | View::Forwards(_) | View::Debuggers(_) => None,
+            View::Pods | View::Forwards(_) | View::Debuggers(_) | View::Workloads(_) => None,
         }
     }
 
@@ -146,7 +146,7 @@ impl App {
                 view.reading = None;
                 vec![]
             }
-            View::Pods | View::Forwards(_) | View::Debuggers(_) => vec![],
+            View::Pods | View::Forwards(_) | View::Debuggers(_) | View::Workloads(_) => vec![],
         }
     }
 
@@ -200,6 +200,7 @@ impl App {
             | View::Forwards(_)
             | View::Nodes(_)
             | View::Services(_)
+            | View::Workloads(_)
             | View::Debuggers(_) => {
                 return vec![];
             }

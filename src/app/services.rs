@@ -1,31 +1,23 @@
 //! The services view (`:svc`): the Services of the namespaces shown, by
 //! watch, each with how many of the pods it selects are ready endpoints
-//! (counted from the pod list); `enter` tells a Service's truth: where its
-//! ports lead, and which of its pods take traffic and which do not, why.
+//! (counted from the pod list); `enter` narrows the pod list to its pods,
+//! `D` tells its truth: where its ports lead, and which of its pods take
+//! traffic and which do not, why.
 
 use super::keymap::Action;
+use super::object_rows::ObjectRows;
 use super::reader::Reader;
 use super::{App, Effect, View};
 use crate::model::PodRow;
 use crate::model::feed::Feed;
+use crate::model::selector::Selector;
 use crate::model::service::{ServiceRow, ready_endpoint};
-use crate::model::text::Printable;
 
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServicesView {
-    pub rows: Vec<ServiceRow>,
-    pub cursor: usize,
+    pub list: ObjectRows<ServiceRow>,
     /// `enter`: the selected Service's ports and pods.
     pub reading: Option<Reader>,
-    /// The watch's trouble (refused, failing), until it lists.
-    pub trouble: Option<Printable>,
-    pub listed: bool,
-}
-
-impl ServicesView {
-    pub fn selected(&self) -> Option<&ServiceRow> {
-        self.rows.get(self.cursor)
-    }
 }
 
 /// Each Service's ENDPOINTS: its ready pods of those it selects in the
@@ -77,12 +69,32 @@ impl App {
             }
             return None;
         }
-        if super::keymap::move_cursor(&mut view.cursor, view.rows.len(), action) {
+        // On an empty list these act on nothing: never on the pod list
+        // behind the view.
+        if matches!(action, Action::Open | Action::Debug | Action::Describe)
+            && view.list.selected().is_none()
+        {
+            return Some(vec![]);
+        }
+        if view.list.move_cursor(action) {
             return Some(vec![]);
         }
         match action {
-            Action::Open => {
-                let service = view.selected()?.clone();
+            Action::Open | Action::Debug => {
+                let service = view.list.selected()?;
+                let from = format!("svc/{}", service.name);
+                let namespace = service.namespace.clone();
+                let selector = Selector::of_labels(&service.selector);
+                if selector.is_empty() {
+                    self.message = Some(super::message::warning(format!(
+                        "{from} has no selector: its endpoints are kept by hand, not chosen from pods."
+                    )));
+                    return Some(vec![]);
+                }
+                return Some(self.narrow_to(from, namespace, selector, action == Action::Debug));
+            }
+            Action::Describe => {
+                let service = view.list.selected()?.clone();
                 let text = self.service_text(&service);
                 if let View::Services(view) = &mut self.view {
                     view.reading = Some(Reader::new(text));
@@ -174,42 +186,9 @@ impl App {
     }
 
     pub(super) fn on_services_feed(&mut self, feed: Feed<ServiceRow>) {
-        let View::Services(view) = &mut self.view else {
-            return;
-        };
-        let same = |a: &ServiceRow, b: &ServiceRow| a.namespace == b.namespace && a.name == b.name;
-        match feed {
-            Feed::Listed { rows, scope, .. } => {
-                // One feed a namespace: a relist replaces its own rows.
-                match scope {
-                    Some(namespace) => {
-                        view.rows.retain(|r| r.namespace != namespace);
-                        view.rows.extend(rows);
-                    }
-                    None => view.rows = rows,
-                }
-                view.listed = true;
-                view.trouble = None;
-            }
-            Feed::Applied(row) => {
-                match view.rows.iter_mut().find(|r| same(r, &row)) {
-                    Some(existing) => *existing = row,
-                    None => view.rows.push(row),
-                }
-                view.trouble = None;
-            }
-            Feed::Deleted(row) => view.rows.retain(|r| !same(r, &row)),
-            Feed::Forbidden(denied) => view.trouble = Some(denied.sentence().into()),
-            Feed::Reconnecting(sentence) => view.trouble = Some(sentence),
-            Feed::Unreadable(bad) => {
-                view.trouble = bad.first().map(|b| b.sentence("a Service").into());
-            }
-            // Not a paged feed: no pages come.
-            Feed::Resumed | Feed::Listing { .. } | Feed::Page { .. } | Feed::Cut => {}
+        if let View::Services(view) = &mut self.view {
+            view.list.apply(feed, "a Service");
         }
-        view.rows
-            .sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
-        view.cursor = view.cursor.min(view.rows.len().saturating_sub(1));
     }
 }
 

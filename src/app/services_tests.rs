@@ -71,20 +71,20 @@ fn a_services_endpoints_are_its_ready_pods_of_those_it_selects() {
     let View::Services(view) = &a.view else {
         panic!()
     };
-    let names: Vec<&str> = view.rows.iter().map(|r| r.name.as_str()).collect();
+    let names: Vec<&str> = view.list.rows.iter().map(|r| r.name.as_str()).collect();
     assert_eq!(names, ["checkout", "manual", "web"], "sorted");
-    let counts = endpoints(&view.rows, a.pods.rows());
+    let counts = endpoints(&view.list.rows, a.pods.rows());
     assert_eq!(counts, [(0, 0), (0, 0), (1, 3)]);
 }
 
-/// Enter tells where the ports lead and which pods take traffic, and why
+/// `D` tells where the ports lead and which pods take traffic, and why
 /// the others do not; esc closes it, esc again goes back to the pods.
 #[test]
-fn enter_tells_a_services_truth_and_esc_goes_back() {
+fn describe_tells_a_services_truth_and_esc_goes_back() {
     let mut a = on_services();
     a.update(code(KeyCode::Down));
     a.update(code(KeyCode::Down));
-    a.update(code(KeyCode::Enter));
+    a.update(key('D'));
     let text = reading(&a);
     for line in [
         "Service shop/web (ClusterIP, 10.96.0.9)",
@@ -102,7 +102,7 @@ fn enter_tells_a_services_truth_and_esc_goes_back() {
     assert!(a.update(code(KeyCode::Esc)).is_empty());
     a.update(code(KeyCode::Up));
     a.update(code(KeyCode::Up));
-    a.update(code(KeyCode::Enter));
+    a.update(key('D'));
     assert!(
         reading(&a).contains("No pod of shop matches its selector: it sends traffic nowhere."),
         "{}",
@@ -110,11 +110,51 @@ fn enter_tells_a_services_truth_and_esc_goes_back() {
     );
     a.update(code(KeyCode::Esc));
     a.update(code(KeyCode::Down));
-    a.update(code(KeyCode::Enter));
+    a.update(key('D'));
     assert!(reading(&a).contains("No selector: its endpoints are kept by hand"));
     a.update(code(KeyCode::Esc));
     assert_eq!(a.update(code(KeyCode::Esc)), [Effect::StopWatchingPod]);
     assert!(matches!(a.view, View::Pods));
+}
+
+/// Enter narrows the pod list to the pods the Service selects (the
+/// header names it); esc comes back to the Service, watched again. One
+/// without a selector says so and stays.
+#[test]
+fn enter_narrows_the_pod_list_to_a_services_pods() {
+    let mut a = on_services();
+    a.update(code(KeyCode::Down));
+    assert!(
+        a.update(code(KeyCode::Enter)).is_empty(),
+        "manual: no selector"
+    );
+    assert!(matches!(a.view, View::Services(_)));
+    assert!(
+        a.message
+            .as_ref()
+            .unwrap()
+            .text
+            .contains("svc/manual has no selector")
+    );
+    a.update(code(KeyCode::Down));
+    assert_eq!(a.update(code(KeyCode::Enter)), [Effect::StopWatchingPod]);
+    assert!(matches!(a.view, View::Pods));
+    assert_eq!(a.narrowed.as_ref().unwrap().from, "svc/web");
+    let shown: Vec<String> = (0..a.pods.visible_len())
+        .map(|i| a.pods.visible(i).unwrap().0.key.name.to_string())
+        .collect();
+    assert_eq!(shown, ["web-1", "web-2", "web-3"]);
+    assert_eq!(
+        a.update(code(KeyCode::Esc)),
+        [Effect::WatchServices(Scope::Namespaces(vec![
+            "shop".into()
+        ]))]
+    );
+    let View::Services(view) = &a.view else {
+        panic!("back on the Services")
+    };
+    assert_eq!(view.list.selected().unwrap().name, "web", "where it was");
+    assert_eq!(a.pods.visible_len(), 4, "the whole list again");
 }
 
 /// One feed a namespace: a namespace's relist replaces its own rows only;
@@ -144,6 +184,7 @@ fn each_namespaces_feed_keeps_its_own_rows() {
         panic!()
     };
     let names: Vec<String> = view
+        .list
         .rows
         .iter()
         .map(|r| format!("{}/{}", r.namespace, r.name))

@@ -47,6 +47,8 @@ pub enum View {
     Debuggers(Box<super::debuggers::DebuggersView>),
     /// The Services of the namespaces shown (`:svc`).
     Services(Box<super::services::ServicesView>),
+    /// One kind of workload in the namespaces shown (`:deploy`, …).
+    Workloads(Box<super::workloads::WorkloadsView>),
 }
 
 /// What the pod view shows.

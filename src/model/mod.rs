@@ -22,11 +22,13 @@ pub(crate) mod pod;
 pub mod pod_security;
 pub mod problem;
 pub mod pull_secret;
+pub mod selector;
 pub mod service;
 pub mod session;
 pub mod smp;
 pub mod text;
 pub mod transfer;
+pub mod workload;
 
 pub use age::human_duration;
 pub use cluster::{ClusterId, TerminalKey};

@@ -70,7 +70,7 @@ async fn dispatch(
         (&Method::GET, Route::ApiVersions) => Ok(ok_json(&api_versions(state))),
         (&Method::GET, Route::ApiGroups) => Ok(ok_json(&api_groups())),
         (&Method::GET, Route::CoreResources) => Ok(ok_json(&core_resources())),
-        (&Method::GET, Route::AppsResources) => Ok(ok_json(&apps_resources())),
+        (&Method::GET, Route::GroupResources(group)) => Ok(ok_json(&group_resources(group))),
         (&Method::GET, Route::Collection { kind, namespace }) => {
             let watching = query.flag("watch")?;
             let verb = if watching { "watch" } else { "list" };
@@ -381,12 +381,11 @@ fn list(
         (true, Some(last)) => encode_continue(list_rv, &last.key, returned),
         _ => String::new(),
     };
-    if as_table
-        && matches!(
-            filter.kind,
-            Kind::Pod | Kind::Event | Kind::Node | Kind::Secret | Kind::Service
-        )
-    {
+    let printed = matches!(
+        filter.kind,
+        Kind::Pod | Kind::Event | Kind::Node | Kind::Secret | Kind::Service
+    ) || filter.kind.workload().is_some();
+    if as_table && printed {
         let objects: Vec<Value> = items.iter().map(|e| e.value()).collect();
         if let Some(table) = table::of(filter.kind, &objects, list_rv, &continue_token) {
             return Ok(ok_json(&table));
@@ -615,35 +614,45 @@ fn api_versions(state: &SimState) -> Value {
     })
 }
 
-/// `/apis`: the one group served besides the core group.
+/// `/apis`: the groups served besides the core group.
 fn api_groups() -> Value {
-    let version = json!({"groupVersion": "apps/v1", "version": "v1"});
-    json!({
-        "kind": "APIGroupList",
-        "apiVersion": "v1",
-        "groups": [{"name": "apps", "versions": [version], "preferredVersion": version}],
-    })
+    let groups: Vec<Value> = super::http::GROUPS
+        .iter()
+        .map(|group| {
+            let version = json!({"groupVersion": format!("{group}/v1"), "version": "v1"});
+            json!({"name": group, "versions": [version], "preferredVersion": version})
+        })
+        .collect();
+    json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
 }
 
-/// `/apis/apps/v1`: Deployments, ReplicaSets and StatefulSets, read-only
-/// (their controllers run inside the simulator: see `controllers`).
-fn apps_resources() -> Value {
+/// `/apis/apps/v1` (Deployments, ReplicaSets, StatefulSets, DaemonSets)
+/// and `/apis/batch/v1` (Jobs, CronJobs), read-only (their controllers
+/// run inside the simulator: see `controllers`).
+fn group_resources(group: &str) -> Value {
     let resource = |name: &str, kind: &str, short: &str| {
-        json!({
+        let mut resource = json!({
             "name": name, "singularName": kind.to_lowercase(), "namespaced": true, "kind": kind,
-            "verbs": ["get", "list", "watch"], "shortNames": [short], "categories": ["all"],
-            "storageVersionHash": "",
-        })
+            "verbs": ["get", "list", "watch"], "categories": ["all"], "storageVersionHash": "",
+        });
+        if !short.is_empty() {
+            resource["shortNames"] = json!([short]);
+        }
+        resource
     };
     json!({
         "kind": "APIResourceList",
         "apiVersion": "v1",
-        "groupVersion": "apps/v1",
-        "resources": [
-            resource("deployments", "Deployment", "deploy"),
-            resource("replicasets", "ReplicaSet", "rs"),
-            resource("statefulsets", "StatefulSet", "sts"),
-        ],
+        "groupVersion": format!("{group}/v1"),
+        "resources": match group {
+            "batch" => vec![resource("cronjobs", "CronJob", "cj"), resource("jobs", "Job", "")],
+            _ => vec![
+                resource("daemonsets", "DaemonSet", "ds"),
+                resource("deployments", "Deployment", "deploy"),
+                resource("replicasets", "ReplicaSet", "rs"),
+                resource("statefulsets", "StatefulSet", "sts"),
+            ],
+        },
     })
 }
 

@@ -31,8 +31,8 @@ pub enum Route {
     ApiVersions,
     ApiGroups,
     CoreResources,
-    /// `/apis/apps/v1`: the resources of the apps group.
-    AppsResources,
+    /// `/apis/GROUP/v1`: the resources of the apps or batch group.
+    GroupResources(&'static str),
     /// `GET` list/watch, across namespaces when `namespace` is `None`.
     Collection {
         kind: Kind,
@@ -72,6 +72,13 @@ impl Subresource {
 }
 
 /// The kind a `group`'s resource `plural` names (`""` is the core group).
+/// The API groups served besides the core group.
+pub const GROUPS: [&str; 2] = ["apps", "batch"];
+
+fn group_of(group: &str) -> Option<&'static str> {
+    GROUPS.into_iter().find(|g| *g == group)
+}
+
 fn kind_of(group: &str, plural: &str) -> Option<Kind> {
     Kind::ALL
         .into_iter()
@@ -94,17 +101,17 @@ pub fn route(path: &str) -> Option<Route> {
             kind: kind_of("", plural)?,
             namespace: None,
         },
-        ["apis", "apps", "v1"] => Route::AppsResources,
-        ["apis", "apps", "v1", plural] => Route::Collection {
-            kind: kind_of("apps", plural)?,
+        ["apis", group, "v1"] => Route::GroupResources(group_of(group)?),
+        ["apis", group, "v1", plural] => Route::Collection {
+            kind: kind_of(group, plural)?,
             namespace: None,
         },
-        ["apis", "apps", "v1", "namespaces", ns, plural] => Route::Collection {
-            kind: kind_of("apps", plural)?,
+        ["apis", group, "v1", "namespaces", ns, plural] => Route::Collection {
+            kind: kind_of(group, plural)?,
             namespace: Some(ns.to_string()),
         },
-        ["apis", "apps", "v1", "namespaces", ns, plural, name] => Route::Object {
-            kind: kind_of("apps", plural)?,
+        ["apis", group, "v1", "namespaces", ns, plural, name] => Route::Object {
+            kind: kind_of(group, plural)?,
             namespace: Some(ns.to_string()),
             name: name.to_string(),
         },

@@ -1,7 +1,9 @@
-//! The workloads behind the scenario's pods, as read-only `apps/v1`
-//! objects: a ReplicaSet or a StatefulSet for each pod owner, and the
-//! Deployment above a ReplicaSet named `<deployment>-<pod-template-hash>`,
-//! as the Deployment controller names them. Their selectors are what
+//! The workloads behind the scenario's pods, as read-only `apps/v1` and
+//! `batch/v1` objects: a ReplicaSet, StatefulSet, DaemonSet or Job for each
+//! pod owner; the Deployment above a ReplicaSet named
+//! `<deployment>-<pod-template-hash>`, as the Deployment controller names
+//! them, and the CronJob above a Job named `<cronjob>-<minutes>`, as the
+//! CronJob controller names them. Their selectors are what
 //! kubectl resolves `deploy/NAME` through. What their controllers do when a
 //! pod goes is `controllers`.
 
@@ -15,8 +17,10 @@ use serde_json::{Map, Value, json};
 pub struct Owners {
     /// (namespace, ReplicaSet name) → what its pods say of it.
     replica_sets: BTreeMap<(String, String), Seen>,
-    /// The same for StatefulSets.
+    /// The same for StatefulSets, DaemonSets and Jobs.
     stateful_sets: BTreeMap<(String, String), Seen>,
+    daemon_sets: BTreeMap<(String, String), Seen>,
+    jobs: BTreeMap<(String, String), Seen>,
 }
 
 struct Seen {
@@ -25,6 +29,12 @@ struct Seen {
     template: Value,
     pods: u32,
     ready: u32,
+    /// Pods that ran to their end, well or not (a Job's).
+    succeeded: u32,
+    failed: u32,
+    /// The earliest a pod started, the latest one ended.
+    started: Option<String>,
+    finished: Option<String>,
 }
 
 impl Owners {
@@ -39,6 +49,8 @@ impl Owners {
         let sets = match owner["kind"].as_str() {
             Some("ReplicaSet") => &mut self.replica_sets,
             Some("StatefulSet") => &mut self.stateful_sets,
+            Some("DaemonSet") => &mut self.daemon_sets,
+            Some("Job") => &mut self.jobs,
             _ => return,
         };
         let namespace = pod["metadata"]["namespace"].as_str().unwrap_or_default();
@@ -57,13 +69,35 @@ impl Owners {
                     .unwrap_or_default(),
                 template: json!({
                     "metadata": {"labels": pod["metadata"]["labels"]},
-                    "spec": {"containers": pod["spec"]["containers"]},
+                    "spec": template_spec(pod),
                 }),
                 pods: 0,
                 ready: 0,
+                succeeded: 0,
+                failed: 0,
+                started: None,
+                finished: None,
             });
         seen.pods += 1;
         seen.ready += u32::from(ready);
+        let phase = pod["status"]["phase"].as_str();
+        seen.succeeded += u32::from(phase == Some("Succeeded"));
+        seen.failed += u32::from(phase == Some("Failed"));
+        if let Some(start) = pod["status"]["startTime"].as_str()
+            && seen.started.as_deref().is_none_or(|s| start < s)
+        {
+            seen.started = Some(start.to_string());
+        }
+        let ends = pod["status"]["containerStatuses"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|c| c["state"]["terminated"]["finishedAt"].as_str());
+        for end in ends {
+            if seen.finished.as_deref().is_none_or(|f| end > f) {
+                seen.finished = Some(end.to_string());
+            }
+        }
     }
 
     /// The ReplicaSets and Deployments, as stored objects (kind, object).
@@ -165,8 +199,170 @@ impl Owners {
                 }),
             ));
         }
+        for ((namespace, name), seen) in &self.daemon_sets {
+            objects.push((Kind::DaemonSet, daemon_set(namespace, name, seen, created)));
+        }
+        for ((namespace, name), seen) in &self.jobs {
+            let job = job(namespace, name, seen, created);
+            if let Some(cron_job) = cron_job_of(&job) {
+                objects.push((Kind::CronJob, cron_job));
+            }
+            objects.push((Kind::Job, job));
+        }
         objects
     }
+}
+
+/// The pod template's spec, from a pod: its containers, and the node
+/// selector a DaemonSet's pods carry.
+fn template_spec(pod: &Value) -> Value {
+    let mut spec = json!({"containers": pod["spec"]["containers"]});
+    if pod["spec"]["nodeSelector"].is_object() {
+        spec["nodeSelector"] = pod["spec"]["nodeSelector"].clone();
+    }
+    spec
+}
+
+/// A DaemonSet whose pods run on the nodes they were found on.
+fn daemon_set(namespace: &str, name: &str, seen: &Seen, created: Timestamp) -> Value {
+    let mut selector = seen.labels.clone();
+    selector.retain(|k, _| k != "controller-revision-hash" && k != "pod-template-generation");
+    let mut template = seen.template.clone();
+    template["metadata"]["labels"] = json!(selector);
+    json!({
+        "apiVersion": "apps/v1",
+        "kind": "DaemonSet",
+        "metadata": {
+            "name": name, "namespace": namespace, "uid": seen.uid,
+            "generation": 1, "creationTimestamp": created.to_string(), "labels": selector,
+        },
+        "spec": {
+            "selector": {"matchLabels": selector},
+            "template": template,
+            "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 1, "maxSurge": 0}},
+            "revisionHistoryLimit": 10,
+        },
+        "status": {
+            "desiredNumberScheduled": seen.pods, "currentNumberScheduled": seen.pods,
+            "numberReady": seen.ready, "updatedNumberScheduled": seen.pods,
+            "numberAvailable": seen.ready, "numberMisscheduled": 0, "observedGeneration": 1,
+        },
+    })
+}
+
+/// A Job of one pod, as the Job controller reports it: complete when its
+/// pod succeeded, failed (its backoff limit of 0 reached) when it failed,
+/// else active.
+fn job(namespace: &str, name: &str, seen: &Seen, created: Timestamp) -> Value {
+    let selector = json!({"batch.kubernetes.io/controller-uid": seen.uid});
+    let at = seen.finished.clone().unwrap_or_else(|| created.to_string());
+    let condition = |kind: &str, reason: &str, message: &str| {
+        json!({"type": kind, "status": "True", "reason": reason, "message": message,
+               "lastProbeTime": at, "lastTransitionTime": at})
+    };
+    let mut status = json!({"startTime": seen.started, "ready": seen.ready,
+                            "terminating": 0, "uncountedTerminatedPods": {}});
+    if seen.succeeded > 0 {
+        status["succeeded"] = json!(seen.succeeded);
+        status["completionTime"] = json!(at);
+        status["conditions"] = json!([
+            condition(
+                "SuccessCriteriaMet",
+                "CompletionsReached",
+                "Reached expected number of succeeded pods"
+            ),
+            condition(
+                "Complete",
+                "CompletionsReached",
+                "Reached expected number of succeeded pods"
+            ),
+        ]);
+    } else if seen.failed > 0 {
+        status["failed"] = json!(seen.failed);
+        status["conditions"] = json!([
+            condition(
+                "FailureTarget",
+                "BackoffLimitExceeded",
+                "Job has reached the specified backoff limit"
+            ),
+            condition(
+                "Failed",
+                "BackoffLimitExceeded",
+                "Job has reached the specified backoff limit"
+            ),
+        ]);
+    } else {
+        status["active"] = json!(seen.pods);
+    }
+    let mut job = json!({
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {
+            "name": name, "namespace": namespace, "uid": seen.uid,
+            "generation": 1, "creationTimestamp": seen.started.clone().unwrap_or_else(|| created.to_string()),
+            "labels": seen.labels,
+        },
+        "spec": {
+            "parallelism": 1, "completions": 1, "backoffLimit": if seen.failed > 0 { 0 } else { 6 },
+            "completionMode": "NonIndexed", "suspend": false, "manualSelector": false,
+            "podReplacementPolicy": "TerminatingOrFailed",
+            "selector": {"matchLabels": selector},
+            "template": seen.template,
+        },
+        "status": status,
+    });
+    if let Some(cron_job) = cron_job_name(name) {
+        job["metadata"]["ownerReferences"] = json!([{
+            "apiVersion": "batch/v1", "kind": "CronJob", "name": cron_job,
+            "uid": super::scenario::uid(&format!("{namespace}/{cron_job}"), 9),
+            "controller": true, "blockOwnerDeletion": true,
+        }]);
+    }
+    job
+}
+
+/// `nightly-report-29121440`: the CronJob `nightly-report` (its controller
+/// names a Job by the minutes since the epoch it was scheduled at; the
+/// demo's Job keeps its fixed name, so when it ran is its creation).
+fn cron_job_name(job: &str) -> Option<&str> {
+    let (cron_job, minutes) = job.rsplit_once('-')?;
+    (minutes.len() >= 8 && minutes.bytes().all(|b| b.is_ascii_digit())).then_some(cron_job)
+}
+
+/// The CronJob that made `job`, if its name says one did: nightly at the
+/// hour it last ran.
+fn cron_job_of(job: &Value) -> Option<Value> {
+    let name = job["metadata"]["name"].as_str()?;
+    let cron_job = cron_job_name(name)?;
+    let scheduled: Timestamp = job["metadata"]["creationTimestamp"]
+        .as_str()?
+        .parse()
+        .ok()?;
+    let owner = &job["metadata"]["ownerReferences"][0];
+    let hour = scheduled.to_zoned(jiff::tz::TimeZone::UTC).hour();
+    // Its template is the Job's less what the Job controller adds.
+    let mut template = job["spec"]["template"].clone();
+    if let Some(labels) = template["metadata"]["labels"].as_object_mut() {
+        labels.retain(|k, _| !k.ends_with("controller-uid") && !k.ends_with("job-name"));
+    }
+    let mut status = json!({"lastScheduleTime": scheduled.to_string()});
+    if job["status"]["succeeded"].as_i64().unwrap_or_default() > 0 {
+        status["lastSuccessfulTime"] = job["status"]["completionTime"].clone();
+    }
+    Some(json!({
+        "apiVersion": "batch/v1",
+        "kind": "CronJob",
+        "metadata": {
+            "name": cron_job, "namespace": job["metadata"]["namespace"], "uid": owner["uid"],
+            "generation": 1, "creationTimestamp": job["metadata"]["creationTimestamp"],
+        },
+        "spec": {
+            "schedule": format!("0 {hour} * * *"), "suspend": false, "concurrencyPolicy": "Forbid",
+            "successfulJobsHistoryLimit": 3, "failedJobsHistoryLimit": 1,
+            "jobTemplate": {"spec": {"backoffLimit": 6, "template": template}},
+        },
+        "status": status,
+    }))
 }
 
 #[cfg(test)]

@@ -44,7 +44,7 @@ impl Role {
             Role::Viewer => match (a.resource, a.subresource) {
                 (
                     "pods" | "namespaces" | "nodes" | "events" | "deployments" | "replicasets"
-                    | "statefulsets" | "services",
+                    | "statefulsets" | "daemonsets" | "jobs" | "cronjobs" | "services",
                     "",
                 ) => read,
                 ("pods", "log") => a.verb == "get",
@@ -60,8 +60,8 @@ impl Role {
                         "" | "log" | "ephemeralcontainers" | "attach" | "exec" | "portforward",
                     ) => true,
                     (
-                        "events" | "deployments" | "replicasets" | "statefulsets" | "secrets"
-                        | "services",
+                        "events" | "deployments" | "replicasets" | "statefulsets" | "daemonsets"
+                        | "jobs" | "cronjobs" | "secrets" | "services",
                         "",
                     ) => read,
                     _ => false,

@@ -29,6 +29,8 @@ enum Shape {
     CrashLoop,
     Pending,
     Completed,
+    /// Ran to its end and failed (a Job's pod that will not be retried).
+    Failed,
     InitRunning,
     ImagePullBackOff,
 }
@@ -46,8 +48,18 @@ struct PodSpec<'a> {
     windows: bool,
     /// Volumes, mounted in every container.
     volumes: Vec<Volume<'a>>,
-    /// A StatefulSet's pod (else a ReplicaSet's).
-    stateful: bool,
+    /// Which controller made it.
+    owner: Owned,
+}
+
+/// The controller of a demo pod, named by the pod's name less its last
+/// `-suffix` (a StatefulSet's, its ordinal).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Owned {
+    ReplicaSet,
+    StatefulSet,
+    Job,
+    DaemonSet,
 }
 
 /// A demo pod's volume: a claim named `NAME-POD` (as a StatefulSet makes
@@ -85,7 +97,7 @@ pub fn demo(now: Timestamp) -> Vec<Value> {
                 static_pod: false,
                 windows: false,
                 volumes: vec![],
-                stateful: false,
+                owner: Owned::ReplicaSet,
             })
             .collect::<Vec<_>>()
     };
@@ -174,7 +186,7 @@ pub fn demo(now: Timestamp) -> Vec<Value> {
         static_pod: false,
         windows: false,
         volumes: vec![],
-        stateful: false,
+        owner: Owned::ReplicaSet,
     };
     let mut redis = one(
         "shop",
@@ -186,7 +198,7 @@ pub fn demo(now: Timestamp) -> Vec<Value> {
         Some("node-b1"),
         hours(90),
     );
-    redis.stateful = true;
+    redis.owner = Owned::StatefulSet;
     redis.volumes = vec![Volume {
         name: "data",
         path: "/data",
@@ -210,7 +222,7 @@ pub fn demo(now: Timestamp) -> Vec<Value> {
         claimed: false,
     }];
     push(ledger);
-    push(one(
+    let mut migrate = one(
         "search",
         "search-migrate-2b8x4",
         "search-migrate",
@@ -219,7 +231,9 @@ pub fn demo(now: Timestamp) -> Vec<Value> {
         Shape::InitRunning,
         Some("node-b2"),
         SignedDuration::from_mins(3),
-    ));
+    );
+    migrate.owner = Owned::Job;
+    push(migrate);
     push(one(
         "search",
         "search-gpu-5c7d9f8b6-l2m3n",
@@ -230,7 +244,8 @@ pub fn demo(now: Timestamp) -> Vec<Value> {
         None,
         SignedDuration::from_mins(20),
     ));
-    push(one(
+    // A CronJob's Job (`<cronjob>-<minutes since the epoch>`) that ran.
+    let mut report = one(
         "batch",
         "nightly-report-29121440-8xk2p",
         "nightly-report",
@@ -239,7 +254,37 @@ pub fn demo(now: Timestamp) -> Vec<Value> {
         Shape::Completed,
         Some("node-a1"),
         hours(7),
-    ));
+    );
+    report.owner = Owned::Job;
+    push(report);
+    // A Job that failed its one try (backoffLimit 0).
+    let mut reindex = one(
+        "batch",
+        "reindex-orders-q7t2m",
+        "reindex-orders",
+        vec![("reindex", "ghcr.io/podbay/indexer:0.9.3")],
+        vec![],
+        Shape::Failed,
+        Some("node-b1"),
+        hours(2),
+    );
+    reindex.owner = Owned::Job;
+    push(reindex);
+    // A log shipper on every Linux node.
+    for (node, suffix) in NODES.iter().zip(["4kx7d", "9pw2r", "c6m8t", "h3v5n"]) {
+        let mut shipper = one(
+            "kube-system",
+            &format!("log-shipper-{suffix}"),
+            "log-shipper",
+            vec![("shipper", "fluent/fluent-bit:3.1.9")],
+            vec![],
+            Shape::Running,
+            Some(node),
+            hours(300),
+        );
+        shipper.owner = Owned::DaemonSet;
+        push(shipper);
+    }
     push(one(
         "batch",
         "thumbnailer-6d5c8b9f7-q4w5e",
@@ -439,7 +484,7 @@ pub fn generated(n: usize, now: Timestamp) -> impl Iterator<Item = Value> {
             static_pod: false,
             windows: false,
             volumes: vec![],
-            stateful: false,
+            owner: Owned::ReplicaSet,
         };
         build(&spec, now)
     })
@@ -755,6 +800,21 @@ fn build(spec: &PodSpec<'_>, now: Timestamp) -> Value {
             vec![],
             false,
         ),
+        Shape::Failed => (
+            "Failed",
+            spec.containers
+                .iter()
+                .map(|(n, i)| {
+                    json!({
+                        "name": n, "image": i, "imageID": "", "containerID": cid(), "ready": false, "started": false, "restartCount": 0,
+                        "state": {"terminated": {"exitCode": 1, "reason": "Error", "startedAt": ts(started), "finishedAt": ts(started + SignedDuration::from_secs(40)), "containerID": cid()}},
+                        "lastState": {},
+                    })
+                })
+                .collect(),
+            vec![],
+            false,
+        ),
         Shape::InitRunning => (
             "Pending",
             spec.containers
@@ -783,7 +843,26 @@ fn build(spec: &PodSpec<'_>, now: Timestamp) -> Value {
         .map(|x| x.0)
         .unwrap_or(&spec.name);
     let mut owner = json!([{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": replica_set, "uid": uid(replica_set, 2), "controller": true, "blockOwnerDeletion": true}]);
-    if spec.stateful {
+    if spec.owner == Owned::Job {
+        // A Job's pod: labelled with its Job's uid and name, as the Job
+        // controller does (the old unprefixed labels too).
+        let job_uid = uid(replica_set, 7);
+        labels = json!({
+            "app.kubernetes.io/name": spec.app,
+            "batch.kubernetes.io/controller-uid": job_uid, "controller-uid": job_uid,
+            "batch.kubernetes.io/job-name": replica_set, "job-name": replica_set,
+        });
+        owner = json!([{"apiVersion": "batch/v1", "kind": "Job", "name": replica_set, "uid": job_uid, "controller": true, "blockOwnerDeletion": true}]);
+    }
+    if spec.owner == Owned::DaemonSet {
+        labels = json!({
+            "app.kubernetes.io/name": spec.app,
+            "controller-revision-hash": hex_id(replica_set, 8, 10),
+            "pod-template-generation": "1",
+        });
+        owner = json!([{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": replica_set, "uid": uid(replica_set, 8), "controller": true, "blockOwnerDeletion": true}]);
+    }
+    if spec.owner == Owned::StatefulSet {
         // A StatefulSet's pod: `<set>-<ordinal>`, labelled as its controller does.
         labels = json!({
             "app.kubernetes.io/name": spec.app,
@@ -825,7 +904,10 @@ fn build(spec: &PodSpec<'_>, now: Timestamp) -> Value {
         },
         "spec": {
             "containers": containers,
-            "restartPolicy": if matches!(spec.shape, Shape::Completed) { "Never" } else { "Always" },
+            "restartPolicy": match spec.owner {
+                Owned::Job => "Never",
+                _ => "Always",
+            },
             "terminationGracePeriodSeconds": 30, "dnsPolicy": "ClusterFirst",
             "serviceAccountName": "default", "schedulerName": "default-scheduler",
             "enableServiceLinks": true, "preemptionPolicy": "PreemptLowerPriority", "priority": 0,
@@ -875,6 +957,9 @@ fn build(spec: &PodSpec<'_>, now: Timestamp) -> Value {
             pod["status"]["podIP"] = json!(ip);
             pod["status"]["podIPs"] = json!([{"ip": ip}]);
         }
+    }
+    if spec.owner == Owned::DaemonSet {
+        pod["spec"]["nodeSelector"] = json!({"kubernetes.io/os": "linux"});
     }
     if spec.windows {
         pod["spec"]["os"] = json!({"name": "windows"});

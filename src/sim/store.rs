@@ -30,10 +30,14 @@ pub enum Kind {
     Secret,
     /// Read-only: what `svc/NAME` resolves through (a selector and ports).
     Service,
+    /// `apps/v1` and `batch/v1`, read-only, as the other workloads.
+    DaemonSet,
+    Job,
+    CronJob,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 9] = [
+    pub const ALL: [Kind; 12] = [
         Kind::Pod,
         Kind::Event,
         Kind::Namespace,
@@ -43,6 +47,9 @@ impl Kind {
         Kind::Node,
         Kind::Secret,
         Kind::Service,
+        Kind::DaemonSet,
+        Kind::Job,
+        Kind::CronJob,
     ];
 
     pub fn plural(self) -> &'static str {
@@ -56,6 +63,9 @@ impl Kind {
             Kind::Node => "nodes",
             Kind::Secret => "secrets",
             Kind::Service => "services",
+            Kind::DaemonSet => "daemonsets",
+            Kind::Job => "jobs",
+            Kind::CronJob => "cronjobs",
         }
     }
 
@@ -70,13 +80,17 @@ impl Kind {
             Kind::Node => "Node",
             Kind::Secret => "Secret",
             Kind::Service => "Service",
+            Kind::DaemonSet => "DaemonSet",
+            Kind::Job => "Job",
+            Kind::CronJob => "CronJob",
         }
     }
 
     /// The API group (`""` for the core group).
     pub fn group(self) -> &'static str {
         match self {
-            Kind::Deployment | Kind::ReplicaSet | Kind::StatefulSet => "apps",
+            Kind::Deployment | Kind::ReplicaSet | Kind::StatefulSet | Kind::DaemonSet => "apps",
+            Kind::Job | Kind::CronJob => "batch",
             Kind::Pod
             | Kind::Event
             | Kind::Namespace
@@ -89,6 +103,7 @@ impl Kind {
     pub fn api_version(self) -> &'static str {
         match self.group() {
             "" => "v1",
+            "batch" => "batch/v1",
             _ => "apps/v1",
         }
     }
@@ -139,9 +154,13 @@ impl Kind {
             Kind::Namespace => &["metadata.name", "status.phase"],
             Kind::Node => &["metadata.name", "spec.unschedulable"],
             Kind::Secret => &["metadata.name", "metadata.namespace", "type"],
-            Kind::Deployment | Kind::ReplicaSet | Kind::StatefulSet | Kind::Service => {
-                &["metadata.name", "metadata.namespace"]
-            }
+            Kind::Deployment
+            | Kind::ReplicaSet
+            | Kind::StatefulSet
+            | Kind::Service
+            | Kind::DaemonSet
+            | Kind::CronJob => &["metadata.name", "metadata.namespace"],
+            Kind::Job => &["metadata.name", "metadata.namespace", "status.successful"],
         }
     }
 
@@ -156,7 +175,24 @@ impl Kind {
             Kind::Node => 6,
             Kind::Secret => 7,
             Kind::Service => 8,
+            Kind::DaemonSet => 9,
+            Kind::Job => 10,
+            Kind::CronJob => 11,
         }
+    }
+
+    /// The workload kind this is, as podbay's views and tables read it.
+    pub fn workload(self) -> Option<crate::model::workload::WorkloadKind> {
+        use crate::model::workload::WorkloadKind;
+        Some(match self {
+            Kind::Deployment => WorkloadKind::Deployment,
+            Kind::ReplicaSet => WorkloadKind::ReplicaSet,
+            Kind::StatefulSet => WorkloadKind::StatefulSet,
+            Kind::DaemonSet => WorkloadKind::DaemonSet,
+            Kind::Job => WorkloadKind::Job,
+            Kind::CronJob => WorkloadKind::CronJob,
+            _ => return None,
+        })
     }
 }
 

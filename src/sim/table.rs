@@ -1,4 +1,5 @@
-//! `meta.k8s.io/v1` Table rendering of pods, events and nodes, for
+//! `meta.k8s.io/v1` Table rendering of pods, events, nodes, Services and
+//! workloads, for
 //! `kubectl get` (which asks the server to print), with the apiserver's
 //! columns.
 
@@ -8,6 +9,7 @@ use serde_json::{Value, json};
 use super::store::Kind;
 use crate::model::PodRow;
 use crate::model::node::NodeRow;
+use crate::model::workload::{Cell, WorkloadKind, WorkloadRow};
 
 /// The Table of `objects` of `kind`, for the kinds the apiserver prints
 /// columns of here; `None` for the others (their objects are sent).
@@ -23,7 +25,10 @@ pub fn of(
         Kind::Node => nodes(objects, resource_version, continue_token),
         Kind::Secret => secrets(objects, resource_version, continue_token),
         Kind::Service => services(objects, resource_version, continue_token),
-        _ => return None,
+        kind => {
+            let workload = kind.workload()?;
+            workloads(workload, objects, resource_version, continue_token)
+        }
     })
 }
 
@@ -404,6 +409,81 @@ fn events(events: &[Value], resource_version: u64, continue_token: &str) -> Valu
         ],
         rows,
     )
+}
+
+/// `kubectl get deploy` and the other workloads: the apiserver's columns,
+/// from the rows podbay's own views show, so the two agree by construction.
+fn workloads(
+    kind: WorkloadKind,
+    objects: &[Value],
+    resource_version: u64,
+    continue_token: &str,
+) -> Value {
+    let now = jiff::Timestamp::now();
+    let rows = objects
+        .iter()
+        .map(|object| {
+            let workload = WorkloadRow::from_object(kind, object);
+            let mut cells = vec![json!(workload.name)];
+            for (cell, text) in workload.cells.iter().zip(workload.texts(now)) {
+                cells.push(match cell {
+                    Cell::Count(n) => json!(n),
+                    _ => json!(text),
+                });
+            }
+            let age = workload.created.map_or("<unknown>".into(), |t| {
+                crate::model::human_duration(now.duration_since(t))
+            });
+            cells.extend([
+                json!(age),
+                json!(workload.containers),
+                json!(workload.images),
+            ]);
+            if kind != WorkloadKind::StatefulSet {
+                cells.push(json!(workload.selector.to_string()));
+            }
+            row(Value::Array(cells), &object["metadata"])
+        })
+        .collect();
+    let column = |name: &str, kind: &str, priority: u8| json!({"name": name, "type": kind, "format": if name == "Name" { "name" } else { "" }, "description": "", "priority": priority});
+    let counted = ["DESIRED", "CURRENT", "UP-TO-DATE", "AVAILABLE", "ACTIVE"];
+    let mut columns = vec![column("Name", "string", 0)];
+    for title in kind.columns() {
+        // READY is a count only where it stands alone (a ReplicaSet's, a
+        // DaemonSet's), not `2/3`.
+        let count = counted.contains(title)
+            || (*title == "READY"
+                && matches!(kind, WorkloadKind::ReplicaSet | WorkloadKind::DaemonSet));
+        columns.push(column(
+            &title_case(title),
+            if count { "integer" } else { "string" },
+            0,
+        ));
+    }
+    columns.extend([
+        column("Age", "string", 0),
+        column("Containers", "string", 1),
+        column("Images", "string", 1),
+    ]);
+    if kind != WorkloadKind::StatefulSet {
+        columns.push(column("Selector", "string", 1));
+    }
+    table(resource_version, continue_token, columns, rows)
+}
+
+/// `UP-TO-DATE` as the apiserver names the column: `Up-to-date`.
+fn title_case(title: &str) -> String {
+    title
+        .split(' ')
+        .map(|word| {
+            let lower = word.to_lowercase();
+            let mut chars = lower.chars();
+            chars.next().map_or(String::new(), |first| {
+                first.to_uppercase().chain(chars).collect()
+            })
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// A Table: its columns and rows, at `resource_version`, with the next

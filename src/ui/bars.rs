@@ -39,7 +39,7 @@ pub fn header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         _ => {
             let total = app.pods.total();
             let noun = if total == 1 { "pod" } else { "pods" };
-            let mut counts = if app.pods.query().is_some() {
+            let mut counts = if app.pods.query().is_some() || app.pods.narrow().is_some() {
                 format!("{}/{total} {noun}", app.pods.visible_len())
             } else {
                 format!("{total} {noun}")
@@ -81,6 +81,11 @@ pub fn header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         sep.clone(),
         Span::styled(counts, theme.text),
     ];
+    if let (Some(narrowed), View::Pods | View::Pod(_)) = (&app.narrowed, &app.view) {
+        spans.push(sep.clone());
+        spans.push(Span::styled("pods of ", theme.dim));
+        spans.push(Span::styled(narrowed.from.clone(), theme.matched));
+    }
     if let Some(query) = query {
         spans.push(sep.clone());
         spans.push(Span::styled("filter ", theme.dim));

@@ -47,7 +47,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, top: usize, theme: &Theme)
         View::Files(_) => " keys: files ",
         View::Forwards(_) => " keys: forwards ",
         View::Nodes(_) => " keys: nodes (enter: its pods, d: a shell on it) ",
-        View::Services(_) => " keys: services (enter: its ports and pods) ",
+        View::Services(_) => " keys: services (enter: its pods, D: where it sends) ",
+        View::Workloads(_) => " keys: workloads (enter: its pods, d: debug them) ",
         View::Debuggers(_) => " keys: debuggers (x: stop one, a: attach to it) ",
     };
     draw_box(frame, area, title, lines, top, theme);

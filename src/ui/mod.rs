@@ -17,6 +17,7 @@ mod services;
 #[cfg(test)]
 mod snapshots;
 mod text_table;
+mod workloads;
 mod workspace;
 
 use ratatui::Frame;
@@ -82,6 +83,7 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme) {
                 Some(text) => reader::draw(frame, area, "the Service", None, text, theme),
                 None => services::draw(frame, area, app, view, theme),
             },
+            View::Workloads(view) => workloads::draw(frame, area, app, view, theme),
         }
     }
     if let Some(area) = areas.workspace {

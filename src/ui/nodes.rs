@@ -17,10 +17,10 @@ use super::text_table;
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &NodesView, theme: &Theme) {
     let title = format!(
         " nodes ({}) · PODS: those of ns {} ",
-        view.rows.len(),
+        view.list.rows.len(),
         app.scope.label()
     );
-    let state = (view.trouble.as_ref(), view.listed);
+    let state = (view.list.trouble.as_ref(), view.list.listed);
     let Some(inner) = text_table::frame(frame, area, title, state, theme) else {
         return;
     };
@@ -32,6 +32,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &NodesView, theme: &
     // The taints go last: on a narrow screen they are counted first,
     // then VERSION gives way (enter on a node lists its taints whole).
     let mut rows: Vec<Vec<String>> = view
+        .list
         .rows
         .iter()
         .map(|n| {
@@ -61,7 +62,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &NodesView, theme: &
     .map(String::from)
     .to_vec();
     if !text_table::fits(&text_table::widths(&titles, &rows), inner.width) {
-        for (row, node) in rows.iter_mut().zip(&view.rows) {
+        for (row, node) in rows.iter_mut().zip(&view.list.rows) {
             let last = row.len() - 1;
             row[last] = match node.taints.len() {
                 0 => "—".into(),
@@ -77,11 +78,18 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &NodesView, theme: &
             row.remove(VERSION);
         }
     }
-    let style = |i: usize| match view.rows[i].ready {
+    let style = |i: usize| match view.list.rows[i].ready {
         true => theme.text,
         false => theme.warning,
     };
-    text_table::draw(frame, inner, (&titles, &rows), view.cursor, style, theme);
+    text_table::draw(
+        frame,
+        inner,
+        (&titles, &rows),
+        view.list.cursor,
+        style,
+        theme,
+    );
 }
 
 pub fn draw_form(frame: &mut Frame, area: Rect, form: &NodeDebugForm, theme: &Theme) {

@@ -33,6 +33,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 trouble.unwrap_or_default()
             ),
             (_, Some(q)) => format!("No pod matches {q:?}. Esc clears the filter."),
+            _ if app.narrowed.is_some() => app.nothing_narrowed(),
             _ => match app.missing_namespace() {
                 Some((name, close)) if close.is_empty() => format!(
                     "Namespace {name} does not exist in this cluster (:ns and tab list those that do)."

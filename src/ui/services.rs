@@ -20,14 +20,14 @@ const GIVE_WAY: [&str; 3] = ["EXTERNAL-IP", "CLUSTER-IP", "TYPE"];
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &ServicesView, theme: &Theme) {
     let title = format!(
         " services ({}) · ns {} · ENDPOINTS: ready pods of those it selects ",
-        view.rows.len(),
+        view.list.rows.len(),
         app.scope.label()
     );
-    let state = (view.trouble.as_ref(), view.listed);
+    let state = (view.list.trouble.as_ref(), view.list.listed);
     let Some(inner) = text_table::frame(frame, area, title, state, theme) else {
         return;
     };
-    if view.rows.is_empty() {
+    if view.list.rows.is_empty() {
         frame.render_widget(
             Paragraph::new(Span::styled(
                 format!(" No Services in namespace {}.", app.scope.label()),
@@ -53,9 +53,10 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &ServicesView, theme
         titles.insert(0, "NAMESPACE".into());
     }
     // Whether each Service sends traffic anywhere, for its colour.
-    let mut idle = Vec::with_capacity(view.rows.len());
-    let counts = endpoints(&view.rows, app.pods.rows());
+    let mut idle = Vec::with_capacity(view.list.rows.len());
+    let counts = endpoints(&view.list.rows, app.pods.rows());
     let mut rows: Vec<Vec<String>> = view
+        .list
         .rows
         .iter()
         .zip(counts)
@@ -84,20 +85,17 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &ServicesView, theme
             row
         })
         .collect();
-    for column in GIVE_WAY {
-        if text_table::fits(&text_table::widths(&titles, &rows), inner.width) {
-            break;
-        }
-        if let Some(at) = titles.iter().position(|t| t == column) {
-            titles.remove(at);
-            for row in &mut rows {
-                row.remove(at);
-            }
-        }
-    }
+    text_table::give_way(&mut titles, &mut rows, inner.width, &GIVE_WAY);
     let style = |i: usize| match idle[i] {
         true => theme.warning,
         false => theme.text,
     };
-    text_table::draw(frame, inner, (&titles, &rows), view.cursor, style, theme);
+    text_table::draw(
+        frame,
+        inner,
+        (&titles, &rows),
+        view.list.cursor,
+        style,
+        theme,
+    );
 }

@@ -57,6 +57,22 @@ pub fn fits(widths: &[usize], width: u16) -> bool {
     1 + widths.iter().map(|w| w + 2).sum::<usize>() - 2 <= usize::from(width)
 }
 
+/// Drops the columns named in `give_way`, first first, until the rest fit
+/// `width`.
+pub fn give_way(titles: &mut Vec<String>, rows: &mut [Vec<String>], width: u16, give_way: &[&str]) {
+    for column in give_way {
+        if fits(&widths(titles, rows), width) {
+            break;
+        }
+        if let Some(at) = titles.iter().position(|t| t == column) {
+            titles.remove(at);
+            for row in rows.iter_mut() {
+                row.remove(at);
+            }
+        }
+    }
+}
+
 /// The header, then the rows from where the selected one stays on screen,
 /// each in its style.
 pub fn draw(

@@ -46,6 +46,22 @@ pub struct PodTable {
     widths: WidthTracker,
     /// Pods marked for a launch in many at once (`space`, `*`).
     marks: BTreeSet<PodKey>,
+    /// Only a workload's or a Service's pods are shown (`enter` on one).
+    narrow: Option<Narrow>,
+}
+
+/// The pods of one namespace that a selector picks: a workload's, a
+/// Service's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Narrow {
+    pub namespace: String,
+    pub selector: crate::model::selector::Selector,
+}
+
+impl Narrow {
+    fn admits(&self, row: &PodRow) -> bool {
+        *row.key.namespace == *self.namespace && self.selector.matches(&row.labels)
+    }
 }
 
 /// The widest namespace, name, status and node of all rows, in characters:
@@ -191,6 +207,7 @@ impl Default for PodTable {
             scratch: Scratch::default(),
             marks: BTreeSet::new(),
             widths: WidthTracker::default(),
+            narrow: None,
         }
     }
 }
@@ -226,6 +243,20 @@ impl PodTable {
 
     pub fn sort(&self) -> Option<Sort> {
         self.sort
+    }
+
+    pub fn narrow(&self) -> Option<&Narrow> {
+        self.narrow.as_ref()
+    }
+
+    /// Shows only the pods `narrow` admits (all pods for `None`), the
+    /// filter and sort kept; the cursor starts at the top.
+    pub fn set_narrow(&mut self, narrow: Option<Narrow>) {
+        self.narrow = narrow;
+        let query = self.query().unwrap_or_default().to_string();
+        self.filter = None;
+        self.rebuild(&query);
+        self.select_index(0);
     }
 
     /// Sorts by `column`, this way round (a restored workspace's sort).
@@ -479,7 +510,7 @@ impl PodTable {
 
     /// The rows shown for `query` and the sort.
     fn rebuild(&mut self, query: &str) {
-        if query.is_empty() && self.sort.is_none() {
+        if query.is_empty() && self.sort.is_none() && self.narrow.is_none() {
             self.filter = None;
         } else {
             let pattern = Query::new(query);
@@ -591,6 +622,18 @@ impl PodTable {
     /// ahead: they are 100 000 allocations far apart, and waiting on each
     /// in turn made a keystroke up to twice as long.
     fn score_part(&self, query: &Query, part: &[u32]) -> Vec<Hit> {
+        let admitted: Vec<u32>;
+        let part = match &self.narrow {
+            Some(narrow) => {
+                admitted = part
+                    .iter()
+                    .copied()
+                    .filter(|&i| narrow.admits(&self.rows[i as usize]))
+                    .collect();
+                &admitted[..]
+            }
+            None => part,
+        };
         let mut scratch = Scratch::default();
         let mut by_name = Vec::with_capacity(part.len());
         let mut others = Vec::new();
@@ -650,6 +693,9 @@ impl PodTable {
         let rows = &self.rows;
         let row = at as u32;
         filter.hits.retain(|h| h.row != row);
+        if self.narrow.as_ref().is_some_and(|n| !n.admits(&rows[at])) {
+            return;
+        }
         let scored = score_row(
             &filter.pattern,
             self.texts.get(at),

@@ -180,6 +180,7 @@ impl Tasks {
             Effect::WatchEvents(scope) => self.watch_events(scope),
             Effect::WatchNodes => self.watch_nodes(),
             Effect::WatchServices(scope) => self.watch_services(scope),
+            Effect::WatchWorkloads(kind, scope) => self.watch_workloads(kind, scope),
             Effect::CreatePod {
                 id,
                 key,

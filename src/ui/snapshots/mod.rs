@@ -1285,3 +1285,5 @@ fn the_copy_form_takes_a_pull_secret() {
     }
     assert_snapshot("copy_form_80x24", &render(&a, 80, 24));
 }
+
+mod workload_views;

@@ -1,0 +1,99 @@
+//! The rows of a view of another kind than pods (nodes, Services,
+//! workloads), as its watch keeps them: one way to apply a feed, so the
+//! views cannot differ in how a relist, a change or a refusal lands.
+
+use crate::model::feed::Feed;
+use crate::model::text::Printable;
+
+/// An object a view lists: who it is.
+pub trait Object {
+    /// Its namespace (empty for a cluster-scoped kind) and name.
+    fn identity(&self) -> (&str, &str);
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ObjectRows<R> {
+    /// By namespace, then name.
+    pub rows: Vec<R>,
+    pub cursor: usize,
+    /// The watch's trouble (refused, failing), until it lists.
+    pub trouble: Option<Printable>,
+    pub listed: bool,
+}
+
+impl<R> Default for ObjectRows<R> {
+    fn default() -> Self {
+        ObjectRows {
+            rows: Vec::new(),
+            cursor: 0,
+            trouble: None,
+            listed: false,
+        }
+    }
+}
+
+impl<R: Object> ObjectRows<R> {
+    pub fn selected(&self) -> Option<&R> {
+        self.rows.get(self.cursor)
+    }
+
+    /// Applies what the watch says; `noun` names one object in a sentence
+    /// about one that does not decode (`a Service`).
+    pub fn apply(&mut self, feed: Feed<R>, noun: &str) {
+        let same = |a: &R, b: &R| a.identity() == b.identity();
+        match feed {
+            Feed::Listed { rows, scope, .. } => {
+                // One feed a namespace: a relist replaces its own rows.
+                match scope {
+                    Some(namespace) => {
+                        self.rows.retain(|r| r.identity().0 != namespace);
+                        self.rows.extend(rows);
+                    }
+                    None => self.rows = rows,
+                }
+                self.listed = true;
+                self.trouble = None;
+            }
+            Feed::Applied(row) => {
+                match self.rows.iter_mut().find(|r| same(r, &row)) {
+                    Some(existing) => *existing = row,
+                    None => self.rows.push(row),
+                }
+                self.trouble = None;
+            }
+            Feed::Deleted(row) => self.rows.retain(|r| !same(r, &row)),
+            Feed::Forbidden(denied) => self.trouble = Some(denied.sentence().into()),
+            Feed::Reconnecting(sentence) => self.trouble = Some(sentence),
+            Feed::Unreadable(bad) => {
+                self.trouble = bad.first().map(|b| b.sentence(noun).into());
+            }
+            // Not a paged feed: no pages come.
+            Feed::Resumed | Feed::Listing { .. } | Feed::Page { .. } | Feed::Cut => {}
+        }
+        self.rows.sort_by(|a, b| a.identity().cmp(&b.identity()));
+        self.cursor = self.cursor.min(self.rows.len().saturating_sub(1));
+    }
+
+    /// Moves the cursor for a movement key; whether it was one.
+    pub fn move_cursor(&mut self, action: super::keymap::Action) -> bool {
+        super::keymap::move_cursor(&mut self.cursor, self.rows.len(), action)
+    }
+}
+
+impl Object for crate::model::node::NodeRow {
+    fn identity(&self) -> (&str, &str) {
+        ("", &self.name)
+    }
+}
+
+impl Object for crate::model::service::ServiceRow {
+    fn identity(&self) -> (&str, &str) {
+        (&self.namespace, &self.name)
+    }
+}
+
+impl Object for crate::model::workload::WorkloadRow {
+    fn identity(&self) -> (&str, &str) {
+        (&self.namespace, &self.name)
+    }
+}

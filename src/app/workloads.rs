@@ -1,0 +1,156 @@
+//! The workload views (`:deploy`, `:sts`, `:ds`, `:rs`, `:job`, `:cj`):
+//! one kind's objects in the namespaces shown, by watch, in kubectl's
+//! columns. `enter` leads to their pods: the pod list narrowed to the
+//! workload's selector (a Service's too, from its view), saying so in the
+//! header; `esc` comes back. `d` debugs those pods at once.
+
+use super::keymap::Action;
+use super::message::{info, warning};
+use super::object_rows::ObjectRows;
+use super::pods::Narrow;
+use super::{App, Effect, View};
+use crate::model::feed::Feed;
+use crate::model::selector::Selector;
+use crate::model::workload::{WorkloadKind, WorkloadRow};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorkloadsView {
+    pub kind: WorkloadKind,
+    pub list: ObjectRows<WorkloadRow>,
+}
+
+/// The pod list shows only some object's pods.
+#[derive(Debug)]
+pub struct Narrowed {
+    /// `deploy/storefront`, `svc/storefront`.
+    pub from: String,
+    /// The view `enter` was pressed in, shown again on `esc`.
+    back: View,
+}
+
+impl App {
+    /// `:deploy` and the other kinds' commands.
+    pub(super) fn open_workloads(&mut self, kind: WorkloadKind) -> Vec<Effect> {
+        self.message = None;
+        self.view = View::Workloads(Box::new(WorkloadsView {
+            kind,
+            list: ObjectRows::default(),
+        }));
+        vec![Effect::WatchWorkloads(kind, self.scope.clone())]
+    }
+
+    /// Keys of a workload view; `None` for those with their usual meaning.
+    pub(super) fn on_workloads_key(&mut self, action: Action) -> Option<Vec<Effect>> {
+        let View::Workloads(view) = &mut self.view else {
+            return None;
+        };
+        // On an empty list these act on nothing: never on the pod list
+        // behind the view.
+        if matches!(action, Action::Open | Action::Debug | Action::Describe)
+            && view.list.selected().is_none()
+        {
+            return Some(vec![]);
+        }
+        if view.list.move_cursor(action) {
+            return Some(vec![]);
+        }
+        match action {
+            Action::Open | Action::Debug => {
+                let row = view.list.selected()?;
+                let from = row.reference();
+                let (namespace, selector) = (row.namespace.clone(), row.selector.clone());
+                Some(self.narrow_to(from, namespace, selector, action == Action::Debug))
+            }
+            Action::Back => {
+                self.view = View::Pods;
+                Some(vec![Effect::StopWatchingPod])
+            }
+            _ => None,
+        }
+    }
+
+    pub(super) fn on_workloads_feed(&mut self, feed: Feed<WorkloadRow>) {
+        if let View::Workloads(view) = &mut self.view {
+            let noun = format!("a {}", view.kind.kind());
+            view.list.apply(feed, &noun);
+        }
+    }
+
+    /// Shows the pod list narrowed to `selector`'s pods in `namespace`,
+    /// the view left kept for `esc`; with `debug`, marks them all and
+    /// opens the many-pods form on them.
+    pub(super) fn narrow_to(
+        &mut self,
+        from: String,
+        namespace: String,
+        selector: Selector,
+        debug: bool,
+    ) -> Vec<Effect> {
+        if selector.is_empty() {
+            self.message = Some(warning(format!(
+                "{from} has no selector podbay can read: its pods cannot be found by label."
+            )));
+            return vec![];
+        }
+        let back = std::mem::replace(&mut self.view, View::Pods);
+        self.narrowed = Some(Narrowed { from, back });
+        self.pods.set_narrow(Some(Narrow {
+            namespace,
+            selector,
+        }));
+        self.message = None;
+        let mut effects = vec![Effect::StopWatchingPod];
+        if debug {
+            if self.pods.visible_len() == 0 {
+                self.message = Some(warning(self.nothing_narrowed()));
+                return effects;
+            }
+            self.pods.clear_marks();
+            self.pods.mark_shown();
+            effects.extend(self.read_marked());
+        } else if self.pods.visible_len() == 0 {
+            self.message = Some(info(self.nothing_narrowed()));
+        }
+        effects
+    }
+
+    /// Why the narrowed list is empty, in one sentence.
+    pub(crate) fn nothing_narrowed(&self) -> String {
+        match (&self.narrowed, self.pods.narrow()) {
+            (Some(narrowed), Some(narrow)) => format!(
+                "No pod of {} matches {} in the pod list (esc goes back).",
+                narrowed.from, narrow.selector
+            ),
+            _ => String::new(),
+        }
+    }
+
+    /// `esc` on a narrowed pod list: the whole list, and the view the
+    /// narrowing came from, watched again.
+    pub(super) fn leave_narrowing(&mut self) -> Vec<Effect> {
+        let Some(narrowed) = self.narrowed.take() else {
+            return vec![];
+        };
+        self.pods.set_narrow(None);
+        self.pods.clear_marks();
+        self.message = None;
+        self.view = narrowed.back;
+        match &self.view {
+            View::Workloads(view) => vec![Effect::WatchWorkloads(view.kind, self.scope.clone())],
+            View::Services(_) => vec![Effect::WatchServices(self.scope.clone())],
+            _ => vec![],
+        }
+    }
+
+    /// The list is narrowed no more, with nothing to go back to: another
+    /// namespace or context was chosen.
+    pub(super) fn forget_narrowing(&mut self) {
+        if self.narrowed.take().is_some() {
+            self.pods.set_narrow(None);
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "workloads_tests.rs"]
+mod tests;

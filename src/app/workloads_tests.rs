@@ -1,0 +1,173 @@
+use crossterm::event::KeyCode;
+use serde_json::json;
+
+use super::*;
+use crate::app::tests::{app, code, key, listed, row};
+use crate::app::{Event, Scope};
+use crate::model::PodRow;
+
+fn deployment(name: &str, selector: serde_json::Value) -> WorkloadRow {
+    WorkloadRow::from_object(
+        WorkloadKind::Deployment,
+        &json!({
+            "metadata": {"name": name, "namespace": "shop"},
+            "spec": {"replicas": 2, "selector": selector},
+            "status": {"readyReplicas": 2, "availableReplicas": 2},
+        }),
+    )
+}
+
+fn pod(name: &str, labels: &str) -> PodRow {
+    PodRow {
+        labels: labels.into(),
+        ..row("shop", name, "Running")
+    }
+}
+
+fn command(a: &mut App, text: &str) -> Vec<Effect> {
+    a.update(key(':'));
+    for c in text.chars() {
+        a.update(key(c));
+    }
+    a.update(code(KeyCode::Enter))
+}
+
+fn shown(a: &App) -> Vec<String> {
+    (0..a.pods.visible_len())
+        .map(|i| a.pods.visible(i).unwrap().0.key.name.to_string())
+        .collect()
+}
+
+/// `:deploy` over shop: web (selected by a label and an expression), and
+/// a Deployment whose selector matches no pod listed.
+fn on_deployments() -> App {
+    let (mut a, _) = app(false);
+    a.update(listed(vec![
+        pod("web-1", "app=web tier=front"),
+        pod("web-2", "app=web tier=front"),
+        pod("web-canary", "app=web tier=front track=canary"),
+        pod("cart-1", "app=cart"),
+    ]));
+    let effects = command(&mut a, "deploy");
+    let shop = Scope::Namespaces(vec!["shop".into()]);
+    assert_eq!(
+        effects,
+        [Effect::WatchWorkloads(WorkloadKind::Deployment, shop)]
+    );
+    a.update(Event::Workloads(Feed::Listed {
+        scope: Some("shop".into()),
+        rows: vec![
+            deployment(
+                "web",
+                json!({"matchLabels": {"app": "web"},
+                       "matchExpressions": [{"key": "track", "operator": "DoesNotExist"}]}),
+            ),
+            deployment("gone", json!({"matchLabels": {"app": "gone"}})),
+        ],
+    }));
+    a
+}
+
+/// Enter shows only the workload's pods (the header says whose); the
+/// filter works within them; esc clears the filter, then comes back to
+/// the workload, watched again, and the whole list is there.
+#[test]
+fn enter_narrows_the_pod_list_to_a_workloads_pods_and_esc_comes_back() {
+    let mut a = on_deployments();
+    a.update(code(KeyCode::Down));
+    assert_eq!(a.update(code(KeyCode::Enter)), [Effect::StopWatchingPod]);
+    assert_eq!(a.narrowed.as_ref().unwrap().from, "deploy/web");
+    assert_eq!(shown(&a), ["web-1", "web-2"], "not the canary, not cart");
+    // A pod that comes matches; one that does not stays out.
+    a.update(Event::Pods(Feed::Applied(pod("web-3", "app=web"))));
+    a.update(Event::Pods(Feed::Applied(pod("cart-2", "app=cart"))));
+    assert_eq!(shown(&a), ["web-1", "web-2", "web-3"]);
+    a.update(key('/'));
+    a.update(key('2'));
+    a.update(code(KeyCode::Enter));
+    assert_eq!(shown(&a), ["web-2"], "the filter within the narrowing");
+    assert!(a.update(code(KeyCode::Esc)).is_empty(), "clears the filter");
+    assert_eq!(shown(&a).len(), 3);
+    let shop = Scope::Namespaces(vec!["shop".into()]);
+    assert_eq!(
+        a.update(code(KeyCode::Esc)),
+        [Effect::WatchWorkloads(WorkloadKind::Deployment, shop)]
+    );
+    let View::Workloads(view) = &a.view else {
+        panic!("back on the Deployments")
+    };
+    assert_eq!(view.list.selected().unwrap().name, "web");
+    assert!(a.narrowed.is_none());
+    assert_eq!(a.pods.visible_len(), 6);
+}
+
+/// `d` marks the workload's pods and reads them for the many-pods form.
+#[test]
+fn d_debugs_a_workloads_pods_at_once() {
+    let mut a = on_deployments();
+    a.update(code(KeyCode::Down));
+    let effects = a.update(key('d'));
+    let Some(Effect::ReadPods { pods, .. }) = effects.last() else {
+        panic!("{effects:?}")
+    };
+    let names: Vec<&str> = pods.iter().map(|p| &*p.name).collect();
+    assert_eq!(names, ["web-1", "web-2"]);
+}
+
+/// A workload whose selector matches no listed pod: the list says so in
+/// one sentence, and `d` marks nothing.
+#[test]
+fn a_workload_without_pods_says_so() {
+    let mut a = on_deployments();
+    let effects = a.update(key('d'));
+    assert_eq!(effects, [Effect::StopWatchingPod], "nothing to read");
+    assert!(a.pods.marks().is_empty());
+    let said = &a.message.as_ref().unwrap().text;
+    assert!(
+        said.contains("No pod of deploy/gone matches app.kubernetes.io/name")
+            || said.contains("No pod of deploy/gone matches app=gone"),
+        "{said}"
+    );
+}
+
+/// Enter or `d` on an empty view acts on nothing: never on the pod list
+/// hidden behind it (it opened the selected pod).
+#[test]
+fn keys_on_an_empty_view_never_reach_the_pod_list() {
+    for view in ["deploy", "svc", "nodes"] {
+        let (mut a, _) = app(false);
+        a.update(listed(vec![pod("web-1", "app=web")]));
+        command(&mut a, view);
+        for k in [code(KeyCode::Enter), key('d'), key('D')] {
+            assert!(a.update(k).is_empty(), "{view}");
+            assert!(!matches!(a.view, View::Pod(_) | View::Pods), "{view}");
+            assert!(a.mode == crate::app::Mode::Normal, "{view}");
+        }
+    }
+}
+
+/// Another namespace ends the narrowing: its pods are other pods.
+#[test]
+fn another_namespace_ends_the_narrowing() {
+    let mut a = on_deployments();
+    a.update(code(KeyCode::Down));
+    a.update(code(KeyCode::Enter));
+    command(&mut a, "ns payments");
+    assert!(a.narrowed.is_none() && a.pods.narrow().is_none());
+    a.update(listed(vec![row("payments", "api-1", "Running")]));
+    assert_eq!(shown(&a), ["api-1"]);
+}
+
+/// The short names kubectl takes open their kinds' views, and `:` offers
+/// them.
+#[test]
+fn kubectls_short_names_open_the_views() {
+    for kind in WorkloadKind::ALL {
+        let (mut a, _) = app(false);
+        let effects = command(&mut a, kind.short());
+        assert!(
+            matches!(effects.as_slice(), [Effect::WatchWorkloads(k, _)] if *k == kind),
+            "{effects:?}"
+        );
+    }
+}

@@ -1,0 +1,88 @@
+//! A workload view (`:deploy`, `:sts`, `:ds`, `:rs`, `:job`, `:cj`):
+//! kubectl's columns for the kind, a row short of its replicas in orange,
+//! a failed Job in red.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::Span;
+use ratatui::widgets::Paragraph;
+
+use crate::app::workloads::WorkloadsView;
+use crate::app::{App, Scope};
+use crate::model::human_duration;
+use crate::model::workload::Standing;
+use crate::theme::Theme;
+
+use super::text_table;
+
+/// The columns that give way on a narrow screen, first to go first.
+const GIVE_WAY: [&str; 6] = [
+    "NODE SELECTOR",
+    "TIMEZONE",
+    "UP-TO-DATE",
+    "CURRENT",
+    "SUSPEND",
+    "NAMESPACE",
+];
+
+pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &WorkloadsView, theme: &Theme) {
+    let plural = view.kind.plural();
+    let title = format!(
+        " {plural} ({}) · ns {} · enter: its pods ",
+        view.list.rows.len(),
+        app.scope.label()
+    );
+    let state = (view.list.trouble.as_ref(), view.list.listed);
+    let Some(inner) = text_table::frame(frame, area, title, state, theme) else {
+        return;
+    };
+    if view.list.rows.is_empty() {
+        frame.render_widget(
+            Paragraph::new(Span::styled(
+                format!(" No {plural} in namespace {}.", app.scope.label()),
+                theme.dim,
+            )),
+            inner,
+        );
+        return;
+    }
+    let namespaces = !matches!(&app.scope, Scope::Namespaces(list) if list.len() == 1);
+    let mut titles = vec!["NAME".to_string()];
+    titles.extend(view.kind.columns().iter().map(|c| c.to_string()));
+    titles.push("AGE".into());
+    if namespaces {
+        titles.insert(0, "NAMESPACE".into());
+    }
+    let mut rows: Vec<Vec<String>> = view
+        .list
+        .rows
+        .iter()
+        .map(|w| {
+            let mut row = vec![w.name.clone()];
+            row.extend(w.texts(app.now));
+            row.push(
+                w.created
+                    .map(|t| human_duration(app.now.duration_since(t)))
+                    .unwrap_or_else(|| "—".into()),
+            );
+            if namespaces {
+                row.insert(0, w.namespace.clone());
+            }
+            row
+        })
+        .collect();
+    text_table::give_way(&mut titles, &mut rows, inner.width, &GIVE_WAY);
+    let style = |i: usize| match view.list.rows[i].standing {
+        Standing::Fine => theme.text,
+        Standing::Short => theme.warning,
+        Standing::Failed => theme.error,
+    };
+    text_table::draw(
+        frame,
+        inner,
+        (&titles, &rows),
+        view.list.cursor,
+        style,
+        theme,
+    );
+}
