@@ -2,7 +2,7 @@
 //! events.
 
 use jiff::Timestamp;
-use k8s_openapi::api::core::v1::{Container, ContainerStatus, Event, Pod, VolumeMount};
+use k8s_openapi::api::core::v1::{Container, ContainerStatus, Pod, VolumeMount};
 
 pub use super::container_state::ContainerState;
 use super::container_state::state_of;
@@ -486,42 +486,50 @@ pub struct EventRow {
 }
 
 impl EventRow {
-    pub fn from_event(event: &Event) -> Self {
-        let last_seen = event
-            .last_timestamp
-            .as_ref()
-            .map(|t| t.0)
-            .or_else(|| event.event_time.as_ref().map(|t| t.0))
-            .or_else(|| event.metadata.creation_timestamp.as_ref().map(|t| t.0));
-        let first_seen = event
-            .first_timestamp
-            .as_ref()
-            .map(|t| t.0)
-            .or_else(|| event.event_time.as_ref().map(|t| t.0));
-        let source = event
-            .source
-            .as_ref()
-            .and_then(|s| s.component.clone())
-            .or_else(|| event.reporting_component.clone())
-            .unwrap_or_default();
-        let object = &event.involved_object;
+    /// An Event as an untyped watch gives it: its metadata, and the rest
+    /// of its JSON. Nothing here decodes a typed Event (its decoder is
+    /// tens of kilobytes of the binary, for a handful of fields).
+    pub fn from_parts(
+        metadata: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+        event: &serde_json::Value,
+    ) -> Self {
+        let text = |v: &serde_json::Value| v.as_str().unwrap_or_default().to_string();
+        let time = |v: &serde_json::Value| v.as_str().and_then(|t| t.parse::<Timestamp>().ok());
+        let last_seen = time(&event["lastTimestamp"])
+            .or_else(|| time(&event["eventTime"]))
+            .or_else(|| metadata.creation_timestamp.as_ref().map(|t| t.0));
+        let first_seen = time(&event["firstTimestamp"]).or_else(|| time(&event["eventTime"]));
+        let source = match event["source"]["component"].as_str() {
+            Some(component) => component.to_string(),
+            None => text(&event["reportingComponent"]),
+        };
+        let object = &event["involvedObject"];
         EventRow {
-            name: event.metadata.name.clone().unwrap_or_default(),
+            name: metadata.name.clone().unwrap_or_default(),
             first_seen,
             source: printable(source),
-            namespace: printable(event.metadata.namespace.clone().unwrap_or_default()),
+            namespace: printable(metadata.namespace.clone().unwrap_or_default()),
             object: printable(format!(
                 "{}/{}",
-                object.kind.as_deref().unwrap_or_default().to_lowercase(),
-                object.name.as_deref().unwrap_or_default()
+                text(&object["kind"]).to_lowercase(),
+                text(&object["name"])
             )),
-            warning: event.type_.as_deref() == Some("Warning"),
-            reason: printable(event.reason.clone().unwrap_or_default()),
-            message: printable(event.message.clone().unwrap_or_default()),
-            count: event.count.unwrap_or(1),
+            warning: event["type"] == "Warning",
+            reason: printable(text(&event["reason"])),
+            message: printable(text(&event["message"])),
+            count: event["count"]
+                .as_i64()
+                .and_then(|c| i32::try_from(c).ok())
+                .unwrap_or(1),
             last_seen,
-            field_path: event.involved_object.field_path.clone().unwrap_or_default(),
+            field_path: text(&object["fieldPath"]),
         }
+    }
+
+    /// An Event's JSON (its `metadata` read from there).
+    pub fn from_object(event: &serde_json::Value) -> Self {
+        let metadata = serde_json::from_value(event["metadata"].clone()).unwrap_or_default();
+        EventRow::from_parts(&metadata, event)
     }
 
     /// The container an event is about, from its field path.
@@ -665,16 +673,29 @@ mod tests {
 
     #[test]
     fn events_name_their_container() {
-        let event: Event = serde_json::from_value(json!({
+        let event = json!({
             "metadata": {"name": "p.1", "namespace": "n"},
             "involvedObject": {"kind": "Pod", "name": "p", "fieldPath": "spec.ephemeralContainers{debugger-x}"},
             "reason": "Pulling", "message": "Pulling image \"busybox\"", "type": "Normal", "count": 2,
-            "lastTimestamp": "2026-01-01T00:00:00Z",
-        }))
-        .unwrap();
-        let row = EventRow::from_event(&event);
+            "lastTimestamp": "2026-01-01T00:00:00Z", "source": {"component": "kubelet"},
+        });
+        let row = EventRow::from_object(&event);
         assert_eq!(row.container(), Some("debugger-x"));
         assert_eq!((row.count, row.warning), (2, false));
+        assert_eq!((&*row.object, &*row.source), ("pod/p", "kubelet"));
+        assert!(row.last_seen.is_some() && row.first_seen.is_none());
+        // An events.k8s.io-style Event: its eventTime and reporting component.
+        let recorded = json!({
+            "metadata": {"name": "p.2", "namespace": "n"},
+            "involvedObject": {"kind": "Pod", "name": "p"}, "type": "Warning",
+            "eventTime": "2026-01-01T00:00:01.000000Z", "reportingComponent": "scheduler",
+        });
+        let row = EventRow::from_object(&recorded);
+        assert_eq!(
+            (row.count, row.warning, &*row.source),
+            (1, true, "scheduler")
+        );
+        assert_eq!(row.last_seen, row.first_seen);
         assert!(row.last_seen.is_some());
     }
 

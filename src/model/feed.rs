@@ -74,6 +74,41 @@ pub enum Change<R> {
 }
 
 impl<R> Feed<R> {
+    /// The same update with each row turned by `f`; rows it refuses are
+    /// left out (a lone one leaves an `Unreadable` of none: an update of
+    /// nothing).
+    pub fn filter_map<S>(self, mut f: impl FnMut(R) -> Option<S>) -> Feed<S> {
+        let lone = |row: Option<S>, wrap: fn(S) -> Feed<S>| match row {
+            Some(row) => wrap(row),
+            None => Feed::Unreadable(Vec::new()),
+        };
+        match self {
+            Feed::Listing { scope } => Feed::Listing { scope },
+            Feed::Page {
+                scope,
+                rows,
+                loaded,
+                expected,
+            } => Feed::Page {
+                scope,
+                rows: rows.into_iter().filter_map(f).collect(),
+                loaded,
+                expected,
+            },
+            Feed::Listed { scope, rows } => Feed::Listed {
+                scope,
+                rows: rows.into_iter().filter_map(f).collect(),
+            },
+            Feed::Applied(row) => lone(f(row), Feed::Applied),
+            Feed::Deleted(row) => lone(f(row), Feed::Deleted),
+            Feed::Cut => Feed::Cut,
+            Feed::Resumed => Feed::Resumed,
+            Feed::Reconnecting(sentence) => Feed::Reconnecting(sentence),
+            Feed::Forbidden(denied) => Feed::Forbidden(denied),
+            Feed::Unreadable(bad) => Feed::Unreadable(bad),
+        }
+    }
+
     /// The change to the set this update is, for a consumer of an unpaged
     /// feed that keeps only the objects (how the watch stands is said
     /// elsewhere); `None` for everything else.
@@ -90,5 +125,38 @@ impl<R> Feed<R> {
             | Feed::Forbidden(_)
             | Feed::Unreadable(_) => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Rows are turned or left out; everything else passes as it was.
+    #[test]
+    fn filter_map_turns_rows_and_keeps_the_rest() {
+        let even = |n: u32| n.is_multiple_of(2).then(|| n.to_string());
+        let listed = Feed::Listed {
+            scope: Some("shop".into()),
+            rows: vec![1, 2, 3, 4],
+        };
+        assert_eq!(
+            listed.filter_map(even),
+            Feed::Listed {
+                scope: Some("shop".into()),
+                rows: vec!["2".to_string(), "4".to_string()],
+            }
+        );
+        assert_eq!(Feed::Applied(2).filter_map(even), Feed::Applied("2".into()));
+        assert_eq!(
+            Feed::Deleted(3).filter_map(even),
+            Feed::Unreadable(Vec::new())
+        );
+        assert_eq!(Feed::<u32>::Cut.filter_map(even), Feed::Cut);
+        let sentence: Printable = "the server failed".into();
+        assert_eq!(
+            Feed::<u32>::Reconnecting(sentence.clone()).filter_map(even),
+            Feed::Reconnecting(sentence)
+        );
     }
 }

@@ -1,5 +1,6 @@
 //! What the ReplicaSet and StatefulSet controllers do when one of their
-//! pods is deleted: create its replacement. A ReplicaSet's comes with a new
+//! pods is deleted: create its replacement (and, as every pod changes,
+//! what the workload controllers report: see `workload_status`). A ReplicaSet's comes with a new
 //! generated name (`<rs>-<5 chars>`), a StatefulSet's with the same name
 //! once the old one is gone. The new pod is scheduled to the same node,
 //! Pending while its containers are created, then Running and Ready, with
@@ -54,11 +55,16 @@ pub async fn run(state: Weak<SimState>) {
                 continue;
             }
             seen = change.resource_version();
-            if change.kind != Kind::Pod || change.change_type != ChangeType::Deleted {
+            if change.kind != Kind::Pod {
                 continue;
             }
             let Some(state) = state.upgrade() else { return };
-            let gone = change.entry.value();
+            let pod = change.entry.value();
+            super::workload_status::refresh(&state, &pod);
+            if change.change_type != ChangeType::Deleted {
+                continue;
+            }
+            let gone = pod;
             if let Some(replacement) = replacement(&state, &gone) {
                 tokio::spawn(bring_up(state, replacement));
             }

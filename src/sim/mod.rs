@@ -44,6 +44,7 @@ pub(crate) mod tls;
 pub(crate) mod validation;
 pub(crate) mod watch;
 pub mod workload;
+mod workload_status;
 
 use std::net::SocketAddr;
 use std::path::Path;

@@ -654,6 +654,84 @@ async fn kubectl_describe_events_and_followed_logs_read_as_on_a_cluster() {
             Some("None"),
             "{version}\n{listing}"
         );
+        // Every workload kind an incident starts from, in one call, as the
+        // apiserver prints them (podbay's views read the same rows).
+        let workloads = kubectl(
+            &binary,
+            &kubeconfig,
+            &["get", "deploy,sts,ds,rs,job,cj", "-A"],
+            None,
+        )
+        .await;
+        let listing = String::from_utf8_lossy(&workloads.stdout).into_owned();
+        assert!(
+            workloads.status.success(),
+            "{version}\n{}",
+            text(&workloads)
+        );
+        let lines: Vec<Vec<String>> = listing.lines().map(words).collect();
+        let headers: Vec<String> = lines
+            .iter()
+            .filter(|l| l.first().is_some_and(|w| w == "NAMESPACE"))
+            .map(|l| l.join(" "))
+            .collect();
+        assert_eq!(
+            headers,
+            [
+                "NAMESPACE NAME READY UP-TO-DATE AVAILABLE AGE",
+                "NAMESPACE NAME READY AGE",
+                "NAMESPACE NAME DESIRED CURRENT READY UP-TO-DATE AVAILABLE NODE SELECTOR AGE",
+                "NAMESPACE NAME DESIRED CURRENT READY AGE",
+                "NAMESPACE NAME STATUS COMPLETIONS DURATION AGE",
+                "NAMESPACE NAME SCHEDULE TIMEZONE SUSPEND ACTIVE LAST SCHEDULE AGE",
+            ],
+            "{version}\n{listing}"
+        );
+        let line = |name: &str| {
+            lines
+                .iter()
+                .find(|l| l.get(1).is_some_and(|n| n == name))
+                .map(|l| l[2..].join(" "))
+                .unwrap_or_default()
+        };
+        assert!(
+            line("deployment.apps/storefront").starts_with("3/3 3 3 "),
+            "{version}\n{listing}"
+        );
+        assert!(
+            line("statefulset.apps/redis").starts_with("1/1 "),
+            "{version}\n{listing}"
+        );
+        assert!(
+            line("daemonset.apps/log-shipper").starts_with("4 4 4 4 4 kubernetes.io/os=linux "),
+            "{version}\n{listing}"
+        );
+        assert!(
+            line("job.batch/reindex-orders").starts_with("Failed 0/1 "),
+            "{version}\n{listing}"
+        );
+        assert!(
+            line("job.batch/nightly-report-29121440").starts_with("Complete 1/1 4m4s "),
+            "{version}\n{listing}"
+        );
+        assert!(
+            line("cronjob.batch/nightly-report").contains(" <none> False 0 "),
+            "{version}\n{listing}"
+        );
+        let described = kubectl(
+            &binary,
+            &kubeconfig,
+            &["describe", "job", "-n", "batch", "reindex-orders"],
+            None,
+        )
+        .await;
+        let description = String::from_utf8_lossy(&described.stdout).into_owned();
+        assert!(
+            described.status.success()
+                && description.contains("0 Active (0 Ready) / 0 Succeeded / 1 Failed"),
+            "{version}\n{}",
+            text(&described)
+        );
         let theirs = String::from_utf8_lossy(&describe.stdout).into_owned();
         // Every line of kubectl's description above its events, spacing
         // aside, is in podbay's.

@@ -45,3 +45,4 @@ mod sim_api;
 mod sim_patch_props;
 mod trust_e2e;
 mod tui_e2e;
+mod workloads_e2e;

@@ -1,7 +1,8 @@
 //! Services in the TUI at 80×24, as a person paged about a Service starts:
 //! `:svc` lists shop's with their ready endpoints counted from the pod
-//! list, live; enter says where a Service's ports lead and which pods take
-//! traffic; one whose selector matches nothing says so.
+//! list, live; `D` says where a Service's ports lead and which pods take
+//! traffic (one whose selector matches nothing says so); enter shows its
+//! pods alone.
 
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, DeleteParams};
@@ -49,21 +50,35 @@ async fn the_services_view_counts_endpoints_live_and_tells_a_services_truth() {
         })
         .await;
     // checkout is the first row (sorted): no pod matches it.
-    screen.keys("\r").await;
+    screen.keys("D").await;
     screen
         .wait_for("checkout's truth", |t| {
             t.contains("Service shop/checkout") && t.contains("No pod of shop matches its selector")
         })
         .await;
     screen.keys("\x1b").await;
-    screen.keys("jj\r").await;
+    screen.keys("jjD").await;
     screen
         .wait_for("storefront's ports and pods", |t| {
             t.contains("80/TCP (http) → each pod's port named http")
                 && t.contains("Pods it selects: 3 of 3 take traffic")
         })
         .await;
-    screen.keys("\x1b\x1b").await;
+    // Enter leads to its pods, and only those; esc comes back.
+    screen.keys("\x1b\r").await;
+    screen
+        .wait_for("storefront's pods alone", |t| {
+            t.contains("pods of svc/storefront")
+                && t.contains("3/6 pods")
+                && t.matches("storefront-7d9c8b6f4-").count() == 3
+                && !t.contains("cart-")
+        })
+        .await;
+    screen.keys("\x1b").await;
+    screen
+        .wait_for("the Services again", |t| t.contains("services (3)"))
+        .await;
+    screen.keys("\x1b").await;
     screen
         .wait_for("back to the pods", |t| {
             t.contains("storefront-") && !t.contains("services (")

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use k8s_openapi::api::core::v1::{Event as KubeEvent, Namespace, Pod};
+use k8s_openapi::api::core::v1::{Namespace, Pod};
 use kube::api::Api;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
@@ -459,11 +459,15 @@ impl Tasks {
             ),
             self.spawn_feed(
                 (source, generation),
-                Api::<KubeEvent>::namespaced(client.clone(), &pod.namespace),
+                Api::<kube::api::DynamicObject>::namespaced_with(
+                    client.clone(),
+                    &pod.namespace,
+                    &untyped_views::events(),
+                ),
                 about,
                 None,
-                EventRow::from_event,
-                events,
+                untyped_views::event_row,
+                move |feed| events(untyped_views::only_events(feed)),
                 Pages::Whole,
             ),
         ]
@@ -598,19 +602,6 @@ impl Tasks {
             })
         };
         self.pods = self.spawn_scoped(tagged, scope, project, Event::Pods, Pages::AsTheyCome);
-    }
-
-    /// The events view's watch, in the pod view's slot (one or the other shows).
-    fn watch_events(&mut self, scope: Scope) {
-        abort(&mut self.pod);
-        let tagged = (FeedOrigin::Pod, self.next_generation(FeedOrigin::Pod));
-        self.pod = self.spawn_scoped(
-            tagged,
-            scope,
-            EventRow::from_event,
-            Event::Events,
-            Pages::Whole,
-        );
     }
 
     /// The pods on `node` in every namespace, one list by field selector
