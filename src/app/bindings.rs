@@ -293,12 +293,13 @@ fn events() -> Vec<Binding> {
 
 fn nodes() -> Vec<Binding> {
     let mut table = vec![
-        Binding::hinted(Action::Back, "back").saying("back to the pods"),
+        Binding::hinted(Action::Back, "back").saying("clear the filter, else back to the pods"),
         Binding::hinted(Action::Open, "its pods")
             .saying("the node's taints and its pods of every namespace"),
         Binding::hinted(Action::Debug, "debug the node").saying(
             "a shell on the node (a pod with its namespaces and root, deleted when its pane closes)",
         ),
+        Binding::hinted(Action::Filter, "filter").saying("fuzzy filter over the nodes' names"),
     ];
     table.extend(MOVES.map(Binding::action));
     table
@@ -306,7 +307,7 @@ fn nodes() -> Vec<Binding> {
 
 fn services() -> Vec<Binding> {
     let mut table = vec![
-        Binding::hinted(Action::Back, "back").saying("back to the pods"),
+        Binding::hinted(Action::Back, "back").saying("clear the filter, else back to the pods"),
         Binding::hinted(Action::Open, "its pods")
             .saying("the pod list narrowed to the pods the Service selects (esc comes back)"),
         Binding::hinted(Action::Describe, "where it sends").saying(
@@ -314,6 +315,7 @@ fn services() -> Vec<Binding> {
         ),
         Binding::hinted(Action::Debug, "debug its pods")
             .saying("the pods it selects, marked, in the many-pods debug form"),
+        Binding::hinted(Action::Filter, "filter").saying("fuzzy filter over namespace/name"),
     ];
     table.extend(MOVES.map(Binding::action));
     table
@@ -321,11 +323,12 @@ fn services() -> Vec<Binding> {
 
 fn workloads() -> Vec<Binding> {
     let mut table = vec![
-        Binding::hinted(Action::Back, "back").saying("back to the pods"),
+        Binding::hinted(Action::Back, "back").saying("clear the filter, else back to the pods"),
         Binding::hinted(Action::Open, "its pods")
             .saying("the pod list narrowed to the workload's pods (esc comes back)"),
         Binding::hinted(Action::Debug, "debug its pods")
             .saying("the workload's pods, marked, in the many-pods debug form"),
+        Binding::hinted(Action::Filter, "filter").saying("fuzzy filter over namespace/name"),
     ];
     table.extend(MOVES.map(Binding::action));
     table

@@ -104,6 +104,14 @@ fn the_filter_matches_who_added_them_and_esc_clears_it() {
     for c in "kubectl".chars() {
         a.update(key(c));
     }
+    // ↓ while typing moves the debuggers' cursor, never the pod list's
+    // hidden behind the view.
+    let behind = a.pods.cursor();
+    a.update(code(KeyCode::Down));
+    let View::Debuggers(view) = &a.view else {
+        panic!()
+    };
+    assert_eq!((view.cursor, a.pods.cursor()), (1, behind));
     a.update(code(KeyCode::Enter));
     assert_eq!(
         shown(&a),

@@ -154,6 +154,9 @@ impl App {
                 view.filter = query.to_string();
                 view.cursor = 0;
             }
+            View::Nodes(view) => view.list.set_filter(query),
+            View::Services(view) => view.list.set_filter(query),
+            View::Workloads(view) => view.list.set_filter(query),
             _ => self.pods.set_filter(query),
         }
     }
@@ -454,6 +457,21 @@ impl App {
                 Action::Bottom => last,
                 _ => view.cursor,
             };
+            return;
+        }
+        // The lists of other kinds (while their filter is typed).
+        let moved = match &mut self.view {
+            View::Nodes(view) => view.list.move_cursor(action),
+            View::Services(view) => view.list.move_cursor(action),
+            View::Workloads(view) => view.list.move_cursor(action),
+            _ => false,
+        };
+        if moved {
+            return;
+        }
+        if let View::Debuggers(view) = &mut self.view {
+            let shown = view.shown(self.pods.rows()).len();
+            super::keymap::move_cursor(&mut view.cursor, shown, action);
             return;
         }
         if let View::Pod(view) = &mut self.view {

@@ -75,6 +75,14 @@ impl App {
             return Some(vec![]);
         }
         match action {
+            Action::Filter => {
+                self.mode = Mode::Filter(view.list.filter.as_str().into());
+                return Some(vec![]);
+            }
+            Action::Back if !view.list.filter.is_empty() => {
+                view.list.set_filter("");
+                return Some(vec![]);
+            }
             // What the list knows at once, every namespace's when read.
             Action::Open => {
                 let node = view.list.selected()?.clone();

@@ -19,6 +19,11 @@ pub struct ObjectRows<R> {
     /// The watch's trouble (refused, failing), until it lists.
     pub trouble: Option<Printable>,
     pub listed: bool,
+    /// What `/` typed: rows whose `namespace/name` it matches, fuzzily.
+    pub filter: String,
+    /// The indexes of the rows the filter keeps, in order; kept with the
+    /// rows, as a view may hold thousands and is drawn every frame.
+    shown: Vec<usize>,
 }
 
 impl<R> Default for ObjectRows<R> {
@@ -28,13 +33,49 @@ impl<R> Default for ObjectRows<R> {
             cursor: 0,
             trouble: None,
             listed: false,
+            filter: String::new(),
+            shown: Vec::new(),
         }
     }
 }
 
 impl<R: Object> ObjectRows<R> {
+    /// The row under the cursor, of those shown.
     pub fn selected(&self) -> Option<&R> {
-        self.rows.get(self.cursor)
+        self.rows.get(*self.shown.get(self.cursor)?)
+    }
+
+    /// The rows the filter keeps, in order.
+    pub fn shown(&self) -> impl Iterator<Item = (usize, &R)> {
+        self.shown.iter().map(|&i| (i, &self.rows[i]))
+    }
+
+    pub fn shown_len(&self) -> usize {
+        self.shown.len()
+    }
+
+    /// Shows the rows `query` matches (all for an empty one), the cursor
+    /// on the first.
+    pub fn set_filter(&mut self, query: &str) {
+        self.filter = query.to_string();
+        self.cursor = 0;
+        self.refilter();
+    }
+
+    fn refilter(&mut self) {
+        use fuzzy_matcher::FuzzyMatcher;
+        let query = self.filter.trim();
+        let matcher = fuzzy_matcher::skim::SkimMatcherV2::default().ignore_case();
+        self.shown = (0..self.rows.len())
+            .filter(|&i| {
+                let (namespace, name) = self.rows[i].identity();
+                query.is_empty()
+                    || matcher
+                        .fuzzy_match(&format!("{namespace}/{name}"), query)
+                        .is_some()
+            })
+            .collect();
+        self.cursor = self.cursor.min(self.shown.len().saturating_sub(1));
     }
 
     /// Applies what the watch says; `noun` names one object in a sentence
@@ -71,12 +112,12 @@ impl<R: Object> ObjectRows<R> {
             Feed::Resumed | Feed::Listing { .. } | Feed::Page { .. } | Feed::Cut => {}
         }
         self.rows.sort_by(|a, b| a.identity().cmp(&b.identity()));
-        self.cursor = self.cursor.min(self.rows.len().saturating_sub(1));
+        self.refilter();
     }
 
     /// Moves the cursor for a movement key; whether it was one.
     pub fn move_cursor(&mut self, action: super::keymap::Action) -> bool {
-        super::keymap::move_cursor(&mut self.cursor, self.rows.len(), action)
+        super::keymap::move_cursor(&mut self.cursor, self.shown.len(), action)
     }
 }
 

@@ -7,7 +7,7 @@
 use super::keymap::Action;
 use super::object_rows::ObjectRows;
 use super::reader::Reader;
-use super::{App, Effect, View};
+use super::{App, Effect, Mode, View};
 use crate::model::PodRow;
 use crate::model::feed::Feed;
 use crate::model::selector::Selector;
@@ -80,6 +80,14 @@ impl App {
             return Some(vec![]);
         }
         match action {
+            Action::Filter => {
+                self.mode = Mode::Filter(view.list.filter.as_str().into());
+                return Some(vec![]);
+            }
+            Action::Back if !view.list.filter.is_empty() => {
+                view.list.set_filter("");
+                return Some(vec![]);
+            }
             Action::Open | Action::Debug => {
                 let service = view.list.selected()?;
                 let from = format!("svc/{}", service.name);

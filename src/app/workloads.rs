@@ -8,7 +8,7 @@ use super::keymap::Action;
 use super::message::{info, warning};
 use super::object_rows::ObjectRows;
 use super::pods::Narrow;
-use super::{App, Effect, View};
+use super::{App, Effect, Mode, View};
 use crate::model::feed::Feed;
 use crate::model::selector::Selector;
 use crate::model::workload::{WorkloadKind, WorkloadRow};
@@ -55,6 +55,14 @@ impl App {
             return Some(vec![]);
         }
         match action {
+            Action::Filter => {
+                self.mode = Mode::Filter(view.list.filter.as_str().into());
+                return Some(vec![]);
+            }
+            Action::Back if !view.list.filter.is_empty() => {
+                view.list.set_filter("");
+                return Some(vec![]);
+            }
             Action::Open | Action::Debug => {
                 let row = view.list.selected()?;
                 let from = row.reference();

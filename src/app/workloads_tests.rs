@@ -171,3 +171,38 @@ fn kubectls_short_names_open_the_views() {
         );
     }
 }
+
+/// `/` filters the view by namespace/name, fuzzily; the cursor and enter
+/// act on the rows shown; esc clears the filter before it goes back.
+#[test]
+fn slash_filters_a_workload_view() {
+    let mut a = on_deployments();
+    a.update(key('/'));
+    for c in "gon".chars() {
+        a.update(key(c));
+    }
+    a.update(code(KeyCode::Enter));
+    let View::Workloads(view) = &a.view else {
+        panic!()
+    };
+    let shown: Vec<&str> = view.list.shown().map(|(_, w)| w.name.as_str()).collect();
+    assert_eq!(shown, ["gone"]);
+    assert_eq!(view.list.selected().unwrap().name, "gone");
+    // A relist keeps the filter.
+    a.update(Event::Workloads(Feed::Applied(deployment(
+        "gonzo",
+        json!({"matchLabels": {"app": "gonzo"}}),
+    ))));
+    a.update(code(KeyCode::Down));
+    let View::Workloads(view) = &a.view else {
+        panic!()
+    };
+    assert_eq!(view.list.shown_len(), 2);
+    assert_eq!(view.list.selected().unwrap().name, "gonzo");
+    assert!(a.update(code(KeyCode::Esc)).is_empty(), "clears the filter");
+    let View::Workloads(view) = &a.view else {
+        panic!("still the view")
+    };
+    assert_eq!(view.list.shown_len(), 3);
+    assert_eq!(a.update(code(KeyCode::Esc)), [Effect::StopWatchingPod]);
+}

@@ -17,13 +17,16 @@ use super::text_table;
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &NodesView, theme: &Theme) {
     let title = format!(
         " nodes ({}) · PODS: those of ns {} ",
-        view.list.rows.len(),
+        text_table::count(&view.list),
         app.scope.label()
     );
     let state = (view.list.trouble.as_ref(), view.list.listed);
     let Some(inner) = text_table::frame(frame, area, title, state, theme) else {
         return;
     };
+    if text_table::nothing_shown(frame, inner, &view.list, "node", theme) {
+        return;
+    }
     // Counted once a frame, in one pass over the list's rows.
     let mut pods_on: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for row in app.pods.rows() {
@@ -33,9 +36,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &NodesView, theme: &
     // then VERSION gives way (enter on a node lists its taints whole).
     let mut rows: Vec<Vec<String>> = view
         .list
-        .rows
-        .iter()
-        .map(|n| {
+        .shown()
+        .map(|(_, n)| {
             let pods = pods_on.get(n.name.as_str()).copied().unwrap_or(0);
             let age = n
                 .created
@@ -62,7 +64,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &NodesView, theme: &
     .map(String::from)
     .to_vec();
     if !text_table::fits(&text_table::widths(&titles, &rows), inner.width) {
-        for (row, node) in rows.iter_mut().zip(&view.list.rows) {
+        for (row, (_, node)) in rows.iter_mut().zip(view.list.shown()) {
             let last = row.len() - 1;
             row[last] = match node.taints.len() {
                 0 => "—".into(),
@@ -78,7 +80,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &NodesView, theme: &
             row.remove(VERSION);
         }
     }
-    let style = |i: usize| match view.list.rows[i].ready {
+    let ready: Vec<bool> = view.list.shown().map(|(_, n)| n.ready).collect();
+    let style = |i: usize| match ready[i] {
         true => theme.text,
         false => theme.warning,
     };

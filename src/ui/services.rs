@@ -20,13 +20,16 @@ const GIVE_WAY: [&str; 3] = ["EXTERNAL-IP", "CLUSTER-IP", "TYPE"];
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &ServicesView, theme: &Theme) {
     let title = format!(
         " services ({}) · ns {} · ENDPOINTS: ready pods of those it selects ",
-        view.list.rows.len(),
+        text_table::count(&view.list),
         app.scope.label()
     );
     let state = (view.list.trouble.as_ref(), view.list.listed);
     let Some(inner) = text_table::frame(frame, area, title, state, theme) else {
         return;
     };
+    if text_table::nothing_shown(frame, inner, &view.list, "Service", theme) {
+        return;
+    }
     if view.list.rows.is_empty() {
         frame.render_widget(
             Paragraph::new(Span::styled(
@@ -53,14 +56,13 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &ServicesView, theme
         titles.insert(0, "NAMESPACE".into());
     }
     // Whether each Service sends traffic anywhere, for its colour.
-    let mut idle = Vec::with_capacity(view.list.rows.len());
+    let mut idle = Vec::with_capacity(view.list.shown_len());
     let counts = endpoints(&view.list.rows, app.pods.rows());
     let mut rows: Vec<Vec<String>> = view
         .list
-        .rows
-        .iter()
-        .zip(counts)
-        .map(|(s, (ready, selected))| {
+        .shown()
+        .map(|(i, s)| {
+            let (ready, selected) = counts[i];
             idle.push(!s.selector.is_empty() && ready == 0);
             let age = s
                 .created

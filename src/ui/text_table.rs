@@ -8,6 +8,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
+use crate::app::object_rows::{Object, ObjectRows};
 use crate::model::text::Printable;
 use crate::theme::Theme;
 
@@ -33,6 +34,39 @@ pub fn frame(
     };
     frame.render_widget(Paragraph::new(said), inner);
     None
+}
+
+/// How many rows a list shows: `12`, or `3/12` while filtered.
+pub fn count<R: Object>(list: &ObjectRows<R>) -> String {
+    match list.filter.is_empty() {
+        true => list.rows.len().to_string(),
+        false => format!("{}/{}", list.shown_len(), list.rows.len()),
+    }
+}
+
+/// Says so when the filter keeps none of a list's rows; whether it did.
+pub fn nothing_shown<R: Object>(
+    frame: &mut Frame,
+    inner: Rect,
+    list: &ObjectRows<R>,
+    noun: &str,
+    theme: &Theme,
+) -> bool {
+    if list.filter.is_empty() || list.shown_len() > 0 {
+        return false;
+    }
+    let said = format!(
+        " No {noun} matches {:?}. Esc clears the filter.",
+        list.filter
+    );
+    frame.render_widget(
+        Paragraph::new(Span::styled(
+            crate::model::text::sanitize(&said).into_owned(),
+            theme.dim,
+        )),
+        inner,
+    );
+    true
 }
 
 /// Columns by display width: a combining mark takes none, a wide

@@ -29,13 +29,16 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &WorkloadsView, them
     let plural = view.kind.plural();
     let title = format!(
         " {plural} ({}) · ns {} · enter: its pods ",
-        view.list.rows.len(),
+        text_table::count(&view.list),
         app.scope.label()
     );
     let state = (view.list.trouble.as_ref(), view.list.listed);
     let Some(inner) = text_table::frame(frame, area, title, state, theme) else {
         return;
     };
+    if text_table::nothing_shown(frame, inner, &view.list, view.kind.kind(), theme) {
+        return;
+    }
     if view.list.rows.is_empty() {
         frame.render_widget(
             Paragraph::new(Span::styled(
@@ -55,9 +58,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &WorkloadsView, them
     }
     let mut rows: Vec<Vec<String>> = view
         .list
-        .rows
-        .iter()
-        .map(|w| {
+        .shown()
+        .map(|(_, w)| {
             let mut row = vec![w.name.clone()];
             row.extend(w.texts(app.now));
             row.push(
@@ -72,7 +74,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &WorkloadsView, them
         })
         .collect();
     text_table::give_way(&mut titles, &mut rows, inner.width, &GIVE_WAY);
-    let style = |i: usize| match view.list.rows[i].standing {
+    let standing: Vec<Standing> = view.list.shown().map(|(_, w)| w.standing).collect();
+    let style = |i: usize| match standing[i] {
         Standing::Fine => theme.text,
         Standing::Short => theme.warning,
         Standing::Failed => theme.error,
