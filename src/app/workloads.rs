@@ -57,11 +57,11 @@ impl App {
         match action {
             Action::Filter => {
                 self.mode = Mode::Filter(view.list.filter.as_str().into());
-                return Some(vec![]);
+                Some(vec![])
             }
             Action::Back if !view.list.filter.is_empty() => {
                 view.list.set_filter("");
-                return Some(vec![]);
+                Some(vec![])
             }
             Action::Open | Action::Debug => {
                 let row = view.list.selected()?;
