@@ -83,7 +83,7 @@ async fn dispatch(
                 "",
             )?;
             let filter = Filter::from_query(kind, namespace, &query)?;
-            if watching {
+            let response = if watching {
                 watch::serve(state, filter, &query)
             } else {
                 if query.get("continue").is_some_and(|c| !c.is_empty()) {
@@ -91,6 +91,16 @@ async fn dispatch(
                 }
                 let as_table = wants_table(&request);
                 list(state, &filter, &query, as_table)
+            };
+            // As the apiserver since 1.33.
+            match kind {
+                Kind::Endpoints => response.map(|r| {
+                    with_warnings(
+                        r,
+                        vec!["v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice".into()],
+                    )
+                }),
+                _ => response,
             }
         }
         (
@@ -383,7 +393,13 @@ fn list(
     };
     let printed = matches!(
         filter.kind,
-        Kind::Pod | Kind::Event | Kind::Node | Kind::Secret | Kind::Service
+        Kind::Pod
+            | Kind::Event
+            | Kind::Node
+            | Kind::Secret
+            | Kind::Service
+            | Kind::Endpoints
+            | Kind::EndpointSlice
     ) || filter.kind.workload().is_some();
     if as_table && printed {
         let objects: Vec<Value> = items.iter().map(|e| e.value()).collect();
@@ -633,8 +649,12 @@ fn group_resources(group: &str) -> Value {
     let resource = |name: &str, kind: &str, short: &str| {
         let mut resource = json!({
             "name": name, "singularName": kind.to_lowercase(), "namespaced": true, "kind": kind,
-            "verbs": ["get", "list", "watch"], "categories": ["all"], "storageVersionHash": "",
+            "verbs": ["get", "list", "watch"], "storageVersionHash": "",
         });
+        // `kubectl get all` reads the workloads, not the endpoints.
+        if kind != "EndpointSlice" {
+            resource["categories"] = json!(["all"]);
+        }
         if !short.is_empty() {
             resource["shortNames"] = json!([short]);
         }
@@ -646,6 +666,7 @@ fn group_resources(group: &str) -> Value {
         "groupVersion": format!("{group}/v1"),
         "resources": match group {
             "batch" => vec![resource("cronjobs", "CronJob", "cj"), resource("jobs", "Job", "")],
+            "discovery.k8s.io" => vec![resource("endpointslices", "EndpointSlice", "")],
             _ => vec![
                 resource("daemonsets", "DaemonSet", "ds"),
                 resource("deployments", "Deployment", "deploy"),
@@ -680,6 +701,14 @@ fn core_resources() -> Value {
         &["po"],
     );
     pods["categories"] = json!(["all"]);
+    let mut services = resource(
+        "services",
+        "Service",
+        true,
+        &["get", "list", "watch"],
+        &["svc"],
+    );
+    services["categories"] = json!(["all"]);
     json!({
         "kind": "APIResourceList",
         "groupVersion": "v1",
@@ -694,7 +723,8 @@ fn core_resources() -> Value {
             resource("pods/log", "Pod", true, &["get"], &[]),
             resource("pods/portforward", "PodPortForwardOptions", true, &["create", "get"], &[]),
             resource("secrets", "Secret", true, &["get", "list", "watch"], &[]),
-            resource("services", "Service", true, &["get", "list", "watch"], &["svc"]),
+            services,
+            resource("endpoints", "Endpoints", true, &["get", "list", "watch"], &["ep"]),
         ],
     })
 }

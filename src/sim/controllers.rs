@@ -61,6 +61,7 @@ pub async fn run(state: Weak<SimState>) {
             let Some(state) = state.upgrade() else { return };
             let pod = change.entry.value();
             super::workload_status::refresh(&state, &pod);
+            super::endpoints::refresh(&state, &pod);
             if change.change_type != ChangeType::Deleted {
                 continue;
             }
@@ -159,6 +160,20 @@ fn fresh(gone: &Value, name: &str) -> Value {
         spec.remove("ephemeralContainers");
     }
     pod["status"] = starting_status(&pod, gone, &now);
+    // Its sandbox has its own address, as a new pod's does (on the host's
+    // network, the node's).
+    let ip = match pod["spec"]["hostNetwork"] == json!(true) {
+        true => pod["status"]["hostIP"].clone(),
+        false => json!(format!(
+            "10.244.{}.{}",
+            fastrand::u8(0..250),
+            fastrand::u8(2..250)
+        )),
+    };
+    if ip.is_string() {
+        pod["status"]["podIP"] = ip.clone();
+        pod["status"]["podIPs"] = json!([{"ip": ip}]);
+    }
     pod
 }
 

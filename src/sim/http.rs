@@ -73,7 +73,7 @@ impl Subresource {
 
 /// The kind a `group`'s resource `plural` names (`""` is the core group).
 /// The API groups served besides the core group.
-pub const GROUPS: [&str; 2] = ["apps", "batch"];
+pub const GROUPS: [&str; 3] = ["apps", "batch", "discovery.k8s.io"];
 
 fn group_of(group: &str) -> Option<&'static str> {
     GROUPS.into_iter().find(|g| *g == group)

@@ -10,6 +10,7 @@ pub(crate) mod churn;
 pub(crate) mod controllers;
 pub(crate) mod create;
 mod defaults;
+mod endpoints;
 pub mod ephemeral;
 pub mod field_validation;
 pub(crate) mod filter;
@@ -333,6 +334,7 @@ fn load_scenario(state: &SimState) {
             );
             let _ = state.store.create(Kind::Service, key, service);
         }
+        endpoints::write_all(state);
     }
     for ns in &namespaces {
         let _ = state.store.create(

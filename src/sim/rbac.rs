@@ -44,7 +44,8 @@ impl Role {
             Role::Viewer => match (a.resource, a.subresource) {
                 (
                     "pods" | "namespaces" | "nodes" | "events" | "deployments" | "replicasets"
-                    | "statefulsets" | "daemonsets" | "jobs" | "cronjobs" | "services",
+                    | "statefulsets" | "daemonsets" | "jobs" | "cronjobs" | "services"
+                    | "endpoints" | "endpointslices",
                     "",
                 ) => read,
                 ("pods", "log") => a.verb == "get",
@@ -61,7 +62,8 @@ impl Role {
                     ) => true,
                     (
                         "events" | "deployments" | "replicasets" | "statefulsets" | "daemonsets"
-                        | "jobs" | "cronjobs" | "secrets" | "services",
+                        | "jobs" | "cronjobs" | "secrets" | "services" | "endpoints"
+                        | "endpointslices",
                         "",
                     ) => read,
                     _ => false,

@@ -34,10 +34,13 @@ pub enum Kind {
     DaemonSet,
     Job,
     CronJob,
+    /// Kept by the endpoints controllers (see `endpoints`), read-only.
+    Endpoints,
+    EndpointSlice,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 12] = [
+    pub const ALL: [Kind; 14] = [
         Kind::Pod,
         Kind::Event,
         Kind::Namespace,
@@ -50,6 +53,8 @@ impl Kind {
         Kind::DaemonSet,
         Kind::Job,
         Kind::CronJob,
+        Kind::Endpoints,
+        Kind::EndpointSlice,
     ];
 
     pub fn plural(self) -> &'static str {
@@ -66,6 +71,8 @@ impl Kind {
             Kind::DaemonSet => "daemonsets",
             Kind::Job => "jobs",
             Kind::CronJob => "cronjobs",
+            Kind::Endpoints => "endpoints",
+            Kind::EndpointSlice => "endpointslices",
         }
     }
 
@@ -83,6 +90,8 @@ impl Kind {
             Kind::DaemonSet => "DaemonSet",
             Kind::Job => "Job",
             Kind::CronJob => "CronJob",
+            Kind::Endpoints => "Endpoints",
+            Kind::EndpointSlice => "EndpointSlice",
         }
     }
 
@@ -91,12 +100,14 @@ impl Kind {
         match self {
             Kind::Deployment | Kind::ReplicaSet | Kind::StatefulSet | Kind::DaemonSet => "apps",
             Kind::Job | Kind::CronJob => "batch",
+            Kind::EndpointSlice => "discovery.k8s.io",
             Kind::Pod
             | Kind::Event
             | Kind::Namespace
             | Kind::Node
             | Kind::Secret
-            | Kind::Service => "",
+            | Kind::Service
+            | Kind::Endpoints => "",
         }
     }
 
@@ -104,6 +115,7 @@ impl Kind {
         match self.group() {
             "" => "v1",
             "batch" => "batch/v1",
+            "discovery.k8s.io" => "discovery.k8s.io/v1",
             _ => "apps/v1",
         }
     }
@@ -159,7 +171,9 @@ impl Kind {
             | Kind::StatefulSet
             | Kind::Service
             | Kind::DaemonSet
-            | Kind::CronJob => &["metadata.name", "metadata.namespace"],
+            | Kind::CronJob
+            | Kind::Endpoints
+            | Kind::EndpointSlice => &["metadata.name", "metadata.namespace"],
             Kind::Job => &["metadata.name", "metadata.namespace", "status.successful"],
         }
     }
@@ -178,6 +192,8 @@ impl Kind {
             Kind::DaemonSet => 9,
             Kind::Job => 10,
             Kind::CronJob => 11,
+            Kind::Endpoints => 12,
+            Kind::EndpointSlice => 13,
         }
     }
 

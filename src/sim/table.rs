@@ -25,6 +25,9 @@ pub fn of(
         Kind::Node => nodes(objects, resource_version, continue_token),
         Kind::Secret => secrets(objects, resource_version, continue_token),
         Kind::Service => services(objects, resource_version, continue_token),
+        Kind::Endpoints | Kind::EndpointSlice => {
+            endpoints(kind, objects, resource_version, continue_token)
+        }
         kind => {
             let workload = kind.workload()?;
             workloads(workload, objects, resource_version, continue_token)
@@ -409,6 +412,86 @@ fn events(events: &[Value], resource_version: u64, continue_token: &str) -> Valu
         ],
         rows,
     )
+}
+
+/// `kubectl get endpoints` (`printEndpoints`: each ready address at each
+/// port) and `kubectl get endpointslices` (`printEndpointSlice`): three at
+/// most, then how many more.
+fn endpoints(kind: Kind, objects: &[Value], resource_version: u64, continue_token: &str) -> Value {
+    let now = jiff::Timestamp::now();
+    let three = |list: Vec<String>, unset: &str| match list.len() {
+        0 => unset.to_string(),
+        1..=3 => list.join(","),
+        n => format!("{} + {} more...", list[..3].join(","), n - 3),
+    };
+    let strings =
+        |v: &Value, field: &str| -> Vec<Value> { v[field].as_array().cloned().unwrap_or_default() };
+    let rows = objects
+        .iter()
+        .map(|object| {
+            let age = object["metadata"]["creationTimestamp"]
+                .as_str()
+                .and_then(|t| t.parse::<jiff::Timestamp>().ok())
+                .map_or("<unknown>".into(), |t| {
+                    crate::model::human_duration(now.duration_since(t))
+                });
+            let name = &object["metadata"]["name"];
+            let cells = match kind {
+                Kind::Endpoints => {
+                    let subsets = strings(object, "subsets");
+                    let mut list = Vec::new();
+                    for subset in &subsets {
+                        for port in strings(subset, "ports") {
+                            for address in strings(subset, "addresses") {
+                                list.push(format!(
+                                    "{}:{}",
+                                    address["ip"].as_str().unwrap_or_default(),
+                                    port["port"]
+                                ));
+                            }
+                        }
+                    }
+                    let shown = if subsets.is_empty() {
+                        "<none>".into()
+                    } else {
+                        three(list, "")
+                    };
+                    json!([name, shown, age])
+                }
+                _ => {
+                    let ports: Vec<String> = strings(object, "ports")
+                        .iter()
+                        .map(|p| match (&p["port"], p["name"].as_str()) {
+                            (Value::Number(n), _) => n.to_string(),
+                            (_, Some(name)) => name.to_string(),
+                            _ => "*".into(),
+                        })
+                        .collect();
+                    let addresses: Vec<String> = strings(object, "endpoints")
+                        .iter()
+                        .flat_map(|e| strings(e, "addresses"))
+                        .filter_map(|a| a.as_str().map(String::from))
+                        .collect();
+                    json!([
+                        name,
+                        object["addressType"],
+                        three(ports, "<unset>"),
+                        three(addresses, "<unset>"),
+                        age
+                    ])
+                }
+            };
+            row(cells, &object["metadata"])
+        })
+        .collect();
+    let column = |name: &str| json!({"name": name, "type": "string", "format": if name == "Name" { "name" } else { "" }, "description": "", "priority": 0});
+    let columns = match kind {
+        Kind::Endpoints => vec![column("Name"), column("Endpoints"), column("Age")],
+        _ => ["Name", "AddressType", "Ports", "Endpoints", "Age"]
+            .map(column)
+            .to_vec(),
+    };
+    table(resource_version, continue_token, columns, rows)
 }
 
 /// `kubectl get deploy` and the other workloads: the apiserver's columns,

@@ -718,6 +718,61 @@ async fn kubectl_describe_events_and_followed_logs_read_as_on_a_cluster() {
             line("cronjob.batch/nightly-report").contains(" <none> False 0 "),
             "{version}\n{listing}"
         );
+        // A Service's endpoints, as 1.27 reads them (core Endpoints) and as
+        // 1.33 does (EndpointSlices): storefront's three ready pods.
+        let described = kubectl(
+            &binary,
+            &kubeconfig,
+            &["describe", "service", "-n", "shop", "storefront"],
+            None,
+        )
+        .await;
+        let description = String::from_utf8_lossy(&described.stdout).into_owned();
+        let endpoints = description
+            .lines()
+            .find(|l| l.starts_with("Endpoints:"))
+            .unwrap_or_default();
+        assert_eq!(
+            endpoints.matches(":8080").count(),
+            3,
+            "{version}\n{description}"
+        );
+        let slices = kubectl(
+            &binary,
+            &kubeconfig,
+            &["get", "endpointslices", "-n", "shop"],
+            None,
+        )
+        .await;
+        let listing = String::from_utf8_lossy(&slices.stdout).into_owned();
+        let lines: Vec<Vec<String>> = listing.lines().map(words).collect();
+        assert_eq!(
+            lines.first().map(|l| l.join(" ")).as_deref(),
+            Some("NAME ADDRESSTYPE PORTS ENDPOINTS AGE"),
+            "{version}\n{}",
+            text(&slices)
+        );
+        let slice = |service: &str| {
+            lines
+                .iter()
+                .find(|l| l[0].starts_with(&format!("{service}-")))
+                .map(|l| l[1..4].join(" "))
+                .unwrap_or_default()
+        };
+        assert_eq!(
+            slice("checkout"),
+            "IPv4 8080 <unset>",
+            "{version}\n{listing}"
+        );
+        assert!(
+            slice("redis").starts_with("IPv4 6379 10.244."),
+            "{version}\n{listing}"
+        );
+        assert_eq!(
+            slice("storefront").matches("10.244.").count(),
+            3,
+            "{version}\n{listing}"
+        );
         let described = kubectl(
             &binary,
             &kubeconfig,
