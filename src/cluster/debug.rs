@@ -44,7 +44,9 @@ pub async fn read_policy(
     namespace: &str,
     limit: std::time::Duration,
 ) -> Option<Policy> {
-    let namespaces: Api<k8s_openapi::api::core::v1::Namespace> = Api::all(client.clone());
+    // Untyped: only its labels are read (no typed Namespace decoder).
+    let kind = kube::api::ApiResource::erase::<k8s_openapi::api::core::v1::Namespace>(&());
+    let namespaces: Api<kube::api::DynamicObject> = Api::all_with(client.clone(), &kind);
     let read = tokio::time::timeout(limit, super::objects::get(&namespaces, namespace));
     let labels = read.await.ok()?.ok()?.metadata.labels.unwrap_or_default();
     Some(Policy::from_labels(&labels))

@@ -696,17 +696,20 @@ impl Tasks {
             FeedOrigin::Namespaces,
             self.next_generation(FeedOrigin::Namespaces),
         );
-        let api = Api::<Namespace>::all(self.connection.client.clone());
-        let name = |ns: &Namespace| ns.metadata.name.clone().unwrap_or_default();
-        self.namespaces = Some(self.spawn_feed(
-            tagged,
-            api,
-            feed::config(),
-            None,
-            name,
-            Event::Namespaces,
-            Pages::Whole,
-        ));
+        // Untyped, so it shares the other kinds' loop (see untyped_views).
+        let kind = kube::api::ApiResource::erase::<Namespace>(&());
+        let api = Api::<kube::api::DynamicObject>::all_with(self.connection.client.clone(), &kind);
+        let name = |ns: &kube::api::DynamicObject| {
+            untyped_views::Untyped::Namespace(ns.metadata.name.clone().unwrap_or_default())
+        };
+        let wrap = |feed: Feed<untyped_views::Untyped>| {
+            Event::Namespaces(feed.filter_map(|row| match row {
+                untyped_views::Untyped::Namespace(name) => Some(name),
+                _ => None,
+            }))
+        };
+        self.namespaces =
+            Some(self.spawn_feed(tagged, api, feed::config(), None, name, wrap, Pages::Whole));
     }
 
     fn switch_context(&mut self, context: String) {

@@ -16,6 +16,7 @@ use super::*;
 
 /// A row of any kind watched untyped.
 pub(super) enum Untyped {
+    Namespace(String),
     Node(NodeRow),
     Service(ServiceRow),
     Workload(WorkloadRow),
