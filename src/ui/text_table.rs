@@ -28,11 +28,21 @@ pub fn frame(
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let said = match (trouble, listed) {
-        (Some(trouble), _) => Span::styled(format!(" {}", trouble.as_str()), theme.warning),
-        (None, false) => Span::styled(" Loading…", theme.dim),
+        (Some(trouble), _) => Span::styled(trouble.as_str().to_string(), theme.warning),
+        (None, false) => Span::styled("Loading…", theme.dim),
         (None, true) => return Some(inner),
     };
-    frame.render_widget(Paragraph::new(said), inner);
+    // A refusal is a sentence to read whole, at any width, a space in
+    // from the border as the rows are.
+    let text = Rect {
+        x: inner.x.saturating_add(1),
+        width: inner.width.saturating_sub(2),
+        ..inner
+    };
+    frame.render_widget(
+        Paragraph::new(said).wrap(ratatui::widgets::Wrap { trim: true }),
+        text,
+    );
     None
 }
 

@@ -130,3 +130,18 @@ fn jobs_and_cron_jobs_views() {
     assert_snapshot("cron_jobs_view_80x24", &render(&cron_jobs, 80, 24));
     assert_snapshot("cron_jobs_view_250x60", &render(&cron_jobs, 250, 60));
 }
+
+/// A kind the user may not list: the refusal, whole at 80 columns.
+#[test]
+fn a_refused_workload_view_says_why_whole() {
+    let (mut a, _) = app(false);
+    command(&mut a, "deploy");
+    a.update(Event::Workloads(Feed::Forbidden(
+        crate::model::problem::Denied {
+            verb: "list".into(),
+            resource: "deployments".into(),
+            namespace: Some("shop".into()),
+        },
+    )));
+    assert_snapshot("deployments_refused_80x24", &render(&a, 80, 24));
+}
