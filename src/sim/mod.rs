@@ -10,6 +10,7 @@ pub(crate) mod churn;
 pub(crate) mod controllers;
 pub(crate) mod create;
 mod defaults;
+mod demo_objects;
 mod endpoints;
 pub mod ephemeral;
 pub mod field_validation;
@@ -318,14 +319,14 @@ fn load_scenario(state: &SimState) {
         );
     }
     if eager {
-        for secret in scenario::secrets(created) {
+        for secret in demo_objects::secrets(created) {
             let key = Key::new(
                 secret["metadata"]["namespace"].as_str().unwrap_or_default(),
                 secret["metadata"]["name"].as_str().unwrap_or_default(),
             );
             let _ = state.store.create(Kind::Secret, key, secret);
         }
-        for service in scenario::services(created) {
+        for service in demo_objects::services(created) {
             let key = Key::new(
                 service["metadata"]["namespace"]
                     .as_str()
@@ -340,7 +341,7 @@ fn load_scenario(state: &SimState) {
         let _ = state.store.create(
             Kind::Namespace,
             Key::new("", ns),
-            scenario::namespace_object(ns, created),
+            demo_objects::namespace_object(ns, created),
         );
     }
 }

@@ -1,6 +1,7 @@
 //! The pod list's filter against a plain model of what the user should see:
-//! the rows where namespace/name, node, labels or status fuzzy-match the query (the
-//! first of those fields that matches gives the score, as skim scores it),
+//! the rows where namespace/name, node, a label or status fuzzy-match the query (the
+//! first of those fields that matches gives the score, as skim scores it;
+//! of the labels, the best),
 //! the rows whose namespace/name matches first, each group best score
 //! first, ties in namespace/name order — however the table got
 //! there: typed keystroke by keystroke, typed at once, or with pods coming,
@@ -34,14 +35,20 @@ fn expected(rows: &[PodRow], query: &str) -> Vec<PodKey> {
         .into_iter()
         .filter_map(|r| {
             let search = r.key.to_string();
-            [&*search, &*r.node, &*r.labels, &*r.status]
-                .into_iter()
-                .enumerate()
-                .find_map(|(field, text)| {
-                    SkimMatcherV2::default()
-                        .ignore_case()
-                        .fuzzy_match(text, query)
-                        .map(|score| (field == 0, score))
+            let skim = |text: &str| {
+                SkimMatcherV2::default()
+                    .ignore_case()
+                    .fuzzy_match(text, query)
+            };
+            // Each label alone, the best of them.
+            let label = || r.labels.split(' ').filter_map(skim).max();
+            skim(&search)
+                .map(|score| (true, score))
+                .or_else(|| {
+                    skim(&r.node)
+                        .or_else(label)
+                        .or_else(|| skim(&r.status))
+                        .map(|s| (false, s))
                 })
                 .map(|(by_name, score)| (by_name, score, r.key.clone()))
         })

@@ -476,9 +476,10 @@ async fn at_80x24_statuses_stay_whole_and_cut_names_still_name_one_pod() {
     let sim = start_sim(0).await;
     let config = kubeconfig(&sim, "narrow");
     let mut screen = PodbayScreen::spawn(&args(&config, &["-A"]), 80, 24);
+    // The first page (shop's pods are further down).
     screen
         .wait_for("pods to appear", |t| {
-            t.contains("redis-0") && t.contains("● live")
+            t.contains("coredns-") && t.contains("● live")
         })
         .await;
     let narrow = names_and_statuses(&screen.text());

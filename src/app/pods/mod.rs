@@ -788,9 +788,9 @@ fn score_row(query: &Query, search: &str, row: &PodRow, scratch: &mut Scratch) -
 }
 
 /// Scores a row whose namespace/name (what the filter tries first) does
-/// not match: node, then labels, then status — the first field that
+/// not match: node, then each label, then status — the first field that
 /// matches counts, so a query cannot match with letters scattered across
-/// fields. Its score is below every name match's ([`OTHER_FIELD`] less):
+/// fields (or labels). Its score is below every name match's ([`OTHER_FIELD`] less):
 /// names first. A `status:` query looks at STATUS only.
 fn score_other_fields(
     query: &Query,
@@ -798,14 +798,23 @@ fn score_other_fields(
     scratch: &mut Scratch,
     known: &mut KnownScores,
 ) -> Option<i32> {
-    let mut score =
-        |field: &Arc<str>| known.score(field, |text| query.pattern.score(text, scratch));
+    // A field's score; labels each alone: a Job's pod carries long uid
+    // labels, where letters scattered across them matched anything.
+    let mut score = |field: &Arc<str>, by_word: bool| {
+        known.score(field, |text| match by_word {
+            true => text
+                .split(' ')
+                .filter_map(|label| query.pattern.score(label, scratch))
+                .max(),
+            false => query.pattern.score(text, scratch),
+        })
+    };
     let found = if query.status_only {
-        score(&row.status)
+        score(&row.status, false)
     } else {
-        score(&row.node)
-            .or_else(|| score(&row.labels))
-            .or_else(|| score(&row.status))
+        score(&row.node, false)
+            .or_else(|| score(&row.labels, true))
+            .or_else(|| score(&row.status, false))
     };
     found.map(|s| s - OTHER_FIELD)
 }

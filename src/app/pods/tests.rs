@@ -315,3 +315,21 @@ fn a_label_match_ranks_below_every_name_match() {
     t.set_filter("cart");
     assert_eq!(names(&t), ["cart-5f6d", "c-a-r-t-scattered", "redis-0"]);
 }
+
+/// A query matches within one label: a Job's pod, whose labels hold its
+/// Job's uid twice, matched `redis` by letters taken from several of them.
+#[test]
+fn a_query_matches_within_one_label_not_across_them() {
+    let mut t = PodTable::default();
+    let mut job = row("batch", "reindex-orders-q7t2m");
+    job.labels = "app.kubernetes.io/name=reindex-orders batch.kubernetes.io/controller-uid=dae071e6-9b75 batch.kubernetes.io/job-name=reindex-orders".into();
+    t.replace(None, vec![job, row("shop", "redis-0")]);
+    t.set_filter("redis");
+    assert_eq!(names(&t), ["redis-0"]);
+    t.set_filter("job-name=reindex");
+    assert_eq!(
+        names(&t),
+        ["reindex-orders-q7t2m"],
+        "one label still matches"
+    );
+}
