@@ -34,9 +34,15 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &NodesView, theme: &
     }
     // The taints go last: on a narrow screen they are counted first,
     // then VERSION gives way (enter on a node lists its taints whole).
-    let mut rows: Vec<Vec<String>> = view
-        .list
-        .shown()
+    let window = text_table::window(inner, &view.list);
+    let shown = || {
+        view.list
+            .shown()
+            .skip(window.rows.start)
+            .take(window.rows.len())
+    };
+    let floor = &window.floor[..];
+    let mut rows: Vec<Vec<String>> = shown()
         .map(|(_, n)| {
             let pods = pods_on.get(n.name.as_str()).copied().unwrap_or(0);
             let age = n
@@ -63,8 +69,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &NodesView, theme: &
     ]
     .map(String::from)
     .to_vec();
-    if !text_table::fits(&text_table::widths(&titles, &rows), inner.width) {
-        for (row, (_, node)) in rows.iter_mut().zip(view.list.shown()) {
+    if !text_table::fits(&text_table::widths(&titles, &rows, floor), inner.width) {
+        for (row, (_, node)) in rows.iter_mut().zip(shown()) {
             let last = row.len() - 1;
             row[last] = match node.taints.len() {
                 0 => "—".into(),
@@ -73,14 +79,14 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &NodesView, theme: &
             };
         }
     }
-    if !text_table::fits(&text_table::widths(&titles, &rows), inner.width) {
+    if !text_table::fits(&text_table::widths(&titles, &rows, floor), inner.width) {
         const VERSION: usize = 4;
         titles.remove(VERSION);
         for row in &mut rows {
             row.remove(VERSION);
         }
     }
-    let ready: Vec<bool> = view.list.shown().map(|(_, n)| n.ready).collect();
+    let ready: Vec<bool> = shown().map(|(_, n)| n.ready).collect();
     let style = |i: usize| match ready[i] {
         true => theme.text,
         false => theme.warning,
@@ -88,8 +94,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &NodesView, theme: &
     text_table::draw(
         frame,
         inner,
-        (&titles, &rows),
-        view.list.cursor,
+        (&titles, &rows, floor),
+        window.cursor,
         style,
         theme,
     );

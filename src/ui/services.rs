@@ -58,9 +58,12 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &ServicesView, theme
     // Whether each Service sends traffic anywhere, for its colour.
     let mut idle = Vec::with_capacity(view.list.shown_len());
     let counts = endpoints(&view.list.rows, app.pods.rows());
+    let window = text_table::window(inner, &view.list);
     let mut rows: Vec<Vec<String>> = view
         .list
         .shown()
+        .skip(window.rows.start)
+        .take(window.rows.len())
         .map(|(i, s)| {
             let (ready, selected) = counts[i];
             idle.push(!s.selector.is_empty() && ready == 0);
@@ -87,7 +90,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &ServicesView, theme
             row
         })
         .collect();
-    text_table::give_way(&mut titles, &mut rows, inner.width, &GIVE_WAY);
+    let floor = &window.floor[..];
+    text_table::give_way(&mut titles, &mut rows, (inner.width, floor), &GIVE_WAY);
     let style = |i: usize| match idle[i] {
         true => theme.warning,
         false => theme.text,
@@ -95,8 +99,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &ServicesView, theme
     text_table::draw(
         frame,
         inner,
-        (&titles, &rows),
-        view.list.cursor,
+        (&titles, &rows, floor),
+        window.cursor,
         style,
         theme,
     );

@@ -85,9 +85,42 @@ fn columns(text: &str) -> usize {
     unicode_width::UnicodeWidthStr::width(text)
 }
 
-/// Each column's width: its title's or its widest cell's.
-pub fn widths(titles: &[String], rows: &[Vec<String>]) -> Vec<usize> {
-    let mut widths: Vec<usize> = titles.iter().map(|t| columns(t)).collect();
+/// The rows of a list on screen, from where the selected one stays
+/// visible: only those are written out each frame (a view may hold tens
+/// of thousands), and `floor` keeps the namespace and name columns as wide
+/// as the widest of all rows, so they do not move as the list scrolls.
+pub struct Window {
+    pub rows: std::ops::Range<usize>,
+    /// The selected row, counted from the window's first.
+    pub cursor: usize,
+    pub floor: Vec<(&'static str, usize)>,
+}
+
+pub fn window<R: Object>(inner: Rect, list: &ObjectRows<R>) -> Window {
+    let room = (inner.height as usize).saturating_sub(1).max(1);
+    let first = list.cursor.saturating_sub(room - 1);
+    let (mut namespace, mut name) = (0, 0);
+    for (_, row) in list.shown() {
+        let (ns, n) = row.identity();
+        namespace = namespace.max(columns(ns));
+        name = name.max(columns(n));
+    }
+    Window {
+        rows: first..(first + room).min(list.shown_len()),
+        cursor: list.cursor - first,
+        floor: vec![("NAMESPACE", namespace), ("NAME", name)],
+    }
+}
+
+/// Each column's width: its title's, its widest cell's, or its `floor`.
+pub fn widths(titles: &[String], rows: &[Vec<String>], floor: &[(&str, usize)]) -> Vec<usize> {
+    let mut widths: Vec<usize> = titles
+        .iter()
+        .map(|t| {
+            let least = floor.iter().find(|(name, _)| name == t).map_or(0, |f| f.1);
+            columns(t).max(least)
+        })
+        .collect();
     for row in rows {
         for (w, cell) in widths.iter_mut().zip(row) {
             *w = (*w).max(columns(cell));
@@ -103,9 +136,14 @@ pub fn fits(widths: &[usize], width: u16) -> bool {
 
 /// Drops the columns named in `give_way`, first first, until the rest fit
 /// `width`.
-pub fn give_way(titles: &mut Vec<String>, rows: &mut [Vec<String>], width: u16, give_way: &[&str]) {
+pub fn give_way(
+    titles: &mut Vec<String>,
+    rows: &mut [Vec<String>],
+    (width, floor): (u16, &[(&str, usize)]),
+    give_way: &[&str],
+) {
     for column in give_way {
-        if fits(&widths(titles, rows), width) {
+        if fits(&widths(titles, rows, floor), width) {
             break;
         }
         if let Some(at) = titles.iter().position(|t| t == column) {
@@ -117,17 +155,17 @@ pub fn give_way(titles: &mut Vec<String>, rows: &mut [Vec<String>], width: u16, 
     }
 }
 
-/// The header, then the rows from where the selected one stays on screen,
-/// each in its style.
+/// The header, then `rows` (a [`Window`]'s: `cursor` counts from its
+/// first), each in its style.
 pub fn draw(
     frame: &mut Frame,
     inner: Rect,
-    (titles, rows): (&[String], &[Vec<String>]),
+    (titles, rows, floor): (&[String], &[Vec<String>], &[(&str, usize)]),
     cursor: usize,
     style: impl Fn(usize) -> Style,
     theme: &Theme,
 ) {
-    let widths = widths(titles, rows);
+    let widths = widths(titles, rows, floor);
     let line = |cells: &[String]| -> String {
         let mut text = String::from(" ");
         for (i, (cell, width)) in cells.iter().zip(&widths).enumerate() {

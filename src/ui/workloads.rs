@@ -56,9 +56,14 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &WorkloadsView, them
     if namespaces {
         titles.insert(0, "NAMESPACE".into());
     }
-    let mut rows: Vec<Vec<String>> = view
-        .list
-        .shown()
+    let window = text_table::window(inner, &view.list);
+    let shown = || {
+        view.list
+            .shown()
+            .skip(window.rows.start)
+            .take(window.rows.len())
+    };
+    let mut rows: Vec<Vec<String>> = shown()
         .map(|(_, w)| {
             let mut row = vec![w.name.clone()];
             row.extend(w.texts(app.now));
@@ -73,8 +78,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &WorkloadsView, them
             row
         })
         .collect();
-    text_table::give_way(&mut titles, &mut rows, inner.width, &GIVE_WAY);
-    let standing: Vec<Standing> = view.list.shown().map(|(_, w)| w.standing).collect();
+    let floor = &window.floor[..];
+    text_table::give_way(&mut titles, &mut rows, (inner.width, floor), &GIVE_WAY);
+    let standing: Vec<Standing> = shown().map(|(_, w)| w.standing).collect();
     let style = |i: usize| match standing[i] {
         Standing::Fine => theme.text,
         Standing::Short => theme.warning,
@@ -83,8 +89,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &WorkloadsView, them
     text_table::draw(
         frame,
         inner,
-        (&titles, &rows),
-        view.list.cursor,
+        (&titles, &rows, floor),
+        window.cursor,
         style,
         theme,
     );

@@ -145,3 +145,35 @@ fn a_refused_workload_view_says_why_whole() {
     )));
     assert_snapshot("deployments_refused_80x24", &render(&a, 80, 24));
 }
+
+/// Thousands of rows: only the window on screen is written out, and the
+/// columns stay where they are as the list scrolls (the widest name of
+/// all rows sets NAME's width, wherever it is).
+#[test]
+fn a_long_view_scrolls_with_its_columns_in_place() {
+    let objects = (0..3000)
+        .map(|i| {
+            let name = match i {
+                2999 => "a-deployment-with-a-long-name-at-the-end".to_string(),
+                i => format!("svc-{i:04}"),
+            };
+            serde_json::json!({"metadata": {"name": name, "namespace": "shop"},
+                "spec": {"replicas": 1, "selector": {"matchLabels": {"app": name}}}})
+        })
+        .collect();
+    let mut a = on(WorkloadKind::Deployment, objects);
+    let header = |a: &App| {
+        let text = render(a, 120, 30);
+        let line = text.lines().nth(2).unwrap_or_default().to_string();
+        (line.find("READY"), text)
+    };
+    let (top, _) = header(&a);
+    a.update(key('G'));
+    let (bottom, text) = header(&a);
+    assert!(top.is_some() && top == bottom, "{top:?} {bottom:?}\n{text}");
+    // Sorted by name: the long one is not last; the last is svc-2998.
+    assert!(
+        text.contains("svc-2998") && !text.contains("svc-0000"),
+        "{text}"
+    );
+}
