@@ -112,8 +112,11 @@ pub fn window<R: Object>(inner: Rect, list: &ObjectRows<R>) -> Window {
     }
 }
 
+/// Least widths of columns, by title.
+pub type Floor<'a> = &'a [(&'a str, usize)];
+
 /// Each column's width: its title's, its widest cell's, or its `floor`.
-pub fn widths(titles: &[String], rows: &[Vec<String>], floor: &[(&str, usize)]) -> Vec<usize> {
+pub fn widths(titles: &[String], rows: &[Vec<String>], floor: Floor<'_>) -> Vec<usize> {
     let mut widths: Vec<usize> = titles
         .iter()
         .map(|t| {
@@ -139,7 +142,7 @@ pub fn fits(widths: &[usize], width: u16) -> bool {
 pub fn give_way(
     titles: &mut Vec<String>,
     rows: &mut [Vec<String>],
-    (width, floor): (u16, &[(&str, usize)]),
+    (width, floor): (u16, Floor<'_>),
     give_way: &[&str],
 ) {
     for column in give_way {
@@ -160,7 +163,7 @@ pub fn give_way(
 pub fn draw(
     frame: &mut Frame,
     inner: Rect,
-    (titles, rows, floor): (&[String], &[Vec<String>], &[(&str, usize)]),
+    (titles, rows, floor): (&[String], &[Vec<String>], Floor<'_>),
     cursor: usize,
     style: impl Fn(usize) -> Style,
     theme: &Theme,
