@@ -315,6 +315,8 @@ fn services() -> Vec<Binding> {
         ),
         Binding::hinted(Action::Debug, "debug its pods")
             .saying("the pods it selects, marked, in the many-pods debug form"),
+        Binding::hinted(Action::Forward, "forward")
+            .saying("a port-forward that follows its pods as they are replaced"),
         Binding::hinted(Action::Filter, "filter").saying("fuzzy filter over namespace/name"),
     ];
     table.extend(MOVES.map(Binding::action));
@@ -328,6 +330,8 @@ fn workloads() -> Vec<Binding> {
             .saying("the pod list narrowed to the workload's pods (esc comes back)"),
         Binding::hinted(Action::Debug, "debug its pods")
             .saying("the workload's pods, marked, in the many-pods debug form"),
+        Binding::hinted(Action::Forward, "forward")
+            .saying("a port-forward that follows its pods as they are replaced"),
         Binding::hinted(Action::Filter, "filter").saying("fuzzy filter over namespace/name"),
     ];
     table.extend(MOVES.map(Binding::action));

@@ -99,7 +99,9 @@ pub struct ForwardsView {
 /// local port.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ForwardForm {
-    pub pod: PodKey,
+    pub namespace: String,
+    /// A pod, or a Service or workload whose pods the forward follows.
+    pub target: ForwardTarget,
     pub ports: Vec<DeclaredPort>,
     /// Index into `ports`; `ports.len()` is the typed remote port.
     pub choice: usize,
@@ -118,7 +120,12 @@ pub enum FormField {
 }
 
 impl ForwardForm {
-    fn new(pod: PodKey, ports: Vec<DeclaredPort>, container: Option<&str>) -> Self {
+    fn new(
+        namespace: String,
+        target: ForwardTarget,
+        ports: Vec<DeclaredPort>,
+        container: Option<&str>,
+    ) -> Self {
         // The selected container's first TCP port, else the pod's first.
         let choice = ports
             .iter()
@@ -126,7 +133,8 @@ impl ForwardForm {
             .or_else(|| ports.iter().position(|p| p.protocol == "TCP"))
             .unwrap_or(ports.len());
         let mut form = ForwardForm {
-            pod,
+            namespace,
+            target,
             ports,
             choice,
             typed_remote: LineEdit::default(),
@@ -260,11 +268,25 @@ impl App {
         };
         let container = view.selected().map(|c| c.name.as_str().to_string());
         let form = ForwardForm::new(
-            detail.key.clone(),
+            detail.key.namespace.to_string(),
+            ForwardTarget::Pod(detail.key.name.to_string()),
             declared_ports(&detail.manifest),
             container.as_deref(),
         );
         self.mode = Mode::Forward(Box::new(form));
+        vec![]
+    }
+
+    /// `F` on a Service or a workload: the form for a forward that follows
+    /// its pods, offering `ports` (a Service's own; a workload's pod
+    /// template's).
+    pub(super) fn open_forward_form_to(
+        &mut self,
+        namespace: String,
+        target: ForwardTarget,
+        ports: Vec<DeclaredPort>,
+    ) -> Vec<Effect> {
+        self.mode = Mode::Forward(Box::new(ForwardForm::new(namespace, target, ports, None)));
         vec![]
     }
 
@@ -292,16 +314,24 @@ impl App {
                 self.mode = Mode::Forward(Box::new(form));
                 vec![]
             }
-            Answer::Send(form, mapping) => self.start_forward(form.pod, mapping),
+            Answer::Send(form, mapping) => self.start_forward(form.namespace, form.target, mapping),
         }
     }
 
-    fn start_forward(&mut self, pod: PodKey, mapping: PortMapping) -> Vec<Effect> {
+    fn start_forward(
+        &mut self,
+        namespace: String,
+        target: ForwardTarget,
+        mapping: PortMapping,
+    ) -> Vec<Effect> {
         self.next_forward += 1;
         let id = self.next_forward;
-        let target = ForwardTarget::Pod(pod.name.to_string());
+        let shown = match &target {
+            ForwardTarget::Pod(name) => format!("{namespace}/{name}"),
+            other => format!("{other} in {namespace}"),
+        };
         let request = ForwardRequest {
-            namespace: pod.namespace.to_string(),
+            namespace: namespace.clone(),
             target: target.clone(),
             ports: vec![mapping.clone()],
             addresses: vec![IpAddr::V4(Ipv4Addr::LOCALHOST)],
@@ -309,13 +339,13 @@ impl App {
         self.forwards.push(Forward::new(
             id,
             self.cluster.clone(),
-            pod.namespace.to_string(),
+            namespace,
             target,
             mapping,
             ForwardState::Starting,
         ));
         self.message = Some(info(format!(
-            "Forwarding to {pod}; :pf lists the forwards (they run while you browse)."
+            "Forwarding to {shown}; :pf lists the forwards (they run while you browse)."
         )));
         vec![Effect::StartForward {
             id,
@@ -478,13 +508,13 @@ mod tests {
 
     #[test]
     fn the_form_offers_the_containers_ports_and_follows_the_choice_until_local_is_typed() {
-        let pod = PodKey::new("payments", "api-1");
+        let pod = ForwardTarget::Pod("api-1".into());
         let ports = vec![
             port("envoy", "admin", 9901, "TCP"),
             port("api", "http", 8080, "TCP"),
             port("dns", "dns", 53, "UDP"),
         ];
-        let form = ForwardForm::new(pod, ports, Some("api"));
+        let form = ForwardForm::new("payments".into(), pod, ports, Some("api"));
         assert_eq!((form.choice, form.local.as_str()), (1, "8080"));
         let form = stay(on_form_key(form, &key(KeyCode::Up)));
         assert_eq!(
@@ -515,7 +545,7 @@ mod tests {
 
     #[test]
     fn a_pod_without_declared_ports_takes_a_typed_one() {
-        let form = ForwardForm::new(PodKey::new("shop", "x"), vec![], None);
+        let form = ForwardForm::new("shop".into(), ForwardTarget::Pod("x".into()), vec![], None);
         assert!(matches!(
             on_form_key(form.clone(), &key(KeyCode::Enter)),
             Answer::Refused(_, why) if why.contains("Type the pod's port")

@@ -71,8 +71,10 @@ impl App {
         }
         // On an empty list these act on nothing: never on the pod list
         // behind the view.
-        if matches!(action, Action::Open | Action::Debug | Action::Describe)
-            && view.list.selected().is_none()
+        if matches!(
+            action,
+            Action::Open | Action::Debug | Action::Describe | Action::Forward
+        ) && view.list.selected().is_none()
         {
             return Some(vec![]);
         }
@@ -100,6 +102,24 @@ impl App {
                     return Some(vec![]);
                 }
                 return Some(self.narrow_to(from, namespace, selector, action == Action::Debug));
+            }
+            Action::Forward => {
+                let service = view.list.selected()?;
+                let ports = service
+                    .ports
+                    .iter()
+                    .filter_map(|p| {
+                        Some(crate::model::forward::DeclaredPort {
+                            container: String::new(),
+                            name: Some(p.name.clone()).filter(|n| !n.is_empty()),
+                            number: u16::try_from(p.port).ok()?,
+                            protocol: p.protocol.clone(),
+                        })
+                    })
+                    .collect();
+                let target = crate::model::forward::ForwardTarget::Service(service.name.clone());
+                let namespace = service.namespace.clone();
+                return Some(self.open_forward_form_to(namespace, target, ports));
             }
             Action::Describe => {
                 let service = view.list.selected()?.clone();

@@ -191,3 +191,31 @@ fn each_namespaces_feed_keeps_its_own_rows() {
         .collect();
     assert_eq!(names, ["shop/cart", "shop/web"]);
 }
+
+/// `F` on a Service: its own ports offered, and a forward to `svc/NAME`,
+/// which follows the pods it selects.
+#[test]
+fn f_forwards_to_a_service() {
+    let mut a = on_services();
+    a.update(code(KeyCode::Down));
+    a.update(code(KeyCode::Down));
+    assert!(a.update(key('F')).is_empty());
+    let crate::app::Mode::Forward(form) = &a.mode else {
+        panic!("{:?}", a.mode)
+    };
+    let ports: Vec<(Option<&str>, u16)> = form
+        .ports
+        .iter()
+        .map(|p| (p.name.as_deref(), p.number))
+        .collect();
+    assert_eq!(ports, [(Some("http"), 80)]);
+    let effects = a.update(code(KeyCode::Enter));
+    let [Effect::StartForward { request, .. }] = effects.as_slice() else {
+        panic!("{effects:?}")
+    };
+    assert_eq!(
+        request.target,
+        crate::model::forward::ForwardTarget::Service("web".into())
+    );
+    assert_eq!(request.ports[0].remote.to_string(), "80");
+}

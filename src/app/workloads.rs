@@ -10,6 +10,7 @@ use super::object_rows::ObjectRows;
 use super::pods::Narrow;
 use super::{App, Effect, Mode, View};
 use crate::model::feed::Feed;
+use crate::model::forward::ForwardTarget;
 use crate::model::selector::Selector;
 use crate::model::workload::{WorkloadKind, WorkloadRow};
 
@@ -46,8 +47,10 @@ impl App {
         };
         // On an empty list these act on nothing: never on the pod list
         // behind the view.
-        if matches!(action, Action::Open | Action::Debug | Action::Describe)
-            && view.list.selected().is_none()
+        if matches!(
+            action,
+            Action::Open | Action::Debug | Action::Describe | Action::Forward
+        ) && view.list.selected().is_none()
         {
             return Some(vec![]);
         }
@@ -68,6 +71,22 @@ impl App {
                 let from = row.reference();
                 let (namespace, selector) = (row.namespace.clone(), row.selector.clone());
                 Some(self.narrow_to(from, namespace, selector, action == Action::Debug))
+            }
+            Action::Forward => {
+                let row = view.list.selected()?;
+                let Some(kind) = row.kind.owner() else {
+                    self.message = Some(warning(format!(
+                        "{} runs no pods of its own; forward to one of its Jobs (:job).",
+                        row.reference()
+                    )));
+                    return Some(vec![]);
+                };
+                let target = ForwardTarget::Owner {
+                    kind,
+                    name: row.name.clone(),
+                };
+                let (namespace, ports) = (row.namespace.clone(), row.ports.clone());
+                Some(self.open_forward_form_to(namespace, target, ports))
             }
             Action::Back => {
                 self.view = View::Pods;

@@ -206,3 +206,59 @@ fn slash_filters_a_workload_view() {
     assert_eq!(view.list.shown_len(), 3);
     assert_eq!(a.update(code(KeyCode::Esc)), [Effect::StopWatchingPod]);
 }
+
+/// `F` on a workload: the forward form for its pods (the template's
+/// ports offered), and enter starts a forward that follows the owner; a
+/// CronJob has no pods of its own to follow, and says so.
+#[test]
+fn f_forwards_to_a_workloads_pods() {
+    let mut a = on_deployments();
+    a.update(Event::Workloads(Feed::Applied(WorkloadRow::from_object(
+        WorkloadKind::Deployment,
+        &json!({"metadata": {"name": "web", "namespace": "shop"},
+            "spec": {"selector": {"matchLabels": {"app": "web"}},
+                "template": {"spec": {"containers": [{"name": "app", "ports": [
+                    {"name": "http", "containerPort": 8080}, {"containerPort": 9090, "protocol": "UDP"}]}]}}}}),
+    ))));
+    a.update(code(KeyCode::Down));
+    assert!(a.update(key('F')).is_empty());
+    let crate::app::Mode::Forward(form) = &a.mode else {
+        panic!("{:?}", a.mode)
+    };
+    let target = ForwardTarget::Owner {
+        kind: crate::model::owner::OwnerKind::Deployment,
+        name: "web".into(),
+    };
+    assert_eq!((form.namespace.as_str(), &form.target), ("shop", &target));
+    let ports: Vec<u16> = form.ports.iter().map(|p| p.number).collect();
+    assert_eq!(ports, [8080, 9090]);
+    let effects = a.update(code(KeyCode::Enter));
+    let [Effect::StartForward { request, .. }] = effects.as_slice() else {
+        panic!("{effects:?}")
+    };
+    assert_eq!(
+        (
+            &request.target,
+            request.ports[0].remote.to_string().as_str()
+        ),
+        (&target, "8080")
+    );
+    let (mut c, _) = app(false);
+    command(&mut c, "cj");
+    c.update(Event::Workloads(Feed::Listed {
+        scope: Some("shop".into()),
+        rows: vec![WorkloadRow::from_object(
+            WorkloadKind::CronJob,
+            &json!({"metadata": {"name": "nightly", "namespace": "shop"}, "spec": {"schedule": "0 2 * * *"}}),
+        )],
+    }));
+    assert!(c.update(key('F')).is_empty());
+    assert!(c.mode == crate::app::Mode::Normal);
+    assert!(
+        c.message
+            .as_ref()
+            .unwrap()
+            .text
+            .contains("cj/nightly runs no pods of its own")
+    );
+}

@@ -74,6 +74,20 @@ impl WorkloadKind {
         }
     }
 
+    /// The owner a forward follows the pods of; none for a CronJob, whose
+    /// pods come and go with its Jobs.
+    pub fn owner(self) -> Option<super::owner::OwnerKind> {
+        use super::owner::OwnerKind;
+        Some(match self {
+            WorkloadKind::Deployment => OwnerKind::Deployment,
+            WorkloadKind::StatefulSet => OwnerKind::StatefulSet,
+            WorkloadKind::DaemonSet => OwnerKind::DaemonSet,
+            WorkloadKind::ReplicaSet => OwnerKind::ReplicaSet,
+            WorkloadKind::Job => OwnerKind::Job,
+            WorkloadKind::CronJob => return None,
+        })
+    }
+
     pub fn group(self) -> &'static str {
         match self {
             WorkloadKind::Job | WorkloadKind::CronJob => "batch",
@@ -133,6 +147,8 @@ pub struct WorkloadRow {
     /// The pod template's containers and images (kubectl's wide columns).
     pub containers: String,
     pub images: String,
+    /// The ports the pod template's containers declare (what `F` offers).
+    pub ports: Vec<super::forward::DeclaredPort>,
     pub created: Option<Timestamp>,
 }
 
@@ -216,6 +232,27 @@ impl WorkloadRow {
             _ => Selector::of_label_selector(&spec["selector"]),
         };
         let (containers, images) = containers(&template["spec"]);
+        let ports = template["spec"]["containers"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .flat_map(|c| {
+                let container = sanitize(c["name"].as_str().unwrap_or_default()).into_owned();
+                c["ports"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(move |p| {
+                        Some(super::forward::DeclaredPort {
+                            container: container.clone(),
+                            name: p["name"].as_str().map(|n| sanitize(n).into_owned()),
+                            number: u16::try_from(p["containerPort"].as_u64()?).ok()?,
+                            protocol: sanitize(p["protocol"].as_str().unwrap_or("TCP"))
+                                .into_owned(),
+                        })
+                    })
+            })
+            .collect();
         let clean =
             |text: &Option<String>| sanitize(text.as_deref().unwrap_or_default()).into_owned();
         WorkloadRow {
@@ -227,6 +264,7 @@ impl WorkloadRow {
             selector,
             containers,
             images,
+            ports,
             created: metadata.creation_timestamp.as_ref().map(|t| t.0),
         }
     }

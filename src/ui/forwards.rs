@@ -7,6 +7,7 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 
 use crate::app::App;
 use crate::app::forwards::{FormField, ForwardForm, ForwardState, ForwardsView, local_text};
+use crate::model::forward::ForwardTarget;
 use crate::model::text::sanitize;
 use crate::theme::Theme;
 
@@ -129,9 +130,20 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &ForwardsView, theme
 
 /// The `F` form, centred over `area`.
 pub fn draw_form(frame: &mut Frame, area: Rect, form: &ForwardForm, theme: &Theme) {
+    let (subject, whose) = match &form.target {
+        ForwardTarget::Pod(name) => (format!("{}/{name}", form.namespace), "pod's"),
+        ForwardTarget::Service(_) => (
+            format!("{} in {}", form.target, form.namespace),
+            "Service's",
+        ),
+        ForwardTarget::Owner { .. } => (
+            format!("{}'s pods in {}", form.target, form.namespace),
+            "pods'",
+        ),
+    };
     let mut lines = vec![
         Line::from(Span::styled(
-            format!(" Forward a port of {}", form.pod),
+            format!(" Forward a port of {subject}"),
             theme.title,
         )),
         Line::default(),
@@ -140,9 +152,9 @@ pub fn draw_form(frame: &mut Frame, area: Rect, form: &ForwardForm, theme: &Them
     let marker = |chosen: bool| if chosen { " › " } else { "   " };
     lines.push(Line::from(Span::styled(
         if focus(FormField::Remote) {
-            " pod's port (↑/↓ choose, or type one):"
+            format!(" {whose} port (↑/↓ choose, or type one):")
         } else {
-            " pod's port:"
+            format!(" {whose} port:")
         },
         theme.dim,
     )));
@@ -150,14 +162,23 @@ pub fn draw_form(frame: &mut Frame, area: Rect, form: &ForwardForm, theme: &Them
         let chosen = i == form.choice;
         let style = if chosen { theme.selected } else { theme.text };
         lines.push(Line::from(Span::styled(
-            format!(
-                "{}{:<16} {:>5}/{:<4} container {}",
-                marker(chosen),
-                port.name.as_deref().unwrap_or("—"),
-                port.number,
-                port.protocol,
-                port.container
-            ),
+            match port.container.as_str() {
+                // A Service's port belongs to no container.
+                "" => format!(
+                    "{}{:<16} {:>5}/{:<4}",
+                    marker(chosen),
+                    port.name.as_deref().unwrap_or("—"),
+                    port.number,
+                    port.protocol
+                ),
+                container => format!(
+                    "{}{:<16} {:>5}/{:<4} container {container}",
+                    marker(chosen),
+                    port.name.as_deref().unwrap_or("—"),
+                    port.number,
+                    port.protocol
+                ),
+            },
             style,
         )));
     }
@@ -195,10 +216,12 @@ pub fn draw_form(frame: &mut Frame, area: Rect, form: &ForwardForm, theme: &Them
     }
     lines.push(Line::from(local));
     lines.push(Line::default());
-    lines.push(Line::from(Span::styled(
-        " It follows the pod's owner when the pod is replaced.",
-        theme.dim,
-    )));
+    let follows = match &form.target {
+        ForwardTarget::Pod(_) => " It follows the pod's owner when the pod is replaced.",
+        ForwardTarget::Service(_) => " It reaches a ready pod the Service selects, and the next.",
+        ForwardTarget::Owner { .. } => " It reaches a ready pod of these, and the next.",
+    };
+    lines.push(Line::from(Span::styled(follows, theme.dim)));
     lines.push(super::form_keys("forward", "local port", theme));
     super::form_box(frame, area, lines, theme);
 }

@@ -12,7 +12,7 @@ use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use crate::support::{self, PodbayScreen, args, kubeconfig};
 
 /// `GET /healthz` through the forward: whether it answered 200 ok.
-async fn healthy(port: u16) -> Result<(), String> {
+pub(crate) async fn healthy(port: u16) -> Result<(), String> {
     let exchange = async {
         let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
             .await

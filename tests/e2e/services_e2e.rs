@@ -2,7 +2,7 @@
 //! `:svc` lists shop's with their ready endpoints counted from the pod
 //! list, live; `D` says where a Service's ports lead and which pods take
 //! traffic (one whose selector matches nothing says so); enter shows its
-//! pods alone.
+//! pods alone; `F` forwards to it.
 
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, DeleteParams};
@@ -78,6 +78,26 @@ async fn the_services_view_counts_endpoints_live_and_tells_a_services_truth() {
     screen
         .wait_for("the Services again", |t| t.contains("services (3)"))
         .await;
+    // F: a forward to the Service (any free local port), answered by one
+    // of its pods.
+    screen.keys("F").await;
+    screen
+        .wait_for("the form, with the Service's port", |t| {
+            t.contains("Forward a port of svc/storefront in shop") && t.contains("http")
+        })
+        .await;
+    screen.keys("\t\x7f\x7f0\r").await;
+    let port = |t: &str| {
+        let at = t.find("Forwarding 127.0.0.1:")? + "Forwarding 127.0.0.1:".len();
+        t[at..].split(' ').next()?.parse::<u16>().ok()
+    };
+    screen
+        .wait_for("the forward listening", |t| port(t).is_some())
+        .await;
+    let local = port(&screen.text()).expect("its port");
+    crate::forwards_e2e::healthy(local)
+        .await
+        .expect("a storefront pod answers");
     screen.keys("\x1b").await;
     screen
         .wait_for("back to the pods", |t| {
