@@ -64,25 +64,10 @@ impl App {
             }
             return None;
         }
-        // On an empty list these act on nothing: never on the pod list
-        // behind the view.
-        if matches!(action, Action::Open | Action::Debug | Action::Describe)
-            && view.list.selected().is_none()
-        {
-            return Some(vec![]);
-        }
-        if view.list.move_cursor(action) {
+        if view.list.take_key(&mut self.mode, action) {
             return Some(vec![]);
         }
         match action {
-            Action::Filter => {
-                self.mode = Mode::Filter(view.list.filter.as_str().into());
-                return Some(vec![]);
-            }
-            Action::Back if !view.list.filter.is_empty() => {
-                view.list.set_filter("");
-                return Some(vec![]);
-            }
             // What the list knows at once, every namespace's when read.
             Action::Open => {
                 let node = view.list.selected()?.clone();

@@ -81,7 +81,6 @@ impl<R: Object> ObjectRows<R> {
     /// Applies what the watch says; `noun` names one object in a sentence
     /// about one that does not decode (`a Service`).
     pub fn apply(&mut self, feed: Feed<R>, noun: &str) {
-        let same = |a: &R, b: &R| a.identity() == b.identity();
         match feed {
             Feed::Listed { rows, scope, .. } => {
                 // One feed a namespace: a relist replaces its own rows.
@@ -92,17 +91,24 @@ impl<R: Object> ObjectRows<R> {
                     }
                     None => self.rows = rows,
                 }
+                self.rows.sort_by(|a, b| a.identity().cmp(&b.identity()));
                 self.listed = true;
                 self.trouble = None;
             }
+            // In place, the rows kept in order: a watch's change is one
+            // row of what may be thousands.
             Feed::Applied(row) => {
-                match self.rows.iter_mut().find(|r| same(r, &row)) {
-                    Some(existing) => *existing = row,
-                    None => self.rows.push(row),
+                match self.position(&row) {
+                    Ok(at) => self.rows[at] = row,
+                    Err(at) => self.rows.insert(at, row),
                 }
                 self.trouble = None;
             }
-            Feed::Deleted(row) => self.rows.retain(|r| !same(r, &row)),
+            Feed::Deleted(row) => {
+                if let Ok(at) = self.position(&row) {
+                    self.rows.remove(at);
+                }
+            }
             Feed::Forbidden(denied) => self.trouble = Some(denied.sentence().into()),
             Feed::Reconnecting(sentence) => self.trouble = Some(sentence),
             Feed::Unreadable(bad) => {
@@ -111,13 +117,39 @@ impl<R: Object> ObjectRows<R> {
             // Not a paged feed: no pages come.
             Feed::Resumed | Feed::Listing { .. } | Feed::Page { .. } | Feed::Cut => {}
         }
-        self.rows.sort_by(|a, b| a.identity().cmp(&b.identity()));
         self.refilter();
+    }
+
+    fn position(&self, row: &R) -> Result<usize, usize> {
+        self.rows
+            .binary_search_by(|r| r.identity().cmp(&row.identity()))
     }
 
     /// Moves the cursor for a movement key; whether it was one.
     pub fn move_cursor(&mut self, action: super::keymap::Action) -> bool {
         super::keymap::move_cursor(&mut self.cursor, self.shown.len(), action)
+    }
+
+    /// The keys every such list takes the same way: moves, `/` (which opens
+    /// `mode`'s filter on the list's query), `esc` while filtered, and a
+    /// row's action with no row, which acts on nothing (never on the pod
+    /// list behind the view). Whether `action` was one of those.
+    pub fn take_key(&mut self, mode: &mut super::Mode, action: super::keymap::Action) -> bool {
+        use super::keymap::Action;
+        match action {
+            Action::Open | Action::Debug | Action::Describe | Action::Forward => {
+                self.selected().is_none()
+            }
+            Action::Filter => {
+                *mode = super::Mode::Filter(self.filter.as_str().into());
+                true
+            }
+            Action::Back if !self.filter.is_empty() => {
+                self.set_filter("");
+                true
+            }
+            _ => self.move_cursor(action),
+        }
     }
 }
 

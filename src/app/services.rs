@@ -7,7 +7,7 @@
 use super::keymap::Action;
 use super::object_rows::ObjectRows;
 use super::reader::Reader;
-use super::{App, Effect, Mode, View};
+use super::{App, Effect, View};
 use crate::model::PodRow;
 use crate::model::feed::Feed;
 use crate::model::selector::Selector;
@@ -69,27 +69,10 @@ impl App {
             }
             return None;
         }
-        // On an empty list these act on nothing: never on the pod list
-        // behind the view.
-        if matches!(
-            action,
-            Action::Open | Action::Debug | Action::Describe | Action::Forward
-        ) && view.list.selected().is_none()
-        {
-            return Some(vec![]);
-        }
-        if view.list.move_cursor(action) {
+        if view.list.take_key(&mut self.mode, action) {
             return Some(vec![]);
         }
         match action {
-            Action::Filter => {
-                self.mode = Mode::Filter(view.list.filter.as_str().into());
-                return Some(vec![]);
-            }
-            Action::Back if !view.list.filter.is_empty() => {
-                view.list.set_filter("");
-                return Some(vec![]);
-            }
             Action::Open | Action::Debug => {
                 let service = view.list.selected()?;
                 let from = format!("svc/{}", service.name);

@@ -8,7 +8,7 @@ use super::keymap::Action;
 use super::message::{info, warning};
 use super::object_rows::ObjectRows;
 use super::pods::Narrow;
-use super::{App, Effect, Mode, View};
+use super::{App, Effect, View};
 use crate::model::feed::Feed;
 use crate::model::forward::ForwardTarget;
 use crate::model::selector::Selector;
@@ -45,27 +45,10 @@ impl App {
         let View::Workloads(view) = &mut self.view else {
             return None;
         };
-        // On an empty list these act on nothing: never on the pod list
-        // behind the view.
-        if matches!(
-            action,
-            Action::Open | Action::Debug | Action::Describe | Action::Forward
-        ) && view.list.selected().is_none()
-        {
-            return Some(vec![]);
-        }
-        if view.list.move_cursor(action) {
+        if view.list.take_key(&mut self.mode, action) {
             return Some(vec![]);
         }
         match action {
-            Action::Filter => {
-                self.mode = Mode::Filter(view.list.filter.as_str().into());
-                Some(vec![])
-            }
-            Action::Back if !view.list.filter.is_empty() => {
-                view.list.set_filter("");
-                Some(vec![])
-            }
             Action::Open | Action::Debug => {
                 let row = view.list.selected()?;
                 let from = row.reference();

@@ -78,12 +78,7 @@ impl Selector {
     /// Whether a pod with these labels (the pod list's `k=v k=v` text) is
     /// selected.
     pub fn matches(&self, labels: &str) -> bool {
-        let value = |key: &str| {
-            labels
-                .split(' ')
-                .find_map(|label| label.split_once('=').filter(|(k, _)| *k == key))
-                .map(|(_, v)| v)
-        };
+        let value = |key: &str| label(labels, key);
         !self.terms.is_empty()
             && self.terms.iter().all(|term| match term {
                 Term::Equals(k, v) => value(k) == Some(v),
@@ -93,6 +88,14 @@ impl Selector {
                 Term::DoesNotExist(k) => value(k).is_none(),
             })
     }
+}
+
+/// The value of label `key` in the pod list's `k=v k=v` text.
+pub fn label<'a>(labels: &'a str, key: &str) -> Option<&'a str> {
+    labels
+        .split(' ')
+        .find_map(|label| label.split_once('=').filter(|(k, _)| *k == key))
+        .map(|(_, v)| v)
 }
 
 /// As `kubectl get -l` takes it: `k=v,k in (a,b),!k`.

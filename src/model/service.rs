@@ -152,11 +152,10 @@ impl ServiceRow {
     pub fn selects(&self, pod: &PodRow) -> bool {
         !self.selector.is_empty()
             && *pod.key.namespace == *self.namespace
-            && self.selector.iter().all(|(k, v)| {
-                pod.labels
-                    .split(' ')
-                    .any(|label| label.split_once('=') == Some((k.as_str(), v.as_str())))
-            })
+            && self
+                .selector
+                .iter()
+                .all(|(k, v)| super::selector::label(&pod.labels, k) == Some(v.as_str()))
     }
 }
 

@@ -7,7 +7,8 @@
 use serde_json::{Value, json};
 
 use super::SimState;
-use super::store::{Entry, Key, Kind};
+use super::pod_json::{is_ready, is_terminating};
+use super::store::{Key, Kind};
 
 /// The label an EndpointSlice names its Service by.
 pub const SERVICE_NAME: &str = "kubernetes.io/service-name";
@@ -57,13 +58,8 @@ fn write(state: &SimState, service: &Value) {
         .as_str()
         .unwrap_or_default();
     let name = service["metadata"]["name"].as_str().unwrap_or_default();
-    let selects = |entry: &Entry| selector.iter().all(|(k, v)| entry.label(k) == v.as_str());
-    let (pods, _, _) = state
-        .store
-        .list(Kind::Pod, Some(namespace), None, None, &selects);
-    let pods: Vec<Value> = pods
-        .iter()
-        .map(|p| p.value())
+    let pods: Vec<Value> = super::pod_json::selected(&state.store, namespace, selector)
+        .into_iter()
         .filter(|p| p["status"]["podIP"].is_string())
         .collect();
     let ports: Vec<Value> = service["spec"]["ports"]
@@ -117,7 +113,7 @@ fn write(state: &SimState, service: &Value) {
         "addressType": "IPv4",
         "endpoints": pods.iter().map(|pod| {
             let ready = ready(pod);
-            let terminating = pod["metadata"]["deletionTimestamp"].is_string();
+            let terminating = is_terminating(pod);
             json!({
                 "addresses": [pod["status"]["podIP"]],
                 "conditions": {"ready": ready && !terminating, "serving": ready, "terminating": terminating},
@@ -158,12 +154,7 @@ fn put(state: &SimState, kind: Kind, key: Key, object: Value) {
 
 /// Whether a pod is Ready and not on its way out.
 fn ready(pod: &Value) -> bool {
-    !pod["metadata"]["deletionTimestamp"].is_string()
-        && pod["status"]["conditions"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .any(|c| c["type"] == "Ready" && c["status"] == "True")
+    !is_terminating(pod) && is_ready(pod)
 }
 
 /// The port a Service's port sends to on `pod`: its `targetPort` by

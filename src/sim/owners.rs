@@ -55,10 +55,7 @@ impl Owners {
         };
         let namespace = pod["metadata"]["namespace"].as_str().unwrap_or_default();
         let name = owner["name"].as_str().unwrap_or_default();
-        let ready = pod["status"]["conditions"].as_array().is_some_and(|c| {
-            c.iter()
-                .any(|c| c["type"] == "Ready" && c["status"] == "True")
-        });
+        let ready = super::pod_json::is_ready(pod);
         let seen = sets
             .entry((namespace.to_string(), name.to_string()))
             .or_insert_with(|| Seen {

@@ -100,6 +100,42 @@ pub(super) fn pod_key(pod: &Value) -> Key {
 }
 
 /// The container spec of `name` in any of the pod's container lists.
+/// Whether the pod's Ready condition is True.
+pub fn is_ready(pod: &Value) -> bool {
+    pod["status"]["conditions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|c| c["type"] == "Ready" && c["status"] == "True")
+}
+
+/// Whether the pod is on its way out (deleted, its grace period running).
+pub fn is_terminating(pod: &Value) -> bool {
+    pod["metadata"]["deletionTimestamp"].is_string()
+}
+
+/// The pods of `namespace` that carry every label of `selector` (a
+/// `matchLabels` map, or a Service's selector); none for an empty one.
+pub fn selected(
+    store: &super::store::Store,
+    namespace: &str,
+    selector: &serde_json::Map<String, Value>,
+) -> Vec<Value> {
+    if selector.is_empty() {
+        return Vec::new();
+    }
+    let selects =
+        |entry: &super::store::Entry| selector.iter().all(|(k, v)| entry.label(k) == v.as_str());
+    let (pods, _, _) = store.list(
+        super::store::Kind::Pod,
+        Some(namespace),
+        None,
+        None,
+        &selects,
+    );
+    pods.iter().map(|p| p.value()).collect()
+}
+
 pub fn find_container(pod: &Value, name: &str) -> Option<(ContainerKind, Value)> {
     [
         ContainerKind::Regular,

@@ -7,7 +7,8 @@
 use serde_json::{Value, json};
 
 use super::SimState;
-use super::store::{Entry, Key, Kind};
+use super::pod_json::{is_ready, is_terminating};
+use super::store::{Key, Kind};
 
 /// Brings the status of `pod`'s controller (and a Deployment above it)
 /// up to date with the pods it owns now.
@@ -76,26 +77,12 @@ pub fn refresh(state: &SimState, pod: &Value) {
 /// many of those are Ready; a pod on its way out counts as neither, as
 /// the controllers count it.
 fn count(state: &SimState, namespace: &str, selector: &Value) -> (u64, u64) {
-    let Some(selector) = selector.as_object().filter(|s| !s.is_empty()) else {
+    let Some(selector) = selector.as_object() else {
         return (0, 0);
     };
-    let selects = |entry: &Entry| selector.iter().all(|(k, v)| entry.label(k) == v.as_str());
-    let (pods, _, _) = state
-        .store
-        .list(Kind::Pod, Some(namespace), None, None, &selects);
-    let mut counted = (0, 0);
-    for pod in pods {
-        let pod = pod.value();
-        if pod["metadata"]["deletionTimestamp"].is_string() {
-            continue;
-        }
-        counted.0 += 1;
-        let ready = pod["status"]["conditions"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .any(|c| c["type"] == "Ready" && c["status"] == "True");
-        counted.1 += u64::from(ready);
-    }
-    counted
+    let pods = super::pod_json::selected(&state.store, namespace, selector);
+    let live = pods.iter().filter(|pod| !is_terminating(pod));
+    live.fold((0, 0), |(all, ready), pod| {
+        (all + 1, ready + u64::from(is_ready(pod)))
+    })
 }

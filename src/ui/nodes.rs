@@ -20,13 +20,11 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &NodesView, theme: &
         text_table::count(&view.list),
         app.scope.label()
     );
-    let state = (view.list.trouble.as_ref(), view.list.listed);
-    let Some(inner) = text_table::frame(frame, area, title, state, theme) else {
+    let Some(inner) =
+        text_table::list_frame(frame, area, (&view.list, title), ("node", None), theme)
+    else {
         return;
     };
-    if text_table::nothing_shown(frame, inner, &view.list, "node", theme) {
-        return;
-    }
     // Counted once a frame, in one pass over the list's rows.
     let mut pods_on: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for row in app.pods.rows() {

@@ -3,8 +3,6 @@
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::text::Span;
-use ratatui::widgets::Paragraph;
 
 use crate::app::services::{ServicesView, endpoints};
 use crate::app::{App, Scope};
@@ -23,23 +21,16 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &ServicesView, theme
         text_table::count(&view.list),
         app.scope.label()
     );
-    let state = (view.list.trouble.as_ref(), view.list.listed);
-    let Some(inner) = text_table::frame(frame, area, title, state, theme) else {
+    let none = format!(" No Services in namespace {}.", app.scope.label());
+    let Some(inner) = text_table::list_frame(
+        frame,
+        area,
+        (&view.list, title),
+        ("Service", Some(none)),
+        theme,
+    ) else {
         return;
     };
-    if text_table::nothing_shown(frame, inner, &view.list, "Service", theme) {
-        return;
-    }
-    if view.list.rows.is_empty() {
-        frame.render_widget(
-            Paragraph::new(Span::styled(
-                format!(" No Services in namespace {}.", app.scope.label()),
-                theme.dim,
-            )),
-            inner,
-        );
-        return;
-    }
     let namespaces = !matches!(&app.scope, Scope::Namespaces(list) if list.len() == 1);
     let mut titles: Vec<String> = [
         "NAME",

@@ -54,21 +54,31 @@ pub fn count<R: Object>(list: &ObjectRows<R>) -> String {
     }
 }
 
-/// Says so when the filter keeps none of a list's rows; whether it did.
-pub fn nothing_shown<R: Object>(
+/// A list's frame (`title`, then its count), and what it says instead of
+/// rows: the watch's trouble, Loading…, no `noun` matching the filter, or
+/// `none` (a list with no rows at all; `None`: an empty table). The area
+/// for the rows, when there are some to draw.
+pub fn list_frame<R: Object>(
     frame: &mut Frame,
-    inner: Rect,
-    list: &ObjectRows<R>,
-    noun: &str,
+    area: Rect,
+    (list, title): (&ObjectRows<R>, String),
+    (noun, none): (&str, Option<String>),
     theme: &Theme,
-) -> bool {
-    if list.filter.is_empty() || list.shown_len() > 0 {
-        return false;
-    }
-    let said = format!(
-        " No {noun} matches {:?}. Esc clears the filter.",
-        list.filter
-    );
+) -> Option<Rect> {
+    let state = (list.trouble.as_ref(), list.listed);
+    let inner = self::frame(frame, area, title, state, theme)?;
+    let said = if !list.filter.is_empty() && list.shown_len() == 0 {
+        format!(
+            " No {noun} matches {:?}. Esc clears the filter.",
+            list.filter
+        )
+    } else if list.rows.is_empty()
+        && let Some(none) = none
+    {
+        none
+    } else {
+        return Some(inner);
+    };
     frame.render_widget(
         Paragraph::new(Span::styled(
             crate::model::text::sanitize(&said).into_owned(),
@@ -76,7 +86,7 @@ pub fn nothing_shown<R: Object>(
         )),
         inner,
     );
-    true
+    None
 }
 
 /// Columns by display width: a combining mark takes none, a wide

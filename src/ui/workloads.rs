@@ -4,8 +4,6 @@
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::text::Span;
-use ratatui::widgets::Paragraph;
 
 use crate::app::workloads::WorkloadsView;
 use crate::app::{App, Scope};
@@ -32,23 +30,11 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &WorkloadsView, them
         text_table::count(&view.list),
         app.scope.label()
     );
-    let state = (view.list.trouble.as_ref(), view.list.listed);
-    let Some(inner) = text_table::frame(frame, area, title, state, theme) else {
+    let none = format!(" No {plural} in namespace {}.", app.scope.label());
+    let says = (view.kind.kind(), Some(none));
+    let Some(inner) = text_table::list_frame(frame, area, (&view.list, title), says, theme) else {
         return;
     };
-    if text_table::nothing_shown(frame, inner, &view.list, view.kind.kind(), theme) {
-        return;
-    }
-    if view.list.rows.is_empty() {
-        frame.render_widget(
-            Paragraph::new(Span::styled(
-                format!(" No {plural} in namespace {}.", app.scope.label()),
-                theme.dim,
-            )),
-            inner,
-        );
-        return;
-    }
     let namespaces = !matches!(&app.scope, Scope::Namespaces(list) if list.len() == 1);
     let mut titles = vec!["NAME".to_string()];
     titles.extend(view.kind.columns().iter().map(|c| c.to_string()));
