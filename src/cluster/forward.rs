@@ -760,8 +760,10 @@ impl Connection {
                 }
             }
         };
+        // The upstream ends only when the pod's side refuses a write: that
+        // side has ended, and why is found below as for a read's end.
         let finished = tokio::select! {
-            () = upstream => true,
+            () = upstream => false,
             done = downstream => done,
         };
         if finished {

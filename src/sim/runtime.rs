@@ -136,8 +136,10 @@ enum Io {
 
 pub struct ContainerProcess {
     io: Io,
-    /// The process the runtime started (its group is killed to end it).
-    pid: Option<u32>,
+    /// The process the runtime started, until it is reaped (its group is
+    /// killed to end it). Once reaped its id may be any other process's,
+    /// so it is never signalled again.
+    leader: Mutex<Option<u32>>,
     /// The process whose namespaces are the container's: `pid`, or its
     /// child where the shim entered a node first.
     holder: Option<u32>,
@@ -182,7 +184,7 @@ impl ContainerProcess {
     fn new(io: Io, pid: Option<u32>, holder: Option<u32>) -> Arc<Self> {
         Arc::new(ContainerProcess {
             io,
-            pid,
+            leader: Mutex::new(pid),
             holder,
             started: Timestamp::now(),
             attachers: Mutex::new(Vec::new()),
@@ -252,10 +254,6 @@ impl ContainerProcess {
         }
     }
 
-    pub fn pid(&self) -> Option<u32> {
-        self.pid
-    }
-
     /// The pid whose namespaces are the container's, for a process that
     /// joins them (`exec`, a debug container targeting this one).
     pub fn namespaces_pid(&self) -> Option<u32> {
@@ -282,9 +280,12 @@ impl ContainerProcess {
         }
     }
 
-    /// Kills the whole process group (the process is a session leader).
+    /// Kills the whole process group (the process is a session leader),
+    /// while its leader is not yet reaped: an unreaped leader holds the
+    /// group's id, so the signal cannot reach another's processes.
     pub fn kill(&self) {
-        if let Some(pid) = self.pid.and_then(|p| i32::try_from(p).ok()) {
+        let leader = lock(&self.leader);
+        if let Some(pid) = leader.and_then(|p| i32::try_from(p).ok()) {
             let _ = nix::sys::signal::killpg(
                 nix::unistd::Pid::from_raw(pid),
                 nix::sys::signal::Signal::SIGKILL,
@@ -435,19 +436,72 @@ async fn wait_for_exit(
     mut child: tokio::process::Child,
     eof: tokio::sync::oneshot::Receiver<()>,
 ) {
-    let code = match child.wait().await {
-        Ok(status) => exit_code(status),
-        Err(_) => 128,
+    // The leader is left unreaped until its group is killed: a container's
+    // other processes end with it, as in a PID namespace, and the group's
+    // id cannot have been given to another process meanwhile.
+    let unreaped = match child.id() {
+        Some(pid) => exited_unreaped(pid).await.is_ok(),
+        None => false,
     };
-    // Let the pump drain what the process wrote last; a grandchild that
-    // keeps the PTY open must not keep the container "running".
-    let _ = tokio::time::timeout(Duration::from_millis(300), eof).await;
-    process.kill();
+    if unreaped {
+        // Let the pump drain what the process wrote last; a grandchild
+        // that keeps the PTY open must not keep the container "running".
+        let _ = tokio::time::timeout(Duration::from_millis(300), eof).await;
+        process.kill();
+    }
+    let status = {
+        let mut leader = lock(&process.leader);
+        let reaped = if unreaped { child.try_wait() } else { Ok(None) };
+        if matches!(reaped, Ok(Some(_))) {
+            *leader = None;
+        }
+        reaped
+    };
+    let status = match status {
+        Ok(Some(status)) => Ok(status),
+        _ => {
+            let status = child.wait().await;
+            *lock(&process.leader) = None;
+            status
+        }
+    };
+    let code = status.map_or(128, exit_code);
     lock(&process.attachers).clear();
     process.exit.send_replace(Some(Exit {
         code,
         finished: Timestamp::now(),
     }));
+}
+
+/// Resolves once `pid` (a child of this process) has ended, without reaping
+/// it: a pidfd where the kernel has them, else `waitid` with `WNOWAIT` on a
+/// blocking thread.
+async fn exited_unreaped(pid: u32) -> std::io::Result<()> {
+    use nix::sys::wait::{Id, WaitPidFlag, waitid};
+    use std::os::fd::{FromRawFd as _, OwnedFd};
+    let flags = WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT;
+    // SAFETY: pidfd_open takes a pid and flags and returns a new
+    // descriptor or -1; nothing else is touched.
+    let fd = unsafe { nix::libc::syscall(nix::libc::SYS_pidfd_open, pid, 0) };
+    if let Ok(fd) = i32::try_from(fd)
+        && fd >= 0
+    {
+        // SAFETY: the descriptor was just returned to us and is owned here.
+        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+        // SAFETY: the AsyncFd owns the descriptor, which nothing replaces
+        // or closes while it is registered.
+        let fd = unsafe {
+            tokio::io::unix::AsyncFd::register_with_interest(fd, tokio::io::Interest::READABLE)?
+        };
+        let _ready = fd.readable().await?;
+        return Ok(());
+    }
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(pid).map_err(std::io::Error::other)?);
+    tokio::task::spawn_blocking(move || waitid(Id::Pid(pid), flags))
+        .await
+        .map_err(std::io::Error::other)?
+        .map(drop)
+        .map_err(std::io::Error::from)
 }
 
 /// Exit code as a container runtime reports it: 128 + signal when killed.
@@ -539,6 +593,35 @@ mod tests {
         let p = ContainerProcess::start(sh(args), Size::DEFAULT).unwrap();
         p.kill();
         assert_eq!(p.wait().await.code, 128 + 9);
+    }
+
+    /// When the leader ends, what it left running in its group ends too
+    /// (as in a container's PID namespace), and the leader is reaped only
+    /// then: a later `kill` has no id left to signal, since the id may be
+    /// another process's by then.
+    #[tokio::test]
+    async fn a_leaders_end_takes_its_group_and_then_nothing_is_signalled() {
+        let args = vec!["-c".into(), "sleep 60 & echo $!".into()];
+        let p = ContainerProcess::start_piped(sh(args), false).unwrap();
+        assert_eq!(p.wait().await.code, 0);
+        assert_eq!(*lock(&p.leader), None, "reaped, so forgotten");
+        let log: String = p
+            .log_since(0)
+            .0
+            .iter()
+            .map(|r| String::from_utf8_lossy(&r.data).into_owned())
+            .collect();
+        let sleeper: u32 = log.trim().parse().expect("the background pid");
+        let ended = |pid: u32| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |stat| {
+                stat.rsplit(") ").next().is_some_and(|s| s.starts_with('Z'))
+            })
+        };
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while !ended(sleeper) && std::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(ended(sleeper), "the background sleep {sleeper} was killed");
     }
 
     #[tokio::test]

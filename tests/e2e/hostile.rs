@@ -1733,7 +1733,13 @@ async fn a_forward_stream_with_a_garbage_frame_is_said_and_closed() {
         said.contains("the API server's stream broke (received invalid channel 9)"),
         "{said}"
     );
-    assert!(child.try_wait().unwrap().is_none(), "the forward goes on");
+    if let Some(status) = child.try_wait().unwrap() {
+        let mut rest = Vec::new();
+        while let Ok(Some(line)) = stderr.next_line().await {
+            rest.push(line);
+        }
+        panic!("the forward ended ({status}): {}", rest.join("\n"));
+    }
 }
 
 /// `podbay debug -l` over 50 pods of one namespace reads that namespace's
