@@ -215,6 +215,36 @@ check("403 names the group", ok and body.get("message") ==
       'deployments.apps "payments-api" is forbidden: User "sim-dev" cannot get resource "deployments" in API group "apps" in the namespace "payments"', body)
 
 
+# Services and their EndpointSlices (discovery.k8s.io/v1), kept by the
+# endpoints controller from the pods' readiness; the other workload kinds.
+service = core.read_namespaced_service("storefront", NAMESPACE)
+check("a service decodes", service.spec.selector == {"app.kubernetes.io/name": "storefront"}
+      and service.spec.ports[0].port == 80 and service.spec.ports[0].target_port == "http", service.spec)
+discovery = client.DiscoveryV1Api(config.new_client_from_config(config_file=KUBECONFIG, context="sim"))
+slices = discovery.list_namespaced_endpoint_slice(NAMESPACE, label_selector="kubernetes.io/service-name=storefront")
+check("one endpoint slice per service", len(slices.items) == 1, [s.metadata.name for s in slices.items])
+endpoint_slice = slices.items[0]
+check("the slice is the service's", endpoint_slice.address_type == "IPv4"
+      and endpoint_slice.metadata.owner_references[0].uid == service.metadata.uid, endpoint_slice.metadata)
+check("the slice's port is the pods' named port", [(p.name, p.port) for p in endpoint_slice.ports] == [("http", 8080)],
+      endpoint_slice.ports)
+selected_names = sorted(p.metadata.name for p in selected.items)
+check("the slice lists the pods it selects", sorted(e.target_ref.name for e in endpoint_slice.endpoints) == selected_names,
+      [e.target_ref.name for e in endpoint_slice.endpoints])
+ready_pods = sorted(p.metadata.name for p in selected.items
+                    if any(c.type == "Ready" and c.status == "True" for c in (p.status.conditions or [])))
+check("ready endpoints are the ready pods",
+      sorted(e.target_ref.name for e in endpoint_slice.endpoints if e.conditions.ready) == ready_pods, ready_pods)
+check("slices across namespaces", len(discovery.list_endpoint_slice_for_all_namespaces().items) >= 4)
+check("daemon sets decode", any(d.metadata.name == "log-shipper" and d.status.desired_number_scheduled >= 1
+                                for d in apps.list_daemon_set_for_all_namespaces().items))
+batch = client.BatchV1Api(config.new_client_from_config(config_file=KUBECONFIG, context="sim"))
+jobs = {j.metadata.name: j for j in batch.list_job_for_all_namespaces().items}
+check("a failed job says so", any(c.type == "Failed" and c.status == "True"
+                                  for c in (jobs["reindex-orders"].status.conditions or [])), list(jobs))
+check("cron jobs decode", any(c.spec.schedule for c in batch.list_cron_job_for_all_namespaces().items))
+
+
 # pods/portforward: the WebSocket channel protocol, as the client speaks it.
 from kubernetes.stream import portforward
 

@@ -293,12 +293,45 @@ async fn a_service_forward_reaches_its_pods_through_the_services_ports() {
     let f = Fixture::new(0).await;
     let mut web = Forward::start(&f, &["-n", "shop", "svc/storefront", "0:80"]);
     let port = web.local_port(8080).await;
-    web.line("the pod reached", |l| {
-        l.contains("forwarding to shop/storefront-")
-    })
-    .await;
+    let reached = web
+        .line("the pod reached", |l| {
+            l.starts_with("forwarding to shop/storefront-")
+        })
+        .await;
     let (status, body) = get(port, "/healthz").await.expect("an answer");
     assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
+
+    // The pod reached is deleted while requests keep coming: the forward
+    // moves to another of the Service's pods, at most one request lost.
+    let first = reached["forwarding to shop/".len()..].to_string();
+    let requests = tokio::spawn(async move {
+        let mut results = Vec::new();
+        for _ in 0..30 {
+            results.push(get(port, "/healthz").await);
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        results
+    });
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let pods: Api<Pod> = Api::namespaced(support::client(&f.sim, "sim").await, "shop");
+    pods.delete(&first, &DeleteParams::default())
+        .await
+        .expect("the pod is deleted");
+    let switched = web
+        .line("the switch", |l| {
+            l.starts_with("now forwarding to shop/storefront-") && !l.ends_with(first.as_str())
+        })
+        .await;
+    let results = requests.await.unwrap();
+    let failed = results
+        .iter()
+        .filter(|r| !matches!(r, Ok((200, body)) if body == b"ok\n"))
+        .count();
+    assert!(
+        failed <= 1,
+        "{failed} of {} requests failed through the switch ({switched}): {results:?}",
+        results.len()
+    );
 
     // By the Service port's name; headless redis answers on its own port.
     let mut redis = Forward::start(&f, &["-n", "shop", "svc/redis", "0:redis"]);
