@@ -147,7 +147,8 @@ pub fn browser(app: &App) -> Vec<Binding> {
         View::Events(view) if view.reading.is_some() => reading(),
         View::Files(browser) if browser.reading.is_some() => reading(),
         View::Nodes(view) if view.reading.is_some() => reading(),
-        View::Services(view) if view.reading.is_some() => reading(),
+        View::Services(view) if view.reading.is_some() || view.page.is_some() => reading(),
+        View::Workloads(view) if view.reading.is_some() => reading(),
         View::Messages(_) => reading(),
         View::Pods => {
             let mut table = pods(app.pods.marks().len());
@@ -318,6 +319,7 @@ fn services() -> Vec<Binding> {
         Binding::hinted(Action::Forward, "forward")
             .saying("a port-forward that follows its pods as they are replaced"),
         Binding::hinted(Action::Filter, "filter").saying("fuzzy filter over namespace/name"),
+        Binding::action(Action::Yaml).saying("the Service as YAML (read once)"),
     ];
     table.extend(MOVES.map(Binding::action));
     table
@@ -333,6 +335,10 @@ fn workloads() -> Vec<Binding> {
         Binding::hinted(Action::Forward, "forward")
             .saying("a port-forward that follows its pods as they are replaced"),
         Binding::hinted(Action::Filter, "filter").saying("fuzzy filter over namespace/name"),
+        Binding::hinted(Action::Describe, "describe").saying(
+            "the workload as kubectl describe lays it out, with its pods and events (read once)",
+        ),
+        Binding::hinted(Action::Yaml, "yaml").saying("the workload as YAML (read once)"),
     ];
     table.extend(MOVES.map(Binding::action));
     table

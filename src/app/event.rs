@@ -8,9 +8,11 @@ use jiff::Timestamp;
 use super::Scope;
 use super::TerminalId;
 use super::fleet::FleetPod;
+use super::object_page::ObjectRead;
 use super::terminal;
 use crate::model::debug::DebugSpec;
 use crate::model::feed::Feed;
+use crate::model::object_ref::ObjectRef;
 use crate::model::pod_security::Policy;
 use crate::model::session::{SessionEnd, SessionKind};
 use crate::model::text::Printable;
@@ -97,6 +99,13 @@ pub enum Event {
         cluster: ClusterId,
         node: String,
         pods: Result<Vec<PodRow>, String>,
+    },
+    /// A workload or Service and its events ([`Effect::ReadObject`]), or
+    /// why it could not be read.
+    ObjectRead {
+        cluster: ClusterId,
+        object: ObjectRef,
+        read: Result<ObjectRead, String>,
     },
     /// An answer for the file browser.
     Files(super::files::FilesEvent),
@@ -243,6 +252,12 @@ pub enum Effect {
     ReadNodePods {
         cluster: ClusterId,
         node: String,
+    },
+    /// Read a workload or Service and the events about it, once:
+    /// [`Event::ObjectRead`].
+    ReadObject {
+        cluster: ClusterId,
+        object: ObjectRef,
     },
     /// Read these pods and their namespaces' Pod Security labels, for the
     /// launcher of many pods: [`Event::PodsRead`].

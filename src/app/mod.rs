@@ -24,6 +24,7 @@ mod marks;
 mod message;
 mod mode;
 pub(crate) mod nodes;
+pub(crate) mod object_page;
 pub(crate) mod object_rows;
 mod pages;
 mod panes;
@@ -539,6 +540,14 @@ impl App {
                 pods,
             } => {
                 self.on_node_pods(&cluster, &node, pods);
+                vec![]
+            }
+            Event::ObjectRead {
+                cluster,
+                object,
+                read,
+            } => {
+                self.on_object_read(&cluster, &object, read);
                 vec![]
             }
             Event::PodsRead { cluster, pods } => {

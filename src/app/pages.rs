@@ -55,8 +55,12 @@ impl App {
             View::Messages(reader) => Some(reader),
             View::Files(browser) => browser.reading.as_mut().map(|(_, reader)| reader),
             View::Nodes(view) => view.reading.as_mut(),
-            View::Services(view) => view.reading.as_mut(),
-            View::Pods | View::Forwards(_) | View::Debuggers(_) | View::Workloads(_) => None,
+            View::Services(view) => match &mut view.page {
+                Some(page) => Some(&mut page.reader),
+                None => view.reading.as_mut(),
+            },
+            View::Workloads(view) => view.reading.as_mut().map(|page| &mut page.reader),
+            View::Pods | View::Forwards(_) | View::Debuggers(_) => None,
         }
     }
 
@@ -144,9 +148,14 @@ impl App {
             }
             View::Services(view) => {
                 view.reading = None;
+                view.page = None;
                 vec![]
             }
-            View::Pods | View::Forwards(_) | View::Debuggers(_) | View::Workloads(_) => vec![],
+            View::Workloads(view) => {
+                view.reading = None;
+                vec![]
+            }
+            View::Pods | View::Forwards(_) | View::Debuggers(_) => vec![],
         }
     }
 

@@ -5,6 +5,7 @@
 //! traffic and which do not, why.
 
 use super::keymap::Action;
+use super::object_page::ObjectReading;
 use super::object_rows::ObjectRows;
 use super::reader::Reader;
 use super::{App, Effect, View};
@@ -16,8 +17,10 @@ use crate::model::service::{ServiceRow, ready_endpoint};
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServicesView {
     pub list: ObjectRows<ServiceRow>,
-    /// `enter`: the selected Service's ports and pods.
+    /// `D`: the selected Service's ports and pods.
     pub reading: Option<Reader>,
+    /// `y`: the selected Service's YAML.
+    pub page: Option<ObjectReading>,
 }
 
 /// Each Service's ENDPOINTS: its ready pods of those it selects in the
@@ -62,11 +65,8 @@ impl App {
         let View::Services(view) = &mut self.view else {
             return None;
         };
-        if view.reading.is_some() {
-            if action == Action::Back {
-                view.reading = None;
-                return Some(vec![]);
-            }
+        // A page being read takes its own keys first (see `on_reader_key`).
+        if view.reading.is_some() || view.page.is_some() {
             return None;
         }
         if view.list.take_key(&mut self.mode, action) {
@@ -111,6 +111,15 @@ impl App {
                     view.reading = Some(Reader::new(text));
                 }
                 self.fit_reader();
+            }
+            Action::Yaml => {
+                let service = view.list.selected()?;
+                let object = crate::model::object_ref::ObjectRef {
+                    kind: crate::model::object_ref::ObjectKind::Service,
+                    namespace: service.namespace.clone(),
+                    name: service.name.clone(),
+                };
+                return Some(self.read_object(object, action));
             }
             Action::Back => {
                 self.view = View::Pods;

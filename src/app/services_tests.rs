@@ -219,3 +219,42 @@ fn f_forwards_to_a_service() {
     );
     assert_eq!(request.ports[0].remote.to_string(), "80");
 }
+
+/// `y` reads the Service once and shows its YAML; esc comes back to the
+/// list.
+#[test]
+fn y_shows_a_services_yaml() {
+    let mut a = on_services();
+    let effects = a.update(key('y'));
+    let [Effect::ReadObject { cluster, object }] = effects.as_slice() else {
+        panic!("one read: {effects:?}")
+    };
+    assert_eq!(object.to_string(), "svc/checkout");
+    a.update(Event::ObjectRead {
+        cluster: cluster.clone(),
+        object: object.clone(),
+        read: Ok(crate::app::object_page::ObjectRead {
+            object: json!({"metadata": {"name": "checkout"}, "spec": {"type": "ClusterIP"}}),
+            events: vec![],
+        }),
+    });
+    let View::Services(view) = &a.view else {
+        panic!("the services view")
+    };
+    let page = view.page.as_ref().expect("the YAML page");
+    assert_eq!(page.title(), "yaml shop/svc/checkout");
+    assert_eq!(
+        page.reader.lines()[..2],
+        ["apiVersion: v1", "kind: Service"]
+    );
+    assert!(
+        page.reader
+            .lines()
+            .contains(&"  type: ClusterIP".to_string())
+    );
+    a.update(code(KeyCode::Esc));
+    let View::Services(view) = &a.view else {
+        panic!("the services view")
+    };
+    assert!(view.page.is_none() && view.reading.is_none());
+}

@@ -6,11 +6,13 @@
 
 use super::keymap::Action;
 use super::message::{info, warning};
+use super::object_page::ObjectReading;
 use super::object_rows::ObjectRows;
 use super::pods::Narrow;
 use super::{App, Effect, View};
 use crate::model::feed::Feed;
 use crate::model::forward::ForwardTarget;
+use crate::model::object_ref::{ObjectKind, ObjectRef};
 use crate::model::selector::Selector;
 use crate::model::workload::{WorkloadKind, WorkloadRow};
 
@@ -18,6 +20,8 @@ use crate::model::workload::{WorkloadKind, WorkloadRow};
 pub struct WorkloadsView {
     pub kind: WorkloadKind,
     pub list: ObjectRows<WorkloadRow>,
+    /// `D` or `y`: the selected workload's page.
+    pub reading: Option<ObjectReading>,
 }
 
 /// The pod list shows only some object's pods.
@@ -36,6 +40,7 @@ impl App {
         self.view = View::Workloads(Box::new(WorkloadsView {
             kind,
             list: ObjectRows::default(),
+            reading: None,
         }));
         vec![Effect::WatchWorkloads(kind, self.scope.clone())]
     }
@@ -45,6 +50,10 @@ impl App {
         let View::Workloads(view) = &mut self.view else {
             return None;
         };
+        // A page being read takes its own keys first (see `on_reader_key`).
+        if view.reading.is_some() {
+            return None;
+        }
         if view.list.take_key(&mut self.mode, action) {
             return Some(vec![]);
         }
@@ -70,6 +79,15 @@ impl App {
                 };
                 let (namespace, ports) = (row.namespace.clone(), row.ports.clone());
                 Some(self.open_forward_form_to(namespace, target, ports))
+            }
+            Action::Describe | Action::Yaml => {
+                let row = view.list.selected()?;
+                let object = ObjectRef {
+                    kind: ObjectKind::Workload(row.kind),
+                    namespace: row.namespace.clone(),
+                    name: row.name.clone(),
+                };
+                Some(self.read_object(object, action))
             }
             Action::Back => {
                 self.view = View::Pods;

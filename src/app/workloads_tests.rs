@@ -2,9 +2,11 @@ use crossterm::event::KeyCode;
 use serde_json::json;
 
 use super::*;
+use crate::app::View;
 use crate::app::tests::{app, code, key, listed, row};
 use crate::app::{Event, Scope};
 use crate::model::PodRow;
+use crate::model::object_ref::{ObjectKind, ObjectRef};
 
 fn deployment(name: &str, selector: serde_json::Value) -> WorkloadRow {
     WorkloadRow::from_object(
@@ -261,4 +263,128 @@ fn f_forwards_to_a_workloads_pods() {
             .text
             .contains("cj/nightly runs no pods of its own")
     );
+}
+
+fn page(a: &App) -> &crate::app::object_page::ObjectReading {
+    match &a.view {
+        View::Workloads(view) => view.reading.as_ref().expect("a page open"),
+        _ => panic!("not a workload view"),
+    }
+}
+
+/// `D` reads the workload once and shows it as kubectl describes it, with
+/// the pods of it the list has; a read of another object is not shown;
+/// esc comes back to the list, which keeps its place.
+#[test]
+fn d_describes_a_workload_with_its_pods_and_esc_comes_back() {
+    let mut a = on_deployments();
+    a.update(code(KeyCode::Down));
+    let effects = a.update(key('D'));
+    let web = ObjectRef {
+        kind: ObjectKind::Workload(WorkloadKind::Deployment),
+        namespace: "shop".into(),
+        name: "web".into(),
+    };
+    assert_eq!(
+        effects,
+        [Effect::ReadObject {
+            cluster: a.cluster.clone(),
+            object: web.clone()
+        }]
+    );
+    assert!(page(&a).loading);
+    assert_eq!(page(&a).title(), "describe shop/deploy/web");
+    let object = json!({
+        "metadata": {"name": "web", "namespace": "shop"},
+        "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"},
+            "matchExpressions": [{"key": "track", "operator": "DoesNotExist"}]},
+            "template": {"spec": {"containers": [{"name": "web", "image": "web:1"}]}}},
+    });
+    let read = |object: &ObjectRef| Event::ObjectRead {
+        cluster: a_cluster(),
+        object: object.clone(),
+        read: Ok(crate::app::object_page::ObjectRead {
+            object: json!({}),
+            events: vec![],
+        }),
+    };
+    // Another workload's answer (the user moved on): not this page's.
+    let other = ObjectRef {
+        name: "gone".into(),
+        ..web.clone()
+    };
+    a.update(read(&other));
+    assert!(page(&a).loading, "still waiting for its own");
+    a.update(Event::ObjectRead {
+        cluster: a_cluster(),
+        object: web.clone(),
+        read: Ok(crate::app::object_page::ObjectRead {
+            object,
+            events: vec![],
+        }),
+    });
+    let lines = page(&a).reader.lines().to_vec();
+    assert!(!page(&a).loading);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("Name:") && l.ends_with("web")),
+        "{lines:#?}"
+    );
+    let pods: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.trim_start().starts_with("web-"))
+        .collect();
+    assert_eq!(pods.len(), 2, "web-1 and web-2, not the canary: {lines:#?}");
+    // The list's keys do not act under the page; esc comes back.
+    assert_eq!(a.update(code(KeyCode::Enter)), []);
+    assert!(a.narrowed.is_none());
+    a.update(code(KeyCode::Esc));
+    let View::Workloads(view) = &a.view else {
+        panic!("back on the list")
+    };
+    assert!(view.reading.is_none());
+    assert_eq!(view.list.selected().unwrap().name, "web");
+}
+
+/// `y` shows the workload's YAML, kind first; a read that fails says why
+/// in one sentence on the page.
+#[test]
+fn y_shows_a_workloads_yaml_and_a_failed_read_says_why() {
+    let mut a = on_deployments();
+    a.update(key('y'));
+    let gone = ObjectRef {
+        kind: ObjectKind::Workload(WorkloadKind::Deployment),
+        namespace: "shop".into(),
+        name: "gone".into(),
+    };
+    a.update(Event::ObjectRead {
+        cluster: a_cluster(),
+        object: gone.clone(),
+        read: Ok(crate::app::object_page::ObjectRead {
+            object: json!({"metadata": {"name": "gone", "managedFields": [{"manager": "x"}]},
+                "spec": {"replicas": 1}}),
+            events: vec![],
+        }),
+    });
+    let lines = page(&a).reader.lines().to_vec();
+    assert_eq!(lines[..2], ["apiVersion: apps/v1", "kind: Deployment"]);
+    assert!(lines.iter().any(|l| l.contains("replicas: 1")));
+    assert!(!lines.iter().any(|l| l.contains("managedFields")));
+    a.update(code(KeyCode::Esc));
+    a.update(key('y'));
+    a.update(Event::ObjectRead {
+        cluster: a_cluster(),
+        object: gone,
+        read: Err("deploy/gone is not in namespace shop any more.".into()),
+    });
+    assert_eq!(
+        page(&a).reader.lines(),
+        ["deploy/gone is not in namespace shop any more."]
+    );
+}
+
+fn a_cluster() -> crate::model::ClusterId {
+    let (a, _) = app(false);
+    a.cluster.clone()
 }

@@ -216,18 +216,22 @@ pub fn describe_pod(pod: &Pod, events: &[EventRow], now: Timestamp) -> Vec<Strin
 
 /// The pod as YAML, without `managedFields` (noise nobody reads here).
 pub fn pod_yaml(pod: &Pod) -> Vec<String> {
-    let mut object = serde_json::to_value(pod).unwrap_or_default();
+    object_yaml(serde_json::to_value(pod).unwrap_or_default(), "v1", "Pod")
+}
+
+/// An object as YAML, `apiVersion` and `kind` first (a watch leaves them
+/// out), without `managedFields`.
+pub fn object_yaml(mut object: serde_json::Value, api_version: &str, kind: &str) -> Vec<String> {
     if let Some(metadata) = object.get_mut("metadata").and_then(|m| m.as_object_mut()) {
         metadata.remove("managedFields");
     }
-    // The watch leaves these out; the YAML says what the object is.
     if let Some(map) = object.as_object_mut() {
-        let kind = [
-            ("apiVersion".to_string(), serde_json::json!("v1")),
-            ("kind".to_string(), serde_json::json!("Pod")),
+        let head = [
+            ("apiVersion".to_string(), serde_json::json!(api_version)),
+            ("kind".to_string(), serde_json::json!(kind)),
         ];
         let rest = std::mem::take(map);
-        map.extend(kind);
+        map.extend(head);
         map.extend(
             rest.into_iter()
                 .filter(|(k, _)| k != "apiVersion" && k != "kind"),
@@ -235,12 +239,12 @@ pub fn pod_yaml(pod: &Pod) -> Vec<String> {
     }
     match serde_saphyr::to_string(&object) {
         Ok(text) => text.lines().map(|l| sanitize(l).into_owned()).collect(),
-        Err(e) => vec![format!("The pod cannot be shown as YAML: {e}.")],
+        Err(e) => vec![format!("The {kind} cannot be shown as YAML: {e}.")],
     }
 }
 
 /// `Mon, 02 Jan 2006 15:04:05 +0000`, as kubectl prints times.
-fn rfc1123(t: Timestamp) -> String {
+pub(super) fn rfc1123(t: Timestamp) -> String {
     t.strftime("%a, %d %b %Y %H:%M:%S %z").to_string()
 }
 
@@ -252,7 +256,7 @@ fn status_of<'a>(
 }
 
 /// What describe prints of a container, regular or ephemeral alike.
-struct Described<'a> {
+pub(super) struct Described<'a> {
     name: &'a str,
     image: Option<&'a str>,
     target: Option<&'a str>,
@@ -269,7 +273,7 @@ struct Described<'a> {
 }
 
 impl<'a> Described<'a> {
-    fn of(c: &'a Container) -> Self {
+    pub(super) fn of(c: &'a Container) -> Self {
         let resources = c.resources.as_ref();
         Described {
             name: &c.name,
@@ -389,7 +393,7 @@ fn probe_text(p: &Probe) -> String {
 /// Lines being written; runs of `key: value` lines are aligned together,
 /// as kubectl's tabwriter does.
 #[derive(Default)]
-struct Sheet {
+pub(super) struct Sheet {
     lines: Vec<String>,
     /// (indent, key with its colon or empty, value) not yet aligned.
     block: Vec<(usize, String, String)>,
@@ -397,7 +401,7 @@ struct Sheet {
 
 impl Sheet {
     /// `Key:  value`; a value of several lines continues under itself.
-    fn pair(&mut self, indent: usize, key: &str, value: &str) {
+    pub(super) fn pair(&mut self, indent: usize, key: &str, value: &str) {
         let mut parts = value.split('\n');
         let first = parts.next().unwrap_or_default();
         let key = if key.is_empty() {
@@ -413,14 +417,14 @@ impl Sheet {
     }
 
     /// `Key:` alone on its line, the items below it.
-    fn heading(&mut self, indent: usize, key: &str) {
+    pub(super) fn heading(&mut self, indent: usize, key: &str) {
         self.flush();
         self.lines
             .push(format!("{}{}:", " ".repeat(indent), sanitize(key)));
     }
 
     /// A map as kubectl prints labels: one `k=v` per line, `<none>` when empty.
-    fn map<'a>(
+    pub(super) fn map<'a>(
         &mut self,
         indent: usize,
         key: &str,
@@ -431,7 +435,7 @@ impl Sheet {
         self.list(indent, key, &items);
     }
 
-    fn list(&mut self, indent: usize, key: &str, items: &[String]) {
+    pub(super) fn list(&mut self, indent: usize, key: &str, items: &[String]) {
         match items.split_first() {
             None => self.pair(indent, key, "<none>"),
             Some((first, rest)) => {
@@ -444,7 +448,7 @@ impl Sheet {
     }
 
     /// Columns padded to their widest cell plus two.
-    fn table(&mut self, indent: usize, rows: Vec<Vec<String>>) {
+    pub(super) fn table(&mut self, indent: usize, rows: Vec<Vec<String>>) {
         self.flush();
         let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
         let widths: Vec<usize> = (0..columns)
@@ -472,7 +476,19 @@ impl Sheet {
     }
 
     fn container(&mut self, c: &Described, status: Option<&ContainerStatus>) {
-        self.heading(2, c.name);
+        self.container_head(c, status, 2);
+        self.container_status(status);
+        self.container_tail(c);
+    }
+
+    /// A pod template's container: what it will run, no state.
+    pub(super) fn template_container(&mut self, c: &Described) {
+        self.container_head(c, None, 3);
+        self.container_tail(c);
+    }
+
+    fn container_head(&mut self, c: &Described, status: Option<&ContainerStatus>, indent: usize) {
+        self.heading(indent, c.name);
         if let Some(id) = status.and_then(|s| s.container_id.as_deref()) {
             self.pair(4, "Container ID", id);
         }
@@ -505,6 +521,9 @@ impl Sheet {
                 }
             }
         }
+    }
+
+    fn container_status(&mut self, status: Option<&ContainerStatus>) {
         match status.and_then(|s| s.state.as_ref()) {
             Some(state) => self.state(4, "State", state),
             None => self.pair(4, "State", "Waiting"),
@@ -529,6 +548,9 @@ impl Sheet {
             "Restart Count",
             &status.map_or(0, |s| s.restart_count).to_string(),
         );
+    }
+
+    fn container_tail(&mut self, c: &Described) {
         for (key, quantities) in [("Limits", c.limits), ("Requests", c.requests)] {
             if let Some(q) = quantities.filter(|q| !q.is_empty()) {
                 self.heading(4, key);
@@ -597,7 +619,7 @@ impl Sheet {
         }
     }
 
-    fn volume(&mut self, v: &Volume) {
+    pub(super) fn volume(&mut self, v: &Volume) {
         self.heading(2, &v.name);
         if let Some(e) = &v.empty_dir {
             self.pair(
@@ -643,7 +665,7 @@ impl Sheet {
         }
     }
 
-    fn events(&mut self, events: &[EventRow], now: Timestamp) {
+    pub(super) fn events(&mut self, events: &[EventRow], now: Timestamp) {
         if events.is_empty() {
             self.pair(0, "Events", "<none>");
             return;
@@ -702,7 +724,7 @@ impl Sheet {
         }
     }
 
-    fn finish(mut self) -> Vec<String> {
+    pub(super) fn finish(mut self) -> Vec<String> {
         self.flush();
         self.lines
     }

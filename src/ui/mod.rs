@@ -79,11 +79,15 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme) {
                 Some(text) => reader::draw(frame, area, "pods on the node", None, text, theme),
                 None => nodes::draw(frame, area, app, view, theme),
             },
-            View::Services(view) => match &view.reading {
-                Some(text) => reader::draw(frame, area, "the Service", None, text, theme),
-                None => services::draw(frame, area, app, view, theme),
+            View::Services(view) => match (&view.page, &view.reading) {
+                (Some(page), _) => object_page(frame, area, page, theme),
+                (None, Some(text)) => reader::draw(frame, area, "the Service", None, text, theme),
+                (None, None) => services::draw(frame, area, app, view, theme),
             },
-            View::Workloads(view) => workloads::draw(frame, area, app, view, theme),
+            View::Workloads(view) => match &view.reading {
+                Some(page) => object_page(frame, area, page, theme),
+                None => workloads::draw(frame, area, app, view, theme),
+            },
         }
     }
     if let Some(area) = areas.workspace {
@@ -110,6 +114,17 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme) {
 }
 
 /// A form's box: its lines, bordered, centred in `area` and sized to them.
+/// A workload's or Service's page: loading until the read answers.
+fn object_page(
+    frame: &mut Frame,
+    area: Rect,
+    page: &crate::app::object_page::ObjectReading,
+    theme: &Theme,
+) {
+    let waiting = page.loading.then_some(("Loading…", theme.dim));
+    reader::draw(frame, area, &page.title(), waiting, &page.reader, theme);
+}
+
 fn form_box(frame: &mut Frame, area: Rect, lines: Vec<ratatui::text::Line<'_>>, theme: &Theme) {
     use ratatui::widgets::{Block, Borders, Clear, Paragraph};
     let width = lines

@@ -93,6 +93,34 @@ async fn a_workload_leads_to_its_pods_and_back() {
         })
         .await;
     screen.keys("\x1b").await;
+    // Back on the Deployments: D describes storefront as kubectl does,
+    // its pods from the list; y shows its YAML as the server has it.
+    screen.keys("\x1b").await;
+    screen
+        .wait_for("the Deployments again", |t| t.contains("deployments ("))
+        .await;
+    screen.keys("GD").await;
+    screen
+        .wait_for("storefront described", |t| {
+            t.contains("describe shop/deploy/storefront")
+                && t.contains("3 desired | 3 updated | 3 total | 3 available | 0 unavailable")
+                && t.contains("RollingUpdateStrategy:")
+                && t.matches("  storefront-7d9c8b6f4-").count() == 3
+        })
+        .await;
+    screen.keys("\x1by").await;
+    screen
+        .wait_for("its YAML", |t| {
+            t.contains("yaml shop/deploy/storefront")
+                && t.contains("apiVersion: apps/v1")
+                && t.contains("kind: Deployment")
+                && !t.contains("managedFields")
+        })
+        .await;
+    screen.keys("\x1b").await;
+    screen
+        .wait_for("the list once more", |t| t.contains("deployments ("))
+        .await;
     screen.quit().await;
     support::exits_cleanly(&mut screen).await;
 }

@@ -194,6 +194,7 @@ impl Tasks {
             Effect::StopDebugger { cluster, pod, name } => self.stop_debugger(&cluster, pod, name),
             Effect::ReadPods { cluster, pods } => self.read_pods(cluster, pods),
             Effect::ReadNodePods { cluster, node } => self.read_node_pods(cluster, node),
+            Effect::ReadObject { cluster, object } => self.read_object(cluster, object),
             Effect::Files {
                 generation,
                 key,

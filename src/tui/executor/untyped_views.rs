@@ -6,9 +6,11 @@
 
 use kube::api::{Api, ApiResource, DynamicObject};
 
+use crate::app::object_page::ObjectRead;
 use crate::model::EventRow;
 use crate::model::feed::Feed;
 use crate::model::node::NodeRow;
+use crate::model::object_ref::ObjectRef;
 use crate::model::service::ServiceRow;
 use crate::model::workload::{WorkloadKind, WorkloadRow};
 
@@ -97,6 +99,59 @@ impl Tasks {
             }))
         };
         self.watch_namespaced(resource, scope, project, wrap);
+    }
+
+    /// A workload or Service and the events about it, read once (each
+    /// within [`READ_TIMEOUT`]). Events that may not be listed are left
+    /// out, as `kubectl describe` leaves them.
+    pub(super) fn read_object(&mut self, cluster: ClusterId, object: ObjectRef) {
+        let Some(client) = self.clients.get(&cluster).cloned() else {
+            return;
+        };
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            let kind = object.kind;
+            let gvk = kube::api::GroupVersionKind::gvk(kind.group(), "v1", kind.kind());
+            let resource = ApiResource::from_gvk_with_plural(&gvk, kind.plural());
+            let api: Api<DynamicObject> =
+                Api::namespaced_with(client.clone(), &object.namespace, &resource);
+            let events: Api<DynamicObject> =
+                Api::namespaced_with(client, &object.namespace, &events());
+            let about = kube::api::ListParams::default().fields(&format!(
+                "involvedObject.name={},involvedObject.kind={}",
+                object.name,
+                kind.kind()
+            ));
+            let deadline = crate::cluster::deadline::Deadline::none().within(Some(READ_TIMEOUT));
+            let (read, listed) = tokio::join!(
+                deadline.bound(crate::cluster::objects::get(&api, &object.name)),
+                deadline.bound(crate::cluster::objects::list(&events, &about)),
+            );
+            let read = match read {
+                Ok(Ok(found)) => Ok(ObjectRead {
+                    object: serde_json::to_value(&found).unwrap_or_default(),
+                    events: match listed {
+                        Ok(Ok(items)) => items
+                            .iter()
+                            .map(|e| EventRow::from_parts(&e.metadata, &e.data))
+                            .collect(),
+                        _ => Vec::new(),
+                    },
+                }),
+                Ok(Err(kube::Error::Api(status))) if status.code == 404 => Err(format!(
+                    "{object} is not in namespace {} any more.",
+                    object.namespace
+                )),
+                Ok(Err(e)) => Err(crate::cluster::errors::describe(&e).sentence.into_string()),
+                Err(why) => Err(format!("the API server did not answer: {why}")),
+            };
+            let event = Event::ObjectRead {
+                cluster,
+                object,
+                read,
+            };
+            let _ = tx.send(Tagged::untied(event)).await;
+        });
     }
 
     /// A view's watch of a namespaced kind, in the pod view's slot (one or

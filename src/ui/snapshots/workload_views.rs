@@ -63,6 +63,31 @@ fn deployments_view() {
     );
     assert_snapshot("deployments_view_80x24", &render(&a, 80, 24));
     assert_snapshot("deployments_view_250x60", &render(&a, 250, 60));
+    // `D` on cart (the second row): loading, then kubectl's describe.
+    a.update(code(KeyCode::Down));
+    let effects = a.update(key('D'));
+    let [crate::app::Effect::ReadObject { cluster, object }] = effects.as_slice() else {
+        panic!("one read: {effects:?}")
+    };
+    assert_snapshot("deployment_describe_loading_80x24", &render(&a, 80, 24));
+    let mut cart = deployment("shop", "cart", 2, 1);
+    cart["spec"]["template"] = serde_json::json!({
+        "metadata": {"labels": {"app": "cart"}},
+        "spec": {"containers": [{"name": "cart", "image": "ghcr.io/podbay/cart:1.8.0",
+            "ports": [{"containerPort": 8080, "name": "http"}]}]}});
+    cart["status"]["conditions"] = serde_json::json!([
+        {"type": "Available", "status": "False", "reason": "MinimumReplicasUnavailable"}]);
+    a.update(Event::ObjectRead {
+        cluster: cluster.clone(),
+        object: object.clone(),
+        read: Ok(crate::app::object_page::ObjectRead {
+            object: cart,
+            events: vec![],
+        }),
+    });
+    assert_snapshot("deployment_describe_80x24", &render(&a, 80, 24));
+    a.update(code(KeyCode::Esc));
+    a.update(code(KeyCode::Up));
     for _ in 0..2 {
         a.update(code(KeyCode::Down));
     }
