@@ -301,6 +301,8 @@ fn nodes() -> Vec<Binding> {
             "a shell on the node (a pod with its namespaces and root, deleted when its pane closes)",
         ),
         Binding::hinted(Action::Filter, "filter").saying("fuzzy filter over the nodes' names"),
+        Binding::action(Action::SortByName),
+        Binding::action(Action::SortByAge),
     ];
     table.extend(MOVES.map(Binding::action));
     table
@@ -320,6 +322,8 @@ fn services() -> Vec<Binding> {
             .saying("a port-forward that follows its pods as they are replaced"),
         Binding::hinted(Action::Filter, "filter").saying("fuzzy filter over namespace/name"),
         Binding::action(Action::Yaml).saying("the Service as YAML (read once)"),
+        Binding::action(Action::SortByName),
+        Binding::action(Action::SortByAge),
     ];
     table.extend(MOVES.map(Binding::action));
     table
@@ -339,6 +343,10 @@ fn workloads() -> Vec<Binding> {
             "the workload as kubectl describe lays it out, with its pods and events (read once)",
         ),
         Binding::hinted(Action::Yaml, "yaml").saying("the workload as YAML (read once)"),
+        Binding::action(Action::SortByName),
+        Binding::action(Action::SortByStatus)
+            .saying("sort by standing: failed, then short of replicas, first (again: reverse)"),
+        Binding::action(Action::SortByAge),
     ];
     table.extend(MOVES.map(Binding::action));
     table

@@ -64,7 +64,10 @@ impl App {
             }
             return None;
         }
-        if view.list.take_key(&mut self.mode, action) {
+        if view
+            .list
+            .take_key(&mut self.mode, &mut self.message, action)
+        {
             return Some(vec![]);
         }
         match action {

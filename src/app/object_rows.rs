@@ -2,6 +2,12 @@
 //! workloads), as its watch keeps them: one way to apply a feed, so the
 //! views cannot differ in how a relist, a change or a refusal lands.
 
+use std::cmp::Ordering;
+
+use jiff::Timestamp;
+
+use super::command::SortColumn;
+use super::keymap::Action;
 use crate::model::feed::Feed;
 use crate::model::text::Printable;
 
@@ -9,6 +15,48 @@ use crate::model::text::Printable;
 pub trait Object {
     /// Its namespace (empty for a cluster-scoped kind) and name.
     fn identity(&self) -> (&str, &str);
+    fn created(&self) -> Option<Timestamp>;
+    /// How badly it stands, for sorting the worst first; `None` for a kind
+    /// without a standing.
+    fn trouble(&self) -> Option<u8> {
+        None
+    }
+}
+
+/// A view's order other than namespace/name: a column in its natural
+/// direction (A to Z, youngest first, most trouble first) or reversed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Order {
+    pub column: SortColumn,
+    pub reversed: bool,
+}
+
+impl Order {
+    fn cmp<R: Object>(self, a: &R, b: &R) -> Ordering {
+        let natural = match self.column {
+            SortColumn::Age => b.created().cmp(&a.created()),
+            SortColumn::Status => b.trouble().cmp(&a.trouble()),
+            _ => a.identity().1.cmp(b.identity().1),
+        };
+        let natural = if self.reversed {
+            natural.reverse()
+        } else {
+            natural
+        };
+        natural.then_with(|| a.identity().cmp(&b.identity()))
+    }
+
+    /// "youngest first", "worst first", "A to Z".
+    fn words(self) -> &'static str {
+        match (self.column, self.reversed) {
+            (SortColumn::Age, false) => "youngest first",
+            (SortColumn::Age, true) => "oldest first",
+            (SortColumn::Status, false) => "the worst first",
+            (SortColumn::Status, true) => "the worst last",
+            (_, false) => "A to Z",
+            (_, true) => "Z to A",
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -21,6 +69,8 @@ pub struct ObjectRows<R> {
     pub listed: bool,
     /// What `/` typed: rows whose `namespace/name` it matches, fuzzily.
     pub filter: String,
+    /// `None`: by namespace, then name.
+    pub order: Option<Order>,
     /// The indexes of the rows the filter keeps, in order; kept with the
     /// rows, as a view may hold thousands and is drawn every frame.
     shown: Vec<usize>,
@@ -34,6 +84,7 @@ impl<R> Default for ObjectRows<R> {
             trouble: None,
             listed: false,
             filter: String::new(),
+            order: None,
             shown: Vec::new(),
         }
     }
@@ -75,7 +126,28 @@ impl<R: Object> ObjectRows<R> {
                         .is_some()
             })
             .collect();
+        if let Some(order) = self.order {
+            let rows = &self.rows;
+            self.shown.sort_by(|&a, &b| order.cmp(&rows[a], &rows[b]));
+        }
         self.cursor = self.cursor.min(self.shown.len().saturating_sub(1));
+    }
+
+    /// Sorts by `column` (the same column again reverses it); the sentence
+    /// that says how the rows are now ordered.
+    pub fn sort_by(&mut self, column: SortColumn) -> String {
+        let reversed = self
+            .order
+            .is_some_and(|o| o.column == column && !o.reversed);
+        let order = Order { column, reversed };
+        self.order = Some(order);
+        self.cursor = 0;
+        self.refilter();
+        format!(
+            "Sorted by {}, {}; the same key again reverses it.",
+            column.name(),
+            order.words()
+        )
     }
 
     /// Applies what the watch says; `noun` names one object in a sentence
@@ -134,10 +206,24 @@ impl<R: Object> ObjectRows<R> {
     /// `mode`'s filter on the list's query), `esc` while filtered, and a
     /// row's action with no row, which acts on nothing (never on the pod
     /// list behind the view). Whether `action` was one of those.
-    pub fn take_key(&mut self, mode: &mut super::Mode, action: super::keymap::Action) -> bool {
-        use super::keymap::Action;
+    pub fn take_key(
+        &mut self,
+        mode: &mut super::Mode,
+        message: &mut Option<super::Message>,
+        action: Action,
+    ) -> bool {
+        let column = match action {
+            Action::SortByName => Some(SortColumn::Name),
+            Action::SortByAge => Some(SortColumn::Age),
+            Action::SortByStatus => Some(SortColumn::Status),
+            _ => None,
+        };
+        if let Some(column) = column {
+            *message = Some(super::info(self.sort_by(column)));
+            return true;
+        }
         match action {
-            Action::Open | Action::Debug | Action::Describe | Action::Forward => {
+            Action::Open | Action::Debug | Action::Describe | Action::Forward | Action::Yaml => {
                 self.selected().is_none()
             }
             Action::Filter => {
@@ -157,16 +243,37 @@ impl Object for crate::model::node::NodeRow {
     fn identity(&self) -> (&str, &str) {
         ("", &self.name)
     }
+
+    fn created(&self) -> Option<Timestamp> {
+        self.created
+    }
 }
 
 impl Object for crate::model::service::ServiceRow {
     fn identity(&self) -> (&str, &str) {
         (&self.namespace, &self.name)
     }
+
+    fn created(&self) -> Option<Timestamp> {
+        self.created
+    }
 }
 
 impl Object for crate::model::workload::WorkloadRow {
     fn identity(&self) -> (&str, &str) {
         (&self.namespace, &self.name)
+    }
+
+    fn created(&self) -> Option<Timestamp> {
+        self.created
+    }
+
+    fn trouble(&self) -> Option<u8> {
+        use crate::model::workload::Standing;
+        Some(match self.standing {
+            Standing::Fine => 0,
+            Standing::Short => 1,
+            Standing::Failed => 2,
+        })
     }
 }

@@ -54,7 +54,10 @@ impl App {
         if view.reading.is_some() {
             return None;
         }
-        if view.list.take_key(&mut self.mode, action) {
+        if view
+            .list
+            .take_key(&mut self.mode, &mut self.message, action)
+        {
             return Some(vec![]);
         }
         match action {

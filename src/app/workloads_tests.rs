@@ -388,3 +388,77 @@ fn a_cluster() -> crate::model::ClusterId {
     let (a, _) = app(false);
     a.cluster.clone()
 }
+
+fn names(a: &App) -> Vec<String> {
+    match &a.view {
+        View::Workloads(view) => view.list.shown().map(|(_, r)| r.name.clone()).collect(),
+        _ => panic!("not a workload view"),
+    }
+}
+
+/// `S` puts the worst first (failed, then short, then fine), `A` the
+/// youngest, `N` by name; the same key again reverses; the filter keeps
+/// the order; changes from the watch land in it.
+#[test]
+fn a_workload_view_sorts_by_standing_age_and_name() {
+    let (mut a, _) = app(false);
+    command(&mut a, "deploy");
+    let now = a.now;
+    let at = |days: i64| {
+        now.checked_sub(jiff::SignedDuration::from_hours(days * 24))
+            .unwrap()
+            .to_string()
+    };
+    let deployment = |name: &str, ready: i64, age: &str| {
+        WorkloadRow::from_object(
+            WorkloadKind::Deployment,
+            &json!({
+                "metadata": {"name": name, "namespace": "shop", "creationTimestamp": age},
+                "spec": {"replicas": 2, "selector": {"matchLabels": {"app": name}}},
+                "status": {"readyReplicas": ready, "availableReplicas": ready},
+            }),
+        )
+    };
+    a.update(Event::Workloads(Feed::Listed {
+        scope: Some("shop".into()),
+        rows: vec![
+            deployment("api", 2, &at(3)),
+            deployment("cart", 1, &at(1)),
+            deployment("web", 2, &at(2)),
+        ],
+    }));
+    assert_eq!(names(&a), ["api", "cart", "web"]);
+    a.update(key('S'));
+    assert_eq!(names(&a)[0], "cart", "short of replicas first");
+    let said = a.message.as_ref().map(|m| m.text.to_string());
+    assert_eq!(
+        said.as_deref(),
+        Some("Sorted by status, the worst first; the same key again reverses it.")
+    );
+    a.update(key('A'));
+    assert_eq!(names(&a), ["cart", "web", "api"], "youngest first");
+    a.update(key('A'));
+    assert_eq!(names(&a), ["api", "web", "cart"], "oldest first");
+    a.update(Event::Workloads(Feed::Applied(deployment(
+        "batch",
+        2,
+        &at(9),
+    ))));
+    assert_eq!(
+        names(&a),
+        ["batch", "api", "web", "cart"],
+        "a new row in its place"
+    );
+    a.update(key('/'));
+    a.update(key('a'));
+    a.update(code(KeyCode::Enter));
+    assert_eq!(
+        names(&a),
+        ["batch", "api", "cart"],
+        "filtered, still oldest first"
+    );
+    a.update(key('N'));
+    assert_eq!(names(&a), ["api", "batch", "cart"]);
+    a.update(key('N'));
+    assert_eq!(names(&a), ["cart", "batch", "api"]);
+}
