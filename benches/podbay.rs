@@ -30,6 +30,9 @@ use ratatui::widgets::Widget;
 use tokio::io::AsyncBufReadExt;
 use tokio::sync::mpsc;
 
+#[path = "podbay/views.rs"]
+mod views;
+
 #[derive(Default)]
 struct Report {
     rows: Vec<(String, String, String)>,
@@ -61,7 +64,7 @@ fn main() {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     );
     // `cargo bench -- NAME…` runs only the sections named (panes, cat, echo,
-    // list, launch, fleet, cp, forward, containers, idle, logs, binary; soak runs
+    // list, views, launch, fleet, cp, forward, containers, idle, logs, binary; soak runs
     // only when named).
     let only: Vec<String> = std::env::args()
         .skip(1)
@@ -82,6 +85,9 @@ fn main() {
             for n in [1_000, 10_000, 100_000] {
                 pod_list(&mut report, n).await;
             }
+        }
+        if run("views") {
+            views::views(&mut report).await;
         }
         if run("launch") {
             launch(&mut report).await;

@@ -144,6 +144,56 @@ pub async fn first_names(
         .collect())
 }
 
+/// The object `name` of the collection at `url` (as `Api::resource_url`
+/// gives it), as JSON: one path in the binary for every kind read whole
+/// and only shown (a describe, a YAML), no typed decoder.
+pub async fn get_json(
+    client: kube::Client,
+    url: &str,
+    name: &str,
+) -> kube::Result<serde_json::Value> {
+    let request = kube::core::Request::new(url)
+        .get(name, &GetParams::default())
+        .map_err(kube::Error::BuildRequest)?;
+    json_of(client, request).await
+}
+
+/// The items of the first page (its `limit`, or 500) of what `params`
+/// selects at `url`, as JSON: the events about one object, which one page
+/// holds (its newest are what a reader wants; kubectl describe reads one
+/// list too).
+pub async fn first_page_json(
+    client: kube::Client,
+    url: &str,
+    params: &ListParams,
+) -> kube::Result<Vec<serde_json::Value>> {
+    let params = ListParams {
+        limit: params.limit.or(Some(super::feed::PAGE_SIZE)),
+        ..params.clone()
+    };
+    let request = kube::core::Request::new(url)
+        .list(&params)
+        .map_err(kube::Error::BuildRequest)?;
+    let mut page = json_of(client, request).await?;
+    Ok(match page["items"].take() {
+        serde_json::Value::Array(items) => items,
+        _ => Vec::new(),
+    })
+}
+
+async fn json_of(
+    client: kube::Client,
+    request: http::Request<Vec<u8>>,
+) -> kube::Result<serde_json::Value> {
+    let body = super::lenient::answer_of(client, request)
+        .await?
+        .into_body()
+        .collect()
+        .await?
+        .to_bytes();
+    serde_json::from_slice(&body).map_err(kube::Error::SerdeError)
+}
+
 /// `api.delete(name, params)`; what the server answers with (the object
 /// going, or a Status) is read to its end (so the connection is reused)
 /// but not decoded.

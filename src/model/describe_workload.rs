@@ -4,7 +4,7 @@
 //! one safe to print.
 
 use jiff::Timestamp;
-use k8s_openapi::api::core::v1::PodTemplateSpec;
+use k8s_openapi::api::core::v1::Pod;
 use serde_json::Value;
 
 use super::PodRow;
@@ -270,9 +270,16 @@ fn job(out: &mut Sheet, spec: &Value, status: &Value, now: Timestamp) {
 
 /// `Pod Template:`, its labels, containers and volumes.
 fn pod_template(out: &mut Sheet, template: &Value) {
-    let template: PodTemplateSpec = serde_json::from_value(template.clone()).unwrap_or_default();
+    // Read as a pod, from bytes: the pod decoder every pod list already
+    // uses (a template's own decoder, or one from a `Value`, would be
+    // another copy of the whole PodSpec decoder in the binary).
+    let as_pod = serde_json::json!({"metadata": template["metadata"], "spec": template["spec"]});
+    let template: Pod = serde_json::to_vec(&as_pod)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+        .unwrap_or_default();
     out.heading(0, "Pod Template");
-    let meta = template.metadata.unwrap_or_default();
+    let meta = template.metadata;
     out.map(2, "Labels", meta.labels.iter().flatten(), "=");
     let spec = template.spec.unwrap_or_default();
     if let Some(account) = spec.service_account_name.as_deref() {

@@ -30,35 +30,61 @@ pub fn secrets(created: Timestamp) -> Vec<Value> {
     })]
 }
 
+/// A Service selecting `app`'s pods by `app.kubernetes.io/name`.
+fn service(
+    created: Timestamp,
+    (namespace, name, cluster_ip): (&str, &str, &str),
+    app: &str,
+    ports: Value,
+) -> Value {
+    json!({
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {
+            "name": name,
+            "namespace": namespace,
+            "uid": uid(&format!("{namespace}/svc/{name}"), 6),
+            "creationTimestamp": created.to_string(),
+            "labels": {"app.kubernetes.io/name": app},
+        },
+        "spec": {
+            "type": "ClusterIP",
+            "clusterIP": cluster_ip,
+            "clusterIPs": [cluster_ip],
+            "selector": {"app.kubernetes.io/name": app},
+            "ports": ports,
+            "sessionAffinity": "None",
+            "ipFamilies": ["IPv4"],
+            "ipFamilyPolicy": "SingleStack",
+            "internalTrafficPolicy": "Cluster",
+        },
+        "status": {"loadBalancer": {}},
+    })
+}
+
+/// A Service for each generated Deployment (`svc-042` in `team-0007`),
+/// as each app of a real cluster has one: port 80 to its pods' 8080.
+pub fn generated_services<'a>(
+    deployments: impl Iterator<Item = (&'a str, &'a str)>,
+    created: Timestamp,
+) -> Vec<Value> {
+    deployments
+        .enumerate()
+        .map(|(i, (namespace, name))| {
+            let ip = format!("10.{}.{}.{}", 100 + i / 65_536, (i / 256) % 256, i % 256);
+            let port = json!([{"name": "http", "port": 80, "protocol": "TCP", "targetPort": 8080}]);
+            service(created, (namespace, name, &ip), name, port)
+        })
+        .collect()
+}
+
 /// The demo's Services, as an incident starts from them: storefront's
 /// port 80 to its pods' port named `http` (8080), payments-api's 443 to
 /// the number 8080, redis headless (its port as is), and checkout, whose
 /// selector matches no pod.
 pub fn services(created: Timestamp) -> Vec<Value> {
     let service = |namespace: &str, name: &str, cluster_ip: &str, app: &str, ports: Value| {
-        json!({
-            "apiVersion": "v1",
-            "kind": "Service",
-            "metadata": {
-                "name": name,
-                "namespace": namespace,
-                "uid": uid(&format!("{namespace}/svc/{name}"), 6),
-                "creationTimestamp": created.to_string(),
-                "labels": {"app.kubernetes.io/name": app},
-            },
-            "spec": {
-                "type": "ClusterIP",
-                "clusterIP": cluster_ip,
-                "clusterIPs": [cluster_ip],
-                "selector": {"app.kubernetes.io/name": app},
-                "ports": ports,
-                "sessionAffinity": "None",
-                "ipFamilies": ["IPv4"],
-                "ipFamilyPolicy": "SingleStack",
-                "internalTrafficPolicy": "Cluster",
-            },
-            "status": {"loadBalancer": {}},
-        })
+        service(created, (namespace, name, cluster_ip), app, ports)
     };
     vec![
         service(

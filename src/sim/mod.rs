@@ -300,13 +300,32 @@ fn load_scenario(state: &SimState) {
             }
         }
     }
-    for (kind, object) in owners.objects(created) {
+    let owned = owners.objects(created);
+    let generated_services = match state.options.pods {
+        Some(_) => demo_objects::generated_services(
+            owned
+                .iter()
+                .filter(|(kind, _)| *kind == Kind::Deployment)
+                .map(|(_, d)| {
+                    let name = |field: &str| d["metadata"][field].as_str().unwrap_or_default();
+                    (name("namespace"), name("name"))
+                }),
+            created,
+        ),
+        None => demo_objects::services(created),
+    };
+    for (kind, object) in owned.into_iter().chain(
+        generated_services
+            .into_iter()
+            .map(|service| (Kind::Service, service)),
+    ) {
         let key = Key::new(
             object["metadata"]["namespace"].as_str().unwrap_or_default(),
             object["metadata"]["name"].as_str().unwrap_or_default(),
         );
         let _ = state.store.create(kind, key, object);
     }
+    endpoints::write_all(state);
     let nodes: Vec<&str> = match state.options.pods {
         Some(_) => nodes::LINUX.to_vec(),
         None => nodes::names().collect(),
@@ -326,16 +345,6 @@ fn load_scenario(state: &SimState) {
             );
             let _ = state.store.create(Kind::Secret, key, secret);
         }
-        for service in demo_objects::services(created) {
-            let key = Key::new(
-                service["metadata"]["namespace"]
-                    .as_str()
-                    .unwrap_or_default(),
-                service["metadata"]["name"].as_str().unwrap_or_default(),
-            );
-            let _ = state.store.create(Kind::Service, key, service);
-        }
-        endpoints::write_all(state);
     }
     for ns in &namespaces {
         let _ = state.store.create(

@@ -133,25 +133,24 @@ impl Owners {
                 labels.remove("pod-template-hash");
                 let mut template = seen.template.clone();
                 template["metadata"]["labels"] = json!(labels);
-                objects.push((
-                    Kind::Deployment,
-                    json!({
-                        "apiVersion": "apps/v1",
-                        "kind": "Deployment",
-                        "metadata": {
-                            "name": deployment, "namespace": namespace, "uid": uid,
-                            "generation": 1, "creationTimestamp": created.to_string(),
-                            "labels": labels,
-                        },
-                        "spec": {
-                            "replicas": seen.pods,
-                            "selector": {"matchLabels": labels},
-                            "template": template,
-                            "strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"}},
-                        },
-                        "status": status,
-                    }),
-                ));
+                let mut object = json!({
+                    "apiVersion": "apps/v1",
+                    "kind": "Deployment",
+                    "metadata": {
+                        "name": deployment, "namespace": namespace, "uid": uid,
+                        "generation": 1, "creationTimestamp": created.to_string(),
+                        "labels": labels,
+                    },
+                    "spec": {
+                        "replicas": seen.pods,
+                        "selector": {"matchLabels": labels},
+                        "template": template,
+                        "strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"}},
+                    },
+                    "status": status,
+                });
+                super::workload_status::deployment_conditions(&mut object, name, created);
+                objects.push((Kind::Deployment, object));
             }
             objects.push((Kind::ReplicaSet, replica_set));
         }

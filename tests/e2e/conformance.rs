@@ -787,6 +787,56 @@ async fn kubectl_describe_events_and_followed_logs_read_as_on_a_cluster() {
             "{version}\n{}",
             text(&described)
         );
+        // The deployment controller's conditions, as kubectl reads them:
+        // described, and a rollout that is complete.
+        let described = kubectl(
+            &binary,
+            &kubeconfig,
+            &["describe", "deploy", "-n", "shop", "storefront"],
+            None,
+        )
+        .await;
+        let description = text(&described);
+        let condition = |kind: &str| {
+            description
+                .lines()
+                .find(|l| l.trim_start().starts_with(kind))
+                .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+                .unwrap_or_default()
+        };
+        assert_eq!(
+            condition("Available "),
+            "Available True MinimumReplicasAvailable",
+            "{version}
+{description}"
+        );
+        assert_eq!(
+            condition("Progressing "),
+            "Progressing True NewReplicaSetAvailable",
+            "{version}
+{description}"
+        );
+        let rollout = kubectl(
+            &binary,
+            &kubeconfig,
+            &[
+                "rollout",
+                "status",
+                "deploy/storefront",
+                "-n",
+                "shop",
+                "--timeout=20s",
+            ],
+            None,
+        )
+        .await;
+        assert!(
+            rollout.status.success()
+                && text(&rollout).contains("deployment \"storefront\" successfully rolled out"),
+            "{version}
+{}",
+            text(&rollout)
+        );
         let theirs = String::from_utf8_lossy(&describe.stdout).into_owned();
         // Every line of kubectl's description above its events, spacing
         // aside, is in podbay's.

@@ -113,28 +113,35 @@ impl Tasks {
             let kind = object.kind;
             let gvk = kube::api::GroupVersionKind::gvk(kind.group(), "v1", kind.kind());
             let resource = ApiResource::from_gvk_with_plural(&gvk, kind.plural());
-            let api: Api<DynamicObject> =
-                Api::namespaced_with(client.clone(), &object.namespace, &resource);
-            let events: Api<DynamicObject> =
-                Api::namespaced_with(client, &object.namespace, &events());
+            let url = |resource: &ApiResource| {
+                Api::<DynamicObject>::namespaced_with(client.clone(), &object.namespace, resource)
+                    .resource_url()
+                    .to_string()
+            };
             let about = kube::api::ListParams::default().fields(&format!(
                 "involvedObject.name={},involvedObject.kind={}",
                 object.name,
                 kind.kind()
             ));
+            let (object_url, events_url) = (url(&resource), url(&events()));
             let deadline = crate::cluster::deadline::Deadline::none().within(Some(READ_TIMEOUT));
             let (read, listed) = tokio::join!(
-                deadline.bound(crate::cluster::objects::get(&api, &object.name)),
-                deadline.bound(crate::cluster::objects::list(&events, &about)),
+                deadline.bound(crate::cluster::objects::get_json(
+                    client.clone(),
+                    &object_url,
+                    &object.name
+                )),
+                deadline.bound(crate::cluster::objects::first_page_json(
+                    client.clone(),
+                    &events_url,
+                    &about
+                )),
             );
             let read = match read {
                 Ok(Ok(found)) => Ok(ObjectRead {
-                    object: serde_json::to_value(&found).unwrap_or_default(),
+                    object: found,
                     events: match listed {
-                        Ok(Ok(items)) => items
-                            .iter()
-                            .map(|e| EventRow::from_parts(&e.metadata, &e.data))
-                            .collect(),
+                        Ok(Ok(items)) => items.iter().map(EventRow::from_object).collect(),
                         _ => Vec::new(),
                     },
                 }),
