@@ -102,7 +102,7 @@ impl App {
                 }
                 (ObjectPage::Describe, ObjectKind::Workload(kind)) => {
                     let mut events = read.events;
-                    events.sort_by_key(|e| e.last_seen.or(e.first_seen));
+                    super::events_view::oldest_first(&mut events);
                     let pods = self.pods_of(object, &read.object);
                     describe_workload(kind, &read.object, &pods, &events, self.now)
                 }

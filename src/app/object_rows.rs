@@ -31,19 +31,33 @@ pub struct Order {
     pub reversed: bool,
 }
 
+/// What a row is sorted by: one type for every kind, so the sort is
+/// compiled once for all the views.
+struct SortKey<'a> {
+    identity: (&'a str, &'a str),
+    created: Option<Timestamp>,
+    trouble: Option<u8>,
+}
+
 impl Order {
-    fn cmp<R: Object>(self, a: &R, b: &R) -> Ordering {
+    fn cmp(self, a: &SortKey, b: &SortKey) -> Ordering {
         let natural = match self.column {
-            SortColumn::Age => b.created().cmp(&a.created()),
-            SortColumn::Status => b.trouble().cmp(&a.trouble()),
-            _ => a.identity().1.cmp(b.identity().1),
+            SortColumn::Age => b.created.cmp(&a.created),
+            SortColumn::Status => b.trouble.cmp(&a.trouble),
+            _ => a.identity.1.cmp(b.identity.1),
         };
         let natural = if self.reversed {
             natural.reverse()
         } else {
             natural
         };
-        natural.then_with(|| a.identity().cmp(&b.identity()))
+        natural.then_with(|| a.identity.cmp(&b.identity))
+    }
+
+    /// Orders `shown` (indexes into `keys`); ties never remain, so the
+    /// sort need not be stable.
+    fn sort(self, shown: &mut [usize], keys: &[SortKey]) {
+        shown.sort_unstable_by(|&a, &b| self.cmp(&keys[a], &keys[b]));
     }
 
     /// "youngest first", "worst first", "A to Z".
@@ -127,8 +141,16 @@ impl<R: Object> ObjectRows<R> {
             })
             .collect();
         if let Some(order) = self.order {
-            let rows = &self.rows;
-            self.shown.sort_by(|&a, &b| order.cmp(&rows[a], &rows[b]));
+            let keys: Vec<SortKey> = self
+                .rows
+                .iter()
+                .map(|r| SortKey {
+                    identity: r.identity(),
+                    created: r.created(),
+                    trouble: r.trouble(),
+                })
+                .collect();
+            order.sort(&mut self.shown, &keys);
         }
         self.cursor = self.cursor.min(self.shown.len().saturating_sub(1));
     }

@@ -391,7 +391,9 @@ fn probe_text(p: &Probe) -> String {
 }
 
 /// Lines being written; runs of `key: value` lines are aligned together,
-/// as kubectl's tabwriter does.
+/// as kubectl's tabwriter does. Its methods are not inlined: a describe
+/// calls them dozens of times, on a key press, and each inlined copy
+/// would be kilobytes of the binary.
 #[derive(Default)]
 pub(super) struct Sheet {
     lines: Vec<String>,
@@ -401,6 +403,7 @@ pub(super) struct Sheet {
 
 impl Sheet {
     /// `Key:  value`; a value of several lines continues under itself.
+    #[inline(never)]
     pub(super) fn pair(&mut self, indent: usize, key: &str, value: &str) {
         let mut parts = value.split('\n');
         let first = parts.next().unwrap_or_default();
@@ -417,6 +420,7 @@ impl Sheet {
     }
 
     /// `Key:` alone on its line, the items below it.
+    #[inline(never)]
     pub(super) fn heading(&mut self, indent: usize, key: &str) {
         self.flush();
         self.lines
@@ -424,6 +428,7 @@ impl Sheet {
     }
 
     /// A map as kubectl prints labels: one `k=v` per line, `<none>` when empty.
+    #[inline(never)]
     pub(super) fn map<'a>(
         &mut self,
         indent: usize,
@@ -435,6 +440,7 @@ impl Sheet {
         self.list(indent, key, &items);
     }
 
+    #[inline(never)]
     pub(super) fn list(&mut self, indent: usize, key: &str, items: &[String]) {
         match items.split_first() {
             None => self.pair(indent, key, "<none>"),
@@ -448,6 +454,7 @@ impl Sheet {
     }
 
     /// Columns padded to their widest cell plus two.
+    #[inline(never)]
     pub(super) fn table(&mut self, indent: usize, rows: Vec<Vec<String>>) {
         self.flush();
         let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
@@ -583,6 +590,7 @@ impl Sheet {
         }
     }
 
+    #[inline(never)]
     fn state(&mut self, indent: usize, key: &str, state: &ContainerState) {
         let sub = indent + 2;
         if let Some(r) = &state.running {
@@ -619,6 +627,7 @@ impl Sheet {
         }
     }
 
+    #[inline(never)]
     pub(super) fn volume(&mut self, v: &Volume) {
         self.heading(2, &v.name);
         if let Some(e) = &v.empty_dir {
@@ -665,6 +674,7 @@ impl Sheet {
         }
     }
 
+    #[inline(never)]
     pub(super) fn events(&mut self, events: &[EventRow], now: Timestamp) {
         if events.is_empty() {
             self.pair(0, "Events", "<none>");
@@ -710,6 +720,7 @@ impl Sheet {
 
     /// Aligns the pending `key: value` lines: values start two columns
     /// after the longest key.
+    #[inline(never)]
     fn flush(&mut self) {
         let width = self
             .block

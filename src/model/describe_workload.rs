@@ -23,19 +23,19 @@ pub fn describe_workload(
     now: Timestamp,
 ) -> Vec<String> {
     let mut out = Sheet::default();
-    let meta = &object["metadata"];
-    let (spec, status) = (&object["spec"], &object["status"]);
-    out.pair(0, "Name", text(&meta["name"]));
-    out.pair(0, "Namespace", text(&meta["namespace"]));
-    if let Some(created) = meta["creationTimestamp"]
+    let meta = at(object, "metadata");
+    let (spec, status) = (at(object, "spec"), at(object, "status"));
+    out.pair(0, "Name", text(at(meta, "name")));
+    out.pair(0, "Namespace", text(at(meta, "namespace")));
+    if let Some(created) = at(meta, "creationTimestamp")
         .as_str()
         .and_then(|t| t.parse().ok())
     {
         out.pair(0, "CreationTimestamp", &rfc1123(created));
     }
-    let labels = strings(&meta["labels"]);
+    let labels = strings(at(meta, "labels"));
     out.map(0, "Labels", labels.iter().map(|(k, v)| (k, v)), "=");
-    let annotations = strings(&meta["annotations"]);
+    let annotations = strings(at(meta, "annotations"));
     let shown = annotations
         .iter()
         .filter(|(k, _)| k != "kubectl.kubernetes.io/last-applied-configuration")
@@ -45,17 +45,17 @@ pub fn describe_workload(
         let selector = spec_selector(object).unwrap_or_else(|| "<none>".into());
         out.pair(0, "Selector", &selector);
     }
-    if let Some(owner) = meta["ownerReferences"]
+    if let Some(owner) = at(meta, "ownerReferences")
         .as_array()
         .into_iter()
         .flatten()
-        .find(|o| o["controller"].as_bool() == Some(true))
+        .find(|o| at(o, "controller").as_bool() == Some(true))
     {
-        let by = format!("{}/{}", text(&owner["kind"]), text(&owner["name"]));
+        let by = format!("{}/{}", text(at(owner, "kind")), text(at(owner, "name")));
         out.pair(0, "Controlled By", &by);
     }
     let count = |v: &Value| v.as_i64().unwrap_or(0);
-    let desired = spec["replicas"].as_i64().unwrap_or(1);
+    let desired = at(spec, "replicas").as_i64().unwrap_or(1);
     match kind {
         WorkloadKind::Deployment => {
             out.pair(
@@ -63,29 +63,29 @@ pub fn describe_workload(
                 "Replicas",
                 &format!(
                     "{desired} desired | {} updated | {} total | {} available | {} unavailable",
-                    count(&status["updatedReplicas"]),
-                    count(&status["replicas"]),
-                    count(&status["availableReplicas"]),
-                    count(&status["unavailableReplicas"]),
+                    count(at(status, "updatedReplicas")),
+                    count(at(status, "replicas")),
+                    count(at(status, "availableReplicas")),
+                    count(at(status, "unavailableReplicas")),
                 ),
             );
-            let strategy = &spec["strategy"];
-            let strategy_type = strategy["type"].as_str().unwrap_or("RollingUpdate");
+            let strategy = at(spec, "strategy");
+            let strategy_type = at(strategy, "type").as_str().unwrap_or("RollingUpdate");
             out.pair(0, "StrategyType", strategy_type);
             out.pair(
                 0,
                 "MinReadySeconds",
-                &count(&spec["minReadySeconds"]).to_string(),
+                &count(at(spec, "minReadySeconds")).to_string(),
             );
             if strategy_type == "RollingUpdate" {
-                let rolling = &strategy["rollingUpdate"];
+                let rolling = at(strategy, "rollingUpdate");
                 out.pair(
                     0,
                     "RollingUpdateStrategy",
                     &format!(
                         "{} max unavailable, {} max surge",
-                        int_or_string(&rolling["maxUnavailable"], "25%"),
-                        int_or_string(&rolling["maxSurge"], "25%")
+                        int_or_string(at(rolling, "maxUnavailable"), "25%"),
+                        int_or_string(at(rolling, "maxSurge"), "25%")
                     ),
                 );
             }
@@ -94,24 +94,30 @@ pub fn describe_workload(
             out.pair(
                 0,
                 "Replicas",
-                &format!("{desired} desired | {} total", count(&status["replicas"])),
+                &format!(
+                    "{desired} desired | {} total",
+                    count(at(status, "replicas"))
+                ),
             );
-            let strategy = spec["updateStrategy"]["type"]
+            let strategy = at(at(spec, "updateStrategy"), "type")
                 .as_str()
                 .unwrap_or("RollingUpdate");
             out.pair(0, "Update Strategy", strategy);
             if strategy == "RollingUpdate" {
-                let partition = count(&spec["updateStrategy"]["rollingUpdate"]["partition"]);
+                let partition = count(at(
+                    at(at(spec, "updateStrategy"), "rollingUpdate"),
+                    "partition",
+                ));
                 out.pair(2, "Partition", &partition.to_string());
             }
             out.pair(
                 0,
                 "Ready Replicas",
-                &count(&status["readyReplicas"]).to_string(),
+                &count(at(status, "readyReplicas")).to_string(),
             );
         }
         WorkloadKind::DaemonSet => {
-            let node_selector = strings(&spec["template"]["spec"]["nodeSelector"]);
+            let node_selector = strings(at(at(at(spec, "template"), "spec"), "nodeSelector"));
             out.map(
                 0,
                 "Node-Selector",
@@ -137,25 +143,28 @@ pub fn describe_workload(
                 ),
                 ("Number of Nodes Misscheduled", "numberMisscheduled"),
             ] {
-                out.pair(0, key, &count(&status[field]).to_string());
+                out.pair(0, key, &count(at(status, field)).to_string());
             }
         }
         WorkloadKind::ReplicaSet => {
             out.pair(
                 0,
                 "Replicas",
-                &format!("{} current / {desired} desired", count(&status["replicas"])),
+                &format!(
+                    "{} current / {desired} desired",
+                    count(at(status, "replicas"))
+                ),
             );
         }
         WorkloadKind::Job => job(&mut out, spec, status, now),
         WorkloadKind::CronJob => {
-            out.pair(0, "Schedule", text(&spec["schedule"]));
-            if let Some(zone) = spec["timeZone"].as_str() {
+            out.pair(0, "Schedule", text(at(spec, "schedule")));
+            if let Some(zone) = at(spec, "timeZone").as_str() {
                 out.pair(0, "Time Zone", zone);
             }
-            let policy = spec["concurrencyPolicy"].as_str().unwrap_or("Allow");
+            let policy = at(spec, "concurrencyPolicy").as_str().unwrap_or("Allow");
             out.pair(0, "Concurrency Policy", policy);
-            let suspend = spec["suspend"].as_bool().unwrap_or(false);
+            let suspend = at(spec, "suspend").as_bool().unwrap_or(false);
             out.pair(0, "Suspend", if suspend { "True" } else { "False" });
             for (key, field, default) in [
                 (
@@ -170,19 +179,19 @@ pub fn describe_workload(
                     "<unset>",
                 ),
             ] {
-                let value = spec[field].as_i64().map(|n| n.to_string());
+                let value = at(spec, field).as_i64().map(|n| n.to_string());
                 out.pair(0, key, value.as_deref().unwrap_or(default));
             }
-            let last = status["lastScheduleTime"]
+            let last = at(status, "lastScheduleTime")
                 .as_str()
                 .and_then(|t| t.parse().ok())
                 .map_or_else(|| "<unset>".to_string(), rfc1123);
             out.pair(0, "Last Schedule Time", &last);
-            let active: Vec<String> = status["active"]
+            let active: Vec<String> = at(status, "active")
                 .as_array()
                 .into_iter()
                 .flatten()
-                .map(|j| text(&j["name"]).to_string())
+                .map(|j| text(at(j, "name")).to_string())
                 .collect();
             out.pair(
                 0,
@@ -196,20 +205,20 @@ pub fn describe_workload(
         }
     }
     let template = match kind {
-        WorkloadKind::CronJob => &spec["jobTemplate"]["spec"]["template"],
-        _ => &spec["template"],
+        WorkloadKind::CronJob => at(at(at(spec, "jobTemplate"), "spec"), "template"),
+        _ => at(spec, "template"),
     };
     pod_template(&mut out, template);
-    let conditions = status["conditions"].as_array().into_iter().flatten();
+    let conditions = at(status, "conditions").as_array().into_iter().flatten();
     let mut rows = vec![
         ["Type", "Status", "Reason"].map(String::from).to_vec(),
         ["----", "------", "------"].map(String::from).to_vec(),
     ];
     rows.extend(conditions.map(|c| {
         vec![
-            text(&c["type"]).to_string(),
-            text(&c["status"]).to_string(),
-            text(&c["reason"]).to_string(),
+            text(at(c, "type")).to_string(),
+            text(at(c, "status")).to_string(),
+            text(at(c, "reason")).to_string(),
         ]
     }));
     if rows.len() > 2 {
@@ -228,19 +237,23 @@ fn job(out: &mut Sheet, spec: &Value, status: &Value, now: Timestamp) {
     let count = |v: &Value| v.as_i64().unwrap_or(0);
     let number =
         |v: &Value, default: &str| v.as_i64().map_or(default.to_string(), |n| n.to_string());
-    out.pair(0, "Parallelism", &number(&spec["parallelism"], "1"));
-    out.pair(0, "Completions", &number(&spec["completions"], "<unset>"));
-    let mode = spec["completionMode"].as_str().unwrap_or("NonIndexed");
+    out.pair(0, "Parallelism", &number(at(spec, "parallelism"), "1"));
+    out.pair(
+        0,
+        "Completions",
+        &number(at(spec, "completions"), "<unset>"),
+    );
+    let mode = at(spec, "completionMode").as_str().unwrap_or("NonIndexed");
     out.pair(0, "Completion Mode", mode);
-    let suspend = spec["suspend"].as_bool().unwrap_or(false);
+    let suspend = at(spec, "suspend").as_bool().unwrap_or(false);
     out.pair(0, "Suspend", if suspend { "true" } else { "false" });
-    out.pair(0, "Backoff Limit", &number(&spec["backoffLimit"], "6"));
+    out.pair(0, "Backoff Limit", &number(at(spec, "backoffLimit"), "6"));
     let time = |v: &Value| v.as_str().and_then(|t| t.parse::<Timestamp>().ok());
-    let started = time(&status["startTime"]);
+    let started = time(at(status, "startTime"));
     if let Some(started) = started {
         out.pair(0, "Start Time", &rfc1123(started));
     }
-    let completed = time(&status["completionTime"]);
+    let completed = time(at(status, "completionTime"));
     if let Some(completed) = completed {
         out.pair(0, "Completed At", &rfc1123(completed));
     }
@@ -252,7 +265,7 @@ fn job(out: &mut Sheet, spec: &Value, status: &Value, now: Timestamp) {
             &super::age::human_duration(until.duration_since(started)),
         );
     }
-    if let Some(deadline) = spec["activeDeadlineSeconds"].as_i64() {
+    if let Some(deadline) = at(spec, "activeDeadlineSeconds").as_i64() {
         out.pair(0, "Active Deadline Seconds", &format!("{deadline}s"));
     }
     out.pair(
@@ -260,10 +273,10 @@ fn job(out: &mut Sheet, spec: &Value, status: &Value, now: Timestamp) {
         "Pods Statuses",
         &format!(
             "{} Active ({} Ready) / {} Succeeded / {} Failed",
-            count(&status["active"]),
-            count(&status["ready"]),
-            count(&status["succeeded"]),
-            count(&status["failed"])
+            count(at(status, "active")),
+            count(at(status, "ready")),
+            count(at(status, "succeeded")),
+            count(at(status, "failed"))
         ),
     );
 }
@@ -273,7 +286,8 @@ fn pod_template(out: &mut Sheet, template: &Value) {
     // Read as a pod, from bytes: the pod decoder every pod list already
     // uses (a template's own decoder, or one from a `Value`, would be
     // another copy of the whole PodSpec decoder in the binary).
-    let as_pod = serde_json::json!({"metadata": template["metadata"], "spec": template["spec"]});
+    let as_pod =
+        serde_json::json!({"metadata": at(template, "metadata"), "spec": at(template, "spec")});
     let template: Pod = serde_json::to_vec(&as_pod)
         .ok()
         .and_then(|bytes| serde_json::from_slice(&bytes).ok())
@@ -331,6 +345,13 @@ fn pod_rows(out: &mut Sheet, pods: &[&PodRow]) {
         ]
     }));
     out.table(2, rows);
+}
+
+/// `v[key]`, or null: one copy of the lookup for every field read here
+/// (indexing inlines it at each of dozens of places).
+#[inline(never)]
+fn at<'a>(v: &'a Value, key: &str) -> &'a Value {
+    v.get(key).unwrap_or(&Value::Null)
 }
 
 fn text(v: &Value) -> &str {
