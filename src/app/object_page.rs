@@ -95,7 +95,8 @@ impl App {
             return;
         };
         let lines = match read {
-            Err(why) => vec![why],
+            // Names the object by the server's name: shown as text only.
+            Err(why) => vec![crate::model::text::sanitize(&why).into_owned()],
             Ok(read) => match (page, object.kind) {
                 (ObjectPage::Yaml, kind) => {
                     object_yaml(read.object, kind.api_version(), kind.kind())
@@ -124,16 +125,16 @@ impl App {
     /// The pods of the pod list a workload's selector matches in its
     /// namespace, in the list's order.
     fn pods_of(&self, object: &ObjectRef, read: &Value) -> Vec<&crate::model::PodRow> {
-        let selector = match object.kind {
-            ObjectKind::Workload(_) => Selector::of_label_selector(&read["spec"]["selector"]),
-            ObjectKind::Service => return Vec::new(),
+        let narrow = super::pods::Narrow {
+            namespace: object.namespace.clone(),
+            selector: match object.kind {
+                ObjectKind::Workload(_) => Selector::of_label_selector(&read["spec"]["selector"]),
+                ObjectKind::Service => return Vec::new(),
+            },
         };
-        if selector.is_empty() {
+        if narrow.selector.is_empty() {
             return Vec::new();
         }
-        self.pods
-            .rows()
-            .filter(|pod| *pod.key.namespace == *object.namespace && selector.matches(&pod.labels))
-            .collect()
+        self.pods.rows().filter(|pod| narrow.admits(pod)).collect()
     }
 }

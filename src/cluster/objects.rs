@@ -19,13 +19,7 @@ where
     let request = kube::core::Request::new(api.resource_url())
         .get(name, &GetParams::default())
         .map_err(kube::Error::BuildRequest)?;
-    let body = answer(api, request)
-        .await?
-        .into_body()
-        .collect()
-        .await?
-        .to_bytes();
-    serde_json::from_slice(&body).map_err(kube::Error::SerdeError)
+    decoded(api.clone().into_client(), request).await
 }
 
 /// Everything `api.list(params)` selects, page by page as the feeds list
@@ -130,13 +124,7 @@ pub async fn first_names(
     let request = kube::core::Request::new(url)
         .list_metadata(&params)
         .map_err(kube::Error::BuildRequest)?;
-    let body = super::lenient::answer_of(client, request)
-        .await?
-        .into_body()
-        .collect()
-        .await?
-        .to_bytes();
-    let page: Page = serde_json::from_slice(&body).map_err(kube::Error::SerdeError)?;
+    let page: Page = decoded(client, request).await?;
     Ok(page
         .items
         .into_iter()
@@ -155,7 +143,7 @@ pub async fn get_json(
     let request = kube::core::Request::new(url)
         .get(name, &GetParams::default())
         .map_err(kube::Error::BuildRequest)?;
-    json_of(client, request).await
+    decoded(client, request).await
 }
 
 /// The items of the first page (its `limit`, or 500) of what `params`
@@ -174,17 +162,18 @@ pub async fn first_page_json(
     let request = kube::core::Request::new(url)
         .list(&params)
         .map_err(kube::Error::BuildRequest)?;
-    let mut page = json_of(client, request).await?;
+    let mut page: serde_json::Value = decoded(client, request).await?;
     Ok(match page["items"].take() {
         serde_json::Value::Array(items) => items,
         _ => Vec::new(),
     })
 }
 
-async fn json_of(
+/// The answer to `request`, read whole and decoded as `T`.
+async fn decoded<T: DeserializeOwned>(
     client: kube::Client,
     request: http::Request<Vec<u8>>,
-) -> kube::Result<serde_json::Value> {
+) -> kube::Result<T> {
     let body = super::lenient::answer_of(client, request)
         .await?
         .into_body()

@@ -59,7 +59,7 @@ pub struct Narrow {
 }
 
 impl Narrow {
-    fn admits(&self, row: &PodRow) -> bool {
+    pub fn admits(&self, row: &PodRow) -> bool {
         *row.key.namespace == *self.namespace && self.selector.matches(&row.labels)
     }
 }
