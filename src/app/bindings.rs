@@ -161,8 +161,8 @@ pub fn browser(app: &App) -> Vec<Binding> {
         View::Pod(_) => pod(),
         View::Events(_) => events(),
         View::Nodes(_) => nodes(),
-        View::Services(_) => services(),
-        View::Workloads(_) => workloads(),
+        View::Services(view) => marking(services(), view.list.marks_len()),
+        View::Workloads(view) => marking(workloads(), view.list.marks_len()),
         View::Debuggers(_) => debuggers(),
         View::Files(_) => files(),
         View::Forwards(_) => forwards(),
@@ -301,6 +301,7 @@ fn nodes() -> Vec<Binding> {
             "a shell on the node (a pod with its namespaces and root, deleted when its pane closes)",
         ),
         Binding::hinted(Action::Filter, "filter").saying("fuzzy filter over the nodes' names"),
+        Binding::action(Action::Events).saying("the events about the node (esc comes back)"),
         Binding::action(Action::SortByName),
         Binding::action(Action::SortByAge),
     ];
@@ -322,6 +323,11 @@ fn services() -> Vec<Binding> {
             .saying("a port-forward that follows its pods as they are replaced"),
         Binding::hinted(Action::Filter, "filter").saying("fuzzy filter over namespace/name"),
         Binding::action(Action::Yaml).saying("the Service as YAML (read once)"),
+        Binding::action(Action::Mark)
+            .saying("mark it: enter and d then take the pods of every one marked"),
+        Binding::action(Action::MarkShown).saying("mark every one shown (again: unmark them)"),
+        Binding::action(Action::Events)
+            .saying("the events of its namespace filtered by its name (esc comes back)"),
         Binding::action(Action::SortByName),
         Binding::action(Action::SortByAge),
     ];
@@ -343,12 +349,34 @@ fn workloads() -> Vec<Binding> {
             "the workload as kubectl describe lays it out, with its pods and events (read once)",
         ),
         Binding::hinted(Action::Yaml, "yaml").saying("the workload as YAML (read once)"),
+        Binding::action(Action::Mark)
+            .saying("mark it: enter and d then take the pods of every one marked"),
+        Binding::action(Action::MarkShown).saying("mark every one shown (again: unmark them)"),
+        Binding::action(Action::Events).saying(
+            "the events of it, its ReplicaSets and its pods: its namespace's, filtered by its name (esc comes back)",
+        ),
         Binding::action(Action::SortByName),
         Binding::action(Action::SortByStatus)
             .saying("sort by standing: failed, then short of replicas, first (again: reverse)"),
         Binding::action(Action::SortByAge),
     ];
     table.extend(MOVES.map(Binding::action));
+    table
+}
+
+/// A view's table while some of its rows are marked: what the marks are
+/// for comes first.
+fn marking(mut table: Vec<Binding>, marked: usize) -> Vec<Binding> {
+    if marked > 0 {
+        table.splice(
+            0..0,
+            [
+                Binding::hinted(Action::Open, format!("pods of the {marked} marked")),
+                Binding::hinted(Action::Debug, "debug their pods"),
+                Binding::hinted(Action::Mark, "unmark"),
+            ],
+        );
+    }
     table
 }
 

@@ -105,13 +105,14 @@ fn a_views_fixed_keys_are_the_ones_it_handles() {
 /// acted on the pod list or the pod behind the view: `X` in the file
 /// browser asked to delete the pod, `c` copied its name, `d` in the
 /// forwards view opened the list's pod, space in the nodes view marked
-/// one, `F` there opened a pod to forward, `d` in the messages opened one.
+/// one, `F` there opened a pod to forward (`E` there now shows the node's
+/// events, and comes back), `d` in the messages opened one.
 #[test]
 fn a_key_the_view_does_not_take_acts_on_nothing_behind_it() {
     for (name, keys) in [
         ("files", ['X', 'c', 'F', 'E']),
         ("forwards", ['d', 'E', 'F', '*']),
-        ("nodes", [' ', 'F', 'E', '*']),
+        ("nodes", [' ', 'F', 'y', '*']),
         ("messages", ['d', 'F', 'E', ' ']),
     ] {
         for k in keys {
@@ -130,6 +131,13 @@ fn a_key_the_view_does_not_take_acts_on_nothing_behind_it() {
     let (_, mut nodes) = views().into_iter().find(|(n, _)| *n == "nodes").unwrap();
     nodes.update(code(KeyCode::Esc));
     assert!(matches!(nodes.view, View::Pods));
+    let (_, mut nodes) = views().into_iter().find(|(n, _)| *n == "nodes").unwrap();
+    assert!(matches!(
+        nodes.update(key('E'))[..],
+        [Effect::WatchEvents(_)]
+    ));
+    assert_eq!(nodes.update(code(KeyCode::Esc)), [Effect::WatchNodes]);
+    assert!(matches!(nodes.view, View::Nodes(_)));
     let (_, mut files) = views().into_iter().find(|(n, _)| *n == "files").unwrap();
     files.update(key('u'));
     assert!(matches!(&files.view, View::Files(b) if b.prompt.is_some()));

@@ -11,9 +11,11 @@ use crate::model::text::Printable;
 use crate::model::{EventRow, PodKey};
 
 /// The events view: the events of a namespace (or of all), newest first.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 pub struct EventsView {
     pub scope: Scope,
+    /// The namespaces it was opened on, for `0` to come back to from all.
+    home: Scope,
     /// Oldest first, as the watch keeps them.
     pub rows: Vec<EventRow>,
     pub filter: String,
@@ -21,11 +23,20 @@ pub struct EventsView {
     pub cursor: usize,
     /// `enter`: the selected event in full.
     pub reading: Option<Reader>,
-    /// Where `esc` goes back to: this pod's view, or the list.
-    pub back_to: Option<PodKey>,
+    /// Where `esc` goes back to.
+    back: EventsBack,
     /// The watch's trouble (refused, failing), until it lists.
     pub trouble: Option<Printable>,
     pub listed: bool,
+}
+
+/// Where the events view was opened from, and `esc` goes back to.
+#[derive(Debug)]
+enum EventsBack {
+    List,
+    Pod(PodKey),
+    /// A view of other objects (nodes, Services, workloads), watched again.
+    View(Box<View>),
 }
 
 impl EventsView {
@@ -94,35 +105,89 @@ impl EventsView {
 
 impl App {
     /// `E` or `:events`: the events of the namespaces shown (of the pod's,
-    /// from its view), or of all namespaces.
+    /// from its view; of the selected object's, filtered by its name, from
+    /// a view of other objects), or of all namespaces.
     pub(super) fn open_events(&mut self, all_namespaces: bool) -> Vec<Effect> {
-        let (scope, back_to) = match &self.view {
-            View::Pod(view) => (
-                Scope::Namespaces(vec![view.key.namespace.to_string()]),
-                Some(view.key.clone()),
-            ),
-            View::Events(view) => (view.scope.clone(), view.back_to.clone()),
+        let object = |namespace: &str, name: &str| {
+            let scope = if namespace.is_empty() {
+                Scope::All
+            } else {
+                Scope::Namespaces(vec![namespace.to_string()])
+            };
+            (scope, name.to_string())
+        };
+        let selected = match &self.view {
+            View::Workloads(view) => {
+                Some(view.list.selected().map(|r| object(&r.namespace, &r.name)))
+            }
+            View::Services(view) => {
+                Some(view.list.selected().map(|r| object(&r.namespace, &r.name)))
+            }
+            View::Nodes(view) => Some(view.list.selected().map(|r| object("", &r.name))),
+            _ => None,
+        };
+        if let Some(selected) = selected {
+            return self.open_object_events(selected, all_namespaces);
+        }
+        let (home, filter) = match &self.view {
+            View::Pod(view) => (Scope::Namespaces(vec![view.key.namespace.to_string()]), ""),
+            View::Events(view) => (view.home.clone(), view.filter.as_str()),
             View::Files(browser) => (
                 Scope::Namespaces(vec![browser.key.pod.namespace.to_string()]),
-                Some(browser.key.pod.clone()),
+                "",
             ),
-            View::Pods
-            | View::Messages(_)
-            | View::Forwards(_)
-            | View::Nodes(_)
-            | View::Services(_)
-            | View::Workloads(_)
-            | View::Debuggers(_) => (self.scope.clone(), None),
+            _ => (self.scope.clone(), ""),
         };
-        let scope = if all_namespaces { Scope::All } else { scope };
+        let filter = filter.to_string();
+        let back = match std::mem::replace(&mut self.view, View::Pods) {
+            View::Pod(view) => EventsBack::Pod(view.key),
+            View::Files(browser) => EventsBack::Pod(browser.key.pod),
+            View::Events(mut view) => std::mem::replace(&mut view.back, EventsBack::List),
+            _ => EventsBack::List,
+        };
+        self.show_events(home, filter, back, all_namespaces)
+    }
+
+    /// `E` in a view of other objects: the events of the selected one's
+    /// namespace (all namespaces for a node's), filtered by its name, so
+    /// that its own, its ReplicaSets' and its pods' show; `esc` comes back
+    /// to the view.
+    fn open_object_events(
+        &mut self,
+        object: Option<(Scope, String)>,
+        all_namespaces: bool,
+    ) -> Vec<Effect> {
+        let (home, filter) = object.unwrap_or_else(|| (self.scope.clone(), String::new()));
+        let back = std::mem::replace(&mut self.view, View::Pods);
+        self.show_events(
+            home,
+            filter,
+            EventsBack::View(Box::new(back)),
+            all_namespaces,
+        )
+    }
+
+    fn show_events(
+        &mut self,
+        home: Scope,
+        filter: String,
+        back: EventsBack,
+        all_namespaces: bool,
+    ) -> Vec<Effect> {
+        let scope = if all_namespaces {
+            Scope::All
+        } else {
+            home.clone()
+        };
         self.message = None;
         self.view = View::Events(Box::new(EventsView {
             scope: scope.clone(),
+            home,
             rows: Vec::new(),
-            filter: String::new(),
+            filter,
             cursor: 0,
             reading: None,
-            back_to,
+            back,
             trouble: None,
             listed: false,
         }));
@@ -153,28 +218,26 @@ impl App {
             }
             Action::Back => {
                 self.message = None;
-                return Some(match view.back_to.clone() {
-                    Some(pod) => {
+                let back = std::mem::replace(&mut view.back, EventsBack::List);
+                return Some(match back {
+                    EventsBack::Pod(pod) => {
                         let mut back = PodView::new(pod.clone());
                         back.fold_finished = self.fold_finished;
                         self.view = View::Pod(Box::new(back));
                         vec![Effect::WatchPod(pod)]
                     }
-                    None => {
+                    EventsBack::List => {
                         self.view = View::Pods;
                         vec![Effect::StopWatchingPod]
+                    }
+                    EventsBack::View(back) => {
+                        self.view = *back;
+                        self.watch_shown_view()
                     }
                 });
             }
             Action::ToggleAllNamespaces => {
                 let all = !matches!(view.scope, Scope::All);
-                if !all {
-                    // Back to the namespaces the view was opened on.
-                    view.scope = match &view.back_to {
-                        Some(pod) => Scope::Namespaces(vec![pod.namespace.to_string()]),
-                        None => self.scope.clone(),
-                    };
-                }
                 return Some(self.open_events(all));
             }
             Action::Up

@@ -33,6 +33,7 @@ pub mod pods;
 pub(crate) mod reader;
 pub mod restore;
 pub mod saved;
+mod score;
 pub(crate) mod services;
 pub(crate) mod terminal;
 mod view;

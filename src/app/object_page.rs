@@ -125,16 +125,16 @@ impl App {
     /// The pods of the pod list a workload's selector matches in its
     /// namespace, in the list's order.
     fn pods_of(&self, object: &ObjectRef, read: &Value) -> Vec<&crate::model::PodRow> {
-        let narrow = super::pods::Narrow {
+        let pick = super::pods::Pick {
             namespace: object.namespace.clone(),
             selector: match object.kind {
                 ObjectKind::Workload(_) => Selector::of_label_selector(&read["spec"]["selector"]),
                 ObjectKind::Service => return Vec::new(),
             },
         };
-        if narrow.selector.is_empty() {
+        if pick.selector.is_empty() {
             return Vec::new();
         }
-        self.pods.rows().filter(|pod| narrow.admits(pod)).collect()
+        self.pods.rows().filter(|pod| pick.admits(pod)).collect()
     }
 }

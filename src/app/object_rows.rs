@@ -3,16 +3,30 @@
 //! views cannot differ in how a relist, a change or a refusal lands.
 
 use std::cmp::Ordering;
+use std::collections::BTreeSet;
 
 use jiff::Timestamp;
 
 use super::command::SortColumn;
 use super::keymap::Action;
+use super::score::{Pattern, Scratch};
 use crate::model::feed::Feed;
 use crate::model::text::Printable;
 
+/// `text`'s width on screen.
+fn columns(text: &str) -> usize {
+    if text.is_ascii() {
+        text.len()
+    } else {
+        unicode_width::UnicodeWidthStr::width(text)
+    }
+}
+
+/// Candidate sets at least this big are scored on two threads.
+const PARALLEL_FROM: usize = 8192;
+
 /// An object a view lists: who it is.
-pub trait Object {
+pub trait Object: Sync {
     /// Its namespace (empty for a cluster-scoped kind) and name.
     fn identity(&self) -> (&str, &str);
     fn created(&self) -> Option<Timestamp>;
@@ -88,6 +102,15 @@ pub struct ObjectRows<R> {
     /// The indexes of the rows the filter keeps, in order; kept with the
     /// rows, as a view may hold thousands and is drawn every frame.
     shown: Vec<usize>,
+    /// The query `shown` holds the matches of, while the rows are
+    /// unchanged since.
+    matched: Option<String>,
+    /// The widest namespace and name shown, in columns: measured once per
+    /// change, not per frame.
+    widest: (usize, usize),
+    /// The marked rows' namespace and name: kept through the watch's
+    /// changes, a filter and a sort.
+    marks: BTreeSet<(String, String)>,
 }
 
 impl<R> Default for ObjectRows<R> {
@@ -100,6 +123,9 @@ impl<R> Default for ObjectRows<R> {
             filter: String::new(),
             order: None,
             shown: Vec::new(),
+            matched: None,
+            widest: (0, 0),
+            marks: BTreeSet::new(),
         }
     }
 }
@@ -127,19 +153,33 @@ impl<R: Object> ObjectRows<R> {
         self.refilter();
     }
 
+    /// Shows the rows the filter matches, in order. A query that only
+    /// grew scores the rows it showed before, not every row: a keystroke
+    /// in a view of 20 000 rows reads a few hundred.
     fn refilter(&mut self) {
-        use fuzzy_matcher::FuzzyMatcher;
         let query = self.filter.trim();
-        let matcher = fuzzy_matcher::skim::SkimMatcherV2::default().ignore_case();
-        self.shown = (0..self.rows.len())
-            .filter(|&i| {
-                let (namespace, name) = self.rows[i].identity();
-                query.is_empty()
-                    || matcher
-                        .fuzzy_match(&format!("{namespace}/{name}"), query)
-                        .is_some()
-            })
-            .collect();
+        let narrowing = !query.is_empty()
+            && self
+                .matched
+                .as_deref()
+                .is_some_and(|was| query.starts_with(was));
+        let candidates: Vec<usize> = if narrowing {
+            std::mem::take(&mut self.shown)
+        } else {
+            (0..self.rows.len()).collect()
+        };
+        self.shown = if query.is_empty() {
+            candidates
+        } else {
+            let pattern = Pattern::new(query);
+            let keep = |part: &[usize]| self.matching(&pattern, part);
+            if candidates.len() < PARALLEL_FROM {
+                keep(&candidates)
+            } else {
+                crate::parallel::in_halves(&candidates, keep)
+            }
+        };
+        self.matched = (!query.is_empty()).then(|| query.to_string());
         if let Some(order) = self.order {
             let keys: Vec<SortKey> = self
                 .rows
@@ -152,7 +192,90 @@ impl<R: Object> ObjectRows<R> {
                 .collect();
             order.sort(&mut self.shown, &keys);
         }
+        self.widest = self.shown.iter().fold((0, 0), |(ns, n), &i| {
+            let (namespace, name) = self.rows[i].identity();
+            (ns.max(columns(namespace)), n.max(columns(name)))
+        });
         self.cursor = self.cursor.min(self.shown.len().saturating_sub(1));
+    }
+
+    /// Marks the selected row, or unmarks it; whether it is now marked.
+    pub fn toggle_mark(&mut self) -> Option<bool> {
+        let (namespace, name) = self.selected()?.identity();
+        let key = (namespace.to_string(), name.to_string());
+        let marked = !self.marks.remove(&key);
+        if marked {
+            self.marks.insert(key);
+        }
+        Some(marked)
+    }
+
+    /// Marks every row shown or, when each is marked already, unmarks them;
+    /// whether they are now marked.
+    pub fn mark_shown(&mut self) -> bool {
+        let shown: Vec<(String, String)> = self
+            .shown()
+            .map(|(_, r)| {
+                let (namespace, name) = r.identity();
+                (namespace.to_string(), name.to_string())
+            })
+            .collect();
+        if shown.iter().all(|k| self.marks.contains(k)) {
+            for key in &shown {
+                self.marks.remove(key);
+            }
+            false
+        } else {
+            self.marks.extend(shown);
+            true
+        }
+    }
+
+    pub fn is_marked(&self, row: &R) -> bool {
+        let (namespace, name) = row.identity();
+        !self.marks.is_empty()
+            && self
+                .marks
+                .contains(&(namespace.to_string(), name.to_string()))
+    }
+
+    /// The marked rows still listed, in namespace/name order.
+    pub fn marked(&self) -> Vec<&R> {
+        self.rows.iter().filter(|r| self.is_marked(r)).collect()
+    }
+
+    /// How many rows are marked.
+    pub fn marks_len(&self) -> usize {
+        self.marks.len()
+    }
+
+    pub fn clear_marks(&mut self) {
+        self.marks.clear();
+    }
+
+    /// The widest namespace and name of the rows shown, in columns.
+    pub fn widest(&self) -> (usize, usize) {
+        self.widest
+    }
+
+    /// The rows of `candidates` whose `namespace/name` `pattern` matches.
+    fn matching(&self, pattern: &Pattern, candidates: &[usize]) -> Vec<usize> {
+        let mut scratch = Scratch::default();
+        let mut haystack = String::new();
+        candidates
+            .iter()
+            .copied()
+            .filter(|&i| {
+                let (namespace, name) = self.rows[i].identity();
+                haystack.clear();
+                if !namespace.is_empty() {
+                    haystack.push_str(namespace);
+                    haystack.push('/');
+                }
+                haystack.push_str(name);
+                pattern.score(&haystack, &mut scratch).is_some()
+            })
+            .collect()
     }
 
     /// Sorts by `column` (the same column again reverses it); the sentence
@@ -186,6 +309,13 @@ impl<R: Object> ObjectRows<R> {
                     None => self.rows = rows,
                 }
                 self.rows.sort_by(|a, b| a.identity().cmp(&b.identity()));
+                if !self.marks.is_empty() {
+                    let rows = &self.rows;
+                    self.marks.retain(|(namespace, name)| {
+                        let key = (namespace.as_str(), name.as_str());
+                        rows.binary_search_by(|r| r.identity().cmp(&key)).is_ok()
+                    });
+                }
                 self.listed = true;
                 self.trouble = None;
             }
@@ -202,6 +332,9 @@ impl<R: Object> ObjectRows<R> {
                 if let Ok(at) = self.position(&row) {
                     self.rows.remove(at);
                 }
+                let (namespace, name) = row.identity();
+                self.marks
+                    .remove(&(namespace.to_string(), name.to_string()));
             }
             Feed::Forbidden(denied) => self.trouble = Some(denied.sentence().into()),
             Feed::Reconnecting(sentence) => self.trouble = Some(sentence),
@@ -211,6 +344,8 @@ impl<R: Object> ObjectRows<R> {
             // Not a paged feed: no pages come.
             Feed::Resumed | Feed::Listing { .. } | Feed::Page { .. } | Feed::Cut => {}
         }
+        // The indexes shown may name other rows now.
+        self.matched = None;
         self.refilter();
     }
 
@@ -245,6 +380,14 @@ impl<R: Object> ObjectRows<R> {
             return true;
         }
         match action {
+            Action::Mark => {
+                self.toggle_mark();
+                true
+            }
+            Action::MarkShown => {
+                self.mark_shown();
+                true
+            }
             Action::Open | Action::Debug | Action::Describe | Action::Forward | Action::Yaml => {
                 self.selected().is_none()
             }
@@ -297,5 +440,78 @@ impl Object for crate::model::workload::WorkloadRow {
             Standing::Short => 1,
             Standing::Failed => 2,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, Clone, PartialEq)]
+    struct Named(String, String);
+
+    impl Object for Named {
+        fn identity(&self) -> (&str, &str) {
+            (&self.0, &self.1)
+        }
+
+        fn created(&self) -> Option<Timestamp> {
+            None
+        }
+    }
+
+    fn named(namespace: &str, name: &str) -> Named {
+        Named(namespace.into(), name.into())
+    }
+
+    fn shown(rows: &ObjectRows<Named>) -> Vec<String> {
+        rows.shown()
+            .map(|(_, r)| format!("{}/{}", r.0, r.1))
+            .collect()
+    }
+
+    /// What skim itself keeps for `query`, in row order.
+    fn skim_keeps(rows: &ObjectRows<Named>, query: &str) -> Vec<String> {
+        use fuzzy_matcher::FuzzyMatcher;
+        let skim = fuzzy_matcher::skim::SkimMatcherV2::default().ignore_case();
+        rows.rows
+            .iter()
+            .map(|r| format!("{}/{}", r.0, r.1))
+            .filter(|text| skim.fuzzy_match(text, query).is_some())
+            .collect()
+    }
+
+    #[test]
+    fn a_growing_query_and_a_change_between_keystrokes_keep_exactly_skims_matches() {
+        let mut rows = ObjectRows::default();
+        rows.apply(
+            Feed::Listed {
+                scope: None,
+                rows: vec![
+                    named("shop", "storefront"),
+                    named("shop", "stock"),
+                    named("payments", "ledger"),
+                    named("shop", "redis"),
+                ],
+            },
+            "a Deployment",
+        );
+        for query in ["s", "st", "sto", "stor"] {
+            rows.set_filter(query);
+            assert_eq!(shown(&rows), skim_keeps(&rows, query), "{query}");
+        }
+        assert_eq!(shown(&rows), ["shop/storefront"]);
+
+        // A row comes before the others while filtered: the indexes
+        // shown before would now name other rows.
+        rows.apply(Feed::Applied(named("audit", "store-audit")), "a Deployment");
+        assert_eq!(shown(&rows), ["audit/store-audit", "shop/storefront"]);
+        rows.set_filter("storef");
+        assert_eq!(shown(&rows), ["shop/storefront"]);
+
+        // Shorter again: every row is read, not only the last matches.
+        rows.set_filter("st");
+        assert_eq!(shown(&rows), skim_keeps(&rows, "st"));
+        assert_eq!(shown(&rows).len(), 3);
     }
 }

@@ -7,6 +7,7 @@
 use super::keymap::Action;
 use super::object_page::ObjectReading;
 use super::object_rows::ObjectRows;
+use super::pods::Pick;
 use super::reader::Reader;
 use super::{App, Effect, View};
 use crate::model::PodRow;
@@ -77,17 +78,28 @@ impl App {
         }
         match action {
             Action::Open | Action::Debug => {
-                let service = view.list.selected()?;
-                let from = format!("svc/{}", service.name);
-                let namespace = service.namespace.clone();
-                let selector = Selector::of_labels(&service.selector);
-                if selector.is_empty() {
-                    self.message = Some(super::message::warning(format!(
-                        "{from} has no selector: its endpoints are kept by hand, not chosen from pods."
-                    )));
-                    return Some(vec![]);
+                let services = match view.list.marked() {
+                    marked if !marked.is_empty() => marked,
+                    _ => vec![view.list.selected()?],
+                };
+                let mut picks = Vec::new();
+                for service in &services {
+                    let selector = Selector::of_labels(&service.selector);
+                    if selector.is_empty() {
+                        self.message = Some(super::message::warning(format!(
+                            "svc/{} has no selector: its endpoints are kept by hand, not chosen from pods.",
+                            service.name
+                        )));
+                        return Some(vec![]);
+                    }
+                    let namespace = service.namespace.clone();
+                    picks.push(Pick {
+                        namespace,
+                        selector,
+                    });
                 }
-                return Some(self.narrow_to(from, namespace, selector, action == Action::Debug));
+                let from = super::workloads::names_of(&services, |s| format!("svc/{}", s.name));
+                return Some(self.narrow_to(from, picks, action == Action::Debug));
             }
             Action::Forward => {
                 let service = view.list.selected()?;

@@ -8,12 +8,11 @@ use super::keymap::Action;
 use super::message::{info, warning};
 use super::object_page::ObjectReading;
 use super::object_rows::ObjectRows;
-use super::pods::Narrow;
+use super::pods::{Narrow, Pick};
 use super::{App, Effect, View};
 use crate::model::feed::Feed;
 use crate::model::forward::ForwardTarget;
 use crate::model::object_ref::{ObjectKind, ObjectRef};
-use crate::model::selector::Selector;
 use crate::model::workload::{WorkloadKind, WorkloadRow};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -62,10 +61,26 @@ impl App {
         }
         match action {
             Action::Open | Action::Debug => {
-                let row = view.list.selected()?;
-                let from = row.reference();
-                let (namespace, selector) = (row.namespace.clone(), row.selector.clone());
-                Some(self.narrow_to(from, namespace, selector, action == Action::Debug))
+                let rows = match view.list.marked() {
+                    marked if !marked.is_empty() => marked,
+                    _ => vec![view.list.selected()?],
+                };
+                if let Some(blind) = rows.iter().find(|r| r.selector.is_empty()) {
+                    self.message = Some(warning(format!(
+                        "{} has no selector podbay can read: its pods cannot be found by label.",
+                        blind.reference()
+                    )));
+                    return Some(vec![]);
+                }
+                let picks = rows
+                    .iter()
+                    .map(|r| Pick {
+                        namespace: r.namespace.clone(),
+                        selector: r.selector.clone(),
+                    })
+                    .collect();
+                let from = names_of(&rows, WorkloadRow::reference);
+                Some(self.narrow_to(from, picks, action == Action::Debug))
             }
             Action::Forward => {
                 let row = view.list.selected()?;
@@ -107,28 +122,13 @@ impl App {
         }
     }
 
-    /// Shows the pod list narrowed to `selector`'s pods in `namespace`,
-    /// the view left kept for `esc`; with `debug`, marks them all and
-    /// opens the many-pods form on them.
-    pub(super) fn narrow_to(
-        &mut self,
-        from: String,
-        namespace: String,
-        selector: Selector,
-        debug: bool,
-    ) -> Vec<Effect> {
-        if selector.is_empty() {
-            self.message = Some(warning(format!(
-                "{from} has no selector podbay can read: its pods cannot be found by label."
-            )));
-            return vec![];
-        }
+    /// Shows the pod list narrowed to the pods `picks` pick, the view left
+    /// kept for `esc`; with `debug`, marks them all and opens the many-pods
+    /// form on them.
+    pub(super) fn narrow_to(&mut self, from: String, picks: Vec<Pick>, debug: bool) -> Vec<Effect> {
         let back = std::mem::replace(&mut self.view, View::Pods);
         self.narrowed = Some(Narrowed { from, back });
-        self.pods.set_narrow(Some(Narrow {
-            namespace,
-            selector,
-        }));
+        self.pods.set_narrow(Some(Narrow { picks }));
         self.message = None;
         let mut effects = vec![Effect::StopWatchingPod];
         if debug {
@@ -147,10 +147,14 @@ impl App {
 
     /// Why the narrowed list is empty, in one sentence.
     pub(crate) fn nothing_narrowed(&self) -> String {
-        match (&self.narrowed, self.pods.narrow()) {
-            (Some(narrowed), Some(narrow)) => format!(
+        match (&self.narrowed, self.pods.narrow().map(|n| &n.picks[..])) {
+            (Some(narrowed), Some([pick])) => format!(
                 "No pod of {} matches {} in the pod list (esc goes back).",
-                narrowed.from, narrow.selector
+                narrowed.from, pick.selector
+            ),
+            (Some(narrowed), Some(_)) => format!(
+                "No pod of {} is in the pod list (esc goes back).",
+                narrowed.from
             ),
             _ => String::new(),
         }
@@ -166,9 +170,16 @@ impl App {
         self.pods.clear_marks();
         self.message = None;
         self.view = narrowed.back;
+        self.watch_shown_view()
+    }
+
+    /// The watch of a view of other objects shown again, its own having
+    /// given its slot to the pod list's or the events view's.
+    pub(super) fn watch_shown_view(&self) -> Vec<Effect> {
         match &self.view {
             View::Workloads(view) => vec![Effect::WatchWorkloads(view.kind, self.scope.clone())],
             View::Services(_) => vec![Effect::WatchServices(self.scope.clone())],
+            View::Nodes(_) => vec![Effect::WatchNodes],
             _ => vec![],
         }
     }
@@ -179,6 +190,16 @@ impl App {
         if self.narrowed.take().is_some() {
             self.pods.set_narrow(None);
         }
+    }
+}
+
+/// How the header names the objects a narrowed list shows the pods of:
+/// `deploy/web`, or `deploy/web +2` for three marked.
+pub(super) fn names_of<R>(rows: &[&R], name: impl Fn(&R) -> String) -> String {
+    match rows {
+        [] => String::new(),
+        [one] => name(one),
+        [first, rest @ ..] => format!("{} +{}", name(first), rest.len()),
     }
 }
 

@@ -462,3 +462,104 @@ fn a_workload_view_sorts_by_standing_age_and_name() {
     a.update(key('N'));
     assert_eq!(names(&a), ["cart", "batch", "api"]);
 }
+
+/// `E` on a workload: its namespace's events filtered by its name (its
+/// own, its ReplicaSets' and its pods' match); esc clears the filter, then
+/// comes back to the view, on the same row, watched again.
+#[test]
+fn events_of_a_workload_are_filtered_by_its_name_and_esc_comes_back_to_the_view() {
+    let mut a = on_deployments();
+    a.update(code(KeyCode::Down));
+    let shop = Scope::Namespaces(vec!["shop".into()]);
+    assert_eq!(a.update(key('E')), [Effect::WatchEvents(shop.clone())]);
+    let event = |name: &str, object: &str| crate::model::EventRow {
+        name: name.into(),
+        namespace: "shop".into(),
+        object: object.into(),
+        reason: "Started".into(),
+        ..Default::default()
+    };
+    a.update(Event::Events(Feed::Listed {
+        scope: None,
+        rows: vec![
+            event("a", "deployment/web"),
+            event("b", "replicaset/web-5d8f"),
+            event("c", "pod/web-5d8f-x2x9q"),
+            event("d", "pod/cart-1"),
+        ],
+    }));
+    let View::Events(view) = &a.view else {
+        panic!("the events view");
+    };
+    assert_eq!(view.filter, "web");
+    let names: Vec<&str> = view.visible().iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(names, ["c", "b", "a"]);
+
+    assert_eq!(a.update(code(KeyCode::Esc)), []);
+    assert!(matches!(&a.view, View::Events(view) if view.filter.is_empty()));
+    assert_eq!(
+        a.update(code(KeyCode::Esc)),
+        [Effect::WatchWorkloads(WorkloadKind::Deployment, shop)]
+    );
+    let View::Workloads(view) = &a.view else {
+        panic!("back in the workload view");
+    };
+    assert_eq!(view.list.selected().map(|r| r.name.as_str()), Some("web"));
+}
+
+/// Marked workloads: enter shows the pods of every one, `d` debugs them
+/// all; the marks stay through a change of the rows, and go with a
+/// workload deleted.
+#[test]
+fn marked_workloads_lead_to_the_pods_of_all_of_them() {
+    let mut a = on_deployments();
+    a.update(Event::Workloads(Feed::Applied(deployment(
+        "cart",
+        json!({"matchLabels": {"app": "cart"}}),
+    ))));
+    // cart, gone, web: mark cart and web.
+    a.update(key(' '));
+    a.update(code(KeyCode::Down));
+    a.update(code(KeyCode::Down));
+    a.update(key(' '));
+    a.update(Event::Workloads(Feed::Applied(deployment(
+        "api",
+        json!({"matchLabels": {"app": "api"}}),
+    ))));
+    let View::Workloads(view) = &a.view else {
+        panic!("the Deployments")
+    };
+    let marked: Vec<&str> = view.list.marked().iter().map(|r| &*r.name).collect();
+    assert_eq!(marked, ["cart", "web"]);
+
+    assert_eq!(a.update(code(KeyCode::Enter)), [Effect::StopWatchingPod]);
+    assert_eq!(a.narrowed.as_ref().unwrap().from, "deploy/cart +1");
+    assert_eq!(shown(&a), ["cart-1", "web-1", "web-2"]);
+    a.update(code(KeyCode::Esc));
+
+    let effects = a.update(key('d'));
+    let Some(Effect::ReadPods { pods, .. }) = effects.last() else {
+        panic!("{effects:?}")
+    };
+    let names: Vec<&str> = pods.iter().map(|p| &*p.name).collect();
+    assert_eq!(names, ["cart-1", "web-1", "web-2"]);
+
+    // Back in the view, a marked workload deleted is marked no more.
+    a.update(code(KeyCode::Esc));
+    a.update(Event::Workloads(Feed::Deleted(deployment(
+        "cart",
+        json!({"matchLabels": {"app": "cart"}}),
+    ))));
+    let View::Workloads(view) = &a.view else {
+        panic!("the Deployments")
+    };
+    assert_eq!(view.list.marks_len(), 1);
+    // `*` marks every one shown; again, unmarks them.
+    a.update(key('*'));
+    let View::Workloads(view) = &a.view else {
+        panic!("the Deployments")
+    };
+    assert_eq!(view.list.marks_len(), 3);
+    a.update(key('*'));
+    assert!(matches!(&a.view, View::Workloads(v) if v.list.marks_len() == 0));
+}

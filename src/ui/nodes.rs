@@ -93,7 +93,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &NodesView, theme: &
         frame,
         inner,
         (&titles, &rows, floor),
-        window.cursor,
+        (window.cursor, &[]),
         style,
         theme,
     );

@@ -81,6 +81,11 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &ServicesView, theme
             row
         })
         .collect();
+    let marked: Vec<bool> = (view.list.shown())
+        .skip(window.rows.start)
+        .take(window.rows.len())
+        .map(|(_, r)| view.list.is_marked(r))
+        .collect();
     let floor = &window.floor[..];
     text_table::give_way(&mut titles, &mut rows, (inner.width, floor), &GIVE_WAY);
     let style = |i: usize| match idle[i] {
@@ -91,7 +96,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &ServicesView, theme
         frame,
         inner,
         (&titles, &rows, floor),
-        window.cursor,
+        (window.cursor, &marked),
         style,
         theme,
     );

@@ -109,12 +109,7 @@ pub struct Window {
 pub fn window<R: Object>(inner: Rect, list: &ObjectRows<R>) -> Window {
     let room = (inner.height as usize).saturating_sub(1).max(1);
     let first = list.cursor.saturating_sub(room - 1);
-    let (mut namespace, mut name) = (0, 0);
-    for (_, row) in list.shown() {
-        let (ns, n) = row.identity();
-        namespace = namespace.max(columns(ns));
-        name = name.max(columns(n));
-    }
+    let (namespace, name) = list.widest();
     Window {
         rows: first..(first + room).min(list.shown_len()),
         cursor: list.cursor - first,
@@ -169,12 +164,13 @@ pub fn give_way(
 }
 
 /// The header, then `rows` (a [`Window`]'s: `cursor` counts from its
-/// first), each in its style.
+/// first), each in its style, a marked one (`marked[i]`) with a dot before
+/// it.
 pub fn draw(
     frame: &mut Frame,
     inner: Rect,
     (titles, rows, floor): (&[String], &[Vec<String>], Floor<'_>),
-    cursor: usize,
+    (cursor, marked): (usize, &[bool]),
     style: impl Fn(usize) -> Style,
     theme: &Theme,
 ) {
@@ -198,7 +194,14 @@ pub fn draw(
         } else {
             style(i)
         };
-        lines.push(Line::from(Span::styled(line(row), style)));
+        let text = line(row);
+        lines.push(match marked.get(i) {
+            Some(true) => Line::from(vec![
+                Span::styled("●", theme.key_hint),
+                Span::styled(text[1..].to_string(), style),
+            ]),
+            _ => Line::from(Span::styled(text, style)),
+        });
     }
     frame.render_widget(Paragraph::new(lines), inner);
 }

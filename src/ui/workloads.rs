@@ -64,6 +64,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &WorkloadsView, them
             row
         })
         .collect();
+    let marked: Vec<bool> = shown().map(|(_, r)| view.list.is_marked(r)).collect();
     let floor = &window.floor[..];
     text_table::give_way(&mut titles, &mut rows, (inner.width, floor), &GIVE_WAY);
     let standing: Vec<Standing> = shown().map(|(_, w)| w.standing).collect();
@@ -76,7 +77,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &WorkloadsView, them
         frame,
         inner,
         (&titles, &rows, floor),
-        window.cursor,
+        (window.cursor, &marked),
         style,
         theme,
     );

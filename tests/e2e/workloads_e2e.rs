@@ -1,6 +1,7 @@
 //! Starting from what was paged, at 250×60 over every namespace: a Job
 //! that failed leads to its failed pod, a DaemonSet to its pod on each
-//! node, a Deployment to the many-pods form on its pods; esc comes back.
+//! node, a Deployment to the many-pods form on its pods, and to its
+//! events; esc comes back.
 //! READY follows a pod deleted and replaced.
 
 use k8s_openapi::api::core::v1::Pod;
@@ -120,6 +121,30 @@ async fn a_workload_leads_to_its_pods_and_back() {
     screen.keys("\x1b").await;
     screen
         .wait_for("the list once more", |t| t.contains("deployments ("))
+        .await;
+    // E: the events of storefront's namespace, filtered by its name: the
+    // ReplicaSet replacing the pod deleted above, and that pod's own.
+    screen.keys("E").await;
+    screen
+        .wait_for("storefront's events", |t| {
+            t.contains("events in shop")
+                && t.contains("filter storefront")
+                && t.contains("SuccessfulCreate")
+                && t.contains("replicaset/storefront-7d9c8b6f4")
+                && t.contains("Scheduled")
+        })
+        .await;
+    screen.keys("\x1b").await;
+    screen
+        .wait_for("the filter cleared", |t| {
+            t.contains("events in shop") && !t.contains("filter storefront")
+        })
+        .await;
+    screen.keys("\x1b").await;
+    screen
+        .wait_for("back on the Deployments", |t| {
+            row(t, "storefront").contains("3/3 3 3")
+        })
         .await;
     screen.quit().await;
     support::exits_cleanly(&mut screen).await;

@@ -9,7 +9,6 @@
 //! scorer that does not allocate per row (see [`score`]), on two threads for
 //! big tables, and ranks the matches with a counting sort on the score.
 
-mod score;
 mod texts;
 
 use fuzzy_matcher::FuzzyMatcher;
@@ -21,8 +20,8 @@ use std::sync::Arc;
 use super::command::SortColumn;
 use std::collections::BTreeSet;
 
+use super::score::{Pattern, Scratch};
 use crate::model::{PodKey, PodRow};
-use score::{Pattern, Scratch};
 use texts::SearchTexts;
 
 pub struct PodTable {
@@ -50,17 +49,29 @@ pub struct PodTable {
     narrow: Option<Narrow>,
 }
 
-/// The pods of one namespace that a selector picks: a workload's, a
-/// Service's.
+/// The pods some objects pick: a workload's or a Service's, or those of
+/// several marked in their view.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Narrow {
+    pub picks: Vec<Pick>,
+}
+
+/// The pods of one namespace that a selector picks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pick {
     pub namespace: String,
     pub selector: crate::model::selector::Selector,
 }
 
-impl Narrow {
+impl Pick {
     pub fn admits(&self, row: &PodRow) -> bool {
         *row.key.namespace == *self.namespace && self.selector.matches(&row.labels)
+    }
+}
+
+impl Narrow {
+    pub fn admits(&self, row: &PodRow) -> bool {
+        self.picks.iter().any(|pick| pick.admits(row))
     }
 }
 
