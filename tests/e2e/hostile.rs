@@ -1787,3 +1787,88 @@ async fn many_pods_of_one_namespace_read_its_pod_security_once() {
     let reads = server.count(|r| r.path == "/api/v1/namespaces/shop");
     assert_eq!(reads, 1, "the namespace read once for {PODS} pods");
 }
+
+/// `D` on a Deployment whose server never answers the read says so within
+/// the read's deadline, and `y` on one whose server refuses with escape
+/// sequences shows them escaped; the view still works after each.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_workload_read_that_stalls_or_refuses_hostilely_is_said_and_the_view_goes_on() {
+    let deployment = |name: &str| {
+        json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": name, "namespace": "shop", "uid": format!("uid-{name}"),
+                "resourceVersion": "7", "creationTimestamp": "2026-11-01T00:00:00Z"},
+            "spec": {"replicas": 1, "selector": {"matchLabels": {"app": name}},
+                "template": {"metadata": {"labels": {"app": name}},
+                    "spec": {"containers": [{"name": "app", "image": "shop/app:1"}]}}},
+            "status": {"replicas": 1, "readyReplicas": 1, "availableReplicas": 1,
+                "updatedReplicas": 1}})
+    };
+    let server = Hostile::start(with_pods(&["web-1"], move |r: &Request| {
+        if r.is_watch() {
+            Reply::raw(200, "application/json", Vec::new()).then_stall()
+        } else if r.is_list_of("deployments") {
+            hostile::list(
+                "DeploymentList",
+                vec![deployment("stalls"), deployment("taunts")],
+            )
+        } else if r.path.ends_with("/deployments/stalls") {
+            Reply::hang()
+        } else if r.path.ends_with("/deployments/taunts") {
+            Reply::failure(500, "InternalError", &format!("boom: {PAYLOAD}"))
+        } else if r.is_list_of("events") {
+            hostile::list("EventList", vec![])
+        } else {
+            Reply::failure(404, "NotFound", "not here")
+        }
+    }))
+    .await;
+    let config = server.kubeconfig("workload-read");
+    let screen = PodbayScreen::spawn(&args(&config, &[]), 120, 30);
+    screen.wait_for("the list", |t| t.contains("web-1")).await;
+    screen.keys(":deploy\r").await;
+    screen
+        .wait_for("the Deployments", |t| {
+            t.contains("deployments (2)") && t.contains("stalls") && t.contains("taunts")
+        })
+        .await;
+    // Sorted by name: stalls, then taunts.
+    screen.keys("D").await;
+    screen
+        .wait_for("the page loading", |t| {
+            t.contains("describe shop/deploy/stalls")
+        })
+        .await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let text = screen.text();
+        if text.contains("the API server did not answer") {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the page says the server did not answer: {text}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    screen.keys("\x1b").await;
+    screen
+        .wait_for("the view again", |t| t.contains("deployments (2)"))
+        .await;
+    screen.keys("jy").await;
+    screen
+        .wait_for("the refusal, escaped", |t| {
+            t.contains("yaml shop/deploy/taunts") && t.contains("boom: \\e]52;c;SGVsbG8=")
+        })
+        .await;
+    let written = screen.written();
+    assert!(
+        !holds_live_payload(&written),
+        "{:?}",
+        String::from_utf8_lossy(&written)
+    );
+    screen.keys("\x1b").await;
+    screen
+        .wait_for("the view once more", |t| t.contains("deployments (2)"))
+        .await;
+    screen.quit().await;
+}
