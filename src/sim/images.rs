@@ -442,3 +442,25 @@ mod pull_secret_tests {
         );
     }
 }
+
+/// argv as a container runtime computes it from the spec and the image's
+/// ENTRYPOINT/CMD (see [`Image::default_argv`]).
+pub fn command_line(spec: &serde_json::Value, image: &Image) -> Vec<String> {
+    let strings = |field: &str| -> Vec<String> {
+        spec.get(field)
+            .and_then(serde_json::Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let command = strings("command");
+    let args = strings("args");
+    match (command.is_empty(), args.is_empty()) {
+        (false, _) => command.into_iter().chain(args).collect(),
+        (true, false) => image.entrypoint().into_iter().chain(args).collect(),
+        (true, true) => image.default_argv(),
+    }
+}

@@ -20,7 +20,7 @@ use std::time::Duration;
 use jiff::Timestamp;
 use serde_json::{Value, json};
 
-use super::images::Image;
+use super::images::{Image, command_line};
 use super::pod_json::{
     PodEvent, container_state, find_container, has_pending_init_containers, identity, pod_event,
     pod_key, pod_user,
@@ -123,6 +123,17 @@ impl Kubelet {
                 key.name
             ))
         })?;
+        // A pod being deleted has had its processes killed: a kubelet
+        // starts nothing in it again, whatever its last status says.
+        let deleting = pod
+            .pointer("/metadata/deletionTimestamp")
+            .is_some_and(|t| !t.is_null());
+        if deleting {
+            return Err(ApiError::bad_request(format!(
+                "container {container} in pod {} is terminated: the pod is being deleted",
+                key.name
+            )));
+        }
         let state = container_state(pod, kind, container);
         let running = state.as_ref().is_some_and(|s| s.get("running").is_some());
         if !running {
@@ -873,29 +884,6 @@ fn not_running_error(pod: &str, container: &str, state: Option<&Value>) -> ApiEr
     }
 }
 
-/// argv as a container runtime computes it from the spec and the image's
-/// ENTRYPOINT/CMD (see [`Image::default_argv`]).
-pub fn command_line(spec: &Value, image: &Image) -> Vec<String> {
-    let strings = |field: &str| -> Vec<String> {
-        spec.get(field)
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(|v| v.as_str().map(String::from))
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    let command = strings("command");
-    let args = strings("args");
-    match (command.is_empty(), args.is_empty()) {
-        (false, _) => command.into_iter().chain(args).collect(),
-        (true, false) => image.entrypoint().into_iter().chain(args).collect(),
-        (true, true) => image.default_argv(),
-    }
-}
-
-/// What the runtime needs to know of a container spec.
 /// containerd's words for a container whose process could not start.
 pub fn start_error(program: &str, e: &std::io::Error) -> String {
     if e.kind() == std::io::ErrorKind::NotFound {
