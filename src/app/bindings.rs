@@ -319,6 +319,9 @@ fn services() -> Vec<Binding> {
         ),
         Binding::hinted(Action::Debug, "debug its pods")
             .saying("the pods it selects, marked, in the many-pods debug form"),
+        Binding::hinted(Action::Logs, "logs").saying(
+            "the logs of the pods it selects in one pane, merged, each line after its pod and container",
+        ),
         Binding::hinted(Action::Forward, "forward")
             .saying("a port-forward that follows its pods as they are replaced"),
         Binding::hinted(Action::Filter, "filter").saying("fuzzy filter over namespace/name"),
@@ -342,6 +345,9 @@ fn workloads() -> Vec<Binding> {
             .saying("the pod list narrowed to the workload's pods (esc comes back)"),
         Binding::hinted(Action::Debug, "debug its pods")
             .saying("the workload's pods, marked, in the many-pods debug form"),
+        Binding::hinted(Action::Logs, "logs").saying(
+            "its pods' logs in one pane, merged, each line after its pod and container; pods that start later join",
+        ),
         Binding::hinted(Action::Forward, "forward")
             .saying("a port-forward that follows its pods as they are replaced"),
         Binding::hinted(Action::Filter, "filter").saying("fuzzy filter over namespace/name"),

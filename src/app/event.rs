@@ -292,6 +292,9 @@ pub enum Effect {
         /// Each of these containers' logs, each line after the container's
         /// name (the all-containers pane); empty: `key.container`'s alone.
         containers: Vec<String>,
+        /// `containers` are pods of `key`'s namespace: every container's
+        /// log of each, each line after `pod container`.
+        of_pods: bool,
         options: terminal::LogOptions,
         /// Start over (after a toggle or `:since`), not from where the
         /// pane's last stream stopped.

@@ -27,11 +27,19 @@ impl App {
                 }
                 self.pods_listed(scope, rows);
                 self.link_back();
+                return self.follow_pods_logs(None);
             }
             Feed::Applied(row) => {
                 self.unreadable_pods.remove(&row.key.to_string());
+                let followed = self
+                    .workspace
+                    .terminals
+                    .values()
+                    .any(|t| t.pods_of.is_some());
+                let changed = followed.then(|| row.clone());
                 self.pods.apply(row);
                 self.link_back();
+                return self.follow_pods_logs(changed.as_ref());
             }
             Feed::Unreadable(bad) => {
                 if let Some(first) = bad.first() {

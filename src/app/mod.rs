@@ -30,6 +30,7 @@ mod pages;
 mod panes;
 pub(crate) mod pod_copy;
 pub mod pods;
+mod pods_logs;
 pub(crate) mod reader;
 pub mod restore;
 pub mod saved;

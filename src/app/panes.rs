@@ -46,7 +46,7 @@ fn resize_direction(key: &KeyEvent) -> Option<Direction> {
 }
 
 /// What a new pane is given beyond its kind.
-enum Words {
+pub(super) enum Words {
     None,
     /// The command an exec pane runs.
     Command(Vec<String>),
@@ -119,7 +119,7 @@ impl App {
 
     /// Opens a pane of `kind`, with the command of an exec or the
     /// containers of an all-containers log.
-    fn open_pane(
+    pub(super) fn open_pane(
         &mut self,
         kind: TerminalKind,
         key: TerminalKey,
@@ -159,15 +159,22 @@ impl App {
         let axis = self.next_split.take();
         self.workspace.add_pane(id, axis, area);
         self.message = None;
-        let mut effects = vec![Effect::Follow {
-            id,
-            key: key.clone(),
-        }];
+        // A pods' log pane follows the pod list, not one pod.
+        let mut effects = match kind {
+            TerminalKind::PodsLogs => vec![],
+            _ => vec![Effect::Follow {
+                id,
+                key: key.clone(),
+            }],
+        };
         effects.extend(self.fit_terminals());
         let size = self.workspace.terminals[&id].grid.size();
         match kind {
             TerminalKind::Debug => {}
-            TerminalKind::Log | TerminalKind::PreviousLog | TerminalKind::AllLogs => {
+            TerminalKind::Log
+            | TerminalKind::PreviousLog
+            | TerminalKind::AllLogs
+            | TerminalKind::PodsLogs => {
                 let t = self.workspace.terminals.get_mut(&id).expect("just added");
                 t.log.tail = self.options.log_tail;
                 t.containers = containers;
@@ -709,7 +716,7 @@ impl App {
         let Some(t) = self.workspace.terminals.get_mut(&id) else {
             return vec![];
         };
-        if matches!(t.kind, TerminalKind::Log | TerminalKind::AllLogs) {
+        if t.kind.is_log() {
             t.state = TerminalState::Attaching;
             return vec![t.log_effect(false)];
         }

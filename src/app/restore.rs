@@ -382,6 +382,7 @@ impl App {
             SavedKind::Exec => TerminalKind::Exec,
             SavedKind::Log => TerminalKind::Log,
             SavedKind::AllLogs => TerminalKind::AllLogs,
+            SavedKind::PodsLogs => TerminalKind::PodsLogs,
             SavedKind::PreviousLog => TerminalKind::PreviousLog,
         };
         let mut t = Terminal::new(id, key, kind, self.now);
@@ -402,6 +403,17 @@ impl App {
         };
         t.grid.set_cut(t.log.cut);
         t.owned_pod = kept.owned_pod;
+        if t.kind == TerminalKind::PodsLogs {
+            let picks = kept
+                .picks
+                .iter()
+                .map(|pick| super::pods::Pick {
+                    namespace: pick.namespace.clone(),
+                    selector: crate::model::selector::Selector::of_label_selector(&pick.selector),
+                })
+                .collect();
+            t.pods_of = Some((kept.pod.clone(), super::pods::Narrow { picks }));
+        }
         if t.kind.follows_log() {
             t.resume_from = kept.last_seen.clone();
         }
@@ -454,6 +466,12 @@ impl App {
         else {
             return vec![];
         };
+        // A pods' log pane reads its workload's pods as the list has them
+        // now, if it has them yet (they may have been replaced meanwhile).
+        let pods_now = self.workspace.terminals.get(&id).and_then(|t| {
+            let (_, narrow) = t.pods_of.as_ref()?;
+            Some(super::pods_logs::started(&self.pods, narrow)).filter(|p| !p.is_empty())
+        });
         let Some(t) = self.workspace.terminals.get_mut(&id) else {
             return vec![];
         };
@@ -473,12 +491,23 @@ impl App {
             return vec![];
         }
         t.key.cluster = cluster;
-        let mut effects = vec![Effect::Follow {
-            id,
-            key: t.key.clone(),
-        }];
+        // A pods' log pane follows the pod list, not one pod.
+        let mut effects = match t.kind {
+            TerminalKind::PodsLogs => vec![],
+            _ => vec![Effect::Follow {
+                id,
+                key: t.key.clone(),
+            }],
+        };
         match t.kind {
-            TerminalKind::Log | TerminalKind::AllLogs => {
+            TerminalKind::Log | TerminalKind::AllLogs | TerminalKind::PodsLogs => {
+                if t.kind == TerminalKind::PodsLogs {
+                    // Nothing to settle: the pod list decides, not one pod's state.
+                    t.restored = None;
+                    if let Some(pods) = pods_now {
+                        t.containers = pods;
+                    }
+                }
                 if let Some(last) = t.resume_from.values().max() {
                     let when = last.strftime("%H:%M:%S UTC");
                     t.grid.feed(
@@ -851,6 +880,7 @@ fn saved_terminal(t: &Terminal) -> SavedTerminal {
         TerminalKind::Log => SavedKind::Log,
         TerminalKind::AllLogs => SavedKind::AllLogs,
         TerminalKind::PreviousLog => SavedKind::PreviousLog,
+        TerminalKind::PodsLogs => SavedKind::PodsLogs,
     };
     // A pane still restoring keeps what it was kept with.
     let pod_uid = match &t.restored {
@@ -889,6 +919,15 @@ fn saved_terminal(t: &Terminal) -> SavedTerminal {
             Default::default()
         },
         owned_pod: t.owned_pod,
+        picks: t
+            .pods_of
+            .iter()
+            .flat_map(|(_, narrow)| &narrow.picks)
+            .map(|pick| super::saved::SavedPick {
+                namespace: pick.namespace.clone(),
+                selector: pick.selector.to_label_selector(),
+            })
+            .collect(),
     }
 }
 

@@ -118,6 +118,16 @@ pub struct SavedTerminal {
     /// pod it replaced offers the pod it runs now.
     #[serde(default)]
     pub controller: Option<SavedController>,
+    /// A pods' log pane's: how its pods are found (`pod` names whose).
+    #[serde(default)]
+    pub picks: Vec<SavedPick>,
+}
+
+/// The pods of one namespace a `LabelSelector` picks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SavedPick {
+    pub namespace: String,
+    pub selector: serde_json::Value,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -137,6 +147,8 @@ pub enum SavedKind {
     Log,
     AllLogs,
     PreviousLog,
+    /// Every container's log of a workload's or a Service's pods.
+    PodsLogs,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -246,7 +258,7 @@ impl SavedKind {
             SavedKind::Attach => "attach",
             SavedKind::Shell => "shell",
             SavedKind::Exec => "exec",
-            SavedKind::Log | SavedKind::AllLogs => "log",
+            SavedKind::Log | SavedKind::AllLogs | SavedKind::PodsLogs => "log",
             SavedKind::PreviousLog => "previous log",
         }
     }
@@ -362,6 +374,7 @@ mod tests {
             last_seen: BTreeMap::new(),
             owned_pod: false,
             controller: None,
+            picks: vec![],
         }
     }
 

@@ -77,7 +77,7 @@ impl App {
             return Some(vec![]);
         }
         match action {
-            Action::Open | Action::Debug => {
+            Action::Open | Action::Debug | Action::Logs => {
                 let services = match view.list.marked() {
                     marked if !marked.is_empty() => marked,
                     _ => vec![view.list.selected()?],
@@ -99,7 +99,10 @@ impl App {
                     });
                 }
                 let from = super::workloads::names_of(&services, |s| format!("svc/{}", s.name));
-                return Some(self.narrow_to(from, picks, action == Action::Debug));
+                return Some(match action {
+                    Action::Logs => self.open_pods_logs(from, super::pods::Narrow { picks }),
+                    _ => self.narrow_to(from, picks, action == Action::Debug),
+                });
             }
             Action::Forward => {
                 let service = view.list.selected()?;

@@ -60,7 +60,7 @@ impl App {
             return Some(vec![]);
         }
         match action {
-            Action::Open | Action::Debug => {
+            Action::Open | Action::Debug | Action::Logs => {
                 let rows = match view.list.marked() {
                     marked if !marked.is_empty() => marked,
                     _ => vec![view.list.selected()?],
@@ -80,7 +80,10 @@ impl App {
                     })
                     .collect();
                 let from = names_of(&rows, WorkloadRow::reference);
-                Some(self.narrow_to(from, picks, action == Action::Debug))
+                Some(match action {
+                    Action::Logs => self.open_pods_logs(from, Narrow { picks }),
+                    _ => self.narrow_to(from, picks, action == Action::Debug),
+                })
             }
             Action::Forward => {
                 let row = view.list.selected()?;

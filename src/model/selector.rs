@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::text::sanitize;
 
@@ -71,6 +71,23 @@ impl Selector {
         }
     }
 
+    /// As a `LabelSelector` (every term an expression): what
+    /// [`Selector::of_label_selector`] reads back as the same selector.
+    pub fn to_label_selector(&self) -> Value {
+        let expressions: Vec<Value> = self
+            .terms
+            .iter()
+            .map(|term| match term {
+                Term::Equals(k, v) => json!({"key": k, "operator": "In", "values": [v]}),
+                Term::In(k, values) => json!({"key": k, "operator": "In", "values": values}),
+                Term::NotIn(k, values) => json!({"key": k, "operator": "NotIn", "values": values}),
+                Term::Exists(k) => json!({"key": k, "operator": "Exists"}),
+                Term::DoesNotExist(k) => json!({"key": k, "operator": "DoesNotExist"}),
+            })
+            .collect();
+        json!({ "matchExpressions": expressions })
+    }
+
     pub fn is_empty(&self) -> bool {
         self.terms.is_empty()
     }
@@ -120,7 +137,6 @@ impl fmt::Display for Selector {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     /// The apiserver's semantics: `NotIn` and `DoesNotExist` hold for a pod
     /// without the key; `In` and `Exists` need it.
@@ -159,5 +175,34 @@ mod tests {
         assert!(!Selector::of_label_selector(&json!({})).matches("app=web"));
         let service = Selector::of_labels(&[("app".into(), "web".into())]);
         assert!(service.matches("app=web pod-template-hash=1") && !service.matches(""));
+    }
+
+    /// A selector kept as a `LabelSelector` selects the same pods read back.
+    #[test]
+    fn a_selector_written_out_reads_back_the_same() {
+        let selector = Selector::of_label_selector(&json!({
+            "matchLabels": {"app": "web"},
+            "matchExpressions": [
+                {"key": "tier", "operator": "In", "values": ["front", "edge"]},
+                {"key": "track", "operator": "NotIn", "values": ["canary"]},
+                {"key": "team", "operator": "Exists"},
+                {"key": "legacy", "operator": "DoesNotExist"},
+            ],
+        }));
+        let again = Selector::of_label_selector(&selector.to_label_selector());
+        for labels in [
+            "app=web tier=front team=a",
+            "app=web tier=edge team=a track=canary",
+            "app=web tier=front team=a legacy=1",
+            "app=web tier=back team=a",
+            "app=api tier=front team=a",
+        ] {
+            assert_eq!(again.matches(labels), selector.matches(labels), "{labels}");
+        }
+        assert!(again.matches("app=web tier=front team=a"));
+        assert_eq!(
+            again.to_string(),
+            "app in (web),tier in (front,edge),track notin (canary),team,!legacy"
+        );
     }
 }

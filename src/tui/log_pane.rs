@@ -29,31 +29,44 @@ pub struct Read {
     pub options: LogOptions,
 }
 
-/// One container's log in a pane: the prefix its lines get (none when it
-/// is alone) and where its stream got to.
+/// One container's log in a pane: its pod, the prefix its lines get (none
+/// when it is alone) and where its stream got to.
 pub struct ContainerLog {
+    /// Its pod's namespace's pods.
+    pods: Api<Pod>,
+    pod: String,
     container: String,
     prefix: Vec<u8>,
     resume: Resume,
 }
 
 impl ContainerLog {
-    pub fn alone(container: &str, resume: Resume) -> Self {
+    pub fn alone((pods, pod): (&Api<Pod>, &str), container: &str, resume: Resume) -> Self {
         ContainerLog {
+            pods: pods.clone(),
+            pod: pod.to_string(),
             container: container.to_string(),
             prefix: Vec::new(),
             resume,
         }
     }
 
-    /// Lines after the container's name, padded to `width`, in the
-    /// `index`th of six colours (as stern does).
-    pub fn prefixed(container: &str, index: usize, width: usize, resume: Resume) -> Self {
+    /// Lines after `name` (the container's, or `pod container` for
+    /// several pods'), padded to `width`, in the `index`th of six colours
+    /// (as stern does).
+    pub fn prefixed(
+        (pods, pod, container): (&Api<Pod>, &str, &str),
+        name: &str,
+        (index, width): (usize, usize),
+        resume: Resume,
+    ) -> Self {
         const COLOURS: [u8; 6] = [36, 33, 35, 32, 34, 31];
         let colour = COLOURS[index % COLOURS.len()];
         ContainerLog {
+            pods: pods.clone(),
+            pod: pod.to_string(),
             container: container.to_string(),
-            prefix: format!("\x1b[{colour}m{container:<width$}\x1b[0m \u{2502} ").into_bytes(),
+            prefix: format!("\x1b[{colour}m{name:<width$}\x1b[0m \u{2502} ").into_bytes(),
             resume,
         }
     }
@@ -68,25 +81,16 @@ struct Outcome {
 
 /// Streams each source's log into terminal `id` as lines arrive, and says how
 /// it ended once every stream has.
-pub async fn run_all(
-    id: TerminalId,
-    pods: Api<Pod>,
-    pod: String,
-    sources: Vec<ContainerLog>,
-    read: Read,
-    outbox: Outbox,
-) {
+async fn run_all(id: TerminalId, sources: Vec<ContainerLog>, read: Read, outbox: Outbox) {
     // Every container's log at once: what they logged so far first, merged
     // by time, then each followed from there.
     if sources.len() > 1
         && !read.previous
-        && !merged_backlog(id, &pods, &pod, &sources, read.options, &outbox).await
+        && !merged_backlog(id, &sources, read.options, &outbox).await
     {
         return;
     }
-    let streams = sources
-        .iter()
-        .map(|source| run(id, &pods, &pod, source, read, &outbox));
+    let streams = sources.iter().map(|source| run(id, source, read, &outbox));
     let outcomes = futures::future::join_all(streams).await;
     let end_of = match outcomes.as_slice() {
         [one] if sources[0].prefix.is_empty() => Outcome {
@@ -105,14 +109,120 @@ pub async fn run_all(
     end(&outbox, id, end_of.reason, end_of.disconnected).await;
 }
 
+/// Where each `pod container` of a pods' log pane got to, shared with its
+/// task: the containers are known only once it has read the pods.
+pub type Resumes = Arc<Mutex<std::collections::HashMap<String, Resume>>>;
+
+/// What a log pane reads: containers it knows, or every container of
+/// some pods, which it reads first.
+pub enum Sources {
+    Containers(Vec<ContainerLog>),
+    /// `namespace/name` each.
+    Pods {
+        client: kube::Client,
+        pods: Vec<String>,
+        resumes: Resumes,
+        within: std::time::Duration,
+    },
+}
+
+/// Streams `sources` into terminal `id` (see [`run_all`]): one task type
+/// for every log pane.
+pub async fn run_sources(id: TerminalId, sources: Sources, read: Read, outbox: Outbox) {
+    let sources = match sources {
+        Sources::Containers(sources) => sources,
+        Sources::Pods {
+            client,
+            pods,
+            resumes,
+            within,
+        } => match pods_containers(id, client, pods, (resumes, within), &outbox).await {
+            Some(sources) => sources,
+            None => return,
+        },
+    };
+    run_all(id, sources, read, outbox).await;
+}
+
+/// Every container of each pod of `pods` (`namespace/name`), each line
+/// after `pod container` (as stern shows a workload's pods). The pods are
+/// read one after the other, all within `within`; one that cannot be read
+/// is said in the pane and the others go on. `None` when none could be
+/// read (the pane is told) or the pane is gone.
+async fn pods_containers(
+    id: TerminalId,
+    client: kube::Client,
+    pods: Vec<String>,
+    (resumes, within): (Resumes, std::time::Duration),
+    outbox: &Outbox,
+) -> Option<Vec<ContainerLog>> {
+    let deadline = crate::cluster::deadline::Deadline::none().within(Some(within));
+    let named: Vec<(Api<Pod>, &str)> = pods
+        .iter()
+        .filter_map(|p| p.split_once('/'))
+        .map(|(namespace, name)| (Api::namespaced(client.clone(), namespace), name))
+        .collect();
+    let mut found = Vec::new();
+    let mut unread = Vec::new();
+    // A few small reads (the app follows at most a few dozen pods).
+    for (api, name) in &named {
+        let url = api.resource_url();
+        let pod = deadline
+            .bound(crate::cluster::objects::get_json(client.clone(), url, name))
+            .await;
+        match pod {
+            Ok(Ok(pod)) => {
+                let containers = pod["spec"]["containers"].as_array().cloned();
+                for c in containers.unwrap_or_default() {
+                    if let Some(container) = c["name"].as_str() {
+                        found.push((api, *name, container.to_string()));
+                    }
+                }
+            }
+            Ok(Err(e)) => unread.push(format!(
+                "{name}: {}",
+                crate::cluster::errors::describe(&e).sentence
+            )),
+            Err(late) => unread.push(format!("{name}: the API server did not answer: {late}")),
+        }
+    }
+    for sentence in unread {
+        let sentence = crate::model::text::sanitize(&sentence);
+        let bytes = format!("\x1b[2m{sentence}\x1b[22m\r\n").into_bytes().into();
+        if !outbox.send(Event::SessionOutput { id, bytes }).await {
+            return None;
+        }
+    }
+    if found.is_empty() {
+        let reason = "no pod's log could be read".into();
+        end(outbox, id, reason, false).await;
+        return None;
+    }
+    let names: Vec<String> = found.iter().map(|(_, p, c)| format!("{p} {c}")).collect();
+    let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
+    let sources = found
+        .iter()
+        .zip(&names)
+        .enumerate()
+        .map(|(i, ((api, pod, container), name))| {
+            let resume = resumes
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .entry(name.clone())
+                .or_default()
+                .clone();
+            ContainerLog::prefixed((api, pod, container), name, (i, width), resume)
+        })
+        .collect();
+    Some(sources)
+}
+
 /// Streams one container's log into terminal `id`. A followed stream
 /// that is cut is opened again after its last line, by itself, as watches
 /// are; it ends when reopening brings nothing twice running (the container
 /// has stopped, or every stream is cut at once: the app tells which).
 async fn run(
     id: TerminalId,
-    pods: &Api<Pod>,
-    pod: &str,
     source: &ContainerLog,
     Read {
         previous,
@@ -144,7 +254,7 @@ async fn run(
             tail_lines: options.tail.filter(|_| since.is_none()),
             ..Default::default()
         };
-        let stream = match open(id, pods, pod, &params, follow, outbox).await {
+        let stream = match open(id, &source.pods, &source.pod, &params, follow, outbox).await {
             Some(Ok(stream)) => stream,
             None => return closed(),
             Some(Err(e)) => {
@@ -319,8 +429,6 @@ fn render(source: &ContainerLog, line: &[u8], options: LogOptions, out: &mut Vec
 /// A container that cannot be read is left to its stream, which says why.
 async fn merged_backlog(
     id: TerminalId,
-    pods: &Api<Pod>,
-    pod: &str,
     sources: &[ContainerLog],
     options: LogOptions,
     outbox: &Outbox,
@@ -335,7 +443,7 @@ async fn merged_backlog(
             tail_lines: options.tail.filter(|_| since.is_none()),
             ..Default::default()
         };
-        let Ok(mut stream) = pods.log_stream(pod, &params).await else {
+        let Ok(mut stream) = source.pods.log_stream(&source.pod, &params).await else {
             return Vec::new();
         };
         let mut lines = Vec::new();

@@ -35,6 +35,8 @@ pub(super) struct Sessions {
     pub(super) recordings: PathBuf,
     /// Where each followed log pane got to in each container, for `r`.
     log_resume: HashMap<(TerminalId, String), log_pane::Resume>,
+    /// A pods' log pane's, per `pod container`.
+    pods_resume: HashMap<TerminalId, log_pane::Resumes>,
     /// The SGR parameters standard error is shown in, in a pane without a
     /// tty (the theme's `stderr`).
     pub(super) stderr_sgr: String,
@@ -55,6 +57,7 @@ impl Sessions {
             keepalive: Some(session::DEFAULT_KEEPALIVE),
             recordings: std::env::temp_dir(),
             log_resume: HashMap::new(),
+            pods_resume: HashMap::new(),
             stderr_sgr: DEFAULT_STDERR_SGR.to_string(),
         }
     }
@@ -125,26 +128,53 @@ impl Sessions {
         self.replace(id, Running { input, task });
     }
 
-    /// Reads `containers`' logs (or `key`'s container's alone) into the pane.
+    /// Reads `containers`' logs (or `key`'s container's alone) into the
+    /// pane; with `of_pods`, `containers` names pods of `key`'s namespace,
+    /// every container of each.
     pub(super) fn show_log(
         &mut self,
         id: TerminalId,
         client: kube::Client,
-        key: TerminalKey,
-        containers: Vec<String>,
+        (key, containers, of_pods): (TerminalKey, Vec<String>, bool),
         read: log_pane::Read,
         start: LogStart<'_>,
     ) {
         let TerminalKey { pod, container, .. } = key;
-        let pods: Api<Pod> = Api::namespaced(client, &pod.namespace);
+        let pods: Api<Pod> = Api::namespaced(client.clone(), &pod.namespace);
         let outbox = self.outboxes.open(id);
         let seeds = match start {
             LogStart::Over => {
                 self.log_resume.retain(|(terminal, _), _| *terminal != id);
+                self.pods_resume.remove(&id);
                 None
             }
             LogStart::Continue(seeds) => Some(seeds),
         };
+        if of_pods {
+            let resumes = match read.previous {
+                true => log_pane::Resumes::default(),
+                false => self.pods_resume.entry(id).or_default().clone(),
+            };
+            // A restored pane goes on after where it was kept.
+            if let Some(seeds) = seeds {
+                let mut known = resumes.lock().unwrap_or_else(|p| p.into_inner());
+                for (name, at) in seeds {
+                    known
+                        .entry(name.clone())
+                        .or_insert_with(|| std::sync::Arc::new(std::sync::Mutex::new(Some(*at))));
+                }
+            }
+            let sources = log_pane::Sources::Pods {
+                client,
+                pods: containers,
+                resumes,
+                within: super::READ_TIMEOUT,
+            };
+            let task = tokio::spawn(log_pane::run_sources(id, sources, read, outbox));
+            let (input, _) = mpsc::unbounded_channel();
+            self.replace(id, Running { input, task });
+            return;
+        }
         // Each container's stream resumes after its own last line; a
         // previous run's log is read whole.
         let mut resume = |container: &str| {
@@ -163,6 +193,7 @@ impl Sessions {
         };
         let logs: Vec<log_pane::ContainerLog> = if containers.is_empty() {
             vec![log_pane::ContainerLog::alone(
+                (&pods, &pod.name),
                 &container,
                 resume(&container),
             )]
@@ -175,17 +206,14 @@ impl Sessions {
             containers
                 .iter()
                 .enumerate()
-                .map(|(i, c)| log_pane::ContainerLog::prefixed(c, i, width, resume(c)))
+                .map(|(i, c)| {
+                    let resume = resume(c);
+                    log_pane::ContainerLog::prefixed((&pods, &pod.name, c), c, (i, width), resume)
+                })
                 .collect()
         };
-        let task = tokio::spawn(log_pane::run_all(
-            id,
-            pods,
-            pod.name.to_string(),
-            logs,
-            read,
-            outbox,
-        ));
+        let sources = log_pane::Sources::Containers(logs);
+        let task = tokio::spawn(log_pane::run_sources(id, sources, read, outbox));
         // A log takes no input.
         let (input, _) = mpsc::unbounded_channel();
         self.replace(id, Running { input, task });
@@ -217,14 +245,25 @@ impl Sessions {
         &self,
         id: TerminalId,
     ) -> std::collections::BTreeMap<String, jiff::Timestamp> {
-        self.log_resume
+        let mut positions: std::collections::BTreeMap<String, jiff::Timestamp> = self
+            .log_resume
             .iter()
             .filter(|((terminal, _), _)| *terminal == id)
             .filter_map(|((_, container), at)| {
                 let at = *at.lock().unwrap_or_else(|p| p.into_inner());
                 Some((container.clone(), at?))
             })
-            .collect()
+            .collect();
+        if let Some(resumes) = self.pods_resume.get(&id) {
+            let resumes = resumes.lock().unwrap_or_else(|p| p.into_inner());
+            positions.extend(resumes.iter().filter_map(|(name, at)| {
+                Some((
+                    name.clone(),
+                    (*at.lock().unwrap_or_else(|p| p.into_inner()))?,
+                ))
+            }));
+        }
+        positions
     }
 
     pub(super) fn close(&mut self, id: TerminalId) {
@@ -233,6 +272,7 @@ impl Sessions {
         }
         self.outboxes.close(id);
         self.log_resume.retain(|(terminal, _), _| *terminal != id);
+        self.pods_resume.remove(&id);
         self.stop_recording(id);
     }
 

@@ -146,6 +146,55 @@ async fn a_workload_leads_to_its_pods_and_back() {
             row(t, "storefront").contains("3/3 3 3")
         })
         .await;
+    // l: its three pods' logs in one pane, each line after its pod and
+    // container; a pod deleted is replaced, and the new one joins.
+    let names = |list: &[Pod]| -> Vec<String> {
+        list.iter()
+            .filter_map(|p| p.metadata.name.clone())
+            .filter(|n| n.starts_with("storefront-"))
+            .collect()
+    };
+    let before = names(&pods.list(&Default::default()).await.expect("listed").items);
+    assert_eq!(before.len(), 3, "{before:?}");
+    screen.keys("l").await;
+    screen
+        .wait_for("every pod's web and envoy lines", |t| {
+            t.contains("logs shop/deploy/storefront")
+                && before.iter().all(|pod| {
+                    t.contains(&format!("{pod} web   │")) && t.contains(&format!("{pod} envoy │"))
+                })
+        })
+        .await;
+    let gone = before[0].clone();
+    pods.delete(&gone, &DeleteParams::default())
+        .await
+        .expect("deleted");
+    let mut joined = None;
+    for _ in 0..200 {
+        let now = names(&pods.list(&Default::default()).await.expect("listed").items);
+        joined = now.into_iter().find(|n| !before.contains(n));
+        if joined.is_some() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let joined = joined.expect("a replacement");
+    screen
+        .wait_for("the replacement's lines in the same pane", |t| {
+            t.contains(&format!("{joined} web   │"))
+        })
+        .await;
+    // The pod deleted was not started again to be read: one start at most
+    // on screen.
+    let text = screen.text();
+    let started = format!("{gone} web   │");
+    let restarts = text
+        .lines()
+        .filter(|l| l.contains(&started) && l.contains("listening on :8080"))
+        .count();
+    assert!(restarts <= 1, "{gone} started again: {text}");
+    // Back to the browser (ctrl-b d), then quit.
+    screen.raw(b"\x02d").await;
     screen.quit().await;
     support::exits_cleanly(&mut screen).await;
 }

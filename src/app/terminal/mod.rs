@@ -29,6 +29,9 @@ pub enum TerminalKind {
     AllLogs,
     /// The log of the container's previous run (`previous=true`).
     PreviousLog,
+    /// Every container's log of some pods (a workload's, a Service's),
+    /// merged, each line after `pod container`; pods that start later join.
+    PodsLogs,
 }
 
 impl TerminalKind {
@@ -41,6 +44,7 @@ impl TerminalKind {
             TerminalKind::Log => "log",
             TerminalKind::AllLogs => "logs",
             TerminalKind::PreviousLog => "previous log",
+            TerminalKind::PodsLogs => "logs",
         }
     }
 
@@ -58,13 +62,19 @@ impl TerminalKind {
     pub fn is_log(self) -> bool {
         matches!(
             self,
-            TerminalKind::Log | TerminalKind::PreviousLog | TerminalKind::AllLogs
+            TerminalKind::Log
+                | TerminalKind::PreviousLog
+                | TerminalKind::AllLogs
+                | TerminalKind::PodsLogs
         )
     }
 
     /// A followed log: it goes on from where it stopped.
     pub fn follows_log(self) -> bool {
-        matches!(self, TerminalKind::Log | TerminalKind::AllLogs)
+        matches!(
+            self,
+            TerminalKind::Log | TerminalKind::AllLogs | TerminalKind::PodsLogs
+        )
     }
 
     /// Attaches reach the container's own process, which outlives the stream.
@@ -122,8 +132,12 @@ pub struct Terminal {
     pub kind: TerminalKind,
     /// What an exec runs (`TerminalKind::Exec`; empty otherwise).
     pub command: Vec<String>,
-    /// The containers an all-containers log pane reads, in the pod's order.
+    /// The containers an all-containers log pane reads, in the pod's order;
+    /// the pods a pods' log pane reads.
     pub containers: Vec<String>,
+    /// A pods' log pane: whose pods (`deploy/storefront`) and how they
+    /// are found in the pod list.
+    pub pods_of: Option<(String, crate::app::pods::Narrow)>,
     /// How a log pane reads and shows its log.
     pub log: LogOptions,
     pub state: TerminalState,
@@ -217,8 +231,9 @@ impl Terminal {
             id: self.id,
             key: self.key.clone(),
             containers: self.containers.clone(),
+            of_pods: self.kind == TerminalKind::PodsLogs,
             previous: self.kind == TerminalKind::PreviousLog,
-            follow: matches!(self.kind, TerminalKind::Log | TerminalKind::AllLogs),
+            follow: self.kind.follows_log(),
             options: self.log,
             fresh,
             resume_from: if fresh {
@@ -294,6 +309,7 @@ impl Terminal {
             kind,
             command: Vec::new(),
             containers: Vec::new(),
+            pods_of: None,
             log: LogOptions::default(),
             state: TerminalState::Attaching,
             since: now,
@@ -324,9 +340,12 @@ impl Terminal {
         self.state == TerminalState::Attached
     }
 
-    /// "shop/web/debugger-x7k2".
+    /// "shop/web/debugger-x7k2"; a pods' log pane's "shop/deploy/web".
     pub fn label(&self) -> String {
-        self.key.to_string()
+        match &self.pods_of {
+            Some((from, _)) => format!("{}/{from}", self.key.pod.namespace),
+            None => self.key.to_string(),
+        }
     }
 
     pub fn container(&self) -> &str {

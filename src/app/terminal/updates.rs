@@ -39,6 +39,27 @@ impl App {
             let said = info(format!("{}: {}", t.label(), end.reason));
             self.remember_said(said);
         }
+        let pods_of = self
+            .workspace
+            .terminals
+            .get(&id)
+            .and_then(|t| t.pods_of.clone());
+        if let Some((from, narrow)) = pods_of {
+            // Its pods' streams all ended: cut while one still runs (`r`
+            // picks up after the last lines), else over until one starts.
+            let running = self.pods_logs_running(&narrow);
+            if let Some(t) = self.workspace.terminals.get_mut(&id) {
+                t.state = match (running, end.disconnected) {
+                    (true, true) => TerminalState::Disconnected(end.reason),
+                    (true, false) => TerminalState::Ended(end.reason),
+                    (false, _) => TerminalState::Ended(
+                        format!("no pod of {from} is running; one that starts joins this pane")
+                            .into(),
+                    ),
+                };
+            }
+            return vec![];
+        }
         let now = self.now;
         let idle_limit = self.options.reattach_when_idle;
         let Some(t) = self.workspace.terminals.get_mut(&id) else {

@@ -260,6 +260,7 @@ impl Tasks {
                 id,
                 key,
                 containers,
+                of_pods,
                 previous,
                 follow,
                 options,
@@ -278,7 +279,7 @@ impl Tasks {
                     super::sessions::LogStart::Continue(&resume_from)
                 };
                 self.sessions
-                    .show_log(id, client, key, containers, read, start);
+                    .show_log(id, client, (key, containers, of_pods), read, start);
             }
             Effect::ConnectContext(context) => self.connect_beside(context),
             Effect::SaveWorkspace {
@@ -775,7 +776,10 @@ impl Tasks {
         for (kept, id) in workspace.terminals.iter_mut().zip(terminals) {
             // Only a followed log goes on from a place; another pane's log
             // (a finished container's, a previous run's) is read whole.
-            if matches!(kept.kind, SavedKind::Log | SavedKind::AllLogs) {
+            if matches!(
+                kept.kind,
+                SavedKind::Log | SavedKind::AllLogs | SavedKind::PodsLogs
+            ) {
                 kept.last_seen.extend(self.sessions.log_positions(*id));
             }
         }
