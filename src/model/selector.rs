@@ -138,11 +138,9 @@ impl fmt::Display for Selector {
 mod tests {
     use super::*;
 
-    /// The apiserver's semantics: `NotIn` and `DoesNotExist` hold for a pod
-    /// without the key; `In` and `Exists` need it.
-    #[test]
-    fn every_term_must_hold() {
-        let selector = Selector::of_label_selector(&json!({
+    /// `app=web,tier in (front,edge),track notin (canary),team,!legacy`.
+    fn every_kind_of_term() -> Selector {
+        Selector::of_label_selector(&json!({
             "matchLabels": {"app": "web"},
             "matchExpressions": [
                 {"key": "tier", "operator": "In", "values": ["front", "edge"]},
@@ -150,7 +148,14 @@ mod tests {
                 {"key": "team", "operator": "Exists"},
                 {"key": "legacy", "operator": "DoesNotExist"},
             ],
-        }));
+        }))
+    }
+
+    /// The apiserver's semantics: `NotIn` and `DoesNotExist` hold for a pod
+    /// without the key; `In` and `Exists` need it.
+    #[test]
+    fn every_term_must_hold() {
+        let selector = every_kind_of_term();
         assert_eq!(
             selector.to_string(),
             "app=web,tier in (front,edge),track notin (canary),team,!legacy"
@@ -180,15 +185,7 @@ mod tests {
     /// A selector kept as a `LabelSelector` selects the same pods read back.
     #[test]
     fn a_selector_written_out_reads_back_the_same() {
-        let selector = Selector::of_label_selector(&json!({
-            "matchLabels": {"app": "web"},
-            "matchExpressions": [
-                {"key": "tier", "operator": "In", "values": ["front", "edge"]},
-                {"key": "track", "operator": "NotIn", "values": ["canary"]},
-                {"key": "team", "operator": "Exists"},
-                {"key": "legacy", "operator": "DoesNotExist"},
-            ],
-        }));
+        let selector = every_kind_of_term();
         let again = Selector::of_label_selector(&selector.to_label_selector());
         for labels in [
             "app=web tier=front team=a",
