@@ -61,7 +61,14 @@ impl App {
                 continue;
             }
             let mut now = started(&self.pods, narrow);
-            // A scale-up past the limit: the first by name stay followed.
+            // A scale-up past the limit: the first by name stay followed,
+            // and the pane says so.
+            t.notice = (now.len() > MOST_PODS).then(|| {
+                format!(
+                    "Following {MOST_PODS} of its {} pods (the first by name): one pane follows at most {MOST_PODS}.",
+                    now.len()
+                )
+            });
             now.truncate(MOST_PODS);
             if now.iter().all(|pod| t.containers.contains(pod)) {
                 continue;

@@ -243,3 +243,39 @@ fn too_many_pods_for_one_pane_are_said() {
         "{said}"
     );
 }
+
+/// A scale-up past the limit once the pane is open: the first 20 by name
+/// are followed, and the pane says so; back under it, the notice goes.
+#[test]
+fn a_scale_up_past_the_limit_is_said_on_the_pane() {
+    let mut a = on_web();
+    a.update(key('l'));
+    let mut last = Vec::new();
+    for i in 10..32 {
+        last = a.update(Event::Pods(Feed::Applied(pod(
+            &format!("web-{i}"),
+            "Running",
+            "app=web",
+        ))));
+    }
+    assert_eq!(pane(&a).containers.len(), 20);
+    assert!(
+        reads(&last).is_none(),
+        "past the limit, nothing new is read"
+    );
+    assert_eq!(
+        pane(&a).notice.as_deref(),
+        Some("Following 20 of its 24 pods (the first by name): one pane follows at most 20.")
+    );
+    for i in 20..32 {
+        a.update(Event::Pods(Feed::Deleted(pod(
+            &format!("web-{i}"),
+            "Running",
+            "app=web",
+        ))));
+    }
+    a.update(Event::Pods(Feed::Applied(pod(
+        "web-5", "Running", "app=web",
+    ))));
+    assert_eq!(pane(&a).notice, None);
+}
