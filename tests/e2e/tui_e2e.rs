@@ -484,8 +484,11 @@ async fn at_80x24_statuses_stay_whole_and_cut_names_still_name_one_pod() {
         .await;
     let narrow = names_and_statuses(&screen.text());
     screen.resize(250, 60);
+    // The whole wide frame: its header can be on screen before its rows.
     screen
-        .wait_for("the wide table", |t| t.contains("NODE"))
+        .wait_for("the wide table", |t| {
+            t.contains("NODE") && names_and_statuses(t).len() >= narrow.len()
+        })
         .await;
     let wide = names_and_statuses(&screen.text());
     assert!(narrow.len() >= 10, "a page of rows at 80×24: {narrow:#?}");
