@@ -198,7 +198,11 @@ async fn pods_containers(
         end(outbox, id, reason, false).await;
         return None;
     }
-    let names: Vec<String> = found.iter().map(|(_, p, c)| format!("{p} {c}")).collect();
+    // The names come from the server: shown as text, never as controls.
+    let names: Vec<String> = found
+        .iter()
+        .map(|(_, p, c)| crate::model::text::sanitize(&format!("{p} {c}")).into_owned())
+        .collect();
     let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
     let sources = found
         .iter()

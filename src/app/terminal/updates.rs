@@ -47,12 +47,16 @@ impl App {
         if let Some((from, narrow)) = pods_of {
             // Its pods' streams all ended: cut while one still runs (`r`
             // picks up after the last lines), else over until one starts.
-            let running = self.pods_logs_running(&narrow);
+            // The pod list is the browser's cluster's: a pane of another
+            // context cannot tell whether its pods run.
+            let here =
+                self.workspace.terminals.get(&id).map(|t| &t.key.cluster) == Some(&self.cluster);
+            let running = here.then(|| self.pods_logs_running(&narrow));
             if let Some(t) = self.workspace.terminals.get_mut(&id) {
                 t.state = match (running, end.disconnected) {
-                    (true, true) => TerminalState::Disconnected(end.reason),
-                    (true, false) => TerminalState::Ended(end.reason),
-                    (false, _) => TerminalState::Ended(
+                    (Some(true) | None, true) => TerminalState::Disconnected(end.reason),
+                    (Some(true) | None, false) => TerminalState::Ended(end.reason),
+                    (Some(false), _) => TerminalState::Ended(
                         format!("no pod of {from} is running; one that starts joins this pane")
                             .into(),
                     ),
