@@ -24,6 +24,7 @@ pub(crate) mod pod;
 pub mod pod_security;
 pub mod problem;
 pub mod pull_secret;
+pub mod quantity;
 pub mod selector;
 pub mod service;
 pub mod session;

@@ -70,7 +70,41 @@ async fn dispatch(
         (&Method::GET, Route::ApiVersions) => Ok(ok_json(&api_versions(state))),
         (&Method::GET, Route::ApiGroups) => Ok(ok_json(&api_groups())),
         (&Method::GET, Route::CoreResources) => Ok(ok_json(&core_resources())),
+        (&Method::GET, Route::GroupResources(super::metrics::GROUP)) => {
+            Ok(ok_json(&super::metrics::resources()))
+        }
         (&Method::GET, Route::GroupResources(group)) => Ok(ok_json(&group_resources(group))),
+        (
+            &Method::GET,
+            Route::Metrics {
+                pods,
+                namespace,
+                name,
+            },
+        ) => {
+            let resource = if pods { "pods" } else { "nodes" };
+            let ns = namespace.as_deref().unwrap_or_default();
+            if !user.role.reads_metrics(resource, ns) {
+                let verb = if name.is_some() { "get" } else { "list" };
+                return Err(ApiError::forbidden_in(
+                    user.name,
+                    verb,
+                    super::metrics::GROUP,
+                    resource,
+                    "",
+                    name.as_deref().unwrap_or_default(),
+                    ns,
+                ));
+            }
+            let kind = if pods { Kind::Pod } else { Kind::Node };
+            let filter = Filter::from_query(kind, namespace, &query)?;
+            let answer = if pods {
+                super::metrics::pods(state, &filter, name.as_deref())
+            } else {
+                super::metrics::nodes(state, &filter, name.as_deref())
+            };
+            answer.map(|value| ok_json(&value))
+        }
         (&Method::GET, Route::Collection { kind, namespace }) => {
             let watching = query.flag("watch")?;
             let verb = if watching { "watch" } else { "list" };
@@ -634,8 +668,8 @@ fn api_versions(state: &SimState) -> Value {
 fn api_groups() -> Value {
     let groups: Vec<Value> = super::http::GROUPS
         .iter()
-        .map(|group| {
-            let version = json!({"groupVersion": format!("{group}/v1"), "version": "v1"});
+        .map(|(group, version)| {
+            let version = json!({"groupVersion": format!("{group}/{version}"), "version": version});
             json!({"name": group, "versions": [version], "preferredVersion": version})
         })
         .collect();

@@ -502,6 +502,7 @@ mod tests {
             options: Default::default(),
             addr: SocketAddr::from(([127, 0, 0, 1], 0)),
             ca_pem: String::new(),
+            metrics: Default::default(),
         });
         store
             .create(

@@ -181,7 +181,7 @@ pub(crate) fn pod_security_policy(state: &SimState, namespace: &str) -> Policy {
 /// regular and init containers' cpu and memory: BestEffort when none asks
 /// for any, Guaranteed when every container limits both and requests what
 /// it limits, else Burstable.
-fn qos_class(pod: &Value) -> &'static str {
+pub(crate) fn qos_class(pod: &Value) -> &'static str {
     let mut best_effort = true;
     let mut guaranteed = true;
     for field in ["initContainers", "containers"] {
@@ -211,32 +211,9 @@ fn qos_class(pod: &Value) -> &'static str {
 
 /// A resource quantity (`500m`, `1Gi`, `2e3`, `1.5`) as a number.
 fn quantity(value: &Value) -> Option<f64> {
-    if let Some(number) = value.as_f64() {
-        return Some(number);
-    }
-    let text = value.as_str()?.trim();
-    let split = text
-        .find(|c: char| c.is_ascii_alphabetic() && c != 'e' && c != 'E')
-        .unwrap_or(text.len());
-    let (number, suffix) = text.split_at(split);
-    let scale = match suffix {
-        "" => 1.0,
-        "m" => 1e-3,
-        "k" => 1e3,
-        "M" => 1e6,
-        "G" => 1e9,
-        "T" => 1e12,
-        "P" => 1e15,
-        "E" => 1e18,
-        "Ki" => 1024.0,
-        "Mi" => 1024f64.powi(2),
-        "Gi" => 1024f64.powi(3),
-        "Ti" => 1024f64.powi(4),
-        "Pi" => 1024f64.powi(5),
-        "Ei" => 1024f64.powi(6),
-        _ => return None,
-    };
-    number.parse::<f64>().ok().map(|n| n * scale)
+    value
+        .as_f64()
+        .or_else(|| crate::model::quantity::parse(value.as_str()?))
 }
 
 /// Binds the pod to a node, then lets that node's kubelet run it.
@@ -396,13 +373,14 @@ async fn watch_exits(state: Arc<SimState>, key: Key) {
                     return;
                 }
             };
-            record_exit(&state, &key, &name, exit.code);
+            record_exit(&state, &key, &name, exit);
         });
     }
     while waits.join_next().await.is_some() {}
 }
 
-fn record_exit(state: &SimState, key: &Key, container: &str, code: i32) {
+fn record_exit(state: &SimState, key: &Key, container: &str, exit: super::runtime::Exit) {
+    let code = exit.code;
     let now = jiff::Timestamp::now().to_string();
     let _ = state.store.update::<()>(Kind::Pod, key, None, |mut pod| {
         if !pod
@@ -427,9 +405,8 @@ fn record_exit(state: &SimState, key: &Key, container: &str, code: i32) {
                     .pointer("/state/running/startedAt")
                     .cloned()
                     .unwrap_or(json!(now));
-                let reason = if code == 0 { "Completed" } else { "Error" };
                 status["state"] = json!({"terminated": {
-                    "exitCode": code, "reason": reason, "startedAt": started, "finishedAt": now,
+                    "exitCode": code, "reason": exit.reason(), "startedAt": started, "finishedAt": now,
                     "containerID": status["containerID"].clone(),
                 }});
                 status["ready"] = json!(false);

@@ -48,6 +48,13 @@ pub enum Route {
         name: String,
         subresource: Subresource,
     },
+    /// `metrics.k8s.io`'s pods (`nodes` when `pods` is false): a list, or
+    /// one object when `name` is given.
+    Metrics {
+        pods: bool,
+        namespace: Option<String>,
+        name: Option<String>,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,14 +78,26 @@ impl Subresource {
     }
 }
 
-/// The kind a `group`'s resource `plural` names (`""` is the core group).
-/// The API groups served besides the core group.
-pub const GROUPS: [&str; 3] = ["apps", "batch", "discovery.k8s.io"];
+/// The resource metrics API (metrics-server's), and its one version.
+pub const METRICS_GROUP: &str = "metrics.k8s.io";
+pub const METRICS_VERSION: &str = "v1beta1";
 
-fn group_of(group: &str) -> Option<&'static str> {
-    GROUPS.into_iter().find(|g| *g == group)
+/// The API groups served besides the core group, each with its version.
+pub const GROUPS: [(&str, &str); 4] = [
+    ("apps", "v1"),
+    ("batch", "v1"),
+    ("discovery.k8s.io", "v1"),
+    (METRICS_GROUP, METRICS_VERSION),
+];
+
+fn group_of(group: &str, version: &str) -> Option<&'static str> {
+    GROUPS
+        .into_iter()
+        .find(|(g, v)| *g == group && *v == version)
+        .map(|(g, _)| g)
 }
 
+/// The kind a `group`'s resource `plural` names (`""` is the core group).
 fn kind_of(group: &str, plural: &str) -> Option<Kind> {
     Kind::ALL
         .into_iter()
@@ -101,7 +120,8 @@ pub fn route(path: &str) -> Option<Route> {
             kind: kind_of("", plural)?,
             namespace: None,
         },
-        ["apis", group, "v1"] => Route::GroupResources(group_of(group)?),
+        ["apis", group, version] => Route::GroupResources(group_of(group, version)?),
+        ["apis", METRICS_GROUP, METRICS_VERSION, rest @ ..] => metrics_route(rest)?,
         ["apis", group, "v1", plural] => Route::Collection {
             kind: kind_of(group, plural)?,
             namespace: None,
@@ -153,6 +173,23 @@ pub fn route(path: &str) -> Option<Route> {
             },
         },
         _ => return None,
+    })
+}
+
+/// A path below `/apis/metrics.k8s.io/v1beta1/`.
+fn metrics_route(rest: &[&str]) -> Option<Route> {
+    let (pods, namespace, name) = match rest {
+        ["nodes"] => (false, None, None),
+        ["nodes", name] => (false, None, Some(name)),
+        ["pods"] => (true, None, None),
+        ["namespaces", ns, "pods"] => (true, Some(ns), None),
+        ["namespaces", ns, "pods", name] => (true, Some(ns), Some(name)),
+        _ => return None,
+    };
+    Some(Route::Metrics {
+        pods,
+        namespace: namespace.map(|s| s.to_string()),
+        name: name.map(|s| s.to_string()),
     })
 }
 
@@ -327,6 +364,24 @@ mod tests {
             })
         );
         assert_eq!(route("/api/v1/deployments"), None, "not in the core group");
+        assert_eq!(
+            route("/apis/metrics.k8s.io/v1beta1/namespaces/shop/pods/web-1"),
+            Some(Route::Metrics {
+                pods: true,
+                namespace: Some("shop".into()),
+                name: Some("web-1".into())
+            })
+        );
+        assert_eq!(
+            route("/apis/metrics.k8s.io/v1beta1"),
+            Some(Route::GroupResources("metrics.k8s.io"))
+        );
+        assert_eq!(route("/apis/metrics.k8s.io/v1"), None, "no such version");
+        assert_eq!(
+            route("/apis/metrics.k8s.io/v1beta1/namespaces/shop/nodes"),
+            None
+        );
+        assert_eq!(route("/apis/apps/v1beta1"), None);
         assert_eq!(route("/apis/apps/v1/namespaces/shop/pods"), None);
     }
 

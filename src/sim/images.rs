@@ -44,11 +44,12 @@ const DISTROLESS_DEMO_REPOSITORIES: [&str; 1] = ["ghcr.io/podbay/ledger"];
 /// Server images on a full base: (repository, service, program). The
 /// program sits in `/app`, not where the real images keep it: `/usr` is the
 /// host's, read-only.
-const SERVER_IMAGES: [(&str, &str, &str); 4] = [
+const SERVER_IMAGES: [(&str, &str, &str); 5] = [
     ("redis", "redis", "/app/redis-server"),
     ("docker.io/library/redis", "redis", "/app/redis-server"),
     ("nginx", "nginx", "/app/nginx"),
     ("ghcr.io/podbay/storefront", "storefront", "/app/storefront"),
+    ("ghcr.io/podbay/indexer", "indexer", "/app/indexer"),
 ];
 
 #[derive(Debug, Clone, PartialEq, Eq)]

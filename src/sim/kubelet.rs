@@ -26,7 +26,7 @@ use super::pod_json::{
     pod_key, pod_user,
 };
 use super::reference::{full_reference, is_valid_image_reference};
-use super::runtime::{ContainerProcess, Exit};
+use super::runtime::ContainerProcess;
 use super::sandbox::{ContainerSpec, Isolation, Launch, PidChoice, Runtime};
 use super::status::ApiError;
 use super::store::{Key, Kind, Store};
@@ -563,11 +563,10 @@ impl Kubelet {
             &format!("Started container {name}"),
         );
 
-        let Exit { code, finished } = process.wait().await;
-        let reason = if code == 0 { "Completed" } else { "Error" };
+        let exit = process.wait().await;
         let state = json!({"terminated": {
-            "exitCode": code, "reason": reason, "startedAt": started,
-            "finishedAt": finished.to_string(), "containerID": container_id,
+            "exitCode": exit.code, "reason": exit.reason(), "startedAt": started,
+            "finishedAt": exit.finished.to_string(), "containerID": container_id,
         }});
         self.set_state(key, &name, &image, state, Some(&container_id))?;
         Ok(())
@@ -578,6 +577,21 @@ impl Kubelet {
             .get(Kind::Pod, key)
             .map(|e| e.value())
             .ok_or_else(|| ApiError::not_found("pods", &key.name))
+    }
+
+    /// Whether the pod of `uid` was created through the API (its exits are
+    /// recorded by its own watcher; the demo's pods are restarted in place).
+    pub fn was_created(&self, uid: &str) -> bool {
+        lock(&self.created).contains(uid)
+    }
+
+    /// Every container process that runs now, with its pod and name.
+    pub fn running(&self) -> Vec<(Key, String, Arc<ContainerProcess>)> {
+        lock(&self.processes)
+            .iter()
+            .filter(|(_, p)| p.exit().is_none())
+            .map(|(c, p)| (c.pod.clone(), c.container.clone(), p.clone()))
+            .collect()
     }
 
     /// The pod was created through the API: its containers run as a

@@ -21,6 +21,7 @@ pub mod images;
 pub(crate) mod kubeconfig;
 pub mod kubelet;
 pub(crate) mod logs;
+pub(crate) mod metrics;
 pub(crate) mod node_root;
 pub mod nodes;
 mod openapi;
@@ -181,6 +182,8 @@ pub struct SimState {
     pub options: SimOptions,
     pub addr: SocketAddr,
     pub ca_pem: String,
+    /// Containers' resource use, as metrics-server last measured it.
+    pub metrics: metrics::Meter,
 }
 
 /// A running simulator. Dropping it stops the server and kills its processes.
@@ -233,9 +236,11 @@ impl Sim {
             options,
             addr,
             ca_pem: tls.ca_pem,
+            metrics: metrics::Meter::default(),
         });
         load_scenario(&state);
         tokio::spawn(controllers::run(Arc::downgrade(&state)));
+        tokio::spawn(metrics::run(Arc::downgrade(&state)));
         if let Some(every) = state.options.replace_every.filter(|d| !d.is_zero()) {
             tokio::spawn(churn::replace(Arc::downgrade(&state), every));
         }

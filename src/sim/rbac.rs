@@ -26,6 +26,19 @@ pub enum Role {
     Namespaced(String),
 }
 
+impl Role {
+    /// Whether the user may read `metrics.k8s.io`'s `resource` (`pods`,
+    /// `nodes`) in `namespace` (empty: cluster-wide), as metrics-server's
+    /// `system:aggregated-metrics-reader` gives it to the view, edit and
+    /// admin roles.
+    pub fn reads_metrics(&self, resource: &str, namespace: &str) -> bool {
+        match self {
+            Role::Admin | Role::Viewer => true,
+            Role::Namespaced(ns) => resource == "pods" && namespace == ns,
+        }
+    }
+}
+
 /// What a request wants to do, in RBAC terms.
 #[derive(Debug, Clone, Copy)]
 pub struct Attributes<'a> {
@@ -168,6 +181,16 @@ mod tests {
         assert!(!dev.allows(&attrs("list", "pods", "", "")));
         assert!(!dev.allows(&attrs("list", "namespaces", "", "")));
         assert!(!dev.allows(&attrs("get", "pods", "", "payments")));
+    }
+
+    #[test]
+    fn metrics_are_read_where_pods_are() {
+        assert!(Role::Viewer.reads_metrics("nodes", ""));
+        let dev = Role::Namespaced("shop".into());
+        assert!(dev.reads_metrics("pods", "shop"));
+        assert!(!dev.reads_metrics("pods", ""));
+        assert!(!dev.reads_metrics("pods", "payments"));
+        assert!(!dev.reads_metrics("nodes", ""));
     }
 
     #[test]

@@ -8,6 +8,7 @@
 //! detaching never closes the process's input.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::lock;
@@ -82,6 +83,19 @@ pub fn spawn_on_pty(launch: Launch, size: Size) -> std::io::Result<(pty::PtyChil
 pub struct Exit {
     pub code: i32,
     pub finished: Timestamp,
+    /// Killed by the kubelet for going over its memory limit.
+    pub out_of_memory: bool,
+}
+
+impl Exit {
+    /// The `reason` a container status gives this end, as containerd's.
+    pub fn reason(&self) -> &'static str {
+        match (self.out_of_memory, self.code) {
+            (true, _) => "OOMKilled",
+            (false, 0) => "Completed",
+            (false, _) => "Error",
+        }
+    }
 }
 
 /// Which of the container's output streams bytes came from. On a terminal
@@ -148,6 +162,7 @@ pub struct ContainerProcess {
     log: Mutex<Log>,
     log_seq: watch::Sender<u64>,
     exit: watch::Sender<Option<Exit>>,
+    out_of_memory: AtomicBool,
 }
 
 impl ContainerProcess {
@@ -194,6 +209,7 @@ impl ContainerProcess {
             }),
             log_seq: watch::channel(0).0,
             exit: watch::channel(None).0,
+            out_of_memory: AtomicBool::new(false),
         })
     }
 
@@ -275,6 +291,7 @@ impl ContainerProcess {
                 return Exit {
                     code: 137,
                     finished: Timestamp::now(),
+                    out_of_memory: false,
                 };
             }
         }
@@ -291,6 +308,19 @@ impl ContainerProcess {
                 nix::sys::signal::Signal::SIGKILL,
             );
         }
+    }
+
+    /// Ends the container as the kernel's OOM killer would: its exit says
+    /// `OOMKilled`.
+    pub fn kill_out_of_memory(&self) {
+        self.out_of_memory.store(true, Ordering::Relaxed);
+        self.kill();
+    }
+
+    /// The process the runtime started, while it runs: the root of the
+    /// container's process tree.
+    pub fn leader(&self) -> Option<u32> {
+        *lock(&self.leader)
     }
 
     /// Log records with `seq >= from`, and the sequence number to ask for next.
@@ -470,6 +500,7 @@ async fn wait_for_exit(
     process.exit.send_replace(Some(Exit {
         code,
         finished: Timestamp::now(),
+        out_of_memory: process.out_of_memory.load(Ordering::Relaxed),
     }));
 }
 

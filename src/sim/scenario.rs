@@ -586,6 +586,26 @@ fn claim_contents(claim: &str) -> Vec<(&'static str, String)> {
     }
 }
 
+/// What a demo container asks for and may use. The indexer's cache grows
+/// toward its memory limit until the kubelet kills it (`OOMKilled`).
+fn resources(app: &str, container: &str) -> Value {
+    match (app, container) {
+        ("search-indexer", "indexer") => json!({
+            "requests": {"cpu": "100m", "memory": "64Mi"},
+            "limits": {"cpu": "500m", "memory": "96Mi"},
+        }),
+        ("storefront", "web") => json!({
+            "requests": {"cpu": "100m", "memory": "64Mi"},
+            "limits": {"memory": "128Mi"},
+        }),
+        ("payments-api", "api") => json!({
+            "requests": {"cpu": "250m", "memory": "128Mi"},
+            "limits": {"cpu": "1", "memory": "256Mi"},
+        }),
+        _ => json!({}),
+    }
+}
+
 /// What a demo container's process does: print a log line now and then,
 /// like a service would.
 fn container_command(app: &str, container: &str) -> Value {
@@ -606,7 +626,7 @@ fn build(spec: &PodSpec<'_>, now: Timestamp) -> Value {
         .map(|(name, image)| {
             let mut container = json!({
                 "name": name, "image": image,
-                "resources": {}, "terminationMessagePath": "/dev/termination-log",
+                "resources": resources(spec.app, name), "terminationMessagePath": "/dev/termination-log",
                 "terminationMessagePolicy": "File", "imagePullPolicy": "IfNotPresent",
             });
             // A distroless or server image runs its entrypoint, and
@@ -814,10 +834,11 @@ fn build(spec: &PodSpec<'_>, now: Timestamp) -> Value {
             ],
         },
         "status": {
-            "phase": phase, "conditions": conditions, "qosClass": "BestEffort",
+            "phase": phase, "conditions": conditions,
             "containerStatuses": statuses,
         },
     });
+    pod["status"]["qosClass"] = json!(super::create::qos_class(&pod));
     if annotations.as_object().is_some_and(|a| !a.is_empty()) {
         pod["metadata"]["annotations"] = annotations;
     }

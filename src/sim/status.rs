@@ -143,7 +143,7 @@ impl ApiError {
         }
     }
 
-    fn with_details(mut self, details: Value) -> Self {
+    pub fn with_details(mut self, details: Value) -> Self {
         self.details = Some(details);
         self
     }
@@ -196,19 +196,32 @@ impl ApiError {
         name: &str,
         namespace: &str,
     ) -> Self {
-        let full = if subresource.is_empty() {
-            resource.to_string()
-        } else {
-            format!("{resource}/{subresource}")
-        };
-        // The subject names the resource without its subresource, as
-        // `responsewriters.Forbidden` builds it.
         // The apps group's resources are named with it, as the apiserver
         // names them (`deployments.apps "web" is forbidden: … in API group "apps"`).
         let group = super::store::Kind::ALL
             .into_iter()
             .find(|k| k.plural() == resource)
             .map_or("", |k| k.group());
+        Self::forbidden_in(user, verb, group, resource, subresource, name, namespace)
+    }
+
+    /// [`Self::forbidden`] for a resource of `group`.
+    pub fn forbidden_in(
+        user: &str,
+        verb: &str,
+        group: &str,
+        resource: &str,
+        subresource: &str,
+        name: &str,
+        namespace: &str,
+    ) -> Self {
+        // The subject names the resource without its subresource, as
+        // `responsewriters.Forbidden` builds it.
+        let full = if subresource.is_empty() {
+            resource.to_string()
+        } else {
+            format!("{resource}/{subresource}")
+        };
         let qualified = if group.is_empty() {
             resource.to_string()
         } else {

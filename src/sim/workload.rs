@@ -16,6 +16,9 @@ pub fn run(name: &str) -> ! {
     // background work.
     let server = !matches!(name, "payments-api" | "ledger");
     super::serve::start(name);
+    if name == "indexer" {
+        std::thread::spawn(grow_cache);
+    }
     let mut log_file = own_root(name).then(|| leave_files(name)).flatten();
     let mut request: u64 = fastrand::u64(1 << 20..1 << 32);
     let parent = nix::unistd::getppid();
@@ -50,6 +53,30 @@ pub fn run(name: &str) -> ! {
             log_file = None;
         }
         std::thread::sleep(Duration::from_secs(5));
+    }
+}
+
+/// How fast the indexer's cache grows: its 96 MiB limit is reached about
+/// a minute and a half after it starts.
+const CACHE_GROWTH_PER_SECOND: usize = 1 << 20;
+
+/// The indexer's leak: a cache that is filled and never evicted, written
+/// so its pages are resident (memory a kubelet counts), until the kubelet
+/// kills it.
+fn grow_cache() {
+    let mut cache: Vec<Vec<u8>> = Vec::new();
+    loop {
+        let mut shard = vec![0u8; CACHE_GROWTH_PER_SECOND];
+        fastrand::fill(&mut shard);
+        cache.push(shard);
+        if cache.len().is_multiple_of(16) {
+            let now = jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ");
+            println!(
+                "{now} WARN indexer: term cache holds {} MiB, nothing evicted",
+                cache.len()
+            );
+        }
+        std::thread::sleep(Duration::from_secs(1));
     }
 }
 

@@ -244,6 +244,33 @@ check("a failed job says so", any(c.type == "Failed" and c.status == "True"
                                   for c in (jobs["reindex-orders"].status.conditions or [])), list(jobs))
 check("cron jobs decode", any(c.spec.schedule for c in batch.list_cron_job_for_all_namespaces().items))
 
+# metrics.k8s.io/v1beta1, as metrics-server serves it, through the generic
+# custom objects API (the Python client has no typed metrics API).
+metrics_api = client.CustomObjectsApi(config.new_client_from_config(config_file=KUBECONFIG, context="sim"))
+groups = client.ApisApi(config.new_client_from_config(config_file=KUBECONFIG, context="sim")).get_api_versions()
+check("discovery lists metrics.k8s.io", any(g.name == "metrics.k8s.io" and g.preferred_version.version == "v1beta1"
+                                            for g in groups.groups), [g.name for g in groups.groups])
+indexer = None
+for _ in range(60):
+    listed = metrics_api.list_namespaced_custom_object("metrics.k8s.io", "v1beta1", "search", "pods")
+    indexer = next((m for m in listed["items"] if m["metadata"]["name"].startswith("search-indexer-")), None)
+    if indexer and indexer["containers"] and indexer["containers"][0]["usage"]["memory"] != "0":
+        break
+    time.sleep(0.5)
+check("PodMetrics of a running pod", indexer is not None and listed["kind"] == "PodMetricsList"
+      and indexer["containers"][0]["name"] == "indexer" and indexer["window"].endswith("s"), indexer)
+check("its memory is its process's", indexer["containers"][0]["usage"]["memory"] != "0", indexer)
+one = metrics_api.get_namespaced_custom_object("metrics.k8s.io", "v1beta1", "search", "pods", indexer["metadata"]["name"])
+check("one PodMetrics by name", one["kind"] == "PodMetrics" and one["metadata"]["namespace"] == "search", one)
+nodes_used = metrics_api.list_cluster_custom_object("metrics.k8s.io", "v1beta1", "nodes")
+check("NodeMetrics of every node", {"node-a1", "node-b1"} <= {n["metadata"]["name"] for n in nodes_used["items"]}, nodes_used)
+dev_metrics = client.CustomObjectsApi(config.new_client_from_config(config_file=KUBECONFIG, context="sim-dev"))
+ok, body = expect_error(lambda: dev_metrics.list_cluster_custom_object("metrics.k8s.io", "v1beta1", "pods"), 403)
+check("403 on pod metrics across namespaces", ok and body.get("message") ==
+      'pods.metrics.k8s.io is forbidden: User "sim-dev" cannot list resource "pods" in API group "metrics.k8s.io" at the cluster scope', body)
+check("pod metrics of its namespace", isinstance(dev_metrics.list_namespaced_custom_object("metrics.k8s.io", "v1beta1", "shop", "pods")["items"], list))
+
+
 
 # pods/portforward: the WebSocket channel protocol, as the client speaks it.
 from kubernetes.stream import portforward

@@ -1258,3 +1258,81 @@ async fn kubectl_creates_and_applies_files_with_server_side_validation() {
     }
     let _ = std::fs::remove_file(&kubeconfig);
 }
+
+/// `kubectl top` reads the simulator's metrics API as it reads
+/// metrics-server's: pods of a namespace, of all, one pod's containers, and
+/// the nodes, with figures from the containers' processes; the restricted
+/// user is refused pod metrics across namespaces, in RBAC's words.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_top_reads_pod_and_node_metrics() {
+    let sim = start_sim(0).await;
+    let kubeconfig = kubeconfig_file(&sim, "kubectl-top");
+    let memory_of = |table: &str, name: &str| -> Option<u64> {
+        let line = table.lines().find(|l| l.contains(name))?;
+        line.split_whitespace()
+            .find_map(|cell| cell.strip_suffix("Mi")?.parse().ok())
+    };
+    for binary in kubectls() {
+        let version = text(&kubectl(&binary, &kubeconfig, &["version", "--client"], None).await);
+        // A figure exists after metrics-server's second measurement.
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+        let containers = loop {
+            let out = kubectl(
+                &binary,
+                &kubeconfig,
+                &["top", "pod", "-n", "search", "--containers"],
+                None,
+            )
+            .await;
+            let table = String::from_utf8_lossy(&out.stdout).into_owned();
+            if out.status.success() && memory_of(&table, "indexer").is_some_and(|m| m > 0) {
+                break table;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "{version}\n{}",
+                text(&out)
+            );
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        };
+        assert!(
+            containers.contains("POD") && containers.contains("search-indexer-"),
+            "{version}\n{containers}"
+        );
+        let all = kubectl(
+            &binary,
+            &kubeconfig,
+            &["top", "pod", "-A", "--sort-by=memory"],
+            None,
+        )
+        .await;
+        assert!(all.status.success(), "{version}\n{}", text(&all));
+        let all = String::from_utf8_lossy(&all.stdout).into_owned();
+        assert!(
+            all.contains("kube-system") && all.contains("redis-0"),
+            "{version}\n{all}"
+        );
+        let nodes = kubectl(&binary, &kubeconfig, &["top", "node"], None).await;
+        assert!(nodes.status.success(), "{version}\n{}", text(&nodes));
+        let nodes = String::from_utf8_lossy(&nodes.stdout).into_owned();
+        assert!(
+            nodes.contains("CPU(cores)") && memory_of(&nodes, "node-a1").is_some_and(|m| m > 0),
+            "{version}\n{nodes}"
+        );
+        let refused = kubectl(
+            &binary,
+            &kubeconfig,
+            &["--context", "sim-dev", "top", "pod", "-A"],
+            None,
+        )
+        .await;
+        assert!(!refused.status.success(), "{version}\n{}", text(&refused));
+        assert!(
+            text(&refused).contains(
+                "cannot list resource \"pods\" in API group \"metrics.k8s.io\" at the cluster scope"
+            ),
+            "{version}\n{}",
+            text(&refused)
+        );
+    }
+}

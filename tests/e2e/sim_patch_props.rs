@@ -64,6 +64,7 @@ fn state() -> (Arc<SimState>, Key, Value) {
         options: SimOptions::default(),
         addr: SocketAddr::from(([127, 0, 0, 1], 0)),
         ca_pem: String::new(),
+        metrics: Default::default(),
     });
     (state, key, stored)
 }
