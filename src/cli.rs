@@ -73,6 +73,9 @@ pub enum Command {
     /// List the debug containers of the pods in a namespace (or all), with
     /// their state, age, whether one holds a shell, and who added it.
     Debuggers(DebuggersArgs),
+    /// Show the pods' CPU and memory in use, as kubectl top pod, from the
+    /// cluster's metrics API (metrics-server).
+    Top(TopArgs),
     /// Print a completion script: `podbay completions bash > ~/.local/share/bash-completion/completions/podbay`.
     Completions {
         /// bash, zsh, fish, elvish or powershell.
@@ -252,6 +255,34 @@ impl DebuggersArgs {
     pub fn json(&self) -> bool {
         self.output.as_deref() == Some("json")
     }
+}
+
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Columns as kubectl top pod's: CPU in millicores (rounded up), memory in MiB. \
+With -o json each pod also carries its containers, and its requests and limits (millicores, bytes; \
+0 where none), read from the pods themselves."
+)]
+pub struct TopArgs {
+    #[arg(short, long, conflicts_with = "all_namespaces")]
+    pub namespace: Option<String>,
+    /// Every namespace.
+    #[arg(short = 'A', long)]
+    pub all_namespaces: bool,
+    /// Only the pods this label selector matches.
+    #[arg(short = 'l', long = "selector", value_name = "SELECTOR")]
+    pub selector: Option<String>,
+    /// Most first by cpu or memory (else by namespace and name).
+    #[arg(long, alias = "sort-by", value_name = "COLUMN", value_parser = ["cpu", "memory"])]
+    pub sort: Option<String>,
+    /// Print JSON: namespace, pod, cpuMillicores, memoryBytes, containers,
+    /// requests and limits.
+    #[arg(long = "output", short = 'o', value_name = "FORMAT", value_parser = ["json"])]
+    pub output: Option<String>,
+    #[arg(long)]
+    pub context: Option<String>,
+    #[arg(long)]
+    pub kubeconfig: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]

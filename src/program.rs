@@ -130,6 +130,7 @@ async fn run(cli: Cli, paths: Paths) -> anyhow::Result<()> {
             exit_with(done.map(|()| 0))
         }
         Some(Command::Debuggers(args)) => exit_with(crate::commands::debuggers::run(args).await),
+        Some(Command::Top(args)) => exit_with(crate::commands::top::run(args).await),
         Some(Command::PortForward(args)) => {
             exit_with(crate::commands::port_forward::run(args).await)
         }

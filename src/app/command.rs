@@ -55,16 +55,20 @@ pub enum SortColumn {
     Restarts,
     Age,
     Node,
+    Cpu,
+    Memory,
 }
 
 impl SortColumn {
-    pub const ALL: [SortColumn; 6] = [
+    pub const ALL: [SortColumn; 8] = [
         SortColumn::Name,
         SortColumn::Namespace,
         SortColumn::Status,
         SortColumn::Restarts,
         SortColumn::Age,
         SortColumn::Node,
+        SortColumn::Cpu,
+        SortColumn::Memory,
     ];
 
     pub fn name(self) -> &'static str {
@@ -75,6 +79,8 @@ impl SortColumn {
             SortColumn::Restarts => "restarts",
             SortColumn::Age => "age",
             SortColumn::Node => "node",
+            SortColumn::Cpu => "cpu",
+            SortColumn::Memory => "memory",
         }
     }
 }

@@ -16,6 +16,7 @@ use crate::model::object_ref::ObjectRef;
 use crate::model::pod_security::Policy;
 use crate::model::session::{SessionEnd, SessionKind};
 use crate::model::text::Printable;
+use crate::model::usage::{PodUse, UsageError};
 use crate::model::{ClusterId, EventRow, PodDetail, PodKey, PodRow, TerminalKey};
 use crate::term::Size;
 
@@ -92,6 +93,13 @@ pub enum Event {
     PodsRead {
         cluster: ClusterId,
         pods: Vec<FleetPod>,
+    },
+    /// The pods' CPU and memory in these namespaces (all for `None`), as
+    /// [`Effect::ReadUsage`] asked, and how often they are measured.
+    Usage {
+        cluster: ClusterId,
+        namespaces: Option<Vec<String>>,
+        read: Result<(Vec<PodUse>, Option<std::time::Duration>), UsageError>,
     },
     /// The pods on `node` in every namespace ([`Effect::ReadNodePods`]),
     /// or why they could not be read.
@@ -247,6 +255,12 @@ pub enum Effect {
         name: String,
     },
     SwitchContext(String),
+    /// Read the pods' CPU and memory in these namespaces (all for `None`)
+    /// from the metrics API: [`Event::Usage`].
+    ReadUsage {
+        cluster: ClusterId,
+        namespaces: Option<Vec<String>>,
+    },
     /// Read the pods on this node in every namespace (a field selector):
     /// [`Event::NodePods`].
     ReadNodePods {

@@ -37,6 +37,9 @@ pub mod saved;
 mod score;
 pub(crate) mod services;
 pub(crate) mod terminal;
+mod usage;
+#[cfg(test)]
+pub(crate) use usage::fixtures as usage_fixtures;
 mod view;
 pub(crate) mod workloads;
 pub(crate) mod workspace;
@@ -117,6 +120,8 @@ pub struct App {
     scope_before_all: Option<Scope>,
     pub connection: Link,
     pub pods: PodTable,
+    /// The CPU and MEM columns' reads.
+    pub usage: usage::UsageReads,
     /// The pod list shows only a workload's or a Service's pods.
     pub narrowed: Option<workloads::Narrowed>,
     /// Pods the server sent that do not decode (`namespace/name` → what is
@@ -231,6 +236,7 @@ impl App {
             connection: Link::new(),
             pods: PodTable::default(),
             narrowed: None,
+            usage: usage::UsageReads::default(),
             unreadable_pods: Default::default(),
             refused: Default::default(),
             scopes_by_context: Default::default(),
@@ -330,7 +336,9 @@ impl App {
                 {
                     view.refresh_page(now);
                 }
-                self.start_queued_restores()
+                let mut effects = self.start_queued_restores();
+                effects.extend(self.usage_due());
+                effects
             }
             Event::Pods(feed) => self.on_pods(feed),
             Event::Namespaces(Feed::Forbidden(_)) => {
@@ -536,6 +544,14 @@ impl App {
                 vec![]
             }
             Event::Files(event) => self.on_files_event(event),
+            Event::Usage {
+                cluster,
+                namespaces,
+                read,
+            } => {
+                self.on_usage(&cluster, namespaces, read);
+                vec![]
+            }
             Event::NodePods {
                 cluster,
                 node,

@@ -10,6 +10,7 @@ pub mod feed;
 pub mod forward;
 pub(crate) mod lenient;
 pub(crate) mod limits;
+pub mod metrics;
 pub(crate) mod objects;
 pub mod pipe;
 mod reflector;

@@ -9,6 +9,7 @@ pub mod fleet;
 pub mod man;
 pub mod port_forward;
 pub mod prefix;
+pub mod top;
 
 /// The cluster a command line names (`--kubeconfig`, `--context`), or the
 /// sentence why it cannot be reached as configured (exit 78).

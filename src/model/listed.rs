@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use k8s_openapi::api::core::v1::{
     Container, ContainerState, ContainerStateRunning, ContainerStateTerminated,
     ContainerStateWaiting, ContainerStatus, EphemeralContainer, Pod, PodCondition, PodSpec,
-    PodStatus,
+    PodStatus, ResourceRequirements,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{
     FieldsV1, ManagedFieldsEntry, ObjectMeta, Time,
@@ -150,12 +150,19 @@ impl LeanManaged<'_> {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct LeanSpec {
-    containers: Option<Vec<IgnoredAny>>,
+    containers: Option<Vec<LeanContainer>>,
     init_containers: Option<Vec<InitContainer>>,
     /// Whole: few pods have debug containers, and their listing reads
     /// every field a person would ask about.
     ephemeral_containers: Option<Vec<EphemeralContainer>>,
     node_name: Option<String>,
+}
+
+/// A container, for what it asks for (the CPU and MEM columns compare
+/// use with it); nothing else of it is kept.
+#[derive(Deserialize)]
+struct LeanContainer {
+    resources: Option<ResourceRequirements>,
 }
 
 #[derive(Deserialize)]
@@ -292,7 +299,17 @@ impl<'de> Deserialize<'de> for ListedPod {
         } = Lean::deserialize(deserializer)?;
         let metadata = metadata.unwrap_or_default();
         let spec = spec.map(|spec| PodSpec {
-            containers: vec![Container::default(); spec.containers.map_or(0, |c| c.len())],
+            containers: spec
+                .containers
+                .into_iter()
+                .flatten()
+                .map(|c| Container {
+                    resources: c
+                        .resources
+                        .filter(|r| r.requests.is_some() || r.limits.is_some()),
+                    ..Container::default()
+                })
+                .collect(),
             init_containers: spec.init_containers.map(|inits| {
                 inits
                     .into_iter()
@@ -360,8 +377,9 @@ mod tests {
                 ],
                 "containers": [
                     {"name": "app", "image": "web:1", "env": [{"name": "A", "value": "1"}],
-                     "ports": [{"containerPort": 80}]},
-                    {"name": "side", "image": "side:2"}
+                     "ports": [{"containerPort": 80}],
+                     "resources": {"requests": {"cpu": "100m", "memory": "32Mi"}, "limits": {"memory": "64Mi"}}},
+                    {"name": "side", "image": "side:2", "resources": {"limits": {"memory": "16Mi"}}}
                 ],
                 "ephemeralContainers": [{"name": "debugger", "image": "busybox", "stdin": true,
                                          "tty": true, "targetContainerName": "app"},
@@ -402,6 +420,8 @@ mod tests {
         let listed: ListedPod = serde_json::from_slice(&json).unwrap();
         let row = PodRow::from_pod(&listed.0);
         assert_eq!(row, PodRow::from_pod(&whole));
+        let asks = row.asks.as_deref().expect("what its containers ask for");
+        assert_eq!((asks.cpu_request_m, asks.memory_limit), (100, 80 << 20));
         // What the row shows, so the comparison is not of two empty rows.
         assert_eq!(
             (&*row.status, row.ready, row.total, row.restarts),

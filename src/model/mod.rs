@@ -31,6 +31,7 @@ pub mod session;
 pub mod smp;
 pub mod text;
 pub mod transfer;
+pub mod usage;
 pub mod workload;
 
 pub use age::human_duration;

@@ -9,6 +9,7 @@ use super::age::human_duration;
 use super::debuggers::Debugger;
 use super::intern::Strings;
 use super::text::{printable, sanitize};
+use super::usage::{Asks, Use};
 use k8s_openapi::api::core::v1::{Container, ContainerStatus, Pod};
 
 /// Namespace and name: how podbay identifies a pod. Reference-counted, so
@@ -51,6 +52,33 @@ impl std::fmt::Display for PodKey {
     }
 }
 
+/// What a pod's regular containers ask for (see [`Asks::of`]).
+pub fn asks_of(pod: &Pod) -> Option<Asks> {
+    let containers = pod
+        .spec
+        .as_ref()
+        .map(|s| s.containers.as_slice())
+        .unwrap_or_default();
+    Asks::of(containers.iter().map(|c| {
+        let resources = c.resources.as_ref();
+        let requests = resources.and_then(|r| r.requests.as_ref());
+        let limits = resources.and_then(|r| r.limits.as_ref());
+        (
+            quantity_of(requests, "cpu"),
+            quantity_of(limits, "cpu"),
+            quantity_of(requests, "memory"),
+            quantity_of(limits, "memory"),
+        )
+    }))
+}
+
+type Quantities =
+    std::collections::BTreeMap<String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>;
+
+fn quantity_of<'a>(map: Option<&'a Quantities>, name: &str) -> Option<&'a str> {
+    map.and_then(|m| m.get(name)).map(|q| q.0.as_str())
+}
+
 /// A coarse health class, for colouring rows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Health {
@@ -79,6 +107,10 @@ pub struct PodRow {
     /// mark and the debuggers view read them. Shared: rows are cloned.
     pub debuggers: Option<Arc<[Debugger]>>,
     pub health: Health,
+    /// What its containers ask for, when any asks for anything.
+    pub asks: Option<Box<Asks>>,
+    /// What it used when metrics-server last measured it, if it did.
+    pub usage: Option<Use>,
 }
 
 impl PodRow {
@@ -100,6 +132,8 @@ impl PodRow {
             labels: "".into(),
             debuggers: None,
             health: Health::Good,
+            asks: None,
+            usage: None,
         }
     }
 
@@ -161,6 +195,8 @@ impl PodRow {
                 (!debuggers.is_empty()).then(|| debuggers.into())
             },
             health,
+            asks: asks_of(pod).map(Box::new),
+            usage: None,
         }
     }
 

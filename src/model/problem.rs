@@ -22,13 +22,24 @@ impl Denied {
         let after = message.split(" cannot ").nth(1)?;
         let (verb, rest) = after.split_once(" resource \"")?;
         let (resource, rest) = rest.split_once('"')?;
+        // A resource of another group than the core one is named with it,
+        // as RBAC rules and `kubectl auth can-i` name it.
+        let group = rest
+            .split_once("in API group \"")
+            .and_then(|(_, group)| group.split_once('"'))
+            .map_or("", |(group, _)| group);
+        let resource = match resource.split_once('/') {
+            _ if group.is_empty() => resource.to_string(),
+            Some((resource, sub)) => format!("{resource}.{group}/{sub}"),
+            None => format!("{resource}.{group}"),
+        };
         let namespace = rest
             .split_once("in the namespace \"")
             .and_then(|(_, ns)| ns.split_once('"'))
             .map(|(ns, _)| ns.to_string());
         Some(Denied {
             verb: verb.to_string(),
-            resource: resource.to_string(),
+            resource,
             namespace,
         })
     }
@@ -101,6 +112,19 @@ mod tests {
         assert_eq!(all.namespace, None);
         assert!(all.sentence().contains("at cluster scope"));
         assert_eq!(Denied::from_message("something else"), None);
+        let metrics = Denied::from_message(
+            "pods.metrics.k8s.io is forbidden: User \"sim-dev\" cannot list resource \"pods\" in API group \"metrics.k8s.io\" at the cluster scope",
+        )
+        .unwrap();
+        assert_eq!(
+            metrics.resource, "pods.metrics.k8s.io",
+            "not the core group's pods"
+        );
+        let scale = Denied::from_message(
+            "deployments.apps \"web\" is forbidden: User \"u\" cannot patch resource \"deployments/scale\" in API group \"apps\" in the namespace \"shop\"",
+        )
+        .unwrap();
+        assert_eq!(scale.resource, "deployments.apps/scale");
     }
 
     #[test]

@@ -137,6 +137,8 @@ fn sorted_titles(sort: Option<crate::app::pods::Sort>) -> Vec<String> {
             SortColumn::Restarts => (Col::Restarts, true),
             SortColumn::Age => (Col::Age, false),
             SortColumn::Node => (Col::Node, false),
+            SortColumn::Cpu => (Col::Cpu, true),
+            SortColumn::Memory => (Col::Mem, true),
         };
         let arrow = if descending != sort.reversed {
             '▼'
@@ -167,30 +169,50 @@ enum Col {
     Ready,
     Status,
     Restarts,
+    Cpu,
+    Mem,
+    CpuOfRequest,
+    MemOfLimit,
     Age,
     Node,
     Debug,
 }
 
 impl Col {
-    const ALL: [Col; 8] = [
+    const ALL: [Col; 12] = [
         Col::Namespace,
         Col::Name,
         Col::Ready,
         Col::Status,
         Col::Restarts,
+        Col::Cpu,
+        Col::Mem,
+        Col::CpuOfRequest,
+        Col::MemOfLimit,
         Col::Age,
         Col::Node,
         Col::Debug,
     ];
+
+    /// A column of the metrics API's figures, shown while they are read.
+    fn of_usage(self) -> bool {
+        matches!(
+            self,
+            Col::Cpu | Col::Mem | Col::CpuOfRequest | Col::MemOfLimit
+        )
+    }
 }
 
-const TITLES: [&str; 8] = [
+const TITLES: [&str; 12] = [
     "NAMESPACE",
     "NAME",
     "READY",
     "STATUS",
     "RESTARTS",
+    "CPU",
+    "MEM",
+    "%CPU/R",
+    "%MEM/L",
     "AGE",
     "NODE",
     "DEBUG",
@@ -198,12 +220,15 @@ const TITLES: [&str; 8] = [
 
 /// How the columns give way when the screen is narrow, as kubectl and k9s
 /// users expect: NODE and NAMESPACE first, then RESTARTS drops its "(2m
-/// ago)", then NAME is cut in the middle (its unique tail stays). READY and
-/// STATUS are never cut.
-const PLAN: [Give; 14] = [
+/// ago)" and the percentages of requests and limits go, then NAME is cut
+/// in the middle (its unique tail stays); CPU and MEM go after AGE. READY
+/// and STATUS are never cut.
+const PLAN: [Give; 18] = [
     give(Col::Node as usize, 8),
     give(Col::Namespace as usize, 10),
     give(Col::Restarts as usize, 8),
+    give(Col::CpuOfRequest as usize, 0),
+    give(Col::MemOfLimit as usize, 0),
     give(Col::Node as usize, 0),
     give(Col::Namespace as usize, 9),
     give(Col::Name as usize, 24),
@@ -211,8 +236,10 @@ const PLAN: [Give; 14] = [
     give(Col::Namespace as usize, 6),
     give(Col::Debug as usize, 0),
     give(Col::Age as usize, 0),
+    give(Col::Cpu as usize, 0),
     give(Col::Name as usize, 16),
     give(Col::Namespace as usize, 0),
+    give(Col::Mem as usize, 0),
     give(Col::Name as usize, 12),
     give(Col::Restarts as usize, 0),
 ];
@@ -234,10 +261,14 @@ fn fit_columns(
 ) -> Fitted {
     let text = app.pods.widths();
     let widest = |f: &dyn Fn(&PageRow) -> usize| page.iter().map(f).max().unwrap_or(0);
+    let measured = app.usage.shown();
     let wants: Vec<usize> = Col::ALL
         .iter()
         .zip(titles)
         .map(|(col, title)| {
+            if col.of_usage() && !measured {
+                return 0;
+            }
             let content = match col {
                 Col::Namespace if !all_namespaces => return 0,
                 Col::Namespace => text.namespace,
@@ -246,6 +277,9 @@ fn fit_columns(
                 Col::Status => text.status.min(STATUS_WIDEST),
                 Col::Restarts => widest(&|r| r.restarts.chars().count()),
                 Col::Age => widest(&|r| r.age.chars().count()),
+                Col::Cpu | Col::Mem | Col::CpuOfRequest | Col::MemOfLimit => {
+                    widest(&|r| usage_text(*col, r.row).chars().count())
+                }
                 Col::Node => text.node,
                 Col::Debug => 0,
             };
@@ -335,8 +369,40 @@ fn cell<'a>(col: Col, width: usize, page_row: &mut PageRow<'a>, theme: &Theme) -
             Cell::from(Span::styled(text, accent(style)))
         }
         Col::Age => Cell::from(std::mem::take(&mut page_row.age)),
+        Col::Cpu | Col::Mem | Col::CpuOfRequest | Col::MemOfLimit => {
+            use crate::model::usage::{Pressure, cpu_pressure, memory_pressure};
+            let pressure = row.usage.map_or(Pressure::Easy, |used| match col {
+                Col::Cpu | Col::CpuOfRequest => cpu_pressure(used, row.asks.as_deref()),
+                _ => memory_pressure(used, row.asks.as_deref()),
+            });
+            let style = match pressure {
+                Pressure::Easy if row.usage.is_none() => theme.dim,
+                Pressure::Easy => Style::default(),
+                Pressure::Near => theme.warning,
+                Pressure::AtLimit => theme.failing,
+            };
+            Cell::from(Span::styled(usage_text(col, row), accent(style)))
+        }
         Col::Node => Cell::from(cut(&row.node, width, Cut::End)),
         Col::Debug => Cell::from(Span::styled(row.debug_mark(), accent(theme.debug))),
+    }
+}
+
+/// A figure of the metrics API as k9s shows it: `12m`, `45Mi`, a bare
+/// percentage; `n/a` for a pod not measured (yet), or with no request or
+/// limit to compare with.
+fn usage_text(col: Col, row: &PodRow) -> String {
+    use crate::model::usage::{cpu_of_request, memory_of_limit};
+    let Some(used) = row.usage else {
+        return "n/a".into();
+    };
+    let asks = row.asks.as_deref();
+    let percent = |p: Option<u64>| p.map_or_else(|| "n/a".into(), |p| p.to_string());
+    match col {
+        Col::Cpu => used.cpu_text(),
+        Col::Mem => used.memory_text(),
+        Col::CpuOfRequest => percent(cpu_of_request(used, asks)),
+        _ => percent(memory_of_limit(used, asks)),
     }
 }
 

@@ -29,6 +29,7 @@ mod forwards_e2e;
 mod hostile;
 mod install;
 mod layers;
+mod metrics_e2e;
 mod model_props;
 mod nodes_e2e;
 mod pane_truth_e2e;

@@ -169,6 +169,15 @@ impl Sort {
             SortColumn::Restarts => b.restarts.cmp(&a.restarts),
             SortColumn::Age => b.created.cmp(&a.created),
             SortColumn::Node => a.node.cmp(&b.node),
+            // Most first; a pod not measured after every measured one.
+            SortColumn::Cpu => b
+                .usage
+                .map(|u| u.microcores)
+                .cmp(&a.usage.map(|u| u.microcores)),
+            SortColumn::Memory => b
+                .usage
+                .map(|u| u.memory_kib)
+                .cmp(&a.usage.map(|u| u.memory_kib)),
         };
         let by_column = if self.reversed {
             natural.reverse()
@@ -185,6 +194,8 @@ impl Sort {
             (SortColumn::Restarts, true) => "fewest first",
             (SortColumn::Age, false) => "youngest first",
             (SortColumn::Age, true) => "oldest first",
+            (SortColumn::Cpu | SortColumn::Memory, false) => "most first",
+            (SortColumn::Cpu | SortColumn::Memory, true) => "least first",
             (_, false) => "A to Z",
             (_, true) => "Z to A",
         }
@@ -415,7 +426,9 @@ impl PodTable {
         let at = match self.position(&row.key) {
             Ok(at) => {
                 remeasure = !self.widths.remove(&self.rows[at]);
-                *self.rows[at] = row;
+                // Its use stays until metrics-server measures it again.
+                let usage = self.rows[at].usage;
+                *self.rows[at] = PodRow { usage, ..row };
                 at
             }
             Err(at) => {
@@ -436,6 +449,42 @@ impl PodTable {
         }
         self.refilter_one(at);
         self.resync_cursor();
+    }
+
+    /// Each pod's use as metrics-server last measured it (none for a pod
+    /// it did not measure); a sort by CPU or memory is applied anew.
+    pub fn set_usage(&mut self, measured: Vec<crate::model::usage::PodUse>) {
+        for row in &mut self.rows {
+            row.usage = None;
+        }
+        for pod in measured {
+            if let Ok(at) = self.position(&pod.key) {
+                self.rows[at].usage = Some(pod.total);
+            }
+        }
+        self.resort_by_usage();
+    }
+
+    /// No figures (the metrics API is gone, or another scope is shown).
+    pub fn clear_usage(&mut self) {
+        if self.rows.iter().any(|r| r.usage.is_some()) {
+            for row in &mut self.rows {
+                row.usage = None;
+            }
+            self.resort_by_usage();
+        }
+    }
+
+    fn resort_by_usage(&mut self) {
+        if self
+            .sort
+            .is_some_and(|s| matches!(s.column, SortColumn::Cpu | SortColumn::Memory))
+        {
+            let query = self.query().unwrap_or_default().to_string();
+            self.filter = None;
+            self.rebuild(&query);
+            self.resync_cursor();
+        }
     }
 
     pub fn remove(&mut self, key: &PodKey) {

@@ -1287,3 +1287,49 @@ fn the_copy_form_takes_a_pull_secret() {
 }
 
 mod workload_views;
+
+/// The busy cluster with the metrics API's figures: one pod near its
+/// memory limit (red), one that asks for nothing (`n/a` percentages), one
+/// not measured (`n/a`), sorted by memory.
+#[test]
+fn pod_list_with_cpu_and_memory_at_every_size() {
+    use crate::app::usage_fixtures::{measured, used};
+    use crate::model::usage::Asks;
+    for (w, h) in SIZES {
+        let mut a = busy_cluster();
+        let asks = Asks {
+            cpu_request_m: 250,
+            cpu_limit_m: 1000,
+            memory_request: 128 << 20,
+            memory_limit: 256 << 20,
+        };
+        for key in [
+            PodKey::new("shop", "redis-0"),
+            PodKey::new("payments", "payments-api-66b8f7d5c9-x2k9p"),
+        ] {
+            let mut with_asks = a.pods.get(&key).expect("a pod of the fixture").clone();
+            with_asks.asks = Some(Box::new(asks));
+            a.update(Event::Pods(Feed::Applied(with_asks)));
+        }
+        a.update(Event::Resize(crate::term::Size::new(w, h)));
+        a.update(Event::Tick("2026-01-01T01:00:01Z".parse().unwrap()));
+        a.update(measured(vec![
+            used("shop", "redis-0", 240, 250),
+            used("payments", "payments-api-66b8f7d5c9-x2k9p", 1, 20),
+            used("kube-system", "coredns-5d78c9869d-7xk2p", 3, 17),
+            used(
+                "monitoring",
+                "prometheus-kube-prometheus-stack-prometheus-0",
+                180,
+                1400,
+            ),
+        ]));
+        for c in ":sort memory".chars() {
+            a.update(crate::app::tests::key(c));
+        }
+        a.update(crate::app::tests::code(KeyCode::Enter));
+        let screen = render(&a, w, h);
+        assert!(screen.contains("MEM▼"), "{w}x{h}\n{screen}");
+        assert_snapshot(&format!("pod_list_usage_{w}x{h}"), &screen);
+    }
+}
