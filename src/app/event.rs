@@ -101,6 +101,11 @@ pub enum Event {
         namespaces: Option<Vec<String>>,
         read: Result<(Vec<PodUse>, Option<std::time::Duration>), UsageError>,
     },
+    /// What each node uses ([`Effect::ReadNodeUsage`]).
+    NodeUsage {
+        cluster: ClusterId,
+        read: Result<Vec<(String, crate::model::usage::Use)>, UsageError>,
+    },
     /// The pods on `node` in every namespace ([`Effect::ReadNodePods`]),
     /// or why they could not be read.
     NodePods {
@@ -260,6 +265,10 @@ pub enum Effect {
     ReadUsage {
         cluster: ClusterId,
         namespaces: Option<Vec<String>>,
+    },
+    /// Read what each node uses from the metrics API: [`Event::NodeUsage`].
+    ReadNodeUsage {
+        cluster: ClusterId,
     },
     /// Read the pods on this node in every namespace (a field selector):
     /// [`Event::NodePods`].

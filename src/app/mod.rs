@@ -552,6 +552,10 @@ impl App {
                 self.on_usage(&cluster, namespaces, read);
                 vec![]
             }
+            Event::NodeUsage { cluster, read } => {
+                self.on_node_usage(&cluster, read);
+                vec![]
+            }
             Event::NodePods {
                 cluster,
                 node,

@@ -307,6 +307,8 @@ mod tests {
             created: None,
             taints: Vec::new(),
             os: "linux".into(),
+            allocatable_cpu_m: 4000,
+            allocatable_memory: 16 << 30,
         }
     }
 

@@ -1813,6 +1813,8 @@ fn a_nodes_pods_are_read_in_every_namespace_or_said_why_not() {
         created: None,
         taints: vec!["dedicated=db:NoSchedule".into()],
         os: "linux".into(),
+        allocatable_cpu_m: 4000,
+        allocatable_memory: 16 << 30,
     };
     a.update(Event::Nodes(Feed::Listed {
         scope: None,

@@ -6,11 +6,13 @@ use std::time::Duration;
 
 use jiff::Timestamp;
 
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
 use super::event::Effect;
 use super::message::{info, warning};
-use super::{App, LinkState, Scope};
-use crate::model::ClusterId;
-use crate::model::usage::{PodUse, UsageError};
+use super::{App, LinkState, Scope, View};
+use crate::model::usage::{PodUse, UsageError, Use};
+use crate::model::{ClusterId, PodKey};
 
 /// Reads no closer together than this, whatever the server's window.
 const FASTEST: Duration = Duration::from_secs(5);
@@ -18,6 +20,16 @@ const FASTEST: Duration = Duration::from_secs(5);
 const SLOWEST: Duration = Duration::from_secs(60);
 /// Until the server says its window: metrics-server's default resolution.
 const FIRST_PERIOD: Duration = Duration::from_secs(15);
+/// The samples kept of a pod watched closely: 10 minutes at metrics-server's
+/// default resolution.
+const HISTORY: usize = 40;
+
+/// One read's figures of a pod's containers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sample {
+    pub at: Timestamp,
+    pub containers: Vec<(String, Use)>,
+}
 
 /// Where the reads stand, for one cluster and scope.
 #[derive(Debug, Clone, Default)]
@@ -33,17 +45,45 @@ pub struct UsageReads {
     shown: bool,
     /// What was last said about a failure, so it is said once.
     said: Option<String>,
+    /// When the last read went out.
+    last_read: Option<Timestamp>,
+    /// The last figures of the pods watched closely (the pod view's, the
+    /// panes'), oldest first: the pod view's sparklines.
+    history: BTreeMap<PodKey, VecDeque<Sample>>,
+    /// What each node used at the last read, while the nodes view is open.
+    nodes: BTreeMap<String, Use>,
 }
 
 impl UsageReads {
     pub fn shown(&self) -> bool {
         self.shown
     }
+
+    /// What `node` used at the last read, if the nodes view has read it.
+    pub fn node(&self, node: &str) -> Option<Use> {
+        self.nodes.get(node).copied().filter(|_| self.shown)
+    }
+
+    /// The samples kept of `pod`, oldest first.
+    pub fn history(&self, pod: &PodKey) -> Option<&VecDeque<Sample>> {
+        self.history.get(pod)
+    }
 }
 
 impl App {
-    /// On a tick: the read that is due, if one is.
-    pub(super) fn usage_due(&mut self) -> Option<Effect> {
+    /// On a tick: the reads that are due, if any: the pods', and the
+    /// nodes' while the nodes view is open.
+    pub(super) fn usage_due(&mut self) -> Vec<Effect> {
+        let Some(pods) = self.pod_usage_due() else {
+            return Vec::new();
+        };
+        let nodes = matches!(self.view, View::Nodes(_)).then(|| Effect::ReadNodeUsage {
+            cluster: self.cluster.clone(),
+        });
+        std::iter::once(pods).chain(nodes).collect()
+    }
+
+    fn pod_usage_due(&mut self) -> Option<Effect> {
         if self.connection.state() != LinkState::Live || self.pods.total() == 0 {
             return None;
         }
@@ -57,12 +97,21 @@ impl App {
             };
             self.pods.clear_usage();
         }
+        let watched = self.closely_watched();
         let reads = &mut self.usage;
-        if reads.out || reads.next.is_none_or(|at| self.now < at) {
+        // A pod just opened gets its containers' figures soon, not a
+        // window later.
+        let opened = reads.shown
+            && watched.iter().any(|k| !reads.history.contains_key(k))
+            && reads
+                .last_read
+                .is_none_or(|at| self.now.duration_since(at).unsigned_abs() >= FASTEST);
+        if reads.out || (!opened && reads.next.is_none_or(|at| self.now < at)) {
             return None;
         }
         reads.out = true;
         reads.next = None;
+        reads.last_read = Some(self.now);
         let namespaces = match &self.scope {
             Scope::All => None,
             Scope::Namespaces(list) => Some(list.clone()),
@@ -71,6 +120,20 @@ impl App {
             cluster: self.cluster.clone(),
             namespaces,
         })
+    }
+
+    /// The nodes' figures came back: kept for the nodes view, or dropped
+    /// (a failure is the pods' read's to say).
+    pub(super) fn on_node_usage(
+        &mut self,
+        cluster: &ClusterId,
+        read: Result<Vec<(String, Use)>, UsageError>,
+    ) {
+        if self.usage.of.as_ref().is_some_and(|(c, _)| c == cluster) {
+            self.usage.nodes = read
+                .map(|nodes| nodes.into_iter().collect())
+                .unwrap_or_default();
+        }
     }
 
     /// A read came back: its figures go into the rows, or the columns go
@@ -99,6 +162,7 @@ impl App {
                 if reads.said.take().is_some() {
                     self.message = Some(info("CPU and memory are read again.".to_string()));
                 }
+                self.keep_history(&pods);
                 self.pods.set_usage(pods);
             }
             Err(error) => {
@@ -109,11 +173,18 @@ impl App {
                     .then(|| self.now + reads.period.unwrap_or(FIRST_PERIOD));
                 if !error.passing() {
                     reads.shown = false;
+                    reads.history.clear();
                     self.pods.clear_usage();
                 }
-                if reads.said.as_deref() != Some(sentence.as_str()) {
+                // Said once, and never over another sentence: the columns
+                // are a convenience, what the status line says may not be.
+                // A passing failure before any figure is not worth a word.
+                let worth_saying = reads.shown || !error.passing();
+                if worth_saying && reads.said.as_deref() != Some(sentence.as_str()) {
                     reads.said = Some(sentence.clone());
-                    self.message = Some(warning(sentence));
+                    if self.message.is_none() {
+                        self.message = Some(warning(sentence));
+                    }
                 }
             }
         }
@@ -123,6 +194,44 @@ impl App {
 #[cfg(test)]
 #[path = "usage_tests.rs"]
 mod tests;
+
+impl App {
+    /// The pods whose containers' figures are kept: the pod view's, and
+    /// those with a pane on this cluster.
+    fn closely_watched(&self) -> BTreeSet<PodKey> {
+        let mut pods: BTreeSet<PodKey> = self
+            .workspace
+            .terminals
+            .values()
+            .filter(|t| t.key.cluster == self.cluster)
+            .map(|t| t.key.pod.clone())
+            .collect();
+        if let View::Pod(view) = &self.view {
+            pods.insert(view.key.clone());
+        }
+        pods
+    }
+
+    fn keep_history(&mut self, measured: &[PodUse]) {
+        let watched = self.closely_watched();
+        let history = &mut self.usage.history;
+        history.retain(|pod, _| watched.contains(pod));
+        // A pod not measured (not running) is not read for again at once.
+        for pod in &watched {
+            history.entry(pod.clone()).or_default();
+        }
+        for pod in measured.iter().filter(|p| watched.contains(&p.key)) {
+            let samples = history.entry(pod.key.clone()).or_default();
+            if samples.len() == HISTORY {
+                samples.pop_front();
+            }
+            samples.push_back(Sample {
+                at: self.now,
+                containers: pod.containers.clone(),
+            });
+        }
+    }
+}
 
 /// Figures as a read brings them, for tests of other layers.
 #[cfg(test)]

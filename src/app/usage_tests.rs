@@ -199,6 +199,35 @@ fn a_passing_failure_keeps_the_figures_and_tries_again() {
 }
 
 #[test]
+fn a_failure_never_takes_the_status_line_from_another_sentence() {
+    let mut a = listed_app();
+    tick(&mut a, 1);
+    a.message = Some(warning("2 pods cannot be read."));
+    a.update(Event::Usage {
+        cluster: sim_cluster(),
+        namespaces: None,
+        read: Err(UsageError::NoApi),
+    });
+    let said = a
+        .message
+        .as_ref()
+        .map(|m| m.text.to_string())
+        .unwrap_or_default();
+    assert_eq!(said, "2 pods cannot be read.");
+    // A passing failure before any figure says nothing at all.
+    let mut b = listed_app();
+    tick(&mut b, 1);
+    b.update(Event::Usage {
+        cluster: sim_cluster(),
+        namespaces: None,
+        read: Err(UsageError::Failed(
+            "the API server did not answer (10 s).".into(),
+        )),
+    });
+    assert!(b.message.is_none(), "{:?}", b.message);
+}
+
+#[test]
 fn an_answer_for_another_cluster_or_scope_is_ignored() {
     let mut a = listed_app();
     tick(&mut a, 1);

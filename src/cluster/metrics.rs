@@ -8,7 +8,7 @@ use std::time::Duration;
 use http_body_util::BodyExt as _;
 
 use super::deadline::Deadline;
-use crate::model::usage::{PodUse, UsageError, parse_pod_metrics};
+use crate::model::usage::{PodUse, UsageError, Use, parse_node_metrics, parse_pod_metrics};
 
 /// How long one read may take before it is said to have stalled.
 pub const READ_WITHIN: Duration = Duration::from_secs(10);
@@ -28,6 +28,31 @@ pub async fn pod_usage(
         Some(ns) => format!("/apis/metrics.k8s.io/v1beta1/namespaces/{ns}/pods"),
         None => "/apis/metrics.k8s.io/v1beta1/pods".to_string(),
     };
+    let body = read_list(client, url, selector).await?;
+    parse_pod_metrics(&body).map_err(|e| {
+        UsageError::Failed(format!(
+            "the metrics API answered something that is not a PodMetricsList ({e})."
+        ))
+    })
+}
+
+/// Every node's use.
+pub async fn node_usage(client: kube::Client) -> Result<Vec<(String, Use)>, UsageError> {
+    let url = "/apis/metrics.k8s.io/v1beta1/nodes".to_string();
+    let body = read_list(client, url, None).await?;
+    parse_node_metrics(&body).map_err(|e| {
+        UsageError::Failed(format!(
+            "the metrics API answered something that is not a NodeMetricsList ({e})."
+        ))
+    })
+}
+
+/// One list at `url`, whole, within [`READ_WITHIN`].
+async fn read_list(
+    client: kube::Client,
+    url: String,
+    selector: Option<&str>,
+) -> Result<bytes::Bytes, UsageError> {
     let mut params = kube::api::ListParams::default();
     if let Some(selector) = selector {
         params = params.labels(selector);
@@ -40,17 +65,12 @@ pub async fn pod_usage(
         let body = answer.into_body().collect().await?.to_bytes();
         Ok::<_, kube::Error>(body)
     };
-    let body = Deadline::none()
+    Deadline::none()
         .within(Some(READ_WITHIN))
         .bound(read)
         .await
         .map_err(|why| UsageError::Failed(format!("the API server did not answer ({why}).")))?
-        .map_err(|error| classify(&error))?;
-    parse_pod_metrics(&body).map_err(|e| {
-        UsageError::Failed(format!(
-            "the metrics API answered something that is not a PodMetricsList ({e})."
-        ))
-    })
+        .map_err(|error| classify(&error))
 }
 
 fn classify(error: &kube::Error) -> UsageError {

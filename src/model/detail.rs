@@ -401,6 +401,14 @@ impl PodDetail {
     pub fn container(&self, name: &str) -> Option<&ContainerInfo> {
         self.containers.iter().find(|c| c.name == name)
     }
+
+    /// What regular container `name` asks for (a debug container asks for
+    /// nothing: it has no resources of its own).
+    pub fn asks_of(&self, name: &str) -> Option<super::usage::Asks> {
+        let spec = self.manifest.spec.as_ref()?;
+        let one = spec.containers.iter().find(|c| c.name == name)?;
+        super::pod::asks_of_containers(std::slice::from_ref(one))
+    }
 }
 
 /// What every kind of container spec has in common, for `info`.

@@ -18,6 +18,10 @@ pub struct NodeRow {
     /// `key=value:Effect` each.
     pub taints: Vec<String>,
     pub os: String,
+    /// What the scheduler may give pods (`status.allocatable`):
+    /// millicores and bytes, 0 when not said.
+    pub allocatable_cpu_m: u32,
+    pub allocatable_memory: u64,
 }
 
 impl NodeRow {
@@ -71,8 +75,18 @@ impl NodeRow {
             created: meta.creation_timestamp.as_ref().map(|t| t.0),
             taints,
             os: text(&info["operatingSystem"]),
+            allocatable_cpu_m: amount(&status["allocatable"]["cpu"], 1000.0) as u32,
+            allocatable_memory: amount(&status["allocatable"]["memory"], 1.0) as u64,
         }
     }
+}
+
+/// A quantity of the node's status times `scale` (0 when absent or bad).
+fn amount(value: &Value, scale: f64) -> f64 {
+    value
+        .as_str()
+        .and_then(super::quantity::parse)
+        .map_or(0.0, |v| (v * scale).clamp(0.0, u64::MAX as f64))
 }
 
 /// The node's `Ready` condition, if it reports one.

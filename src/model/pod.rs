@@ -54,11 +54,16 @@ impl std::fmt::Display for PodKey {
 
 /// What a pod's regular containers ask for (see [`Asks::of`]).
 pub fn asks_of(pod: &Pod) -> Option<Asks> {
-    let containers = pod
-        .spec
-        .as_ref()
-        .map(|s| s.containers.as_slice())
-        .unwrap_or_default();
+    asks_of_containers(
+        pod.spec
+            .as_ref()
+            .map(|s| s.containers.as_slice())
+            .unwrap_or_default(),
+    )
+}
+
+/// What `containers` ask for, summed.
+pub fn asks_of_containers(containers: &[Container]) -> Option<Asks> {
     Asks::of(containers.iter().map(|c| {
         let resources = c.resources.as_ref();
         let requests = resources.and_then(|r| r.requests.as_ref());

@@ -113,10 +113,36 @@ impl Asks {
     }
 }
 
-/// `used` as a whole percentage of `of` (`None` when there is nothing to
-/// compare with).
+/// Memory as a person reads it: `96Mi`, `1536Ki`, `2Gi` (the largest
+/// binary unit with a whole number).
+pub fn bytes_text(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 30 && b % (1 << 30) == 0 => format!("{}Gi", b >> 30),
+        b if b >= 1 << 20 => format!("{}Mi", b >> 20),
+        b if b >= 1 << 10 => format!("{}Ki", b >> 10),
+        b => b.to_string(),
+    }
+}
+
+/// `values` as a one-line chart of eighth blocks, each to the scale of
+/// `top` (the limit, when there is one, so a full block is at it) or else
+/// of the largest value.
+pub fn sparkline(values: &[u64], top: Option<u64>) -> String {
+    const BLOCKS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+    let top = top
+        .filter(|t| *t > 0)
+        .unwrap_or_else(|| values.iter().copied().max().unwrap_or(0))
+        .max(1);
+    values
+        .iter()
+        .map(|v| BLOCKS[((v.min(&top) * 7 + top / 2) / top) as usize])
+        .collect()
+}
+
+/// `used` as a whole percentage of `of`, rounded down as kubectl top node
+/// prints it (`None` when there is nothing to compare with).
 pub fn percent(used: u64, of: u64) -> Option<u64> {
-    (of > 0).then(|| (used * 100).div_ceil(of))
+    (of > 0).then(|| used.saturating_mul(100) / of)
 }
 
 /// %CPU/R: CPU in use against the pod's requests.
@@ -261,6 +287,30 @@ pub fn parse_pod_metrics(
     Ok((pods, window))
 }
 
+#[derive(Deserialize)]
+struct NodeMetricsList {
+    #[serde(default)]
+    items: Vec<NodeMetrics>,
+}
+
+#[derive(Deserialize)]
+struct NodeMetrics {
+    #[serde(default)]
+    metadata: Meta,
+    #[serde(default)]
+    usage: UsageFields,
+}
+
+/// A `NodeMetricsList`'s nodes and what each uses.
+pub fn parse_node_metrics(body: &[u8]) -> serde_json::Result<Vec<(String, Use)>> {
+    let list: NodeMetricsList = serde_json::from_slice(body)?;
+    Ok(list
+        .items
+        .into_iter()
+        .map(|n| (n.metadata.name, Use::of(&n.usage.cpu, &n.usage.memory)))
+        .collect())
+}
+
 /// A Go duration of seconds only (`15s`, `10.5s`), as metrics-server
 /// writes its window.
 fn go_seconds(text: &str) -> Option<std::time::Duration> {
@@ -292,6 +342,18 @@ mod tests {
     }
 
     #[test]
+    fn a_node_metrics_list_reads_each_nodes_use() {
+        let body = br#"{"kind":"NodeMetricsList","items":[
+            {"metadata":{"name":"node-a1"},"usage":{"cpu":"329087452n","memory":"2748180Ki"}}]}"#;
+        let nodes = parse_node_metrics(body).expect("a list");
+        assert_eq!(nodes.len(), 1);
+        assert_eq!(
+            (nodes[0].0.as_str(), nodes[0].1.cpu_text()),
+            ("node-a1", "330m".into())
+        );
+    }
+
+    #[test]
     fn asks_sum_the_containers_and_a_limit_needs_every_container() {
         let asks = Asks::of(
             [
@@ -312,6 +374,22 @@ mod tests {
             "a request defaults to its limit"
         );
         assert_eq!(Asks::of([(None, None, None, None)].into_iter()), None);
+    }
+
+    #[test]
+    fn a_sparkline_is_to_the_limits_scale() {
+        assert_eq!(sparkline(&[0, 48, 96], Some(96)), "▁▅█");
+        assert_eq!(
+            sparkline(&[10, 20], None),
+            "▅█",
+            "to the largest without a limit"
+        );
+        assert_eq!(sparkline(&[200], Some(96)), "█", "over the limit is full");
+        assert_eq!(sparkline(&[0, 0], None), "▁▁");
+        assert_eq!(bytes_text(96 << 20), "96Mi");
+        assert_eq!(bytes_text(2 << 30), "2Gi");
+        assert_eq!(bytes_text(1536 << 10), "1Mi");
+        assert_eq!(bytes_text(700), "700");
     }
 
     #[test]

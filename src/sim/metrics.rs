@@ -16,6 +16,7 @@ use super::SimState;
 use super::filter::Filter;
 use super::lock;
 use super::pod_json::find_container;
+use super::procfs::{Measured, measure};
 use super::runtime::ContainerProcess;
 use super::status::ApiError;
 use super::store::{Key, Kind};
@@ -54,9 +55,19 @@ struct Readings {
 #[derive(Default)]
 pub struct Meter {
     readings: Mutex<Readings>,
+    /// The running containers with a CPU limit, for the throttle.
+    limited: Mutex<Vec<super::throttle::Limited>>,
 }
 
 impl Meter {
+    fn set_limited(&self, limited: Vec<super::throttle::Limited>) {
+        *lock(&self.limited) = limited;
+    }
+
+    pub(super) fn limited(&self) -> Vec<super::throttle::Limited> {
+        lock(&self.limited).clone()
+    }
+
     fn record(&self, measured: Vec<((Key, String), Timestamp, Option<Measured>)>) {
         let now = Instant::now();
         let mut readings = lock(&self.readings);
@@ -110,100 +121,6 @@ impl Meter {
     }
 }
 
-/// A process tree's CPU time and resident memory.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-struct Measured {
-    cpu_ns: u64,
-    rss: u64,
-}
-
-/// One process as `/proc/PID/stat` tells it.
-#[derive(Debug, Clone, Copy)]
-struct Proc {
-    ppid: u32,
-    /// Its own CPU ticks and those of the children it has reaped.
-    ticks: u64,
-    rss_pages: u64,
-    /// The runtime's own process (a shim), which a node does not count in
-    /// the container's cgroup: only what is below it.
-    shim: bool,
-}
-
-/// What the runtime's processes call themselves (see `sandbox::shim`).
-const SHIM_NAME: &str = "podbay-shim";
-
-/// `/proc/PID/stat`: `pid (comm) state ppid …`; after the command name,
-/// utime is field 11, stime, cutime, cstime 14, …, rss 21.
-fn parse_stat(stat: &str) -> Option<Proc> {
-    let open = stat.find('(')?;
-    let close = stat.rfind(')')?;
-    let comm = stat.get(open + 1..close)?;
-    let fields: Vec<&str> = stat.get(close + 1..)?.split_whitespace().collect();
-    let number = |i: usize| fields.get(i)?.parse::<u64>().ok();
-    Some(Proc {
-        ppid: u32::try_from(number(1)?).ok()?,
-        ticks: number(11)? + number(12)? + number(13)? + number(14)?,
-        rss_pages: number(21)?,
-        shim: comm == SHIM_NAME,
-    })
-}
-
-fn read_procs() -> HashMap<u32, Proc> {
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return HashMap::new();
-    };
-    dir.filter_map(|entry| {
-        let pid: u32 = entry.ok()?.file_name().to_str()?.parse().ok()?;
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-        Some((pid, parse_stat(&stat)?))
-    })
-    .collect()
-}
-
-/// The CPU time and memory of each root's tree: the root, every process
-/// below it, and the children they reaped (a cgroup's totals, near enough).
-fn measure_trees(procs: &HashMap<u32, Proc>, roots: &[u32]) -> Vec<Option<Measured>> {
-    let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
-    for (pid, proc) in procs {
-        children.entry(proc.ppid).or_default().push(*pid);
-    }
-    let tick_ns = 1_000_000_000 / clock_ticks();
-    let page = page_size();
-    roots
-        .iter()
-        .map(|root| {
-            procs.get(root)?;
-            let mut total = Measured::default();
-            let mut stack = vec![*root];
-            while let Some(pid) = stack.pop() {
-                if let Some(proc) = procs.get(&pid).filter(|p| !p.shim) {
-                    total.cpu_ns += proc.ticks * tick_ns;
-                    total.rss += proc.rss_pages * page;
-                }
-                stack.extend(children.get(&pid).into_iter().flatten());
-            }
-            Some(total)
-        })
-        .collect()
-}
-
-fn clock_ticks() -> u64 {
-    nix::unistd::sysconf(nix::unistd::SysconfVar::CLK_TCK)
-        .ok()
-        .flatten()
-        .and_then(|t| u64::try_from(t).ok())
-        .filter(|t| *t > 0)
-        .unwrap_or(100)
-}
-
-fn page_size() -> u64 {
-    nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE)
-        .ok()
-        .flatten()
-        .and_then(|t| u64::try_from(t).ok())
-        .unwrap_or(4096)
-}
-
 /// Measures every running container each [`RESOLUTION`], and kills those
 /// over their memory limit, until the simulator is gone.
 pub async fn run(state: Weak<SimState>) {
@@ -219,36 +136,63 @@ pub async fn run(state: Weak<SimState>) {
             .iter()
             .map(|(.., p)| p.leader().unwrap_or(0))
             .collect();
-        let Ok(measured) =
-            tokio::task::spawn_blocking(move || measure_trees(&read_procs(), &roots)).await
-        else {
+        let Ok(measured) = tokio::task::spawn_blocking(move || measure(&roots)).await else {
             continue;
         };
         let mut over = Vec::new();
+        let mut limited = Vec::new();
         let rows = running
             .into_iter()
             .zip(measured)
             .map(|((pod, container, process), measured)| {
-                if let Some(m) = measured
-                    && memory_limit(&state, &pod, &container).is_some_and(|limit| m.rss > limit)
-                {
-                    over.push((pod.clone(), container.clone(), process.clone()));
+                let limits = limits_of(&state, &pod, &container);
+                if let Some(m) = &measured {
+                    if limits.memory.is_some_and(|limit| m.rss > limit) {
+                        over.push((pod.clone(), container.clone(), process.clone()));
+                    }
+                }
+                if let (Some(cores), Some(leader)) = (limits.cpu, process.leader()) {
+                    limited.push(super::throttle::Limited {
+                        container: (pod.clone(), container.clone()),
+                        leader,
+                        cores,
+                    });
                 }
                 ((pod, container), process.started, measured)
             })
             .collect();
         state.metrics.record(rows);
+        state.metrics.set_limited(limited);
         for (pod, container, process) in over {
             out_of_memory(&state, pod, container, process);
         }
     }
 }
 
-fn memory_limit(state: &SimState, pod: &Key, container: &str) -> Option<u64> {
-    let pod = state.store.get(Kind::Pod, pod)?.value();
-    let (_, spec) = find_container(&pod, container)?;
-    let limit = quantity::parse(spec.pointer("/resources/limits/memory")?.as_str()?)?;
-    Some(limit as u64).filter(|l| *l > 0)
+/// A container's limits: cores, bytes.
+#[derive(Default)]
+struct Limits {
+    cpu: Option<f64>,
+    memory: Option<u64>,
+}
+
+fn limits_of(state: &SimState, pod: &Key, container: &str) -> Limits {
+    let Some(pod) = state.store.get(Kind::Pod, pod).map(|e| e.value()) else {
+        return Limits::default();
+    };
+    let Some((_, spec)) = find_container(&pod, container) else {
+        return Limits::default();
+    };
+    let limit = |name: &str| {
+        spec.pointer(&format!("/resources/limits/{name}"))
+            .and_then(Value::as_str)
+            .and_then(quantity::parse)
+            .filter(|l| *l > 0.0)
+    };
+    Limits {
+        cpu: limit("cpu"),
+        memory: limit("memory").map(|l| l as u64),
+    }
 }
 
 /// Kills a container over its limit. A pod created through the API has
@@ -476,65 +420,6 @@ pub fn resources() -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn stat_fields_are_read_after_the_command_name() {
-        // A command name with spaces and parentheses, as a process may set.
-        let stat = "4242 (a (b) c) S 17 4242 4242 0 -1 4194560 100 0 0 0 250 50 7 3 20 0 1 0 \
-                    100 10000000 2048 18446744073709551615";
-        let proc = parse_stat(stat).expect("a stat line");
-        assert_eq!(proc.ppid, 17);
-        assert_eq!(proc.ticks, 250 + 50 + 7 + 3);
-        assert_eq!(proc.rss_pages, 2048);
-        assert!(!proc.shim);
-        assert!(parse_stat("4242 (cut").is_none());
-        let shim = "7 (podbay-shim) S 1 7 7 0 -1 0 0 0 0 0 5 5 0 0 20 0 1 0 1 1000 300 0";
-        assert!(parse_stat(shim).is_some_and(|p| p.shim));
-    }
-
-    /// pid 10 is a shim: the tree below it counts, not the shim itself.
-    #[test]
-    fn a_tree_counts_its_descendants_and_nothing_else() {
-        let procs: HashMap<u32, Proc> = [
-            (10, 1, 100, 10),
-            (11, 10, 50, 5),
-            (12, 11, 25, 1),
-            (20, 1, 1000, 100),
-        ]
-        .into_iter()
-        .map(|(pid, ppid, ticks, rss_pages)| {
-            let shim = pid == 10;
-            (
-                pid,
-                Proc {
-                    ppid,
-                    ticks,
-                    rss_pages,
-                    shim,
-                },
-            )
-        })
-        .collect();
-        let tick_ns = 1_000_000_000 / clock_ticks();
-        let measured = measure_trees(&procs, &[10, 20, 99]);
-        assert_eq!(
-            measured[0],
-            Some(Measured {
-                cpu_ns: 75 * tick_ns,
-                rss: 6 * page_size()
-            })
-        );
-        assert_eq!(measured[1].map(|m| m.cpu_ns), Some(1000 * tick_ns));
-        assert_eq!(measured[2], None, "a process that is gone");
-    }
-
-    #[test]
-    fn this_process_is_measured_from_proc() {
-        let me = std::process::id();
-        let measured = measure_trees(&read_procs(), &[me]);
-        let mine = measured[0].expect("this test's own process");
-        assert!(mine.rss > 1 << 20, "{mine:?}");
-    }
 
     #[test]
     fn a_rate_needs_two_samples_of_the_same_run() {

@@ -29,6 +29,7 @@ pub(crate) mod owners;
 pub(crate) mod pod_json;
 mod pod_update;
 pub(crate) mod portforward;
+mod procfs;
 pub(crate) mod protobuf;
 pub mod rbac;
 pub(crate) mod reference;
@@ -43,6 +44,7 @@ pub mod status;
 pub mod store;
 pub(crate) mod streams;
 pub(crate) mod table;
+pub(crate) mod throttle;
 pub(crate) mod tls;
 pub(crate) mod validation;
 pub(crate) mod watch;
@@ -241,6 +243,7 @@ impl Sim {
         load_scenario(&state);
         tokio::spawn(controllers::run(Arc::downgrade(&state)));
         tokio::spawn(metrics::run(Arc::downgrade(&state)));
+        tokio::spawn(throttle::run(Arc::downgrade(&state)));
         if let Some(every) = state.options.replace_every.filter(|d| !d.is_zero()) {
             tokio::spawn(churn::replace(Arc::downgrade(&state), every));
         }

@@ -587,12 +587,17 @@ fn claim_contents(claim: &str) -> Vec<(&'static str, String)> {
 }
 
 /// What a demo container asks for and may use. The indexer's cache grows
-/// toward its memory limit until the kubelet kills it (`OOMKilled`).
+/// toward its memory limit until the kubelet kills it (`OOMKilled`);
+/// prometheus evaluates its rules flat out, held at its CPU limit.
 fn resources(app: &str, container: &str) -> Value {
     match (app, container) {
         ("search-indexer", "indexer") => json!({
             "requests": {"cpu": "100m", "memory": "64Mi"},
             "limits": {"cpu": "500m", "memory": "96Mi"},
+        }),
+        ("prometheus", "prometheus") => json!({
+            "requests": {"cpu": "25m", "memory": "32Mi"},
+            "limits": {"cpu": "50m", "memory": "128Mi"},
         }),
         ("storefront", "web") => json!({
             "requests": {"cpu": "100m", "memory": "64Mi"},
@@ -609,6 +614,11 @@ fn resources(app: &str, container: &str) -> Value {
 /// What a demo container's process does: print a log line now and then,
 /// like a service would.
 fn container_command(app: &str, container: &str) -> Value {
+    if (app, container) == ("prometheus", "prometheus") {
+        // Busy: a rule evaluation never ends, a line now and then.
+        let busy = r#"n=0; while :; do n=$((n+1)); if [ $((n % 100000)) -eq 0 ]; then echo "$(date -u +%Y-%m-%dT%H:%M:%SZ) level=warn msg=\"rule group evaluation took longer than its interval\" evaluations=$n"; fi; done"#;
+        return json!(["sh", "-c", busy]);
+    }
     let line = format!(
         "n=0; while :; do n=$((n+1)); echo \"$(date -u +%Y-%m-%dT%H:%M:%SZ) {app}/{container} handled request id=$n status=200\"; sleep 5; done"
     );

@@ -45,7 +45,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, form: &Launcher, theme: &T
             theme.warning,
         )));
     }
-    let facts: Vec<Line> = view
+    let mut facts: Vec<Line> = view
         .pod
         .detail
         .as_ref()
@@ -54,6 +54,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, form: &Launcher, theme: &T
         .into_iter()
         .map(|fact| Line::from(Span::styled(format!(" {fact}"), theme.dim)))
         .collect();
+    facts.extend(memory_now(app, &view.key, theme));
     let facts_at = lines.len();
     let spec = view.pod.detail.as_ref().map(|d| form.spec(d));
     // The form's own error is shown unless it is the sentence the spec
@@ -232,4 +233,26 @@ pub(super) fn preview_rows(text: &str, width: usize, room: usize) -> Vec<String>
         }
     }
     rows
+}
+
+/// How much of its memory limit the pod uses now, by the metrics API's
+/// last read: a debugger's tools add to it, and near the limit they can
+/// get the pod's own processes OOM-killed.
+fn memory_now<'a>(app: &App, pod: &crate::model::PodKey, theme: &Theme) -> Option<Line<'a>> {
+    use crate::model::usage::{Pressure, bytes_text, memory_of_limit, memory_pressure};
+    let row = app.pods.get(pod).filter(|_| app.usage.shown())?;
+    let (used, asks) = (row.usage?, row.asks.as_deref());
+    let share = memory_of_limit(used, asks)?;
+    let limit = bytes_text(asks?.memory_limit);
+    let (style, warning) = match memory_pressure(used, asks) {
+        Pressure::Easy => (theme.dim, ""),
+        _ => (theme.warning, ": a debugger's tools could push it over"),
+    };
+    Some(Line::from(Span::styled(
+        format!(
+            " The pod uses {} of its {limit} now ({share} %){warning}.",
+            used.memory_text()
+        ),
+        style,
+    )))
 }

@@ -40,6 +40,11 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &NodesView, theme: &
             .take(window.rows.len())
     };
     let floor = &window.floor[..];
+    // kubectl top node's figures, while the metrics API is read.
+    let measured = view
+        .list
+        .shown()
+        .any(|(_, n)| app.usage.node(&n.name).is_some());
     let mut rows: Vec<Vec<String>> = shown()
         .map(|(_, n)| {
             let pods = pods_on.get(n.name.as_str()).copied().unwrap_or(0);
@@ -47,26 +52,32 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &NodesView, theme: &
                 .created
                 .map(|t| human_duration(app.now.duration_since(t)))
                 .unwrap_or_else(|| "—".into());
-            vec![
+            let mut row = vec![
                 n.name.clone(),
                 n.status.clone(),
                 n.roles.clone(),
                 age,
                 n.version.clone(),
                 pods.to_string(),
-                if n.taints.is_empty() {
-                    "—".into()
-                } else {
-                    n.taints.join(", ")
-                },
-            ]
+            ];
+            if measured {
+                row.extend(node_usage(n, app.usage.node(&n.name)));
+            }
+            row.push(if n.taints.is_empty() {
+                "—".into()
+            } else {
+                n.taints.join(", ")
+            });
+            row
         })
         .collect();
-    let mut titles: Vec<String> = [
-        "NAME", "STATUS", "ROLES", "AGE", "VERSION", "PODS", "TAINTS",
-    ]
-    .map(String::from)
-    .to_vec();
+    let mut titles: Vec<String> = ["NAME", "STATUS", "ROLES", "AGE", "VERSION", "PODS"]
+        .map(String::from)
+        .to_vec();
+    if measured {
+        titles.extend(["CPU", "%CPU", "MEM", "%MEM"].map(String::from));
+    }
+    titles.push("TAINTS".into());
     if !text_table::fits(&text_table::widths(&titles, &rows, floor), inner.width) {
         for (row, (_, node)) in rows.iter_mut().zip(shown()) {
             let last = row.len() - 1;
@@ -97,6 +108,28 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &NodesView, theme: &
         style,
         theme,
     );
+}
+
+/// CPU, %CPU, MEM and %MEM as kubectl top node prints them: use, and its
+/// share of what the node can give pods.
+fn node_usage(
+    node: &crate::model::node::NodeRow,
+    used: Option<crate::model::usage::Use>,
+) -> [String; 4] {
+    use crate::model::usage::percent;
+    let Some(used) = used else {
+        return ["n/a", "n/a", "n/a", "n/a"].map(String::from);
+    };
+    let share = |p: Option<u64>| p.map_or_else(|| "n/a".into(), |p| format!("{p}%"));
+    [
+        used.cpu_text(),
+        share(percent(
+            u64::from(used.microcores),
+            u64::from(node.allocatable_cpu_m) * 1000,
+        )),
+        used.memory_text(),
+        share(percent(used.memory_bytes(), node.allocatable_memory)),
+    ]
 }
 
 pub fn draw_form(frame: &mut Frame, area: Rect, form: &NodeDebugForm, theme: &Theme) {

@@ -40,7 +40,11 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &PodView, theme: &Th
     let on_a_node = !detail.node.is_empty();
     // Wrapped here, so a long command's next rows hang under it.
     let about: Vec<Line> = focused
-        .map_or_else(Vec::new, |c| container_facts(c, on_a_node, app, theme))
+        .map_or_else(Vec::new, |c| {
+            let mut lines = container_facts(c, on_a_node, app, theme);
+            lines.extend(usage_lines(c, detail, app, theme));
+            lines
+        })
         .iter()
         .flat_map(|line| super::wrap(line, usize::from(area.width)))
         .collect();
@@ -64,7 +68,16 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &PodView, theme: &Th
         .border_style(theme.border)
         .title(Span::styled(" containers ", theme.header));
     frame.render_widget(
-        container_table(&listed, folded, view.cursor, table.width, app, theme).block(block),
+        container_table(
+            &view.key,
+            &listed,
+            folded,
+            view.cursor,
+            table.width,
+            app,
+            theme,
+        )
+        .block(block),
         table,
     );
 
@@ -207,9 +220,13 @@ fn container_facts<'a>(
     };
     let mut lines = vec![fact("state", state, state_style(&c.state, theme))];
     if let Some(previous) = &c.previous {
+        let restarts = match c.restarts {
+            n if n > 1 => format!("; restarted {n} times"),
+            _ => String::new(),
+        };
         lines.push(fact(
             "last run",
-            state_text(previous, app, true),
+            format!("{}{restarts}", state_text(previous, app, true)),
             state_style(previous, theme),
         ));
     }
@@ -226,6 +243,102 @@ fn container_facts<'a>(
     });
     lines.push(fact("image", c.image.clone(), theme.text));
     lines
+}
+
+/// The focused container's CPU and memory now, against what it asks for,
+/// and their trend over the reads kept while the pod is open (a sparkline
+/// to the limit's scale, so a full block is at the limit).
+fn usage_lines<'a>(
+    c: &ContainerInfo,
+    detail: &PodDetail,
+    app: &App,
+    theme: &Theme,
+) -> Vec<Line<'a>> {
+    use crate::model::usage::{
+        Pressure, bytes_text, cpu_pressure, memory_pressure, percent, sparkline,
+    };
+    if !app.usage.shown() {
+        return Vec::new();
+    }
+    let samples: Vec<crate::model::usage::Use> = app
+        .usage
+        .history(&detail.key)
+        .into_iter()
+        .flatten()
+        .filter_map(|s| {
+            s.containers
+                .iter()
+                .find(|(name, _)| *name == c.name)
+                .map(|(_, u)| *u)
+        })
+        .collect();
+    let Some(now) = samples.last().copied() else {
+        return Vec::new();
+    };
+    let asks = detail.asks_of(&c.name);
+    let style = |pressure| match pressure {
+        Pressure::Easy => theme.text,
+        Pressure::Near => theme.warning,
+        Pressure::AtLimit => theme.failing,
+    };
+    let line = |label: &str, figure: String, against: String, trend: String, style| {
+        Line::from(vec![
+            Span::styled(format!(" {label:<9} "), theme.dim),
+            Span::styled(figure, style),
+            Span::styled(against, theme.dim),
+            Span::styled(trend, style),
+        ])
+    };
+    let millicores = |m: u32| format!("{m}m");
+    let cpu_against = match asks.filter(|a| a.cpu_request_m > 0 || a.cpu_limit_m > 0) {
+        Some(a) => {
+            let mut parts = Vec::new();
+            if a.cpu_request_m > 0 {
+                parts.push(format!("request {}", millicores(a.cpu_request_m)));
+            }
+            if a.cpu_limit_m > 0 {
+                parts.push(format!("limit {}", millicores(a.cpu_limit_m)));
+            }
+            format!(" ({})  ", parts.join(", "))
+        }
+        None => "  ".into(),
+    };
+    let memory_against = match asks.filter(|a| a.memory_request > 0 || a.memory_limit > 0) {
+        Some(a) => {
+            let mut parts = Vec::new();
+            if a.memory_request > 0 {
+                parts.push(format!("request {}", bytes_text(a.memory_request)));
+            }
+            if a.memory_limit > 0 {
+                let of = percent(now.memory_bytes(), a.memory_limit).unwrap_or(0);
+                parts.push(format!("limit {}: {of} %", bytes_text(a.memory_limit)));
+            }
+            format!(" ({})  ", parts.join(", "))
+        }
+        None => "  ".into(),
+    };
+    let cpu_top = asks
+        .map(|a| u64::from(a.cpu_limit_m) * 1000)
+        .filter(|t| *t > 0);
+    let memory_top = asks.map(|a| a.memory_limit).filter(|t| *t > 0);
+    let cpu_trend: Vec<u64> = samples.iter().map(|u| u64::from(u.microcores)).collect();
+    let memory_trend: Vec<u64> = samples.iter().map(|u| u.memory_bytes()).collect();
+    vec![
+        line(
+            "cpu",
+            now.cpu_text(),
+            cpu_against,
+            sparkline(&cpu_trend, cpu_top),
+            style(cpu_pressure(now, asks.as_ref())),
+        ),
+        line(
+            "memory",
+            now.memory_text(),
+            memory_against,
+            sparkline(&memory_trend, memory_top),
+            style(memory_pressure(now, asks.as_ref())),
+        ),
+    ]
 }
 
 /// A state in words; `full` adds the waiting message, the time of a
@@ -283,34 +396,40 @@ enum Col {
     State,
     Ready,
     Restarts,
+    Cpu,
+    Mem,
     Target,
 }
 
 impl Col {
-    const ALL: [Col; 7] = [
+    const ALL: [Col; 9] = [
         Col::Kind,
         Col::Name,
         Col::Image,
         Col::State,
         Col::Ready,
         Col::Restarts,
+        Col::Cpu,
+        Col::Mem,
         Col::Target,
     ];
 }
 
-const TITLES: [&str; 7] = [
-    "KIND", "NAME", "IMAGE", "STATE", "READY", "RESTARTS", "TARGET",
+const TITLES: [&str; 9] = [
+    "KIND", "NAME", "IMAGE", "STATE", "READY", "RESTARTS", "CPU", "MEM", "TARGET",
 ];
 
 /// How the containers' columns give way: TARGET and IMAGE first (cut in
-/// the middle, where the tag and the name's end stay), then STATE (its
-/// full text is in the focused container's box below), NAME last.
-const PLAN: [Give; 8] = [
+/// the middle, where the tag and the name's end stay), CPU, then STATE (its
+/// full text is in the focused container's box below), MEM, NAME last.
+const PLAN: [Give; 10] = [
     give(Col::Target as usize, 8),
     give(Col::Image as usize, 16),
+    give(Col::Cpu as usize, 0),
     give(Col::State as usize, 24),
     give(Col::Image as usize, 10),
     give(Col::Target as usize, 0),
+    give(Col::Mem as usize, 0),
     give(Col::State as usize, 16),
     give(Col::Name as usize, 12),
     give(Col::Image as usize, 0),
@@ -319,6 +438,7 @@ const PLAN: [Give; 8] = [
 /// The containers' table; `folded` finished debug containers are one
 /// last row that says so.
 fn container_table<'a>(
+    key: &crate::model::PodKey,
     containers: &[&'a ContainerInfo],
     folded: usize,
     cursor: usize,
@@ -326,7 +446,21 @@ fn container_table<'a>(
     app: &App,
     theme: &Theme,
 ) -> Table<'a> {
-    let texts: Vec<[String; 7]> = containers
+    // The last read's figures of each container, while the list has them.
+    let latest = app
+        .usage
+        .history(key)
+        .and_then(|samples| samples.back())
+        .filter(|_| app.usage.shown());
+    let used = |c: &ContainerInfo| {
+        latest.and_then(|s| {
+            s.containers
+                .iter()
+                .find(|(name, _)| *name == c.name)
+                .map(|(_, u)| *u)
+        })
+    };
+    let texts: Vec<[String; 9]> = containers
         .iter()
         .map(|c| {
             [
@@ -336,6 +470,8 @@ fn container_table<'a>(
                 state_text(&c.state, app, false),
                 if c.ready { "yes" } else { "no" }.to_string(),
                 c.restarts.to_string(),
+                used(c).map(|u| u.cpu_text()).unwrap_or_default(),
+                used(c).map(|u| u.memory_text()).unwrap_or_default(),
                 c.target.clone().unwrap_or_default(),
             ]
         })
@@ -344,12 +480,16 @@ fn container_table<'a>(
         .iter()
         .enumerate()
         .map(|(i, title)| {
-            texts
+            let widest = texts
                 .iter()
                 .map(|t| t[i].chars().count())
                 .max()
-                .unwrap_or(0)
-                .max(title.len())
+                .unwrap_or(0);
+            // Figures only when there are some.
+            match Col::ALL[i] {
+                Col::Cpu | Col::Mem if latest.is_none() => 0,
+                _ => widest.max(title.len()),
+            }
         })
         .collect();
     let fitted = Fitted::new(&wants, &PLAN, usize::from(room));

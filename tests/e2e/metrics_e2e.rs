@@ -168,3 +168,39 @@ async fn the_list_sorted_by_memory_shows_the_climbing_container_first() {
     exits_cleanly(&mut screen).await;
     let _ = std::fs::remove_file(config);
 }
+
+/// The demo's prometheus spins flat out; its 50m CPU limit holds it there,
+/// as CFS bandwidth control holds a container on a node.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_busy_container_is_held_at_its_cpu_limit() {
+    let f = Fixture::new(0).await;
+    let prometheus = |out: &std::process::Output| {
+        let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+        value["pods"][0]["containers"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|c| c["name"] == "prometheus")
+            .and_then(|c| c["cpuMillicores"].as_u64())
+    };
+    let started = tokio::time::Instant::now();
+    let first = loop {
+        let out = top(&f, &["-n", "monitoring", "-o", "json"]).await;
+        if let Some(m) = prometheus(&out).filter(|m| *m > 0) {
+            break m;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "no figure for prometheus: {}",
+            text(&out.stderr)
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    };
+    // Two windows later: the burst before the first period is past.
+    tokio::time::sleep(Duration::from_secs(11)).await;
+    let later = prometheus(&top(&f, &["-n", "monitoring", "-o", "json"]).await);
+    assert!(
+        later.is_some_and(|m| (10..=80).contains(&m)),
+        "held at its 50m limit: first {first}m, then {later:?}"
+    );
+}

@@ -12,6 +12,7 @@ use tokio::task::JoinHandle;
 mod debuggers;
 mod owned_pods;
 mod untyped_views;
+mod usage;
 
 use super::READ_TIMEOUT;
 use super::connect::connect_and_probe;
@@ -198,6 +199,7 @@ impl Tasks {
                 cluster,
                 namespaces,
             } => self.read_usage(cluster, namespaces),
+            Effect::ReadNodeUsage { cluster } => self.read_node_usage(cluster),
             Effect::ReadObject { cluster, object } => self.read_object(cluster, object),
             Effect::Files {
                 generation,
@@ -632,49 +634,6 @@ impl Tasks {
                 cluster,
                 node,
                 pods,
-            };
-            let _ = tx.send(Tagged::untied(event)).await;
-        });
-    }
-
-    /// The pods' CPU and memory: one read for all namespaces, or one per
-    /// namespace shown (what some may read is kept when others refuse).
-    fn read_usage(&mut self, cluster: ClusterId, namespaces: Option<Vec<String>>) {
-        let Some(client) = self.clients.get(&cluster).cloned() else {
-            return;
-        };
-        let tx = self.tx.clone();
-        tokio::spawn(async move {
-            use crate::cluster::metrics::pod_usage;
-            let read = match &namespaces {
-                None => pod_usage(client, None, None).await,
-                Some(list) => {
-                    let mut pods = Vec::new();
-                    let mut window = None;
-                    let mut failure = None;
-                    let mut read_any = false;
-                    for ns in list {
-                        match pod_usage(client.clone(), Some(ns), None).await {
-                            Ok((some, w)) => {
-                                read_any = true;
-                                pods.extend(some);
-                                window = window.or(w);
-                            }
-                            Err(error) => {
-                                failure.get_or_insert(error);
-                            }
-                        }
-                    }
-                    match failure {
-                        Some(error) if !read_any => Err(error),
-                        _ => Ok((pods, window)),
-                    }
-                }
-            };
-            let event = Event::Usage {
-                cluster,
-                namespaces,
-                read,
             };
             let _ = tx.send(Tagged::untied(event)).await;
         });

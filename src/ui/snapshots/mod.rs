@@ -1113,6 +1113,8 @@ fn nodes_view_and_debug_form() {
             .ok(),
         taints: taints.iter().map(|t| t.to_string()).collect(),
         os: "linux".into(),
+        allocatable_cpu_m: 4000,
+        allocatable_memory: 16 << 30,
     };
     a.update(Event::Nodes(Feed::Listed {
         scope: None,
@@ -1221,6 +1223,8 @@ fn a_node_name_with_combining_marks_keeps_its_row_in_its_columns() {
         created: None,
         taints: vec![],
         os: "linux".into(),
+        allocatable_cpu_m: 4000,
+        allocatable_memory: 16 << 30,
     };
     a.update(Event::Nodes(Feed::Listed {
         scope: None,
@@ -1331,5 +1335,137 @@ fn pod_list_with_cpu_and_memory_at_every_size() {
         let screen = render(&a, w, h);
         assert!(screen.contains("MEM▼"), "{w}x{h}\n{screen}");
         assert_snapshot(&format!("pod_list_usage_{w}x{h}"), &screen);
+    }
+}
+
+/// The pod view of a container climbing toward its memory limit: CPU and
+/// MEM per container, and the focused one's figures against its request
+/// and limit with their trend, at 80x24 and 120x30.
+#[test]
+fn a_containers_use_against_its_limit_with_its_trend() {
+    use crate::model::usage::{PodUse, Use};
+    let manifest: k8s_openapi::api::core::v1::Pod = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "ledger-worker-7f9c6d8b5-w9x8v", "namespace": "payments"},
+        "spec": {"containers": [{"name": "worker", "image": "ledger:1", "resources": {
+            "requests": {"cpu": "100m", "memory": "64Mi"},
+            "limits": {"cpu": "500m", "memory": "96Mi"}}}]},
+    }))
+    .unwrap();
+    for (w, h) in [(80, 24), (120, 30)] {
+        let mut a = demo_app();
+        a.update(Event::Resize(crate::term::Size::new(w, h)));
+        a.update(code(KeyCode::Enter));
+        let detail = PodDetail {
+            key: PodKey::new("payments", "ledger-worker-7f9c6d8b5-w9x8v"),
+            status: "Running".into(),
+            phase: "Running".into(),
+            node: "node-a2".into(),
+            manifest: Box::new(manifest.clone()),
+            containers: vec![ContainerInfo {
+                restarts: 3,
+                previous: Some(ContainerState::Terminated {
+                    exit_code: 137,
+                    reason: "OOMKilled".into(),
+                    message: String::new(),
+                    finished: Some("2026-01-01T00:58:00Z".parse().unwrap()),
+                }),
+                ..info(
+                    ContainerKind::Regular,
+                    "worker",
+                    ContainerState::Running {
+                        since: Some("2026-01-01T00:58:02Z".parse().unwrap()),
+                    },
+                    None,
+                )
+            }],
+            ..Default::default()
+        };
+        a.update(Event::Detail(Feed::Listed {
+            scope: None,
+            rows: vec![detail],
+        }));
+        let start: jiff::Timestamp = "2026-01-01T01:00:00Z".parse().unwrap();
+        for (i, mib) in [20u32, 32, 45, 58, 70, 81, 88].into_iter().enumerate() {
+            a.update(Event::Tick(
+                start + jiff::SignedDuration::from_secs(15 * i as i64 + 1),
+            ));
+            let used = Use {
+                microcores: 40_000 + 10_000 * i as u32,
+                memory_kib: mib * 1024,
+            };
+            a.update(Event::Usage {
+                cluster: crate::app::tests::sim_cluster(),
+                namespaces: None,
+                read: Ok((
+                    vec![PodUse {
+                        key: PodKey::new("payments", "ledger-worker-7f9c6d8b5-w9x8v"),
+                        total: used,
+                        containers: vec![("worker".into(), used)],
+                    }],
+                    Some(std::time::Duration::from_secs(15)),
+                )),
+            });
+        }
+        let screen = render(&a, w, h);
+        assert!(
+            screen.contains("88Mi (request 64Mi, limit 96Mi: 91 %)"),
+            "{w}x{h}\n{screen}"
+        );
+        assert!(screen.contains("restarted 3 times"), "{w}x{h}\n{screen}");
+        assert_snapshot(&format!("pod_view_usage_{w}x{h}"), &screen);
+    }
+}
+
+/// The nodes view with kubectl top node's figures.
+#[test]
+fn nodes_view_with_cpu_and_memory() {
+    use crate::app::usage_fixtures::{measured, used};
+    use crate::model::node::NodeRow;
+    use crate::model::usage::Use;
+    for (w, h) in [(80, 24), (250, 60)] {
+        let (mut a, _) = app(true);
+        a.update(Event::Resize(crate::term::Size::new(w, h)));
+        a.update(listed(vec![row("shop", "web-1", "Running")]));
+        a.update(key('O'));
+        let node = |name: &str| NodeRow {
+            name: name.into(),
+            status: "Ready".into(),
+            ready: true,
+            roles: "<none>".into(),
+            version: "v1.33.1".into(),
+            created: None,
+            taints: Vec::new(),
+            os: "linux".into(),
+            allocatable_cpu_m: 3920,
+            allocatable_memory: 15_223_608 << 10,
+        };
+        a.update(Event::Nodes(Feed::Listed {
+            scope: None,
+            rows: vec![node("node-a1"), node("node-b1")],
+        }));
+        let effects = a.update(Event::Tick("2026-01-01T01:00:01Z".parse().unwrap()));
+        assert!(
+            effects
+                .iter()
+                .any(|e| matches!(e, crate::app::Effect::ReadNodeUsage { .. })),
+            "the nodes view reads the nodes' use: {effects:?}"
+        );
+        a.update(measured(vec![used("shop", "web-1", 3, 12)]));
+        a.update(Event::NodeUsage {
+            cluster: crate::app::tests::sim_cluster(),
+            read: Ok(vec![(
+                "node-a1".into(),
+                Use {
+                    microcores: 329_088,
+                    memory_kib: 2_748_180,
+                },
+            )]),
+        });
+        let screen = render(&a, w, h);
+        assert!(
+            screen.contains("330m") && screen.contains(" 8%") && screen.contains("18%"),
+            "{w}x{h}\n{screen}"
+        );
+        assert_snapshot(&format!("nodes_view_usage_{w}x{h}"), &screen);
     }
 }
