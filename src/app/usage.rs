@@ -16,6 +16,12 @@ use crate::model::{ClusterId, PodKey};
 
 /// Reads no closer together than this, whatever the server's window.
 const FASTEST: Duration = Duration::from_secs(5);
+/// A big cluster's (over [`BIG`] pods) no closer than metrics-server's
+/// default resolution: each read is seconds of work for the server.
+const FASTEST_BIG: Duration = Duration::from_secs(15);
+/// Pods past which every namespace's figures are read namespace by
+/// namespace (one answer for all would be tens of MB).
+const BIG: usize = 20_000;
 /// Nor further apart than this.
 const SLOWEST: Duration = Duration::from_secs(60);
 /// Until the server says its window: metrics-server's default resolution.
@@ -45,8 +51,12 @@ pub struct UsageReads {
     shown: bool,
     /// What was last said about a failure, so it is said once.
     said: Option<String>,
-    /// When the last read went out.
+    /// When the last read went out, and the namespaces it asked for.
     last_read: Option<Timestamp>,
+    asked: Option<Option<Vec<String>>>,
+    /// Every namespace's figures are too many for one answer: they are
+    /// read namespace by namespace.
+    split: bool,
     /// The last figures of the pods watched closely (the pod view's, the
     /// panes'), oldest first: the pod view's sparklines.
     history: BTreeMap<PodKey, VecDeque<Sample>>,
@@ -84,7 +94,11 @@ impl App {
     }
 
     fn pod_usage_due(&mut self) -> Option<Effect> {
-        if self.connection.state() != LinkState::Live || self.pods.total() == 0 {
+        // Not while a list is under way: its pages come first.
+        if self.connection.state() != LinkState::Live
+            || self.pods.total() == 0
+            || !self.listing.is_empty()
+        {
             return None;
         }
         let here = (self.cluster.clone(), self.scope.clone());
@@ -98,6 +112,7 @@ impl App {
             self.pods.clear_usage();
         }
         let watched = self.closely_watched();
+        let fastest = self.fastest_read();
         let reads = &mut self.usage;
         // A pod just opened gets its containers' figures soon, not a
         // window later.
@@ -105,17 +120,22 @@ impl App {
             && watched.iter().any(|k| !reads.history.contains_key(k))
             && reads
                 .last_read
-                .is_none_or(|at| self.now.duration_since(at).unsigned_abs() >= FASTEST);
+                .is_none_or(|at| self.now.duration_since(at).unsigned_abs() >= fastest);
         if reads.out || (!opened && reads.next.is_none_or(|at| self.now < at)) {
             return None;
         }
         reads.out = true;
         reads.next = None;
         reads.last_read = Some(self.now);
+        let big = self.pods.total() > BIG;
         let namespaces = match &self.scope {
+            Scope::All if (reads.split || big) && !self.namespaces.is_empty() => {
+                Some(self.namespaces.clone())
+            }
             Scope::All => None,
             Scope::Namespaces(list) => Some(list.clone()),
         };
+        reads.asked = Some(namespaces.clone());
         Some(Effect::ReadUsage {
             cluster: self.cluster.clone(),
             namespaces,
@@ -144,18 +164,23 @@ impl App {
         namespaces: Option<Vec<String>>,
         read: Result<(Vec<PodUse>, Option<Duration>), UsageError>,
     ) {
-        let scope = match namespaces {
-            None => Scope::All,
-            Some(list) => Scope::Namespaces(list),
-        };
+        let fastest = self.fastest_read();
         let reads = &mut self.usage;
-        if reads.of.as_ref() != Some(&(cluster.clone(), scope)) {
+        let ours = reads.of.as_ref().is_some_and(|(c, _)| c == cluster)
+            && reads.asked.as_ref() == Some(&namespaces);
+        if !ours {
             return;
         }
         reads.out = false;
         match read {
+            // Every namespace at once is more than one answer may be: one
+            // read a namespace from now on, at once.
+            Err(UsageError::TooLarge) if namespaces.is_none() => {
+                reads.split = true;
+                reads.next = Some(self.now);
+            }
             Ok((pods, window)) => {
-                let period = window.unwrap_or(FIRST_PERIOD).clamp(FASTEST, SLOWEST);
+                let period = window.unwrap_or(FIRST_PERIOD).clamp(fastest, SLOWEST);
                 reads.period = Some(period);
                 reads.next = Some(self.now + period);
                 reads.shown = true;
@@ -210,6 +235,15 @@ impl App {
             pods.insert(view.key.clone());
         }
         pods
+    }
+
+    /// How close together reads may be: a big cluster's are further apart.
+    fn fastest_read(&self) -> Duration {
+        if self.pods.total() > BIG {
+            FASTEST_BIG
+        } else {
+            FASTEST
+        }
     }
 
     fn keep_history(&mut self, measured: &[PodUse]) {

@@ -244,3 +244,36 @@ fn an_answer_for_another_cluster_or_scope_is_ignored() {
     });
     assert!(!a.usage.shown());
 }
+
+#[test]
+fn every_namespace_too_big_for_one_answer_is_read_namespace_by_namespace() {
+    let mut a = listed_app();
+    a.update(Event::Namespaces(crate::model::feed::Feed::Listed {
+        scope: None,
+        rows: vec!["search".into(), "shop".into()],
+    }));
+    assert_eq!(reads(&tick(&mut a, 1)), [&None]);
+    a.update(Event::Usage {
+        cluster: sim_cluster(),
+        namespaces: None,
+        read: Err(UsageError::TooLarge),
+    });
+    assert!(
+        a.message.is_none(),
+        "nothing to say: it is read another way"
+    );
+    let effects = tick(&mut a, 2);
+    let split = reads(&effects);
+    assert_eq!(split.len(), 1, "at once, not a window later");
+    let asked = split[0].clone().expect("namespaces named");
+    assert!(
+        asked.contains(&"search".to_string()) && asked.contains(&"shop".to_string()),
+        "{asked:?}"
+    );
+    a.update(Event::Usage {
+        cluster: sim_cluster(),
+        namespaces: Some(asked),
+        read: Ok((vec![used("shop", "redis-0", 3, 12)], None)),
+    });
+    assert!(a.usage.shown(), "the answer to the split read is taken");
+}

@@ -74,6 +74,9 @@ async fn read_list(
 }
 
 fn classify(error: &kube::Error) -> UsageError {
+    if super::limits::too_large(error).is_some() {
+        return UsageError::TooLarge;
+    }
     match error {
         kube::Error::Api(status) if status.code == 404 => UsageError::NoApi,
         kube::Error::Api(status) if status.code == 403 => {

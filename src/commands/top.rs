@@ -31,7 +31,7 @@ pub async fn run(args: TopArgs) -> Result<i32, Failure> {
         let code = match error {
             UsageError::NoApi => exit::UNSUPPORTED,
             UsageError::Forbidden(_) => exit::FORBIDDEN,
-            UsageError::Failed(_) => exit::UNREACHABLE,
+            UsageError::Failed(_) | UsageError::TooLarge => exit::UNREACHABLE,
         };
         fail(code, error.sentence())
     })?;

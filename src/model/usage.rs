@@ -197,6 +197,9 @@ pub enum UsageError {
     Forbidden(String),
     /// It failed this time (a stall, a 503 while metrics-server restarts).
     Failed(String),
+    /// The answer was over the size podbay reads (every namespace of a
+    /// big cluster at once).
+    TooLarge,
 }
 
 impl UsageError {
@@ -206,12 +209,13 @@ impl UsageError {
             UsageError::NoApi => "This cluster serves no metrics API (metrics.k8s.io), so CPU and memory are not shown; metrics-server provides it.".into(),
             UsageError::Forbidden(why) => format!("{why} CPU and memory are not shown."),
             UsageError::Failed(why) => format!("CPU and memory could not be read: {why}"),
+            UsageError::TooLarge => "CPU and memory could not be read: the metrics API's answer was over podbay's 16 MiB limit; narrow the namespaces (:ns).".into(),
         }
     }
 
     /// Whether reading again later may work.
     pub fn passing(&self) -> bool {
-        matches!(self, UsageError::Failed(_))
+        matches!(self, UsageError::Failed(_) | UsageError::TooLarge)
     }
 }
 

@@ -49,6 +49,8 @@ struct Readings {
     usage: HashMap<(Key, String), Usage>,
     /// When the last sample was taken, and the window it closed.
     taken: Option<(Timestamp, Duration)>,
+    /// When the sampler last ran.
+    last_tick: Option<Instant>,
 }
 
 /// The last measurements, as metrics-server keeps them.
@@ -102,8 +104,12 @@ impl Meter {
         }
         readings.samples = samples;
         readings.usage = usage;
-        // One sample is no rate yet, as metrics-server after its first scrape.
-        if let Some(window) = window {
+        // One sample is no rate yet, as metrics-server after its first
+        // scrape; from the second on, every running pod has figures (0 for
+        // a container with no process).
+        let since_last = readings.last_tick.map(|at| now.duration_since(at));
+        readings.last_tick = Some(now);
+        if let Some(window) = window.or(since_last) {
             readings.taken = Some((Timestamp::now(), window));
         }
     }
@@ -146,10 +152,10 @@ pub async fn run(state: Weak<SimState>) {
             .zip(measured)
             .map(|((pod, container, process), measured)| {
                 let limits = limits_of(&state, &pod, &container);
-                if let Some(m) = &measured {
-                    if limits.memory.is_some_and(|limit| m.rss > limit) {
-                        over.push((pod.clone(), container.clone(), process.clone()));
-                    }
+                if let Some(m) = &measured
+                    && limits.memory.is_some_and(|limit| m.rss > limit)
+                {
+                    over.push((pod.clone(), container.clone(), process.clone()));
                 }
                 if let (Some(cores), Some(leader)) = (limits.cpu, process.leader()) {
                     limited.push(super::throttle::Limited {
@@ -297,7 +303,15 @@ fn window_text(window: Duration) -> String {
     format!("{}s", (window.as_millis() as f64) / 1000.0)
 }
 
-fn list_json(kind: &str, items: Vec<Value>) -> Value {
+/// A list of `items`, which (as in the apiserver's lists) do not repeat
+/// their kind and apiVersion.
+fn list_json(kind: &str, mut items: Vec<Value>) -> Value {
+    for item in &mut items {
+        if let Some(item) = item.as_object_mut() {
+            item.remove("kind");
+            item.remove("apiVersion");
+        }
+    }
     json!({
         "kind": kind, "apiVersion": format!("{GROUP}/{VERSION}"),
         "metadata": {}, "items": items,

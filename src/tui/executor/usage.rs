@@ -5,7 +5,7 @@ use super::*;
 
 impl Tasks {
     /// The pods' CPU and memory: one read for all namespaces, or one per
-    /// namespace shown (what some may read is kept when others refuse).
+    /// namespace (what some may read is kept when others refuse).
     pub(super) fn read_usage(&mut self, cluster: ClusterId, namespaces: Option<Vec<String>>) {
         let Some(client) = self.clients.get(&cluster).cloned() else {
             return;
@@ -16,12 +16,23 @@ impl Tasks {
             let read = match &namespaces {
                 None => pod_usage(client, None, None).await,
                 Some(list) => {
+                    // A few at once: a cluster of 200 namespaces is read
+                    // in seconds, and the server sees no burst.
+                    use futures::StreamExt as _;
+                    let reads: Vec<_> = futures::stream::iter(list.clone())
+                        .map(|ns| {
+                            let client = client.clone();
+                            async move { pod_usage(client, Some(&ns), None).await }
+                        })
+                        .buffer_unordered(4)
+                        .collect()
+                        .await;
                     let mut pods = Vec::new();
                     let mut window = None;
                     let mut failure = None;
                     let mut read_any = false;
-                    for ns in list {
-                        match pod_usage(client.clone(), Some(ns), None).await {
+                    for read in reads {
+                        match read {
                             Ok((some, w)) => {
                                 read_any = true;
                                 pods.extend(some);
