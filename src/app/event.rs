@@ -265,6 +265,8 @@ pub enum Effect {
     ReadUsage {
         cluster: ClusterId,
         namespaces: Option<Vec<String>>,
+        /// The pods whose containers' figures are kept (the rest: totals).
+        detailed: Vec<PodKey>,
     },
     /// Read what each node uses from the metrics API: [`Event::NodeUsage`].
     ReadNodeUsage {

@@ -120,28 +120,62 @@ impl App {
             [] => "Taints: none".to_string(),
             taints => format!("Taints: {}", taints.join(", ")),
         });
+        if let Some(used) = self.usage.node(&node.name) {
+            use crate::model::usage::{bytes_text, percent};
+            let share = |used: u64, of: u64| {
+                percent(used, of).map_or_else(String::new, |p| format!(" ({p} %)"))
+            };
+            lines.push(format!(
+                "Uses {} of the {}m CPU{} and {} of the {} memory{} it can give pods.",
+                used.cpu_text(),
+                node.allocatable_cpu_m,
+                share(
+                    u64::from(used.microcores),
+                    u64::from(node.allocatable_cpu_m) * 1000
+                ),
+                used.memory_text(),
+                bytes_text(node.allocatable_memory),
+                share(used.memory_bytes(), node.allocatable_memory),
+            ));
+        }
         lines.push(String::new());
+        // What each uses, where the list has read it: most memory first.
+        let used = |row: &PodRow| self.pods.get(&row.key).and_then(|r| r.usage);
         let line = |row: &PodRow| {
+            let figures = used(row)
+                .map(|u| format!("  {:>6} {:>7}", u.cpu_text(), u.memory_text()))
+                .unwrap_or_default();
             format!(
-                "{:<48} {:<20} {}/{}",
+                "{:<48} {:<20} {}/{}{figures}",
                 row.key.to_string(),
                 row.status,
                 row.ready,
                 row.total
             )
         };
+        let by_use = |rows: &mut Vec<&PodRow>| {
+            rows.sort_by(|a, b| {
+                let memory = |r: &&PodRow| used(r).map(|u| u.memory_kib);
+                memory(b).cmp(&memory(a)).then_with(|| a.key.cmp(&b.key))
+            })
+        };
         let (heading, rows): (String, Vec<String>) = match read {
-            Some(Ok(rows)) => (
-                format!("Pods on {} ({}, every namespace):", node.name, rows.len()),
-                rows.iter().map(line).collect(),
-            ),
+            Some(Ok(rows)) => {
+                let mut rows: Vec<&PodRow> = rows.iter().collect();
+                by_use(&mut rows);
+                (
+                    format!("Pods on {} ({}, every namespace):", node.name, rows.len()),
+                    rows.into_iter().map(line).collect(),
+                )
+            }
             known => {
-                let rows: Vec<String> = self
+                let mut rows: Vec<&PodRow> = self
                     .pods
                     .rows()
                     .filter(|row| *row.node == *node.name)
-                    .map(line)
                     .collect();
+                by_use(&mut rows);
+                let rows: Vec<String> = rows.into_iter().map(line).collect();
                 let why = match known {
                     Some(Err(why)) => format!("; every namespace's could not be read: {why}"),
                     _ => "; reading every namespace's…".to_string(),

@@ -139,6 +139,7 @@ impl App {
         Some(Effect::ReadUsage {
             cluster: self.cluster.clone(),
             namespaces,
+            detailed: watched.into_iter().collect(),
         })
     }
 

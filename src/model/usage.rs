@@ -46,6 +46,16 @@ impl Use {
     }
 }
 
+impl PodUse {
+    /// Drops the per-container figures (the list keeps only the total of
+    /// pods nobody looks at closely: 100 000 pods' container names are
+    /// megabytes).
+    pub fn totals_only(mut self) -> Self {
+        self.containers = Vec::new();
+        self
+    }
+}
+
 /// One pod's use: in all, and per container.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PodUse {
@@ -270,6 +280,8 @@ pub fn parse_pod_metrics(
         .items
         .iter()
         .find_map(|item| item.window.as_deref().and_then(go_seconds));
+    // A namespace's pods come together: one copy of its name for them all.
+    let mut namespace: std::sync::Arc<str> = "".into();
     let pods = list
         .items
         .into_iter()
@@ -279,8 +291,14 @@ pub fn parse_pod_metrics(
                 .into_iter()
                 .map(|c| (c.name, Use::of(&c.usage.cpu, &c.usage.memory)))
                 .collect();
+            if *namespace != *item.metadata.namespace {
+                namespace = item.metadata.namespace.as_str().into();
+            }
             PodUse {
-                key: PodKey::new(&item.metadata.namespace, &item.metadata.name),
+                key: PodKey {
+                    namespace: namespace.clone(),
+                    name: item.metadata.name.as_str().into(),
+                },
                 total: containers
                     .iter()
                     .fold(Use::default(), |sum, (_, u)| sum.plus(*u)),

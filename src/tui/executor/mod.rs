@@ -198,7 +198,8 @@ impl Tasks {
             Effect::ReadUsage {
                 cluster,
                 namespaces,
-            } => self.read_usage(cluster, namespaces),
+                detailed,
+            } => self.read_usage(cluster, namespaces, detailed),
             Effect::ReadNodeUsage { cluster } => self.read_node_usage(cluster),
             Effect::ReadObject { cluster, object } => self.read_object(cluster, object),
             Effect::Files {

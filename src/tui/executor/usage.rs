@@ -6,32 +6,51 @@ use super::*;
 impl Tasks {
     /// The pods' CPU and memory: one read for all namespaces, or one per
     /// namespace (what some may read is kept when others refuse).
-    pub(super) fn read_usage(&mut self, cluster: ClusterId, namespaces: Option<Vec<String>>) {
+    pub(super) fn read_usage(
+        &mut self,
+        cluster: ClusterId,
+        namespaces: Option<Vec<String>>,
+        detailed: Vec<PodKey>,
+    ) {
         let Some(client) = self.clients.get(&cluster).cloned() else {
             return;
         };
         let tx = self.tx.clone();
         tokio::spawn(async move {
-            use crate::cluster::metrics::pod_usage;
+            // Each answer keeps its containers' figures only for the pods
+            // looked at closely, before the next is read.
+            let pod_usage = |client, ns: Option<String>| {
+                let detailed = &detailed;
+                async move {
+                    let (pods, window) =
+                        crate::cluster::metrics::pod_usage(client, ns.as_deref(), None).await?;
+                    let pods = pods
+                        .into_iter()
+                        .map(|p| match detailed.contains(&p.key) {
+                            true => p,
+                            false => p.totals_only(),
+                        })
+                        .collect::<Vec<_>>();
+                    Ok::<_, crate::model::usage::UsageError>((pods, window))
+                }
+            };
             let read = match &namespaces {
-                None => pod_usage(client, None, None).await,
+                None => pod_usage(client, None).await,
                 Some(list) => {
                     // A few at once: a cluster of 200 namespaces is read
                     // in seconds, and the server sees no burst.
                     use futures::StreamExt as _;
-                    let reads: Vec<_> = futures::stream::iter(list.clone())
+                    let mut reads = futures::stream::iter(list.clone())
                         .map(|ns| {
                             let client = client.clone();
-                            async move { pod_usage(client, Some(&ns), None).await }
+                            pod_usage(client, Some(ns))
                         })
-                        .buffer_unordered(4)
-                        .collect()
-                        .await;
+                        .buffer_unordered(4);
                     let mut pods = Vec::new();
                     let mut window = None;
                     let mut failure = None;
                     let mut read_any = false;
-                    for read in reads {
+                    while let Some(read) = reads.next().await {
                         match read {
                             Ok((some, w)) => {
                                 read_any = true;

@@ -1467,5 +1467,13 @@ fn nodes_view_with_cpu_and_memory() {
             "{w}x{h}\n{screen}"
         );
         assert_snapshot(&format!("nodes_view_usage_{w}x{h}"), &screen);
+        // A node read: what it uses of what it can give, its pods by use.
+        a.update(code(KeyCode::Enter));
+        let screen = render(&a, w, h);
+        assert!(
+            screen.contains("Uses 330m of the 3920m CPU (8 %)"),
+            "{w}x{h}\n{screen}"
+        );
+        assert!(screen.contains("shop/web-1") && screen.contains("12Mi"), "{w}x{h}\n{screen}");
     }
 }
