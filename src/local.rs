@@ -303,6 +303,32 @@ pub fn read_state(path: &Path, cap: u64) -> Result<Option<Vec<u8>>, ReadError> {
     Ok(Some(bytes))
 }
 
+/// The most a kubeconfig may hold (kubectl reads any size; one of 16 MiB
+/// is already thousands of clusters).
+pub const CONFIG_MOST_BYTES: u64 = 16 << 20;
+
+/// A kubeconfig's bytes: a regular file (a link to one is followed), or a
+/// pipe or device as `--kubeconfig <(vault read …)` gives one, which is
+/// read to its end. At most [`CONFIG_MOST_BYTES`].
+pub fn read_config(path: &Path) -> io::Result<Vec<u8>> {
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_CLOEXEC | libc::O_NOCTTY)
+        .open(path)?;
+    if file.metadata()?.is_dir() {
+        return Err(io::Error::other("it is a directory"));
+    }
+    let mut bytes = Vec::new();
+    file.take(CONFIG_MOST_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > CONFIG_MOST_BYTES {
+        return Err(io::Error::other(format!(
+            "it holds more than the {} MiB podbay reads",
+            CONFIG_MOST_BYTES >> 20
+        )));
+    }
+    Ok(bytes)
+}
+
 /// Staging directories of copies under way, removed by [`remove_stages`]
 /// when a signal ends podbay before they are dropped.
 static STAGES: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());

@@ -154,7 +154,7 @@ impl App {
             )
         };
         let by_use = |rows: &mut Vec<&PodRow>| {
-            rows.sort_by(|a, b| {
+            rows.sort_unstable_by(|a, b| {
                 let memory = |r: &&PodRow| used(r).map(|u| u.memory_kib);
                 memory(b).cmp(&memory(a)).then_with(|| a.key.cmp(&b.key))
             })

@@ -4,7 +4,7 @@
 use std::io::IsTerminal as _;
 use std::path::PathBuf;
 
-use kube::config::{ExecInteractiveMode, KubeConfigOptions, Kubeconfig, KubeconfigError};
+use kube::config::{ExecInteractiveMode, KubeConfigOptions, Kubeconfig};
 
 use super::errors::{credential_plugin_failed, root_cause, safe_cause};
 
@@ -110,26 +110,26 @@ impl ConnectError {
 
 impl Target {
     fn load(&self) -> Result<Kubeconfig, ConnectError> {
-        let unreadable = |path: String, e: KubeconfigError| ConnectError::Unreadable {
-            path,
-            reason: root_cause(&e),
+        let read = |path: &std::path::Path| {
+            super::kubeconfig::read(path).map_err(|reason| ConnectError::Unreadable {
+                path: path.display().to_string(),
+                reason,
+            })
         };
         match &self.kubeconfig {
-            Some(path) => {
-                Kubeconfig::read_from(path).map_err(|e| unreadable(path.display().to_string(), e))
-            }
+            Some(path) => read(path),
             None => match std::env::var_os("KUBECONFIG").filter(|v| !v.is_empty()) {
                 Some(list) => {
                     // Like kubectl, skip listed files that do not exist
                     // (kube's `Kubeconfig::from_env` fails on them).
                     let mut merged: Option<Kubeconfig> = None;
                     for path in std::env::split_paths(&list).filter(|p| p.exists()) {
-                        let next = Kubeconfig::read_from(&path)
-                            .map_err(|e| unreadable(path.display().to_string(), e))?;
+                        let next = read(&path)?;
                         merged = Some(match merged {
-                            Some(acc) => acc
-                                .merge(next)
-                                .map_err(|e| unreadable(path.display().to_string(), e))?,
+                            Some(acc) => acc.merge(next).map_err(|e| ConnectError::Unreadable {
+                                path: path.display().to_string(),
+                                reason: root_cause(&e),
+                            })?,
                             None => next,
                         });
                     }
@@ -139,8 +139,7 @@ impl Target {
                     let home =
                         directories::BaseDirs::new().map(|d| d.home_dir().join(".kube/config"));
                     match home.filter(|p| p.exists()) {
-                        Some(path) => Kubeconfig::read_from(&path)
-                            .map_err(|e| unreadable(path.display().to_string(), e)),
+                        Some(path) => read(&path),
                         None => Err(ConnectError::Missing),
                     }
                 }

@@ -8,6 +8,7 @@ pub mod debug_pod;
 pub(crate) mod errors;
 pub mod feed;
 pub mod forward;
+pub(crate) mod kubeconfig;
 pub(crate) mod lenient;
 pub(crate) mod limits;
 pub mod metrics;

@@ -58,7 +58,7 @@ pub async fn run(args: TopArgs) -> Result<i32, Failure> {
 
 /// Most first by `cpu` or `memory`, ties (and no sort) by namespace/name.
 fn sort(pods: &mut [PodUse], by: Option<&str>) {
-    pods.sort_by(|a, b| {
+    pods.sort_unstable_by(|a, b| {
         let most_first = match by {
             Some("cpu") => b.total.microcores.cmp(&a.total.microcores),
             Some("memory") => b.total.memory_kib.cmp(&a.total.memory_kib),

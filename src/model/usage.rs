@@ -229,43 +229,37 @@ impl UsageError {
     }
 }
 
+/// A `PodMetricsList` or `NodeMetricsList`: one decoder for both (each
+/// decoder is kilobytes of the binary). An item is a pod (metadata,
+/// containers, window), a node (metadata, usage) or a container (name,
+/// usage).
 #[derive(Deserialize)]
 struct MetricsList {
     #[serde(default)]
-    items: Vec<PodMetrics>,
+    items: Vec<Item>,
 }
 
-#[derive(Deserialize)]
-struct PodMetrics {
-    #[serde(default)]
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Item {
     metadata: Meta,
-    #[serde(default)]
-    containers: Vec<ContainerMetrics>,
-    #[serde(default)]
+    name: String,
+    usage: UsageFields,
+    containers: Vec<Item>,
     window: Option<String>,
 }
 
 #[derive(Deserialize, Default)]
+#[serde(default)]
 struct Meta {
-    #[serde(default)]
     name: String,
-    #[serde(default)]
     namespace: String,
 }
 
-#[derive(Deserialize)]
-struct ContainerMetrics {
-    #[serde(default)]
-    name: String,
-    #[serde(default)]
-    usage: UsageFields,
-}
-
 #[derive(Deserialize, Default)]
+#[serde(default)]
 struct UsageFields {
-    #[serde(default)]
     cpu: String,
-    #[serde(default)]
     memory: String,
 }
 
@@ -309,23 +303,9 @@ pub fn parse_pod_metrics(
     Ok((pods, window))
 }
 
-#[derive(Deserialize)]
-struct NodeMetricsList {
-    #[serde(default)]
-    items: Vec<NodeMetrics>,
-}
-
-#[derive(Deserialize)]
-struct NodeMetrics {
-    #[serde(default)]
-    metadata: Meta,
-    #[serde(default)]
-    usage: UsageFields,
-}
-
 /// A `NodeMetricsList`'s nodes and what each uses.
 pub fn parse_node_metrics(body: &[u8]) -> serde_json::Result<Vec<(String, Use)>> {
-    let list: NodeMetricsList = serde_json::from_slice(body)?;
+    let list: MetricsList = serde_json::from_slice(body)?;
     Ok(list
         .items
         .into_iter()

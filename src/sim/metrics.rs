@@ -260,22 +260,10 @@ fn out_of_memory(
 /// A running pod's metrics: each running container's use (zero for one the
 /// simulator runs no process for), or `None` for a pod that is not running.
 fn pod_metrics(meter: &Meter, pod: &Value, taken: (Timestamp, Duration)) -> Option<Value> {
-    if pod.pointer("/status/phase").and_then(Value::as_str) != Some("Running") {
-        return None;
-    }
-    let key = Key::new(
-        pod["metadata"]["namespace"].as_str().unwrap_or_default(),
-        pod["metadata"]["name"].as_str().unwrap_or_default(),
-    );
-    let containers: Vec<Value> = ["containerStatuses", "ephemeralContainerStatuses"]
-        .iter()
-        .flat_map(|field| pod["status"][field].as_array().into_iter().flatten())
-        .filter(|status| status.pointer("/state/running").is_some())
-        .filter_map(|status| {
-            let name = status["name"].as_str()?;
-            let usage = meter.usage(&key, name);
-            Some(json!({"name": name, "usage": usage_json(usage)}))
-        })
+    let (key, used) = running_use(meter, pod)?;
+    let containers: Vec<Value> = used
+        .into_iter()
+        .map(|(name, usage)| json!({"name": name, "usage": usage_json(usage)}))
         .collect();
     let mut metadata = json!({
         "name": key.name.to_string(), "namespace": key.namespace.to_string(),
@@ -289,6 +277,28 @@ fn pod_metrics(meter: &Meter, pod: &Value, taken: (Timestamp, Duration)) -> Opti
         "metadata": metadata, "timestamp": taken.0.to_string(),
         "window": window_text(taken.1), "containers": containers,
     }))
+}
+
+/// A running pod's key and each of its running containers' use; `None`
+/// for a pod that is not running.
+fn running_use<'a>(meter: &Meter, pod: &'a Value) -> Option<(Key, Vec<(&'a str, Usage)>)> {
+    if pod.pointer("/status/phase").and_then(Value::as_str) != Some("Running") {
+        return None;
+    }
+    let key = Key::new(
+        pod["metadata"]["namespace"].as_str().unwrap_or_default(),
+        pod["metadata"]["name"].as_str().unwrap_or_default(),
+    );
+    let used = ["containerStatuses", "ephemeralContainerStatuses"]
+        .iter()
+        .flat_map(|field| pod["status"][field].as_array().into_iter().flatten())
+        .filter(|status| status.pointer("/state/running").is_some())
+        .filter_map(|status| {
+            let name = status["name"].as_str()?;
+            Some((name, meter.usage(&key, name)))
+        })
+        .collect();
+    Some((key, used))
 }
 
 fn usage_json(usage: Usage) -> Value {
@@ -378,23 +388,16 @@ pub fn nodes(state: &SimState, filter: &Filter, name: Option<&str>) -> Result<Va
     let (pods, ..) = state.store.list(Kind::Pod, None, None, None, &|_| true);
     for pod in pods {
         let pod = pod.value();
-        let (Some(node), Some(metrics)) = (
+        let (Some(node), Some((_, containers))) = (
             pod.pointer("/spec/nodeName").and_then(Value::as_str),
-            pod_metrics(&state.metrics, &pod, taken),
+            running_use(&state.metrics, &pod),
         ) else {
             continue;
         };
         let total = used.entry(node.to_string()).or_default();
-        for container in metrics["containers"].as_array().into_iter().flatten() {
-            let usage = &container["usage"];
-            let read = |field: &str| {
-                usage[field]
-                    .as_str()
-                    .and_then(quantity::parse)
-                    .unwrap_or(0.0)
-            };
-            total.nanocores += (read("cpu") * 1e9).round() as u64;
-            total.memory += read("memory") as u64;
+        for (_, usage) in containers {
+            total.nanocores += usage.nanocores;
+            total.memory += usage.memory;
         }
     }
     let items: Vec<Value> = nodes

@@ -599,6 +599,10 @@ fn resources(app: &str, container: &str) -> Value {
             "requests": {"cpu": "25m", "memory": "32Mi"},
             "limits": {"cpu": "50m", "memory": "128Mi"},
         }),
+        ("prometheus", "config-reloader") => json!({
+            "requests": {"cpu": "5m", "memory": "16Mi"},
+            "limits": {"cpu": "5m", "memory": "32Mi"},
+        }),
         ("storefront", "web") => json!({
             "requests": {"cpu": "100m", "memory": "64Mi"},
             "limits": {"memory": "128Mi"},

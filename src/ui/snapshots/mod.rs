@@ -1474,6 +1474,9 @@ fn nodes_view_with_cpu_and_memory() {
             screen.contains("Uses 330m of the 3920m CPU (8 %)"),
             "{w}x{h}\n{screen}"
         );
-        assert!(screen.contains("shop/web-1") && screen.contains("12Mi"), "{w}x{h}\n{screen}");
+        assert!(
+            screen.contains("shop/web-1") && screen.contains("12Mi"),
+            "{w}x{h}\n{screen}"
+        );
     }
 }
