@@ -1340,7 +1340,7 @@ fn pod_list_with_cpu_and_memory_at_every_size() {
 
 /// The pod view of a container climbing toward its memory limit: CPU and
 /// MEM per container, and the focused one's figures against its request
-/// and limit with their trend, at 80x24 and 120x30.
+/// and limit with their trend, at 80x24, 120x30 and 250x60.
 #[test]
 fn a_containers_use_against_its_limit_with_its_trend() {
     use crate::model::usage::{PodUse, Use};
@@ -1351,7 +1351,7 @@ fn a_containers_use_against_its_limit_with_its_trend() {
             "limits": {"cpu": "500m", "memory": "96Mi"}}}]},
     }))
     .unwrap();
-    for (w, h) in [(80, 24), (120, 30)] {
+    for (w, h) in [(80, 24), (120, 30), (250, 60)] {
         let mut a = demo_app();
         a.update(Event::Resize(crate::term::Size::new(w, h)));
         a.update(code(KeyCode::Enter));
