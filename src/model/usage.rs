@@ -236,7 +236,22 @@ impl UsageError {
 #[derive(Deserialize)]
 struct MetricsList {
     #[serde(default)]
+    kind: Option<String>,
+    #[serde(default)]
     items: Vec<Item>,
+}
+
+impl MetricsList {
+    /// The list, if it says it is a `kind` (a server that answers the
+    /// metrics API with a PodList is not believed).
+    fn of_kind(self, kind: &str) -> serde_json::Result<Self> {
+        match self.kind.as_deref() {
+            Some(said) if said != kind => Err(<serde_json::Error as serde::de::Error>::custom(
+                format!("it is a {said}"),
+            )),
+            _ => Ok(self),
+        }
+    }
 }
 
 #[derive(Deserialize, Default)]
@@ -269,7 +284,7 @@ struct UsageFields {
 pub fn parse_pod_metrics(
     body: &[u8],
 ) -> serde_json::Result<(Vec<PodUse>, Option<std::time::Duration>)> {
-    let list: MetricsList = serde_json::from_slice(body)?;
+    let list = serde_json::from_slice::<MetricsList>(body)?.of_kind("PodMetricsList")?;
     let window = list
         .items
         .iter()
@@ -305,7 +320,7 @@ pub fn parse_pod_metrics(
 
 /// A `NodeMetricsList`'s nodes and what each uses.
 pub fn parse_node_metrics(body: &[u8]) -> serde_json::Result<Vec<(String, Use)>> {
-    let list: MetricsList = serde_json::from_slice(body)?;
+    let list = serde_json::from_slice::<MetricsList>(body)?.of_kind("NodeMetricsList")?;
     Ok(list
         .items
         .into_iter()
@@ -340,6 +355,10 @@ mod tests {
         assert_eq!(pods[0].total.memory_text(), "2693Mi");
         assert_eq!(pods[1].total, Use::default(), "what does not parse is zero");
         assert!(parse_pod_metrics(br#"{"items": 5}"#).is_err());
+        assert!(
+            parse_pod_metrics(br#"{"kind": "PodList", "items": []}"#).is_err(),
+            "a pod list is not the pods' metrics"
+        );
         assert!(parse_pod_metrics(b"not json").is_err());
     }
 

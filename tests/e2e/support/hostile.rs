@@ -34,8 +34,13 @@ impl Request {
     }
 
     /// `GET` of a collection of `plural` (list or watch).
+    /// A list of the core or a workload group's `plural` (not the
+    /// metrics API's pods and nodes, which a hostile server here does not
+    /// serve).
     pub fn is_list_of(&self, plural: &str) -> bool {
-        self.method == "GET" && self.path.ends_with(&format!("/{plural}"))
+        self.method == "GET"
+            && self.path.ends_with(&format!("/{plural}"))
+            && !self.path.starts_with("/apis/metrics.k8s.io/")
     }
 }
 

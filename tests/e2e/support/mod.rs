@@ -350,17 +350,19 @@ impl PodbayScreen {
 
     /// Resizes the terminal podbay runs in (it gets SIGWINCH).
     pub fn resize(&self, cols: u16, rows: u16) {
+        // The screen takes the new size before podbay can know of it: a
+        // frame drawn for the new size and read at the old one would
+        // leave cells podbay never draws again.
+        let mut parser = self.parser.lock().unwrap();
+        if let (Some(rows), Some(cols)) = (
+            std::num::NonZeroU16::new(rows),
+            std::num::NonZeroU16::new(cols),
+        ) {
+            parser.set_size(rows, cols);
+        }
         self.master
             .resize(podbay::term::Size { cols, rows })
             .expect("resizing the pty");
-        let mut parser = self.parser.lock().unwrap();
-        let (Some(rows), Some(cols)) = (
-            std::num::NonZeroU16::new(rows),
-            std::num::NonZeroU16::new(cols),
-        ) else {
-            return;
-        };
-        parser.set_size(rows, cols);
     }
 
     /// `q`, answering podbay's question with `y` when sessions are live.
