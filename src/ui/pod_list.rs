@@ -220,9 +220,9 @@ const TITLES: [&str; 12] = [
 
 /// How the columns give way when the screen is narrow, as kubectl and k9s
 /// users expect: NODE and NAMESPACE first, then RESTARTS drops its "(2m
-/// ago)" and the percentages of requests and limits go, then NAME is cut
-/// in the middle (its unique tail stays); CPU and MEM go after AGE. READY
-/// and STATUS are never cut.
+/// ago)" and the percentages of requests and limits go, then CPU and MEM
+/// (a name is worth more), then NAME is cut in the middle (its unique tail
+/// stays). READY and STATUS are never cut.
 const PLAN: [Give; 18] = [
     give(Col::Node as usize, 8),
     give(Col::Namespace as usize, 10),
@@ -231,15 +231,15 @@ const PLAN: [Give; 18] = [
     give(Col::MemOfLimit as usize, 0),
     give(Col::Node as usize, 0),
     give(Col::Namespace as usize, 9),
+    give(Col::Cpu as usize, 0),
+    give(Col::Mem as usize, 0),
     give(Col::Name as usize, 24),
     give(Col::Name as usize, 20),
     give(Col::Namespace as usize, 6),
     give(Col::Debug as usize, 0),
     give(Col::Age as usize, 0),
-    give(Col::Cpu as usize, 0),
     give(Col::Name as usize, 16),
     give(Col::Namespace as usize, 0),
-    give(Col::Mem as usize, 0),
     give(Col::Name as usize, 12),
     give(Col::Restarts as usize, 0),
 ];
