@@ -3,7 +3,7 @@
 //! it (one listing with `podbay debug POD --list`).
 
 use k8s_openapi::api::core::v1::Pod;
-use kube::api::{Api, ListParams};
+use kube::api::Api;
 
 use super::debug::{Failure, exit, fail};
 use crate::cli::{DebuggersAction, DebuggersArgs, StopDebuggersArgs};
@@ -27,25 +27,12 @@ pub async fn run(args: DebuggersArgs) -> Result<i32, Failure> {
     let connection = super::connect(args.kubeconfig.as_deref(), args.context.as_deref()).await?;
     let namespace =
         (!args.all_namespaces).then(|| args.namespace.clone().unwrap_or(connection.namespace));
-    let api: Api<Pod> = match &namespace {
-        Some(ns) => Api::namespaced(connection.client.clone(), ns),
-        None => Api::all(connection.client.clone()),
-    };
-    let mut params = ListParams::default();
-    if let Some(selector) = &args.selector {
-        params = params.labels(selector);
-    }
-    let pods = Deadline::none()
-        .within(Some(LIST_WITHIN))
-        .bound(crate::cluster::objects::list(&api, &params))
-        .await
-        .map_err(|why| {
-            fail(
-                exit::TIMEOUT,
-                format!("The server did not list the pods ({why}); try again, or narrow it with -n or -l."),
-            )
-        })?
-        .map_err(|e| super::debug::classify(&e))?;
+    let pods = super::list_pods(
+        connection.client.clone(),
+        namespace.as_deref(),
+        args.selector.as_deref(),
+    )
+    .await?;
     let found = debuggers::of_pods(&pods);
     if args.json() {
         let pods: Vec<&Pod> = pods.iter().collect();

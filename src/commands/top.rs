@@ -1,20 +1,14 @@
 //! `podbay top`: the pods' CPU and memory in use, as `kubectl top pod`
 //! prints them, from the same read as the pod list's columns.
 
-use k8s_openapi::api::core::v1::Pod;
-use kube::api::{Api, ListParams};
 use serde_json::json;
 
 use super::debug::{Failure, exit, fail};
 use crate::cli::TopArgs;
-use crate::cluster::deadline::Deadline;
 use crate::cluster::metrics::pod_usage;
 use crate::model::PodKey;
 use crate::model::text::Printable;
 use crate::model::usage::{Asks, PodUse, UsageError};
-
-/// How long the pods' list (for `-o json`'s requests and limits) may take.
-const LIST_WITHIN: std::time::Duration = std::time::Duration::from_secs(60);
 
 pub async fn run(args: TopArgs) -> Result<i32, Failure> {
     let connection = super::connect(args.kubeconfig.as_deref(), args.context.as_deref()).await?;
@@ -94,25 +88,7 @@ async fn asks_of(
     namespace: Option<&str>,
     selector: Option<&str>,
 ) -> Result<std::collections::HashMap<PodKey, Asks>, Failure> {
-    let api: Api<Pod> = match namespace {
-        Some(ns) => Api::namespaced(client, ns),
-        None => Api::all(client),
-    };
-    let mut params = ListParams::default();
-    if let Some(selector) = selector {
-        params = params.labels(selector);
-    }
-    let pods = Deadline::none()
-        .within(Some(LIST_WITHIN))
-        .bound(crate::cluster::objects::list(&api, &params))
-        .await
-        .map_err(|why| {
-            fail(
-                exit::TIMEOUT,
-                format!("The server did not list the pods ({why}); try again, or narrow it with -n or -l."),
-            )
-        })?
-        .map_err(|e| super::debug::classify(&e))?;
+    let pods = super::list_pods(client, namespace, selector).await?;
     Ok(pods
         .iter()
         .filter_map(|pod| Some((PodKey::of(pod), crate::model::pod::asks_of(pod)?)))
