@@ -6,15 +6,12 @@
 
 use crossterm::event::KeyEvent;
 
+pub use super::launcher::EACH_FIRST;
 use super::launcher::{FormOutcome, Launcher};
 use crate::model::debug::{AsTargetUser, DebugSpec, Profile};
 use crate::model::launch::{self, LaunchPlan, LaunchRequest};
 use crate::model::pod_security::Policy;
 use crate::model::{ContainerInfo, ContainerKind, ContainerState, PodDetail, PodKey, Stdio};
-
-/// The target that stands for each pod's own first container: no
-/// container can be named so.
-pub const EACH_FIRST: &str = "*";
 
 /// A marked pod, as read when the form opened.
 #[derive(Debug, Clone, PartialEq)]
@@ -62,6 +59,7 @@ impl FleetForm {
         let common = common_pod(&pods);
         let mut launcher = Launcher::new(&common, None, images, profile, None, random);
         launcher.target = Some(0);
+        launcher.several = true;
         launcher.refresh(&common);
         FleetForm {
             launcher,
@@ -98,15 +96,6 @@ impl FleetForm {
     /// The pods as one, for the form's own checks.
     pub fn common(&self) -> &PodDetail {
         &self.common
-    }
-
-    /// The form's target in words.
-    pub fn target_words(&self) -> String {
-        match self.launcher.target_name() {
-            Some(EACH_FIRST) => "each pod's first container".to_string(),
-            Some(name) => name.to_string(),
-            None => "(none: each pod's shared namespaces)".to_string(),
-        }
     }
 
     fn plans_for(&self, template: &DebugSpec) -> Vec<(PodKey, Plan)> {

@@ -7,7 +7,7 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 
 use crossterm::event::{KeyCode, KeyEvent};
 
-use super::form::{self, Edit, FormKey, LineEdit};
+use super::form::{self, Answer, Form, Input, LineEdit, Shown, Value};
 use super::*;
 use crate::model::forward::{
     DeclaredPort, ForwardEvent, ForwardRequest, ForwardTarget, PortMapping, RemotePort,
@@ -186,69 +186,105 @@ impl ForwardForm {
     }
 }
 
-/// What a key did to the form.
-enum Answer {
-    Stay(ForwardForm),
-    Cancel,
-    Send(ForwardForm, PortMapping),
-    /// Enter on a form that cannot be sent: why.
-    Refused(ForwardForm, String),
-}
+impl Form for ForwardForm {
+    type Field = FormField;
+    type Sent = PortMapping;
+    type Context = ();
 
-fn on_form_key(mut form: ForwardForm, key: &KeyEvent) -> Answer {
-    let asked = match form.field {
-        FormField::Remote => FormKey::of_list(key),
-        FormField::Local => FormKey::of(key, false),
-    };
-    match asked {
-        FormKey::Cancel => return Answer::Cancel,
-        FormKey::Submit => {
-            return match form.mapping() {
-                Ok(mapping) => Answer::Send(form, mapping),
-                Err(why) => Answer::Refused(form, why),
-            };
+    /// Two fields: the pod's port, the local one.
+    fn fields(&self) -> &[FormField] {
+        &[FormField::Remote, FormField::Local]
+    }
+
+    fn focus(&self) -> FormField {
+        self.field
+    }
+
+    fn set_focus(&mut self, field: FormField) {
+        self.field = field;
+    }
+
+    fn input(&self, field: FormField) -> Input {
+        match field {
+            FormField::Remote => Input::List,
+            FormField::Local => Input::Text,
         }
-        // Two fields: the pod's port, the local one.
-        FormKey::Focus(_) => {
-            form.field = match form.field {
-                FormField::Remote => FormField::Local,
-                FormField::Local => FormField::Remote,
-            };
+    }
+
+    fn text_mut(&mut self, field: FormField) -> Option<&mut LineEdit> {
+        Some(match field {
+            FormField::Remote => &mut self.typed_remote,
+            FormField::Local => &mut self.local,
+        })
+    }
+
+    fn choose(&mut self, field: FormField, delta: isize) {
+        if field == FormField::Remote {
+            self.choice = form::cycle(self.choice, self.ports.len() + 1, delta);
+            self.follow_choice();
         }
-        FormKey::Cycle(delta) => {
-            form.choice = form::cycle(form.choice, form.ports.len() + 1, delta);
-            form.follow_choice();
-        }
-        FormKey::Type => match form.field {
+    }
+
+    /// A port is a number or a port's name; typing the pod's port picks
+    /// the typed one.
+    fn typed(&mut self, field: FormField, before: LineEdit) {
+        match field {
             FormField::Local => {
-                let before = form.local.clone();
-                if form.local.edit(key) == Edit::Edited {
-                    form.local_typed = true;
-                    if !(form.local.len() <= 5 && form.local.bytes().all(|b| b.is_ascii_digit())) {
-                        form.local = before;
-                    }
+                self.local_typed = true;
+                if !(self.local.len() <= 5 && self.local.bytes().all(|b| b.is_ascii_digit())) {
+                    self.local = before;
                 }
             }
             FormField::Remote => {
-                let before = form.typed_remote.clone();
-                if form.typed_remote.edit(key) == Edit::Edited {
-                    let fits = form.typed_remote.len() <= 15
-                        && form
-                            .typed_remote
-                            .chars()
-                            .all(|c| c.is_ascii_alphanumeric() || c == '-');
-                    if fits {
-                        // Typing picks the typed port.
-                        form.choice = form.ports.len();
-                    } else {
-                        form.typed_remote = before;
-                    }
-                    form.follow_choice();
+                let fits = self.typed_remote.len() <= 15
+                    && self
+                        .typed_remote
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '-');
+                if fits {
+                    self.choice = self.ports.len();
+                } else {
+                    self.typed_remote = before;
                 }
+                self.follow_choice();
             }
-        },
+        }
     }
-    Answer::Stay(form)
+
+    fn submit(&self, _: &()) -> Result<PortMapping, String> {
+        self.mapping()
+    }
+
+    fn shown(&self, field: FormField) -> Shown<'_> {
+        match field {
+            FormField::Remote => Shown {
+                label: match self.target {
+                    ForwardTarget::Pod(_) => "pod's port",
+                    ForwardTarget::Service(_) => "Service's port",
+                    ForwardTarget::Owner { .. } => "pods' port",
+                }
+                .to_string(),
+                value: Value::List {
+                    options: self.ports.iter().map(port_words).collect(),
+                    at: self.choice,
+                    typed: Some((&self.typed_remote, "another: a number or a port's name")),
+                },
+                note: None,
+            },
+            FormField::Local => Shown::text("local port", &self.local, "a free one"),
+        }
+    }
+}
+
+/// A declared port as the form offers it: its name, number and protocol,
+/// and its container (a Service's port belongs to none).
+fn port_words(port: &DeclaredPort) -> String {
+    let name = port.name.as_deref().unwrap_or("—");
+    let mut words = format!("{name:<16} {:>5}/{:<4}", port.number, port.protocol);
+    if !port.container.is_empty() {
+        words.push_str(&format!(" container {}", port.container));
+    }
+    words
 }
 
 impl App {
@@ -302,20 +338,21 @@ impl App {
         self.open_forward_form()
     }
 
-    pub(super) fn on_forward_form_key(&mut self, form: ForwardForm, key: KeyEvent) -> Vec<Effect> {
-        match on_form_key(form, &key) {
-            Answer::Stay(form) => {
-                self.mode = Mode::Forward(Box::new(form));
-                vec![]
+    pub(super) fn on_forward_form_key(
+        &mut self,
+        mut form: ForwardForm,
+        key: KeyEvent,
+    ) -> Vec<Effect> {
+        match form::on_key(&mut form, &key, &()) {
+            Answer::Cancel => return vec![],
+            Answer::Send(mapping) => {
+                return self.start_forward(form.namespace, form.target, mapping);
             }
-            Answer::Cancel => vec![],
-            Answer::Refused(form, why) => {
-                self.message = Some(error(why));
-                self.mode = Mode::Forward(Box::new(form));
-                vec![]
-            }
-            Answer::Send(form, mapping) => self.start_forward(form.namespace, form.target, mapping),
+            Answer::Refused(why) => self.message = Some(error(why)),
+            Answer::Stay | Answer::Edited => {}
         }
+        self.mode = Mode::Forward(Box::new(form));
+        vec![]
     }
 
     fn start_forward(
@@ -499,11 +536,17 @@ mod tests {
         KeyEvent::new(code, crossterm::event::KeyModifiers::NONE)
     }
 
-    fn stay(outcome: Answer) -> ForwardForm {
-        match outcome {
-            Answer::Stay(form) => form,
-            _ => panic!("the form stays"),
-        }
+    fn on_form_key(mut form: ForwardForm, key: &KeyEvent) -> (ForwardForm, Answer<PortMapping>) {
+        let answer = form::on_key(&mut form, key, &());
+        (form, answer)
+    }
+
+    fn stay((form, answer): (ForwardForm, Answer<PortMapping>)) -> ForwardForm {
+        assert!(
+            matches!(answer, Answer::Stay | Answer::Edited),
+            "the form stays: {answer:?}"
+        );
+        form
     }
 
     #[test]
@@ -530,7 +573,7 @@ mod tests {
         let form = stay(on_form_key(form, &key(KeyCode::Down)));
         assert_eq!(form.local, "9902", "a typed local port stays");
         match on_form_key(form.clone(), &key(KeyCode::Enter)) {
-            Answer::Send(_, mapping) => {
+            (_, Answer::Send(mapping)) => {
                 assert_eq!(mapping.local, Some(9902));
                 assert_eq!(mapping.remote, RemotePort::Number(8080));
             }
@@ -538,7 +581,7 @@ mod tests {
         }
         let udp = stay(on_form_key(form, &key(KeyCode::Down)));
         match on_form_key(udp, &key(KeyCode::Enter)) {
-            Answer::Refused(_, why) => assert!(why.contains("TCP only"), "{why}"),
+            (_, Answer::Refused(why)) => assert!(why.contains("TCP only"), "{why}"),
             _ => panic!("UDP is refused"),
         }
     }
@@ -548,14 +591,14 @@ mod tests {
         let form = ForwardForm::new("shop".into(), ForwardTarget::Pod("x".into()), vec![], None);
         assert!(matches!(
             on_form_key(form.clone(), &key(KeyCode::Enter)),
-            Answer::Refused(_, why) if why.contains("Type the pod's port")
+            (_, Answer::Refused(why)) if why.contains("Type the pod's port")
         ));
         let mut form = form;
         for c in "5432".chars() {
             form = stay(on_form_key(form, &key(KeyCode::Char(c))));
         }
         match on_form_key(form, &key(KeyCode::Enter)) {
-            Answer::Send(_, mapping) => {
+            (_, Answer::Send(mapping)) => {
                 assert_eq!(mapping.remote, RemotePort::Number(5432));
                 assert_eq!(mapping.local, Some(5432), "the same local port");
             }

@@ -4,7 +4,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use super::form::{self, Edit, FormKey, LineEdit};
+use super::form::{self, Answer, Form, Input, LineEdit, Shown};
 use crate::model::debug::{
     self, Admission, AsTargetUser, CustomProfile, DebugSpec, Profile, Verdict,
 };
@@ -82,7 +82,15 @@ pub struct Launcher {
     pub customs: Vec<CustomProfile>,
     /// The one chosen, if any (`profile` is then its base).
     pub custom: Option<usize>,
+    /// The pod's namespace as said (the verdict names it).
+    namespace: String,
+    /// The form launches in several pods at once (marks): no mounts.
+    pub several: bool,
 }
+
+/// The target that stands for each pod's own first container, in the
+/// form for several pods: no container can be named so.
+pub const EACH_FIRST: &str = "*";
 
 /// What a key in the form asks for.
 #[derive(Debug, Clone, PartialEq)]
@@ -156,6 +164,8 @@ impl Launcher {
             verdict: None,
             customs: Vec::new(),
             custom: None,
+            namespace: detail.key.shown().0.to_string(),
+            several: false,
         };
         form.apply_policy(policy.cloned(), detail);
         form
@@ -231,10 +241,10 @@ impl Launcher {
     }
 
     /// A few words on how the chosen profile fares: `(admitted, words)`.
-    pub fn profile_verdict(&self, detail: &PodDetail) -> Option<(bool, String)> {
+    pub fn profile_verdict(&self) -> Option<(bool, String)> {
         let level = self.policy.as_ref()?.enforce.level.name();
         Some(match self.verdict.as_ref()? {
-            Admission::Admitted => (true, format!("{} enforces {level}", detail.key.shown().0)),
+            Admission::Admitted => (true, format!("{} enforces {level}", self.namespace)),
             Admission::Refused { violations, .. } => (
                 false,
                 format!("{level} forbids {}", pod_security::short(violations)),
@@ -333,48 +343,73 @@ impl Launcher {
         {
             return FormOutcome::Reattach(name.clone());
         }
-        match FormKey::of(&key, self.cycles()) {
-            FormKey::Cancel => return FormOutcome::Cancel,
-            FormKey::Submit => {
-                return match self.spec(detail) {
-                    Ok(spec) => FormOutcome::Launch(Box::new(spec)),
-                    Err(e) => {
-                        self.error = Some(e);
-                        FormOutcome::Stay
-                    }
-                };
+        match form::on_key(self, &key, detail) {
+            Answer::Cancel => return FormOutcome::Cancel,
+            Answer::Send(spec) => return FormOutcome::Launch(Box::new(spec)),
+            Answer::Refused(why) => {
+                self.error = Some(why);
+                return FormOutcome::Stay;
             }
-            FormKey::Focus(delta) => self.focus = form::step(&Field::ALL, self.focus, delta),
             // An edit answers the last refusal: its sentence goes.
-            FormKey::Cycle(delta) => {
-                self.error = None;
-                self.cycle(delta)
-            }
-            FormKey::Type => {
-                if let Some(text) = self.text_mut()
-                    && text.edit(&key) == Edit::Edited
-                {
-                    self.error = None;
-                }
-            }
+            Answer::Edited => self.error = None,
+            Answer::Stay => {}
         }
         self.refresh(detail);
         FormOutcome::Stay
     }
 
-    /// The focused field offers choices (←/→): the targets, the profiles,
-    /// the configured images, the pod's volumes.
-    pub fn cycles(&self) -> bool {
-        match self.focus {
-            Field::Target | Field::Profile => true,
-            Field::Image => !self.images.is_empty(),
-            Field::Mounts => !self.volumes.is_empty(),
-            Field::Name | Field::Command | Field::Env => false,
+    /// The target in words.
+    fn target_words(&self) -> String {
+        match self.target_name() {
+            Some(EACH_FIRST) => "each pod's first container".to_string(),
+            Some(name) => name.to_string(),
+            None if self.several => "(none: each pod's shared namespaces)".to_string(),
+            None => "(none: the pod's shared namespaces)".to_string(),
         }
     }
 
-    fn text_mut(&mut self) -> Option<&mut LineEdit> {
-        match self.focus {
+    /// What ←/→ offers in the mounts field, when nothing is typed.
+    fn mounts_words(&self) -> String {
+        if self.several {
+            "(not with several pods)".to_string()
+        } else if self.volumes.is_empty() {
+            "(the pod has no volumes)".to_string()
+        } else {
+            format!("(none; {})", self.volumes.join(", "))
+        }
+    }
+}
+
+impl Form for Launcher {
+    type Field = Field;
+    type Sent = DebugSpec;
+    type Context = PodDetail;
+
+    fn fields(&self) -> &[Field] {
+        &Field::ALL
+    }
+
+    fn focus(&self) -> Field {
+        self.focus
+    }
+
+    fn set_focus(&mut self, field: Field) {
+        self.focus = field;
+    }
+
+    /// The targets and the profiles are choices; the configured images
+    /// and the pod's volumes are offered by ←/→ as well as typed.
+    fn input(&self, field: Field) -> Input {
+        match field {
+            Field::Target | Field::Profile => Input::Choice,
+            Field::Image if !self.images.is_empty() => Input::TextOrChoice,
+            Field::Mounts if !self.volumes.is_empty() => Input::TextOrChoice,
+            Field::Image | Field::Mounts | Field::Name | Field::Command | Field::Env => Input::Text,
+        }
+    }
+
+    fn text_mut(&mut self, field: Field) -> Option<&mut LineEdit> {
+        match field {
             Field::Image => Some(&mut self.image),
             Field::Name => Some(&mut self.name),
             Field::Command => Some(&mut self.command),
@@ -384,8 +419,33 @@ impl Launcher {
         }
     }
 
-    fn cycle(&mut self, delta: isize) {
-        match self.focus {
+    fn choose(&mut self, field: Field, delta: isize) {
+        self.cycle(field, delta);
+    }
+
+    fn submit(&self, detail: &PodDetail) -> Result<DebugSpec, String> {
+        self.spec(detail)
+    }
+
+    fn shown(&self, field: Field) -> Shown<'_> {
+        let label = field.label();
+        match field {
+            Field::Target => Shown::choice(label, self.target_words()),
+            Field::Image => Shown::text(label, &self.image, ""),
+            Field::Name => Shown::text(label, &self.name, ""),
+            Field::Command => Shown::text(label, &self.command, "(the image's entrypoint)"),
+            Field::Profile => {
+                Shown::choice(label, self.profile_label()).with_note(self.profile_verdict())
+            }
+            Field::Env => Shown::text(label, &self.env, "(none; K=V, K=V)"),
+            Field::Mounts => Shown::text(label, &self.mounts, &self.mounts_words()),
+        }
+    }
+}
+
+impl Launcher {
+    fn cycle(&mut self, field: Field, delta: isize) {
+        match field {
             Field::Target => {
                 // Choices: each regular container, then "(none)".
                 let n = self.targets.len() as isize + 1;
@@ -814,7 +874,7 @@ mod tests {
             form.profile_note
         );
         assert_eq!(
-            form.profile_verdict(&d),
+            form.profile_verdict(),
             Some((true, "shop enforces baseline".to_string()))
         );
 
@@ -825,7 +885,7 @@ mod tests {
         chosen.apply_policy(Some(policy("restricted")), &d);
         assert_eq!(chosen.profile, Profile::General, "the user's choice stays");
         assert_eq!(
-            chosen.profile_verdict(&d).map(|v| v.0),
+            chosen.profile_verdict().map(|v| v.0),
             Some(false),
             "and is marked as refused"
         );
@@ -840,7 +900,7 @@ mod tests {
     fn without_a_policy_nothing_is_judged() {
         let d = detail();
         let form = Launcher::new(&d, Some("app"), &[], Profile::Sysadmin, None, 1);
-        assert_eq!(form.profile_verdict(&d), None);
+        assert_eq!(form.profile_verdict(), None);
         assert!(form.spec(&d).is_ok());
     }
 }

@@ -4,7 +4,7 @@
 
 use crossterm::event::KeyEvent;
 
-use super::form::{self, FormKey, LineEdit};
+use super::form::{self, Answer, Form, Input, LineEdit, Shown, Value};
 use super::keymap::Action;
 use super::message::error;
 use super::object_rows::ObjectRows;
@@ -31,8 +31,84 @@ pub struct NodeDebugForm {
     pub namespace: String,
     pub image: LineEdit,
     pub profile: Profile,
-    /// The image field has the keyboard (else the profile).
-    pub editing_image: bool,
+    pub field: NodeField,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NodeField {
+    Profile,
+    Image,
+}
+
+impl Form for NodeDebugForm {
+    type Field = NodeField;
+    /// The image.
+    type Sent = String;
+    type Context = ();
+
+    fn fields(&self) -> &[NodeField] {
+        &[NodeField::Profile, NodeField::Image]
+    }
+
+    fn focus(&self) -> NodeField {
+        self.field
+    }
+
+    fn set_focus(&mut self, field: NodeField) {
+        self.field = field;
+    }
+
+    /// The profiles a line each, with what each gives on the node.
+    fn input(&self, field: NodeField) -> Input {
+        match field {
+            NodeField::Profile => Input::List,
+            NodeField::Image => Input::Text,
+        }
+    }
+
+    fn text_mut(&mut self, field: NodeField) -> Option<&mut LineEdit> {
+        (field == NodeField::Image).then_some(&mut self.image)
+    }
+
+    fn choose(&mut self, field: NodeField, delta: isize) {
+        if field == NodeField::Profile {
+            self.profile =
+                NODE_PROFILES[form::cycle(self.profile_at(), NODE_PROFILES.len(), delta)];
+        }
+    }
+
+    fn submit(&self, _: &()) -> Result<String, String> {
+        let image = self.image.trim().to_string();
+        crate::model::image::validate_reference(&image)?;
+        Ok(image)
+    }
+
+    fn shown(&self, field: NodeField) -> Shown<'_> {
+        match field {
+            NodeField::Profile => Shown {
+                label: "profile".to_string(),
+                value: Value::List {
+                    options: NODE_PROFILES
+                        .iter()
+                        .map(|p| format!("{:<11}{}", p.name(), debug_pod::node_profile_gives(*p)))
+                        .collect(),
+                    at: self.profile_at(),
+                    typed: None,
+                },
+                note: None,
+            },
+            NodeField::Image => Shown::text("image", &self.image, ""),
+        }
+    }
+}
+
+impl NodeDebugForm {
+    fn profile_at(&self) -> usize {
+        NODE_PROFILES
+            .iter()
+            .position(|p| *p == self.profile)
+            .unwrap_or(0)
+    }
 }
 
 /// The profiles the form offers, in order: a node shell, then privileged.
@@ -100,7 +176,7 @@ impl App {
                     namespace,
                     image,
                     profile: Profile::General,
-                    editing_image: false,
+                    field: NodeField::Profile,
                 }));
             }
             Action::Back => {
@@ -236,33 +312,18 @@ impl App {
         mut form: NodeDebugForm,
         key: KeyEvent,
     ) -> Vec<Effect> {
-        match FormKey::of(&key, !form.editing_image) {
-            FormKey::Cancel => return vec![],
-            FormKey::Submit => return self.launch_node_debug(form),
-            // Two fields: the profile, the image.
-            FormKey::Focus(_) => form.editing_image = !form.editing_image,
-            FormKey::Cycle(delta) => {
-                let at = NODE_PROFILES
-                    .iter()
-                    .position(|p| *p == form.profile)
-                    .unwrap_or(0);
-                form.profile = NODE_PROFILES[form::cycle(at, NODE_PROFILES.len(), delta)];
-            }
-            FormKey::Type if form.editing_image => drop(form.image.edit(&key)),
-            FormKey::Type => {}
+        match form::on_key(&mut form, &key, &()) {
+            Answer::Cancel => return vec![],
+            Answer::Send(image) => return self.launch_node_debug(form, image),
+            Answer::Refused(why) => self.message = Some(error(why)),
+            Answer::Stay | Answer::Edited => {}
         }
         self.mode = Mode::NodeDebug(Box::new(form));
         vec![]
     }
 
     /// Opens a pane on the node debug pod, which the executor creates.
-    fn launch_node_debug(&mut self, form: NodeDebugForm) -> Vec<Effect> {
-        let image = form.image.trim().to_string();
-        if let Err(why) = crate::model::image::validate_reference(&image) {
-            self.message = Some(error(why));
-            self.mode = Mode::NodeDebug(Box::new(form));
-            return vec![];
-        }
+    fn launch_node_debug(&mut self, form: NodeDebugForm, image: String) -> Vec<Effect> {
         let mut names = fastrand::Rng::with_seed(self.random_seed());
         let pod_name = debug_pod::node_debug_pod_name(&form.node, || names.u64(..));
         let pod = debug_pod::node_debug_pod(&NodeDebug {

@@ -5,7 +5,7 @@
 
 use crossterm::event::KeyEvent;
 
-use super::form::{self, FormKey, LineEdit};
+use super::form::{self, Answer, Form, Input, LineEdit, Shown};
 use super::message::{error, info};
 use super::{App, Effect, Mode, View};
 use crate::model::debug_pod::{self, PodCopy};
@@ -37,10 +37,82 @@ pub enum CopyField {
     PullSecrets,
 }
 
+/// What a valid copy form asks for.
+pub struct Held {
+    pub image: String,
+    pub command: Vec<String>,
+}
+
 impl CopyForm {
-    fn choose(&mut self, index: usize) {
+    fn choose_container(&mut self, index: usize) {
         self.chosen = index;
         self.image = self.containers[index].1.as_str().into();
+    }
+}
+
+impl Form for CopyForm {
+    type Field = CopyField;
+    type Sent = Held;
+    type Context = ();
+
+    fn fields(&self) -> &[CopyField] {
+        &[
+            CopyField::Container,
+            CopyField::Image,
+            CopyField::Command,
+            CopyField::PullSecrets,
+        ]
+    }
+
+    fn focus(&self) -> CopyField {
+        self.field
+    }
+
+    fn set_focus(&mut self, field: CopyField) {
+        self.field = field;
+    }
+
+    fn input(&self, field: CopyField) -> Input {
+        match field {
+            CopyField::Container => Input::Choice,
+            CopyField::Image | CopyField::Command | CopyField::PullSecrets => Input::Text,
+        }
+    }
+
+    fn text_mut(&mut self, field: CopyField) -> Option<&mut LineEdit> {
+        match field {
+            CopyField::Container => None,
+            CopyField::Image => Some(&mut self.image),
+            CopyField::Command => Some(&mut self.command),
+            CopyField::PullSecrets => Some(&mut self.pull_secrets),
+        }
+    }
+
+    fn choose(&mut self, field: CopyField, delta: isize) {
+        if field == CopyField::Container {
+            self.choose_container(form::cycle(self.chosen, self.containers.len(), delta));
+        }
+    }
+
+    fn submit(&self, _: &()) -> Result<Held, String> {
+        let image = self.image.trim().to_string();
+        crate::model::image::validate_reference(&image)?;
+        let command = super::launcher::split_command(&self.command);
+        if command.is_empty() {
+            return Err("Give the command the container runs instead (sh).".to_string());
+        }
+        Ok(Held { image, command })
+    }
+
+    fn shown(&self, field: CopyField) -> Shown<'_> {
+        match field {
+            CopyField::Container => Shown::choice("container", &self.containers[self.chosen].0),
+            CopyField::Image => Shown::text("its image", &self.image, ""),
+            CopyField::Command => Shown::text("runs instead", &self.command, ""),
+            CopyField::PullSecrets => {
+                Shown::text("pull secrets", &self.pull_secrets, "(none; NAME, NAME)")
+            }
+        }
     }
 }
 
@@ -91,7 +163,7 @@ impl App {
             pull_secrets: LineEdit::default(),
             field: CopyField::Image,
         };
-        form.choose(chosen);
+        form.choose_container(chosen);
         self.mode = Mode::CopyPod(Box::new(form));
         vec![]
     }
@@ -108,46 +180,17 @@ impl App {
     }
 
     pub(super) fn on_copy_form_key(&mut self, mut form: CopyForm, key: KeyEvent) -> Vec<Effect> {
-        let fields = [
-            CopyField::Container,
-            CopyField::Image,
-            CopyField::Command,
-            CopyField::PullSecrets,
-        ];
-        match FormKey::of(&key, form.field == CopyField::Container) {
-            FormKey::Cancel => return vec![],
-            FormKey::Submit => return self.launch_copy(form),
-            FormKey::Focus(delta) => form.field = form::step(&fields, form.field, delta),
-            FormKey::Cycle(delta) => {
-                let next = form::cycle(form.chosen, form.containers.len(), delta);
-                form.choose(next);
-            }
-            FormKey::Type => match form.field {
-                CopyField::Image => drop(form.image.edit(&key)),
-                CopyField::Command => drop(form.command.edit(&key)),
-                CopyField::PullSecrets => drop(form.pull_secrets.edit(&key)),
-                CopyField::Container => {}
-            },
+        match form::on_key(&mut form, &key, &()) {
+            Answer::Cancel => return vec![],
+            Answer::Send(held) => return self.launch_copy(form, held),
+            Answer::Refused(why) => self.message = Some(error(why)),
+            Answer::Stay | Answer::Edited => {}
         }
         self.mode = Mode::CopyPod(Box::new(form));
         vec![]
     }
 
-    fn launch_copy(&mut self, form: CopyForm) -> Vec<Effect> {
-        let image = form.image.trim().to_string();
-        let command = super::launcher::split_command(&form.command);
-        let refusal = crate::model::image::validate_reference(&image)
-            .err()
-            .or_else(|| {
-                command
-                    .is_empty()
-                    .then(|| "Give the command the container runs instead (sh).".to_string())
-            });
-        if let Some(why) = refusal {
-            self.message = Some(error(why));
-            self.mode = Mode::CopyPod(Box::new(form));
-            return vec![];
-        }
+    fn launch_copy(&mut self, form: CopyForm, Held { image, command }: Held) -> Vec<Effect> {
         let View::Pod(view) = &self.view else {
             return vec![];
         };

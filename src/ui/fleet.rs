@@ -6,7 +6,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
-use super::launcher::{field_lines, foot, preview_rows};
+use super::launcher::{foot, preview_rows};
 use crate::app::fleet::{FleetForm, Plan};
 use crate::theme::Theme;
 
@@ -20,13 +20,7 @@ pub fn draw(frame: &mut Frame, area: Rect, form: &FleetForm, theme: &Theme) {
         )),
         Line::default(),
     ];
-    lines.extend(field_lines(
-        launcher,
-        &form.target_words(),
-        "(not with several pods)",
-        None,
-        theme,
-    ));
+    lines.extend(super::form::field_lines(launcher, theme));
     lines.push(Line::default());
 
     let spread = form

@@ -6,7 +6,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
 use crate::app::App;
-use crate::app::forwards::{FormField, ForwardForm, ForwardState, ForwardsView, local_text};
+use crate::app::forwards::{ForwardForm, ForwardState, ForwardsView, local_text};
 use crate::model::forward::ForwardTarget;
 use crate::model::text::sanitize;
 use crate::theme::Theme;
@@ -130,100 +130,22 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &ForwardsView, theme
 
 /// The `F` form, centred over `area`.
 pub fn draw_form(frame: &mut Frame, area: Rect, form: &ForwardForm, theme: &Theme) {
-    let (subject, whose) = match &form.target {
-        ForwardTarget::Pod(name) => (format!("{}/{name}", form.namespace), "pod's"),
-        ForwardTarget::Service(_) => (
-            format!("{} in {}", form.target, form.namespace),
-            "Service's",
-        ),
-        ForwardTarget::Owner { .. } => (
-            format!("{}'s pods in {}", form.target, form.namespace),
-            "pods'",
-        ),
+    let subject = match &form.target {
+        ForwardTarget::Pod(name) => format!("{}/{name}", form.namespace),
+        ForwardTarget::Service(_) => format!("{} in {}", form.target, form.namespace),
+        ForwardTarget::Owner { .. } => format!("{}'s pods in {}", form.target, form.namespace),
     };
-    let mut lines = vec![
-        Line::from(Span::styled(
-            format!(" Forward a port of {subject}"),
-            theme.title,
-        )),
-        Line::default(),
-    ];
-    let focus = |field: FormField| form.field == field;
-    let marker = |chosen: bool| if chosen { " › " } else { "   " };
-    lines.push(Line::from(Span::styled(
-        if focus(FormField::Remote) {
-            format!(" {whose} port (↑/↓ choose, or type one):")
-        } else {
-            format!(" {whose} port:")
-        },
-        theme.dim,
-    )));
-    for (i, port) in form.ports.iter().enumerate() {
-        let chosen = i == form.choice;
-        let style = if chosen { theme.selected } else { theme.text };
-        lines.push(Line::from(Span::styled(
-            match port.container.as_str() {
-                // A Service's port belongs to no container.
-                "" => format!(
-                    "{}{:<16} {:>5}/{:<4}",
-                    marker(chosen),
-                    port.name.as_deref().unwrap_or("—"),
-                    port.number,
-                    port.protocol
-                ),
-                container => format!(
-                    "{}{:<16} {:>5}/{:<4} container {container}",
-                    marker(chosen),
-                    port.name.as_deref().unwrap_or("—"),
-                    port.number,
-                    port.protocol
-                ),
-            },
-            style,
-        )));
-    }
-    let typed = form.choice == form.ports.len();
-    let mut another = vec![Span::raw(marker(typed))];
-    if typed && focus(FormField::Remote) {
-        another.extend(super::with_cursor(
-            &form.typed_remote,
-            theme.selected,
-            theme.key_hint,
-        ));
-        if form.typed_remote.is_empty() {
-            another.push(Span::styled(" type a number or a port's name", theme.dim));
-        }
-    } else if typed {
-        another.push(Span::styled(form.typed_remote.to_string(), theme.selected));
-    } else {
-        another.push(Span::styled("another port", theme.dim));
-    }
-    lines.push(Line::from(another));
-    lines.push(Line::default());
-    let mut local = vec![Span::styled(" local port on 127.0.0.1: ", theme.dim)];
-    if focus(FormField::Local) {
-        local.extend(super::with_cursor(
-            &form.local,
-            theme.selected,
-            theme.key_hint,
-        ));
-    }
-    if form.local.is_empty() {
-        let gap = if focus(FormField::Local) { " " } else { "" };
-        local.push(Span::styled(format!("{gap}a free one"), theme.dim));
-    } else if !focus(FormField::Local) {
-        local.push(Span::styled(form.local.to_string(), theme.text));
-    }
-    lines.push(Line::from(local));
-    lines.push(Line::default());
     let follows = match &form.target {
-        ForwardTarget::Pod(_) => " It follows the pod's owner when the pod is replaced.",
-        ForwardTarget::Service(_) => " It reaches a ready pod the Service selects, and the next.",
-        ForwardTarget::Owner { .. } => " It reaches a ready pod of these, and the next.",
+        ForwardTarget::Pod(_) => "It follows the pod's owner when the pod is replaced.",
+        ForwardTarget::Service(_) => "It reaches a ready pod the Service selects, and the next.",
+        ForwardTarget::Owner { .. } => "It reaches a ready pod of these, and the next.",
     };
-    lines.push(Line::from(Span::styled(follows, theme.dim)));
-    lines.push(super::form_keys("forward", "local port", theme));
-    super::form_box(frame, area, lines, theme);
+    let notes = [
+        "The local port listens on 127.0.0.1.".to_string(),
+        follows.to_string(),
+    ];
+    let title = format!(" Forward a port of {subject}");
+    super::form::draw_boxed(frame, area, form, title, &notes, "forward", theme);
 }
 
 #[cfg(test)]

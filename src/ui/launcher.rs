@@ -6,27 +6,12 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
-use crate::app::launcher::{Field, Launcher};
+use crate::app::launcher::Launcher;
 use crate::app::{App, View};
 use crate::theme::Theme;
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, form: &Launcher, theme: &Theme) {
     let View::Pod(view) = &app.view else { return };
-    let target = form.target_name().map_or(
-        "(none: the pod's shared namespaces)".to_string(),
-        str::to_string,
-    );
-    let mounts = match (form.mounts.is_empty(), form.volumes.is_empty()) {
-        (false, _) => form.mounts.to_string(),
-        (true, true) => "(the pod has no volumes)".to_string(),
-        (true, false) => format!("(none; {})", form.volumes.join(", ")),
-    };
-    // How the namespace's Pod Security level takes the profile.
-    let verdict = view
-        .pod
-        .detail
-        .as_ref()
-        .and_then(|d| form.profile_verdict(d));
     let mut lines = vec![
         Line::from(Span::styled(
             format!(" Debug container for {}", view.key),
@@ -34,7 +19,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, form: &Launcher, theme: &T
         )),
         Line::default(),
     ];
-    lines.extend(field_lines(form, &target, &mounts, verdict, theme));
+    lines.extend(super::form::field_lines(form, theme));
     lines.push(Line::default());
     if let Some(note) = &form.profile_note {
         lines.push(Line::from(Span::styled(format!(" {note}"), theme.warning)));
@@ -127,86 +112,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, form: &Launcher, theme: &T
 
 /// The form's keys, after a blank line; `enter` does `what`.
 pub(super) fn foot(what: &str, theme: &Theme) -> [Line<'static>; 2] {
-    [Line::default(), super::form_keys(what, "field", theme)]
-}
-
-/// The form's fields, one line each, the focused one marked; `target` and
-/// `mounts` as the caller words them, and the profile's verdict under the
-/// namespace's Pod Security level when there is one.
-pub(super) fn field_lines(
-    form: &Launcher,
-    target: &str,
-    mounts: &str,
-    verdict: Option<(bool, String)>,
-    theme: &Theme,
-) -> Vec<Line<'static>> {
-    let value = |field: Field| -> String {
-        match field {
-            Field::Target => target.to_string(),
-            Field::Image => form.image.to_string(),
-            Field::Name => form.name.to_string(),
-            Field::Command => {
-                if form.command.is_empty() {
-                    "(the image's entrypoint)".to_string()
-                } else {
-                    form.command.to_string()
-                }
-            }
-            Field::Profile => form.profile_label(),
-            Field::Env => {
-                if form.env.is_empty() {
-                    "(none; K=V, K=V)".to_string()
-                } else {
-                    form.env.to_string()
-                }
-            }
-            Field::Mounts => mounts.to_string(),
-        }
-    };
-    let mut lines = Vec::new();
-    for field in Field::ALL {
-        let focused = field == form.focus;
-        let cycles = focused && form.cycles();
-        let marker = if focused { "▸" } else { " " };
-        let hint = if cycles { "  ←/→" } else { "" };
-        let mut spans = vec![Span::styled(
-            format!(" {marker} {:<9}", field.label()),
-            if focused { theme.key_hint } else { theme.dim },
-        )];
-        // Where typing goes, in the focused text.
-        let typed = match field {
-            Field::Image => Some(&form.image),
-            Field::Name => Some(&form.name),
-            Field::Command => Some(&form.command),
-            Field::Env => Some(&form.env),
-            Field::Mounts => Some(&form.mounts),
-            Field::Target | Field::Profile => None,
-        };
-        match typed.filter(|_| focused) {
-            Some(line) => {
-                spans.extend(super::with_cursor(line, theme.selected, theme.key_hint));
-                if line.is_empty() {
-                    spans.push(Span::styled(format!(" {}", value(field)), theme.dim));
-                }
-            }
-            None => spans.push(Span::styled(
-                value(field),
-                if focused { theme.selected } else { theme.text },
-            )),
-        }
-        if field == Field::Profile
-            && let Some((admitted, words)) = &verdict
-        {
-            spans.push(if *admitted {
-                Span::styled(format!(" ✓ {words}"), theme.dim)
-            } else {
-                Span::styled(format!(" ✗ {words}"), theme.error)
-            });
-        }
-        spans.push(Span::styled(hint, theme.dim));
-        lines.push(Line::from(spans));
-    }
-    lines
+    [Line::default(), super::form::keys(what, theme)]
 }
 
 /// `text` cut into rows of `width` characters (JSON reads better unbroken

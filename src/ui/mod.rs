@@ -6,6 +6,7 @@ mod debuggers;
 mod events_view;
 mod files;
 mod fleet;
+mod form;
 mod forwards;
 mod help;
 mod launcher;
@@ -253,20 +254,6 @@ pub(crate) fn wrap_words(text: &str, width: usize) -> Vec<String> {
         rows.push(row);
     }
     rows
-}
-
-/// A form's line of keys: `enter` does `send`, `tab` goes to `next`,
-/// `esc` cancels.
-pub(crate) fn form_keys(send: &str, next: &str, theme: &Theme) -> ratatui::text::Line<'static> {
-    use ratatui::text::{Line, Span};
-    Line::from(vec![
-        Span::styled(" enter ", theme.key_hint),
-        Span::styled(format!("{send}  "), theme.dim),
-        Span::styled(" tab ", theme.key_hint),
-        Span::styled(format!("{next}  "), theme.dim),
-        Span::styled(" esc ", theme.key_hint),
-        Span::styled("cancel", theme.dim),
-    ])
 }
 
 /// A line being typed, the cursor (`▏`) where typing goes.

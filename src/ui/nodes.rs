@@ -2,13 +2,10 @@
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::text::{Line, Span};
 
 use crate::app::App;
-use crate::app::line::LineEdit;
-use crate::app::nodes::{NODE_PROFILES, NodeDebugForm, NodesView};
-use crate::app::pod_copy::{CopyField, CopyForm};
-use crate::model::debug_pod::node_profile_gives;
+use crate::app::nodes::{NodeDebugForm, NodesView};
+use crate::app::pod_copy::CopyForm;
 use crate::model::human_duration;
 use crate::theme::Theme;
 
@@ -133,123 +130,23 @@ fn node_usage(
 }
 
 pub fn draw_form(frame: &mut Frame, area: Rect, form: &NodeDebugForm, theme: &Theme) {
-    let mut lines = vec![
-        Line::from(Span::styled(
-            format!(" A shell on node {}", form.node),
-            theme.title,
-        )),
-        Line::default(),
-        Line::from(Span::styled(
-            if form.editing_image {
-                " profile:"
-            } else {
-                " profile (←/→ choose):"
-            },
-            theme.dim,
-        )),
-    ];
-    for profile in NODE_PROFILES {
-        let chosen = profile == form.profile;
-        lines.push(Line::from(Span::styled(
-            format!(
-                "{}{:<11}{}",
-                if chosen { " › " } else { "   " },
-                profile.name(),
-                node_profile_gives(profile)
-            ),
-            if chosen && !form.editing_image {
-                theme.selected
-            } else if chosen {
-                theme.text
-            } else {
-                theme.dim
-            },
-        )));
-    }
-    lines.push(Line::default());
-    let mut image = vec![Span::styled(" image: ", theme.dim)];
-    if form.editing_image {
-        image.extend(super::with_cursor(
-            &form.image,
-            theme.selected,
-            theme.key_hint,
-        ));
-    } else {
-        image.push(Span::styled(form.image.to_string(), theme.text));
-    }
-    lines.push(Line::from(image));
-    lines.push(Line::from(Span::styled(
-        format!(
-            " A pod in namespace {}, deleted when its last pane closes.",
-            form.namespace
-        ),
-        theme.dim,
-    )));
-    lines.push(super::form_keys("launch", "image", theme));
-    super::form_box(frame, area, lines, theme);
+    let notes = [format!(
+        "A pod in namespace {}, deleted when its last pane closes.",
+        form.namespace
+    )];
+    let title = format!(" A shell on node {}", form.node);
+    super::form::draw_boxed(frame, area, form, title, &notes, "launch", theme);
 }
 
 /// The copy form (`C` on a pod).
 pub fn draw_copy_form(frame: &mut Frame, area: Rect, form: &CopyForm, theme: &Theme) {
-    let focus = |field: CopyField| form.field == field;
-    let text = |line: &LineEdit, field: CopyField| {
-        if focus(field) {
-            super::with_cursor(line, theme.selected, theme.key_hint)
-        } else {
-            vec![Span::styled(line.to_string(), theme.text)]
-        }
-    };
-    let (container, _) = &form.containers[form.chosen];
-    let lines = vec![
-        Line::from(Span::styled(format!(" Copy {}", form.pod), theme.title)),
-        Line::default(),
-        Line::from(vec![
-            Span::styled(" container (←/→): ", theme.dim),
-            Span::styled(
-                container.clone(),
-                if focus(CopyField::Container) {
-                    theme.selected
-                } else {
-                    theme.text
-                },
-            ),
-        ]),
-        Line::from(
-            [Span::styled(" its image:        ", theme.dim)]
-                .into_iter()
-                .chain(text(&form.image, CopyField::Image))
-                .collect::<Vec<_>>(),
-        ),
-        Line::from(
-            [Span::styled(" runs instead:     ", theme.dim)]
-                .into_iter()
-                .chain(text(&form.command, CopyField::Command))
-                .collect::<Vec<_>>(),
-        ),
-        Line::from(
-            [Span::styled(" pull secrets:     ", theme.dim)]
-                .into_iter()
-                .chain(text(&form.pull_secrets, CopyField::PullSecrets))
-                .collect::<Vec<_>>(),
-        ),
-        Line::default(),
-        Line::from(Span::styled(
-            " No labels, probes or init containers: no Service sends it traffic.",
-            theme.dim,
-        )),
-        Line::from(Span::styled(
-            " A distroless image has no shell: give its debug variant.",
-            theme.dim,
-        )),
-        Line::from(Span::styled(
-            " A private registry's image: name a pull secret holding its credentials.",
-            theme.dim,
-        )),
-        Line::from(Span::styled(
-            " The copy is deleted when its last pane closes.",
-            theme.dim,
-        )),
-        super::form_keys("copy", "next field", theme),
-    ];
-    super::form_box(frame, area, lines, theme);
+    let notes = [
+        "No labels, probes or init containers: no Service sends it traffic.",
+        "A distroless image has no shell: give its debug variant.",
+        "A private registry's image: name a pull secret holding its credentials.",
+        "The copy is deleted when its last pane closes.",
+    ]
+    .map(str::to_string);
+    let title = format!(" Copy {}", form.pod);
+    super::form::draw_boxed(frame, area, form, title, &notes, "copy", theme);
 }

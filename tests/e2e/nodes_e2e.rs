@@ -129,7 +129,8 @@ async fn copy_form(config: &std::path::Path, cols: u16, rows: u16) -> PodbayScre
     screen
         .wait_for("the copy form on the crashing worker", |t| {
             t.contains("Copy payments/ledger-worker-7f9c6d8b5-w9x8v")
-                && t.contains("container (←/→): worker")
+                && t.lines()
+                    .any(|l| l.contains("container ") && l.contains(" worker "))
                 && t.contains("ghcr.io/podbay/ledger:1.0.4")
         })
         .await;

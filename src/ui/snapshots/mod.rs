@@ -1139,7 +1139,7 @@ fn nodes_view_and_debug_form() {
     }));
     assert_snapshot("nodes_view_80x24", &render(&a, 80, 24));
     a.update(key('d'));
-    a.update(code(KeyCode::Right));
+    a.update(code(KeyCode::Down));
     assert_snapshot("node_debug_form_80x24", &render(&a, 80, 24));
 }
 
