@@ -182,26 +182,19 @@ impl App {
             return None;
         };
         let count = view.shown(self.pods.rows()).len();
-        let last = count.saturating_sub(1);
-        let half_page = (self.rows_per_page / 2).max(1);
+        if super::keymap::move_cursor(&mut view.cursor, count, self.rows_per_page, action) {
+            return Some(vec![]);
+        }
+        if super::input::filter_key(&mut view.filter, &mut view.cursor, &mut self.mode, action) {
+            return Some(vec![]);
+        }
         match action {
-            Action::Up => view.cursor = view.cursor.saturating_sub(1),
-            Action::Down => view.cursor = (view.cursor + 1).min(last),
-            Action::PageUp => view.cursor = view.cursor.saturating_sub(half_page),
-            Action::PageDown => view.cursor = (view.cursor + half_page).min(last),
-            Action::Top => view.cursor = 0,
-            Action::Bottom => view.cursor = last,
             Action::SortByName | Action::SortByStatus | Action::SortByAge => {
                 view.order = match action {
                     Action::SortByName => Order::Pod,
                     Action::SortByStatus => Order::State,
                     _ => Order::Age,
                 };
-                view.cursor = 0;
-            }
-            Action::Filter => self.mode = Mode::Filter(view.filter.as_str().into()),
-            Action::Back if !view.filter.is_empty() => {
-                view.filter.clear();
                 view.cursor = 0;
             }
             Action::Back => {

@@ -5,7 +5,7 @@ use jiff::Timestamp;
 
 use super::keymap::Action;
 use super::reader::Reader;
-use super::{App, Effect, Mode, PodView, Scope, View};
+use super::{App, Effect, PodView, Scope, View};
 use crate::model::feed::{Change, Feed};
 use crate::model::text::Printable;
 use crate::model::{EventRow, PodKey};
@@ -199,6 +199,9 @@ impl App {
         let View::Events(view) = &mut self.view else {
             return None;
         };
+        if super::input::filter_key(&mut view.filter, &mut view.cursor, &mut self.mode, action) {
+            return Some(vec![]);
+        }
         match action {
             Action::Open => {
                 let now = self.now;
@@ -210,11 +213,6 @@ impl App {
                     view.reading = Some(Reader::new(text));
                     self.fit_reader();
                 }
-            }
-            Action::Filter => self.mode = Mode::Filter(view.filter.as_str().into()),
-            Action::Back if !view.filter.is_empty() => {
-                view.filter.clear();
-                view.cursor = 0;
             }
             Action::Back => {
                 self.message = None;
@@ -268,6 +266,8 @@ impl App {
             | Action::MarkShown
             | Action::Files
             | Action::Forward => {}
+            // Taken by `filter_key` above.
+            Action::Filter => {}
             Action::Quit
             | Action::Command
             | Action::Help

@@ -270,6 +270,9 @@ impl App {
         if let Some(effects) = self.on_events_key(action) {
             return effects;
         }
+        if self.list_takes_key(action) {
+            return vec![];
+        }
         if let Some(effects) = self.on_nodes_key(action) {
             return effects;
         }
@@ -445,33 +448,23 @@ impl App {
     }
 
     pub(super) fn move_cursor(&mut self, action: Action) {
-        let page = self.rows_per_page as isize;
-        if let View::Events(view) = &mut self.view {
-            let last = view.visible().len().saturating_sub(1);
-            view.cursor = match action {
-                Action::Up => view.cursor.saturating_sub(1),
-                Action::Down => (view.cursor + 1).min(last),
-                Action::PageUp => view.cursor.saturating_sub(self.rows_per_page / 2),
-                Action::PageDown => (view.cursor + self.rows_per_page / 2).min(last),
-                Action::Top => 0,
-                Action::Bottom => last,
-                _ => view.cursor,
-            };
-            return;
-        }
-        // The lists of other kinds (while their filter is typed).
+        let page = self.rows_per_page;
         let moved = match &mut self.view {
-            View::Nodes(view) => view.list.move_cursor(action),
-            View::Services(view) => view.list.move_cursor(action),
-            View::Workloads(view) => view.list.move_cursor(action),
+            View::Events(view) => {
+                let len = view.visible().len();
+                super::keymap::move_cursor(&mut view.cursor, len, page, action)
+            }
+            View::Debuggers(view) => {
+                let len = view.shown(self.pods.rows()).len();
+                super::keymap::move_cursor(&mut view.cursor, len, page, action)
+            }
+            // The lists of other kinds (while their filter is typed).
+            View::Nodes(view) => view.list.move_cursor(action, page),
+            View::Services(view) => view.list.move_cursor(action, page),
+            View::Workloads(view) => view.list.move_cursor(action, page),
             _ => false,
         };
         if moved {
-            return;
-        }
-        if let View::Debuggers(view) = &mut self.view {
-            let shown = view.shown(self.pods.rows()).len();
-            super::keymap::move_cursor(&mut view.cursor, shown, action);
             return;
         }
         if let View::Pod(view) = &mut self.view {
@@ -489,11 +482,31 @@ impl App {
         match action {
             Action::Up => self.pods.move_by(-1),
             Action::Down => self.pods.move_by(1),
-            Action::PageUp => self.pods.move_by(-page),
-            Action::PageDown => self.pods.move_by(page),
+            Action::PageUp => self.pods.move_by(-(page as isize)),
+            Action::PageDown => self.pods.move_by(page as isize),
             Action::Top => self.pods.select_index(0),
             Action::Bottom => self.pods.select_index(usize::MAX),
             _ => {}
         }
     }
+}
+
+/// `/` and `esc` on a list filtered by `filter`: `/` types the filter
+/// again, `esc` clears it (the cursor back on the first row); whether the
+/// key was taken (`esc` with no filter is not: it leaves the view).
+pub(super) fn filter_key(
+    filter: &mut String,
+    cursor: &mut usize,
+    mode: &mut Mode,
+    action: Action,
+) -> bool {
+    match action {
+        Action::Filter => *mode = Mode::Filter(filter.as_str().into()),
+        Action::Back if !filter.is_empty() => {
+            filter.clear();
+            *cursor = 0;
+        }
+        _ => return false,
+    }
+    true
 }

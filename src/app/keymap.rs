@@ -451,15 +451,19 @@ impl Keymap {
     }
 }
 
-/// Moves a list's `cursor` (of `len` rows) as a movement key says; false
-/// for any other key. Pages move to the ends: these lists are short.
-pub(super) fn move_cursor(cursor: &mut usize, len: usize, action: Action) -> bool {
+/// Moves a list's `cursor` (of `len` rows, `page` of them shown) as a
+/// movement key says: a row, half a page, or to either end; false for any
+/// other key.
+pub(super) fn move_cursor(cursor: &mut usize, len: usize, page: usize, action: Action) -> bool {
     let last = len.saturating_sub(1);
+    let half = (page / 2).max(1);
     *cursor = match action {
         Action::Up => cursor.saturating_sub(1),
-        Action::Top | Action::PageUp => 0,
+        Action::PageUp => cursor.saturating_sub(half),
+        Action::Top => 0,
         Action::Down => (*cursor + 1).min(last),
-        Action::Bottom | Action::PageDown => last,
+        Action::PageDown => (*cursor + half).min(last),
+        Action::Bottom => last,
         _ => return false,
     };
     true
@@ -552,5 +556,28 @@ mod tests {
             with("quit", "qq").unwrap_err().to_string(),
             "quit: unknown key \"qq\""
         );
+    }
+}
+
+#[cfg(test)]
+mod cursor_tests {
+    use super::{Action, move_cursor};
+
+    #[test]
+    fn every_list_moves_a_row_half_a_page_or_to_an_end() {
+        let mut cursor = 0;
+        assert!(move_cursor(&mut cursor, 100, 20, Action::PageDown));
+        assert_eq!(cursor, 10, "half of the 20 rows shown");
+        move_cursor(&mut cursor, 100, 20, Action::Up);
+        assert_eq!(cursor, 9);
+        move_cursor(&mut cursor, 100, 20, Action::Bottom);
+        assert_eq!(cursor, 99);
+        move_cursor(&mut cursor, 100, 20, Action::Down);
+        assert_eq!(cursor, 99, "stays on the last");
+        move_cursor(&mut cursor, 100, 1, Action::PageUp);
+        assert_eq!(cursor, 98, "at least a row");
+        assert!(!move_cursor(&mut cursor, 100, 20, Action::Open));
+        move_cursor(&mut cursor, 0, 20, Action::Bottom);
+        assert_eq!(cursor, 0, "an empty list");
     }
 }

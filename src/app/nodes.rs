@@ -140,12 +140,6 @@ impl App {
             }
             return None;
         }
-        if view
-            .list
-            .take_key(&mut self.mode, &mut self.message, action)
-        {
-            return Some(vec![]);
-        }
         match action {
             // What the list knows at once, every namespace's when read.
             Action::Open => {

@@ -203,11 +203,7 @@ impl<R: Object> ObjectRows<R> {
     pub fn toggle_mark(&mut self) -> Option<bool> {
         let (namespace, name) = self.selected()?.identity();
         let key = (namespace.to_string(), name.to_string());
-        let marked = !self.marks.remove(&key);
-        if marked {
-            self.marks.insert(key);
-        }
-        Some(marked)
+        Some(super::marks::toggle_one(&mut self.marks, key))
     }
 
     /// Marks every row shown or, when each is marked already, unmarks them;
@@ -220,15 +216,7 @@ impl<R: Object> ObjectRows<R> {
                 (namespace.to_string(), name.to_string())
             })
             .collect();
-        if shown.iter().all(|k| self.marks.contains(k)) {
-            for key in &shown {
-                self.marks.remove(key);
-            }
-            false
-        } else {
-            self.marks.extend(shown);
-            true
-        }
+        super::marks::toggle_all(&mut self.marks, shown)
     }
 
     pub fn is_marked(&self, row: &R) -> bool {
@@ -242,6 +230,15 @@ impl<R: Object> ObjectRows<R> {
     /// The marked rows still listed, in namespace/name order.
     pub fn marked(&self) -> Vec<&R> {
         self.rows.iter().filter(|r| self.is_marked(r)).collect()
+    }
+
+    /// What a row's action acts on: the marked rows, else the selected
+    /// one; `None` when neither.
+    pub fn picked(&self) -> Option<Vec<&R>> {
+        match self.marked() {
+            marked if !marked.is_empty() => Some(marked),
+            _ => Some(vec![self.selected()?]),
+        }
     }
 
     /// How many rows are marked.
@@ -355,8 +352,8 @@ impl<R: Object> ObjectRows<R> {
     }
 
     /// Moves the cursor for a movement key; whether it was one.
-    pub fn move_cursor(&mut self, action: super::keymap::Action) -> bool {
-        super::keymap::move_cursor(&mut self.cursor, self.shown.len(), action)
+    pub fn move_cursor(&mut self, action: super::keymap::Action, page: usize) -> bool {
+        super::keymap::move_cursor(&mut self.cursor, self.shown.len(), page, action)
     }
 
     /// The keys every such list takes the same way: moves, `/` (which opens
@@ -368,6 +365,7 @@ impl<R: Object> ObjectRows<R> {
         mode: &mut super::Mode,
         message: &mut Option<super::Message>,
         action: Action,
+        page: usize,
     ) -> bool {
         let column = match action {
             Action::SortByName => Some(SortColumn::Name),
@@ -399,7 +397,7 @@ impl<R: Object> ObjectRows<R> {
                 self.set_filter("");
                 true
             }
-            _ => self.move_cursor(action),
+            _ => self.move_cursor(action, page),
         }
     }
 }
@@ -440,6 +438,27 @@ impl Object for crate::model::workload::WorkloadRow {
             Standing::Short => 1,
             Standing::Failed => 2,
         })
+    }
+}
+
+impl super::App {
+    /// The keys every object list takes ([`ObjectRows::take_key`]), for
+    /// the view shown, unless a page is read over it.
+    pub(super) fn list_takes_key(&mut self, action: Action) -> bool {
+        use super::View;
+        let (mode, message, page) = (&mut self.mode, &mut self.message, self.rows_per_page);
+        match &mut self.view {
+            View::Nodes(view) if view.reading.is_none() => {
+                view.list.take_key(mode, message, action, page)
+            }
+            View::Services(view) if view.reading.is_none() && view.page.is_none() => {
+                view.list.take_key(mode, message, action, page)
+            }
+            View::Workloads(view) if view.reading.is_none() => {
+                view.list.take_key(mode, message, action, page)
+            }
+            _ => false,
+        }
     }
 }
 

@@ -70,18 +70,9 @@ impl App {
         if view.reading.is_some() || view.page.is_some() {
             return None;
         }
-        if view
-            .list
-            .take_key(&mut self.mode, &mut self.message, action)
-        {
-            return Some(vec![]);
-        }
         match action {
             Action::Open | Action::Debug | Action::Logs => {
-                let services = match view.list.marked() {
-                    marked if !marked.is_empty() => marked,
-                    _ => vec![view.list.selected()?],
-                };
+                let services = view.list.picked()?;
                 let mut picks = Vec::new();
                 for service in &services {
                     let selector = Selector::of_labels(&service.selector);

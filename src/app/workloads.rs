@@ -53,18 +53,9 @@ impl App {
         if view.reading.is_some() {
             return None;
         }
-        if view
-            .list
-            .take_key(&mut self.mode, &mut self.message, action)
-        {
-            return Some(vec![]);
-        }
         match action {
             Action::Open | Action::Debug | Action::Logs => {
-                let rows = match view.list.marked() {
-                    marked if !marked.is_empty() => marked,
-                    _ => vec![view.list.selected()?],
-                };
+                let rows = view.list.picked()?;
                 if let Some(blind) = rows.iter().find(|r| r.selector.is_empty()) {
                     self.message = Some(warning(format!(
                         "{} has no selector podbay can read: its pods cannot be found by label.",

@@ -30,12 +30,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &NodesView, theme: &
     // The taints go last: on a narrow screen they are counted first,
     // then VERSION gives way (enter on a node lists its taints whole).
     let window = text_table::window(inner, &view.list);
-    let shown = || {
-        view.list
-            .shown()
-            .skip(window.rows.start)
-            .take(window.rows.len())
-    };
+    let shown = || window.rows(&view.list);
     let floor = &window.floor[..];
     // kubectl top node's figures, while the metrics API is read.
     let measured = view

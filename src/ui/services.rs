@@ -50,11 +50,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &ServicesView, theme
     let mut idle = Vec::with_capacity(view.list.shown_len());
     let counts = endpoints(&view.list.rows, app.pods.rows());
     let window = text_table::window(inner, &view.list);
-    let mut rows: Vec<Vec<String>> = view
-        .list
-        .shown()
-        .skip(window.rows.start)
-        .take(window.rows.len())
+    let mut rows: Vec<Vec<String>> = window
+        .rows(&view.list)
         .map(|(i, s)| {
             let (ready, selected) = counts[i];
             idle.push(!s.selector.is_empty() && ready == 0);
@@ -81,9 +78,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &ServicesView, theme
             row
         })
         .collect();
-    let marked: Vec<bool> = (view.list.shown())
-        .skip(window.rows.start)
-        .take(window.rows.len())
+    let marked: Vec<bool> = window
+        .rows(&view.list)
         .map(|(_, r)| view.list.is_marked(r))
         .collect();
     let floor = &window.floor[..];

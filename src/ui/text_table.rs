@@ -106,6 +106,16 @@ pub struct Window {
     pub floor: Vec<(&'static str, usize)>,
 }
 
+impl Window {
+    /// The rows of `list` in the window (with each one's index in the list).
+    pub fn rows<'a, R: Object>(
+        &self,
+        list: &'a ObjectRows<R>,
+    ) -> impl Iterator<Item = (usize, &'a R)> + use<'a, R> {
+        list.shown().skip(self.rows.start).take(self.rows.len())
+    }
+}
+
 pub fn window<R: Object>(inner: Rect, list: &ObjectRows<R>) -> Window {
     let room = (inner.height as usize).saturating_sub(1).max(1);
     let first = list.cursor.saturating_sub(room - 1);

@@ -43,12 +43,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &WorkloadsView, them
         titles.insert(0, "NAMESPACE".into());
     }
     let window = text_table::window(inner, &view.list);
-    let shown = || {
-        view.list
-            .shown()
-            .skip(window.rows.start)
-            .take(window.rows.len())
-    };
+    let shown = || window.rows(&view.list);
     let mut rows: Vec<Vec<String>> = shown()
         .map(|(_, w)| {
             let mut row = vec![w.name.clone()];

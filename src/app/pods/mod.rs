@@ -513,12 +513,7 @@ impl PodTable {
     /// marked, `None` when nothing is selected.
     pub fn toggle_mark(&mut self) -> Option<bool> {
         let key = self.selected.clone()?;
-        Some(if self.marks.remove(&key) {
-            false
-        } else {
-            self.marks.insert(key);
-            true
-        })
+        Some(super::marks::toggle_one(&mut self.marks, key))
     }
 
     /// Marks every pod shown (the filter's matches), or, when each of them
@@ -527,15 +522,7 @@ impl PodTable {
         let shown: Vec<PodKey> = (0..self.visible_len())
             .filter_map(|i| self.visible_key(i).cloned())
             .collect();
-        if shown.iter().all(|k| self.marks.contains(k)) {
-            for key in &shown {
-                self.marks.remove(key);
-            }
-            false
-        } else {
-            self.marks.extend(shown);
-            true
-        }
+        super::marks::toggle_all(&mut self.marks, shown)
     }
 
     /// The marked pods, in key order.
