@@ -2,23 +2,13 @@
 
 use crate::support;
 
-use std::process::Output;
-
 use bytes::Bytes;
 use podbay::cluster::session::{self, SessionEvent, SessionInput, SessionSpec};
 use podbay::model::session::SessionKind;
-use support::client;
+use support::{client, stderr, stdout};
 use tokio::sync::mpsc;
 
 use support::DebugFixture as Fixture;
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn runs_a_command_prints_its_output_and_exits_with_its_code() {
@@ -527,12 +517,7 @@ async fn the_image_defaults_to_the_configs_first_and_says_so() {
         env,
     )
     .await;
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("using image alpine:3.20"),
-        "{}",
-        stderr(&out)
-    );
+    support::exits(&out, 0, "using image alpine:3.20");
     assert_eq!(stdout(&out), "ok\n");
 }
 
@@ -574,13 +559,10 @@ async fn a_pod_still_initializing_can_be_debugged_and_init_containers_targeted()
         .await;
     // An init container that has completed runs no more: the runtime would
     // refuse to create a debugger in its processes, so nothing is sent.
-    assert_eq!(out.status.code(), Some(70), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains(
-            r#"cannot share the processes of "init-config", which is not running (Completed)"#
-        ),
-        "{}",
-        stderr(&out)
+    support::exits(
+        &out,
+        70,
+        r#"cannot share the processes of "init-config", which is not running (Completed)"#,
     );
     assert!(stdout(&out).is_empty());
 }
@@ -694,12 +676,7 @@ async fn kubectls_type_slash_name_and_dash_c_are_understood() {
             "true",
         ])
         .await;
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("added debug container probe-1"),
-        "{}",
-        stderr(&out)
-    );
+    support::exits(&out, 0, "added debug container probe-1");
 
     // node/NAME is a node (cli_debug_pod.rs runs it); a node with no
     // name is a usage error naming the kinds.
@@ -718,8 +695,7 @@ async fn kubectls_type_slash_name_and_dash_c_are_understood() {
     let owner = f
         .podbay(&["deploy/web", "-n", "shop", "--image", "busybox"])
         .await;
-    assert_eq!(owner.status.code(), Some(66), "{}", stderr(&owner));
-    assert!(stderr(&owner).contains("deploy/web not found in namespace shop"));
+    support::exits(&owner, 66, "deploy/web not found in namespace shop");
 
     // A usage error's synopsis shows every flag as optional.
     let usage = f.podbay(&["-n", "shop"]).await;
@@ -913,13 +889,10 @@ async fn a_team_profile_is_taken_by_name_on_the_command_line() {
         env(),
     )
     .await;
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains(
-            "Unknown profile \"tem\": the built-in ones are general, baseline, restricted, netadmin, sysadmin; the team's: team."
-        ),
-        "{}",
-        stderr(&out)
+    support::exits(
+        &out,
+        2,
+        "Unknown profile \"tem\": the built-in ones are general, baseline, restricted, netadmin, sysadmin; the team's: team.",
     );
 }
 
@@ -955,13 +928,10 @@ async fn a_private_debug_image_names_the_registry_and_the_pods_pull_secrets() {
             "true",
         ])
         .await;
-    assert_eq!(out.status.code(), Some(71), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains(
-            "The registry registry.internal.example wants credentials for registry.internal.example/tools/netshoot:1, and a debug container pulls with its pod's image pull secrets (it has none). Debug a copy that carries one: podbay debug redis-0 -n shop --copy-to redis-0-debug --pull-secret regcred --image registry.internal.example/tools/netshoot:1 (regcred holds credentials for registry.internal.example)"
-        ),
-        "{}",
-        stderr(&out)
+    support::exits(
+        &out,
+        71,
+        "The registry registry.internal.example wants credentials for registry.internal.example/tools/netshoot:1, and a debug container pulls with its pod's image pull secrets (it has none). Debug a copy that carries one: podbay debug redis-0 -n shop --copy-to redis-0-debug --pull-secret regcred --image registry.internal.example/tools/netshoot:1 (regcred holds credentials for registry.internal.example)",
     );
 
     // The way out it names: a copy that carries the secret pulls and runs.
@@ -984,13 +954,10 @@ async fn a_private_debug_image_names_the_registry_and_the_pods_pull_secrets() {
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "pulled-42");
     // Without it, the copy's own sentence says which to add.
     let out = f.podbay(&copy("redis-0-nosecret", None)).await;
-    assert_eq!(out.status.code(), Some(71), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains(
-            "the copy pulls with its image pull secrets (it has none). Add one with --pull-secret regcred (regcred holds credentials for registry.internal.example)."
-        ),
-        "{}",
-        stderr(&out)
+    support::exits(
+        &out,
+        71,
+        "the copy pulls with its image pull secrets (it has none). Add one with --pull-secret regcred (regcred holds credentials for registry.internal.example).",
     );
     // The kubelet's refusal is said once, in the sentence, not also as a
     // wait going on before it.

@@ -1549,18 +1549,18 @@ async fn a_copy_kept_alive_by_pings_alone_stalls_out() {
     let dir = tempfile::tempdir().unwrap();
     let home = support::tempdir::temp_home("cp-pings");
     let started = std::time::Instant::now();
-    let run = support::podbay_command(
-        "cp",
-        &config,
-        &["shop/web-1:/etc/hosts", "hosts", "--stall", "2s"],
-        home.path(),
+    let out = support::output_within(
+        30,
+        "a copy with no payload ends at its stall bound",
+        support::podbay_command(
+            "cp",
+            &config,
+            &["shop/web-1:/etc/hosts", "hosts", "--stall", "2s"],
+            home.path(),
+        )
+        .current_dir(dir.path()),
     )
-    .current_dir(dir.path())
-    .output();
-    let out = tokio::time::timeout(Duration::from_secs(30), run)
-        .await
-        .expect("a copy with no payload ends at its stall bound")
-        .unwrap();
+    .await;
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(75), "{stderr}");
     assert!(
@@ -1575,25 +1575,22 @@ async fn a_copy_kept_alive_by_pings_alone_stalls_out() {
     );
 
     // The whole copy's own deadline, whatever the stream does.
-    let run = support::podbay_command(
-        "cp",
-        &config,
-        &["shop/web-1:/etc/hosts", "hosts", "--max-time", "2s"],
-        home.path(),
+    let out = support::output_within(
+        30,
+        "a copy ends at its --max-time",
+        support::podbay_command(
+            "cp",
+            &config,
+            &["shop/web-1:/etc/hosts", "hosts", "--max-time", "2s"],
+            home.path(),
+        )
+        .current_dir(dir.path()),
     )
-    .current_dir(dir.path())
-    .output();
-    let out = tokio::time::timeout(Duration::from_secs(30), run)
-        .await
-        .expect("a copy ends at its --max-time")
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(124), "{stderr}");
-    assert!(
-        stderr.contains(
-            "The copy was stopped: it took longer than 2 s (--max-time); nothing was kept."
-        ),
-        "{stderr}"
+    .await;
+    support::exits(
+        &out,
+        124,
+        "The copy was stopped: it took longer than 2 s (--max-time); nothing was kept.",
     );
     assert_eq!(
         std::fs::read_dir(dir.path()).unwrap().count(),

@@ -6,19 +6,13 @@
 
 use crate::support;
 
-use std::process::Output;
-
 use k8s_openapi::api::core::v1::Pod;
 // `podbay_debug` runs with no config, so the profile defaults to `general`.
-use support::{PodbayScreen, args, client, kubeconfig, pane_text, podbay_debug, start_sim};
+use support::{PodbayScreen, args, client, kubeconfig, pane_text, podbay_debug, start_sim, stderr};
 
 const PAYMENTS_POD: &str = "payments-api-66b8f7d5c9-qv8lm";
 const MONITORING_POD: &str = "prometheus-5b7c8d9f6-r2d2x";
 const BATCH_POD: &str = "thumbnailer-6d5c8b9f7-q4w5e";
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 /// The ephemeral containers of a pod: (name, securityContext as JSON).
 async fn debug_containers(
@@ -58,13 +52,10 @@ async fn without_profile_the_cli_uses_the_strongest_the_namespace_admits_and_say
         ],
     )
     .await;
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains(
-            r#"podbay: payments enforces Pod Security "baseline": using --profile=baseline instead of general"#
-        ),
-        "{}",
-        stderr(&out)
+    support::exits(
+        &out,
+        0,
+        r#"podbay: payments enforces Pod Security "baseline": using --profile=baseline instead of general"#,
     );
     assert_eq!(String::from_utf8_lossy(&out.stdout), "ok\n");
     let added = debug_containers(&sim, "payments", PAYMENTS_POD).await;
@@ -89,12 +80,7 @@ async fn without_profile_the_cli_uses_the_strongest_the_namespace_admits_and_say
         ],
     )
     .await;
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("using --profile=restricted instead of general"),
-        "{}",
-        stderr(&out)
-    );
+    support::exits(&out, 0, "using --profile=restricted instead of general");
     if support::namespaces_or_skip("the restricted profile runs as the pod's user") {
         // The kubelet lets runAsNonRoot through because the pod sets a
         // non-root runAsUser, and the process is that user.
@@ -122,13 +108,10 @@ async fn an_explicit_profile_the_namespace_forbids_is_not_sent() {
         ],
     )
     .await;
-    assert_eq!(out.status.code(), Some(77), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains(
-            r#"payments enforces Pod Security "baseline", which refuses the general profile: non-default capabilities (container "debugger-traced" must not include "SYS_PTRACE" in securityContext.capabilities.add). The baseline profile passes. Nothing was sent; run again with --profile=baseline."#
-        ),
-        "{}",
-        stderr(&out)
+    support::exits(
+        &out,
+        77,
+        r#"payments enforces Pod Security "baseline", which refuses the general profile: non-default capabilities (container "debugger-traced" must not include "SYS_PTRACE" in securityContext.capabilities.add). The baseline profile passes. Nothing was sent; run again with --profile=baseline."#,
     );
     assert_eq!(debug_containers(&sim, "payments", PAYMENTS_POD).await, []);
     let _ = std::fs::remove_file(&kubeconfig);

@@ -664,3 +664,35 @@ pub fn merged_kubeconfig(
     std::fs::write(&path, serde_json::to_vec_pretty(&merged).expect("json")).expect("kubeconfig");
     path
 }
+
+/// What a command printed on its standard output.
+pub fn stdout(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// What a command said on its standard error.
+pub fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// The command exited `code` and said `sentence` on stderr; else the test
+/// fails showing all it said.
+#[track_caller]
+pub fn exits(out: &std::process::Output, code: i32, sentence: &str) {
+    let said = stderr(out);
+    assert_eq!(out.status.code(), Some(code), "stderr: {said}");
+    assert!(said.contains(sentence), "stderr lacks {sentence:?}: {said}");
+}
+
+/// The output of `command` when it ends within `secs`; else the test fails
+/// saying `what` should have ended it.
+pub async fn output_within(
+    secs: u64,
+    what: &str,
+    command: &mut tokio::process::Command,
+) -> std::process::Output {
+    tokio::time::timeout(Duration::from_secs(secs), command.output())
+        .await
+        .unwrap_or_else(|_| panic!("did not end within {secs} s: {what}"))
+        .expect("podbay runs")
+}
