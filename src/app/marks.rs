@@ -3,7 +3,7 @@
 //! `enter` opens a pane per pod, tiled, with typing broadcast to them all.
 
 use super::fleet::{FleetForm, FleetOutcome, FleetPod, Plan};
-use super::terminal::TerminalState;
+use super::terminal::{LaunchedBy, TerminalState};
 use super::*;
 use crossterm::event::KeyEvent;
 use std::collections::BTreeSet;
@@ -132,7 +132,7 @@ impl App {
                     let (id, opened) =
                         self.open_terminal_pane(TerminalKind::Debug, key.clone(), None);
                     if let Some(t) = self.workspace.terminals.get_mut(&id) {
-                        t.in_fleet = true;
+                        t.launched_by = Some(LaunchedBy::Fleet);
                     }
                     effects.push(Effect::Launch {
                         id,
@@ -157,7 +157,7 @@ impl App {
                             .filter(|e| !matches!(e, Effect::Follow { .. })),
                     );
                     if let Some(t) = self.workspace.terminals.get_mut(&id) {
-                        t.in_fleet = true;
+                        t.launched_by = Some(LaunchedBy::Fleet);
                         t.state = TerminalState::Ended("not launched".into());
                     }
                     refused.push((id, format!("This pod {}.", why.trim_end_matches('.'))));

@@ -9,6 +9,7 @@ use super::keymap::Action;
 use super::message::error;
 use super::object_rows::ObjectRows;
 use super::reader::Reader;
+use super::terminal::OwnedPod;
 use super::{App, Effect, Mode, Scope, View};
 use crate::model::debug::Profile;
 use crate::model::debug_pod::{self, NodeDebug};
@@ -351,7 +352,7 @@ impl App {
         self.workspace
             .terminals
             .values()
-            .filter(|t| t.owned_pod)
+            .filter(|t| t.owns_pod())
             .map(|t| (t.key.cluster.clone(), t.key.pod.clone()))
             .collect()
     }
@@ -366,7 +367,7 @@ impl App {
     ) -> Vec<Effect> {
         match self.workspace.terminals.get_mut(&id) {
             Some(t) => {
-                t.creating = false;
+                t.owned = Some(OwnedPod::Created);
                 vec![Effect::Follow {
                     id,
                     key: t.key.clone(),

@@ -11,7 +11,7 @@ use ratatui::layout::{Position, Rect};
 
 use super::copy::{CopyMode, CopyOutcome};
 use super::launcher::Launcher;
-use super::terminal::{Input, Terminal, TerminalKind, TerminalState};
+use super::terminal::{Input, LaunchedBy, OwnedPod, Terminal, TerminalKind, TerminalState};
 use super::workspace::inner;
 use super::{App, Effect, Focus, Mode, View, error, info};
 use crate::model::TerminalKey;
@@ -67,8 +67,7 @@ impl App {
     ) -> Vec<Effect> {
         let (id, effects) = self.open_terminal_pane(TerminalKind::Debug, key.clone(), None);
         if let Some(t) = self.workspace.terminals.get_mut(&id) {
-            t.owned_pod = true;
-            t.creating = true;
+            t.owned = Some(OwnedPod::Creating);
         }
         // The pod does not exist yet: it is followed once it is created.
         let mut effects: Vec<Effect> = effects
@@ -140,7 +139,7 @@ impl App {
         let id = TerminalId(self.next_terminal);
         let mut terminal = Terminal::new(id, key.clone(), kind, self.now);
         terminal.grid = kind.grid(Size::new(80, 24), self.options.scrollback);
-        terminal.form = form;
+        terminal.launched_by = form.map(|form| LaunchedBy::Form(Box::new(form)));
         terminal.command = command.clone();
         if kind == TerminalKind::Debug {
             terminal.state = TerminalState::Launching;
@@ -689,7 +688,7 @@ impl App {
             .get(&pane)
             .and_then(|p| self.workspace.terminals.get(&p.terminal))
             // Still being created: its creation deletes it once made.
-            .filter(|t| t.owned_pod && !t.creating)
+            .filter(|t| t.owned == Some(OwnedPod::Created))
             .map(|t| (t.key.cluster.clone(), t.key.pod.clone()));
         if let Some(id) = self.workspace.close_pane(pane) {
             effects.push(Effect::CloseSession { id });

@@ -14,7 +14,9 @@ use super::saved::{
     PREVIOUS, SavedBrowser, SavedForward, SavedKind, SavedLogOptions, SavedPane, SavedShape,
     SavedSort, SavedTerminal, SavedWorkspace, VERSION,
 };
-use super::terminal::{LogOptions, Replaced, Restored, Terminal, TerminalKind, TerminalState};
+use super::terminal::{
+    LogOptions, OwnedPod, Replaced, Restored, Terminal, TerminalKind, TerminalState,
+};
 use super::{App, Effect, Focus, Mode, Scope, TerminalId, error, info, warning};
 use crate::model::forward::{ForwardRequest, ForwardTarget, PortMapping};
 use crate::model::session::SessionKind;
@@ -402,7 +404,7 @@ impl App {
             tail,
         };
         t.grid.set_cut(t.log.cut);
-        t.owned_pod = kept.owned_pod;
+        t.owned = kept.owned_pod.then_some(OwnedPod::Created);
         if t.kind == TerminalKind::PodsLogs {
             let picks = kept
                 .picks
@@ -604,7 +606,7 @@ impl App {
                 t.key.pod
             );
             // Whatever podbay made was that pod: this one is another's.
-            t.owned_pod = false;
+            t.owned = None;
             if !t.kind.resumable() {
                 t.notice = Some(format!("Note: {sentence}."));
                 return Some(vec![]);
@@ -837,7 +839,7 @@ impl App {
             .workspace
             .terminals
             .values()
-            .filter(|t| t.owned_pod)
+            .filter(|t| t.owns_pod())
             .map(|t| t.id)
             .collect();
         for id in owned {
@@ -918,7 +920,7 @@ fn saved_terminal(t: &Terminal) -> SavedTerminal {
         } else {
             Default::default()
         },
-        owned_pod: t.owned_pod,
+        owned_pod: t.owns_pod(),
         picks: t
             .pods_of
             .iter()

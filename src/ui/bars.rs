@@ -167,7 +167,9 @@ pub fn footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                     .get(pane)
                     .and_then(|p| app.workspace.terminals.get(&p.terminal))
                 {
-                    Some(t) if t.owned_pod => " Close this pane (the pod podbay made is deleted)? ",
+                    Some(t) if t.owns_pod() => {
+                        " Close this pane (the pod podbay made is deleted)? "
+                    }
                     _ => " Close this pane (a container runs on)? ",
                 },
                 theme.warning,

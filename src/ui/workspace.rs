@@ -350,7 +350,7 @@ fn advice(t: &Terminal, message: &str) -> String {
         pull_secrets: &pull_secrets,
         offer: None,
         searched: false,
-        copy: t.owned_pod,
+        copy: t.owns_pod(),
     }
     .sentence();
     format!("{sentence} x closes this pane.")

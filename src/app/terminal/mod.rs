@@ -143,16 +143,11 @@ pub struct Terminal {
     pub state: TerminalState,
     pub since: Timestamp,
     pub grid: Grid,
-    /// The form that launched it, to reopen with its values on failure.
-    pub form: Option<Launcher>,
-    /// Launched with other pods' at once: a refusal stays on its pane
-    /// (the others go on), instead of reopening the form.
-    pub in_fleet: bool,
-    /// podbay created its pod (a node debug pod): deleted when the last
-    /// pane on it closes.
-    pub owned_pod: bool,
-    /// Its pod is being created (the delete waits for the create).
-    pub creating: bool,
+    /// What launched its debug container, if podbay did.
+    pub launched_by: Option<LaunchedBy>,
+    /// podbay made its pod (a node debug pod, a copy): deleted when the
+    /// last pane on it closes.
+    pub owned: Option<OwnedPod>,
     /// The pod, from this terminal's own watch.
     pub pod: PodFollow,
     /// Something the user should know about this terminal, shown on its panes.
@@ -180,6 +175,24 @@ pub struct Terminal {
     /// Per container, the last log line shown before podbay restarted: a
     /// log pane's first read goes on after it.
     pub resume_from: std::collections::BTreeMap<String, Timestamp>,
+}
+
+/// What launched a debug container.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LaunchedBy {
+    /// The launcher, reopened with its values when the launch fails.
+    Form(Box<Launcher>),
+    /// The form for marked pods: a refusal stays on its pane and the
+    /// others go on.
+    Fleet,
+}
+
+/// A pod podbay made for a terminal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OwnedPod {
+    /// Being created: a delete waits for the create.
+    Creating,
+    Created,
 }
 
 /// A gone pod's controller, and the pod it runs now.
@@ -215,6 +228,11 @@ pub enum Input {
 }
 
 impl Terminal {
+    /// podbay made its pod: it goes with the last pane.
+    pub fn owns_pod(&self) -> bool {
+        self.owned.is_some()
+    }
+
     /// Writes podbay's own sentence into the pane (`what` in bold red, then
     /// the sentence), for a pane that has nothing else to show.
     pub(crate) fn say_in_pane(&mut self, what: &str, sentence: &str) {
@@ -317,10 +335,8 @@ impl Terminal {
                 crate::term::Size::DEFAULT,
                 crate::term::grid::DEFAULT_SCROLLBACK,
             ),
-            form: None,
-            in_fleet: false,
-            owned_pod: false,
-            creating: false,
+            launched_by: None,
+            owned: None,
             pod: PodFollow::default(),
             notice: None,
             unanswered: None,

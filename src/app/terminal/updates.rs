@@ -2,7 +2,7 @@
 //! or ended, their pod or its events changed, their debug container was
 //! refused or warned about, their recording started or failed.
 
-use super::{TerminalId, TerminalKind, TerminalState};
+use super::{LaunchedBy, TerminalId, TerminalKind, TerminalState};
 use crate::app::{App, Effect, Mode, View, error, info, warning};
 use crate::model::feed::Feed;
 use crate::model::pod_security::Policy;
@@ -218,7 +218,8 @@ impl App {
                 let mut effects = vec![t.attach(true)];
                 // Only images that were pulled and ran go first in the
                 // launcher's recent list; a failed pull is not a favourite.
-                if let Some(image) = t.form.as_ref().map(|f| f.image.trim().to_string()) {
+                if let Some(LaunchedBy::Form(form)) = &t.launched_by {
+                    let image = form.image.trim().to_string();
                     self.debug_images.retain(|i| *i != image);
                     self.debug_images.insert(0, image.clone());
                     effects.push(Effect::RememberImage(image));
@@ -257,7 +258,12 @@ impl App {
         sentence: String,
         refused_by: Option<Policy>,
     ) -> Vec<Effect> {
-        if let Some(t) = self.workspace.terminals.get_mut(&id).filter(|t| t.in_fleet) {
+        if let Some(t) = self
+            .workspace
+            .terminals
+            .get_mut(&id)
+            .filter(|t| t.launched_by == Some(LaunchedBy::Fleet))
+        {
             t.state = TerminalState::Ended("not launched".into());
             t.say_in_pane("not launched", &sentence);
             self.message = Some(error(format!("{}: {sentence}", t.key.pod)));
@@ -284,7 +290,10 @@ impl App {
             .workspace
             .terminals
             .get_mut(&id)
-            .and_then(|t| t.form.take());
+            .and_then(|t| match t.launched_by.take() {
+                Some(LaunchedBy::Form(form)) => Some(*form),
+                _ => None,
+            });
         self.workspace.close_terminal(id);
         let mut effects = vec![Effect::CloseSession { id }];
         effects.extend(self.show_browser());
