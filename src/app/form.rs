@@ -183,6 +183,35 @@ pub fn on_key<F: Form>(form: &mut F, key: &KeyEvent, context: &F::Context) -> An
     }
 }
 
+/// A form asked for on the pod list, which opens the pod first: the form
+/// follows once the pod's detail is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AfterDetail {
+    Forward,
+    Copy,
+}
+
+impl super::App {
+    /// Opens the form asked for from the list once its pod's detail is in
+    /// (and nothing else has the keyboard).
+    pub(super) fn form_after_detail_ready(&mut self) -> Vec<super::Effect> {
+        let Some((key, form)) = &self.form_after_detail else {
+            return vec![];
+        };
+        let ready = matches!(&self.view, super::View::Pod(view)
+            if view.pod.detail.is_some() && view.key == *key);
+        if !ready || self.mode != super::Mode::Normal {
+            return vec![];
+        }
+        let form = *form;
+        self.form_after_detail = None;
+        match form {
+            AfterDetail::Forward => self.open_forward_form(),
+            AfterDetail::Copy => self.open_copy_form(),
+        }
+    }
+}
+
 /// The field `delta` places from `at` in `order`, going round.
 pub fn step<F: Copy + PartialEq>(order: &[F], at: F, delta: isize) -> F {
     let i = order.iter().position(|f| *f == at).unwrap_or(0) as isize;

@@ -295,11 +295,11 @@ impl App {
             let Some(key) = self.pods.selected().cloned() else {
                 return vec![];
             };
-            self.forward_form_pending = Some(key);
+            self.form_after_detail = Some((key, form::AfterDetail::Forward));
             return self.open_pod(false);
         };
         let Some(detail) = view.pod.detail.as_ref() else {
-            self.forward_form_pending = Some(view.key.clone());
+            self.form_after_detail = Some((view.key.clone(), form::AfterDetail::Forward));
             return vec![];
         };
         let container = view.selected().map(|c| c.name.as_str().to_string());
@@ -324,18 +324,6 @@ impl App {
     ) -> Vec<Effect> {
         self.mode = Mode::Forward(Box::new(ForwardForm::new(namespace, target, ports, None)));
         vec![]
-    }
-
-    /// Opens the form asked for from the list once its pod's detail is in.
-    pub(super) fn forward_form_ready(&mut self) -> Vec<Effect> {
-        let ready = matches!(&self.view, View::Pod(view)
-            if view.pod.detail.is_some()
-                && self.forward_form_pending.as_ref() == Some(&view.key));
-        if !ready || self.mode != Mode::Normal {
-            return vec![];
-        }
-        self.forward_form_pending = None;
-        self.open_forward_form()
     }
 
     pub(super) fn on_forward_form_key(

@@ -178,10 +178,8 @@ pub struct App {
     /// The port-forwards started in this run, in order.
     pub forwards: Vec<forwards::Forward>,
     next_forward: u64,
-    /// `F` on the list opened this pod: the form follows its detail.
-    forward_form_pending: Option<PodKey>,
-    /// `C` on the list opened this pod: the copy form follows its detail.
-    copy_form_pending: Option<PodKey>,
+    /// `F` or `C` on the list opened this pod: the form follows its detail.
+    form_after_detail: Option<(PodKey, form::AfterDetail)>,
     /// Each context connected in this run, as its cluster: restored panes
     /// start on theirs.
     clusters: std::collections::BTreeMap<String, ClusterId>,
@@ -266,8 +264,7 @@ impl App {
             next_terminal: 0,
             forwards: Vec::new(),
             next_forward: 0,
-            forward_form_pending: None,
-            copy_form_pending: None,
+            form_after_detail: None,
             quitting: false,
             typing_burst: false,
             last_filter: String::new(),
@@ -411,8 +408,7 @@ impl App {
                     form.refresh(detail);
                 }
                 let mut effects = self.after_detail_change();
-                effects.extend(self.forward_form_ready());
-                effects.extend(self.copy_form_ready());
+                effects.extend(self.form_after_detail_ready());
                 effects
             }
             Event::PodEvents(feed) => {

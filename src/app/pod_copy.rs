@@ -124,14 +124,13 @@ impl App {
             let Some(key) = self.pods.selected().cloned() else {
                 return vec![];
             };
-            self.copy_form_pending = Some(key);
+            self.form_after_detail = Some((key, form::AfterDetail::Copy));
             return self.open_pod(false);
         };
         let Some(detail) = &view.pod.detail else {
-            self.copy_form_pending = Some(view.key.clone());
+            self.form_after_detail = Some((view.key.clone(), form::AfterDetail::Copy));
             return vec![];
         };
-        self.copy_form_pending = None;
         let containers: Vec<(String, String)> = detail
             .containers
             .iter()
@@ -166,17 +165,6 @@ impl App {
         form.choose_container(chosen);
         self.mode = Mode::CopyPod(Box::new(form));
         vec![]
-    }
-
-    /// Opens the form asked for from the list once its pod's detail is in.
-    pub(super) fn copy_form_ready(&mut self) -> Vec<Effect> {
-        let ready = matches!(&self.view, View::Pod(view)
-            if view.pod.detail.is_some()
-                && self.copy_form_pending.as_ref() == Some(&view.key));
-        if !ready || self.mode != Mode::Normal {
-            return vec![];
-        }
-        self.open_copy_form()
     }
 
     pub(super) fn on_copy_form_key(&mut self, mut form: CopyForm, key: KeyEvent) -> Vec<Effect> {
