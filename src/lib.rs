@@ -21,6 +21,7 @@ pub mod print;
 pub mod program;
 pub mod pty;
 pub mod sim;
+pub mod spdy;
 pub mod term;
 pub mod theme;
 pub mod tty;

@@ -7,9 +7,11 @@
 //! [`WAIT_FOR_POD`]; one whose pod refused it before answering a byte is
 //! tried again on the next pod, what the client sent replayed.
 //!
-//! One WebSocket per connection: the channel protocol has no streams
-//! within a session, and no half-close, so a client's half-close is not
-//! passed on (the pod's answer still comes back).
+//! The connections to one pod share one session ([`super::tunnel`]: SPDY
+//! in a WebSocket, as kubectl since 1.31), where a client's half-close
+//! reaches the pod. Where the server does not take that, each connection
+//! is a WebSocket of its own (the channel protocol, which has no
+//! half-close: the pod's answer is awaited while it keeps coming).
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -160,9 +162,11 @@ async fn forward(
         }
     }
     let mut accepting = tokio::task::JoinSet::new();
+    let sessions = Arc::new(super::tunnel::Sessions::new(client.clone(), namespace));
     for (listener, remote, number) in listeners {
         let connection = Connection {
             pods: pods.clone(),
+            sessions: sessions.clone(),
             reach: reach.clone(),
             remote,
             first_number: number,
@@ -472,6 +476,7 @@ fn project(pod: &Pod) -> Tracked {
 #[derive(Clone)]
 struct Connection {
     pods: Api<Pod>,
+    sessions: Arc<super::tunnel::Sessions>,
     reach: watch::Receiver<Option<Reach>>,
     remote: RemotePort,
     /// The number the remote port had on the first pod.
@@ -575,7 +580,42 @@ const REFUSED_GRACE: Duration = Duration::from_millis(300);
 /// How long opening a stream to the pod may take.
 const OPEN_TIMEOUT: Duration = Duration::from_secs(15);
 
+/// An open stream to a pod's port.
+struct PodStream {
+    io: tokio::io::DuplexStream,
+    /// What the kubelet said on the connection's error stream, if anything.
+    error: std::pin::Pin<Box<dyn Future<Output = Option<String>> + Send>>,
+    /// The connection's own WebSocket (the channel protocol), which can say
+    /// why it broke; `None` through the session to the pod.
+    forwarder: Option<kube::api::Portforwarder>,
+}
+
 impl Connection {
+    /// A stream to `port` on `pod`: through the forward's session to the
+    /// pod, or a WebSocket of its own where the server does not take that;
+    /// `None` when the server gave no stream for the port.
+    async fn open(&self, pod: &str, port: u16) -> Result<Option<PodStream>, kube::Error> {
+        if let Some(stream) = self.sessions.open(pod, port).await? {
+            let error = stream.error;
+            return Ok(Some(PodStream {
+                io: stream.io,
+                error: Box::pin(async move { error.await.ok().flatten() }),
+                forwarder: None,
+            }));
+        }
+        let mut forwarder = self.pods.portforward(pod, &[port]).await?;
+        let (Some(io), Some(error)) = (forwarder.take_stream(port), forwarder.take_error(port))
+        else {
+            forwarder.abort();
+            return Ok(None);
+        };
+        Ok(Some(PodStream {
+            io,
+            error: Box::pin(error),
+            forwarder: Some(forwarder),
+        }))
+    }
+
     async fn serve(&self, mut client: TcpStream) -> Result<(), String> {
         let mut reach = self.reach.clone();
         let mut sent: Vec<u8> = Vec::new();
@@ -666,11 +706,22 @@ impl Connection {
     ) -> Attempt {
         let opened = tokio::time::timeout_at(
             deadline.min(tokio::time::Instant::now() + OPEN_TIMEOUT),
-            self.pods.portforward(pod, &[port]),
+            self.open(pod, port),
         )
         .await;
-        let mut forwarder = match opened {
-            Ok(Ok(f)) => f,
+        let PodStream {
+            io: stream,
+            error,
+            forwarder,
+        } = match opened {
+            Ok(Ok(Some(opened))) => opened,
+            Ok(Ok(None)) => {
+                return Attempt::Refused {
+                    why: format!("pod {pod}: no stream for port {port}"),
+                    final_answer: false,
+                    port_closed: false,
+                };
+            }
             Ok(Err(e)) => {
                 let final_answer = matches!(&e, kube::Error::Api(s) if (400..500).contains(&s.code) && s.code != 404 && s.code != 429);
                 return Attempt::Refused {
@@ -690,22 +741,15 @@ impl Connection {
                 };
             }
         };
-        let (Some(stream), Some(error)) = (forwarder.take_stream(port), forwarder.take_error(port))
-        else {
-            forwarder.abort();
-            return Attempt::Refused {
-                why: format!("pod {pod}: no stream for port {port}"),
-                final_answer: false,
-                port_closed: false,
-            };
-        };
         let (mut from_pod, mut to_pod) = tokio::io::split(stream);
         let (mut client_read, mut client_write) = client.split();
         let stats = &self.stats;
         let answered = std::sync::atomic::AtomicU64::new(0);
-        // The client's end: the pod cannot be told of it (the channel
-        // protocol has no half-close), so its answer is awaited while it
-        // keeps coming, up to LINGER of silence.
+        // The client's end: a session tells the pod, which ends its side
+        // when it has answered. The channel protocol cannot (it has no
+        // half-close), so the pod's answer is awaited while it keeps
+        // coming, up to LINGER of silence.
+        let half_close = forwarder.is_none();
         let client_done = tokio::sync::Notify::new();
         let client_finished = std::sync::atomic::AtomicBool::new(false);
         let upstream = async {
@@ -728,7 +772,11 @@ impl Connection {
                 }
             }
             client_finished.store(true, Ordering::Relaxed);
-            client_done.notify_one();
+            if half_close {
+                let _ = to_pod.shutdown().await;
+            } else {
+                client_done.notify_one();
+            }
             std::future::pending::<()>().await;
         };
         let downstream = async {
@@ -767,7 +815,9 @@ impl Connection {
             done = downstream => done,
         };
         if finished {
-            forwarder.abort();
+            if let Some(forwarder) = forwarder {
+                forwarder.abort();
+            }
             return Attempt::Done;
         }
         // The pod's side ended. Why, if the kubelet said (it writes the
@@ -789,14 +839,18 @@ impl Connection {
             0 => Duration::from_secs(2),
             _ => Duration::from_millis(200),
         };
-        let broke = if said.is_none() {
-            match tokio::time::timeout(join_wait, forwarder.join()).await {
-                Ok(Err(e)) => Some(e.to_string()),
-                _ => None,
+        let broke = match forwarder {
+            Some(forwarder) if said.is_none() => {
+                match tokio::time::timeout(join_wait, forwarder.join()).await {
+                    Ok(Err(e)) => Some(e.to_string()),
+                    _ => None,
+                }
             }
-        } else {
-            forwarder.abort();
-            None
+            Some(forwarder) => {
+                forwarder.abort();
+                None
+            }
+            None => None,
         };
         if let Some(why) = broke {
             return Attempt::Cut(format!(

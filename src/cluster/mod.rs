@@ -18,4 +18,5 @@ mod reflector;
 pub mod replay;
 pub mod session;
 pub(crate) mod transport;
+pub mod tunnel;
 pub(crate) mod warnings;

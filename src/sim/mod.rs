@@ -38,7 +38,6 @@ pub mod sandbox;
 pub mod scenario;
 pub(crate) mod selectors;
 pub(crate) mod serve;
-pub mod spdy;
 mod start_checks;
 pub mod status;
 pub mod store;

@@ -25,6 +25,7 @@ mod docs;
 mod faults_e2e;
 mod files_e2e;
 mod fleet_e2e;
+mod forward_session;
 mod forwards_e2e;
 mod hostile;
 mod install;

@@ -16,7 +16,7 @@ use tokio::task::JoinHandle;
 
 use super::{Pod, pump};
 use crate::sim::kubelet::Kubelet;
-use crate::sim::spdy::{self, Decoder, Encoder, Frame};
+use crate::spdy::{self, Decoder, Encoder, Frame};
 
 /// A connection's two streams, as they arrive.
 struct Pair {

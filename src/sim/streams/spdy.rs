@@ -16,7 +16,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use super::{Inbound, STDERR, STDOUT, Wire, parse_resize};
-use crate::sim::spdy::{self, Decoder, Encoder, Frame};
+use crate::spdy::{self, Decoder, Encoder, Frame};
 
 /// The stream protocol this wire speaks, in `X-Stream-Protocol-Version`.
 pub(super) const PROTOCOL: &str = "v4.channel.k8s.io";

@@ -1,9 +1,10 @@
-//! SPDY/3.1 frame codec for the simulated kubelet's `pods/portforward`.
+//! SPDY/3.1 frame codec, for both ends of `pods/portforward` and `exec`:
+//! the simulated kubelet serves it, podbay's forwards speak it.
 //!
 //! kubectl (client-go over moby/spdystream) speaks SPDY/3.1 to the kubelet,
 //! either after a plain `Upgrade: SPDY/3.1` or as a byte stream carried in
 //! WebSocket binary messages. This module only turns bytes into frames and
-//! frames into bytes; streams, pairing and forwarding live with the server.
+//! frames into bytes; streams, pairing and forwarding live with each end.
 //!
 //! Header blocks (SYN_STREAM, SYN_REPLY, HEADERS) are compressed as one zlib
 //! stream per direction for the whole connection, so the [`Decoder`] and the
@@ -156,7 +157,7 @@ pub enum Error {
     HeadersTooLarge,
 }
 
-/// Turns the client's byte stream into frames.
+/// Turns the other end's byte stream into frames.
 pub struct Decoder {
     buf: BytesMut,
     inflate: Decompress,
@@ -417,8 +418,7 @@ impl Encoder {
         control(SYN_REPLY, if fin { FLAG_FIN } else { 0 }, &payload)
     }
 
-    /// A client's SYN_STREAM (no associated stream, priority 0): what the
-    /// simulator's tests send it.
+    /// A client's SYN_STREAM (no associated stream, priority 0).
     pub fn syn_stream(&mut self, stream_id: u32, headers: &[(&str, &str)], fin: bool) -> Vec<u8> {
         let mut payload = (stream_id & ID_MASK).to_be_bytes().to_vec();
         payload.extend_from_slice(&[0, 0, 0, 0, 0, 0]);

@@ -3,9 +3,9 @@
 
 kubectl-1.33-portforward-spdy.bin (beside this script) was made with
 
-    python3 src/sim/testdata/capture_portforward.py \
+    python3 src/testdata/capture_portforward.py \
         --kubectl /usr/lib/google-cloud-sdk/bin/kubectl.1.33 \
-        --out src/sim/testdata/kubectl-1.33-portforward-spdy.bin
+        --out src/testdata/kubectl-1.33-portforward-spdy.bin
 
 on loopback only. The script plays a fake apiserver+kubelet over plain HTTP
 (kubeconfig `server: http://127.0.0.1:PORT`, no credentials):
