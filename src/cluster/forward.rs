@@ -562,12 +562,14 @@ enum Attempt {
 }
 
 /// Whether the kubelet's error says its dial never connected (so the pod
-/// received nothing): containerd's "failed to connect", or a sandbox that
-/// is gone or not running.
+/// received nothing): containerd's "failed to connect", a sandbox that is
+/// gone or not running, or a session that ended before the kubelet took
+/// the connection.
 fn never_connected(text: &str) -> bool {
     text.contains(PORT_REFUSED)
         || text.contains("in store: not found")
         || text.contains("is not running")
+        || text == super::tunnel::NOT_TAKEN
 }
 
 /// containerd's words for a port of a running pod that refused the dial.

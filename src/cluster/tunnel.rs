@@ -31,15 +31,25 @@ pub const PROTOCOL: &str = "SPDY/3.1+portforward.k8s.io";
 const BUFFER: usize = 64 << 10;
 /// The largest DATA frame sent (kubectl's).
 const MAX_DATA: usize = 32 << 10;
+/// A connection's error when the session ended before the kubelet took
+/// it (its streams were never sent, or come after the last one the
+/// kubelet's GOAWAY says it took): nothing reached the pod, so what its
+/// client sent may go to another.
+pub const NOT_TAKEN: &str = "the session ended before the kubelet took the connection";
 
-/// A session to one pod. Dropped, it ends once its streams have.
+/// A session to one pod. Dropped (every clone), it ends once its streams
+/// have.
+#[derive(Clone)]
 pub struct Tunnel {
     opens: mpsc::Sender<Open>,
 }
 
+/// A connection for the session to open: its port, the session's side of
+/// its bytes, and where the kubelet's error goes.
 struct Open {
     port: u16,
-    reply: oneshot::Sender<Stream>,
+    io: DuplexStream,
+    error: oneshot::Sender<Option<String>>,
 }
 
 /// One connection through a session.
@@ -120,17 +130,30 @@ async fn refusal(response: http::Response<kube::client::Body>) -> kube::Error {
 }
 
 impl Tunnel {
-    /// A connection to `port`; `None` once the session has ended.
+    /// A connection to `port`, which the session opens next (there is no
+    /// round trip to wait for: the client's first bytes follow its
+    /// streams); `None` once the session has ended.
     pub async fn open(&self, port: u16) -> Option<Stream> {
-        let (reply, stream) = oneshot::channel();
-        self.opens.send(Open { port, reply }).await.ok()?;
-        stream.await.ok()
+        let (ours, theirs) = tokio::io::duplex(BUFFER);
+        let (error, said) = oneshot::channel();
+        let open = Open {
+            port,
+            io: ours,
+            error,
+        };
+        self.opens.send(open).await.ok()?;
+        Some(Stream {
+            io: theirs,
+            error: said,
+        })
     }
 }
 
 struct ErrorStream {
     text: Vec<u8>,
     reply: oneshot::Sender<Option<String>>,
+    /// Its connection's data stream.
+    data: u32,
 }
 
 async fn session<S>(socket: WebSocketStream<S>, mut opens: mpsc::Receiver<Open>)
@@ -138,9 +161,20 @@ where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
     let (mut sink, mut incoming) = socket.split();
-    let (frames, mut outgoing) = mpsc::channel::<Vec<u8>>(64);
+    // The session's own frames (streams opened, pings answered) never wait
+    // behind the connections' bytes, and never hold up its reading: a new
+    // connection's first byte is not late behind a bulk transfer, and two
+    // ends both writing cannot each wait for the other to read.
+    let (control, mut control_out) = mpsc::unbounded_channel::<Vec<u8>>();
+    let (frames, mut frames_out) = mpsc::channel::<Vec<u8>>(64);
     let writer = tokio::spawn(async move {
-        while let Some(frame) = outgoing.recv().await {
+        loop {
+            let frame = tokio::select! {
+                biased;
+                Some(frame) = control_out.recv() => frame,
+                Some(frame) = frames_out.recv() => frame,
+                else => break,
+            };
             if sink.send(Message::Binary(frame.into())).await.is_err() {
                 return;
             }
@@ -156,17 +190,15 @@ where
     let mut connections: HashMap<u32, mpsc::Sender<Bytes>> = HashMap::new();
     let mut errors: HashMap<u32, ErrorStream> = HashMap::new();
     let mut wanted = true;
-    let send = |frame: Vec<u8>| {
-        let frames = frames.clone();
-        async move { frames.send(frame).await.is_ok() }
-    };
+    let send = |frame: Vec<u8>| control.send(frame).is_ok();
     let ended: String = 'session: loop {
         if !wanted && connections.is_empty() && errors.is_empty() {
             break String::new();
         }
         tokio::select! {
+            biased;
             open = opens.recv(), if wanted => {
-                let Some(Open { port, reply }) = open else {
+                let Some(Open { port, io, error: error_reply }) = open else {
                     wanted = false;
                     continue;
                 };
@@ -181,18 +213,16 @@ where
                 let data_open = encoder.syn_stream(data, &headers("data"), false);
                 // kubectl closes its side of the error stream at once: only
                 // the kubelet writes there.
-                if !(send(error_open).await && send(spdy::data(error, true, &[])).await && send(data_open).await) {
+                if !(send(error_open) && send(spdy::data(error, true, &[])) && send(data_open)) {
+                    let _ = error_reply.send(Some("the session could not be written to".to_string()));
                     break "the session could not be written to".to_string();
                 }
-                let (ours, theirs) = tokio::io::duplex(BUFFER);
-                let (from_client, to_socket) = tokio::io::split(ours);
+                let (from_client, to_socket) = tokio::io::split(io);
                 let (to_client, from_pod) = mpsc::channel(16);
                 tokio::spawn(client_to_pod(from_client, data, frames.clone()));
                 tokio::spawn(pod_to_client(from_pod, to_socket));
-                let (error_reply, error_said) = oneshot::channel();
                 connections.insert(data, to_client);
-                errors.insert(error, ErrorStream { text: Vec::new(), reply: error_reply });
-                let _ = reply.send(Stream { io: theirs, error: error_said });
+                errors.insert(error, ErrorStream { text: Vec::new(), reply: error_reply, data });
             }
             message = incoming.next() => {
                 let bytes = match message {
@@ -233,12 +263,22 @@ where
                         }
                         // The server's pings are even; each is answered.
                         Frame::Ping { id } if id % 2 == 0 => {
-                            send(spdy::ping(id)).await;
+                            send(spdy::ping(id));
                         }
                         Frame::SynStream { stream_id, .. } => {
-                            send(spdy::rst_stream(stream_id, spdy::REFUSED_STREAM)).await;
+                            send(spdy::rst_stream(stream_id, spdy::REFUSED_STREAM));
                         }
-                        Frame::GoAway { .. } => break 'session "the kubelet ended the session".to_string(),
+                        Frame::GoAway { last_good, .. } => {
+                            let untaken: Vec<u32> = errors
+                                .iter()
+                                .filter(|(_, e)| e.data > last_good)
+                                .map(|(id, _)| *id)
+                                .collect();
+                            for id in untaken {
+                                close_error(&mut errors, id, Some(NOT_TAKEN.to_string()));
+                            }
+                            break 'session "the kubelet ended the session".to_string();
+                        }
                         _ => {}
                     }
                 }
@@ -248,8 +288,14 @@ where
     // Whatever is still open ends with the session, and says why.
     let why = (!ended.is_empty()).then_some(ended);
     connections.clear();
-    for (_, error) in errors.drain() {
-        let _ = error.reply.send(why.clone());
+    let open: Vec<u32> = errors.keys().copied().collect();
+    for id in open {
+        close_error(&mut errors, id, why.clone());
+    }
+    // Connections asked for but never sent: their clients are told.
+    opens.close();
+    while let Ok(open) = opens.try_recv() {
+        let _ = open.error.send(Some(NOT_TAKEN.to_string()));
     }
     // The writer ends once the connections still reading their clients
     // have let their senders go.
@@ -331,28 +377,30 @@ impl Sessions {
     /// where the server does not take the protocol (or a new session ended
     /// at once): a WebSocket of its own is the way there.
     pub async fn open(&self, pod: &str, port: u16) -> Result<Option<Stream>, kube::Error> {
-        // Connections wait for the one session being opened, not each
-        // open another.
-        let mut state = self.state.lock().await;
-        match &*state {
-            State::Unsupported => return Ok(None),
-            State::To { pod: to, tunnel } if to == pod => {
-                if let Some(stream) = tunnel.open(port).await {
-                    return Ok(Some(stream));
+        let tunnel = {
+            // Connections wait for the one session being opened, not each
+            // open another.
+            let mut state = self.state.lock().await;
+            match &*state {
+                State::Unsupported => return Ok(None),
+                State::To { pod: to, tunnel } if to == pod && !tunnel.opens.is_closed() => {
+                    tunnel.clone()
+                }
+                State::To { .. } | State::Unopened => {
+                    *state = match connect(&self.client, &self.namespace, pod).await? {
+                        Connect::Open(tunnel) => State::To {
+                            pod: pod.to_string(),
+                            tunnel,
+                        },
+                        Connect::Unsupported => State::Unsupported,
+                    };
+                    match &*state {
+                        State::To { tunnel, .. } => tunnel.clone(),
+                        State::Unsupported | State::Unopened => return Ok(None),
+                    }
                 }
             }
-            State::To { .. } | State::Unopened => {}
-        }
-        *state = match connect(&self.client, &self.namespace, pod).await? {
-            Connect::Open(tunnel) => State::To {
-                pod: pod.to_string(),
-                tunnel,
-            },
-            Connect::Unsupported => State::Unsupported,
         };
-        match &*state {
-            State::To { tunnel, .. } => Ok(tunnel.open(port).await),
-            State::Unsupported | State::Unopened => Ok(None),
-        }
+        Ok(tunnel.open(port).await)
     }
 }

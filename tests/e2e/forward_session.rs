@@ -178,3 +178,35 @@ async fn where_the_server_refuses_the_session_each_connection_has_its_own_websoc
     assert_eq!(asked(false), 2, "a WebSocket per connection");
     let _ = child.kill().await;
 }
+
+/// A session whose server sends what is no SPDY frame (a control frame of
+/// version 2): the connection in it is told the session broke, and why.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_that_breaks_on_a_bad_frame_says_why_to_its_connections() {
+    let server = Hostile::start(|r| match r.path.as_str() {
+        "/version" => hostile::version(),
+        p if p.ends_with("/portforward") => {
+            Reply::websocket(vec![vec![0x80, 0x02, 0x00, 0x06, 0, 0, 0, 4, 0, 0, 0, 1]])
+                .answering()
+                .then_stall()
+        }
+        _ => Reply::failure(404, "NotFound", "not here"),
+    })
+    .await;
+    let config = kube::Config::from_custom_kubeconfig(
+        kube::config::Kubeconfig::read_from(server.kubeconfig("session-garbage")).unwrap(),
+        &Default::default(),
+    )
+    .await
+    .unwrap();
+    let client = kube::Client::try_from(config).unwrap();
+    let Connect::Open(tunnel) = tunnel::connect(&client, "shop", "web-1").await.unwrap() else {
+        panic!("the server agreed to the protocol");
+    };
+    let (answer, error) = exchange(&tunnel, 8080, b"GET / HTTP/1.0\r\n\r\n").await;
+    assert!(answer.is_empty());
+    assert_eq!(
+        error.as_deref(),
+        Some("the session broke (unsupported SPDY version 2)")
+    );
+}

@@ -1665,7 +1665,8 @@ async fn a_selector_over_a_list_larger_than_one_answer_is_listed_in_pages() {
 
 /// A port-forward whose stream breaks on a frame that is no channel's:
 /// the connection closes and the forward says why (it closed without a
-/// word), then goes on.
+/// word), then goes on. (The server takes only the channel protocol; a
+/// session's garbage is `forward_session`'s.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_forward_stream_with_a_garbage_frame_is_said_and_closed() {
     use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _, BufReader};
@@ -1676,6 +1677,12 @@ async fn a_forward_stream_with_a_garbage_frame_is_said_and_closed() {
     };
     let server = Hostile::start(move |r| match r.path.as_str() {
         "/version" => hostile::version(),
+        p if p.ends_with("/portforward")
+            && r.header("sec-websocket-protocol")
+                .is_some_and(|p| p.contains("SPDY")) =>
+        {
+            Reply::failure(400, "BadRequest", "unable to upgrade")
+        }
         p if p.ends_with("/portforward") => Reply::websocket(vec![channel(9, &[1, 2, 3])]),
         p if p.ends_with("/pods/web-1") => Reply::json(200, &ready()),
         _ if r.is_watch() => watch_stalls(r),

@@ -71,6 +71,8 @@ pub struct Reply {
     /// Upgrade to a websocket (the first protocol offered) and send these
     /// binary messages, each a channel byte and its payload, then close.
     websocket: Option<Vec<Vec<u8>>>,
+    /// A websocket's messages wait for the client's first one.
+    answers: bool,
     headers: Vec<(String, String)>,
     body: Body,
     then: Then,
@@ -88,6 +90,7 @@ impl Reply {
             body: Body::Bytes(body),
             then: Then::Close,
             websocket: None,
+            answers: false,
         }
     }
 
@@ -126,6 +129,13 @@ impl Reply {
 
     pub fn header(mut self, name: &str, value: &str) -> Reply {
         self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// A websocket whose messages go once the client has sent one (a
+    /// server that answers what it is asked).
+    pub fn answering(mut self) -> Reply {
+        self.answers = true;
         self
     }
 
@@ -232,7 +242,7 @@ async fn serve(mut socket: TcpStream, handler: &Handler, log: &Mutex<Vec<(Instan
     log.lock().unwrap().push((Instant::now(), request.clone()));
     let reply = handler(&request);
     if let Some(messages) = reply.websocket {
-        return websocket(socket, &request, messages, reply.then).await;
+        return websocket(socket, &request, (messages, reply.answers), reply.then).await;
     }
     if let Some(status) = reply.status {
         let mut head = format!("HTTP/1.1 {status} {}\r\n", reason(status));
@@ -268,7 +278,12 @@ async fn serve(mut socket: TcpStream, handler: &Handler, log: &Mutex<Vec<(Instan
     }
 }
 
-async fn websocket(mut socket: TcpStream, request: &Request, messages: Vec<Vec<u8>>, then: Then) {
+async fn websocket(
+    mut socket: TcpStream,
+    request: &Request,
+    (messages, answers): (Vec<Vec<u8>>, bool),
+    then: Then,
+) {
     use futures::SinkExt as _;
     use tokio_tungstenite::tungstenite::{Message, handshake::derive_accept_key, protocol::Role};
     let key = request.header("sec-websocket-key").unwrap_or_default();
@@ -288,6 +303,10 @@ async fn websocket(mut socket: TcpStream, request: &Request, messages: Vec<Vec<u
     }
     let mut stream =
         tokio_tungstenite::WebSocketStream::from_raw_socket(socket, Role::Server, None).await;
+    if answers {
+        use futures::StreamExt as _;
+        let _ = stream.next().await;
+    }
     for message in messages {
         if stream.send(Message::Binary(message.into())).await.is_err() {
             return;
