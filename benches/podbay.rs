@@ -59,9 +59,16 @@ fn main() {
         .build()
         .expect("runtime");
     let mut report = Report::default();
+    // The machine's load when the run starts: a busy machine is slower
+    // for podbay and its peers alike, and says so here.
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!(
-        "podbay benchmarks ({} cores)\n",
-        std::thread::available_parallelism().map_or(1, |n| n.get())
+        "podbay benchmarks ({} cores, load {})\n",
+        std::thread::available_parallelism().map_or(1, |n| n.get()),
+        load.split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ")
     );
     // `cargo bench -- NAME…` runs only the sections named (panes, cat, echo,
     // list, views, launch, fleet, cp, forward, containers, idle, logs, binary; soak runs
@@ -1285,6 +1292,8 @@ async fn forward(report: &mut Report) {
         }
         (first.unwrap_or_default(), start.elapsed(), total)
     }
+    // Each forwarder's (MB/s through one, batch s, first-byte p99 s, RSS).
+    let mut figures = Vec::new();
     for (who, program, args) in tools {
         let mut child = tokio::process::Command::new(&program)
             .args(&args)
@@ -1361,8 +1370,31 @@ async fn forward(report: &mut Report) {
         report.row(
             &format!("{who} port-forward: peak RSS"),
             format!("{} MB", peak / 1024),
-            if who == "podbay" { "< 100 MB" } else { "" },
+            if who == "podbay" { "≤ kubectl" } else { "" },
         );
+        figures.push((
+            gib_mbs,
+            batch.as_secs_f64(),
+            firsts[98].as_secs_f64(),
+            peak as f64,
+        ));
+    }
+    // Each budget as podbay's figure against kubectl's in this run.
+    if let [podbay, kubectl] = figures[..] {
+        let ratio = |what: &str, podbay: f64, kubectl: f64| {
+            (
+                format!("port-forward {what}, podbay ÷ kubectl"),
+                podbay / kubectl,
+            )
+        };
+        for (what, figure) in [
+            ratio("one connection's time for 1 GiB", kubectl.0, podbay.0),
+            ratio("100 at once, the batch", podbay.1, kubectl.1),
+            ratio("100 at once, first byte p99", podbay.2, kubectl.2),
+            ratio("peak RSS", podbay.3, kubectl.3),
+        ] {
+            report.check(&what, figure, 1.0);
+        }
     }
     let _ = std::fs::remove_file(kubeconfig);
 }
