@@ -6,35 +6,10 @@ use super::fleet::{FleetForm, FleetOutcome, FleetPod, Plan};
 use super::terminal::{LaunchedBy, TerminalState};
 use super::*;
 use crossterm::event::KeyEvent;
-use std::collections::BTreeSet;
 
 /// Panes opened at once for marked pods: more would not be readable on
 /// any screen (`podbay debug -l` has no such limit: its output is lines).
 pub const MOST_PANES: usize = 32;
-
-/// Marks `key`, or unmarks it: whether it is now marked (a list's
-/// `space`, whatever its rows are).
-pub fn toggle_one<K: Ord>(marks: &mut BTreeSet<K>, key: K) -> bool {
-    if marks.remove(&key) {
-        return false;
-    }
-    marks.insert(key);
-    true
-}
-
-/// Marks every row `shown`, or, when each of them is marked already,
-/// unmarks them: whether they are now marked (a list's `*`).
-pub fn toggle_all<K: Ord>(marks: &mut BTreeSet<K>, shown: Vec<K>) -> bool {
-    if shown.iter().all(|k| marks.contains(k)) {
-        for key in &shown {
-            marks.remove(key);
-        }
-        false
-    } else {
-        marks.extend(shown);
-        true
-    }
-}
 
 impl App {
     /// `space`: marks the selected pod (or unmarks it) and moves on, so

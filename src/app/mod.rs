@@ -20,6 +20,7 @@ pub(crate) mod launcher;
 pub mod line;
 mod link;
 mod listing;
+mod mark_set;
 mod marks;
 mod message;
 mod mode;

@@ -203,7 +203,7 @@ impl<R: Object> ObjectRows<R> {
     pub fn toggle_mark(&mut self) -> Option<bool> {
         let (namespace, name) = self.selected()?.identity();
         let key = (namespace.to_string(), name.to_string());
-        Some(super::marks::toggle_one(&mut self.marks, key))
+        Some(super::mark_set::toggle_one(&mut self.marks, key))
     }
 
     /// Marks every row shown or, when each is marked already, unmarks them;
@@ -216,7 +216,7 @@ impl<R: Object> ObjectRows<R> {
                 (namespace.to_string(), name.to_string())
             })
             .collect();
-        super::marks::toggle_all(&mut self.marks, shown)
+        super::mark_set::toggle_all(&mut self.marks, shown)
     }
 
     pub fn is_marked(&self, row: &R) -> bool {

@@ -548,13 +548,16 @@ enum Attempt {
     Done,
     /// The pod's side never connected (the upgrade failed, or the kubelet
     /// could not dial the port): nothing reached the pod, so what the
-    /// client sent may go to the next one. `then_same` when trying the
-    /// same pod again cannot help (a 4xx answer). `port_closed` when the
-    /// pod itself refused the port (nothing listens there).
+    /// client sent may go to the next one. `final_answer` when trying
+    /// again cannot help (a 4xx answer). `port_closed` when the pod itself
+    /// refused the port (nothing listens there). `again` when the same pod
+    /// may take it next time (its session ended before the kubelet took the
+    /// connection: a new session is opened).
     Refused {
         why: String,
         final_answer: bool,
         port_closed: bool,
+        again: bool,
     },
     /// Cut after the pod's side had connected: the client's connection
     /// closes.
@@ -667,6 +670,7 @@ impl Connection {
                     why,
                     final_answer,
                     port_closed,
+                    again,
                 } => {
                     if final_answer
                         || sent.len() > REPLAY_LIMIT
@@ -688,7 +692,9 @@ impl Connection {
                             return Err(why);
                         }
                     }
-                    last_refusal = Some((target.pod.clone(), why));
+                    if !again {
+                        last_refusal = Some((target.pod.clone(), why));
+                    }
                     tokio::time::sleep(backoff).await;
                     backoff = (backoff * 2).min(Duration::from_secs(2));
                 }
@@ -722,6 +728,7 @@ impl Connection {
                     why: format!("pod {pod}: no stream for port {port}"),
                     final_answer: false,
                     port_closed: false,
+                    again: false,
                 };
             }
             Ok(Err(e)) => {
@@ -730,6 +737,7 @@ impl Connection {
                     why: format!("pod {pod}: {}", describe(&e).sentence),
                     final_answer,
                     port_closed: false,
+                    again: false,
                 };
             }
             Err(_) => {
@@ -740,6 +748,7 @@ impl Connection {
                     ),
                     final_answer: false,
                     port_closed: false,
+                    again: false,
                 };
             }
         };
@@ -864,6 +873,7 @@ impl Connection {
                 why: format!("pod {pod}: {}", short_error(&text)),
                 final_answer: false,
                 port_closed: text.contains(PORT_REFUSED),
+                again: text == super::tunnel::NOT_TAKEN,
             },
             // A client that had finished and was answered lost nothing.
             Some(_) if client_finished.load(Ordering::Relaxed) && answered > 0 => {

@@ -513,7 +513,7 @@ impl PodTable {
     /// marked, `None` when nothing is selected.
     pub fn toggle_mark(&mut self) -> Option<bool> {
         let key = self.selected.clone()?;
-        Some(super::marks::toggle_one(&mut self.marks, key))
+        Some(super::mark_set::toggle_one(&mut self.marks, key))
     }
 
     /// Marks every pod shown (the filter's matches), or, when each of them
@@ -522,7 +522,7 @@ impl PodTable {
         let shown: Vec<PodKey> = (0..self.visible_len())
             .filter_map(|i| self.visible_key(i).cloned())
             .collect();
-        super::marks::toggle_all(&mut self.marks, shown)
+        super::mark_set::toggle_all(&mut self.marks, shown)
     }
 
     /// The marked pods, in key order.
