@@ -99,7 +99,6 @@ async fn a_session_to_a_pod_one_may_not_forward_to_is_refused_with_the_servers_w
 /// own (the channel protocol), and the session is not asked for again.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn where_the_server_refuses_the_session_each_connection_has_its_own_websocket() {
-    use tokio::io::{AsyncBufReadExt as _, BufReader};
     let ready = || {
         let mut pod = hostile::pod("web-1");
         pod["status"]["conditions"] = json!([{"type": "Ready", "status": "True"}]);
@@ -131,28 +130,7 @@ async fn where_the_server_refuses_the_session_each_connection_has_its_own_websoc
         _ => Reply::failure(404, "NotFound", "not here"),
     })
     .await;
-    let config = server.kubeconfig("session-unsupported");
-    let home = support::tempdir::temp_home("session-unsupported");
-    let mut child = support::podbay_command(
-        "port-forward",
-        &config,
-        &["-n", "shop", "web-1", "0:8080"],
-        home.path(),
-    )
-    .stdout(std::process::Stdio::piped())
-    .spawn()
-    .unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap()).lines();
-    let port: u16 = tokio::time::timeout(Duration::from_secs(30), async {
-        loop {
-            let line = stdout.next_line().await.unwrap().expect("a line");
-            if let Some(rest) = line.strip_prefix("Forwarding from 127.0.0.1:") {
-                return rest.split(' ').next().unwrap().parse().unwrap();
-            }
-        }
-    })
-    .await
-    .expect("the forward listens");
+    let (mut child, port) = hostile::forward_web_1(&server, "session-unsupported").await;
     for _ in 0..2 {
         let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
             .await

@@ -1690,30 +1690,8 @@ async fn a_forward_stream_with_a_garbage_frame_is_said_and_closed() {
         _ => Reply::failure(404, "NotFound", "not here"),
     })
     .await;
-    let config = server.kubeconfig("forward-garbage");
-    let home = support::tempdir::temp_home("forward-garbage");
-    let mut child = support::podbay_command(
-        "port-forward",
-        &config,
-        &["-n", "shop", "web-1", "0:8080"],
-        home.path(),
-    )
-    .stdout(std::process::Stdio::piped())
-    .stderr(std::process::Stdio::piped())
-    .spawn()
-    .unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap()).lines();
+    let (mut child, port) = hostile::forward_web_1(&server, "forward-garbage").await;
     let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
-    let port: u16 = tokio::time::timeout(Duration::from_secs(30), async {
-        loop {
-            let line = stdout.next_line().await.unwrap().expect("a line");
-            if let Some(rest) = line.strip_prefix("Forwarding from 127.0.0.1:") {
-                return rest.split(' ').next().unwrap().parse().unwrap();
-            }
-        }
-    })
-    .await
-    .expect("the forward listens");
     let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
         .await
         .unwrap();

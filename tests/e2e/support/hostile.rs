@@ -418,3 +418,36 @@ pub fn pod(name: &str) -> Value {
             "state": {"running": {"startedAt": "2026-11-01T00:00:00Z"}}}]}
     })
 }
+
+/// `podbay port-forward -n shop web-1 0:8080` against `server`, its stdout
+/// and stderr piped: the forwarder, once it says the local port it
+/// listens on (within 30 s), and that port.
+pub async fn forward_web_1(server: &Hostile, tag: &str) -> (tokio::process::Child, u16) {
+    use tokio::io::{AsyncBufReadExt as _, BufReader};
+    let config = server.kubeconfig(tag);
+    let home = super::tempdir::temp_home(tag);
+    let mut child = super::podbay_command(
+        "port-forward",
+        &config,
+        &["-n", "shop", "web-1", "0:8080"],
+        home.path(),
+    )
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap()).lines();
+    let port = tokio::time::timeout(std::time::Duration::from_secs(30), async {
+        loop {
+            let line = stdout.next_line().await.unwrap().expect("a line");
+            if let Some(rest) = line.strip_prefix("Forwarding from 127.0.0.1:") {
+                return rest.split(' ').next().unwrap().parse().unwrap();
+            }
+        }
+    })
+    .await
+    .expect("the forward listens");
+    // Its later lines are read and let go (a full pipe would stop it).
+    tokio::spawn(async move { while let Ok(Some(_)) = stdout.next_line().await {} });
+    (child, port)
+}
