@@ -94,7 +94,10 @@ pub async fn connect(
     let code = response.status().as_u16();
     if code != 101 {
         if matches!(code, 401 | 403 | 404) {
-            return Err(refusal(response).await);
+            use http_body_util::BodyExt as _;
+            // The body is capped under kube, as every answer is.
+            let body = response.into_body().collect().await?.to_bytes();
+            return Err(super::errors::api_error(code, &body));
         }
         return Ok(Connect::Unsupported);
     }
@@ -113,20 +116,6 @@ pub async fn connect(
     let (opens, requests) = mpsc::channel(64);
     tokio::spawn(session(socket, requests));
     Ok(Connect::Open(Tunnel { opens }))
-}
-
-/// The server's refusal as kube-rs reads one: its Status, or its text.
-async fn refusal(response: http::Response<kube::client::Body>) -> kube::Error {
-    use http_body_util::BodyExt as _;
-    let code = response.status().as_u16();
-    let limited = http_body_util::Limited::new(response.into_body(), 64 << 10);
-    let text = match limited.collect().await {
-        Ok(body) => String::from_utf8_lossy(&body.to_bytes()).into_owned(),
-        Err(_) => String::new(),
-    };
-    let status = serde_json::from_str::<kube::core::Status>(&text)
-        .unwrap_or_else(|_| kube::core::Status::failure(text.trim(), "").with_code(code));
-    kube::Error::Api(Box::new(status))
 }
 
 impl Tunnel {
