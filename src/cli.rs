@@ -70,6 +70,10 @@ pub enum Command {
     /// forwarding when the pod is replaced: to another ready pod of the same
     /// owner (or the same StatefulSet ordinal when it comes back).
     PortForward(PortForwardArgs),
+    /// Capture a pod's packets (or several pods', into one pcapng) to a
+    /// local pcap file or stdout, with tcpdump in a debug container that
+    /// ends with the capture: nothing privileged, nothing installed.
+    Capture(Box<CaptureArgs>),
     /// List the debug containers of the pods in a namespace (or all), with
     /// their state, age, whether one holds a shell, and who added it.
     Debuggers(DebuggersArgs),
@@ -458,6 +462,66 @@ pub struct DebugArgs {
     pub user_of: Option<String>,
 }
 
+#[derive(Debug, Clone, Args)]
+#[command(
+    after_help = "One pod is written as tcpdump writes it (pcap); several pods (names, -l, deploy/NAME, svc/NAME) \
+into one pcapng file, an interface per pod named NAMESPACE/POD, packets in time order. \
+ctrl-c, --duration or --count ends the capture: the file is complete, tcpdump has ended in every pod, \
+and a summary on stderr says packets, bytes and drops per pod.\n\n\
+The debug container gets NET_RAW where the namespace's Pod Security admits it (netadmin), else the \
+runtime's default capabilities (baseline); under \"restricted\" nothing is created. A running debug \
+container of the same image is used instead of adding one; one podbay adds ends a second after its \
+capture.\n\n\
+Exit status: 0 when every pod was captured; 123 when some were (the summary says which); otherwise as \
+podbay debug's: 2 usage, 65 invalid, 66 not found, 69 not supported, 70 pod not running, 71 image, \
+72 container could not start, 73 the file cannot be written, 74 unreachable, 77 forbidden (Pod Security \
+included), 78 bad kubeconfig, 124 timed out, 128+N ended by signal N before capturing."
+)]
+pub struct CaptureArgs {
+    /// The pod(s): NAME or pod/NAME, an owner's pods (deploy/NAME,
+    /// sts/NAME, ds/NAME, rs/NAME, job/NAME) or a Service's (svc/NAME).
+    #[arg(value_name = "POD", value_parser = parse_pod, required_unless_present = "selector", conflicts_with = "selector")]
+    pub pods: Vec<DebugTarget>,
+    /// Capture every pod this label selector matches.
+    #[arg(short = 'l', long, value_name = "SELECTOR", value_parser = parse_selector)]
+    pub selector: Option<String>,
+    /// With -l: the pods of every namespace.
+    #[arg(short = 'A', long, requires = "selector", conflicts_with = "namespace")]
+    pub all_namespaces: bool,
+    /// Namespace of the pods (default: the context's).
+    #[arg(short, long)]
+    pub namespace: Option<String>,
+    /// Kubeconfig context to use (default: the current context).
+    #[arg(long)]
+    pub context: Option<String>,
+    /// Kubeconfig file (default: $KUBECONFIG, which may list several, else ~/.kube/config).
+    #[arg(long)]
+    pub kubeconfig: Option<PathBuf>,
+    /// Which packets: a BPF filter expression, as tcpdump takes it ('tcp port 8080').
+    #[arg(short = 'f', long = "filter", value_name = "BPF")]
+    pub filter: Option<String>,
+    /// The pod's interface to capture on (any: every one, loopback too).
+    #[arg(short = 'i', long, value_name = "IFACE", default_value = "any")]
+    pub interface: String,
+    /// The file to write (never one already there), or - for stdout
+    /// (wireshark -k -i -, tcpdump -r -); default: stdout when it is not
+    /// a terminal.
+    #[arg(short = 'w', long = "write", value_name = "FILE")]
+    pub write: Option<PathBuf>,
+    /// Stop after this long (5s, 2m).
+    #[arg(long, value_name = "DURATION", value_parser = parse_timeout)]
+    pub duration: Option<Duration>,
+    /// Stop after this many packets (all pods together).
+    #[arg(long, short = 'c', value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub count: Option<u64>,
+    /// Image with tcpdump for the debug container.
+    #[arg(long, value_parser = parse_image, default_value = crate::model::capture::DEFAULT_IMAGE)]
+    pub image: String,
+    /// How long to wait for the cluster and for the debug containers to start.
+    #[arg(long, default_value = "2m", value_parser = parse_timeout)]
+    pub timeout: Duration,
+}
+
 /// `--profile NAME` of `podbay debug`: any name (a team's is resolved
 /// with the config), the built-ins offered to shell completion.
 #[derive(Debug, Clone, Copy)]
@@ -532,6 +596,43 @@ fn parse_custom(path: &str) -> Result<CustomFile, String> {
 }
 
 impl DebugArgs {
+    /// `podbay debug POD -n NAMESPACE` with every other flag at its
+    /// default: what the commands that add a debug container for their
+    /// own ends (cp, capture) start from.
+    pub fn for_pod(pod: &str, namespace: &str, timeout: Duration) -> Self {
+        DebugArgs {
+            pods: vec![DebugTarget::Pod(pod.to_string())],
+            selector: None,
+            all_namespaces: false,
+            namespace: Some(namespace.to_string()).filter(|n| !n.is_empty()),
+            context: None,
+            kubeconfig: None,
+            target: None,
+            target_all: false,
+            parallel: 1,
+            image: None,
+            name: None,
+            profile: None,
+            profile_name: None,
+            as_target_user: AsTargetUser::Auto,
+            env: Vec::new(),
+            mounts: Vec::new(),
+            workdir: None,
+            pull_policy: None,
+            interactive: false,
+            tty: false,
+            no_attach: false,
+            reuse: false,
+            list: false,
+            timeout,
+            output: None,
+            custom: None,
+            pod_flags: Default::default(),
+            command: Vec::new(),
+            user_of: None,
+        }
+    }
+
     /// `--custom`, on top of `base`.
     pub fn custom_profile(&self, base: Profile) -> Option<crate::model::debug::CustomProfile> {
         self.custom

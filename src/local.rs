@@ -224,6 +224,22 @@ pub fn put(item: &Path, to: &Path) -> io::Result<()> {
     }
 }
 
+/// Where a stream written as it comes goes (a packet capture): a new
+/// owner-only file, never one already there (a link is not followed), or
+/// into a FIFO or device (`/dev/null`, a FIFO Wireshark reads), as
+/// tcpdump -w writes into one.
+pub fn create_stream_file(path: &Path) -> io::Result<File> {
+    match Place::of(path)? {
+        Place::Absent => create_new(path, 0o600),
+        Place::Special("socket") => Err(io::Error::other("it is a socket")),
+        Place::Special(_) => open_special(path),
+        Place::Regular => Err(io::Error::other(
+            "it already exists, and podbay never writes over a file: choose another name or remove it",
+        )),
+        Place::Directory => Err(io::Error::other("it is a directory: name a file in it")),
+    }
+}
+
 /// `dir/name` if nothing is there, else the first free `stem (N).ext`, as
 /// a browser names a second download: a download never replaces a file.
 pub fn free_name(dir: &Path, name: &str) -> PathBuf {

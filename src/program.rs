@@ -129,6 +129,7 @@ async fn run(cli: Cli, paths: Paths) -> anyhow::Result<()> {
             let done = crate::commands::cp::run(*args, &defaults).await;
             exit_with(done.map(|()| 0))
         }
+        Some(Command::Capture(args)) => exit_with(crate::commands::capture::run(*args).await),
         Some(Command::Debuggers(args)) => exit_with(crate::commands::debuggers::run(args).await),
         Some(Command::Top(args)) => exit_with(crate::commands::top::run(args).await),
         Some(Command::PortForward(args)) => {

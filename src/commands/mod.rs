@@ -1,5 +1,6 @@
 //! Subcommands that run without the TUI.
 
+pub mod capture;
 pub mod complete;
 pub mod cp;
 pub mod debug;

@@ -4,6 +4,7 @@
 //! `local`, and returns a typed outcome; printing and exit codes are the
 //! front ends' (`commands`), panes and messages the TUI's.
 
+pub mod capture;
 pub mod debuggers;
 pub mod outcome;
 pub mod transfer;

@@ -21,6 +21,8 @@ pub mod exit {
     pub const NOT_RUNNING: i32 = 70;
     pub const IMAGE: i32 = 71;
     pub const START_FAILED: i32 = 72;
+    /// EX_CANTCREAT: a local file cannot be written.
+    pub const CANT_CREATE: i32 = 73;
     pub const UNREACHABLE: i32 = 74;
     /// EX_TEMPFAIL: the stream was cut while the container runs on.
     pub const CUT: i32 = 75;

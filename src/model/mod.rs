@@ -2,6 +2,7 @@
 //! A full `Pod` costs tens of kilobytes of heap; a [`PodRow`] well under one.
 
 mod age;
+pub mod capture;
 pub(crate) mod cluster;
 mod container_state;
 pub mod debug;
@@ -20,6 +21,7 @@ pub mod listed;
 pub mod node;
 pub mod object_ref;
 pub mod owner;
+pub mod pcap;
 pub(crate) mod pod;
 pub mod pod_security;
 pub mod problem;

@@ -11,6 +11,7 @@
 
 mod support;
 
+mod cli_capture;
 mod cli_cp;
 mod cli_debug;
 mod cli_debug_pod;

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use k8s_openapi::api::core::v1::Pod;
 
 use super::debug::{self as debug_cmd, Defaults, Failure, Job, Sinks, Voice, exit, fail};
-use crate::cli::{CpArgs, DebugArgs, DebugTarget};
+use crate::cli::{CpArgs, DebugArgs};
 use crate::cluster::deadline::Deadline;
 use crate::engine::transfer::progress::Meter;
 use crate::engine::transfer::{Bounds, Copied, Reach, copy_in, copy_out, joined, local_name};
@@ -463,37 +463,18 @@ impl DebugArgs {
     /// copy goes through: an interactive shell with a terminal (so it
     /// stays up, and can be attached to later), not attached, reused.
     pub fn for_copy(args: &CpArgs, pod: &str, namespace: &str, target: Option<String>) -> Self {
-        DebugArgs {
-            pods: vec![DebugTarget::Pod(pod.to_string())],
-            selector: None,
-            all_namespaces: false,
-            namespace: Some(namespace.to_string()).filter(|n| !n.is_empty()),
-            context: args.context.clone(),
-            kubeconfig: args.kubeconfig.clone(),
-            target,
-            target_all: false,
-            parallel: 1,
-            image: args.image.clone(),
-            name: None,
-            profile: args.profile,
-            profile_name: None,
-            as_target_user: args.as_target_user,
-            env: Vec::new(),
-            mounts: Vec::new(),
-            workdir: None,
-            pull_policy: None,
-            interactive: true,
-            tty: true,
-            no_attach: true,
-            reuse: true,
-            list: false,
-            timeout: args.timeout,
-            output: None,
-            custom: None,
-            pod_flags: Default::default(),
-            command: Vec::new(),
-            user_of: None,
-        }
+        let mut debug = DebugArgs::for_pod(pod, namespace, args.timeout);
+        debug.context = args.context.clone();
+        debug.kubeconfig = args.kubeconfig.clone();
+        debug.target = target;
+        debug.image = args.image.clone();
+        debug.profile = args.profile;
+        debug.as_target_user = args.as_target_user;
+        debug.interactive = true;
+        debug.tty = true;
+        debug.no_attach = true;
+        debug.reuse = true;
+        debug
     }
 }
 

@@ -44,7 +44,14 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> std::result::Result<i3
         .clone()
         .unwrap_or(connection.namespace.clone());
     let client = connection.client.clone();
-    let pods = resolve(&client, &args, &namespace).await?;
+    let pods = resolve(
+        &client,
+        &args.pods,
+        args.selector.as_deref(),
+        args.all_namespaces,
+        &namespace,
+    )
+    .await?;
     let voice = if args.json() {
         Voice::Quiet
     } else {
@@ -285,15 +292,18 @@ async fn read_input() -> std::result::Result<Bytes, Failure> {
     }
 }
 
-/// The pods to run in, in name order, each once.
-async fn resolve(
+/// The pods to run in, in name order, each once: `targets` (names,
+/// owners, Services) and what `selector` matches.
+pub(in crate::commands) async fn resolve(
     client: &kube::Client,
-    args: &DebugArgs,
+    targets: &[DebugTarget],
+    selector: Option<&str>,
+    all_namespaces: bool,
     namespace: &str,
 ) -> std::result::Result<Vec<PodRef>, Failure> {
     let mut pods = BTreeSet::new();
-    if let Some(selector) = &args.selector {
-        let scope = if args.all_namespaces {
+    if let Some(selector) = selector {
+        let scope = if all_namespaces {
             None
         } else {
             Some(namespace)
@@ -308,7 +318,7 @@ async fn resolve(
         }
         pods.extend(found);
     }
-    for target in &args.pods {
+    for target in targets {
         match target {
             DebugTarget::Pod(name) => {
                 pods.insert(PodRef {
