@@ -15,13 +15,12 @@ use k8s_openapi::api::core::v1::Pod;
 use kube::api::Api;
 use tokio::sync::watch;
 
-use super::debug::{self as debug_cmd, Defaults, Failure, Job, Sinks, Voice, exit, fail};
+use super::debug::{self as debug_cmd, Failure, Voice, exit, fail};
 use super::fleet::PodRef;
 use super::prefix::Prefix;
-use crate::cli::{CaptureArgs, DebugArgs, DebugTarget};
+use crate::cli::{CaptureArgs, DebugTarget};
 use crate::engine::capture::{self as engine, Ended, Where};
-use crate::model::capture::{self as model, Options};
-use crate::model::debug::Profile;
+use crate::model::capture::Options;
 use crate::model::text::Printable;
 
 /// How long the debug containers podbay added are watched ending.
@@ -55,7 +54,7 @@ pub async fn run(args: CaptureArgs) -> Result<i32, Failure> {
     let mut file = output.open()?;
 
     let prepared = tokio::select! {
-        prepared = prepare_all(&client, &connection.server, &args, &pods, &labels) => prepared,
+        prepared = prepare_all(&client, &args, &pods, &labels) => prepared,
         () = crate::tty::termination() => {
             output.discard_if_empty();
             let signal = crate::tty::stopped_by().unwrap_or(nix::libc::SIGINT);
@@ -278,7 +277,6 @@ struct Place {
 /// Every pod's debug container, all at once: a capture starts together.
 async fn prepare_all(
     client: &kube::Client,
-    server: &str,
     args: &CaptureArgs,
     pods: &[PodRef],
     labels: &[String],
@@ -290,84 +288,31 @@ async fn prepare_all(
             true => Voice::Prefixed(Prefix::new(&Printable::from(&labels[index]), index, width)),
             false => Voice::Stderr,
         };
-        prepare(client, server, args, pod, voice)
+        prepare(client, args, pod, voice)
     });
     futures::future::join_all(each).await
 }
 
-/// One pod: read it, choose the profile under its namespace's Pod
-/// Security (refused before anything is sent), then reuse or add the
-/// debug container and wait for it to run.
+/// One pod, through the capture engine: its progress said after its name.
 async fn prepare(
     client: &kube::Client,
-    server: &str,
     args: &CaptureArgs,
     pod: &PodRef,
     voice: Voice,
 ) -> Result<Place, Failure> {
-    let deadline = tokio::time::Instant::now() + args.timeout;
-    let reading = DebugArgs::for_capture(args, &pod.name, &pod.namespace, Profile::Netadmin);
-    let job = Job {
-        args: &reading,
-        pod: pod.name.clone(),
-        namespace: pod.namespace.clone(),
-        target: None,
-        voice,
-        input: None,
-        policies: None,
-    };
-    let manifest = debug_cmd::get_pod(client, &job, server, deadline).await?;
-    let detail = crate::model::PodDetail::from_pod(&manifest);
-    let policy =
-        crate::cluster::debug::read_policy(client, &pod.namespace, Duration::from_secs(5)).await;
-    let profile = model::profile(&detail, policy.as_ref(), &args.image)
-        .map_err(|why| fail(exit::FORBIDDEN, why))?;
-    let debug_args = DebugArgs {
-        profile: Some(profile),
-        ..reading.clone()
-    };
-    let job = Job {
-        args: &debug_args,
-        ..job
-    };
-    let (mut out, mut err) = (std::io::sink(), std::io::sink());
-    let sinks = Sinks {
-        out: &mut out,
-        err: &mut err,
-    };
-    let defaults = Defaults {
-        image: args.image.clone(),
-        profile,
-    };
-    let existed = crate::model::debug::container_names(&manifest);
-    let finished = debug_cmd::run_job(
+    let say = |line: String| voice.say(line);
+    let at = engine::prepare(
         client,
-        &job,
-        &manifest,
-        args.image.clone(),
-        &defaults,
-        sinks,
-        deadline,
+        &pod.namespace,
+        &pod.name,
+        &args.image,
+        args.timeout,
+        &say,
     )
     .await?;
-    if finished.terminated() {
-        return Err(fail(
-            exit::START_FAILED,
-            format!(
-                "Debug container {} ended before the capture could start (exit code {}).",
-                finished.container, finished.exit_code
-            ),
-        ));
-    }
-    let added = !existed.contains(&finished.container);
     Ok(Place {
-        added,
-        at: Where {
-            namespace: pod.namespace.clone(),
-            pod: pod.name.clone(),
-            container: finished.container,
-            lease: added,
-        },
+        added: at.lease,
+        at,
     })
 }
 
@@ -464,22 +409,5 @@ impl Output {
         {
             let _ = std::fs::remove_file(path);
         }
-    }
-}
-
-impl DebugArgs {
-    /// What `podbay debug` would be given for a capture's debug container:
-    /// the lease program (it ends once no tcpdump runs), not attached, a
-    /// running one of the same image reused.
-    pub fn for_capture(args: &CaptureArgs, pod: &str, namespace: &str, profile: Profile) -> Self {
-        let mut debug = DebugArgs::for_pod(pod, namespace, args.timeout);
-        debug.context = args.context.clone();
-        debug.kubeconfig = args.kubeconfig.clone();
-        debug.image = Some(args.image.clone());
-        debug.profile = Some(profile);
-        debug.no_attach = true;
-        debug.reuse = true;
-        debug.command = model::lease_command();
-        debug
     }
 }

@@ -6,5 +6,6 @@
 
 pub mod capture;
 pub mod debuggers;
+pub mod helper;
 pub mod outcome;
 pub mod transfer;

@@ -11,7 +11,7 @@
 
 use super::debug::{DebugSpec, Profile};
 use super::detail::PodDetail;
-use super::launch::{self, LaunchPlan, LaunchRequest};
+use super::launch::{self, LaunchPlan, LaunchRefusal, LaunchRequest, RefusalKind};
 use super::pod_security::Policy;
 
 /// The image a capture runs in unless told otherwise: it has tcpdump.
@@ -138,14 +138,14 @@ pub fn failure_hint(stderr: &str) -> Option<&'static str> {
 }
 
 /// The profile a capture's debug container gets in the pod, or why none
-/// can capture there (one sentence, before anything is created): netadmin
-/// where the namespace admits it, else the strongest profile it admits,
-/// which captures unless it is restricted.
+/// can capture there (before anything is created): netadmin where the
+/// namespace admits it, else the strongest profile it admits, which
+/// captures unless it is restricted. [`LaunchRefusal::sentence`] says it.
 pub fn profile(
     detail: &PodDetail,
     policy: Option<&Policy>,
     image: &str,
-) -> Result<Profile, String> {
+) -> Result<Profile, LaunchRefusal> {
     let request = LaunchRequest {
         spec: DebugSpec {
             name: "capture-probe".into(),
@@ -157,12 +157,19 @@ pub fn profile(
         profile_chosen: false,
         reuse: false,
     };
-    let (namespace, pod) = detail.key.shown();
     match launch::plan(detail, &request, policy) {
-        LaunchPlan::Refused(refusal) => Err(refusal.sentence(&format!("Pod {namespace}/{pod}"))),
-        LaunchPlan::Launch { spec, .. } if spec.profile == Profile::Restricted => Err(format!(
-            "{namespace} enforces Pod Security \"restricted\", where no container may capture packets: it must run as non-root and drop every capability, NET_RAW too. Nothing was created; capture in a namespace at \"baseline\" or \"privileged\", or ask for an exemption."
-        )),
+        LaunchPlan::Refused(refusal) => Err(refusal),
+        LaunchPlan::Launch { spec, .. } if spec.profile == Profile::Restricted => {
+            Err(LaunchRefusal {
+                kind: RefusalKind::Forbidden,
+                why: format!(
+                    "{} enforces Pod Security \"restricted\", where no container may capture packets: it must run as non-root and drop every capability, NET_RAW too. Nothing was created; capture in a namespace at \"baseline\" or \"privileged\", or ask for an exemption.",
+                    detail.key.shown().0
+                ),
+                hint: None,
+                passing: None,
+            })
+        }
         LaunchPlan::Launch { spec, .. } => Ok(spec.profile),
         LaunchPlan::Reattach(_) => Ok(Profile::Netadmin),
     }
@@ -215,7 +222,9 @@ mod tests {
             Ok(Profile::Baseline)
         );
         let restricted = enforcing(Level::Restricted);
-        let why = profile(&detail(), Some(&restricted), DEFAULT_IMAGE).unwrap_err();
+        let refusal = profile(&detail(), Some(&restricted), DEFAULT_IMAGE).unwrap_err();
+        assert_eq!(refusal.kind, RefusalKind::Forbidden);
+        let why = refusal.sentence("Pod payments/api-1");
         assert!(
             why.starts_with("payments enforces Pod Security \"restricted\""),
             "{why}"

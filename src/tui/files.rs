@@ -6,13 +6,10 @@
 use std::time::Duration;
 
 use bytes::Bytes;
-use k8s_openapi::api::core::v1::Pod;
-use kube::api::Api;
 use tokio::sync::mpsc;
 
 use crate::app::Event;
 use crate::app::files::{FileOp, FilesEvent, READ_LIMIT, Via};
-use crate::cluster::debug::{self as launching, Startup};
 use crate::cluster::pipe::{self, PipeSpec};
 use crate::engine::transfer::progress::Meter;
 use crate::engine::transfer::{Bounds, Copied, Reach, copy_in, copy_out};
@@ -290,45 +287,9 @@ async fn add_debugger(
     spec: &crate::model::debug::DebugSpec,
 ) -> Result<String, String> {
     let (namespace, pod) = (&*key.pod.namespace, &*key.pod.name);
-    launching::launch(spec, client, namespace, pod)
+    crate::engine::helper::add_and_wait(client, namespace, pod, spec, START_TIMEOUT, &|_| {})
         .await
-        .map_err(|e| {
-            launching::describe_launch_error(&e, namespace, pod)
-                .sentence
-                .into_string()
-        })?;
-    let pods: Api<Pod> = Api::namespaced(client.clone(), namespace);
-    match launching::await_startup(
-        &pods,
-        pod,
-        (crate::model::ContainerKind::Ephemeral, &spec.name),
-        START_TIMEOUT,
-        |_, _| {},
-    )
-    .await
-    {
-        Startup::Running => Ok(spec.name.clone()),
-        Startup::Terminated {
-            reason, message, ..
-        } => Err(format!(
-            "Debug container {} ended before it could be used ({reason}: {message}).",
-            spec.name
-        )),
-        Startup::Stuck {
-            reason, message, ..
-        } => Err(format!(
-            "Debug container {} cannot start: {reason}: {}.",
-            spec.name,
-            message.trim_end_matches('.')
-        )),
-        Startup::TimedOut { reason, .. } => Err(format!(
-            "Debug container {} did not start within {} s ({reason}).",
-            spec.name,
-            START_TIMEOUT.as_secs()
-        )),
-        Startup::Refused { sentence } => Err(sentence),
-        Startup::PodGone => Err(format!("Pod {namespace}/{pod} went away.")),
-    }
+        .map_err(|failure| failure.sentence.into_string())
 }
 
 enum Failed {

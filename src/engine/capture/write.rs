@@ -1,155 +1,14 @@
-//! Packet capture: tcpdump run in a pod's debug container, its pcap
-//! stream brought out as it comes, and written to one local file (or
-//! stdout) by one writer: tcpdump's own bytes for one pod, pcapng with an
-//! interface per pod for several. The bytes pass through bounded channels
-//! (a slow disk slows the pods' streams, never grows podbay), and each
-//! pod's packets and bytes are counted as they are written, for the
-//! summary and the live view.
+//! The one writer of a capture: every pod's stream, through a bounded
+//! channel, into one file (or stdout) as it comes.
 
 use std::io::{self, Write};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::sync::atomic::Ordering;
+use std::time::Instant;
 
-use bytes::Bytes;
 use tokio::sync::mpsc;
 
-use crate::cluster::deadline::Deadline;
-use crate::cluster::pipe::{self, InputChunk, PipeSpec};
-use crate::model::capture::{self, Counts, Options};
+use super::{Chunk, Tally};
 use crate::model::pcap::{Merge, Packet, Splitter, pcapng};
-use crate::model::session::SessionEnd;
-
-/// How long tcpdump has to print its counts and end once stopped.
-const STOP_GRACE: Duration = Duration::from_secs(5);
-
-/// Chunks in flight from the pods to the writer.
-const IN_FLIGHT: usize = 64;
-
-/// Where a pod's capture runs.
-#[derive(Debug, Clone)]
-pub struct Where {
-    pub namespace: String,
-    pub pod: String,
-    /// The debug container tcpdump is exec'd in.
-    pub container: String,
-    /// podbay added that container for this capture: it ends with it.
-    pub lease: bool,
-}
-
-/// How one pod's tcpdump ended.
-#[derive(Debug)]
-pub struct Ended {
-    pub end: SessionEnd,
-    pub counts: Counts,
-    /// The start of what tcpdump said (its failure, when it failed).
-    pub stderr: String,
-}
-
-impl Ended {
-    /// tcpdump ran and ended well (stopped, or its count reached).
-    pub fn captured(&self) -> bool {
-        self.end.exit_code == Some(0)
-    }
-
-    /// Why it did not, in one clause: the cause when known, else its words.
-    pub fn failure(&self) -> String {
-        let said = self
-            .stderr
-            .lines()
-            .filter(|l| !l.starts_with("tcpdump: listening on") && !l.contains("data link type"))
-            .collect::<Vec<_>>()
-            .join("; ");
-        match capture::failure_hint(&self.stderr) {
-            Some(hint) => format!("{hint} (tcpdump: {})", said.trim()),
-            None if said.trim().is_empty() => self.end.reason.to_string(),
-            None => format!("{} ({})", self.end.reason, said.trim()),
-        }
-    }
-}
-
-/// Runs the capture in `at` until `stop` resolves or tcpdump ends by
-/// itself; its stdout goes to `out` tagged with `stream`. On `stop`,
-/// tcpdump's stdin is closed, which ends it, and it is given
-/// [`STOP_GRACE`] to say its counts.
-pub async fn run(
-    client: &kube::Client,
-    at: &Where,
-    options: &Options,
-    stream: usize,
-    out: mpsc::Sender<Chunk>,
-    stop: impl std::future::Future<Output = ()>,
-) -> Result<Ended, kube::Error> {
-    let spec = PipeSpec {
-        namespace: at.namespace.clone(),
-        pod: at.pod.clone(),
-        container: at.container.clone(),
-        command: capture::command(options, at.lease),
-        deadline: Deadline::none(),
-    };
-    let (stdout, mut bytes) = mpsc::channel::<Bytes>(4);
-    let forward = async move {
-        while let Some(chunk) = bytes.recv().await {
-            if out.send(Chunk::Data(stream, chunk)).await.is_err() {
-                break;
-            }
-        }
-        let _ = out.send(Chunk::End(stream)).await;
-    };
-    let (stdin, stdin_rx) = mpsc::channel::<InputChunk>(1);
-    let mut exec = Box::pin(pipe::exec(client, &spec, Some(stdin_rx), stdout));
-    let forwarded = tokio::spawn(forward);
-    let end = tokio::select! {
-        end = &mut exec => end,
-        () = stop => {
-            drop(stdin);
-            match tokio::time::timeout(STOP_GRACE, &mut exec).await {
-                Ok(end) => end,
-                Err(_) => Ok(pipe::PipeEnd {
-                    end: SessionEnd {
-                        exit_code: None,
-                        reason: "tcpdump did not end when stopped; its connection was closed, which ends it".into(),
-                        disconnected: true,
-                    },
-                    stderr: String::new(),
-                    stdin_left_open: true,
-                    stopped_here: true,
-                }),
-            }
-        }
-    };
-    // Its stdout's sender goes with it: the forward then ends.
-    drop(exec);
-    let _ = forwarded.await;
-    let end = end?;
-    Ok(Ended {
-        counts: Counts::read(&end.stderr),
-        stderr: end.stderr,
-        end: end.end,
-    })
-}
-
-/// What reaches the writer.
-#[derive(Debug)]
-pub enum Chunk {
-    /// Bytes of pod `n`'s pcap stream.
-    Data(usize, Bytes),
-    /// Pod `n`'s stream has ended.
-    End(usize),
-}
-
-/// Each pod's packets and bytes written so far (read live by the view
-/// and the summary), and the total the capture stops at.
-#[derive(Debug, Default)]
-pub struct Tally {
-    pub packets: AtomicU64,
-    pub bytes: AtomicU64,
-}
-
-/// The channel the pods' streams go into, and its writer's end.
-pub fn channel() -> (mpsc::Sender<Chunk>, mpsc::Receiver<Chunk>) {
-    mpsc::channel(IN_FLIGHT)
-}
 
 /// What the writer tells the capture as it goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -306,9 +165,4 @@ fn wait_for(
     }
     let tick = Merge::HOLD / 5;
     runtime.block_on(async { tokio::time::timeout(tick, chunks.recv()).await.ok()? })
-}
-
-/// The tallies of `pods` pods.
-pub fn tallies(pods: usize) -> Arc<[Tally]> {
-    (0..pods).map(|_| Tally::default()).collect()
 }
