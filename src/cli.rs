@@ -838,25 +838,7 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
     }
 }
 
-/// `500ms`, `30s`, `2m`, `1h`, or plain seconds.
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
-    let s = s.trim();
-    let (number, unit) = s.split_at(
-        s.find(|c: char| !c.is_ascii_digit() && c != '.')
-            .unwrap_or(s.len()),
-    );
-    let value: f64 = number
-        .parse()
-        .map_err(|_| format!("invalid duration {s:?}: use e.g. 30s, 2m, 1h"))?;
-    let secs = match unit {
-        "ms" => value / 1000.0,
-        "" | "s" => value,
-        "m" => value * 60.0,
-        "h" => value * 3600.0,
-        _ => return Err(format!("invalid duration {s:?}: use e.g. 30s, 2m, 1h")),
-    };
-    Ok(Duration::from_secs_f64(secs))
-}
+pub use crate::model::parse_duration;
 
 #[derive(Debug, Args)]
 pub struct SimArgs {
@@ -917,6 +899,8 @@ mod tests {
         assert_eq!(parse_duration("7"), Ok(Duration::from_secs(7)));
         assert!(parse_duration("soon").is_err());
         assert!(parse_duration("5d").is_err());
+        // Past what a duration holds: refused, not a panic.
+        assert!(parse_duration("99999999999999999999h").is_err());
     }
 
     #[test]

@@ -36,7 +36,7 @@ pub mod transfer;
 pub mod usage;
 pub mod workload;
 
-pub use age::human_duration;
+pub use age::{human_duration, parse_duration};
 pub use cluster::{ClusterId, TerminalKey};
 pub use detail::{
     ContainerInfo, ContainerKind, ContainerState, EventRow, NoDebugContainer, NoDebugKind,

@@ -11,9 +11,11 @@ use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
 mod prepare;
+mod session;
 mod write;
 
 pub use prepare::prepare;
+pub use session::{PodEnd, Report, Request, StoppedEarly, capture};
 pub use write::{Event, Written, write};
 
 use bytes::Bytes;
