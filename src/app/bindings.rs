@@ -166,6 +166,7 @@ pub fn browser(app: &App) -> Vec<Binding> {
         View::Debuggers(_) => debuggers(),
         View::Files(_) => files(),
         View::Forwards(_) => forwards(),
+        View::Captures(_) => captures(),
     };
     if !app.workspace.is_empty() {
         table.insert(0, Binding::hinted(Action::Workspace, "panes"));
@@ -216,6 +217,7 @@ fn pods(marked: usize) -> Vec<Binding> {
         [
             Action::Debug,
             Action::Forward,
+            Action::Capture,
             Action::MarkShown,
             Action::Back,
             Action::Yaml,
@@ -243,6 +245,7 @@ fn pod() -> Vec<Binding> {
         Binding::hinted(Action::Files, "files"),
         Binding::hinted(Action::Forward, "forward"),
         Binding::hinted(Action::Describe, "describe"),
+        Binding::action(Action::Capture),
     ];
     table.extend(
         [
@@ -475,6 +478,30 @@ fn forwards() -> Vec<Binding> {
             "x",
             Some("stop"),
             "stop the selected forward",
+        ),
+        Binding::fixed(&["j", "k", "down", "up"], "j/k", Some("move"), "move"),
+    ]
+}
+
+fn captures() -> Vec<Binding> {
+    vec![
+        Binding::fixed(
+            &["esc"],
+            "esc",
+            Some("back"),
+            "back to the pods (captures keep running)",
+        ),
+        Binding::fixed(
+            &["x", "delete"],
+            "x",
+            Some("stop"),
+            "stop the selected capture: each tcpdump ends, the file is complete",
+        ),
+        Binding::fixed(
+            &["o"],
+            "o",
+            Some("open cmd"),
+            "copy the command that opens the selected capture's file in Wireshark",
         ),
         Binding::fixed(&["j", "k", "down", "up"], "j/k", Some("move"), "move"),
     ]

@@ -31,6 +31,7 @@ pub enum Command {
     Files(Option<String>),
     /// The port-forwards.
     Forwards,
+    Captures,
     /// `:nodes`: the nodes view.
     Nodes,
     /// `:svc`: the Services of the namespaces shown.
@@ -143,6 +144,7 @@ pub fn parse(text: &str) -> Result<Command, String> {
         ("delete", None) => Ok(Command::Delete),
         ("messages" | "msgs", None) => Ok(Command::Messages),
         ("pf" | "forwards" | "port-forward", None) => Ok(Command::Forwards),
+        ("captures" | "capture" | "cap", None) => Ok(Command::Captures),
         ("nodes" | "node" | "no", None) => Ok(Command::Nodes),
         ("svc" | "services" | "service", None) => Ok(Command::Services),
         (word, None) if crate::model::workload::WorkloadKind::from_word(word).is_some() => Ok(

@@ -157,6 +157,11 @@ pub enum Event {
     },
     /// A timer asked for with [`Effect::WakeAfter`] went off.
     Wake(u64),
+    /// A capture said something ([`Effect::StartCapture`]).
+    Capture {
+        id: u64,
+        event: crate::model::capture::CaptureEvent,
+    },
     /// A port-forward said something ([`Effect::StartForward`]).
     Forward {
         id: u64,
@@ -361,6 +366,16 @@ pub enum Effect {
     Copy(String),
     /// Remember an image that ran, first in the launcher's recent list.
     RememberImage(String),
+    /// Capture, on this cluster, into `file` (a free name beside it if
+    /// taken) until [`Effect::StopCapture`] or its own end: its news come
+    /// as [`Event::Capture`].
+    StartCapture {
+        id: u64,
+        cluster: ClusterId,
+        request: crate::model::capture::Request,
+        file: String,
+    },
+    StopCapture(u64),
     /// Start forwarding, on this cluster, until [`Effect::StopForward`]:
     /// its news come as [`Event::Forward`].
     StartForward {

@@ -265,7 +265,8 @@ impl App {
             | Action::Mark
             | Action::MarkShown
             | Action::Files
-            | Action::Forward => {}
+            | Action::Forward
+            | Action::Capture => {}
             // Taken by `filter_key` above.
             Action::Filter => {}
             Action::Quit

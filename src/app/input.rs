@@ -87,6 +87,7 @@ impl App {
             },
             Mode::Find(query) => self.on_find_key(query, key),
             Mode::Forward(form) => self.on_forward_form_key(*form, key),
+            Mode::Capture(form) => self.on_capture_form_key(*form, key),
             Mode::NodeDebug(form) => self.on_node_debug_key(*form, key),
             Mode::CopyPod(form) => self.on_copy_form_key(*form, key),
             Mode::ConfirmRestore(saved) => self.on_restore_answer(*saved, key),
@@ -189,6 +190,7 @@ impl App {
             Ok(command::Command::Messages) => self.open_messages(),
             Ok(command::Command::Files(path)) => self.open_files(path),
             Ok(command::Command::Forwards) => self.open_forwards(),
+            Ok(command::Command::Captures) => self.open_captures(),
             Ok(command::Command::Nodes) => self.open_nodes(),
             Ok(command::Command::Services) => self.open_services(),
             Ok(command::Command::Workloads(kind)) => self.open_workloads(kind),
@@ -256,6 +258,9 @@ impl App {
         if let Some(effects) = self.on_forwards_key(&key) {
             return effects;
         }
+        if let Some(effects) = self.on_captures_key(&key) {
+            return effects;
+        }
         if let Some(effects) = self.on_debuggers_fixed_key(&key) {
             return effects;
         }
@@ -304,6 +309,7 @@ impl App {
             Action::AllLogs if in_pod_view => self.open_all_logs(),
             Action::Files => self.open_files(None),
             Action::Forward => self.open_forward_form(),
+            Action::Capture => self.open_capture_form(),
             Action::Messages => self.open_messages(),
             Action::Nodes => self.open_nodes(),
             Action::CopyPod => self.open_copy_form(),

@@ -45,10 +45,11 @@ pub enum Action {
     Forward,
     Nodes,
     CopyPod,
+    Capture,
 }
 
 impl Action {
-    pub const ALL: [Action; 38] = [
+    pub const ALL: [Action; 39] = [
         Action::Quit,
         Action::Up,
         Action::Down,
@@ -87,6 +88,7 @@ impl Action {
         Action::Forward,
         Action::Nodes,
         Action::CopyPod,
+        Action::Capture,
     ];
 
     /// The name used in config.toml's `[keys]`.
@@ -130,6 +132,7 @@ impl Action {
             Action::Forward => "forward",
             Action::Nodes => "nodes",
             Action::CopyPod => "copy-pod",
+            Action::Capture => "capture",
         }
     }
 
@@ -174,6 +177,9 @@ impl Action {
             }
             Action::Forward => {
                 "forward one of the pod's ports to this machine; it follows the pod's owner when the pod is replaced (:pf lists them)"
+            }
+            Action::Capture => {
+                "capture the pod's packets (the marked pods' together) into a pcap file, with tcpdump in a debug container (:captures lists them)"
             }
             Action::CopyPod => {
                 "a copy of the pod whose chosen container runs a shell instead of its program (hold a crash loop), deleted when its pane closes"
@@ -224,6 +230,7 @@ impl Action {
             Action::Forward => &["F"],
             Action::Nodes => &["O"],
             Action::CopyPod => &["C"],
+            Action::Capture => &["P"],
         }
     }
 }

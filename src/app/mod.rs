@@ -4,6 +4,7 @@
 //! quit). Tests drive it directly.
 
 pub mod bindings;
+pub(crate) mod captures;
 pub(crate) mod command;
 pub(crate) mod copy;
 pub(crate) mod debuggers;
@@ -179,6 +180,9 @@ pub struct App {
     /// The port-forwards started in this run, in order.
     pub forwards: Vec<forwards::Forward>,
     next_forward: u64,
+    /// The packet captures started in this run, in order.
+    pub captures: Vec<captures::Capture>,
+    next_capture: u64,
     /// `F` or `C` on the list opened this pod: the form follows its detail.
     form_after_detail: Option<(PodKey, form::AfterDetail)>,
     /// Each context connected in this run, as its cluster: restored panes
@@ -265,6 +269,8 @@ impl App {
             next_terminal: 0,
             forwards: Vec::new(),
             next_forward: 0,
+            captures: Vec::new(),
+            next_capture: 0,
             form_after_detail: None,
             quitting: false,
             typing_burst: false,
@@ -612,6 +618,10 @@ impl App {
                 self.on_forward_event(id, event);
                 vec![]
             }
+            Event::Capture { id, event } => {
+                self.on_capture_event(id, event);
+                vec![]
+            }
             Event::ForwardTotals {
                 id,
                 open,
@@ -671,12 +681,16 @@ impl App {
     fn quit(&mut self) -> Vec<Effect> {
         let live = self.workspace.live_sessions();
         let forwards = self.running_forwards();
-        if self.options.confirm_quit && (!live.is_empty() || forwards.is_some()) {
+        let captures = self.running_captures();
+        if self.options.confirm_quit
+            && (!live.is_empty() || forwards.is_some() || captures.is_some())
+        {
             let mut what: Vec<String> = Vec::new();
             if !live.is_empty() {
                 what.push(live_sentence(&live));
             }
             what.extend(forwards);
+            what.extend(captures);
             self.message = Some(warning(format!("{}. Quit? y/n", what.join("; "))));
             self.mode = Mode::ConfirmQuit;
             return vec![];
@@ -719,6 +733,7 @@ impl App {
             View::Events(_)
             | View::Messages(_)
             | View::Forwards(_)
+            | View::Captures(_)
             | View::Nodes(_)
             | View::Services(_)
             | View::Workloads(_)
@@ -806,6 +821,7 @@ impl App {
             | View::Messages(_)
             | View::Files(_)
             | View::Forwards(_)
+            | View::Captures(_)
             | View::Nodes(_)
             | View::Services(_)
             | View::Workloads(_)

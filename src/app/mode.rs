@@ -31,6 +31,8 @@ pub enum Mode {
     ConfirmDelete(PodKey),
     /// Stopping this debug container: y to confirm.
     ConfirmStopDebugger(Box<crate::model::debuggers::Debugger>),
+    /// The capture form (`P`), over the list or the pod view.
+    Capture(Box<super::captures::CaptureForm>),
     /// The port-forward form (`F`), over the pod view.
     Forward(Box<super::forwards::ForwardForm>),
     /// The node debug form (`d` in the nodes view).

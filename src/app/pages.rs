@@ -60,7 +60,7 @@ impl App {
                 None => view.reading.as_mut(),
             },
             View::Workloads(view) => view.reading.as_mut().map(|page| &mut page.reader),
-            View::Pods | View::Forwards(_) | View::Debuggers(_) => None,
+            View::Pods | View::Forwards(_) | View::Captures(_) | View::Debuggers(_) => None,
         }
     }
 
@@ -155,7 +155,7 @@ impl App {
                 view.reading = None;
                 vec![]
             }
-            View::Pods | View::Forwards(_) | View::Debuggers(_) => vec![],
+            View::Pods | View::Forwards(_) | View::Captures(_) | View::Debuggers(_) => vec![],
         }
     }
 
@@ -207,6 +207,7 @@ impl App {
             | View::Messages(_)
             | View::Files(_)
             | View::Forwards(_)
+            | View::Captures(_)
             | View::Nodes(_)
             | View::Services(_)
             | View::Workloads(_)

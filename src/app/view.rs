@@ -39,6 +39,8 @@ pub enum View {
     Messages(Box<Reader>),
     /// A container's files (`b`).
     Files(Box<super::files::FileBrowser>),
+    /// The packet captures (`:captures`).
+    Captures(super::captures::CapturesView),
     /// The port-forwards (`:pf`).
     Forwards(super::forwards::ForwardsView),
     /// The cluster's nodes (`:nodes`, `O`).

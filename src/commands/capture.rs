@@ -14,7 +14,7 @@ use tokio::sync::watch;
 use super::debug::{self as debug_cmd, Failure, Voice, exit, fail};
 use super::prefix::Prefix;
 use crate::cli::{CaptureArgs, DebugTarget};
-use crate::engine::capture::{self as engine, Ended};
+use crate::engine::capture as engine;
 use crate::model::capture::Options;
 use crate::model::text::Printable;
 
@@ -99,34 +99,20 @@ pub async fn run(args: CaptureArgs) -> Result<i32, Failure> {
     let mut captured = 0;
     let mut first_failure = None;
     for (label, end) in labels.iter().zip(ends) {
+        let lines = end.lines();
         match end {
-            engine::PodEnd::Captured {
-                packets,
-                bytes,
-                ended,
-                lease,
-            } => {
-                captured += 1;
-                say_about(label, &summary(packets, bytes, &ended));
-                if let Some((name, ended)) = lease {
-                    say_about(
-                        label,
-                        &match ended {
-                            true => format!("debug container {name} has ended"),
-                            false => format!(
-                                "debug container {name} has not ended yet; it ends by itself once no tcpdump runs in it (podbay debuggers shows it)"
-                            ),
-                        },
-                    );
-                }
-            }
+            engine::PodEnd::Captured { .. } => captured += 1,
+            // One pod: its failure is the command's one sentence.
             engine::PodEnd::NotCaptured(failure) if labels.len() == 1 => {
                 first_failure.get_or_insert(failure);
+                continue;
             }
             engine::PodEnd::NotCaptured(failure) => {
-                say_about(label, &format!("not captured: {}", failure.sentence));
                 first_failure.get_or_insert(failure);
             }
+        }
+        for line in lines {
+            say_about(label, &line);
         }
     }
     if captured == 0 {
@@ -151,22 +137,6 @@ fn announce(labels: &[String], output: &Output, duration: Option<Duration>) {
             .map(|d| format!(" for {}", debug_cmd::humantime(d)))
             .unwrap_or_default(),
     )));
-}
-
-/// `N packets (B) written; tcpdump captured C, D dropped by the kernel`.
-fn summary(packets: u64, bytes: u64, ended: &Ended) -> String {
-    let mut line = format!(
-        "{packets} packet{} ({}) written",
-        if packets == 1 { "" } else { "s" },
-        crate::model::transfer::size(bytes)
-    );
-    if let Some(captured) = ended.counts.captured {
-        line.push_str(&format!("; tcpdump captured {captured}"));
-    }
-    if let Some(dropped) = ended.counts.dropped {
-        line.push_str(&format!(", {dropped} dropped by the kernel"));
-    }
-    line
 }
 
 fn say_about(label: &str, text: &str) {

@@ -51,6 +51,26 @@ pub fn human_duration(d: jiff::SignedDuration) -> String {
     format!("{}y", hours / 24 / 365)
 }
 
+/// `500ms`, `30s`, `2m`, `1h`, or plain seconds.
+pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
+    let s = s.trim();
+    let wrong = || format!("invalid duration {s:?}: use e.g. 30s, 2m, 1h");
+    let (number, unit) = s.split_at(
+        s.find(|c: char| !c.is_ascii_digit() && c != '.')
+            .unwrap_or(s.len()),
+    );
+    let value: f64 = number.parse().map_err(|_| wrong())?;
+    let secs = match unit {
+        "ms" => value / 1000.0,
+        "" | "s" => value,
+        "m" => value * 60.0,
+        "h" => value * 3600.0,
+        _ => return Err(wrong()),
+    };
+    // A number past what a duration holds is as wrong as a bad unit.
+    std::time::Duration::try_from_secs_f64(secs).map_err(|_| wrong())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -83,24 +103,4 @@ mod tests {
             );
         }
     }
-}
-
-/// `500ms`, `30s`, `2m`, `1h`, or plain seconds.
-pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
-    let s = s.trim();
-    let wrong = || format!("invalid duration {s:?}: use e.g. 30s, 2m, 1h");
-    let (number, unit) = s.split_at(
-        s.find(|c: char| !c.is_ascii_digit() && c != '.')
-            .unwrap_or(s.len()),
-    );
-    let value: f64 = number.parse().map_err(|_| wrong())?;
-    let secs = match unit {
-        "ms" => value / 1000.0,
-        "" | "s" => value,
-        "m" => value * 60.0,
-        "h" => value * 3600.0,
-        _ => return Err(wrong()),
-    };
-    // A number past what a duration holds is as wrong as a bad unit.
-    std::time::Duration::try_from_secs_f64(secs).map_err(|_| wrong())
 }

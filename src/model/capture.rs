@@ -94,6 +94,33 @@ exit $s";
     argv
 }
 
+/// A capture as asked, from the command line or the TUI.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Request {
+    /// `(namespace, pod)`, each once.
+    pub pods: Vec<(String, String)>,
+    pub image: String,
+    /// For reading each pod and starting its debug container.
+    pub timeout: std::time::Duration,
+    pub options: Options,
+    /// Stop this long after every pod listens.
+    pub duration: Option<std::time::Duration>,
+}
+
+/// What a capture running for the TUI tells it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CaptureEvent {
+    /// A line of its progress (a pod readied, a warning).
+    Said(String),
+    /// Every pod's tcpdump listens; the file it writes (its name made
+    /// free, when the one asked for was taken).
+    Capturing { file: String },
+    /// Packets and bytes written so far.
+    Totals { packets: u64, bytes: u64 },
+    /// It ended: a line per pod, and whether any was captured.
+    Ended { lines: Vec<String>, captured: bool },
+}
+
 /// tcpdump's counts at its end (its stderr): `N packets captured`, `N
 /// packets received by filter`, `N packets dropped by kernel`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -46,6 +46,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, top: usize, theme: &Theme)
         View::Messages(_) => " keys: messages ",
         View::Files(_) => " keys: files ",
         View::Forwards(_) => " keys: forwards ",
+        View::Captures(_) => " keys: captures ",
         View::Nodes(_) => " keys: nodes (enter: its pods, d: a shell on it) ",
         View::Services(_) => " keys: services (enter: its pods, D: where it sends) ",
         View::Workloads(_) => " keys: workloads (enter: its pods, d: debug them) ",

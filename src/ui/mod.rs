@@ -1,6 +1,7 @@
 //! Drawing only: `draw(frame, app, theme)` reads the state and paints it.
 
 mod bars;
+mod captures;
 mod columns;
 mod debuggers;
 mod events_view;
@@ -75,6 +76,7 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme) {
                 None => files::draw(frame, area, browser, theme),
             },
             View::Forwards(view) => forwards::draw(frame, area, app, view, theme),
+            View::Captures(view) => captures::draw(frame, area, app, view, theme),
             View::Debuggers(view) => debuggers::draw(frame, area, app, view, theme),
             View::Nodes(view) => match &view.reading {
                 Some(text) => reader::draw(frame, area, "pods on the node", None, text, theme),
@@ -101,6 +103,9 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme) {
             launcher::draw(frame, areas.browser.unwrap_or(body), app, form, theme)
         }
         Mode::Fleet(form) => fleet::draw(frame, areas.browser.unwrap_or(body), form, theme),
+        Mode::Capture(form) => {
+            captures::draw_form(frame, areas.browser.unwrap_or(body), form, theme)
+        }
         Mode::Forward(form) => {
             forwards::draw_form(frame, areas.browser.unwrap_or(body), form, theme)
         }

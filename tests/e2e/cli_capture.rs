@@ -477,3 +477,70 @@ async fn ctrl_c_ends_it_with_a_whole_file_and_tcpdump_gone() {
         "{said}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn p_in_the_tui_captures_a_pod_and_x_in_captures_stops_it() {
+    if !support::namespaces_or_skip("a capture runs in a pod's network namespace") {
+        return;
+    }
+    let f = Fixture::new(0).await;
+    let client = support::client(&f.sim, "sim").await;
+    let dir = tempfile::tempdir().unwrap();
+    let settings = format!("[files]\ndownload_dir = {:?}\n", dir.path());
+    let mut screen = support::PodbayScreen::spawn_with_config(
+        &support::args(&f.kubeconfig, &["-n", "shop"]),
+        80,
+        24,
+        &settings,
+    );
+    screen
+        .wait_for("the list", |t| {
+            t.contains("redis-0") && t.contains("● live")
+        })
+        .await;
+    screen.keys("/redis-0\r").await;
+    screen.keys("P").await;
+    screen
+        .wait_for("the capture form", |t| {
+            t.contains("Capture the packets of shop/redis-0") && t.contains("redis-0.pcap")
+        })
+        .await;
+    screen.keys("tcp port 6379\r").await;
+    screen.keys(":captures\r").await;
+    screen
+        .wait_for_within(60, "the capture running", |t| t.contains("capturing"))
+        .await;
+    let Connect::Open(tunnel) = tunnel::connect(&client, "shop", "redis-0").await.unwrap() else {
+        panic!("the simulator serves forwards");
+    };
+    let mut stream = tunnel.open(6379).await.unwrap();
+    stream.io.write_all(b"PING\r\n").await.unwrap();
+    stream.io.shutdown().await.unwrap();
+    let mut answer = Vec::new();
+    let _ = stream.io.read_to_end(&mut answer).await;
+    screen
+        .wait_for("its packets counted live", |t| {
+            t.lines().any(|l| {
+                let cells: Vec<&str> = l.trim_matches(['│', ' ']).split_whitespace().collect();
+                cells.first() == Some(&"capturing") && cells.get(1).is_some_and(|n| *n != "0")
+            })
+        })
+        .await;
+    screen.keys("x").await;
+    screen
+        .wait_for_within(30, "the capture ended, its debug container too", |t| {
+            t.contains("ended") && t.contains("has ended") && t.contains("tcpdump captured")
+        })
+        .await;
+    let file = dir.path().join("redis-0.pcap");
+    let read = tcpdump_reads(file.to_str().unwrap());
+    assert!(read.contains("PING"), "{read}");
+    let pods: Api<Pod> = Api::namespaced(client, "shop");
+    assert_eq!(
+        running_debuggers(&pods, "redis-0").await,
+        Vec::<String>::new()
+    );
+    // Nothing runs on: q quits without a question.
+    screen.keys("q").await;
+    support::exits_cleanly(&mut screen).await;
+}

@@ -13,23 +13,10 @@ use tokio::sync::watch;
 
 use super::{Ended, Tally, Where};
 use crate::engine::outcome::{Failure, classify, exit, fail};
-use crate::model::capture::Options;
+pub use crate::model::capture::Request;
 
 /// How long the debug containers podbay added are watched ending.
 const LEASE_END_WAIT: Duration = Duration::from_secs(5);
-
-/// What a capture is asked to do.
-#[derive(Debug, Clone)]
-pub struct Request {
-    /// `(namespace, pod)`, each once.
-    pub pods: Vec<(String, String)>,
-    pub image: String,
-    /// For reading each pod and starting its debug container.
-    pub timeout: Duration,
-    pub options: Options,
-    /// Stop this long after every pod listens.
-    pub duration: Option<Duration>,
-}
 
 /// What the capture says as it goes.
 #[derive(Debug, Clone)]
@@ -53,6 +40,43 @@ pub enum PodEnd {
         lease: Option<(String, bool)>,
     },
     NotCaptured(Failure),
+}
+
+impl PodEnd {
+    /// What it gave, a line each: packets and bytes written and tcpdump's
+    /// counts, then whether the debug container podbay added has ended;
+    /// or why it was not captured.
+    pub fn lines(&self) -> Vec<String> {
+        match self {
+            PodEnd::Captured {
+                packets,
+                bytes,
+                ended,
+                lease,
+            } => {
+                let mut line = format!(
+                    "{packets} packet{} ({}) written",
+                    if *packets == 1 { "" } else { "s" },
+                    crate::model::transfer::size(*bytes)
+                );
+                if let Some(captured) = ended.counts.captured {
+                    line.push_str(&format!("; tcpdump captured {captured}"));
+                }
+                if let Some(dropped) = ended.counts.dropped {
+                    line.push_str(&format!(", {dropped} dropped by the kernel"));
+                }
+                let mut lines = vec![line];
+                lines.extend(lease.as_ref().map(|(name, ended)| match ended {
+                    true => format!("debug container {name} has ended"),
+                    false => format!(
+                        "debug container {name} has not ended yet; it ends by itself once no tcpdump runs in it (podbay debuggers shows it)"
+                    ),
+                }));
+                lines
+            }
+            PodEnd::NotCaptured(failure) => vec![format!("not captured: {}", failure.sentence)],
+        }
+    }
 }
 
 /// The capture stopped before any pod was ready.
@@ -90,7 +114,7 @@ pub async fn capture(
         });
     let prepared = tokio::select! {
         prepared = futures::future::join_all(each) => prepared,
-        _ = stop.wait_for(|stopped| *stopped) => return Err(StoppedEarly),
+        () = stopped(&mut stop) => return Err(StoppedEarly),
     };
     let ready: Vec<(usize, Where)> = prepared
         .iter()
@@ -161,7 +185,7 @@ pub async fn capture(
                     }
                 }
             }
-            _ = stop.wait_for(|stopped| *stopped) => {
+            () = stopped(&mut stop) => {
                 stop_tx.send_replace(true);
                 break (&mut runs).await;
             }
@@ -220,6 +244,11 @@ pub async fn capture(
         ends[*index] = Some(end);
     }
     Ok(ends.into_iter().flatten().collect())
+}
+
+/// Resolves once `stop` is true (its guard not held past it).
+async fn stopped(stop: &mut watch::Receiver<bool>) {
+    let _ = stop.wait_for(|stopped| *stopped).await;
 }
 
 /// Whether the debug container podbay added has ended, as it does once

@@ -9,6 +9,7 @@ use kube::api::Api;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
+mod captures;
 mod debuggers;
 mod owned_pods;
 mod untyped_views;
@@ -86,6 +87,8 @@ pub(super) struct Tasks {
     transfers: HashMap<u64, JoinHandle<()>>,
     /// The port-forwards, by id.
     forwards: HashMap<u64, JoinHandle<()>>,
+    /// Running captures, stopped by sending `true`.
+    captures: HashMap<u64, tokio::sync::watch::Sender<bool>>,
     /// Pod creations under way, and every pod created (each deleted when
     /// podbay quits, whatever became of its pane).
     creates: Vec<JoinHandle<()>>,
@@ -123,6 +126,7 @@ impl Tasks {
             launch_timeout: std::time::Duration::from_secs(35),
             transfers: HashMap::new(),
             forwards: HashMap::new(),
+            captures: HashMap::new(),
             creates: Vec::new(),
             created: Default::default(),
             beside,
@@ -363,6 +367,22 @@ impl Tasks {
             Effect::StopForward(id) => {
                 if let Some(task) = self.forwards.remove(&id) {
                     task.abort();
+                }
+            }
+            Effect::StartCapture {
+                id,
+                cluster,
+                request,
+                file,
+            } => {
+                if let Some(client) = self.clients.get(&cluster).cloned() {
+                    let stop = captures::start(id, client, request, file, self.tx.clone());
+                    self.captures.insert(id, stop);
+                }
+            }
+            Effect::StopCapture(id) => {
+                if let Some(stop) = self.captures.remove(&id) {
+                    stop.send_replace(true);
                 }
             }
             Effect::Quit | Effect::Copy(_) => {}

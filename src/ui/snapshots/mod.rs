@@ -1290,6 +1290,7 @@ fn the_copy_form_takes_a_pull_secret() {
     assert_snapshot("copy_form_80x24", &render(&a, 80, 24));
 }
 
+mod capture_views;
 mod workload_views;
 
 /// The busy cluster with the metrics API's figures: one pod near its
