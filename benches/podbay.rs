@@ -71,7 +71,7 @@ fn main() {
             .join(" ")
     );
     // `cargo bench -- NAME…` runs only the sections named (panes, cat, echo,
-    // list, views, launch, fleet, cp, forward, containers, idle, logs, binary; soak runs
+    // list, views, launch, fleet, cp, forward, capture, containers, idle, logs, binary; soak runs
     // only when named).
     let only: Vec<String> = std::env::args()
         .skip(1)
@@ -107,6 +107,9 @@ fn main() {
         }
         if run("forward") {
             forward(&mut report).await;
+        }
+        if run("capture") {
+            capture(&mut report).await;
         }
         if run("containers") {
             container_start(&mut report).await;
@@ -1396,6 +1399,124 @@ async fn forward(report: &mut Report) {
             report.check(&what, figure, 1.0);
         }
     }
+    let _ = std::fs::remove_file(kubeconfig);
+}
+
+/// `podbay capture` of payments-api's port 8080 while 1 GiB goes through a
+/// forward to it: packets and bytes a second written to the file, and
+/// podbay's peak RSS (the packets never gather in memory).
+async fn capture(report: &mut Report) {
+    use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _};
+    println!("capture (1 GiB through a forward to payments-api, captured to a file)");
+    let (_sim, kubeconfig, _) = sim_process(0, 0).await;
+    let podbay = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/release/podbay");
+    let pod = "payments-api-66b8f7d5c9-qv8lm";
+    let dir = tempfile::tempdir().expect("a scratch directory");
+    let file = dir.path().join("bench.pcap");
+    let mut capture = tokio::process::Command::new(&podbay)
+        .args([
+            "capture",
+            "-n",
+            "payments",
+            pod,
+            "-f",
+            "tcp port 8080",
+            "-w",
+        ])
+        .arg(&file)
+        .env("KUBECONFIG", &kubeconfig)
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("podbay capture runs");
+    let pid = capture.id().unwrap_or(0);
+    let mut said = tokio::io::BufReader::new(capture.stderr.take().unwrap()).lines();
+    while let Ok(Some(line)) = said.next_line().await {
+        if line.contains("capturing") {
+            break;
+        }
+    }
+    let mut forward = tokio::process::Command::new(&podbay)
+        .args(["port-forward", "-n", "payments", pod, "0:8080"])
+        .env("KUBECONFIG", &kubeconfig)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the forward runs");
+    let mut lines = tokio::io::BufReader::new(forward.stdout.take().unwrap()).lines();
+    let mut port = 0u16;
+    while let Ok(Some(line)) = lines.next_line().await {
+        if let Some(rest) = line.strip_prefix("Forwarding from 127.0.0.1:") {
+            port = rest
+                .split(' ')
+                .next()
+                .and_then(|p| p.parse().ok())
+                .unwrap_or(0);
+            break;
+        }
+    }
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    assert!(port > 0, "the forward says where it listens");
+    let start = Instant::now();
+    let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .expect("connect");
+    stream
+        .write_all(b"GET /bytes/1073741824 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .await
+        .expect("request");
+    let mut buf = vec![0u8; 256 << 10];
+    while stream.read(&mut buf).await.expect("read") > 0 {}
+    // The capture has the last packets once the file stops growing.
+    let mut size = 0;
+    loop {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let now = std::fs::metadata(&file).map_or(0, |m| m.len());
+        if now == size {
+            break;
+        }
+        size = now;
+    }
+    let took = start.elapsed().saturating_sub(Duration::from_millis(500));
+    let peak = peak_rss_kib(pid);
+    let _ = nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(pid as i32),
+        nix::sys::signal::Signal::SIGINT,
+    );
+    let mut summary = String::new();
+    while let Ok(Some(line)) = said.next_line().await {
+        summary.push_str(&line);
+        summary.push('\n');
+    }
+    let _ = capture.wait().await;
+    let _ = forward.kill().await;
+    let packets: u64 = summary
+        .split(" packets (")
+        .next()
+        .and_then(|head| head.rsplit(' ').next()?.parse().ok())
+        .unwrap_or(0);
+    let dropped = summary
+        .split(", ")
+        .find_map(|part| part.strip_suffix(" dropped by the kernel\n"))
+        .unwrap_or("?")
+        .to_string();
+    let seconds = took.as_secs_f64();
+    report.row(
+        "capture: 1 GiB through a forward, to a file",
+        format!(
+            "{:.0} packets/s, {:.0} MB/s ({packets} packets, {:.0} MB, {dropped} dropped)",
+            packets as f64 / seconds,
+            size as f64 / 1e6 / seconds,
+            size as f64 / 1e6
+        ),
+        "",
+    );
+    report.row(
+        "capture: podbay's peak RSS during it",
+        format!("{} MB", peak / 1024),
+        "bounded",
+    );
     let _ = std::fs::remove_file(kubeconfig);
 }
 

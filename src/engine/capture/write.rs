@@ -166,3 +166,170 @@ fn wait_for(
     let tick = Merge::HOLD / 5;
     runtime.block_on(async { tokio::time::timeout(tick, chunks.recv()).await.ok()? })
 }
+
+#[cfg(test)]
+mod tests {
+    use bytes::Bytes;
+
+    use super::*;
+
+    /// A little-endian microsecond pcap stream of `packets` (seconds, data).
+    fn pcap(packets: &[(u32, &[u8])]) -> Vec<u8> {
+        let mut out = Vec::new();
+        out.extend_from_slice(&0xa1b2_c3d4u32.to_le_bytes());
+        out.extend_from_slice(&[2, 0, 4, 0]);
+        out.extend_from_slice(&[0; 8]);
+        out.extend_from_slice(&65_535u32.to_le_bytes());
+        out.extend_from_slice(&276u32.to_le_bytes());
+        for (seconds, data) in packets {
+            for word in [*seconds, 0, data.len() as u32, data.len() as u32] {
+                out.extend_from_slice(&word.to_le_bytes());
+            }
+            out.extend_from_slice(data);
+        }
+        out
+    }
+
+    /// Writes `chunks` (stream, bytes; `None` ends a stream) for `names`.
+    fn written(
+        names: &[&str],
+        chunks: Vec<(usize, Option<Vec<u8>>)>,
+        limit: Option<u64>,
+    ) -> (Vec<u8>, Written, Vec<Event>, Vec<(u64, u64)>) {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let (tx, rx) = super::super::channel();
+        for (stream, bytes) in chunks {
+            let chunk = match bytes {
+                Some(bytes) => Chunk::Data(stream, Bytes::from(bytes)),
+                None => Chunk::End(stream),
+            };
+            tx.try_send(chunk).unwrap();
+        }
+        drop(tx);
+        let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+        let tallies = super::super::tallies(names.len());
+        let events = std::sync::Mutex::new(Vec::new());
+        let mut out = Vec::new();
+        let done = write(
+            &mut out,
+            &names,
+            rx,
+            &tallies,
+            limit,
+            &|e| events.lock().unwrap().push(e),
+            runtime.handle(),
+        )
+        .unwrap();
+        let counts = tallies
+            .iter()
+            .map(|t| {
+                (
+                    t.packets.load(Ordering::Relaxed),
+                    t.bytes.load(Ordering::Relaxed),
+                )
+            })
+            .collect();
+        (out, done, events.into_inner().unwrap(), counts)
+    }
+
+    #[test]
+    fn one_pod_is_written_as_tcpdump_wrote_it() {
+        let stream = pcap(&[(1, b"first"), (2, b"second")]);
+        let (head, tail) = stream.split_at(30);
+        let (out, done, events, counts) = written(
+            &["shop/redis-0"],
+            vec![
+                (0, Some(head.to_vec())),
+                (0, Some(tail.to_vec())),
+                (0, None),
+            ],
+            None,
+        );
+        assert_eq!(out, stream);
+        assert!(done.corrupt.is_empty());
+        assert_eq!(events, [Event::Listening(0)]);
+        assert_eq!(counts, [(2, 11)]);
+    }
+
+    #[test]
+    fn two_pods_make_one_pcapng_in_time_order() {
+        let (out, _, events, counts) = written(
+            &["shop/a", "shop/b"],
+            vec![
+                (0, Some(pcap(&[(3, b"a3")]))),
+                (1, Some(pcap(&[(1, b"b1"), (5, b"b5")]))),
+                (0, None),
+                (1, None),
+            ],
+            None,
+        );
+        assert_eq!(events, [Event::Listening(0), Event::Listening(1)]);
+        assert_eq!(counts, [(1, 2), (2, 4)]);
+        // Blocks: the section, an interface per pod, then b1, a3, b5.
+        let word = |at: usize| u32::from_le_bytes(out[at..at + 4].try_into().unwrap());
+        let mut at = 0;
+        let mut packets = Vec::new();
+        let mut interfaces = 0;
+        while at < out.len() {
+            match word(at) {
+                1 => interfaces += 1,
+                6 => packets.push((word(at + 8), out[at + 28..at + 30].to_vec())),
+                _ => {}
+            }
+            at += word(at + 4) as usize;
+        }
+        assert_eq!(interfaces, 2);
+        assert_eq!(
+            packets,
+            [
+                (1, b"b1".to_vec()),
+                (0, b"a3".to_vec()),
+                (1, b"b5".to_vec())
+            ]
+        );
+    }
+
+    #[test]
+    fn a_stream_that_is_not_pcap_is_refused_and_kept_out_of_the_file() {
+        let (out, done, events, _) = written(
+            &["shop/liar"],
+            vec![
+                (
+                    0,
+                    Some(b"<html>502 Bad Gateway, says a proxy</html>".to_vec()),
+                ),
+                (0, None),
+            ],
+            None,
+        );
+        assert!(out.is_empty(), "{out:?}");
+        assert_eq!(done.corrupt.len(), 1);
+        assert!(done.corrupt[0].1.contains("not a pcap header"));
+        assert_eq!(
+            events,
+            [Event::Silent(0)],
+            "the capture is not held waiting for it"
+        );
+    }
+
+    #[test]
+    fn the_count_stops_it_at_exactly_that_many_packets() {
+        let (out, done, events, counts) = written(
+            &["shop/a", "shop/b"],
+            vec![
+                (0, Some(pcap(&[(1, b"1"), (2, b"2"), (3, b"3")]))),
+                (1, Some(pcap(&[(4, b"4")]))),
+                (0, None),
+                (1, None),
+            ],
+            Some(2),
+        );
+        assert!(done.limit_reached);
+        assert!(events.contains(&Event::LimitReached));
+        assert_eq!(counts.iter().map(|c| c.0).sum::<u64>(), 2);
+        assert!(!out.is_empty());
+    }
+}
