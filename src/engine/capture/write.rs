@@ -190,12 +190,15 @@ mod tests {
         out
     }
 
+    /// The file, how it ended, what was told, each pod's (packets, bytes).
+    type Outcome = (Vec<u8>, Written, Vec<Event>, Vec<(u64, u64)>);
+
     /// Writes `chunks` (stream, bytes; `None` ends a stream) for `names`.
     fn written(
         names: &[&str],
         chunks: Vec<(usize, Option<Vec<u8>>)>,
         limit: Option<u64>,
-    ) -> (Vec<u8>, Written, Vec<Event>, Vec<(u64, u64)>) {
+    ) -> Outcome {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
