@@ -1251,7 +1251,7 @@ async fn fleet(report: &mut Report) {
 /// the first byte, p50/p99, and the whole batch), and each forwarder's
 /// peak RSS.
 async fn forward(report: &mut Report) {
-    use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _};
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
     println!("port-forward (payments-api's /bytes/N; podbay beside kubectl 1.33)");
     let (_sim, kubeconfig, _) = sim_process(0, 0).await;
     let podbay = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/release/podbay");
@@ -1307,19 +1307,7 @@ async fn forward(report: &mut Report) {
             .spawn()
             .expect("the forwarder runs");
         let pid = child.id().unwrap_or(0);
-        let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
-        let mut port = 0u16;
-        while let Ok(Some(line)) = lines.next_line().await {
-            if let Some(rest) = line.strip_prefix("Forwarding from 127.0.0.1:") {
-                port = rest
-                    .split(' ')
-                    .next()
-                    .and_then(|p| p.parse().ok())
-                    .unwrap_or(0);
-                break;
-            }
-        }
-        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        let port = listening_port(child.stdout.take().unwrap()).await;
         assert!(port > 0, "{who} says where it listens");
         // Warm: the first connection starts the pod's processes.
         fetch(port, 1 << 20).await;
@@ -1402,6 +1390,26 @@ async fn forward(report: &mut Report) {
     let _ = std::fs::remove_file(kubeconfig);
 }
 
+/// The local port a forwarder's `Forwarding from 127.0.0.1:PORT` names (0
+/// if it never says); the rest of its output is read and dropped.
+async fn listening_port(stdout: tokio::process::ChildStdout) -> u16 {
+    use tokio::io::AsyncBufReadExt as _;
+    let mut lines = tokio::io::BufReader::new(stdout).lines();
+    let mut port = 0u16;
+    while let Ok(Some(line)) = lines.next_line().await {
+        if let Some(rest) = line.strip_prefix("Forwarding from 127.0.0.1:") {
+            port = rest
+                .split(' ')
+                .next()
+                .and_then(|p| p.parse().ok())
+                .unwrap_or(0);
+            break;
+        }
+    }
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    port
+}
+
 /// `podbay capture` of payments-api's port 8080 while 1 GiB goes through a
 /// forward to it: packets and bytes a second written to the file, and
 /// podbay's peak RSS (the packets never gather in memory).
@@ -1444,19 +1452,7 @@ async fn capture(report: &mut Report) {
         .kill_on_drop(true)
         .spawn()
         .expect("the forward runs");
-    let mut lines = tokio::io::BufReader::new(forward.stdout.take().unwrap()).lines();
-    let mut port = 0u16;
-    while let Ok(Some(line)) = lines.next_line().await {
-        if let Some(rest) = line.strip_prefix("Forwarding from 127.0.0.1:") {
-            port = rest
-                .split(' ')
-                .next()
-                .and_then(|p| p.parse().ok())
-                .unwrap_or(0);
-            break;
-        }
-    }
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    let port = listening_port(forward.stdout.take().unwrap()).await;
     assert!(port > 0, "the forward says where it listens");
     let start = Instant::now();
     let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))

@@ -350,20 +350,7 @@ impl App {
                 self.message = Some(info(format!("Copied: {command}")));
                 Some(vec![Effect::Copy(command)])
             }
-            KeyCode::Char('j') | KeyCode::Down => {
-                view.cursor = (view.cursor + 1).min(last);
-                Some(vec![])
-            }
-            KeyCode::Char('k') | KeyCode::Up => {
-                view.cursor = view.cursor.saturating_sub(1);
-                Some(vec![])
-            }
-            KeyCode::Esc => {
-                self.view = View::Pods;
-                self.message = None;
-                Some(vec![])
-            }
-            _ => None,
+            _ => self.on_small_list_key(key, self.captures.len()),
         }
     }
 

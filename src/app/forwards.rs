@@ -465,21 +465,30 @@ impl App {
                 )));
                 Some(vec![Effect::StopForward(stopped.id)])
             }
+            _ => self.on_small_list_key(key, self.forwards.len()),
+        }
+    }
+
+    /// The keys the small lists (forwards, captures) share: `j` `k` move
+    /// over their `len` rows, `esc` goes back to the pods.
+    pub(super) fn on_small_list_key(&mut self, key: &KeyEvent, len: usize) -> Option<Vec<Effect>> {
+        let cursor = match &mut self.view {
+            View::Forwards(view) => &mut view.cursor,
+            View::Captures(view) => &mut view.cursor,
+            _ => return None,
+        };
+        match key.code {
             KeyCode::Char('j') | KeyCode::Down => {
-                view.cursor = (view.cursor + 1).min(last);
-                Some(vec![])
+                *cursor = (*cursor + 1).min(len.saturating_sub(1))
             }
-            KeyCode::Char('k') | KeyCode::Up => {
-                view.cursor = view.cursor.saturating_sub(1);
-                Some(vec![])
-            }
+            KeyCode::Char('k') | KeyCode::Up => *cursor = cursor.saturating_sub(1),
             KeyCode::Esc => {
                 self.view = View::Pods;
                 self.message = None;
-                Some(vec![])
             }
-            _ => None,
+            _ => return None,
         }
+        Some(vec![])
     }
 
     /// Forwards still running, for the quit question: "2 forwards

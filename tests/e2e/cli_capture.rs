@@ -70,19 +70,45 @@ impl Capture {
     }
 }
 
-/// `GET PATH` to `port` of the pod, through a forward's session (which
-/// enters the pod through its loopback, as on a node); the answer.
-async fn get(client: &kube::Client, namespace: &str, pod: &str, port: u16, path: &str) -> String {
+/// `request` to `port` of the pod, through a forward's session (which
+/// enters the pod through its loopback, as on a node), then the client's
+/// end; the answer.
+async fn exchange(
+    client: &kube::Client,
+    (namespace, pod): (&str, &str),
+    port: u16,
+    request: &[u8],
+) -> String {
     let Connect::Open(tunnel) = tunnel::connect(client, namespace, pod).await.unwrap() else {
         panic!("the simulator serves forwards");
     };
     let mut stream = tunnel.open(port).await.expect("a connection");
-    let request = format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-    stream.io.write_all(request.as_bytes()).await.unwrap();
+    stream.io.write_all(request).await.unwrap();
     stream.io.shutdown().await.unwrap();
     let mut answer = Vec::new();
     let _ = tokio::time::timeout(Duration::from_secs(20), stream.io.read_to_end(&mut answer)).await;
     String::from_utf8_lossy(&answer).into_owned()
+}
+
+/// `GET PATH` to `port` of the pod; the answer.
+async fn get(client: &kube::Client, namespace: &str, pod: &str, port: u16, path: &str) -> String {
+    let request = format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    exchange(client, (namespace, pod), port, request.as_bytes()).await
+}
+
+/// redis-0 asked PING.
+async fn ping_redis(client: &kube::Client) {
+    let answer = exchange(client, ("shop", "redis-0"), 6379, b"PING\r\n").await;
+    assert_eq!(answer, "+PONG\r\n");
+}
+
+/// The pod has no debug container: nothing was added to it.
+async fn nothing_added(pods: &Api<Pod>, pod: &str) {
+    let found = pods.get(pod).await.unwrap();
+    assert!(
+        found.spec.unwrap().ephemeral_containers.is_none(),
+        "nothing was added"
+    );
 }
 
 /// What tcpdump reads of `file` (`-` with `input`), payloads in ASCII.
@@ -210,19 +236,10 @@ async fn piped_to_tcpdump_and_stopped_by_its_count() {
         bytes
     });
     capture.capturing().await;
-    // Until the count is reached: the first connection may be missed by
-    // a tcpdump still starting.
+    // Until the count is reached (one exchange is some ten packets).
     let mut sent = 0;
     while capture.child.try_wait().unwrap().is_none() && sent < 20 {
-        let Connect::Open(tunnel) = tunnel::connect(&client, "shop", "redis-0").await.unwrap()
-        else {
-            panic!("the simulator serves forwards");
-        };
-        let mut stream = tunnel.open(6379).await.unwrap();
-        stream.io.write_all(b"PING\r\n").await.unwrap();
-        stream.io.shutdown().await.unwrap();
-        let mut answer = Vec::new();
-        let _ = stream.io.read_to_end(&mut answer).await;
+        ping_redis(&client).await;
         sent += 1;
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
@@ -393,11 +410,7 @@ async fn restricted_is_said_before_anything_is_created() {
         stderr(&out)
     );
     assert!(!file.exists(), "no empty file left");
-    let after = pods.get(&pod).await.unwrap();
-    assert!(
-        after.spec.unwrap().ephemeral_containers.is_none(),
-        "nothing was added"
-    );
+    nothing_added(&pods, &pod).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -433,11 +446,7 @@ async fn a_file_or_a_planted_link_is_never_written_through() {
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "not podbay's");
     let client = support::client(&f.sim, "sim").await;
     let pods: Api<Pod> = Api::namespaced(client, "shop");
-    let redis = pods.get("redis-0").await.unwrap();
-    assert!(
-        redis.spec.unwrap().ephemeral_containers.is_none(),
-        "nothing was added"
-    );
+    nothing_added(&pods, "redis-0").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -452,14 +461,7 @@ async fn ctrl_c_ends_it_with_a_whole_file_and_tcpdump_gone() {
     let file = file.to_str().unwrap();
     let mut capture = Capture::start(&f, &["-n", "shop", "redis-0", "-w", file], Stdio::null());
     capture.capturing().await;
-    let Connect::Open(tunnel) = tunnel::connect(&client, "shop", "redis-0").await.unwrap() else {
-        panic!("the simulator serves forwards");
-    };
-    let mut stream = tunnel.open(6379).await.unwrap();
-    stream.io.write_all(b"PING\r\n").await.unwrap();
-    stream.io.shutdown().await.unwrap();
-    let mut answer = Vec::new();
-    let _ = stream.io.read_to_end(&mut answer).await;
+    ping_redis(&client).await;
     let pid = nix::unistd::Pid::from_raw(capture.child.id().unwrap() as i32);
     nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).unwrap();
     let (code, said) = capture.ended().await;
@@ -510,14 +512,7 @@ async fn p_in_the_tui_captures_a_pod_and_x_in_captures_stops_it() {
     screen
         .wait_for_within(60, "the capture running", |t| t.contains("capturing"))
         .await;
-    let Connect::Open(tunnel) = tunnel::connect(&client, "shop", "redis-0").await.unwrap() else {
-        panic!("the simulator serves forwards");
-    };
-    let mut stream = tunnel.open(6379).await.unwrap();
-    stream.io.write_all(b"PING\r\n").await.unwrap();
-    stream.io.shutdown().await.unwrap();
-    let mut answer = Vec::new();
-    let _ = stream.io.read_to_end(&mut answer).await;
+    ping_redis(&client).await;
     screen
         .wait_for("its packets counted live", |t| {
             t.lines().any(|l| {
