@@ -501,7 +501,7 @@ async fn attach_shell(
         "redis-0",
         (podbay::model::ContainerKind::Ephemeral, name),
         Duration::from_secs(20),
-        |_, _| {},
+        &mut |_, _| {},
     )
     .await;
     let (tx, rx) = mpsc::channel(1024);
@@ -918,7 +918,7 @@ async fn launch(report: &mut Report) {
             "redis-0",
             (podbay::model::ContainerKind::Ephemeral, &name),
             Duration::from_secs(20),
-            |_, _| {},
+            &mut |_, _| {},
         )
         .await;
         let running = start.elapsed();

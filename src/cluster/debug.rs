@@ -98,7 +98,7 @@ pub async fn await_startup(
     pod: &str,
     (kind, name): (crate::model::ContainerKind, &str),
     timeout: std::time::Duration,
-    mut progress: impl FnMut(&str, &str),
+    progress: &mut (dyn FnMut(&str, &str) + Send),
 ) -> Startup {
     use crate::cluster::feed;
     use crate::model::feed::Feed;

@@ -207,12 +207,12 @@ async fn session(
         crate::model::ContainerKind::Regular,
         planned.container.as_str(),
     );
-    let startup = debug::await_startup(&pods, &job.pod, regular, left, |reason, message| {
+    let mut progress = |reason: &str, message: &str| {
         if let Some(line) = super::debug::waiting_line(&planned.container, reason, message) {
             job.voice.say(line);
         }
-    })
-    .await;
+    };
+    let startup = debug::await_startup(&pods, &job.pod, regular, left, &mut progress).await;
     // A copy's image that wants credentials: say which secret would serve.
     let image = planned
         .pod

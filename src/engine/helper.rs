@@ -51,7 +51,7 @@ pub async fn add_and_wait(
     let pods: Api<Pod> = Api::namespaced(client.clone(), namespace);
     let ephemeral = (crate::model::ContainerKind::Ephemeral, spec.name.as_str());
     let name = &spec.name;
-    match launching::await_startup(&pods, pod, ephemeral, timeout, |_, _| {}).await {
+    match launching::await_startup(&pods, pod, ephemeral, timeout, &mut |_, _| {}).await {
         Startup::Running => Ok(name.clone()),
         Startup::Terminated {
             reason, message, ..

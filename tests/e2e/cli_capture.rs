@@ -158,6 +158,8 @@ async fn requests_through_a_forward_are_in_the_file_and_nothing_is_left_running(
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("out.pcap");
     let file = file.to_str().unwrap();
+    // Long enough for the answer on a loaded 2-core machine (it came after
+    // 4 s once, beside a release build).
     let mut capture = Capture::start(
         &f,
         &[
@@ -167,7 +169,7 @@ async fn requests_through_a_forward_are_in_the_file_and_nothing_is_left_running(
             "-f",
             "tcp port 8080",
             "--duration",
-            "4s",
+            "8s",
             "-w",
             file,
         ],
@@ -332,7 +334,7 @@ async fn three_pods_make_one_pcapng_with_an_interface_each() {
             "-f",
             "tcp port 8080",
             "--duration",
-            "5s",
+            "10s",
             "-w",
             file,
         ],

@@ -32,7 +32,7 @@ async fn add_shell(sim: &podbay::sim::SimHandle) {
         "redis-0",
         (podbay::model::ContainerKind::Ephemeral, "debugger-trust"),
         std::time::Duration::from_secs(10),
-        |_, _| {},
+        &mut |_, _| {},
     )
     .await;
     assert_eq!(started, Startup::Running);

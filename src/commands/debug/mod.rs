@@ -451,12 +451,12 @@ async fn launch(
 
     let left = deadline.saturating_duration_since(tokio::time::Instant::now());
     let ephemeral = (crate::model::ContainerKind::Ephemeral, name.as_str());
-    let startup = debug::await_startup(&pods, &job.pod, ephemeral, left, |reason, message| {
+    let mut progress = |reason: &str, message: &str| {
         if let Some(line) = waiting_line(&name, reason, message) {
             job.voice.say(line);
         }
-    })
-    .await;
+    };
+    let startup = debug::await_startup(&pods, &job.pod, ephemeral, left, &mut progress).await;
     let pulling = Pulling::of(&spec.image, pod, false)
         .offering(client, namespace, &startup)
         .await;

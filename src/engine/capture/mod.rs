@@ -103,30 +103,30 @@ pub async fn run(
         let _ = out.send(Chunk::End(stream)).await;
     };
     let (stdin, stdin_rx) = mpsc::channel::<InputChunk>(1);
-    let mut exec = Box::pin(pipe::exec(client, &spec, Some(stdin_rx), stdout));
-    let forwarded = tokio::spawn(forward);
-    let end = tokio::select! {
-        end = &mut exec => end,
-        () = stop => {
-            drop(stdin);
-            match tokio::time::timeout(STOP_GRACE, &mut exec).await {
-                Ok(end) => end,
-                Err(_) => Ok(pipe::PipeEnd {
-                    end: SessionEnd {
-                        exit_code: None,
-                        reason: "tcpdump did not end when stopped; its connection was closed, which ends it".into(),
-                        disconnected: true,
-                    },
-                    stderr: String::new(),
-                    stdin_left_open: true,
-                    stopped_here: true,
-                }),
+    let exec = async move {
+        let mut exec = Box::pin(pipe::exec(client, &spec, Some(stdin_rx), stdout));
+        tokio::select! {
+            end = &mut exec => end,
+            () = stop => {
+                drop(stdin);
+                match tokio::time::timeout(STOP_GRACE, &mut exec).await {
+                    Ok(end) => end,
+                    Err(_) => Ok(pipe::PipeEnd {
+                        end: SessionEnd {
+                            exit_code: None,
+                            reason: "tcpdump did not end when stopped; its connection was closed, which ends it".into(),
+                            disconnected: true,
+                        },
+                        stderr: String::new(),
+                        stdin_left_open: true,
+                        stopped_here: true,
+                    }),
+                }
             }
         }
+        // The exec, and its stdout's sender, go here: the forward ends.
     };
-    // Its stdout's sender goes with it: the forward then ends.
-    drop(exec);
-    let _ = forwarded.await;
+    let (end, ()) = tokio::join!(exec, forward);
     let end = end?;
     Ok(Ended {
         counts: Counts::read(&end.stderr),

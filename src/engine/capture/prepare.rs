@@ -28,7 +28,7 @@ pub async fn prepare(
     say: &(dyn Fn(String) + Send + Sync),
 ) -> Result<Where, Failure> {
     let pods: Api<Pod> = Api::namespaced(client.clone(), namespace);
-    let manifest = tokio::time::timeout(timeout, pods.get(pod))
+    let manifest = tokio::time::timeout(timeout, crate::cluster::objects::get(&pods, pod))
         .await
         .map_err(|_| {
             fail(

@@ -257,7 +257,9 @@ async fn lease_ended(client: &kube::Client, at: &Where) -> bool {
     let pods: Api<Pod> = Api::namespaced(client.clone(), &at.namespace);
     let waited = tokio::time::Instant::now() + LEASE_END_WAIT;
     loop {
-        let read = tokio::time::timeout(LEASE_END_WAIT, pods.get(&at.pod)).await;
+        let read =
+            tokio::time::timeout(LEASE_END_WAIT, crate::cluster::objects::get(&pods, &at.pod))
+                .await;
         let state = read.ok().and_then(Result::ok).and_then(|pod| {
             pod.status?
                 .ephemeral_container_statuses?
