@@ -78,13 +78,24 @@ exit $s";
     argv.push(if end_lease { "end" } else { "keep" }.into());
     argv.extend(["-i".into(), options.interface.clone()]);
     // Packets as they come, not when the kernel's buffer block is full
-    // or a second has passed: a stop then loses none.
-    argv.extend([
-        "--immediate-mode".into(),
-        "-U".into(),
-        "-w".into(),
-        "-".into(),
-    ]);
+    // or a second has passed: a stop then loses none. Immediate mode
+    // rings hold frames of the snapshot length: at tcpdump's 256 KiB in
+    // its 2 MiB buffer that is 7 frames, and a burst of 20 loopback
+    // packets lost 16 to the kernel. A full loopback packet (64 KiB and
+    // its header) in a 16 MiB ring: some 250 frames.
+    argv.extend(
+        [
+            "--immediate-mode",
+            "-s",
+            "65600",
+            "-B",
+            "16384",
+            "-U",
+            "-w",
+            "-",
+        ]
+        .map(String::from),
+    );
     if let Some(count) = options.count {
         argv.extend(["-c".into(), count.to_string()]);
     }
@@ -279,6 +290,10 @@ mod tests {
                 "-i",
                 "any",
                 "--immediate-mode",
+                "-s",
+                "65600",
+                "-B",
+                "16384",
                 "-U",
                 "-w",
                 "-",
@@ -297,7 +312,19 @@ mod tests {
         );
         assert_eq!(
             &none[4..],
-            ["keep", "-i", "eth0", "--immediate-mode", "-U", "-w", "-"]
+            [
+                "keep",
+                "-i",
+                "eth0",
+                "--immediate-mode",
+                "-s",
+                "65600",
+                "-B",
+                "16384",
+                "-U",
+                "-w",
+                "-"
+            ]
         );
         // The lease is found by its name; the script that ends it does
         // not carry that name itself.

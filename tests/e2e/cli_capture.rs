@@ -189,7 +189,7 @@ async fn requests_through_a_forward_are_in_the_file_and_nothing_is_left_running(
     );
     assert!(
         read.contains("Server: payments-api"),
-        "the answer's bytes: {read}"
+        "the answer's bytes: {read}\npodbay said: {said}"
     );
     assert!(
         said.contains("packets (") && said.contains("dropped by the kernel"),
