@@ -29,6 +29,10 @@ use crate::model::session::SessionEnd;
 /// How long tcpdump has to print its counts and end once stopped.
 const STOP_GRACE: Duration = Duration::from_secs(5);
 
+/// How long tcpdump goes on reading once a stop is asked: on SIGINT it
+/// leaves what is still in its ring.
+const STOP_LINGER: Duration = Duration::from_millis(300);
+
 /// Chunks in flight from the pods to the writer.
 const IN_FLIGHT: usize = 64;
 
@@ -108,6 +112,9 @@ pub async fn run(
         tokio::select! {
             end = &mut exec => end,
             () = stop => {
+                // What reached the pod just before the stop is still in
+                // the kernel's ring: tcpdump reads it first.
+                tokio::time::sleep(STOP_LINGER).await;
                 drop(stdin);
                 match tokio::time::timeout(STOP_GRACE, &mut exec).await {
                     Ok(end) => end,
