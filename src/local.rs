@@ -240,6 +240,15 @@ pub fn create_stream_file(path: &Path) -> io::Result<File> {
     }
 }
 
+/// Removes the file podbay created at `path` if it is still empty (a
+/// capture that got nothing): no empty file left to puzzle over. Anything
+/// else there is left alone.
+pub fn remove_if_empty(path: &Path) {
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file() && m.len() == 0) {
+        let _ = std::fs::remove_file(path);
+    }
+}
+
 /// `dir/name` if nothing is there, else the first free `stem (N).ext`, as
 /// a browser names a second download: a download never replaces a file.
 pub fn free_name(dir: &Path, name: &str) -> PathBuf {

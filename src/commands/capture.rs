@@ -198,9 +198,8 @@ impl Output {
             path,
             created: true,
         } = self
-            && std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file() && m.len() == 0)
         {
-            let _ = std::fs::remove_file(path);
+            crate::local::remove_if_empty(path);
         }
     }
 }

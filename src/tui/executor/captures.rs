@@ -107,8 +107,8 @@ async fn run(
                     .zip(&ends)
                     .flat_map(|(label, end)| end.lines().into_iter().map(move |l| format!("{label}: {l}")))
                     .collect();
-                if !captured && std::fs::metadata(&path).is_ok_and(|m| m.is_file() && m.len() == 0) {
-                    let _ = std::fs::remove_file(&path);
+                if !captured {
+                    crate::local::remove_if_empty(&path);
                 }
                 send(CaptureEvent::Ended { lines, captured }).await;
                 return;
