@@ -249,7 +249,9 @@ pub struct DebuggersArgs {
     /// (as the API gives it), summary, startedAt, shell, addedBy, byPodbay.
     #[arg(long = "output", short = 'o', value_name = "FORMAT", value_parser = ["json"])]
     pub output: Option<String>,
-    #[arg(long)]
+    /// Kubeconfig context (default: the current context); several,
+    /// comma-separated (a,b), list each cluster's, a CONTEXT column first.
+    #[arg(long, value_name = "CONTEXT[,CONTEXT…]")]
     pub context: Option<String>,
     #[arg(long)]
     pub kubeconfig: Option<PathBuf>,
@@ -365,8 +367,9 @@ pub struct DebugArgs {
     /// Namespace of the pod (default: the context's).
     #[arg(short, long)]
     pub namespace: Option<String>,
-    /// Kubeconfig context to use (default: the current context).
-    #[arg(long)]
+    /// Kubeconfig context to use (default: the current context); several,
+    /// comma-separated (a,b), debug the pods each of those clusters has.
+    #[arg(long, value_name = "CONTEXT[,CONTEXT…]")]
     pub context: Option<String>,
     /// Kubeconfig file (default: $KUBECONFIG, which may list several, else ~/.kube/config).
     #[arg(long)]
@@ -651,9 +654,20 @@ impl DebugArgs {
     /// A flag given that does nothing for a node target: a usage error,
     /// never ignored (copies refuse theirs through clap).
     pub fn inapplicable(&self) -> Option<String> {
+        let contexts = self.contexts().len();
+        if contexts > 1 && self.pod_flags.copy_to.is_some() {
+            return Some(format!(
+                "--copy-to makes one copy in one cluster, and --context names {contexts}: name one context."
+            ));
+        }
         let Some(DebugTarget::Node(node)) = self.pods.first() else {
             return None;
         };
+        if contexts > 1 {
+            return Some(format!(
+                "node/{node} is one cluster's node, and --context names {contexts}: name one context."
+            ));
+        }
         let given = [
             ("--list", self.list),
             ("--reuse", self.reuse),
@@ -668,16 +682,42 @@ impl DebugArgs {
         ))
     }
 
-    /// Several pods at once: more than one named, a selector, or an owner's.
+    /// The clusters to run in ([`contexts`]).
+    pub fn contexts(&self) -> Vec<Option<String>> {
+        contexts(self.context.as_deref())
+    }
+
+    /// Several pods at once: more than one named, a selector, an owner's,
+    /// or more than one cluster.
     pub fn is_fleet(&self) -> bool {
         let named: std::collections::BTreeSet<&DebugTarget> = self.pods.iter().collect();
         named.len() > 1
+            || self.contexts().len() > 1
             || self.selector.is_some()
             || self
                 .pods
                 .iter()
                 .any(|p| matches!(p, DebugTarget::Owner { .. } | DebugTarget::Service(_)))
     }
+}
+
+/// The clusters `--context` names: several, comma-separated (`a,b`), each
+/// once in the order given; `None` is the kubeconfig's current context.
+pub fn contexts(given: Option<&str>) -> Vec<Option<String>> {
+    let Some(given) = given else {
+        return vec![None];
+    };
+    let mut named: Vec<Option<String>> = Vec::new();
+    for context in given.split(',').map(str::trim).filter(|c| !c.is_empty()) {
+        if !named.iter().flatten().any(|seen| seen == context) {
+            named.push(Some(context.to_string()));
+        }
+    }
+    if named.is_empty() {
+        // `--context ""`: the kubeconfig's own sentence about it.
+        named.push(Some(given.to_string()));
+    }
+    named
 }
 
 /// What `podbay debug` is pointed at on its command line.

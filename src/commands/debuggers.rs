@@ -22,7 +22,17 @@ pub async fn run(args: DebuggersArgs) -> Result<i32, Failure> {
         stop.kubeconfig = stop.kubeconfig.or(args.kubeconfig);
         stop.context = stop.context.or(args.context);
         stop.namespace = stop.namespace.or(args.namespace);
+        if crate::cli::contexts(stop.context.as_deref()).len() > 1 {
+            return Err(fail(
+                exit::USAGE,
+                "podbay debuggers stop ends debug containers of one pod in one cluster: name one context.",
+            ));
+        }
         return run_stop(stop).await;
+    }
+    let contexts = crate::cli::contexts(args.context.as_deref());
+    if contexts.len() > 1 {
+        return list_across(&args, &contexts).await;
     }
     let connection = super::connect(args.kubeconfig.as_deref(), args.context.as_deref()).await?;
     let namespace =
@@ -54,6 +64,70 @@ pub async fn run(args: DebuggersArgs) -> Result<i32, Failure> {
     let rows = debuggers::table(&found, jiff::Timestamp::now(), scope);
     crate::print::stdout(&Printable::table(&rows));
     Ok(0)
+}
+
+/// `--context a,b`: every cluster's debuggers in one listing, CONTEXT
+/// first. The clusters are asked at once; one that cannot be listed is
+/// said on stderr, the others are shown, and the status is its failure's.
+async fn list_across(args: &DebuggersArgs, contexts: &[Option<String>]) -> Result<i32, Failure> {
+    let listed = futures::future::join_all(contexts.iter().map(|context| async move {
+        let connection = super::connect(args.kubeconfig.as_deref(), context.as_deref()).await?;
+        let namespace =
+            (!args.all_namespaces).then(|| args.namespace.clone().unwrap_or(connection.namespace));
+        super::list_pods(
+            connection.client,
+            namespace.as_deref(),
+            args.selector.as_deref(),
+        )
+        .await
+    }))
+    .await;
+    let now = jiff::Timestamp::now();
+    let mut first_failure: Option<Failure> = None;
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    let mut documents = Vec::new();
+    for (context, listed) in contexts.iter().zip(listed) {
+        let context = context.as_deref().unwrap_or_default();
+        let pods = match listed {
+            Ok(pods) => pods,
+            Err(failure) => {
+                crate::print::say(&format!("{context}: {}", failure.sentence).into());
+                first_failure.get_or_insert(failure);
+                continue;
+            }
+        };
+        let found = debuggers::of_pods(&pods);
+        if args.json() {
+            let pods: Vec<&Pod> = pods.iter().collect();
+            if let serde_json::Value::Array(items) = debuggers::json(&found, &pods) {
+                documents.extend(items.into_iter().map(|mut item| {
+                    item["context"] = context.into();
+                    item
+                }));
+            }
+            continue;
+        }
+        // Each cluster has its own default namespace: NAMESPACE is shown.
+        let table = debuggers::table(&found, now, debuggers::Scope::AllNamespaces);
+        for (index, row) in table.into_iter().enumerate() {
+            let first = if index > 0 {
+                context.to_string()
+            } else if rows.is_empty() {
+                "CONTEXT".to_string()
+            } else {
+                continue;
+            };
+            rows.push(std::iter::once(first).chain(row).collect());
+        }
+    }
+    if args.json() {
+        crate::print::stdout(&Printable::json(&serde_json::Value::Array(documents)));
+    } else if rows.len() > 1 {
+        crate::print::stdout(&Printable::table(&rows));
+    } else if first_failure.is_none() {
+        crate::print::say(&"No debug containers in any of those clusters.".into());
+    }
+    Ok(first_failure.map_or(0, |failure| failure.code))
 }
 
 /// `podbay debuggers stop`: each chosen debugger ended, one line each;

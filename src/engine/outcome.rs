@@ -32,7 +32,7 @@ pub mod exit {
 }
 
 /// A failure: one sentence for stderr and its exit code.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Failure {
     pub code: i32,
     pub sentence: Printable,

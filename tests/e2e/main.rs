@@ -17,6 +17,7 @@ mod cli_debug;
 mod cli_debug_pod;
 mod cli_debuggers;
 mod cli_fleet;
+mod cli_fleet_contexts;
 mod cli_forward;
 mod cluster_feed;
 mod completion;

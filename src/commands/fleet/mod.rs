@@ -17,11 +17,12 @@ use tokio::io::AsyncReadExt;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::Semaphore;
 
-use summary::{Outcome, Result as PodResult};
+use summary::{Outcome, Result as PodResult, Unreached};
 
 use super::debug::{self, Defaults, Failure, Job, Sinks, Voice, exit};
 use super::prefix::{Prefix, Stream};
 use crate::cli::{DebugArgs, DebugTarget};
+use crate::cluster::deadline::Deadline;
 use crate::model::owner::{OwnerKind, service_selector, spec_selector};
 use crate::model::text::Printable;
 
@@ -38,46 +39,59 @@ pub struct PodRef {
 
 pub async fn run(args: DebugArgs, defaults: &Defaults) -> std::result::Result<i32, Failure> {
     refuse_what_one_terminal_cannot_do(&args)?;
-    let connection = debug::connect(&args).await?;
-    let namespace = args
-        .namespace
-        .clone()
-        .unwrap_or(connection.namespace.clone());
-    let client = connection.client.clone();
-    let pods = resolve(
-        &client,
-        &args.pods,
-        args.selector.as_deref(),
-        args.all_namespaces,
-        &namespace,
-    )
-    .await?;
+    let contexts = args.contexts();
+    let across = contexts.len() > 1;
+    // Every cluster is asked at once: a slow one costs its own wait, not
+    // the sum of all.
+    let opened = futures::future::join_all(contexts.into_iter().map(|c| open(&args, c))).await;
+    let mut clusters = Vec::new();
+    let mut pods: Vec<(usize, PodRef)> = Vec::new();
+    let mut unreached = Vec::new();
+    for opened in opened {
+        match opened {
+            Ok((cluster, found)) => {
+                pods.extend(found.into_iter().map(|pod| (clusters.len(), pod)));
+                clusters.push(cluster);
+            }
+            Err(missed) if !across => return Err(missed.failure),
+            Err(missed) => unreached.push(missed),
+        }
+    }
     let voice = if args.json() {
         Voice::Quiet
     } else {
         Voice::Stderr
     };
+    for missed in &unreached {
+        voice.say(format!(
+            "{}: {} No pod of that cluster is debugged.",
+            missed.context, missed.failure.sentence
+        ));
+    }
     let image = debug::chosen_image(&args, defaults, &voice);
-    let input = if args.interactive {
+    let input = if args.interactive && !pods.is_empty() {
         Some(read_input().await?)
     } else {
         None
     };
+    let within = if across {
+        format!(" in {} clusters", clusters.len())
+    } else {
+        String::new()
+    };
     voice.say(format!(
-        "debugging {} pods, {} at a time (ctrl-c stops launching more)",
+        "debugging {} pods{within}, {} at a time (ctrl-c stops launching more)",
         pods.len(),
         args.parallel.min(pods.len().try_into().unwrap_or(u16::MAX))
     ));
 
-    let namespaces: BTreeSet<&str> = pods.iter().map(|p| p.namespace.as_str()).collect();
+    let namespaces: BTreeSet<&str> = pods.iter().map(|(_, p)| p.namespace.as_str()).collect();
     let labels: Vec<String> = pods
         .iter()
-        .map(|p| {
-            if namespaces.len() > 1 {
-                format!("{}/{}", p.namespace, p.name)
-            } else {
-                p.name.clone()
-            }
+        .map(|(cluster, p)| match &clusters[*cluster].context {
+            Some(context) if across => format!("{context}/{}/{}", p.namespace, p.name),
+            _ if namespaces.len() > 1 => format!("{}/{}", p.namespace, p.name),
+            _ => p.name.clone(),
         })
         .collect();
     // Prefixes show the names as printed (a hostile one escaped).
@@ -87,11 +101,9 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> std::result::Result<i3
     let shared = Arc::new(Shared {
         args,
         defaults: defaults.clone(),
-        client,
-        server: connection.server.clone(),
+        clusters,
         image,
         input,
-        policies: debug::Policies::default(),
     });
     // Listening before the first pod starts, and for the whole run: a
     // ctrl-c is never lost between two waits.
@@ -106,9 +118,9 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> std::result::Result<i3
     // Each pod asks for its permit once the pod before it has one (or gave
     // up): pods start in name order, whichever task the runtime polls first.
     let mut before: Option<tokio::sync::oneshot::Receiver<()>> = None;
-    for (index, (pod, label)) in pods.iter().zip(&shown).enumerate() {
+    for (index, ((cluster, pod), label)) in pods.iter().zip(&shown).enumerate() {
         let (shared, permits, began) = (shared.clone(), permits.clone(), began.clone());
-        let (pod, prefix) = (pod.clone(), Prefix::new(label, index, width));
+        let (cluster, pod, prefix) = (*cluster, pod.clone(), Prefix::new(label, index, width));
         let (asked, next) = tokio::sync::oneshot::channel::<()>();
         let turn = before.replace(next);
         let task = tasks.spawn(async move {
@@ -122,7 +134,7 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> std::result::Result<i3
                 return (index, PodResult::NotStarted);
             };
             began[index].store(true, Ordering::SeqCst);
-            (index, shared.run_one(pod, prefix).await)
+            (index, shared.run_one(cluster, pod, prefix).await)
         });
         index_of.insert(task.id(), index);
     }
@@ -161,8 +173,9 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> std::result::Result<i3
         .zip(labels)
         .zip(results)
         .enumerate()
-        .map(|(index, ((pod, label), result))| Outcome {
+        .map(|(index, (((cluster, pod), label), result))| Outcome {
             label,
+            context: shared.clusters[cluster].context.clone().filter(|_| across),
             namespace: pod.namespace,
             pod: pod.name,
             result: result.unwrap_or(if began[index].load(Ordering::SeqCst) {
@@ -172,28 +185,82 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> std::result::Result<i3
             }),
         })
         .collect();
-    crate::print::stderr(&summary::table(&outcomes));
+    crate::print::stderr(&summary::table(&outcomes, &unreached));
     if shared.args.json() {
-        crate::print::stdout(&Printable::json(&summary::document(&outcomes)));
+        crate::print::stdout(&Printable::json(&summary::document(&outcomes, &unreached)));
     }
-    Ok(summary::status(&outcomes))
+    Ok(summary::status(&outcomes, &unreached))
+}
+
+/// One cluster of the run.
+struct Cluster {
+    /// As named with `--context` (`None`: the kubeconfig's current one).
+    context: Option<String>,
+    client: kube::Client,
+    server: String,
+    /// Its namespaces' Pod Security, read once for all its pods.
+    policies: debug::Policies,
+}
+
+/// Connects to `context` and finds its pods, within `--timeout`: a
+/// cluster that does not answer is said, not waited for.
+async fn open(
+    args: &DebugArgs,
+    context: Option<String>,
+) -> std::result::Result<(Cluster, Vec<PodRef>), Unreached> {
+    let work = async {
+        let connection = super::connect(args.kubeconfig.as_deref(), context.as_deref()).await?;
+        let namespace = args
+            .namespace
+            .clone()
+            .unwrap_or(connection.namespace.clone());
+        let pods = resolve(
+            &connection.client,
+            &args.pods,
+            args.selector.as_deref(),
+            args.all_namespaces,
+            &namespace,
+        )
+        .await?;
+        let cluster = Cluster {
+            context: context.clone(),
+            client: connection.client,
+            server: connection.server,
+            policies: debug::Policies::default(),
+        };
+        Ok((cluster, pods))
+    };
+    let failure = match Deadline::none().within(Some(args.timeout)).bound(work).await {
+        Ok(Ok(found)) => return Ok(found),
+        Ok(Err(failure)) => failure,
+        Err(expired) => Failure {
+            code: exit::TIMEOUT,
+            sentence: format!(
+                "Finding the pods to debug got no answer in time ({expired}): check that the cluster is up, or raise --timeout."
+            )
+            .into(),
+        },
+    };
+    Err(Unreached {
+        context: context.unwrap_or_default(),
+        failure,
+    })
 }
 
 /// What every pod's run shares.
 struct Shared {
     args: DebugArgs,
     defaults: Defaults,
-    client: kube::Client,
-    server: String,
+    clusters: Vec<Cluster>,
     image: String,
     input: Option<Bytes>,
-    policies: debug::Policies,
 }
 
 impl Shared {
     /// One pod, as `podbay debug POD` runs it, its lines after `prefix`.
-    async fn run_one(&self, pod: PodRef, prefix: Prefix) -> PodResult {
+    async fn run_one(&self, cluster: usize, pod: PodRef, prefix: Prefix) -> PodResult {
         let args = &self.args;
+        let cluster = &self.clusters[cluster];
         let deadline = tokio::time::Instant::now() + args.timeout;
         let voice = if args.json() {
             Voice::Quiet
@@ -207,9 +274,9 @@ impl Shared {
             target: args.target.clone(),
             voice,
             input: self.input.clone(),
-            policies: Some(&self.policies),
+            policies: Some(&cluster.policies),
         };
-        let found = match debug::get_pod(&self.client, &job, &self.server, deadline).await {
+        let found = match debug::get_pod(&cluster.client, &job, &cluster.server, deadline).await {
             Ok(found) => found,
             Err(failure) => return PodResult::CouldNotRun(failure),
         };
@@ -230,7 +297,7 @@ impl Shared {
         };
         let image = self.image.clone();
         match debug::run_job(
-            &self.client,
+            &cluster.client,
             &job,
             &found,
             image,

@@ -17,8 +17,11 @@ pub const BUG: i32 = 101;
 /// One pod's line in the summary.
 #[derive(Debug)]
 pub struct Outcome {
-    /// `ns/pod` when the run spans namespaces, else `pod`.
+    /// `ctx/ns/pod` when the run spans clusters, `ns/pod` when it spans
+    /// namespaces, else `pod`.
     pub label: String,
+    /// Its cluster's context, when the run spans clusters.
+    pub context: Option<String>,
     pub namespace: String,
     pub pod: String,
     pub result: Result,
@@ -92,22 +95,37 @@ impl Result {
     }
 }
 
+/// A cluster of a run across several whose pods could not be found: not
+/// reached, refused, or none matching. Its pods are not debugged.
+#[derive(Debug)]
+pub struct Unreached {
+    pub context: String,
+    pub failure: Failure,
+}
+
+impl Unreached {
+    fn result(&self) -> Result {
+        Result::CouldNotRun(self.failure.clone())
+    }
+}
+
 /// The exit status of the whole run.
-pub fn status(outcomes: &[Outcome]) -> i32 {
+pub fn status(outcomes: &[Outcome], unreached: &[Unreached]) -> i32 {
     if outcomes
         .iter()
         .any(|o| matches!(o.result, Result::NotStarted | Result::Left))
     {
         INTERRUPTED
-    } else if outcomes.iter().all(|o| o.result.succeeded()) {
+    } else if unreached.is_empty() && outcomes.iter().all(|o| o.result.succeeded()) {
         0
     } else {
         SOME_FAILED
     }
 }
 
-/// The table: a header line, then POD, CONTAINER, RESULT per pod.
-pub fn table(outcomes: &[Outcome]) -> Printable {
+/// The table: a header line, then POD, CONTAINER, RESULT per pod, and a
+/// line per cluster whose pods could not be found (`ctx/*`).
+pub fn table(outcomes: &[Outcome], unreached: &[Unreached]) -> Printable {
     let succeeded = outcomes.iter().filter(|o| o.result.succeeded()).count();
     let done = if outcomes
         .iter()
@@ -122,20 +140,27 @@ pub fn table(outcomes: &[Outcome]) -> Printable {
     if failed > 0 {
         text.push_str(&format!("; {failed} did not (below)"));
     }
+    match unreached.len() {
+        0 => {}
+        1 => text.push_str("; 1 cluster gave no pods (below)"),
+        n => text.push_str(&format!("; {n} clusters gave no pods (below)")),
+    }
     let mut lines = vec![Printable::from(text)];
     // Cells as they will show (a name from the server, escaped), so the
     // columns line up on what is printed.
+    let row = |label: &str, result: &Result| {
+        let words = result.words();
+        [label, result.container().unwrap_or("-"), words.as_str()]
+            .map(|cell| Printable::from(cell).into_string())
+    };
     let rows: Vec<[String; 3]> = outcomes
         .iter()
-        .map(|o| {
-            let words = o.result.words();
-            [
-                o.label.as_str(),
-                o.result.container().unwrap_or("-"),
-                words.as_str(),
-            ]
-            .map(|cell| Printable::from(cell).into_string())
-        })
+        .map(|o| row(&o.label, &o.result))
+        .chain(
+            unreached
+                .iter()
+                .map(|u| row(&format!("{}/*", u.context), &u.result())),
+        )
         .collect();
     let header = ["POD", "CONTAINER", "RESULT"].map(String::from);
     let width = |i: usize| {
@@ -154,8 +179,9 @@ pub fn table(outcomes: &[Outcome]) -> Printable {
     Printable::lines(lines)
 }
 
-/// `-o json`: every pod's outcome, and the counts.
-pub fn document(outcomes: &[Outcome]) -> Value {
+/// `-o json`: every pod's outcome, and the counts; across clusters each
+/// pod has its `context`, and `unreachedClusters` says which gave no pods.
+pub fn document(outcomes: &[Outcome], unreached: &[Unreached]) -> Value {
     let pods: Vec<Value> = outcomes
         .iter()
         .map(|o| {
@@ -165,23 +191,40 @@ pub fn document(outcomes: &[Outcome]) -> Value {
                 Result::CouldNotRun(f) => (None, Some(f.sentence.to_string())),
                 Result::NotStarted | Result::Left => (None, None),
             };
-            json!({
+            let mut pod = json!({
                 "namespace": o.namespace,
                 "pod": o.pod,
                 "container": o.result.container(),
                 "result": o.result.kind(),
                 "exitCode": exit_code,
                 "message": message,
-            })
+            });
+            if let Some(context) = &o.context {
+                pod["context"] = json!(context);
+            }
+            pod
         })
         .collect();
     let succeeded = outcomes.iter().filter(|o| o.result.succeeded()).count();
-    json!({
+    let mut document = json!({
         "pods": pods,
         "total": outcomes.len(),
         "succeeded": succeeded,
         "failed": outcomes.len() - succeeded,
-    })
+    });
+    if !unreached.is_empty() {
+        document["unreachedClusters"] = unreached
+            .iter()
+            .map(|u| {
+                json!({
+                    "context": u.context,
+                    "result": u.result().kind(),
+                    "message": u.failure.sentence.to_string(),
+                })
+            })
+            .collect();
+    }
+    document
 }
 
 #[cfg(test)]
@@ -191,6 +234,7 @@ mod tests {
     fn outcome(pod: &str, result: Result) -> Outcome {
         Outcome {
             label: pod.into(),
+            context: None,
             namespace: "shop".into(),
             pod: pod.into(),
             result,
@@ -215,31 +259,40 @@ mod tests {
                 },
             )
         };
-        assert_eq!(status(&[ok("a"), ok("b")]), 0);
+        assert_eq!(status(&[ok("a"), ok("b")], &[]), 0);
         let three = Result::Exited {
             container: "debugger-b".into(),
             code: 3,
         };
-        assert_eq!(status(&[ok("a"), outcome("b", three)]), SOME_FAILED);
-        assert_eq!(status(&[ok("a"), outcome("b", refused())]), SOME_FAILED);
+        assert_eq!(status(&[ok("a"), outcome("b", three)], &[]), SOME_FAILED);
         assert_eq!(
-            status(&[outcome("b", refused()), outcome("c", Result::NotStarted)]),
+            status(&[ok("a"), outcome("b", refused())], &[]),
+            SOME_FAILED
+        );
+        assert_eq!(
+            status(
+                &[outcome("b", refused()), outcome("c", Result::NotStarted)],
+                &[]
+            ),
             INTERRUPTED
         );
     }
 
     #[test]
     fn the_table_names_each_pod_and_why() {
-        let table = table(&[
-            outcome(
-                "storefront-1",
-                Result::Exited {
-                    container: "debugger-abcde".into(),
-                    code: 0,
-                },
-            ),
-            outcome("cart-1", refused()),
-        ]);
+        let table = table(
+            &[
+                outcome(
+                    "storefront-1",
+                    Result::Exited {
+                        container: "debugger-abcde".into(),
+                        code: 0,
+                    },
+                ),
+                outcome("cart-1", refused()),
+            ],
+            &[],
+        );
         let lines: Vec<&str> = table.lines().collect();
         assert_eq!(lines[0], "podbay: 1 of 2 pods exited 0; 1 did not (below)");
         assert_eq!(lines[1], "POD            CONTAINER        RESULT");
@@ -254,7 +307,10 @@ mod tests {
     #[test]
     fn a_hostile_pod_name_is_shown_escaped_in_its_column() {
         let hostile = "web\x1b]52;c;cm0gLXJm\x07\u{202e}1";
-        let table = table(&[outcome(hostile, refused()), outcome("cart-1", refused())]);
+        let table = table(
+            &[outcome(hostile, refused()), outcome("cart-1", refused())],
+            &[],
+        );
         assert!(
             !table.contains('\x1b') && !table.contains('\u{202e}'),
             "{table}"
@@ -271,7 +327,7 @@ mod tests {
 
     #[test]
     fn the_document_has_every_pod_and_the_counts() {
-        let doc = document(&[outcome("cart-1", refused())]);
+        let doc = document(&[outcome("cart-1", refused())], &[]);
         assert_eq!(doc["total"], 1);
         assert_eq!(doc["failed"], 1);
         assert_eq!(doc["pods"][0]["result"], "invalid");
@@ -282,5 +338,57 @@ mod tests {
                 .unwrap()
                 .contains("no container")
         );
+    }
+
+    #[test]
+    fn a_cluster_that_gave_no_pods_is_a_line_a_failure_and_in_the_document() {
+        let ok = Outcome {
+            label: "sim-a/shop/web-1".into(),
+            context: Some("sim-a".into()),
+            namespace: "shop".into(),
+            pod: "web-1".into(),
+            result: Result::Exited {
+                container: "debugger-a".into(),
+                code: 0,
+            },
+        };
+        let down = Unreached {
+            context: "sim-b".into(),
+            failure: Failure {
+                code: exit::UNREACHABLE,
+                sentence: "Cannot reach the cluster at https://127.0.0.1:1.".into(),
+            },
+        };
+        let outcomes = [ok];
+        assert_eq!(status(&outcomes, &[]), 0);
+        assert_eq!(status(&outcomes, std::slice::from_ref(&down)), SOME_FAILED);
+
+        let table = table(&outcomes, std::slice::from_ref(&down));
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(
+            lines[0],
+            "podbay: 1 of 1 pods exited 0; 1 cluster gave no pods (below)"
+        );
+        assert!(
+            lines[2].starts_with("sim-a/shop/web-1   debugger-a"),
+            "{table}"
+        );
+        assert!(
+            lines[3].starts_with("sim-b/*            -            unreachable: Cannot reach"),
+            "{table}"
+        );
+
+        let doc = document(&outcomes, &[down]);
+        assert_eq!(doc["pods"][0]["context"], "sim-a");
+        assert_eq!(doc["total"], 1);
+        assert_eq!(doc["unreachedClusters"][0]["context"], "sim-b");
+        assert_eq!(doc["unreachedClusters"][0]["result"], "unreachable");
+    }
+
+    #[test]
+    fn one_cluster_s_document_has_no_context_fields() {
+        let doc = document(&[outcome("cart-1", refused())], &[]);
+        assert!(doc["pods"][0].get("context").is_none(), "{doc}");
+        assert!(doc.get("unreachedClusters").is_none(), "{doc}");
     }
 }

@@ -1,0 +1,225 @@
+//! `podbay debug --context a,b`: one run over the pods of several
+//! clusters, each line after `ctx/ns/pod`, one summary, one status; a
+//! cluster that cannot be reached is said and does not hold the others.
+
+use crate::support;
+
+const STOREFRONT: [&str; 3] = [
+    "storefront-7d9c8b6f4-m4q7z",
+    "storefront-7d9c8b6f4-t8w3n",
+    "storefront-7d9c8b6f4-x2k9p",
+];
+
+const SELECTOR: &str = "app.kubernetes.io/name=storefront";
+
+/// Lines of `stdout` after `prefix: `.
+fn after<'a>(stdout: &'a str, prefix: &str) -> Vec<&'a str> {
+    let prefix = format!("{prefix}: ");
+    stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix(prefix.as_str()))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_cluster_s_pods_run_on_their_own_cluster_each_line_after_ctx_ns_pod() {
+    let sim_a = support::start_sim(0).await;
+    let sim_b = support::start_sim(0).await;
+    let config =
+        support::merged_kubeconfig(&[(&sim_a, "sim-a"), (&sim_b, "sim-b")], "fleet-contexts");
+    let out = support::podbay_debug(
+        &config,
+        &[
+            "--context",
+            "sim-a,sim-b",
+            "-n",
+            "shop",
+            "-l",
+            SELECTOR,
+            "--target",
+            "web",
+            "--image",
+            "busybox:1.36",
+            "--",
+            "sh",
+            "-c",
+            "echo port=$KUBERNETES_SERVICE_PORT",
+        ],
+    )
+    .await;
+    let (stdout, stderr) = (support::stdout(&out), support::stderr(&out));
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("debugging 6 pods in 2 clusters"),
+        "{stderr}"
+    );
+    for (sim, context) in [(&sim_a, "sim-a"), (&sim_b, "sim-b")] {
+        for pod in STOREFRONT {
+            let label = format!("{context}/shop/{pod}");
+            // The debug container's own API address: its cluster's.
+            assert_eq!(
+                after(&stdout, &label),
+                [format!("port={}", sim.addr().port())],
+                "{label} ran on {context}:\n{stdout}"
+            );
+            let summary = &stderr[stderr.find("POD ").expect("a summary table")..];
+            let row = summary
+                .lines()
+                .find(|l| l.starts_with(&label))
+                .unwrap_or_else(|| panic!("a summary row for {label}:\n{stderr}"));
+            assert!(row.contains("exited 0"), "{row}");
+        }
+    }
+    assert_eq!(stdout.lines().count(), 6, "3 + 3 lines:\n{stdout}");
+    assert!(stderr.contains("podbay: 6 of 6 pods exited 0"), "{stderr}");
+
+    // Every debugger left, in both clusters, in one listing.
+    let home = support::tempdir::temp_home("debuggers-contexts");
+    let listed = support::podbay_command(
+        "debuggers",
+        &config,
+        &["--context", "sim-a,sim-b", "-n", "shop"],
+        home.path(),
+    )
+    .output()
+    .await
+    .expect("podbay debuggers runs");
+    let table = support::stdout(&listed);
+    assert_eq!(
+        listed.status.code(),
+        Some(0),
+        "{}",
+        support::stderr(&listed)
+    );
+    assert!(table.starts_with("CONTEXT"), "{table}");
+    for context in ["sim-a", "sim-b"] {
+        for pod in STOREFRONT {
+            assert!(
+                table
+                    .lines()
+                    .any(|l| l.starts_with(context) && l.contains(pod) && l.contains("busybox")),
+                "{context}'s {pod} has its row:\n{table}"
+            );
+        }
+    }
+    let listed = support::podbay_command(
+        "debuggers",
+        &config,
+        &["--context", "sim-b,sim-a", "-n", "shop", "-o", "json"],
+        home.path(),
+    )
+    .output()
+    .await
+    .expect("podbay debuggers runs");
+    let doc: serde_json::Value = serde_json::from_slice(&listed.stdout).expect("JSON");
+    let contexts: Vec<&str> = doc
+        .as_array()
+        .expect("an array")
+        .iter()
+        .map(|d| d["context"].as_str().expect("each has its context"))
+        .collect();
+    assert_eq!(
+        contexts,
+        ["sim-b"; 3]
+            .into_iter()
+            .chain(["sim-a"; 3])
+            .collect::<Vec<_>>()
+    );
+    let _ = std::fs::remove_file(&config);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cluster_that_is_down_is_said_and_the_others_still_run() {
+    let sim_a = support::start_sim(0).await;
+    let sim_b = support::start_sim(0).await;
+    let config = support::merged_kubeconfig(&[(&sim_a, "sim-a"), (&sim_b, "sim-b")], "fleet-down");
+    sim_b.stop_server();
+    let started = std::time::Instant::now();
+    let out = support::podbay_debug(
+        &config,
+        &[
+            "--context",
+            "sim-b,sim-a",
+            "-n",
+            "shop",
+            "-l",
+            SELECTOR,
+            "--target",
+            "web",
+            "--image",
+            "busybox:1.36",
+            "-o",
+            "json",
+            "--",
+            "true",
+        ],
+    )
+    .await;
+    let stderr = support::stderr(&out);
+    assert_eq!(out.status.code(), Some(123), "some failed: {stderr}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(60),
+        "a refused connection is not waited on: {:?}",
+        started.elapsed()
+    );
+    let doc: serde_json::Value =
+        serde_json::from_slice(&out.stdout).expect("stdout is one JSON document");
+    assert_eq!(doc["total"], 3, "{doc}");
+    assert_eq!(doc["succeeded"], 3, "{doc}");
+    for pod in doc["pods"].as_array().expect("pods") {
+        assert_eq!(pod["context"], "sim-a", "{pod}");
+        assert_eq!(pod["result"], "exited", "{pod}");
+    }
+    let down = &doc["unreachedClusters"][0];
+    assert_eq!(down["context"], "sim-b", "{doc}");
+    assert_eq!(down["result"], "unreachable", "{doc}");
+    assert!(
+        stderr
+            .lines()
+            .any(|l| l.starts_with("sim-b/*") && l.contains("unreachable")),
+        "the summary names the cluster: {stderr}"
+    );
+
+    // The listing of debuggers: sim-a's rows, sim-b said, its failure's status.
+    let home = support::tempdir::temp_home("debuggers-down");
+    let listed = support::podbay_command(
+        "debuggers",
+        &config,
+        &["--context", "sim-a,sim-b", "-n", "shop"],
+        home.path(),
+    )
+    .output()
+    .await
+    .expect("podbay debuggers runs");
+    let _ = std::fs::remove_file(&config);
+    let (table, said) = (support::stdout(&listed), support::stderr(&listed));
+    assert_eq!(listed.status.code(), Some(74), "unreachable: {said}");
+    assert!(said.starts_with("podbay: sim-b: Cannot reach"), "{said}");
+    assert_eq!(
+        table.lines().filter(|l| l.starts_with("sim-a")).count(),
+        3,
+        "{table}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn several_contexts_refuse_a_node_and_a_copy_before_anything_is_sent() {
+    let sim = support::start_sim(0).await;
+    let config = support::merged_kubeconfig(&[(&sim, "sim-a")], "fleet-one-node");
+    for extra in [
+        &["node/node-a1", "--", "true"][..],
+        &["redis-0", "--copy-to", "redis-copy", "--", "true"][..],
+    ] {
+        let mut args = vec!["--context", "sim-a,sim-b"];
+        args.extend_from_slice(extra);
+        let out = support::podbay_debug(&config, &args).await;
+        support::exits(&out, 2, "name one context");
+    }
+    let _ = std::fs::remove_file(&config);
+    let pods: kube::Api<k8s_openapi::api::core::v1::Pod> =
+        kube::Api::namespaced(support::client(&sim, "sim").await, "shop");
+    assert!(
+        pods.get_opt("redis-copy").await.expect("get").is_none(),
+        "no copy was made"
+    );
+}
