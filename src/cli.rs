@@ -285,7 +285,9 @@ pub struct TopArgs {
     /// requests and limits.
     #[arg(long = "output", short = 'o', value_name = "FORMAT", value_parser = ["json"])]
     pub output: Option<String>,
-    #[arg(long)]
+    /// Kubeconfig context (default: the current context); several,
+    /// comma-separated (a,b), in one table sorted across them, CONTEXT first.
+    #[arg(long, value_name = "CONTEXT[,CONTEXT…]")]
     pub context: Option<String>,
     #[arg(long)]
     pub kubeconfig: Option<PathBuf>,

@@ -62,6 +62,7 @@ fn with_values(command: clap::Command) -> clap::Command {
     command
         .mut_args(|arg| {
             let completer = match (name.as_str(), arg.get_id().as_str()) {
+                ("debug" | "debuggers" | "top", "context") => ArgValueCompleter::new(context_list),
                 (_, "context") => ArgValueCompleter::new(contexts),
                 (_, "namespace") => ArgValueCompleter::new(namespaces),
                 (_, "profile_name") => ArgValueCompleter::new(profiles),
@@ -82,6 +83,26 @@ fn contexts(current: &OsStr) -> Vec<CompletionCandidate> {
     let line = Line::read();
     let names = line.target().contexts().unwrap_or_default();
     starting_with(current, names)
+}
+
+/// `--context a,b`: the word after the last comma, each context once.
+fn context_list(current: &OsStr) -> Vec<CompletionCandidate> {
+    let typed = current.to_string_lossy();
+    if !typed.contains(',') {
+        return contexts(current);
+    }
+    let names = Line::read().target().contexts().unwrap_or_default();
+    after_the_last_comma(&typed, names)
+}
+
+fn after_the_last_comma(typed: &str, names: Vec<String>) -> Vec<CompletionCandidate> {
+    let (before, last) = typed.rsplit_once(',').unwrap_or(("", typed));
+    let given: Vec<&str> = before.split(',').collect();
+    names
+        .into_iter()
+        .filter(|name| name.starts_with(last) && !given.contains(&name.as_str()))
+        .map(|name| CompletionCandidate::new(format!("{before},{name}")))
+        .collect()
 }
 
 fn profiles(current: &OsStr) -> Vec<CompletionCandidate> {
@@ -299,7 +320,10 @@ impl Line {
                     .filter(|s| !s.is_empty())
                     .cloned()
             };
-            line.context = text("context").or(line.context);
+            // Of `--context a,b`, values are looked up in the first.
+            line.context = text("context")
+                .and_then(|c| crate::cli::contexts(Some(&c)).into_iter().next().flatten())
+                .or(line.context);
             line.namespace = text("namespace").or(line.namespace);
             line.pod = text("pod").or(line.pod);
             if let Ok(Some(targets)) = matches.try_get_many::<crate::cli::DebugTarget>("pods") {
@@ -434,6 +458,23 @@ mod tests {
         ] {
             assert!(found.iter().any(|f| f == expected), "{expected}: {found:?}");
         }
+    }
+
+    #[test]
+    fn a_context_list_completes_its_last_name_and_offers_each_context_once() {
+        let names = vec!["prod-eu".into(), "prod-us".into(), "staging".into()];
+        let offered: Vec<String> = after_the_last_comma("prod-eu,pr", names.clone())
+            .iter()
+            .map(|c| c.get_value().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(offered, ["prod-eu,prod-us"]);
+        assert_eq!(after_the_last_comma("prod-eu,", names).len(), 2);
+        let l = line("podbay debug --context staging,prod-eu redis-0 --target");
+        assert_eq!(
+            l.context.as_deref(),
+            Some("staging"),
+            "pods and containers are looked up in the first context"
+        );
     }
 
     #[test]

@@ -223,3 +223,87 @@ async fn several_contexts_refuse_a_node_and_a_copy_before_anything_is_sent() {
         "no copy was made"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn top_across_clusters_is_one_table_and_a_cluster_gone_is_said() {
+    let sim_a = support::start_sim(0).await;
+    let sim_b = support::start_sim(0).await;
+    let config =
+        support::merged_kubeconfig(&[(&sim_a, "sim-a"), (&sim_b, "sim-b")], "top-contexts");
+    let home = support::tempdir::temp_home("top-contexts");
+    let top = || async {
+        support::podbay_command(
+            "top",
+            &config,
+            &[
+                "--context",
+                "sim-a,sim-b",
+                "-n",
+                "search",
+                "--sort",
+                "memory",
+            ],
+            home.path(),
+        )
+        .output()
+        .await
+        .expect("podbay top runs")
+    };
+    // metrics-server has a figure after its second measurement, per cluster.
+    let measured = |table: &str, context: &str| {
+        table
+            .lines()
+            .any(|l| l.starts_with(context) && l.contains("search-indexer-"))
+    };
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(40);
+    let table = loop {
+        let out = top().await;
+        let table = support::stdout(&out);
+        if out.status.success() && measured(&table, "sim-a") && measured(&table, "sim-b") {
+            break table;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no figures from both clusters: {table}{}",
+            support::stderr(&out)
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    };
+    let header: Vec<&str> = table.lines().next().unwrap().split_whitespace().collect();
+    assert_eq!(
+        header,
+        [
+            "CONTEXT",
+            "NAMESPACE",
+            "NAME",
+            "CPU(cores)",
+            "MEMORY(bytes)"
+        ]
+    );
+    let mebibytes: Vec<u64> = table
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            l.split_whitespace()
+                .last()?
+                .strip_suffix("Mi")?
+                .parse()
+                .ok()
+        })
+        .collect();
+    assert!(
+        mebibytes.windows(2).all(|w| w[0] >= w[1]),
+        "one sort over both clusters, most memory first:\n{table}"
+    );
+
+    sim_b.stop_server();
+    let out = top().await;
+    let _ = std::fs::remove_file(&config);
+    let (table, said) = (support::stdout(&out), support::stderr(&out));
+    assert_eq!(out.status.code(), Some(74), "unreachable: {said}");
+    assert!(said.starts_with("podbay: sim-b: "), "{said}");
+    assert!(
+        measured(&table, "sim-a") && !table.contains("sim-b"),
+        "{table}"
+    );
+}
