@@ -8,6 +8,7 @@ use k8s_openapi::api::core::v1::Pod;
 use kube::api::Api;
 
 use super::outcome::{Failure, exit, fail};
+use crate::cluster::deadline::Deadline;
 use crate::cluster::debug::{self as launching, Startup};
 use crate::model::debug::DebugSpec;
 
@@ -21,15 +22,16 @@ pub async fn add_and_wait(
     timeout: Duration,
     say: &(dyn Fn(String) + Send + Sync),
 ) -> Result<String, Failure> {
-    let sent = tokio::time::timeout(timeout, launching::launch(spec, client, namespace, pod))
+    let sent = Deadline::none()
+        .within(Some(timeout))
+        .bound(launching::launch(spec, client, namespace, pod))
         .await
-        .map_err(|_| {
+        .map_err(|why| {
             fail(
                 exit::TIMEOUT,
                 format!(
-                    "The API server did not answer the request to add debug container {} within {} s; it may still be added: watch the pod.",
+                    "The API server did not answer the request to add debug container {} ({why}); it may still be added: watch the pod.",
                     spec.name,
-                    timeout.as_secs()
                 ),
             )
         })?;

@@ -116,7 +116,7 @@ pub async fn run(
                 // the kernel's ring: tcpdump reads it first.
                 tokio::time::sleep(STOP_LINGER).await;
                 drop(stdin);
-                match tokio::time::timeout(STOP_GRACE, &mut exec).await {
+                match Deadline::none().within(Some(STOP_GRACE)).bound(&mut exec).await {
                     Ok(end) => end,
                     Err(_) => Ok(pipe::PipeEnd {
                         end: SessionEnd {

@@ -9,6 +9,7 @@ use k8s_openapi::api::core::v1::Pod;
 use kube::api::Api;
 
 use super::Where;
+use crate::cluster::deadline::Deadline;
 use crate::engine::outcome::{Failure, classify, exit, fail};
 use crate::model::capture;
 use crate::model::debug::DebugSpec;
@@ -28,15 +29,14 @@ pub async fn prepare(
     say: &(dyn Fn(String) + Send + Sync),
 ) -> Result<Where, Failure> {
     let pods: Api<Pod> = Api::namespaced(client.clone(), namespace);
-    let manifest = tokio::time::timeout(timeout, crate::cluster::objects::get(&pods, pod))
+    let manifest = Deadline::none()
+        .within(Some(timeout))
+        .bound(crate::cluster::objects::get(&pods, pod))
         .await
-        .map_err(|_| {
+        .map_err(|why| {
             fail(
                 exit::TIMEOUT,
-                format!(
-                    "Timed out after {} s: the API server did not answer the read of pod {namespace}/{pod}.",
-                    timeout.as_secs()
-                ),
+                format!("The API server did not answer the read of pod {namespace}/{pod}: {why}."),
             )
         })?
         .map_err(|e| match &e {

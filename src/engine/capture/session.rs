@@ -12,6 +12,7 @@ use kube::api::Api;
 use tokio::sync::watch;
 
 use super::{Ended, Tally, Where};
+use crate::cluster::deadline::Deadline;
 use crate::engine::outcome::{Failure, classify, exit, fail};
 pub use crate::model::capture::Request;
 
@@ -256,10 +257,11 @@ async fn stopped(stop: &mut watch::Receiver<bool>) {
 async fn lease_ended(client: &kube::Client, at: &Where) -> bool {
     let pods: Api<Pod> = Api::namespaced(client.clone(), &at.namespace);
     let waited = tokio::time::Instant::now() + LEASE_END_WAIT;
+    let each_read = Deadline::none().within(Some(LEASE_END_WAIT));
     loop {
-        let read =
-            tokio::time::timeout(LEASE_END_WAIT, crate::cluster::objects::get(&pods, &at.pod))
-                .await;
+        let read = each_read
+            .bound(crate::cluster::objects::get(&pods, &at.pod))
+            .await;
         let state = read.ok().and_then(Result::ok).and_then(|pod| {
             pod.status?
                 .ephemeral_container_statuses?
