@@ -85,6 +85,10 @@ pub enum ConnectError {
     Missing,
     #[error("The kubeconfig has no context named {0:?}. Known contexts: {1}.")]
     UnknownContext(String, String),
+    #[error(
+        "--context {0} names several clusters, and this works in one: name one (`:ctx` switches the pod list between them; podbay debug, debuggers and top take several)."
+    )]
+    SeveralContexts(String),
     #[error("The kubeconfig has no current context. Pick one with --context ({0}).")]
     NoCurrentContext(String),
     #[error("Cannot use context {context:?}: {reason}.")]
@@ -165,6 +169,12 @@ impl Target {
             .or_else(|| kubeconfig.current_context.clone())
         {
             Some(c) if contexts.contains(&c) => c,
+            Some(c)
+                if c.split(',')
+                    .all(|one| contexts.iter().any(|k| k == one.trim())) =>
+            {
+                return Err(ConnectError::SeveralContexts(c));
+            }
             Some(c) => return Err(ConnectError::UnknownContext(c, known())),
             None => return Err(ConnectError::NoCurrentContext(known())),
         };
@@ -249,6 +259,24 @@ mod tests {
         assert_eq!(
             err,
             "The kubeconfig has no context named \"nope\". Known contexts: a, b."
+        );
+        let several = Target {
+            context: Some("a,b".into()),
+            ..unknown.clone()
+        };
+        let err = several.connect().await.err().unwrap().to_string();
+        assert!(
+            err.starts_with("--context a,b names several clusters, and this works in one"),
+            "{err}"
+        );
+        let one_unknown = Target {
+            context: Some("a,nope".into()),
+            ..unknown
+        };
+        let err = one_unknown.connect().await.err().unwrap().to_string();
+        assert!(
+            err.starts_with("The kubeconfig has no context named"),
+            "{err}"
         );
 
         let (broken_path, _broken_dir) = write("broken.kubeconfig", "clusters: [");
