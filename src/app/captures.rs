@@ -69,6 +69,9 @@ pub struct CaptureForm {
     pub pods: Vec<PodKey>,
     pub filter: LineEdit,
     pub duration: LineEdit,
+    pub count: LineEdit,
+    pub interface: LineEdit,
+    pub image: LineEdit,
     pub file: LineEdit,
     pub field: CaptureField,
 }
@@ -77,6 +80,9 @@ pub struct CaptureForm {
 pub enum CaptureField {
     Filter,
     Duration,
+    Count,
+    Interface,
+    Image,
     File,
 }
 
@@ -85,6 +91,10 @@ pub enum CaptureField {
 pub struct CaptureAsked {
     pub filter: Option<String>,
     pub duration: Option<std::time::Duration>,
+    /// Stop after this many packets (in all).
+    pub count: Option<u64>,
+    pub interface: String,
+    pub image: String,
     pub file: String,
 }
 
@@ -97,13 +107,19 @@ impl CaptureForm {
             many => format!("capture-{}-pods.pcapng", many.len()),
         };
         let dir = download_dir.trim_end_matches('/');
-        let mut file = LineEdit::default();
-        file.insert_str(&format!("{dir}/{name}"));
+        let prefilled = |text: &str| {
+            let mut line = LineEdit::default();
+            line.insert_str(text);
+            line
+        };
         CaptureForm {
             pods,
             filter: LineEdit::default(),
             duration: LineEdit::default(),
-            file,
+            count: LineEdit::default(),
+            interface: prefilled("any"),
+            image: prefilled(capture_model::DEFAULT_IMAGE),
+            file: prefilled(&format!("{dir}/{name}")),
             field: CaptureField::Filter,
         }
     }
@@ -118,6 +134,9 @@ impl Form for CaptureForm {
         &[
             CaptureField::Filter,
             CaptureField::Duration,
+            CaptureField::Count,
+            CaptureField::Interface,
+            CaptureField::Image,
             CaptureField::File,
         ]
     }
@@ -138,6 +157,9 @@ impl Form for CaptureForm {
         Some(match field {
             CaptureField::Filter => &mut self.filter,
             CaptureField::Duration => &mut self.duration,
+            CaptureField::Count => &mut self.count,
+            CaptureField::Interface => &mut self.interface,
+            CaptureField::Image => &mut self.image,
             CaptureField::File => &mut self.file,
         })
     }
@@ -149,6 +171,25 @@ impl Form for CaptureForm {
             "" => None,
             text => Some(crate::model::parse_duration(text)?).filter(|d| !d.is_zero()),
         };
+        let count = match self.count.trim() {
+            "" => None,
+            text => match text.parse::<u64>() {
+                Ok(n) if n > 0 => Some(n),
+                _ => {
+                    return Err(format!(
+                        "{text:?} is not a number of packets: give one over 0, or leave it empty to capture until stopped."
+                    ));
+                }
+            },
+        };
+        let interface = self.interface.trim();
+        if interface.is_empty() || interface.contains(char::is_whitespace) {
+            return Err(
+                "Name one interface of the pod (any, eth0, lo); any captures them all.".into(),
+            );
+        }
+        let image = self.image.trim();
+        crate::model::image::validate_reference(image)?;
         let file = self.file.trim();
         if file.is_empty() {
             return Err("Name the file the capture goes into.".into());
@@ -156,6 +197,9 @@ impl Form for CaptureForm {
         Ok(CaptureAsked {
             filter: Some(self.filter.trim().to_string()).filter(|f| !f.is_empty()),
             duration,
+            count,
+            interface: interface.to_string(),
+            image: image.to_string(),
             file: file.to_string(),
         })
     }
@@ -170,6 +214,9 @@ impl Form for CaptureForm {
             CaptureField::Duration => {
                 Shown::text("for", &self.duration, "until stopped (x in :captures)")
             }
+            CaptureField::Count => Shown::text("packets", &self.count, "no limit"),
+            CaptureField::Interface => Shown::text("interface", &self.interface, "any"),
+            CaptureField::Image => Shown::text("image", &self.image, "a tcpdump image"),
             CaptureField::File => Shown::text("into", &self.file, "a file name"),
         }
     }
@@ -214,12 +261,12 @@ impl App {
                 .iter()
                 .map(|p| (p.namespace.to_string(), p.name.to_string()))
                 .collect(),
-            image: capture_model::DEFAULT_IMAGE.into(),
+            image: asked.image,
             timeout: READY_WITHIN,
             options: Options {
-                interface: "any".into(),
+                interface: asked.interface,
                 filter: asked.filter,
-                count: None,
+                count: asked.count,
             },
             duration: asked.duration,
         };
@@ -411,10 +458,53 @@ mod tests {
         for c in "30s".chars() {
             form::on_key(&mut form, &key(KeyCode::Char(c)), &());
         }
+        // The packet count: a number over 0, or nothing.
+        form::on_key(&mut form, &key(KeyCode::Tab), &());
+        for c in "-3".chars() {
+            form::on_key(&mut form, &key(KeyCode::Char(c)), &());
+        }
+        match form::on_key(&mut form, &key(KeyCode::Enter), &()) {
+            Answer::Refused(why) => assert!(why.contains("not a number of packets"), "{why}"),
+            other => panic!("a bad count is refused: {other:?}"),
+        }
+        for _ in 0..2 {
+            form::on_key(&mut form, &key(KeyCode::Backspace), &());
+        }
+        for c in "100".chars() {
+            form::on_key(&mut form, &key(KeyCode::Char(c)), &());
+        }
+        // The interface is prefilled; one name, no spaces.
+        form::on_key(&mut form, &key(KeyCode::Tab), &());
+        assert_eq!(form.interface.as_str(), "any");
+        for c in " lo".chars() {
+            form::on_key(&mut form, &key(KeyCode::Char(c)), &());
+        }
+        match form::on_key(&mut form, &key(KeyCode::Enter), &()) {
+            Answer::Refused(why) => assert!(why.contains("one interface"), "{why}"),
+            other => panic!("two interfaces are refused: {other:?}"),
+        }
+        for _ in 0.."any lo".len() {
+            form::on_key(&mut form, &key(KeyCode::Backspace), &());
+        }
+        for c in "eth0".chars() {
+            form::on_key(&mut form, &key(KeyCode::Char(c)), &());
+        }
+        // The image, prefilled with netshoot, is checked as a reference.
+        form::on_key(&mut form, &key(KeyCode::Tab), &());
+        assert_eq!(form.image.as_str(), capture_model::DEFAULT_IMAGE);
+        form::on_key(&mut form, &key(KeyCode::Char('!')), &());
+        match form::on_key(&mut form, &key(KeyCode::Enter), &()) {
+            Answer::Refused(why) => assert!(why.contains("not a valid image reference"), "{why}"),
+            other => panic!("a bad image is refused: {other:?}"),
+        }
+        form::on_key(&mut form, &key(KeyCode::Backspace), &());
         match form::on_key(&mut form, &key(KeyCode::Enter), &()) {
             Answer::Send(asked) => {
                 assert_eq!(asked.filter.as_deref(), Some("tcp port 6379"));
                 assert_eq!(asked.duration, Some(std::time::Duration::from_secs(30)));
+                assert_eq!(asked.count, Some(100));
+                assert_eq!(asked.interface, "eth0");
+                assert_eq!(asked.image, capture_model::DEFAULT_IMAGE);
                 assert_eq!(asked.file, "/tmp/dl/redis-0.pcap");
             }
             other => panic!("the form sends: {other:?}"),
