@@ -307,3 +307,53 @@ async fn top_across_clusters_is_one_table_and_a_cluster_gone_is_said() {
         "{table}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cluster_that_stalls_is_given_up_at_the_timeout_and_the_others_run() {
+    let sim_a = support::start_sim(0).await;
+    let sim_b = support::start_sim(0).await;
+    let config =
+        support::merged_kubeconfig(&[(&sim_a, "sim-a"), (&sim_b, "sim-b")], "fleet-stalled");
+    sim_b.set_latency(std::time::Duration::from_secs(60));
+    let started = std::time::Instant::now();
+    let out = support::podbay_debug(
+        &config,
+        &[
+            "--context",
+            "sim-a,sim-b",
+            "-n",
+            "shop",
+            "-l",
+            SELECTOR,
+            "--target",
+            "web",
+            "--image",
+            "busybox:1.36",
+            "--timeout",
+            "8s",
+            "--",
+            "true",
+        ],
+    )
+    .await;
+    let _ = std::fs::remove_file(&config);
+    let stderr = support::stderr(&out);
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(40),
+        "the stalled cluster is not waited for past --timeout: {:?}",
+        started.elapsed()
+    );
+    assert_eq!(out.status.code(), Some(123), "{stderr}");
+    let summary = &stderr[stderr.find("POD ").expect("a summary table")..];
+    assert!(
+        summary
+            .lines()
+            .any(|l| l.starts_with("sim-b/*") && l.contains("timed out")),
+        "{summary}"
+    );
+    assert_eq!(
+        summary.lines().filter(|l| l.contains("exited 0")).count(),
+        3,
+        "sim-a's pods ran: {summary}"
+    );
+}
