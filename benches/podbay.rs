@@ -1492,9 +1492,12 @@ async fn capture(report: &mut Report) {
         .next()
         .and_then(|head| head.rsplit(' ').next()?.parse().ok())
         .unwrap_or(0);
+    // "…; tcpdump captured N, D dropped by the kernel" (then more lines).
     let dropped = summary
-        .split(", ")
-        .find_map(|part| part.strip_suffix(" dropped by the kernel\n"))
+        .split(" dropped by the kernel")
+        .next()
+        .filter(|head| head.len() < summary.len())
+        .and_then(|head| head.rsplit(' ').next())
         .unwrap_or("?")
         .to_string();
     let seconds = took.as_secs_f64();
