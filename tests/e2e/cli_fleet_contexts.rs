@@ -12,6 +12,29 @@ const STOREFRONT: [&str; 3] = [
 
 const SELECTOR: &str = "app.kubernetes.io/name=storefront";
 
+/// `podbay debug --context CONTEXTS -n shop -l SELECTOR --target web` with
+/// busybox, then `rest` (more flags, `--` and the command).
+async fn debug_storefronts(
+    config: &std::path::Path,
+    contexts: &str,
+    rest: &[&str],
+) -> std::process::Output {
+    let mut args = vec![
+        "--context",
+        contexts,
+        "-n",
+        "shop",
+        "-l",
+        SELECTOR,
+        "--target",
+        "web",
+        "--image",
+        "busybox:1.36",
+    ];
+    args.extend_from_slice(rest);
+    support::podbay_debug(config, &args).await
+}
+
 /// Lines of `stdout` after `prefix: `.
 fn after<'a>(stdout: &'a str, prefix: &str) -> Vec<&'a str> {
     let prefix = format!("{prefix}: ");
@@ -27,24 +50,10 @@ async fn each_cluster_s_pods_run_on_their_own_cluster_each_line_after_ctx_ns_pod
     let sim_b = support::start_sim(0).await;
     let config =
         support::merged_kubeconfig(&[(&sim_a, "sim-a"), (&sim_b, "sim-b")], "fleet-contexts");
-    let out = support::podbay_debug(
+    let out = debug_storefronts(
         &config,
-        &[
-            "--context",
-            "sim-a,sim-b",
-            "-n",
-            "shop",
-            "-l",
-            SELECTOR,
-            "--target",
-            "web",
-            "--image",
-            "busybox:1.36",
-            "--",
-            "sh",
-            "-c",
-            "echo port=$KUBERNETES_SERVICE_PORT",
-        ],
+        "sim-a,sim-b",
+        &["--", "sh", "-c", "echo port=$KUBERNETES_SERVICE_PORT"],
     )
     .await;
     let (stdout, stderr) = (support::stdout(&out), support::stderr(&out));
@@ -135,26 +144,7 @@ async fn a_cluster_that_is_down_is_said_and_the_others_still_run() {
     let config = support::merged_kubeconfig(&[(&sim_a, "sim-a"), (&sim_b, "sim-b")], "fleet-down");
     sim_b.stop_server();
     let started = std::time::Instant::now();
-    let out = support::podbay_debug(
-        &config,
-        &[
-            "--context",
-            "sim-b,sim-a",
-            "-n",
-            "shop",
-            "-l",
-            SELECTOR,
-            "--target",
-            "web",
-            "--image",
-            "busybox:1.36",
-            "-o",
-            "json",
-            "--",
-            "true",
-        ],
-    )
-    .await;
+    let out = debug_storefronts(&config, "sim-b,sim-a", &["-o", "json", "--", "true"]).await;
     let stderr = support::stderr(&out);
     assert_eq!(out.status.code(), Some(123), "some failed: {stderr}");
     assert!(
@@ -316,26 +306,7 @@ async fn a_cluster_that_stalls_is_given_up_at_the_timeout_and_the_others_run() {
         support::merged_kubeconfig(&[(&sim_a, "sim-a"), (&sim_b, "sim-b")], "fleet-stalled");
     sim_b.set_latency(std::time::Duration::from_secs(60));
     let started = std::time::Instant::now();
-    let out = support::podbay_debug(
-        &config,
-        &[
-            "--context",
-            "sim-a,sim-b",
-            "-n",
-            "shop",
-            "-l",
-            SELECTOR,
-            "--target",
-            "web",
-            "--image",
-            "busybox:1.36",
-            "--timeout",
-            "8s",
-            "--",
-            "true",
-        ],
-    )
-    .await;
+    let out = debug_storefronts(&config, "sim-a,sim-b", &["--timeout", "8s", "--", "true"]).await;
     let _ = std::fs::remove_file(&config);
     let stderr = support::stderr(&out);
     assert!(
