@@ -79,11 +79,13 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> std::result::Result<i3
     } else {
         String::new()
     };
-    voice.say(format!(
-        "debugging {} pods{within}, {} at a time (ctrl-c stops launching more)",
-        pods.len(),
-        args.parallel.min(pods.len().try_into().unwrap_or(u16::MAX))
-    ));
+    if !pods.is_empty() {
+        voice.say(format!(
+            "debugging {} pods{within}, {} at a time (ctrl-c stops launching more)",
+            pods.len(),
+            args.parallel.min(pods.len().try_into().unwrap_or(u16::MAX))
+        ));
+    }
 
     let namespaces: BTreeSet<&str> = pods.iter().map(|(_, p)| p.namespace.as_str()).collect();
     let labels: Vec<String> = pods

@@ -97,7 +97,7 @@ impl Result {
 
 /// A cluster of a run across several whose pods could not be found: not
 /// reached, refused, or none matching. Its pods are not debugged.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Unreached {
     pub context: String,
     pub failure: Failure,
@@ -109,8 +109,15 @@ impl Unreached {
     }
 }
 
-/// The exit status of the whole run.
+/// The exit status of the whole run. When no cluster gave a pod and all
+/// failed alike, their failure's (as one cluster's would be).
 pub fn status(outcomes: &[Outcome], unreached: &[Unreached]) -> i32 {
+    if let [first, rest @ ..] = unreached
+        && outcomes.is_empty()
+        && rest.iter().all(|u| u.failure.code == first.failure.code)
+    {
+        return first.failure.code;
+    }
     if outcomes
         .iter()
         .any(|o| matches!(o.result, Result::NotStarted | Result::Left))
@@ -362,6 +369,19 @@ mod tests {
         let outcomes = [ok];
         assert_eq!(status(&outcomes, &[]), 0);
         assert_eq!(status(&outcomes, std::slice::from_ref(&down)), SOME_FAILED);
+        assert_eq!(
+            status(&[], std::slice::from_ref(&down)),
+            exit::UNREACHABLE,
+            "every cluster unreachable: as one would be"
+        );
+        let refused = Unreached {
+            context: "sim-c".into(),
+            failure: Failure {
+                code: exit::FORBIDDEN,
+                sentence: "pods is forbidden.".into(),
+            },
+        };
+        assert_eq!(status(&[], &[down.clone(), refused]), SOME_FAILED);
 
         let table = table(&outcomes, std::slice::from_ref(&down));
         let lines: Vec<&str> = table.lines().collect();
