@@ -189,17 +189,15 @@ impl Kubelet {
         self.process(pod, container)
     }
 
-    /// The process of a container's latest run, if it has ended and the
-    /// simulator ran it.
-    pub fn exited_process(&self, pod: &Value, container: &str) -> Option<Arc<ContainerProcess>> {
+    /// The process of a container's latest run the simulator ran: the one
+    /// that ended, or the run that replaced it (a restart the pod's status
+    /// does not show yet), whose log the kubelet serves then. None starts.
+    pub fn latest_process(&self, pod: &Value, container: &str) -> Option<Arc<ContainerProcess>> {
         let cref = ContainerRef {
             pod: pod_key(pod),
             container: container.to_string(),
         };
-        lock(&self.processes)
-            .get(&cref)
-            .filter(|p| p.exit().is_some())
-            .cloned()
+        lock(&self.processes).get(&cref).cloned()
     }
 
     /// A pod's directory: its volumes, its containers' roots, and the

@@ -46,12 +46,13 @@ pub fn serve(state: &Arc<SimState>, key: &Key, query: &Query) -> Result<Response
     }
     let process = match &run {
         Run::Current => state.kubelet.log_source(&pod, &container)?,
-        // The last run's output, while the simulator still has it; else
-        // (a run from before the simulator started) what the scenario
-        // says it wrote. Finished either way, so `follow` ends at once.
+        // The last run's output, while the simulator still has it (or the
+        // run a restart put in its place, which the kubelet serves as the
+        // container's current one); else (a run from before the simulator
+        // started) what the scenario says it wrote.
         Run::Finished { terminated, latest } => {
             match latest
-                .then(|| state.kubelet.exited_process(&pod, &container))
+                .then(|| state.kubelet.latest_process(&pod, &container))
                 .flatten()
             {
                 Some(process) => process,
