@@ -70,17 +70,22 @@ pub async fn run(args: DebuggersArgs) -> Result<i32, Failure> {
 /// first. The clusters are asked at once; one that cannot be listed is
 /// said on stderr, the others are shown, and the status is its failure's.
 async fn list_across(args: &DebuggersArgs, contexts: &[Option<String>]) -> Result<i32, Failure> {
-    let listed = futures::future::join_all(contexts.iter().map(|context| async move {
-        let connection = super::connect(args.kubeconfig.as_deref(), context.as_deref()).await?;
-        let namespace =
-            (!args.all_namespaces).then(|| args.namespace.clone().unwrap_or(connection.namespace));
-        super::list_pods(
-            connection.client,
-            namespace.as_deref(),
-            args.selector.as_deref(),
-        )
-        .await
-    }))
+    let listed = super::clusters::in_each(
+        args.kubeconfig.as_deref(),
+        contexts,
+        super::LIST_WITHIN,
+        "Listing the pods",
+        |_, connection| async move {
+            let namespace = (!args.all_namespaces)
+                .then(|| args.namespace.clone().unwrap_or(connection.namespace));
+            super::list_pods(
+                connection.client,
+                namespace.as_deref(),
+                args.selector.as_deref(),
+            )
+            .await
+        },
+    )
     .await;
     let now = jiff::Timestamp::now();
     let mut first_failure: Option<Failure> = None;
@@ -90,9 +95,9 @@ async fn list_across(args: &DebuggersArgs, contexts: &[Option<String>]) -> Resul
         let context = context.as_deref().unwrap_or_default();
         let pods = match listed {
             Ok(pods) => pods,
-            Err(failure) => {
-                crate::print::say(&format!("{context}: {}", failure.sentence).into());
-                first_failure.get_or_insert(failure);
+            Err(missed) => {
+                crate::print::say(&missed.sentence().into());
+                first_failure.get_or_insert(missed.failure);
                 continue;
             }
         };

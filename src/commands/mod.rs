@@ -1,6 +1,7 @@
 //! Subcommands that run without the TUI.
 
 pub mod capture;
+pub mod clusters;
 pub mod complete;
 pub mod cp;
 pub mod debug;

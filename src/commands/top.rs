@@ -14,9 +14,14 @@ pub async fn run(args: TopArgs) -> Result<i32, Failure> {
     let contexts = crate::cli::contexts(args.context.as_deref());
     let json = args.output.as_deref() == Some("json");
     let across = contexts.len() > 1;
-    // Every cluster asked at once: the slowest sets the wait, not the sum.
-    let read =
-        futures::future::join_all(contexts.iter().map(|c| read(&args, c.as_deref(), json))).await;
+    let read = super::clusters::in_each(
+        args.kubeconfig.as_deref(),
+        &contexts,
+        super::LIST_WITHIN,
+        "Reading what the pods use",
+        |_, connection| read(&args, connection, json),
+    )
+    .await;
     let mut first_failure: Option<Failure> = None;
     let mut rows: Vec<(String, PodUse)> = Vec::new();
     let mut asks = std::collections::HashMap::new();
@@ -34,10 +39,10 @@ pub async fn run(args: TopArgs) -> Result<i32, Failure> {
                 );
                 rows.extend(cluster.pods.into_iter().map(|pod| (context.clone(), pod)));
             }
-            Err(failure) if !across => return Err(failure),
-            Err(failure) => {
-                crate::print::say(&format!("{context}: {}", failure.sentence).into());
-                first_failure.get_or_insert(failure);
+            Err(missed) if !across => return Err(missed.failure),
+            Err(missed) => {
+                crate::print::say(&missed.sentence().into());
+                first_failure.get_or_insert(missed.failure);
             }
         }
     }
@@ -80,10 +85,9 @@ struct ClusterUse {
 
 async fn read(
     args: &TopArgs,
-    context: Option<&str>,
+    connection: crate::cluster::client::Connection,
     with_asks: bool,
 ) -> Result<ClusterUse, Failure> {
-    let connection = super::connect(args.kubeconfig.as_deref(), context).await?;
     let namespace =
         (!args.all_namespaces).then(|| args.namespace.clone().unwrap_or(connection.namespace));
     let client = connection.client;

@@ -17,12 +17,12 @@ use tokio::io::AsyncReadExt;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::Semaphore;
 
-use summary::{Outcome, Result as PodResult, Unreached};
+use summary::{Outcome, Result as PodResult};
 
+use super::clusters;
 use super::debug::{self, Defaults, Failure, Job, Sinks, Voice, exit};
 use super::prefix::{Prefix, Stream};
 use crate::cli::{DebugArgs, DebugTarget};
-use crate::cluster::deadline::Deadline;
 use crate::model::owner::{OwnerKind, service_selector, spec_selector};
 use crate::model::text::Printable;
 
@@ -41,9 +41,14 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> std::result::Result<i3
     refuse_what_one_terminal_cannot_do(&args)?;
     let contexts = args.contexts();
     let across = contexts.len() > 1;
-    // Every cluster is asked at once: a slow one costs its own wait, not
-    // the sum of all.
-    let opened = futures::future::join_all(contexts.into_iter().map(|c| open(&args, c))).await;
+    let opened = clusters::in_each(
+        args.kubeconfig.as_deref(),
+        &contexts,
+        args.timeout,
+        "Finding the pods to debug",
+        |context, connection| find(&args, context, connection),
+    )
+    .await;
     let mut clusters = Vec::new();
     let mut pods: Vec<(usize, PodRef)> = Vec::new();
     let mut unreached = Vec::new();
@@ -64,8 +69,8 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> std::result::Result<i3
     };
     for missed in &unreached {
         voice.say(format!(
-            "{}: {} No pod of that cluster is debugged.",
-            missed.context, missed.failure.sentence
+            "{} No pod of that cluster is debugged.",
+            missed.sentence()
         ));
     }
     let image = debug::chosen_image(&args, defaults, &voice);
@@ -194,6 +199,30 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> std::result::Result<i3
     Ok(summary::status(&outcomes, &unreached))
 }
 
+/// One cluster's pods to debug, with `--namespace` else its default.
+async fn find(
+    args: &DebugArgs,
+    context: Option<String>,
+    connection: crate::cluster::client::Connection,
+) -> std::result::Result<(Cluster, Vec<PodRef>), Failure> {
+    let namespace = args.namespace.clone().unwrap_or(connection.namespace);
+    let pods = resolve(
+        &connection.client,
+        &args.pods,
+        args.selector.as_deref(),
+        args.all_namespaces,
+        &namespace,
+    )
+    .await?;
+    let cluster = Cluster {
+        context,
+        client: connection.client,
+        server: connection.server,
+        policies: debug::Policies::default(),
+    };
+    Ok((cluster, pods))
+}
+
 /// One cluster of the run.
 struct Cluster {
     /// As named with `--context` (`None`: the kubeconfig's current one).
@@ -202,51 +231,6 @@ struct Cluster {
     server: String,
     /// Its namespaces' Pod Security, read once for all its pods.
     policies: debug::Policies,
-}
-
-/// Connects to `context` and finds its pods, within `--timeout`: a
-/// cluster that does not answer is said, not waited for.
-async fn open(
-    args: &DebugArgs,
-    context: Option<String>,
-) -> std::result::Result<(Cluster, Vec<PodRef>), Unreached> {
-    let work = async {
-        let connection = super::connect(args.kubeconfig.as_deref(), context.as_deref()).await?;
-        let namespace = args
-            .namespace
-            .clone()
-            .unwrap_or(connection.namespace.clone());
-        let pods = resolve(
-            &connection.client,
-            &args.pods,
-            args.selector.as_deref(),
-            args.all_namespaces,
-            &namespace,
-        )
-        .await?;
-        let cluster = Cluster {
-            context: context.clone(),
-            client: connection.client,
-            server: connection.server,
-            policies: debug::Policies::default(),
-        };
-        Ok((cluster, pods))
-    };
-    let failure = match Deadline::none().within(Some(args.timeout)).bound(work).await {
-        Ok(Ok(found)) => return Ok(found),
-        Ok(Err(failure)) => failure,
-        Err(expired) => Failure {
-            code: exit::TIMEOUT,
-            sentence: format!(
-                "Finding the pods to debug got no answer in time ({expired}): check that the cluster is up, or raise --timeout."
-            )
-            .into(),
-        },
-    };
-    Err(Unreached {
-        context: context.unwrap_or_default(),
-        failure,
-    })
 }
 
 /// What every pod's run shares.

@@ -3,6 +3,7 @@
 
 use serde_json::{Value, json};
 
+pub use crate::commands::clusters::Unreached;
 use crate::commands::debug::{Failure, exit};
 use crate::model::text::Printable;
 
@@ -95,18 +96,9 @@ impl Result {
     }
 }
 
-/// A cluster of a run across several whose pods could not be found: not
-/// reached, refused, or none matching. Its pods are not debugged.
-#[derive(Debug, Clone)]
-pub struct Unreached {
-    pub context: String,
-    pub failure: Failure,
-}
-
-impl Unreached {
-    fn result(&self) -> Result {
-        Result::CouldNotRun(self.failure.clone())
-    }
+/// An unreached cluster's line and JSON entry, worded as a pod's failure.
+fn unreached_result(unreached: &Unreached) -> Result {
+    Result::CouldNotRun(unreached.failure.clone())
 }
 
 /// The exit status of the whole run. When no cluster gave a pod and all
@@ -166,7 +158,7 @@ pub fn table(outcomes: &[Outcome], unreached: &[Unreached]) -> Printable {
         .chain(
             unreached
                 .iter()
-                .map(|u| row(&format!("{}/*", u.context), &u.result())),
+                .map(|u| row(&format!("{}/*", u.context), &unreached_result(u))),
         )
         .collect();
     let header = ["POD", "CONTAINER", "RESULT"].map(String::from);
@@ -225,7 +217,7 @@ pub fn document(outcomes: &[Outcome], unreached: &[Unreached]) -> Value {
             .map(|u| {
                 json!({
                     "context": u.context,
-                    "result": u.result().kind(),
+                    "result": unreached_result(u).kind(),
                     "message": u.failure.sentence.to_string(),
                 })
             })
