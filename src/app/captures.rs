@@ -173,21 +173,9 @@ impl Form for CaptureForm {
         };
         let count = match self.count.trim() {
             "" => None,
-            text => match text.parse::<u64>() {
-                Ok(n) if n > 0 => Some(n),
-                _ => {
-                    return Err(format!(
-                        "{text:?} is not a number of packets: give one over 0, or leave it empty to capture until stopped."
-                    ));
-                }
-            },
+            text => Some(capture_model::parse_count(text)?),
         };
-        let interface = self.interface.trim();
-        if interface.is_empty() || interface.contains(char::is_whitespace) {
-            return Err(
-                "Name one interface of the pod (any, eth0, lo); any captures them all.".into(),
-            );
-        }
+        let interface = capture_model::parse_interface(&self.interface)?;
         let image = self.image.trim();
         crate::model::image::validate_reference(image)?;
         let file = self.file.trim();
@@ -198,7 +186,7 @@ impl Form for CaptureForm {
             filter: Some(self.filter.trim().to_string()).filter(|f| !f.is_empty()),
             duration,
             count,
-            interface: interface.to_string(),
+            interface,
             image: image.to_string(),
             file: file.to_string(),
         })

@@ -500,7 +500,7 @@ pub struct CaptureArgs {
     #[arg(short = 'f', long = "filter", value_name = "BPF")]
     pub filter: Option<String>,
     /// The pod's interface to capture on (any: every one, loopback too).
-    #[arg(short = 'i', long, value_name = "IFACE", default_value = "any")]
+    #[arg(short = 'i', long, value_name = "IFACE", default_value = "any", value_parser = crate::model::capture::parse_interface)]
     pub interface: String,
     /// The file to write (never one already there), or - for stdout
     /// (wireshark -k -i -, tcpdump -r -); default: stdout when it is not
@@ -511,7 +511,7 @@ pub struct CaptureArgs {
     #[arg(long, value_name = "DURATION", value_parser = parse_timeout)]
     pub duration: Option<Duration>,
     /// Stop after this many packets (all pods together).
-    #[arg(long, short = 'c', value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, short = 'c', value_name = "N", value_parser = crate::model::capture::parse_count)]
     pub count: Option<u64>,
     /// Image with tcpdump for the debug container.
     #[arg(long, value_parser = parse_image, default_value = crate::model::capture::DEFAULT_IMAGE)]

@@ -17,6 +17,25 @@ use super::pod_security::Policy;
 /// The image a capture runs in unless told otherwise: it has tcpdump.
 pub const DEFAULT_IMAGE: &str = "nicolaka/netshoot:v0.13";
 
+/// `-i`: one interface of the pod (`any` is every one), as typed.
+pub fn parse_interface(text: &str) -> Result<String, String> {
+    let name = text.trim();
+    if name.is_empty() || name.contains(char::is_whitespace) {
+        return Err("name one interface of the pod (any, eth0, lo); any captures them all".into());
+    }
+    Ok(name.to_string())
+}
+
+/// `-c`: how many packets, more than none.
+pub fn parse_count(text: &str) -> Result<u64, String> {
+    match text.trim().parse::<u64>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(format!(
+            "{text:?} is not a number of packets: give one over 0 (none: capture until stopped)"
+        )),
+    }
+}
+
 /// The debug container a capture adds (its `$0` is [`LEASE`]): it waits
 /// for a tcpdump to start in it, and ends when the last one has (the
 /// capture ends it at once; else it sees within a second), or after a
