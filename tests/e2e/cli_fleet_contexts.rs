@@ -35,6 +35,15 @@ async fn debug_storefronts(
     support::podbay_debug(config, &args).await
 }
 
+/// `podbay debuggers ARGS…` with this kubeconfig, in a scratch home.
+async fn debuggers(config: &std::path::Path, args: &[&str]) -> std::process::Output {
+    let home = support::tempdir::temp_home("debuggers-contexts");
+    support::podbay_command("debuggers", config, args, home.path())
+        .output()
+        .await
+        .expect("podbay debuggers runs")
+}
+
 /// Lines of `stdout` after `prefix: `.
 fn after<'a>(stdout: &'a str, prefix: &str) -> Vec<&'a str> {
     let prefix = format!("{prefix}: ");
@@ -83,16 +92,7 @@ async fn each_cluster_s_pods_run_on_their_own_cluster_each_line_after_ctx_ns_pod
     assert!(stderr.contains("podbay: 6 of 6 pods exited 0"), "{stderr}");
 
     // Every debugger left, in both clusters, in one listing.
-    let home = support::tempdir::temp_home("debuggers-contexts");
-    let listed = support::podbay_command(
-        "debuggers",
-        &config,
-        &["--context", "sim-a,sim-b", "-n", "shop"],
-        home.path(),
-    )
-    .output()
-    .await
-    .expect("podbay debuggers runs");
+    let listed = debuggers(&config, &["--context", "sim-a,sim-b", "-n", "shop"]).await;
     let table = support::stdout(&listed);
     assert_eq!(
         listed.status.code(),
@@ -111,15 +111,11 @@ async fn each_cluster_s_pods_run_on_their_own_cluster_each_line_after_ctx_ns_pod
             );
         }
     }
-    let listed = support::podbay_command(
-        "debuggers",
+    let listed = debuggers(
         &config,
         &["--context", "sim-b,sim-a", "-n", "shop", "-o", "json"],
-        home.path(),
     )
-    .output()
-    .await
-    .expect("podbay debuggers runs");
+    .await;
     let doc: serde_json::Value = serde_json::from_slice(&listed.stdout).expect("JSON");
     let contexts: Vec<&str> = doc
         .as_array()
@@ -171,16 +167,7 @@ async fn a_cluster_that_is_down_is_said_and_the_others_still_run() {
     );
 
     // The listing of debuggers: sim-a's rows, sim-b said, its failure's status.
-    let home = support::tempdir::temp_home("debuggers-down");
-    let listed = support::podbay_command(
-        "debuggers",
-        &config,
-        &["--context", "sim-a,sim-b", "-n", "shop"],
-        home.path(),
-    )
-    .output()
-    .await
-    .expect("podbay debuggers runs");
+    let listed = debuggers(&config, &["--context", "sim-a,sim-b", "-n", "shop"]).await;
     let _ = std::fs::remove_file(&config);
     let (table, said) = (support::stdout(&listed), support::stderr(&listed));
     assert_eq!(listed.status.code(), Some(74), "unreachable: {said}");
