@@ -6,6 +6,9 @@ use std::future::Future;
 use std::path::Path;
 use std::time::Duration;
 
+use futures::StreamExt;
+use futures::stream::FuturesUnordered;
+
 use crate::cluster::client::Connection;
 use crate::cluster::deadline::Deadline;
 use crate::engine::outcome::{Failure, exit, fail};
@@ -39,8 +42,36 @@ where
     Work: Fn(Option<String>, Connection) -> Done,
     Done: Future<Output = Result<T, Failure>>,
 {
-    let each = |context: &Option<String>| in_one(kubeconfig, context.clone(), within, what, &work);
-    futures::future::join_all(contexts.iter().map(each)).await
+    let mut answers: Vec<_> = each_as_it_answers(kubeconfig, contexts, within, what, &work)
+        .collect()
+        .await;
+    answers.sort_by_key(|(position, _)| *position);
+    answers.into_iter().map(|(_, answer)| answer).collect()
+}
+
+/// As [`in_each`], each result as soon as its cluster gives it, after its
+/// position in `contexts`: a fast cluster is acted on while a slow one is
+/// still being waited for.
+pub fn each_as_it_answers<'a, T, Work, Done>(
+    kubeconfig: Option<&'a Path>,
+    contexts: &'a [Option<String>],
+    within: Duration,
+    what: &'a str,
+    work: &'a Work,
+) -> FuturesUnordered<impl Future<Output = (usize, Result<T, Unreached>)> + 'a>
+where
+    Work: Fn(Option<String>, Connection) -> Done,
+    Done: Future<Output = Result<T, Failure>> + 'a,
+    T: 'a,
+{
+    contexts
+        .iter()
+        .enumerate()
+        .map(|(position, context)| async move {
+            let answer = in_one(kubeconfig, context.clone(), within, what, work).await;
+            (position, answer)
+        })
+        .collect()
 }
 
 async fn in_one<T, Work, Done>(

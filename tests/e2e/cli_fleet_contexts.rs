@@ -67,10 +67,12 @@ async fn each_cluster_s_pods_run_on_their_own_cluster_each_line_after_ctx_ns_pod
     .await;
     let (stdout, stderr) = (support::stdout(&out), support::stderr(&out));
     assert_eq!(out.status.code(), Some(0), "{stderr}");
-    assert!(
-        stderr.contains("debugging 6 pods in 2 clusters"),
-        "{stderr}"
-    );
+    for context in ["sim-a", "sim-b"] {
+        assert!(
+            stderr.contains(&format!("{context}: debugging 3 pods")),
+            "{stderr}"
+        );
+    }
     for (sim, context) in [(&sim_a, "sim-a"), (&sim_b, "sim-b")] {
         for pod in STOREFRONT {
             let label = format!("{context}/shop/{pod}");
@@ -286,14 +288,56 @@ async fn top_across_clusters_is_one_table_and_a_cluster_gone_is_said() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_cluster_that_stalls_is_given_up_at_the_timeout_and_the_others_run() {
+async fn a_cluster_that_stalls_holds_back_none_of_the_others_and_is_given_up_at_the_timeout() {
+    use tokio::io::AsyncBufReadExt;
     let sim_a = support::start_sim(0).await;
     let sim_b = support::start_sim(0).await;
     let config =
         support::merged_kubeconfig(&[(&sim_a, "sim-a"), (&sim_b, "sim-b")], "fleet-stalled");
     sim_b.set_latency(std::time::Duration::from_secs(60));
+    let home = support::tempdir::temp_home("fleet-stalled");
+    let args = [
+        "--context",
+        "sim-a,sim-b",
+        "-n",
+        "shop",
+        "-l",
+        SELECTOR,
+        "--target",
+        "web",
+        "--image",
+        "busybox:1.36",
+        "--timeout",
+        "12s",
+        "--",
+        "echo",
+        "ran",
+    ];
     let started = std::time::Instant::now();
-    let out = debug_storefronts(&config, "sim-a,sim-b", &["--timeout", "8s", "--", "true"]).await;
+    let mut child = support::podbay_debug_spawned(&config, &args, home.path());
+    drop(child.stdin.take());
+    let mut stdout = tokio::io::BufReader::new(child.stdout.take().expect("stdout")).lines();
+    // sim-a's pods run while sim-b is still being waited for.
+    let mut ran_before_the_timeout = Vec::new();
+    while ran_before_the_timeout.len() < 3 {
+        let line = tokio::time::timeout(std::time::Duration::from_secs(60), stdout.next_line())
+            .await
+            .expect("a line within a minute")
+            .expect("stdout reads")
+            .expect("3 lines before stdout ends");
+        ran_before_the_timeout.push((line, started.elapsed()));
+    }
+    for (line, at) in &ran_before_the_timeout {
+        assert!(line.starts_with("sim-a/shop/"), "{line}");
+        assert!(
+            *at < std::time::Duration::from_secs(11),
+            "{line} came {at:?} after the start, not before sim-b's 12 s timeout"
+        );
+    }
+    let out = tokio::time::timeout(std::time::Duration::from_secs(60), child.wait_with_output())
+        .await
+        .expect("podbay ends")
+        .expect("output");
     let _ = std::fs::remove_file(&config);
     let stderr = support::stderr(&out);
     assert!(
@@ -313,5 +357,76 @@ async fn a_cluster_that_stalls_is_given_up_at_the_timeout_and_the_others_run() {
         summary.lines().filter(|l| l.contains("exited 0")).count(),
         3,
         "sim-a's pods ran: {summary}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_while_a_cluster_stalls_ends_the_run_with_that_cluster_said() {
+    use tokio::io::{AsyncBufReadExt, AsyncReadExt};
+    let sim_a = support::start_sim(0).await;
+    let sim_b = support::start_sim(0).await;
+    let config =
+        support::merged_kubeconfig(&[(&sim_a, "sim-a"), (&sim_b, "sim-b")], "fleet-ctrl-c");
+    sim_b.set_latency(std::time::Duration::from_secs(60));
+    let home = support::tempdir::temp_home("fleet-ctrl-c");
+    let args = [
+        "--context",
+        "sim-a,sim-b",
+        "-n",
+        "shop",
+        "-l",
+        SELECTOR,
+        "--target",
+        "web",
+        "--image",
+        "busybox:1.36",
+        "--",
+        "echo",
+        "ran",
+    ];
+    let mut child = support::podbay_debug_spawned(&config, &args, home.path());
+    drop(child.stdin.take());
+    let mut stdout = tokio::io::BufReader::new(child.stdout.take().expect("stdout")).lines();
+    for _ in 0..3 {
+        let line = tokio::time::timeout(std::time::Duration::from_secs(40), stdout.next_line())
+            .await
+            .expect("sim-a's pods run while sim-b stalls")
+            .expect("stdout reads")
+            .expect("a line");
+        assert!(line.starts_with("sim-a/shop/"), "{line}");
+    }
+    let interrupted = std::time::Instant::now();
+    let pid = nix::unistd::Pid::from_raw(child.id().expect("running") as i32);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).expect("signalled");
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut stderr)
+        .await
+        .expect("stderr reads");
+    let status = tokio::time::timeout(std::time::Duration::from_secs(30), child.wait())
+        .await
+        .expect("podbay ends")
+        .expect("status");
+    let _ = std::fs::remove_file(&config);
+    assert!(
+        interrupted.elapsed() < std::time::Duration::from_secs(10),
+        "ctrl-c does not wait for the stalled cluster: {:?}",
+        interrupted.elapsed()
+    );
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    let summary = &stderr[stderr.find("POD ").expect("a summary table")..];
+    assert!(
+        summary
+            .lines()
+            .any(|l| l.starts_with("sim-b/*") && l.contains("interrupted")),
+        "{summary}"
+    );
+    assert_eq!(
+        summary.lines().filter(|l| l.contains("exited 0")).count(),
+        3,
+        "{summary}"
     );
 }

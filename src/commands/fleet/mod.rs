@@ -17,7 +17,8 @@ use tokio::io::AsyncReadExt;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::Semaphore;
 
-use summary::{Outcome, Result as PodResult};
+use futures::StreamExt;
+use summary::{Outcome, Result as PodResult, Unreached};
 
 use super::clusters;
 use super::debug::{self, Defaults, Failure, Job, Sinks, Voice, exit};
@@ -39,164 +40,265 @@ pub struct PodRef {
 
 pub async fn run(args: DebugArgs, defaults: &Defaults) -> std::result::Result<i32, Failure> {
     refuse_what_one_terminal_cannot_do(&args)?;
+    let args = Arc::new(args);
     let contexts = args.contexts();
     let across = contexts.len() > 1;
-    let opened = clusters::in_each(
-        args.kubeconfig.as_deref(),
-        &contexts,
-        args.timeout,
-        "Finding the pods to debug",
-        |context, connection| find(&args, context, connection),
-    )
-    .await;
-    let mut clusters = Vec::new();
-    let mut pods: Vec<(usize, PodRef)> = Vec::new();
-    let mut unreached = Vec::new();
-    for opened in opened {
-        match opened {
-            Ok((cluster, found)) => {
-                pods.extend(found.into_iter().map(|pod| (clusters.len(), pod)));
-                clusters.push(cluster);
-            }
-            Err(missed) if !across => return Err(missed.failure),
-            Err(missed) => unreached.push(missed),
-        }
-    }
     let voice = if args.json() {
         Voice::Quiet
     } else {
         Voice::Stderr
     };
-    for missed in &unreached {
-        voice.say(format!(
-            "{} No pod of that cluster is debugged.",
-            missed.sentence()
-        ));
-    }
-    let image = debug::chosen_image(&args, defaults, &voice);
-    let input = if args.interactive && !pods.is_empty() {
-        Some(read_input().await?)
-    } else {
-        None
-    };
-    let within = if across {
-        format!(" in {} clusters", clusters.len())
-    } else {
-        String::new()
-    };
-    if !pods.is_empty() {
-        voice.say(format!(
-            "debugging {} pods{within}, {} at a time (ctrl-c stops launching more)",
-            pods.len(),
-            args.parallel.min(pods.len().try_into().unwrap_or(u16::MAX))
-        ));
-    }
-
-    let namespaces: BTreeSet<&str> = pods.iter().map(|(_, p)| p.namespace.as_str()).collect();
-    let labels: Vec<String> = pods
-        .iter()
-        .map(|(cluster, p)| match &clusters[*cluster].context {
-            Some(context) if across => format!("{context}/{}/{}", p.namespace, p.name),
-            _ if namespaces.len() > 1 => format!("{}/{}", p.namespace, p.name),
-            _ => p.name.clone(),
-        })
-        .collect();
-    // Prefixes show the names as printed (a hostile one escaped).
-    let shown: Vec<Printable> = labels.iter().map(Printable::from).collect();
-    let width = shown.iter().map(|l| l.chars().count()).max().unwrap_or(0);
-
-    let shared = Arc::new(Shared {
-        args,
-        defaults: defaults.clone(),
-        clusters,
-        image,
-        input,
-    });
+    let find_in = |context, connection| find(&args, context, connection);
+    // Each cluster's pods start as soon as it names them: one that is slow
+    // or stalls holds back none of the others.
+    let mut resolving = clusters::each_as_it_answers(
+        args.kubeconfig.as_deref(),
+        &contexts,
+        args.timeout,
+        "Finding the pods to debug",
+        &find_in,
+    );
+    let mut answered = vec![false; contexts.len()];
     // Listening before the first pod starts, and for the whole run: a
     // ctrl-c is never lost between two waits.
     let mut interrupts = signal(SignalKind::interrupt()).ok();
-    let permits = Arc::new(Semaphore::new(shared.args.parallel.into()));
-    // Whose run began: after a second ctrl-c those are left running, and
-    // the others were never started.
-    let began: Arc<Vec<AtomicBool>> =
-        Arc::new(pods.iter().map(|_| AtomicBool::new(false)).collect());
-    let mut tasks = tokio::task::JoinSet::new();
-    let mut index_of = HashMap::new();
-    // Each pod asks for its permit once the pod before it has one (or gave
-    // up): pods start in name order, whichever task the runtime polls first.
-    let mut before: Option<tokio::sync::oneshot::Receiver<()>> = None;
-    for (index, ((cluster, pod), label)) in pods.iter().zip(&shown).enumerate() {
-        let (shared, permits, began) = (shared.clone(), permits.clone(), began.clone());
-        let (cluster, pod, prefix) = (*cluster, pod.clone(), Prefix::new(label, index, width));
-        let (asked, next) = tokio::sync::oneshot::channel::<()>();
-        let turn = before.replace(next);
-        let task = tasks.spawn(async move {
-            if let Some(turn) = turn {
-                let _ = turn.await;
-            }
-            let permit = permits.acquire_owned().await;
-            drop(asked);
-            // Closed by ctrl-c: this pod's turn never comes.
-            let Ok(_permit) = permit else {
-                return (index, PodResult::NotStarted);
-            };
-            began[index].store(true, Ordering::SeqCst);
-            (index, shared.run_one(cluster, pod, prefix).await)
-        });
-        index_of.insert(task.id(), index);
-    }
-
-    let mut results: Vec<Option<PodResult>> = (0..pods.len()).map(|_| None).collect();
+    let mut fleet = Fleet::new(args.clone(), defaults, across);
+    let mut unreached: Vec<(usize, Unreached)> = Vec::new();
     let mut interrupted = 0;
-    loop {
+    while !(resolving.is_empty() && fleet.tasks.is_empty()) {
         tokio::select! {
-            joined = tasks.join_next_with_id() => match joined {
-                Some(Ok((_, (index, result)))) => results[index] = Some(result),
-                Some(Err(e)) if e.is_panic() => {
-                    if let Some(&index) = index_of.get(&e.id()) {
-                        results[index] = Some(PodResult::CouldNotRun(Failure {
-                            code: summary::BUG,
-                            sentence: "podbay itself failed on this pod (a bug: please report it, with podbay's log).".into(),
-                        }));
+            Some((position, answer)) = resolving.next(), if !resolving.is_empty() => {
+                answered[position] = true;
+                match answer {
+                    Ok((cluster, pods)) => fleet.launch(position, cluster, pods).await?,
+                    Err(missed) if !across => return Err(missed.failure),
+                    Err(missed) => {
+                        voice.say(format!("{} No pod of that cluster is debugged.", missed.sentence()));
+                        unreached.push((position, missed));
                     }
                 }
-                // Aborted by a second ctrl-c: said below.
-                Some(Err(_)) => {}
-                None => break,
+            },
+            Some(joined) = fleet.tasks.join_next_with_id(), if !fleet.tasks.is_empty() => {
+                fleet.joined(joined);
             },
             Some(()) = async { interrupts.as_mut()?.recv().await } => {
                 interrupted += 1;
                 if interrupted == 1 {
-                    permits.close();
+                    fleet.permits.close();
+                    resolving.clear();
+                    for (position, context) in contexts.iter().enumerate() {
+                        if !answered[position] {
+                            unreached.push((position, stopped_before_found(context)));
+                        }
+                    }
                     crate::print::say(&"stopping: no more pods are started; those running go on to their end (ctrl-c again leaves them running and ends podbay).".into());
                 } else {
-                    tasks.abort_all();
+                    fleet.tasks.abort_all();
                 }
             }
         }
     }
-    let outcomes: Vec<Outcome> = pods
-        .into_iter()
-        .zip(labels)
-        .zip(results)
-        .enumerate()
-        .map(|(index, (((cluster, pod), label), result))| Outcome {
-            label,
-            context: shared.clusters[cluster].context.clone().filter(|_| across),
-            namespace: pod.namespace,
-            pod: pod.name,
-            result: result.unwrap_or(if began[index].load(Ordering::SeqCst) {
-                PodResult::Left
-            } else {
-                PodResult::NotStarted
-            }),
-        })
-        .collect();
+    unreached.sort_by_key(|(position, _)| *position);
+    let unreached: Vec<Unreached> = unreached.into_iter().map(|(_, u)| u).collect();
+    let outcomes = fleet.outcomes();
     crate::print::stderr(&summary::table(&outcomes, &unreached));
-    if shared.args.json() {
+    if args.json() {
         crate::print::stdout(&Printable::json(&summary::document(&outcomes, &unreached)));
     }
     Ok(summary::status(&outcomes, &unreached))
+}
+
+/// A cluster still being asked for its pods when ctrl-c came.
+fn stopped_before_found(context: &Option<String>) -> Unreached {
+    Unreached {
+        context: context.clone().unwrap_or_default(),
+        failure: Failure {
+            code: summary::INTERRUPTED,
+            sentence: "Stopped (ctrl-c) before this cluster's pods were found.".into(),
+        },
+    }
+}
+
+/// One pod of the run, as launched.
+struct Launched {
+    /// Its cluster's place in `--context`, for the summary's order.
+    position: usize,
+    context: Option<String>,
+    pod: PodRef,
+    label: String,
+    /// Its run began: after a second ctrl-c it is left running.
+    began: Arc<AtomicBool>,
+    result: Option<PodResult>,
+}
+
+/// The pods launched so far, a few at a time, in order.
+struct Fleet<'a> {
+    args: Arc<DebugArgs>,
+    defaults: &'a Defaults,
+    across: bool,
+    /// What every pod's run shares, once the first cluster named its pods
+    /// (the image is said then, and `-i`'s input read then).
+    shared: Option<Arc<Shared>>,
+    permits: Arc<Semaphore>,
+    tasks: tokio::task::JoinSet<(usize, PodResult)>,
+    index_of: HashMap<tokio::task::Id, usize>,
+    pods: Vec<Launched>,
+    /// Each pod asks for its permit once the pod before it has one (or
+    /// gave up): pods start in order, whichever task the runtime polls first.
+    before: Option<tokio::sync::oneshot::Receiver<()>>,
+    /// The widest label so far, so that prefixes line up.
+    width: usize,
+}
+
+impl<'a> Fleet<'a> {
+    fn new(args: Arc<DebugArgs>, defaults: &'a Defaults, across: bool) -> Self {
+        Fleet {
+            permits: Arc::new(Semaphore::new(args.parallel.into())),
+            args,
+            defaults,
+            across,
+            shared: None,
+            tasks: tokio::task::JoinSet::new(),
+            index_of: HashMap::new(),
+            pods: Vec::new(),
+            before: None,
+            width: 0,
+        }
+    }
+
+    /// Starts `found`, the pods of the cluster at `position`.
+    async fn launch(
+        &mut self,
+        position: usize,
+        cluster: Cluster,
+        found: Vec<PodRef>,
+    ) -> std::result::Result<(), Failure> {
+        let voice = if self.args.json() {
+            Voice::Quiet
+        } else {
+            Voice::Stderr
+        };
+        let shared = match &self.shared {
+            Some(shared) => shared.clone(),
+            None => {
+                let image = debug::chosen_image(&self.args, self.defaults, &voice);
+                let input = if self.args.interactive {
+                    Some(read_input().await?)
+                } else {
+                    None
+                };
+                let shared = Arc::new(Shared {
+                    args: self.args.clone(),
+                    defaults: self.defaults.clone(),
+                    image,
+                    input,
+                });
+                self.shared.insert(shared).clone()
+            }
+        };
+        let at_a_time = self
+            .args
+            .parallel
+            .min(found.len().try_into().unwrap_or(u16::MAX));
+        let context = cluster.context.clone().filter(|_| self.across);
+        voice.say(match &context {
+            Some(context) => format!(
+                "{context}: debugging {} pods, {} at a time in all clusters (ctrl-c stops launching more)",
+                found.len(),
+                self.args.parallel
+            ),
+            None => format!(
+                "debugging {} pods, {at_a_time} at a time (ctrl-c stops launching more)",
+                found.len()
+            ),
+        });
+        let namespaces: BTreeSet<&str> = found.iter().map(|p| p.namespace.as_str()).collect();
+        let labels: Vec<String> = found
+            .iter()
+            .map(|p| match &context {
+                Some(context) => format!("{context}/{}/{}", p.namespace, p.name),
+                None if namespaces.len() > 1 => format!("{}/{}", p.namespace, p.name),
+                None => p.name.clone(),
+            })
+            .collect();
+        // Prefixes show the names as printed (a hostile one escaped).
+        let shown: Vec<Printable> = labels.iter().map(Printable::from).collect();
+        self.width = shown
+            .iter()
+            .map(|l| l.chars().count())
+            .fold(self.width, usize::max);
+        let cluster = Arc::new(cluster);
+        for ((pod, label), shown) in found.into_iter().zip(labels).zip(&shown) {
+            let index = self.pods.len();
+            let began = Arc::new(AtomicBool::new(false));
+            let (shared, permits) = (shared.clone(), self.permits.clone());
+            let (cluster, prefix) = (cluster.clone(), Prefix::new(shown, index, self.width));
+            let (run_pod, run_began) = (pod.clone(), began.clone());
+            let (asked, next) = tokio::sync::oneshot::channel::<()>();
+            let turn = self.before.replace(next);
+            let task = self.tasks.spawn(async move {
+                if let Some(turn) = turn {
+                    let _ = turn.await;
+                }
+                let permit = permits.acquire_owned().await;
+                drop(asked);
+                // Closed by ctrl-c: this pod's turn never comes.
+                let Ok(_permit) = permit else {
+                    return (index, PodResult::NotStarted);
+                };
+                run_began.store(true, Ordering::SeqCst);
+                (index, shared.run_one(&cluster, run_pod, prefix).await)
+            });
+            self.index_of.insert(task.id(), index);
+            self.pods.push(Launched {
+                position,
+                context: context.clone(),
+                pod,
+                label,
+                began,
+                result: None,
+            });
+        }
+        Ok(())
+    }
+
+    fn joined(
+        &mut self,
+        joined: std::result::Result<(tokio::task::Id, (usize, PodResult)), tokio::task::JoinError>,
+    ) {
+        match joined {
+            Ok((_, (index, result))) => self.pods[index].result = Some(result),
+            Err(e) if e.is_panic() => {
+                if let Some(&index) = self.index_of.get(&e.id()) {
+                    self.pods[index].result = Some(PodResult::CouldNotRun(Failure {
+                        code: summary::BUG,
+                        sentence: "podbay itself failed on this pod (a bug: please report it, with podbay's log).".into(),
+                    }));
+                }
+            }
+            // Aborted by a second ctrl-c: said in the summary.
+            Err(_) => {}
+        }
+    }
+
+    /// What became of each pod, in the order of `--context`, then of names.
+    fn outcomes(self) -> Vec<Outcome> {
+        let mut pods = self.pods;
+        pods.sort_by_key(|p| p.position);
+        pods.into_iter()
+            .map(|p| Outcome {
+                label: p.label,
+                context: p.context,
+                namespace: p.pod.namespace,
+                pod: p.pod.name,
+                result: p.result.unwrap_or(if p.began.load(Ordering::SeqCst) {
+                    PodResult::Left
+                } else {
+                    PodResult::NotStarted
+                }),
+            })
+            .collect()
+    }
 }
 
 /// One cluster's pods to debug, with `--namespace` else its default.
@@ -235,18 +337,16 @@ struct Cluster {
 
 /// What every pod's run shares.
 struct Shared {
-    args: DebugArgs,
+    args: Arc<DebugArgs>,
     defaults: Defaults,
-    clusters: Vec<Cluster>,
     image: String,
     input: Option<Bytes>,
 }
 
 impl Shared {
     /// One pod, as `podbay debug POD` runs it, its lines after `prefix`.
-    async fn run_one(&self, cluster: usize, pod: PodRef, prefix: Prefix) -> PodResult {
-        let args = &self.args;
-        let cluster = &self.clusters[cluster];
+    async fn run_one(&self, cluster: &Cluster, pod: PodRef, prefix: Prefix) -> PodResult {
+        let args = &*self.args;
         let deadline = tokio::time::Instant::now() + args.timeout;
         let voice = if args.json() {
             Voice::Quiet

@@ -80,6 +80,7 @@ impl Result {
                 exit::CUT => "cut off",
                 exit::OUT_OF_RANGE => "exit code out of range",
                 exit::CONFIG => "bad kubeconfig",
+                INTERRUPTED => "interrupted",
                 _ => "failed",
             },
         }
@@ -110,9 +111,11 @@ pub fn status(outcomes: &[Outcome], unreached: &[Unreached]) -> i32 {
     {
         return first.failure.code;
     }
-    if outcomes
-        .iter()
-        .any(|o| matches!(o.result, Result::NotStarted | Result::Left))
+    let stopped = unreached.iter().any(|u| u.failure.code == INTERRUPTED);
+    if stopped
+        || outcomes
+            .iter()
+            .any(|o| matches!(o.result, Result::NotStarted | Result::Left))
     {
         INTERRUPTED
     } else if unreached.is_empty() && outcomes.iter().all(|o| o.result.succeeded()) {
@@ -395,6 +398,38 @@ mod tests {
         assert_eq!(doc["total"], 1);
         assert_eq!(doc["unreachedClusters"][0]["context"], "sim-b");
         assert_eq!(doc["unreachedClusters"][0]["result"], "unreachable");
+    }
+
+    #[test]
+    fn a_cluster_still_being_asked_at_ctrl_c_makes_the_run_interrupted() {
+        let ok = Outcome {
+            label: "sim-a/shop/web-1".into(),
+            context: Some("sim-a".into()),
+            namespace: "shop".into(),
+            pod: "web-1".into(),
+            result: Result::Exited {
+                container: "debugger-a".into(),
+                code: 0,
+            },
+        };
+        let stopped = Unreached {
+            context: "sim-b".into(),
+            failure: Failure {
+                code: INTERRUPTED,
+                sentence: "Stopped (ctrl-c) before this cluster's pods were found.".into(),
+            },
+        };
+        let outcomes = [ok];
+        let unreached = std::slice::from_ref(&stopped);
+        assert_eq!(status(&outcomes, unreached), INTERRUPTED);
+        assert_eq!(status(&[], unreached), INTERRUPTED);
+        let table = table(&outcomes, unreached);
+        assert!(
+            table
+                .lines()
+                .any(|l| l.starts_with("sim-b/*") && l.contains("interrupted: Stopped (ctrl-c)")),
+            "{table}"
+        );
     }
 
     #[test]
