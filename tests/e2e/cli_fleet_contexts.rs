@@ -12,13 +12,9 @@ const STOREFRONT: [&str; 3] = [
 
 const SELECTOR: &str = "app.kubernetes.io/name=storefront";
 
-/// `podbay debug --context CONTEXTS -n shop -l SELECTOR --target web` with
-/// busybox, then `rest` (more flags, `--` and the command).
-async fn debug_storefronts(
-    config: &std::path::Path,
-    contexts: &str,
-    rest: &[&str],
-) -> std::process::Output {
+/// `--context CONTEXTS -n shop -l SELECTOR --target web` with busybox,
+/// then `rest` (more flags, `--` and the command).
+fn storefront_args<'a>(contexts: &'a str, rest: &[&'a str]) -> Vec<&'a str> {
     let mut args = vec![
         "--context",
         contexts,
@@ -32,7 +28,16 @@ async fn debug_storefronts(
         "busybox:1.36",
     ];
     args.extend_from_slice(rest);
-    support::podbay_debug(config, &args).await
+    args
+}
+
+/// `podbay debug` with [`storefront_args`].
+async fn debug_storefronts(
+    config: &std::path::Path,
+    contexts: &str,
+    rest: &[&str],
+) -> std::process::Output {
+    support::podbay_debug(config, &storefront_args(contexts, rest)).await
 }
 
 /// `podbay debuggers ARGS…` with this kubeconfig, in a scratch home.
@@ -287,70 +292,87 @@ async fn top_across_clusters_is_one_table_and_a_cluster_gone_is_said() {
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_cluster_that_stalls_holds_back_none_of_the_others_and_is_given_up_at_the_timeout() {
+/// `podbay debug --context sim-a,sim-b … ARGS -- echo ran` with sim-b
+/// answering nothing for a minute, piped: the running podbay, and sim-a's
+/// 3 lines with when each came. The simulators and the kubeconfig live as
+/// long as the returned guard.
+struct StalledRun {
+    child: tokio::process::Child,
+    first_lines: Vec<(String, std::time::Duration)>,
+    started: std::time::Instant,
+    _sims: (podbay::sim::SimHandle, podbay::sim::SimHandle),
+    _home: support::tempdir::TempHome,
+    config: std::path::PathBuf,
+}
+
+impl StalledRun {
+    /// Its stderr to the end, and its status.
+    async fn finish(&mut self) -> (String, std::process::ExitStatus) {
+        use tokio::io::AsyncReadExt;
+        let mut stderr = String::new();
+        self.child
+            .stderr
+            .take()
+            .expect("stderr")
+            .read_to_string(&mut stderr)
+            .await
+            .expect("stderr reads");
+        let status = tokio::time::timeout(std::time::Duration::from_secs(60), self.child.wait())
+            .await
+            .expect("podbay ends")
+            .expect("status");
+        (stderr, status)
+    }
+}
+
+impl Drop for StalledRun {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.config);
+    }
+}
+
+async fn with_sim_b_stalled(tag: &str, extra: &[&str]) -> StalledRun {
     use tokio::io::AsyncBufReadExt;
     let sim_a = support::start_sim(0).await;
     let sim_b = support::start_sim(0).await;
-    let config =
-        support::merged_kubeconfig(&[(&sim_a, "sim-a"), (&sim_b, "sim-b")], "fleet-stalled");
+    let config = support::merged_kubeconfig(&[(&sim_a, "sim-a"), (&sim_b, "sim-b")], tag);
     sim_b.set_latency(std::time::Duration::from_secs(60));
-    let home = support::tempdir::temp_home("fleet-stalled");
-    let args = [
-        "--context",
-        "sim-a,sim-b",
-        "-n",
-        "shop",
-        "-l",
-        SELECTOR,
-        "--target",
-        "web",
-        "--image",
-        "busybox:1.36",
-        "--timeout",
-        "12s",
-        "--",
-        "echo",
-        "ran",
-    ];
+    let home = support::tempdir::temp_home(tag);
+    let mut rest = extra.to_vec();
+    rest.extend_from_slice(&["--", "echo", "ran"]);
+    let args = storefront_args("sim-a,sim-b", &rest);
     let started = std::time::Instant::now();
     let mut child = support::podbay_debug_spawned(&config, &args, home.path());
     drop(child.stdin.take());
     let mut stdout = tokio::io::BufReader::new(child.stdout.take().expect("stdout")).lines();
-    // sim-a's pods run while sim-b is still being waited for.
-    let mut ran_before_the_timeout = Vec::new();
-    while ran_before_the_timeout.len() < 3 {
+    let mut first_lines = Vec::new();
+    while first_lines.len() < 3 {
         let line = tokio::time::timeout(std::time::Duration::from_secs(60), stdout.next_line())
             .await
             .expect("a line within a minute")
             .expect("stdout reads")
             .expect("3 lines before stdout ends");
-        ran_before_the_timeout.push((line, started.elapsed()));
-    }
-    for (line, at) in &ran_before_the_timeout {
         assert!(line.starts_with("sim-a/shop/"), "{line}");
-        assert!(
-            *at < std::time::Duration::from_secs(11),
-            "{line} came {at:?} after the start, not before sim-b's 12 s timeout"
-        );
+        first_lines.push((line, started.elapsed()));
     }
-    let out = tokio::time::timeout(std::time::Duration::from_secs(60), child.wait_with_output())
-        .await
-        .expect("podbay ends")
-        .expect("output");
-    let _ = std::fs::remove_file(&config);
-    let stderr = support::stderr(&out);
-    assert!(
-        started.elapsed() < std::time::Duration::from_secs(40),
-        "the stalled cluster is not waited for past --timeout: {:?}",
-        started.elapsed()
-    );
-    assert_eq!(out.status.code(), Some(123), "{stderr}");
+    StalledRun {
+        child,
+        first_lines,
+        started,
+        _sims: (sim_a, sim_b),
+        _home: home,
+        config,
+    }
+}
+
+/// The summary on a finished run's stderr has sim-a's 3 pods exited 0 and
+/// a `sim-b/*` row saying `why`.
+fn assert_sim_a_ran_and_sim_b_is(stderr: &str, why: &str) {
     let summary = &stderr[stderr.find("POD ").expect("a summary table")..];
     assert!(
         summary
             .lines()
-            .any(|l| l.starts_with("sim-b/*") && l.contains("timed out")),
+            .any(|l| l.starts_with("sim-b/*") && l.contains(why)),
         "{summary}"
     );
     assert_eq!(
@@ -361,72 +383,37 @@ async fn a_cluster_that_stalls_holds_back_none_of_the_others_and_is_given_up_at_
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn ctrl_c_while_a_cluster_stalls_ends_the_run_with_that_cluster_said() {
-    use tokio::io::{AsyncBufReadExt, AsyncReadExt};
-    let sim_a = support::start_sim(0).await;
-    let sim_b = support::start_sim(0).await;
-    let config =
-        support::merged_kubeconfig(&[(&sim_a, "sim-a"), (&sim_b, "sim-b")], "fleet-ctrl-c");
-    sim_b.set_latency(std::time::Duration::from_secs(60));
-    let home = support::tempdir::temp_home("fleet-ctrl-c");
-    let args = [
-        "--context",
-        "sim-a,sim-b",
-        "-n",
-        "shop",
-        "-l",
-        SELECTOR,
-        "--target",
-        "web",
-        "--image",
-        "busybox:1.36",
-        "--",
-        "echo",
-        "ran",
-    ];
-    let mut child = support::podbay_debug_spawned(&config, &args, home.path());
-    drop(child.stdin.take());
-    let mut stdout = tokio::io::BufReader::new(child.stdout.take().expect("stdout")).lines();
-    for _ in 0..3 {
-        let line = tokio::time::timeout(std::time::Duration::from_secs(40), stdout.next_line())
-            .await
-            .expect("sim-a's pods run while sim-b stalls")
-            .expect("stdout reads")
-            .expect("a line");
-        assert!(line.starts_with("sim-a/shop/"), "{line}");
+async fn a_cluster_that_stalls_holds_back_none_of_the_others_and_is_given_up_at_the_timeout() {
+    let mut run = with_sim_b_stalled("fleet-stalled", &["--timeout", "12s"]).await;
+    // sim-a's pods ran while sim-b was still being waited for.
+    for (line, at) in &run.first_lines {
+        assert!(
+            *at < std::time::Duration::from_secs(11),
+            "{line} came {at:?} after the start, not before sim-b's 12 s timeout"
+        );
     }
+    let (stderr, status) = run.finish().await;
+    assert!(
+        run.started.elapsed() < std::time::Duration::from_secs(40),
+        "the stalled cluster is not waited for past --timeout: {:?}",
+        run.started.elapsed()
+    );
+    assert_eq!(status.code(), Some(123), "{stderr}");
+    assert_sim_a_ran_and_sim_b_is(&stderr, "timed out");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_while_a_cluster_stalls_ends_the_run_with_that_cluster_said() {
+    let mut run = with_sim_b_stalled("fleet-ctrl-c", &[]).await;
     let interrupted = std::time::Instant::now();
-    let pid = nix::unistd::Pid::from_raw(child.id().expect("running") as i32);
+    let pid = nix::unistd::Pid::from_raw(run.child.id().expect("running") as i32);
     nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).expect("signalled");
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .expect("stderr")
-        .read_to_string(&mut stderr)
-        .await
-        .expect("stderr reads");
-    let status = tokio::time::timeout(std::time::Duration::from_secs(30), child.wait())
-        .await
-        .expect("podbay ends")
-        .expect("status");
-    let _ = std::fs::remove_file(&config);
+    let (stderr, status) = run.finish().await;
     assert!(
         interrupted.elapsed() < std::time::Duration::from_secs(10),
         "ctrl-c does not wait for the stalled cluster: {:?}",
         interrupted.elapsed()
     );
     assert_eq!(status.code(), Some(130), "{stderr}");
-    let summary = &stderr[stderr.find("POD ").expect("a summary table")..];
-    assert!(
-        summary
-            .lines()
-            .any(|l| l.starts_with("sim-b/*") && l.contains("interrupted")),
-        "{summary}"
-    );
-    assert_eq!(
-        summary.lines().filter(|l| l.contains("exited 0")).count(),
-        3,
-        "{summary}"
-    );
+    assert_sim_a_ran_and_sim_b_is(&stderr, "interrupted");
 }

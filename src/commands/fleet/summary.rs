@@ -342,9 +342,8 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_cluster_that_gave_no_pods_is_a_line_a_failure_and_in_the_document() {
-        let ok = Outcome {
+    fn web_1_exited_0_on_sim_a() -> Outcome {
+        Outcome {
             label: "sim-a/shop/web-1".into(),
             context: Some("sim-a".into()),
             namespace: "shop".into(),
@@ -353,7 +352,12 @@ mod tests {
                 container: "debugger-a".into(),
                 code: 0,
             },
-        };
+        }
+    }
+
+    #[test]
+    fn a_cluster_that_gave_no_pods_is_a_line_a_failure_and_in_the_document() {
+        let ok = web_1_exited_0_on_sim_a();
         let down = Unreached {
             context: "sim-b".into(),
             failure: Failure {
@@ -402,16 +406,7 @@ mod tests {
 
     #[test]
     fn a_cluster_still_being_asked_at_ctrl_c_makes_the_run_interrupted() {
-        let ok = Outcome {
-            label: "sim-a/shop/web-1".into(),
-            context: Some("sim-a".into()),
-            namespace: "shop".into(),
-            pod: "web-1".into(),
-            result: Result::Exited {
-                container: "debugger-a".into(),
-                code: 0,
-            },
-        };
+        let ok = web_1_exited_0_on_sim_a();
         let stopped = Unreached {
             context: "sim-b".into(),
             failure: Failure {
