@@ -366,6 +366,74 @@ async fn ctrl_c_stops_launching_lets_the_running_one_finish_and_says_which_ran()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_leaves_the_running_pod_running_and_still_says_which_ran() {
+    use tokio::io::{AsyncBufReadExt, AsyncReadExt};
+    let f = fixture().await;
+    let home = tempfile::tempdir().unwrap();
+    let mut child = spawn_debug(
+        &f,
+        &[
+            "-l",
+            "app.kubernetes.io/name=storefront",
+            "-n",
+            "shop",
+            "--image",
+            "busybox:1.36",
+            "--parallel",
+            "1",
+            "--",
+            "sleep",
+            "30",
+        ],
+        home.path(),
+    );
+    let mut stderr = tokio::io::BufReader::new(child.stderr.take().unwrap());
+    let mut seen = String::new();
+    tokio::time::timeout(std::time::Duration::from_secs(30), async {
+        while !seen.contains("added debug container") {
+            let mut line = String::new();
+            if stderr.read_line(&mut line).await.unwrap() == 0 {
+                break;
+            }
+            seen.push_str(&line);
+        }
+    })
+    .await
+    .expect("the first launch is said");
+    let signalled = std::time::Instant::now();
+    let pid = nix::unistd::Pid::from_raw(child.id().unwrap() as i32);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
+    let mut rest = String::new();
+    stderr.read_to_string(&mut rest).await.unwrap();
+    let status = tokio::time::timeout(std::time::Duration::from_secs(30), child.wait())
+        .await
+        .expect("podbay ends")
+        .unwrap();
+    let stderr = seen + &rest;
+    assert!(
+        signalled.elapsed() < std::time::Duration::from_secs(10),
+        "the running pod's 30 s are not waited for: {:?}",
+        signalled.elapsed()
+    );
+    assert_eq!(
+        status.code(),
+        Some(143),
+        "as a shell reports SIGTERM: {stderr}"
+    );
+    assert!(stderr.contains("stopping (SIGTERM)"), "{stderr}");
+    assert!(
+        summary_row(&stderr, STOREFRONT[0]).contains("left running"),
+        "{stderr}"
+    );
+    for pod in &STOREFRONT[1..] {
+        assert!(
+            summary_row(&stderr, pod).contains("not started"),
+            "{stderr}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dash_i_gives_standard_input_to_every_pod() {
     use tokio::io::AsyncWriteExt;
     let f = fixture().await;

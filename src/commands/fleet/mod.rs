@@ -62,6 +62,11 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> std::result::Result<i3
     // Listening before the first pod starts, and for the whole run: a
     // ctrl-c is never lost between two waits.
     let mut interrupts = signal(SignalKind::interrupt()).ok();
+    // SIGTERM (`timeout`, a CI job's end) or SIGHUP: what ran is still
+    // said, and those running are left to run, as at a second ctrl-c.
+    let mut terminations =
+        [SignalKind::terminate(), SignalKind::hangup()].map(|kind| signal(kind).ok());
+    let mut terminated = None;
     let mut fleet = Fleet::new(args.clone(), defaults, across);
     let mut unreached: Vec<(usize, Unreached)> = Vec::new();
     let mut interrupted = 0;
@@ -86,15 +91,21 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> std::result::Result<i3
                 if interrupted == 1 {
                     fleet.permits.close();
                     resolving.clear();
-                    for (position, context) in contexts.iter().enumerate() {
-                        if !answered[position] {
-                            unreached.push((position, stopped_before_found(context)));
-                        }
-                    }
+                    unreached.extend(not_answered(&contexts, &answered, "ctrl-c"));
                     crate::print::say(&"stopping: no more pods are started; those running go on to their end (ctrl-c again leaves them running and ends podbay).".into());
                 } else {
                     fleet.tasks.abort_all();
                 }
+            }
+            signal = first_of(&mut terminations) => {
+                terminated = Some(signal);
+                crate::print::say(&format!("stopping ({signal}): no more pods are started; those running are left running.").into());
+                fleet.permits.close();
+                if interrupted == 0 {
+                    resolving.clear();
+                    unreached.extend(not_answered(&contexts, &answered, signal.as_str()));
+                }
+                fleet.tasks.abort_all();
             }
         }
     }
@@ -105,17 +116,45 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> std::result::Result<i3
     if args.json() {
         crate::print::stdout(&Printable::json(&summary::document(&outcomes, &unreached)));
     }
-    Ok(summary::status(&outcomes, &unreached))
+    Ok(match terminated {
+        // As a shell reports the signal.
+        Some(signal) => 128 + signal as i32,
+        None => summary::status(&outcomes, &unreached),
+    })
 }
 
-/// A cluster still being asked for its pods when ctrl-c came.
-fn stopped_before_found(context: &Option<String>) -> Unreached {
-    Unreached {
+/// The clusters still being asked for their pods when `stop` came.
+fn not_answered(
+    contexts: &[Option<String>],
+    answered: &[bool],
+    stop: &str,
+) -> Vec<(usize, Unreached)> {
+    let stopped = |context: &Option<String>| Unreached {
         context: context.clone().unwrap_or_default(),
         failure: Failure {
             code: summary::INTERRUPTED,
-            sentence: "Stopped (ctrl-c) before this cluster's pods were found.".into(),
+            sentence: format!("Stopped ({stop}) before this cluster's pods were found.").into(),
         },
+    };
+    contexts
+        .iter()
+        .zip(answered)
+        .enumerate()
+        .filter(|(_, (_, answered))| !**answered)
+        .map(|(position, (context, _))| (position, stopped(context)))
+        .collect()
+}
+
+/// The first of `signals` to come (never, if none could be listened to).
+async fn first_of(
+    signals: &mut [Option<tokio::signal::unix::Signal>; 2],
+) -> nix::sys::signal::Signal {
+    use nix::sys::signal::Signal;
+    let [term, hup] = signals;
+    tokio::select! {
+        Some(()) = async { term.as_mut()?.recv().await } => Signal::SIGTERM,
+        Some(()) = async { hup.as_mut()?.recv().await } => Signal::SIGHUP,
+        else => std::future::pending().await,
     }
 }
 
