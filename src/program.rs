@@ -8,6 +8,7 @@ use anyhow::Context as _;
 use crate::app::restore::RestoreChoice;
 use crate::cli::{BrowseArgs, Cli, Command, DemoArgs, ScenarioArgs, SimArgs};
 use crate::cluster::client::Target;
+use crate::commands::clusters::all_contexts;
 use crate::config::{Config, Paths};
 use crate::model::text::Printable;
 use crate::sim::{Sim, SimHandle, SimOptions};
@@ -114,13 +115,16 @@ async fn run(cli: Cli, paths: Paths) -> anyhow::Result<()> {
         Some(Command::Sim(args)) => run_sim(args).await,
         Some(Command::Demo(args)) => run_demo(args, cli.browse, &paths).await,
         Some(Command::Debug(args)) => {
-            let args = match resolve_profile(*args, &paths.config) {
+            let mut args = match resolve_profile(*args, &paths.config) {
                 Ok(args) => args,
                 Err(sentence) => {
                     crate::print::say(&sentence.into());
                     std::process::exit(crate::engine::outcome::exit::USAGE);
                 }
             };
+            if args.all_contexts {
+                exit_if_failed(all_contexts(args.kubeconfig.as_deref(), &mut args.context));
+            }
             let defaults = debug_defaults(args.image.is_some() && args.profile.is_some(), &paths);
             debug_command(args, &defaults).await
         }
@@ -130,8 +134,18 @@ async fn run(cli: Cli, paths: Paths) -> anyhow::Result<()> {
             exit_with(done.map(|()| 0))
         }
         Some(Command::Capture(args)) => exit_with(crate::commands::capture::run(*args).await),
-        Some(Command::Debuggers(args)) => exit_with(crate::commands::debuggers::run(args).await),
-        Some(Command::Top(args)) => exit_with(crate::commands::top::run(args).await),
+        Some(Command::Debuggers(mut args)) => {
+            if args.all_contexts {
+                exit_if_failed(all_contexts(args.kubeconfig.as_deref(), &mut args.context));
+            }
+            exit_with(crate::commands::debuggers::run(args).await)
+        }
+        Some(Command::Top(mut args)) => {
+            if args.all_contexts {
+                exit_if_failed(all_contexts(args.kubeconfig.as_deref(), &mut args.context));
+            }
+            exit_with(crate::commands::top::run(args).await)
+        }
         Some(Command::PortForward(args)) => {
             exit_with(crate::commands::port_forward::run(args).await)
         }
@@ -147,6 +161,13 @@ async fn run(cli: Cli, paths: Paths) -> anyhow::Result<()> {
 }
 
 /// Exits with a command's code, or says its failure and exits with that's.
+/// Goes on if `step` did, else ends podbay with its failure.
+fn exit_if_failed(step: Result<(), crate::engine::outcome::Failure>) {
+    if let Err(failure) = step {
+        exit_with(Err(failure));
+    }
+}
+
 fn exit_with(result: Result<i32, crate::engine::outcome::Failure>) -> ! {
     let code = match result {
         Ok(code) => code,

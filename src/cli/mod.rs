@@ -255,6 +255,9 @@ pub struct DebuggersArgs {
     /// comma-separated (a,b), list each cluster's, a CONTEXT column first.
     #[arg(long, value_name = "CONTEXT[,CONTEXT…]")]
     pub context: Option<String>,
+    /// Every context of the kubeconfig, as if --context named them all.
+    #[arg(long, conflicts_with = "context")]
+    pub all_contexts: bool,
     #[arg(long)]
     pub kubeconfig: Option<PathBuf>,
 }
@@ -291,6 +294,9 @@ pub struct TopArgs {
     /// comma-separated (a,b), in one table sorted across them, CONTEXT first.
     #[arg(long, value_name = "CONTEXT[,CONTEXT…]")]
     pub context: Option<String>,
+    /// Every context of the kubeconfig, as if --context named them all.
+    #[arg(long, conflicts_with = "context")]
+    pub all_contexts: bool,
     #[arg(long)]
     pub kubeconfig: Option<PathBuf>,
 }
@@ -367,6 +373,9 @@ pub struct DebugArgs {
     /// comma-separated (a,b), debug the pods each of those clusters has.
     #[arg(long, value_name = "CONTEXT[,CONTEXT…]")]
     pub context: Option<String>,
+    /// Every context of the kubeconfig, as if --context named them all.
+    #[arg(long, conflicts_with = "context")]
+    pub all_contexts: bool,
     /// Kubeconfig file (default: $KUBECONFIG, which may list several, else ~/.kube/config).
     #[arg(long)]
     pub kubeconfig: Option<PathBuf>,
@@ -605,6 +614,7 @@ impl DebugArgs {
             all_namespaces: false,
             namespace: Some(namespace.to_string()).filter(|n| !n.is_empty()),
             context: None,
+            all_contexts: false,
             kubeconfig: None,
             target: None,
             target_all: false,

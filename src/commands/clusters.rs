@@ -13,6 +13,29 @@ use crate::cluster::client::Connection;
 use crate::cluster::deadline::Deadline;
 use crate::engine::outcome::{Failure, exit, fail};
 
+/// `--all-contexts`: `context` set to every context of the kubeconfig, as
+/// `--context a,b,…` names them, so the rest of the run is the same.
+pub fn all_contexts(
+    kubeconfig: Option<&Path>,
+    context: &mut Option<String>,
+) -> Result<(), Failure> {
+    let target = crate::cluster::client::Target {
+        kubeconfig: kubeconfig.map(Path::to_path_buf),
+        ..crate::cluster::client::Target::default()
+    };
+    let names = target
+        .contexts()
+        .map_err(|e| fail(exit::CONFIG, e.to_string()))?;
+    if names.is_empty() {
+        return Err(fail(
+            exit::CONFIG,
+            "The kubeconfig has no contexts for --all-contexts: add one (kubectl config set-context), or name the cluster with --context.",
+        ));
+    }
+    *context = Some(names.join(","));
+    Ok(())
+}
+
 /// A cluster that gave nothing (not reached, refused, no match), and why.
 #[derive(Debug, Clone)]
 pub struct Unreached {

@@ -137,6 +137,24 @@ async fn each_cluster_s_pods_run_on_their_own_cluster_each_line_after_ctx_ns_pod
             .chain(["sim-a"; 3])
             .collect::<Vec<_>>()
     );
+    // --all-contexts: the kubeconfig's contexts, in its order.
+    let listed = debuggers(&config, &["--all-contexts", "-n", "shop", "-o", "json"]).await;
+    let doc: serde_json::Value = serde_json::from_slice(&listed.stdout).expect("JSON");
+    let contexts: Vec<&str> = doc
+        .as_array()
+        .expect("an array")
+        .iter()
+        .map(|d| d["context"].as_str().expect("each has its context"))
+        .collect();
+    assert_eq!(
+        contexts,
+        ["sim-a"; 3]
+            .into_iter()
+            .chain(["sim-b"; 3])
+            .collect::<Vec<_>>()
+    );
+    let both = debuggers(&config, &["--all-contexts", "--context", "sim-a"]).await;
+    assert_eq!(both.status.code(), Some(2), "{}", support::stderr(&both));
     let _ = std::fs::remove_file(&config);
 }
 
@@ -219,14 +237,8 @@ async fn top_across_clusters_is_one_table_and_a_cluster_gone_is_said() {
         support::podbay_command(
             "top",
             &config,
-            &[
-                "--context",
-                "sim-a,sim-b",
-                "-n",
-                "search",
-                "--sort",
-                "memory",
-            ],
+            // Every context of the kubeconfig: sim-a and sim-b.
+            &["--all-contexts", "-n", "search", "--sort", "memory"],
             home.path(),
         )
         .output()
