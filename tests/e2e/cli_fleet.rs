@@ -434,6 +434,59 @@ async fn sigterm_leaves_the_running_pod_running_and_still_says_which_ran() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_while_dash_i_waits_for_standard_input_ends_podbay() {
+    use tokio::io::AsyncBufReadExt;
+    let f = fixture().await;
+    let home = tempfile::tempdir().unwrap();
+    // Standard input stays open and says nothing: -i waits for its end.
+    let mut child = support::podbay_debug_command(
+        &f.kubeconfig,
+        &[
+            "-l",
+            "app.kubernetes.io/name=storefront",
+            "-n",
+            "shop",
+            "-i",
+            "--",
+            "cat",
+        ],
+        home.path(),
+    )
+    .stdin(std::process::Stdio::piped())
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .expect("podbay runs");
+    let _open = child.stdin.take().expect("stdin");
+    let mut stderr = tokio::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    // The pods are found (the default image is said then): -i reads from
+    // now on.
+    tokio::time::timeout(std::time::Duration::from_secs(30), async {
+        while let Some(line) = stderr.next_line().await.unwrap() {
+            if line.contains("using image") {
+                return;
+            }
+        }
+    })
+    .await
+    .expect("the pods are found");
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let pid = nix::unistd::Pid::from_raw(child.id().unwrap() as i32);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).unwrap();
+    let status = tokio::time::timeout(std::time::Duration::from_secs(10), child.wait())
+        .await
+        .expect("ctrl-c ends podbay while it reads standard input")
+        .unwrap();
+    let mut rest = String::new();
+    while let Ok(Some(line)) = stderr.next_line().await {
+        rest.push_str(&line);
+        rest.push('\n');
+    }
+    assert_eq!(status.code(), Some(130), "{rest}");
+    assert!(rest.contains("nothing was run"), "{rest}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dash_i_gives_standard_input_to_every_pod() {
     use tokio::io::AsyncWriteExt;
     let f = fixture().await;

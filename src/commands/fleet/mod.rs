@@ -67,7 +67,10 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> std::result::Result<i3
     let mut terminations =
         [SignalKind::terminate(), SignalKind::hangup()].map(|kind| signal(kind).ok());
     let mut terminated = None;
-    let mut fleet = Fleet::new(args.clone(), defaults, across);
+    let mut fleet = Fleet::new(args.clone(), across);
+    // What every pod's run shares, once the first cluster named its pods
+    // (the image is said then, and -i's input read then).
+    let mut shared: Option<Arc<Shared>> = None;
     let mut unreached: Vec<(usize, Unreached)> = Vec::new();
     let mut interrupted = 0;
     while !(resolving.is_empty() && fleet.tasks.is_empty()) {
@@ -75,7 +78,31 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> std::result::Result<i3
             Some((position, answer)) = resolving.next(), if !resolving.is_empty() => {
                 answered[position] = true;
                 match answer {
-                    Ok((cluster, pods)) => fleet.launch(position, cluster, pods).await?,
+                    Ok((cluster, pods)) => {
+                        let shared = match &shared {
+                            Some(shared) => shared.clone(),
+                            None => {
+                                let image = debug::chosen_image(&args, defaults, &voice);
+                                let input = if args.interactive {
+                                    // A signal still ends podbay while -i reads.
+                                    tokio::select! {
+                                        read = read_input() => Some(read?),
+                                        signal = any_stop(&mut interrupts, &mut terminations) => {
+                                            return Err(Failure {
+                                                code: 128 + signal as i32,
+                                                sentence: format!("Stopped ({signal}) while -i read standard input: nothing was run.").into(),
+                                            });
+                                        }
+                                    }
+                                } else {
+                                    None
+                                };
+                                let first = Shared { args: args.clone(), defaults: defaults.clone(), image, input };
+                                shared.insert(Arc::new(first)).clone()
+                            }
+                        };
+                        fleet.launch(&shared, position, cluster, pods);
+                    }
                     Err(missed) if !across => return Err(missed.failure),
                     Err(missed) => {
                         voice.say(format!("{} No pod of that cluster is debugged.", missed.sentence()));
@@ -145,6 +172,17 @@ fn not_answered(
         .collect()
 }
 
+/// The first signal to stop podbay: ctrl-c, SIGTERM or SIGHUP.
+async fn any_stop(
+    interrupts: &mut Option<tokio::signal::unix::Signal>,
+    terminations: &mut [Option<tokio::signal::unix::Signal>; 2],
+) -> nix::sys::signal::Signal {
+    tokio::select! {
+        Some(()) = async { interrupts.as_mut()?.recv().await } => nix::sys::signal::Signal::SIGINT,
+        signal = first_of(terminations) => signal,
+    }
+}
+
 /// The first of `signals` to come (never, if none could be listened to).
 async fn first_of(
     signals: &mut [Option<tokio::signal::unix::Signal>; 2],
@@ -171,13 +209,9 @@ struct Launched {
 }
 
 /// The pods launched so far, a few at a time, in order.
-struct Fleet<'a> {
+struct Fleet {
     args: Arc<DebugArgs>,
-    defaults: &'a Defaults,
     across: bool,
-    /// What every pod's run shares, once the first cluster named its pods
-    /// (the image is said then, and `-i`'s input read then).
-    shared: Option<Arc<Shared>>,
     permits: Arc<Semaphore>,
     tasks: tokio::task::JoinSet<(usize, PodResult)>,
     index_of: HashMap<tokio::task::Id, usize>,
@@ -189,14 +223,12 @@ struct Fleet<'a> {
     width: usize,
 }
 
-impl<'a> Fleet<'a> {
-    fn new(args: Arc<DebugArgs>, defaults: &'a Defaults, across: bool) -> Self {
+impl Fleet {
+    fn new(args: Arc<DebugArgs>, across: bool) -> Self {
         Fleet {
             permits: Arc::new(Semaphore::new(args.parallel.into())),
             args,
-            defaults,
             across,
-            shared: None,
             tasks: tokio::task::JoinSet::new(),
             index_of: HashMap::new(),
             pods: Vec::new(),
@@ -206,34 +238,17 @@ impl<'a> Fleet<'a> {
     }
 
     /// Starts `found`, the pods of the cluster at `position`.
-    async fn launch(
+    fn launch(
         &mut self,
+        shared: &Arc<Shared>,
         position: usize,
         cluster: Cluster,
         found: Vec<PodRef>,
-    ) -> std::result::Result<(), Failure> {
+    ) {
         let voice = if self.args.json() {
             Voice::Quiet
         } else {
             Voice::Stderr
-        };
-        let shared = match &self.shared {
-            Some(shared) => shared.clone(),
-            None => {
-                let image = debug::chosen_image(&self.args, self.defaults, &voice);
-                let input = if self.args.interactive {
-                    Some(read_input().await?)
-                } else {
-                    None
-                };
-                let shared = Arc::new(Shared {
-                    args: self.args.clone(),
-                    defaults: self.defaults.clone(),
-                    image,
-                    input,
-                });
-                self.shared.insert(shared).clone()
-            }
         };
         let at_a_time = self
             .args
@@ -298,7 +313,6 @@ impl<'a> Fleet<'a> {
                 result: None,
             });
         }
-        Ok(())
     }
 
     fn joined(
