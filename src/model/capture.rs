@@ -13,6 +13,7 @@ use super::debug::{DebugSpec, Profile};
 use super::detail::PodDetail;
 use super::launch::{self, LaunchPlan, LaunchRefusal, LaunchRequest, RefusalKind};
 use super::pod_security::Policy;
+use k8s_openapi::api::core::v1::Pod;
 
 /// The image a capture runs in unless told otherwise: it has tcpdump.
 pub const DEFAULT_IMAGE: &str = "nicolaka/netshoot:v0.13";
@@ -51,6 +52,43 @@ pub fn lease_command() -> Vec<String> {
     ]
     .map(String::from)
     .to_vec()
+}
+
+/// Whether debug container `name` of `pod` may open a raw socket, as
+/// tcpdump must: it runs as root (a non-root process has no effective
+/// capabilities, added ones included) and keeps NET_RAW (not dropped, or
+/// added back). A container run as another user by its image alone is not
+/// seen here; tcpdump's own refusal then says so.
+pub fn can_capture(pod: &Pod, name: &str) -> bool {
+    let spec = pod.spec.as_ref();
+    let Some(container) = spec
+        .and_then(|s| s.ephemeral_containers.as_ref())
+        .and_then(|list| list.iter().find(|c| c.name == name))
+    else {
+        return false;
+    };
+    let own = container.security_context.as_ref();
+    let pod_level = spec.and_then(|s| s.security_context.as_ref());
+    let user = own
+        .and_then(|c| c.run_as_user)
+        .or(pod_level.and_then(|p| p.run_as_user));
+    let non_root = own
+        .and_then(|c| c.run_as_non_root)
+        .or(pod_level.and_then(|p| p.run_as_non_root));
+    if user.is_some_and(|uid| uid != 0) || (user.is_none() && non_root == Some(true)) {
+        return false;
+    }
+    let capabilities = own.and_then(|c| c.capabilities.as_ref());
+    let names = |list: Option<&Vec<String>>| -> Vec<String> {
+        list.into_iter()
+            .flatten()
+            .map(|c| c.trim_start_matches("CAP_").to_ascii_uppercase())
+            .collect()
+    };
+    let dropped = names(capabilities.and_then(|c| c.drop.as_ref()));
+    let added = names(capabilities.and_then(|c| c.add.as_ref()));
+    let kept = |cap: &str| !dropped.iter().any(|d| d == "ALL" || d == cap);
+    kept("NET_RAW") || added.iter().any(|a| a == "NET_RAW" || a == "ALL")
 }
 
 /// The lease's name among the container's processes.
@@ -236,6 +274,68 @@ pub fn profile(
 mod tests {
     use super::*;
     use crate::model::pod_security::{Level, LevelVersion};
+
+    /// A pod with debug container `debugger-x` of this security context,
+    /// and this pod-level one.
+    fn with_debugger(own: serde_json::Value, pod_level: serde_json::Value) -> Pod {
+        serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "web", "namespace": "shop"},
+            "spec": {
+                "securityContext": pod_level,
+                "containers": [{"name": "web", "image": "web:1"}],
+                "ephemeralContainers": [{
+                    "name": "debugger-x", "image": DEFAULT_IMAGE, "securityContext": own,
+                }],
+            },
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_debugger_captures_as_root_with_net_raw_kept_or_added_back() {
+        use serde_json::json;
+        let can = |own, pod_level| can_capture(&with_debugger(own, pod_level), "debugger-x");
+        assert!(can(json!(null), json!(null)), "the runtime's defaults");
+        assert!(can(
+            json!({"capabilities": {"add": ["NET_ADMIN", "NET_RAW"]}}),
+            json!(null)
+        ));
+        assert!(can(
+            json!({"capabilities": {"drop": ["SYS_ADMIN"]}}),
+            json!(null)
+        ));
+        assert!(can(
+            json!({"capabilities": {"drop": ["ALL"], "add": ["CAP_NET_RAW"]}}),
+            json!(null)
+        ));
+        assert!(can(json!({"runAsUser": 0}), json!({"runAsNonRoot": true})));
+
+        assert!(
+            !can(json!({"capabilities": {"drop": ["ALL"]}}), json!(null)),
+            "restricted"
+        );
+        assert!(!can(
+            json!({"capabilities": {"drop": ["net_raw"]}}),
+            json!(null)
+        ));
+        assert!(!can(json!({"runAsUser": 1000}), json!(null)));
+        assert!(!can(json!({"runAsNonRoot": true}), json!(null)));
+        assert!(
+            !can(json!(null), json!({"runAsUser": 65532})),
+            "the pod's user"
+        );
+        assert!(
+            !can(
+                json!({"runAsUser": 1000, "capabilities": {"add": ["NET_RAW"]}}),
+                json!(null)
+            ),
+            "an added capability is not effective for a non-root user"
+        );
+        assert!(!can_capture(
+            &with_debugger(json!(null), json!(null)),
+            "debugger-y"
+        ));
+    }
 
     /// A running pod that passes even "restricted".
     fn detail() -> PodDetail {

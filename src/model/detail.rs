@@ -305,9 +305,22 @@ impl PodDetail {
         target: Option<&str>,
         mounts: &[(String, String)],
     ) -> Option<&str> {
+        self.reusable_debuggers(image, target, mounts).next()
+    }
+
+    /// Every running ephemeral container [`reusable_debugger`] could
+    /// give, in the pod's order.
+    ///
+    /// [`reusable_debugger`]: Self::reusable_debugger
+    pub fn reusable_debuggers<'a: 'b, 'b>(
+        &'a self,
+        image: &'b str,
+        target: Option<&'b str>,
+        mounts: &'b [(String, String)],
+    ) -> impl Iterator<Item = &'a str> + 'b {
         self.containers
             .iter()
-            .find(|c| {
+            .filter(move |c| {
                 c.kind == ContainerKind::Ephemeral
                     && c.image == image
                     && c.target.as_deref() == target

@@ -541,3 +541,66 @@ async fn p_in_the_tui_captures_a_pod_and_x_in_captures_stops_it() {
     screen.keys("q").await;
     support::exits_cleanly(&mut screen).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_running_debugger_without_net_raw_is_not_reused_for_a_capture() {
+    if !support::namespaces_or_skip("a capture runs in a pod's network namespace") {
+        return;
+    }
+    let f = Fixture::new(0).await;
+    let client = support::client(&f.sim, "sim").await;
+    let pod = payments_pod(&client).await;
+    let pods: Api<Pod> = Api::namespaced(client.clone(), "payments");
+    // The capture's image, running, but with every capability dropped.
+    let blind = serde_json::json!({"spec": {"ephemeralContainers": [{
+        "name": "debugger-blind", "image": "nicolaka/netshoot:v0.13",
+        "command": ["sleep", "300"],
+        "securityContext": {"capabilities": {"drop": ["ALL"]}},
+    }]}});
+    pods.patch_subresource(
+        "ephemeralcontainers",
+        &pod,
+        &kube::api::PatchParams::default(),
+        &kube::api::Patch::Strategic(blind),
+    )
+    .await
+    .expect("the debug container is added");
+    support::eventually(30, "debugger-blind running", || {
+        let pods = pods.clone();
+        let pod = pod.clone();
+        async move {
+            running_debuggers(&pods, &pod)
+                .await
+                .contains(&"debugger-blind".to_string())
+                .then_some(())
+        }
+    })
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("out.pcap");
+    let mut capture = Capture::start(
+        &f,
+        &[
+            "-n",
+            "payments",
+            &pod,
+            "--duration",
+            "2s",
+            "-w",
+            file.to_str().unwrap(),
+        ],
+        Stdio::null(),
+    );
+    capture.capturing().await;
+    let (code, said) = capture.ended().await;
+    assert_eq!(code, Some(0), "{said}");
+    assert!(
+        said.contains("debug container debugger-blind runs without NET_RAW or not as root"),
+        "{said}"
+    );
+    assert!(said.contains("adding debug container"), "{said}");
+    assert!(
+        !said.contains("capturing through debug container debugger-blind"),
+        "{said}"
+    );
+}

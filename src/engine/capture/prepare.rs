@@ -53,11 +53,24 @@ pub async fn prepare(
         container: container.to_string(),
         lease,
     };
-    if let Some(running) = detail.reusable_debugger(image, None, &[]) {
+    let (mut able, mut unable) = (None, None);
+    for running in detail.reusable_debuggers(image, None, &[]) {
+        if capture::can_capture(&manifest, running) {
+            able = Some(running);
+            break;
+        }
+        unable.get_or_insert(running);
+    }
+    if let Some(running) = able {
         say(format!(
             "capturing through debug container {running}, already running in pod {namespace}/{pod}"
         ));
         return Ok(at(running, false));
+    }
+    if let Some(running) = unable {
+        say(format!(
+            "debug container {running} runs without NET_RAW or not as root, so it cannot capture: adding another"
+        ));
     }
     let policy =
         crate::cluster::debug::read_policy(client, namespace, POLICY_WITHIN.min(timeout)).await;
