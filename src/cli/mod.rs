@@ -255,7 +255,8 @@ pub struct DebuggersArgs {
     /// comma-separated (a,b), list each cluster's, a CONTEXT column first.
     #[arg(long, value_name = "CONTEXT[,CONTEXT…]")]
     pub context: Option<String>,
-    /// Every context of the kubeconfig, as if --context named them all.
+    /// Every cluster of the kubeconfig, as if --context named them all
+    /// (each API server once: its current context, else its first).
     #[arg(long, conflicts_with = "context")]
     pub all_contexts: bool,
     #[arg(long)]
@@ -294,7 +295,8 @@ pub struct TopArgs {
     /// comma-separated (a,b), in one table sorted across them, CONTEXT first.
     #[arg(long, value_name = "CONTEXT[,CONTEXT…]")]
     pub context: Option<String>,
-    /// Every context of the kubeconfig, as if --context named them all.
+    /// Every cluster of the kubeconfig, as if --context named them all
+    /// (each API server once: its current context, else its first).
     #[arg(long, conflicts_with = "context")]
     pub all_contexts: bool,
     #[arg(long)]
@@ -373,7 +375,8 @@ pub struct DebugArgs {
     /// comma-separated (a,b), debug the pods each of those clusters has.
     #[arg(long, value_name = "CONTEXT[,CONTEXT…]")]
     pub context: Option<String>,
-    /// Every context of the kubeconfig, as if --context named them all.
+    /// Every cluster of the kubeconfig, as if --context named them all
+    /// (each API server once: its current context, else its first).
     #[arg(long, conflicts_with = "context")]
     pub all_contexts: bool,
     /// Kubeconfig file (default: $KUBECONFIG, which may list several, else ~/.kube/config).

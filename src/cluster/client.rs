@@ -112,6 +112,13 @@ impl ConnectError {
     }
 }
 
+/// [`Target::contexts_with_servers`].
+#[derive(Debug, Clone, Default)]
+pub struct ContextServers {
+    pub contexts: Vec<(String, Option<String>)>,
+    pub current: Option<String>,
+}
+
 impl Target {
     fn load(&self) -> Result<Kubeconfig, ConnectError> {
         let read = |path: &std::path::Path| {
@@ -154,6 +161,32 @@ impl Target {
     /// The kubeconfig's context names, in its order.
     pub fn contexts(&self) -> Result<Vec<String>, ConnectError> {
         Ok(self.load()?.contexts.into_iter().map(|c| c.name).collect())
+    }
+
+    /// The kubeconfig's contexts, in its order, each with the API server
+    /// its cluster names (`None`: a cluster the kubeconfig lacks), and the
+    /// current context.
+    pub fn contexts_with_servers(&self) -> Result<ContextServers, ConnectError> {
+        let kubeconfig = self.load()?;
+        let server_of = |cluster: &str| {
+            kubeconfig
+                .clusters
+                .iter()
+                .find(|c| c.name == cluster)
+                .and_then(|c| c.cluster.as_ref()?.server.clone())
+        };
+        let contexts = kubeconfig
+            .contexts
+            .iter()
+            .map(|c| {
+                let server = c.context.as_ref().and_then(|c| server_of(&c.cluster));
+                (c.name.clone(), server)
+            })
+            .collect();
+        Ok(ContextServers {
+            contexts,
+            current: kubeconfig.current_context.clone(),
+        })
     }
 
     /// Reads the kubeconfig and builds a client for the chosen context. Does

@@ -13,8 +13,11 @@ use crate::cluster::client::Connection;
 use crate::cluster::deadline::Deadline;
 use crate::engine::outcome::{Failure, exit, fail};
 
-/// `--all-contexts`: `context` set to every context of the kubeconfig, as
-/// `--context a,b,…` names them, so the rest of the run is the same.
+/// `--all-contexts`: `context` set to every cluster of the kubeconfig, as
+/// `--context a,b,…` names them, so the rest of the run is the same. Each
+/// API server is taken once ([`one_per_server`]): two contexts of one
+/// cluster (an admin's and a read-only one) would list its pods twice, and
+/// `debug` would add two debug containers to each.
 pub fn all_contexts(
     kubeconfig: Option<&Path>,
     context: &mut Option<String>,
@@ -23,17 +26,56 @@ pub fn all_contexts(
         kubeconfig: kubeconfig.map(Path::to_path_buf),
         ..crate::cluster::client::Target::default()
     };
-    let names = target
-        .contexts()
+    let known = target
+        .contexts_with_servers()
         .map_err(|e| fail(exit::CONFIG, e.to_string()))?;
-    if names.is_empty() {
+    let (chosen, passed_over) = one_per_server(&known.contexts, known.current.as_deref());
+    if chosen.is_empty() {
         return Err(fail(
             exit::CONFIG,
             "The kubeconfig has no contexts for --all-contexts: add one (kubectl config set-context), or name the cluster with --context.",
         ));
     }
-    *context = Some(names.join(","));
+    for (skipped, instead) in passed_over {
+        crate::print::say(
+            &format!("--all-contexts: {skipped} reaches the same API server as {instead}, which is asked instead.").into(),
+        );
+    }
+    *context = Some(chosen.join(","));
     Ok(())
+}
+
+/// One context per API server, in the kubeconfig's order: the current
+/// context where it reaches that server, else the first that does. Also
+/// each context passed over, with the one taken instead. A context whose
+/// server is not known is taken.
+pub fn one_per_server(
+    contexts: &[(String, Option<String>)],
+    current: Option<&str>,
+) -> (Vec<String>, Vec<(String, String)>) {
+    let current_server = contexts
+        .iter()
+        .find(|(name, _)| Some(name.as_str()) == current)
+        .and_then(|(_, server)| server.as_deref());
+    let taken_for = |server: &str| -> Option<&str> {
+        if Some(server) == current_server {
+            return current;
+        }
+        contexts
+            .iter()
+            .find(|(_, s)| s.as_deref() == Some(server))
+            .map(|(name, _)| name.as_str())
+    };
+    let (mut chosen, mut passed_over) = (Vec::new(), Vec::new());
+    for (name, server) in contexts {
+        match server.as_deref().and_then(taken_for) {
+            Some(instead) if instead != name => {
+                passed_over.push((name.clone(), instead.to_string()))
+            }
+            _ => chosen.push(name.clone()),
+        }
+    }
+    (chosen, passed_over)
 }
 
 /// A cluster that gave nothing (not reached, refused, no match), and why.
@@ -128,4 +170,48 @@ where
         context: context.unwrap_or_default(),
         failure,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_per_server;
+
+    fn known(pairs: &[(&str, Option<&str>)]) -> Vec<(String, Option<String>)> {
+        pairs
+            .iter()
+            .map(|(n, s)| (n.to_string(), s.map(String::from)))
+            .collect()
+    }
+
+    #[test]
+    fn each_api_server_is_taken_once_through_the_current_context_where_it_can_be() {
+        let contexts = known(&[
+            ("prod-viewer", Some("https://prod")),
+            ("staging", Some("https://staging")),
+            ("prod-admin", Some("https://prod")),
+            ("broken", None),
+        ]);
+        let (chosen, passed) = one_per_server(&contexts, Some("prod-admin"));
+        assert_eq!(chosen, ["staging", "prod-admin", "broken"]);
+        assert_eq!(
+            passed,
+            [("prod-viewer".to_string(), "prod-admin".to_string())]
+        );
+
+        let (chosen, passed) = one_per_server(&contexts, Some("staging"));
+        assert_eq!(
+            chosen,
+            ["prod-viewer", "staging", "broken"],
+            "else the first"
+        );
+        assert_eq!(
+            passed,
+            [("prod-admin".to_string(), "prod-viewer".to_string())]
+        );
+
+        let (chosen, passed) = one_per_server(&contexts, None);
+        assert_eq!(chosen, ["prod-viewer", "staging", "broken"]);
+        assert_eq!(passed.len(), 1);
+        assert_eq!(one_per_server(&[], None), (vec![], vec![]));
+    }
 }

@@ -429,3 +429,25 @@ async fn ctrl_c_while_a_cluster_stalls_ends_the_run_with_that_cluster_said() {
     assert_eq!(status.code(), Some(130), "{stderr}");
     assert_sim_a_ran_and_sim_b_is(&stderr, "interrupted");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn all_contexts_asks_each_api_server_once_through_the_current_context() {
+    // The simulator's kubeconfig: sim (current), sim-viewer and sim-dev,
+    // three users of one API server.
+    let f = support::DebugFixture::new(0).await;
+    let out = debuggers(&f.kubeconfig, &["--all-contexts", "-A"]).await;
+    let (table, said) = (support::stdout(&out), support::stderr(&out));
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    for other in ["sim-viewer", "sim-dev"] {
+        assert!(
+            said.contains(&format!(
+                "--all-contexts: {other} reaches the same API server as sim, which is asked instead."
+            )),
+            "{said}"
+        );
+        assert!(!table.contains(other), "{table}");
+    }
+    // One cluster: listed as `--context sim` lists it, each debugger once.
+    assert!(table.starts_with("NAMESPACE"), "{table}");
+    assert_eq!(table.matches("debugger-p2n6v").count(), 1, "{table}");
+}
