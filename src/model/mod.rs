@@ -4,7 +4,7 @@
 mod age;
 pub mod capture;
 pub(crate) mod cluster;
-mod container_state;
+pub mod container_state;
 pub mod debug;
 pub mod debug_pod;
 pub mod debuggers;

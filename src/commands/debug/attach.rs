@@ -297,16 +297,17 @@ pub(in crate::commands) async fn final_state(
             .as_ref()
             .and_then(|s| s.state.as_ref())
             .is_some_and(|s| s.running.is_some());
-        if !running || args.no_attach {
+        // A copy's container that its pod restarted runs again: the run
+        // started has ended.
+        let restarted = status.as_ref().is_some_and(|s| s.restart_count > 0);
+        if !running || restarted || args.no_attach {
             break;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     let terminated = status
         .as_ref()
-        .and_then(|s| s.state.as_ref())
-        .and_then(|s| s.terminated.as_ref())
-        .map(|t| t.exit_code);
+        .and_then(crate::model::container_state::ended_run_exit_code);
     let from_stream = end.as_ref().and_then(|e| e.exit_code).filter(|c| *c != 0);
     if let Some(end) = end
         .as_ref()
