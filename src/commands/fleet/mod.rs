@@ -68,8 +68,7 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> std::result::Result<i3
         [SignalKind::terminate(), SignalKind::hangup()].map(|kind| signal(kind).ok());
     let mut terminated = None;
     let mut fleet = Fleet::new(args.clone(), across);
-    // What every pod's run shares, once the first cluster named its pods
-    // (the image is said then, and -i's input read then).
+    // What every pod's run shares: made once the first pods are known.
     let mut shared: Option<Arc<Shared>> = None;
     let mut unreached: Vec<(usize, Unreached)> = Vec::new();
     let mut interrupted = 0;
@@ -82,23 +81,8 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> std::result::Result<i3
                         let shared = match &shared {
                             Some(shared) => shared.clone(),
                             None => {
-                                let image = debug::chosen_image(&args, defaults, &voice);
-                                let input = if args.interactive {
-                                    // A signal still ends podbay while -i reads.
-                                    tokio::select! {
-                                        read = read_input() => Some(read?),
-                                        signal = any_stop(&mut interrupts, &mut terminations) => {
-                                            return Err(Failure {
-                                                code: 128 + signal as i32,
-                                                sentence: format!("Stopped ({signal}) while -i read standard input: nothing was run.").into(),
-                                            });
-                                        }
-                                    }
-                                } else {
-                                    None
-                                };
-                                let first = Shared { args: args.clone(), defaults: defaults.clone(), image, input };
-                                shared.insert(Arc::new(first)).clone()
+                                let first = share(&args, defaults, &voice, &mut interrupts, &mut terminations).await?;
+                                shared.insert(first).clone()
                             }
                         };
                         fleet.launch(&shared, position, cluster, pods);
@@ -148,6 +132,38 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> std::result::Result<i3
         Some(signal) => 128 + signal as i32,
         None => summary::status(&outcomes, &unreached),
     })
+}
+
+/// What every pod's run shares, made when the first cluster has named its
+/// pods: the image is said then, and `-i`'s input read then (a signal
+/// still ends podbay while it is read).
+async fn share(
+    args: &Arc<DebugArgs>,
+    defaults: &Defaults,
+    voice: &Voice,
+    interrupts: &mut Option<tokio::signal::unix::Signal>,
+    terminations: &mut [Option<tokio::signal::unix::Signal>; 2],
+) -> std::result::Result<Arc<Shared>, Failure> {
+    let image = debug::chosen_image(args, defaults, voice);
+    let input = if args.interactive {
+        tokio::select! {
+            read = read_input() => Some(read?),
+            signal = any_stop(interrupts, terminations) => {
+                return Err(Failure {
+                    code: 128 + signal as i32,
+                    sentence: format!("Stopped ({signal}) while -i read standard input: nothing was run.").into(),
+                });
+            }
+        }
+    } else {
+        None
+    };
+    Ok(Arc::new(Shared {
+        args: args.clone(),
+        defaults: defaults.clone(),
+        image,
+        input,
+    }))
 }
 
 /// The clusters still being asked for their pods when `stop` came.
