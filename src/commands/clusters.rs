@@ -45,6 +45,57 @@ pub fn all_contexts(
     Ok(())
 }
 
+/// Refuses (a usage error) a `--context` list two of whose contexts reach
+/// one API server: `podbay debug` would debug each of its pods twice.
+pub fn refuse_one_server_twice(
+    kubeconfig: Option<&Path>,
+    contexts: &[Option<String>],
+) -> Result<(), Failure> {
+    let named: Vec<&str> = contexts.iter().flatten().map(String::as_str).collect();
+    if named.len() < 2 {
+        return Ok(());
+    }
+    let target = crate::cluster::client::Target {
+        kubeconfig: kubeconfig.map(Path::to_path_buf),
+        ..crate::cluster::client::Target::default()
+    };
+    // An unreadable kubeconfig is said by the connection, per cluster.
+    let Ok(known) = target.contexts_with_servers() else {
+        return Ok(());
+    };
+    match twice(&known.contexts, &named) {
+        Some((first, second, server)) => Err(fail(
+            exit::USAGE,
+            format!(
+                "--context names {first} and {second}, which reach the same API server ({server}): each of its pods would be debugged twice. Name one of them."
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The first two of `named` whose API server is the same, and it.
+fn twice(known: &[(String, Option<String>)], named: &[&str]) -> Option<(String, String, String)> {
+    let server_of = |name: &str| {
+        known
+            .iter()
+            .find(|(known, _)| known == name)
+            .and_then(|(_, server)| server.clone())
+    };
+    for (at, first) in named.iter().enumerate() {
+        let Some(server) = server_of(first) else {
+            continue;
+        };
+        if let Some(second) = named[at + 1..]
+            .iter()
+            .find(|other| server_of(other).as_deref() == Some(server.as_str()))
+        {
+            return Some((first.to_string(), second.to_string(), server));
+        }
+    }
+    None
+}
+
 /// One context per API server, in the kubeconfig's order: the current
 /// context where it reaches that server, else the first that does. Also
 /// each context passed over, with the one taken instead. A context whose
@@ -174,7 +225,7 @@ where
 
 #[cfg(test)]
 mod tests {
-    use super::one_per_server;
+    use super::{one_per_server, twice};
 
     fn known(pairs: &[(&str, Option<&str>)]) -> Vec<(String, Option<String>)> {
         pairs
@@ -213,5 +264,25 @@ mod tests {
         assert_eq!(chosen, ["prod-viewer", "staging", "broken"]);
         assert_eq!(passed.len(), 1);
         assert_eq!(one_per_server(&[], None), (vec![], vec![]));
+    }
+
+    #[test]
+    fn two_contexts_of_one_api_server_are_found_in_the_order_named() {
+        let contexts = known(&[
+            ("prod-viewer", Some("https://prod")),
+            ("staging", Some("https://staging")),
+            ("prod-admin", Some("https://prod")),
+            ("broken", None),
+        ]);
+        assert_eq!(
+            twice(&contexts, &["staging", "prod-admin", "prod-viewer"]),
+            Some((
+                "prod-admin".to_string(),
+                "prod-viewer".to_string(),
+                "https://prod".to_string()
+            ))
+        );
+        assert_eq!(twice(&contexts, &["staging", "prod-admin", "broken"]), None);
+        assert_eq!(twice(&contexts, &["nope", "broken"]), None);
     }
 }

@@ -451,3 +451,26 @@ async fn all_contexts_asks_each_api_server_once_through_the_current_context() {
     assert!(table.starts_with("NAMESPACE"), "{table}");
     assert_eq!(table.matches("debugger-p2n6v").count(), 1, "{table}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_contexts_of_one_api_server_are_refused_before_anything_is_sent() {
+    let f = support::DebugFixture::new(0).await;
+    let out = debug_storefronts(&f.kubeconfig, "sim,sim-viewer", &["--", "true"]).await;
+    let said = support::stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("--context names sim and sim-viewer, which reach the same API server"),
+        "{said}"
+    );
+    let client = support::client(&f.sim, "sim").await;
+    let pods: kube::Api<k8s_openapi::api::core::v1::Pod> = kube::Api::namespaced(client, "shop");
+    let params = kube::api::ListParams::default().labels(SELECTOR);
+    let storefronts = pods.list(&params).await.expect("the storefront pods").items;
+    assert_eq!(storefronts.len(), STOREFRONT.len());
+    for pod in storefronts {
+        assert!(
+            pod.spec.and_then(|s| s.ephemeral_containers).is_none(),
+            "nothing was added"
+        );
+    }
+}

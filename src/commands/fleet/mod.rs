@@ -43,6 +43,7 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> std::result::Result<i3
     let args = Arc::new(args);
     let contexts = args.contexts();
     let across = contexts.len() > 1;
+    clusters::refuse_one_server_twice(args.kubeconfig.as_deref(), &contexts)?;
     let voice = if args.json() {
         Voice::Quiet
     } else {
