@@ -293,32 +293,31 @@ fn spawn_debug(f: &Fixture, args: &[&str], home: &std::path::Path) -> tokio::pro
         .expect("podbay runs")
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn ctrl_c_stops_launching_lets_the_running_one_finish_and_says_which_ran() {
+/// The storefront pods, one at a time, each running `command`: `signal`
+/// once the first pod's container is added. podbay's status, its stderr
+/// and its stdout, and how long it took to end after the signal.
+async fn signalled_after_the_first_launch(
+    command: &[&str],
+    signal: nix::sys::signal::Signal,
+) -> (Option<i32>, String, String, std::time::Duration) {
     use tokio::io::{AsyncBufReadExt, AsyncReadExt};
     let f = fixture().await;
     let home = tempfile::tempdir().unwrap();
-    let mut child = spawn_debug(
-        &f,
-        &[
-            "-l",
-            "app.kubernetes.io/name=storefront",
-            "-n",
-            "shop",
-            "--image",
-            "busybox:1.36",
-            "--parallel",
-            "1",
-            "--",
-            "sh",
-            "-c",
-            "sleep 2; echo finished",
-        ],
-        home.path(),
-    );
+    let mut args = vec![
+        "-l",
+        "app.kubernetes.io/name=storefront",
+        "-n",
+        "shop",
+        "--image",
+        "busybox:1.36",
+        "--parallel",
+        "1",
+        "--",
+    ];
+    args.extend_from_slice(command);
+    let mut child = spawn_debug(&f, &args, home.path());
     let mut stderr = tokio::io::BufReader::new(child.stderr.take().unwrap());
     let mut seen = String::new();
-    // The first pod's container is added: then ctrl-c.
     tokio::time::timeout(std::time::Duration::from_secs(30), async {
         while !seen.contains("added debug container") {
             let mut line = String::new();
@@ -330,14 +329,16 @@ async fn ctrl_c_stops_launching_lets_the_running_one_finish_and_says_which_ran()
     })
     .await
     .expect("the first launch is said");
+    let signalled = std::time::Instant::now();
     let pid = nix::unistd::Pid::from_raw(child.id().unwrap() as i32);
-    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).unwrap();
+    nix::sys::signal::kill(pid, signal).unwrap();
     let mut rest = String::new();
     stderr.read_to_string(&mut rest).await.unwrap();
     let status = tokio::time::timeout(std::time::Duration::from_secs(30), child.wait())
         .await
         .expect("podbay ends")
         .unwrap();
+    let took = signalled.elapsed();
     let mut stdout = String::new();
     child
         .stdout
@@ -346,8 +347,17 @@ async fn ctrl_c_stops_launching_lets_the_running_one_finish_and_says_which_ran()
         .read_to_string(&mut stdout)
         .await
         .unwrap();
-    let stderr = seen + &rest;
-    assert_eq!(status.code(), Some(130), "{stderr}");
+    (status.code(), seen + &rest, stdout, took)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_stops_launching_lets_the_running_one_finish_and_says_which_ran() {
+    let (code, stderr, stdout, _) = signalled_after_the_first_launch(
+        &["sh", "-c", "sleep 2; echo finished"],
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .await;
+    assert_eq!(code, Some(130), "{stderr}");
     assert!(
         stderr.contains("stopping: no more pods are started"),
         "{stderr}"
@@ -367,59 +377,13 @@ async fn ctrl_c_stops_launching_lets_the_running_one_finish_and_says_which_ran()
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_leaves_the_running_pod_running_and_still_says_which_ran() {
-    use tokio::io::{AsyncBufReadExt, AsyncReadExt};
-    let f = fixture().await;
-    let home = tempfile::tempdir().unwrap();
-    let mut child = spawn_debug(
-        &f,
-        &[
-            "-l",
-            "app.kubernetes.io/name=storefront",
-            "-n",
-            "shop",
-            "--image",
-            "busybox:1.36",
-            "--parallel",
-            "1",
-            "--",
-            "sleep",
-            "30",
-        ],
-        home.path(),
-    );
-    let mut stderr = tokio::io::BufReader::new(child.stderr.take().unwrap());
-    let mut seen = String::new();
-    tokio::time::timeout(std::time::Duration::from_secs(30), async {
-        while !seen.contains("added debug container") {
-            let mut line = String::new();
-            if stderr.read_line(&mut line).await.unwrap() == 0 {
-                break;
-            }
-            seen.push_str(&line);
-        }
-    })
-    .await
-    .expect("the first launch is said");
-    let signalled = std::time::Instant::now();
-    let pid = nix::unistd::Pid::from_raw(child.id().unwrap() as i32);
-    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
-    let mut rest = String::new();
-    stderr.read_to_string(&mut rest).await.unwrap();
-    let status = tokio::time::timeout(std::time::Duration::from_secs(30), child.wait())
-        .await
-        .expect("podbay ends")
-        .unwrap();
-    let stderr = seen + &rest;
+    let (code, stderr, _, took) =
+        signalled_after_the_first_launch(&["sleep", "30"], nix::sys::signal::Signal::SIGTERM).await;
     assert!(
-        signalled.elapsed() < std::time::Duration::from_secs(10),
-        "the running pod's 30 s are not waited for: {:?}",
-        signalled.elapsed()
+        took < std::time::Duration::from_secs(10),
+        "the running pod's 30 s are not waited for: {took:?}"
     );
-    assert_eq!(
-        status.code(),
-        Some(143),
-        "as a shell reports SIGTERM: {stderr}"
-    );
+    assert_eq!(code, Some(143), "as a shell reports SIGTERM: {stderr}");
     assert!(stderr.contains("stopping (SIGTERM)"), "{stderr}");
     assert!(
         summary_row(&stderr, STOREFRONT[0]).contains("left running"),
@@ -470,7 +434,7 @@ async fn ctrl_c_while_dash_i_waits_for_standard_input_ends_podbay() {
     })
     .await
     .expect("the pods are found");
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    // A ctrl-c before the read begins is held for it: the listener is older.
     let pid = nix::unistd::Pid::from_raw(child.id().unwrap() as i32);
     nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).unwrap();
     let status = tokio::time::timeout(std::time::Duration::from_secs(10), child.wait())

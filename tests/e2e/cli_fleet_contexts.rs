@@ -118,40 +118,39 @@ async fn each_cluster_s_pods_run_on_their_own_cluster_each_line_after_ctx_ns_pod
             );
         }
     }
-    let listed = debuggers(
-        &config,
-        &["--context", "sim-b,sim-a", "-n", "shop", "-o", "json"],
-    )
-    .await;
-    let doc: serde_json::Value = serde_json::from_slice(&listed.stdout).expect("JSON");
-    let contexts: Vec<&str> = doc
-        .as_array()
-        .expect("an array")
-        .iter()
-        .map(|d| d["context"].as_str().expect("each has its context"))
-        .collect();
-    assert_eq!(
-        contexts,
-        ["sim-b"; 3]
+    // `-o json`: each entry's context, in the order the clusters are named.
+    let contexts_listed = |args: &'static [&'static str]| {
+        let config = config.clone();
+        async move {
+            let listed = debuggers(&config, args).await;
+            let doc: serde_json::Value = serde_json::from_slice(&listed.stdout).expect("JSON");
+            doc.as_array()
+                .expect("an array")
+                .iter()
+                .map(|d| {
+                    d["context"]
+                        .as_str()
+                        .expect("each has its context")
+                        .to_string()
+                })
+                .collect::<Vec<_>>()
+        }
+    };
+    let three_each = |first: &str, second: &str| {
+        [first; 3]
             .into_iter()
-            .chain(["sim-a"; 3])
+            .chain([second; 3])
+            .map(String::from)
             .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        contexts_listed(&["--context", "sim-b,sim-a", "-n", "shop", "-o", "json"]).await,
+        three_each("sim-b", "sim-a")
     );
     // --all-contexts: the kubeconfig's contexts, in its order.
-    let listed = debuggers(&config, &["--all-contexts", "-n", "shop", "-o", "json"]).await;
-    let doc: serde_json::Value = serde_json::from_slice(&listed.stdout).expect("JSON");
-    let contexts: Vec<&str> = doc
-        .as_array()
-        .expect("an array")
-        .iter()
-        .map(|d| d["context"].as_str().expect("each has its context"))
-        .collect();
     assert_eq!(
-        contexts,
-        ["sim-a"; 3]
-            .into_iter()
-            .chain(["sim-b"; 3])
-            .collect::<Vec<_>>()
+        contexts_listed(&["--all-contexts", "-n", "shop", "-o", "json"]).await,
+        three_each("sim-a", "sim-b")
     );
     let both = debuggers(&config, &["--all-contexts", "--context", "sim-a"]).await;
     assert_eq!(both.status.code(), Some(2), "{}", support::stderr(&both));
