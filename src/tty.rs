@@ -108,6 +108,34 @@ pub fn next_termination() -> impl std::future::Future<Output = ()> {
     signals_at_least(now + 1)
 }
 
+/// Each stop signal as it comes, from the one listener, for a run that
+/// answers each in turn (many pods: a first ctrl-c stops launching, a
+/// second leaves). None is missed between two waits.
+pub struct Stops {
+    received: tokio::sync::watch::Receiver<u32>,
+    seen: u32,
+}
+
+/// The stop signals from now on (the listener is in place when this returns).
+pub fn stops() -> Stops {
+    let received = signals();
+    let seen = *received.borrow();
+    Stops { received, seen }
+}
+
+impl Stops {
+    /// The next signal's number; never, if none can be listened to. A
+    /// wait dropped before it ends loses nothing.
+    pub async fn next(&mut self) -> i32 {
+        let seen = self.seen;
+        if self.received.wait_for(|n| *n > seen).await.is_err() {
+            std::future::pending::<()>().await;
+        }
+        self.seen += 1;
+        LAST.load(Ordering::SeqCst)
+    }
+}
+
 fn signals_at_least(count: u32) -> impl std::future::Future<Output = ()> {
     let mut received = signals();
     async move {
@@ -153,6 +181,7 @@ fn signals() -> tokio::sync::watch::Receiver<u32> {
                     let (number, _, _) = futures::future::select_all(waits).await;
                     let _ =
                         STOPPED_BY.compare_exchange(0, number, Ordering::SeqCst, Ordering::SeqCst);
+                    LAST.store(number, Ordering::SeqCst);
                     counter.send_modify(|n| *n += 1);
                 }
             });
@@ -162,6 +191,8 @@ fn signals() -> tokio::sync::watch::Receiver<u32> {
 }
 
 static STOPPED_BY: AtomicI32 = AtomicI32::new(0);
+/// The latest stop signal, for [`Stops::next`].
+static LAST: AtomicI32 = AtomicI32::new(0);
 
 /// The signal that stopped podbay, if one did: it exits with 128 + its
 /// number, as a shell reports a process the signal killed.

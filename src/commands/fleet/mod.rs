@@ -13,8 +13,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use bytes::Bytes;
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, ListParams};
+use nix::sys::signal::Signal;
 use tokio::io::AsyncReadExt;
-use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::Semaphore;
 
 use futures::StreamExt;
@@ -60,13 +60,11 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> std::result::Result<i3
         &find_in,
     );
     let mut answered = vec![false; contexts.len()];
-    // Listening before the first pod starts, and for the whole run: a
-    // ctrl-c is never lost between two waits.
-    let mut interrupts = signal(SignalKind::interrupt()).ok();
-    // SIGTERM (`timeout`, a CI job's end) or SIGHUP: what ran is still
-    // said, and those running are left to run, as at a second ctrl-c.
-    let mut terminations =
-        [SignalKind::terminate(), SignalKind::hangup()].map(|kind| signal(kind).ok());
+    // Listening before the first pod starts, and for the whole run: no
+    // signal is lost between two waits. ctrl-c stops launching, a second
+    // leaves; SIGTERM (`timeout`, a CI job's end), SIGHUP or SIGQUIT leave
+    // at once, and what ran is still said.
+    let mut stops = crate::tty::stops();
     let mut terminated = None;
     let mut fleet = Fleet::new(args.clone(), across);
     // What every pod's run shares: made once the first pods are known.
@@ -82,7 +80,7 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> std::result::Result<i3
                         let shared = match &shared {
                             Some(shared) => shared.clone(),
                             None => {
-                                let first = share(&args, defaults, &voice, &mut interrupts, &mut terminations).await?;
+                                let first = share(&args, defaults, &voice, &mut stops).await?;
                                 shared.insert(first).clone()
                             }
                         };
@@ -98,27 +96,30 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> std::result::Result<i3
             Some(joined) = fleet.tasks.join_next_with_id(), if !fleet.tasks.is_empty() => {
                 fleet.joined(joined);
             },
-            Some(()) = async { interrupts.as_mut()?.recv().await } => {
-                interrupted += 1;
-                if interrupted == 1 {
+            signal = stops.next() => match Signal::try_from(signal) {
+                Ok(Signal::SIGINT) if terminated.is_none() => {
+                    interrupted += 1;
+                    if interrupted == 1 {
+                        fleet.permits.close();
+                        resolving.clear();
+                        unreached.extend(not_answered(&contexts, &answered, "ctrl-c"));
+                        crate::print::say(&"stopping: no more pods are started; those running go on to their end (ctrl-c again leaves them running and ends podbay).".into());
+                    } else {
+                        fleet.tasks.abort_all();
+                    }
+                }
+                _ => {
+                    let name = signal_name(signal);
+                    terminated = Some(signal);
+                    crate::print::say(&format!("stopping ({name}): no more pods are started; those running are left running.").into());
                     fleet.permits.close();
-                    resolving.clear();
-                    unreached.extend(not_answered(&contexts, &answered, "ctrl-c"));
-                    crate::print::say(&"stopping: no more pods are started; those running go on to their end (ctrl-c again leaves them running and ends podbay).".into());
-                } else {
+                    if interrupted == 0 {
+                        resolving.clear();
+                        unreached.extend(not_answered(&contexts, &answered, name));
+                    }
                     fleet.tasks.abort_all();
                 }
-            }
-            signal = first_of(&mut terminations) => {
-                terminated = Some(signal);
-                crate::print::say(&format!("stopping ({signal}): no more pods are started; those running are left running.").into());
-                fleet.permits.close();
-                if interrupted == 0 {
-                    resolving.clear();
-                    unreached.extend(not_answered(&contexts, &answered, signal.as_str()));
-                }
-                fleet.tasks.abort_all();
-            }
+            },
         }
     }
     unreached.sort_by_key(|(position, _)| *position);
@@ -130,7 +131,7 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> std::result::Result<i3
     }
     Ok(match terminated {
         // As a shell reports the signal.
-        Some(signal) => 128 + signal as i32,
+        Some(signal) => 128 + signal,
         None => summary::status(&outcomes, &unreached),
     })
 }
@@ -142,17 +143,16 @@ async fn share(
     args: &Arc<DebugArgs>,
     defaults: &Defaults,
     voice: &Voice,
-    interrupts: &mut Option<tokio::signal::unix::Signal>,
-    terminations: &mut [Option<tokio::signal::unix::Signal>; 2],
+    stops: &mut crate::tty::Stops,
 ) -> std::result::Result<Arc<Shared>, Failure> {
     let image = debug::chosen_image(args, defaults, voice);
     let input = if args.interactive {
         tokio::select! {
             read = read_input() => Some(read?),
-            signal = any_stop(interrupts, terminations) => {
+            signal = stops.next() => {
                 return Err(Failure {
-                    code: 128 + signal as i32,
-                    sentence: format!("Stopped ({signal}) while -i read standard input: nothing was run.").into(),
+                    code: 128 + signal,
+                    sentence: format!("Stopped ({}) while -i read standard input: nothing was run.", signal_name(signal)).into(),
                 });
             }
         }
@@ -189,28 +189,9 @@ fn not_answered(
         .collect()
 }
 
-/// The first signal to stop podbay: ctrl-c, SIGTERM or SIGHUP.
-async fn any_stop(
-    interrupts: &mut Option<tokio::signal::unix::Signal>,
-    terminations: &mut [Option<tokio::signal::unix::Signal>; 2],
-) -> nix::sys::signal::Signal {
-    tokio::select! {
-        Some(()) = async { interrupts.as_mut()?.recv().await } => nix::sys::signal::Signal::SIGINT,
-        signal = first_of(terminations) => signal,
-    }
-}
-
-/// The first of `signals` to come (never, if none could be listened to).
-async fn first_of(
-    signals: &mut [Option<tokio::signal::unix::Signal>; 2],
-) -> nix::sys::signal::Signal {
-    use nix::sys::signal::Signal;
-    let [term, hup] = signals;
-    tokio::select! {
-        Some(()) = async { term.as_mut()?.recv().await } => Signal::SIGTERM,
-        Some(()) = async { hup.as_mut()?.recv().await } => Signal::SIGHUP,
-        else => std::future::pending().await,
-    }
+/// `SIGTERM` for 15, as the summary and the sentences name a signal.
+fn signal_name(number: i32) -> &'static str {
+    Signal::try_from(number).map_or("a signal", Signal::as_str)
 }
 
 /// One pod of the run, as launched.
