@@ -22,13 +22,7 @@ pub fn all_contexts(
     kubeconfig: Option<&Path>,
     context: &mut Option<String>,
 ) -> Result<(), Failure> {
-    let target = crate::cluster::client::Target {
-        kubeconfig: kubeconfig.map(Path::to_path_buf),
-        ..crate::cluster::client::Target::default()
-    };
-    let known = target
-        .contexts_with_servers()
-        .map_err(|e| fail(exit::CONFIG, e.to_string()))?;
+    let known = servers(kubeconfig).map_err(|e| fail(exit::CONFIG, e.to_string()))?;
     let (chosen, passed_over) = one_per_server(&known.contexts, known.current.as_deref());
     if chosen.is_empty() {
         return Err(fail(
@@ -51,49 +45,48 @@ pub fn refuse_one_server_twice(
     kubeconfig: Option<&Path>,
     contexts: &[Option<String>],
 ) -> Result<(), Failure> {
-    let named: Vec<&str> = contexts.iter().flatten().map(String::as_str).collect();
-    if named.len() < 2 {
+    if contexts.len() < 2 {
         return Ok(());
     }
-    let target = crate::cluster::client::Target {
-        kubeconfig: kubeconfig.map(Path::to_path_buf),
-        ..crate::cluster::client::Target::default()
-    };
     // An unreadable kubeconfig is said by the connection, per cluster.
-    let Ok(known) = target.contexts_with_servers() else {
+    let Ok(known) = servers(kubeconfig) else {
         return Ok(());
     };
-    match twice(&known.contexts, &named) {
-        Some((first, second, server)) => Err(fail(
-            exit::USAGE,
-            format!(
-                "--context names {first} and {second}, which reach the same API server ({server}): each of its pods would be debugged twice. Name one of them."
-            ),
-        )),
+    // The named contexts, in the order named, as one_per_server reads them.
+    let named: Vec<(String, Option<String>)> = contexts
+        .iter()
+        .flatten()
+        .filter_map(|name| known.contexts.iter().find(|(known, _)| known == name))
+        .cloned()
+        .collect();
+    let (_, passed_over) = one_per_server(&named, None);
+    match passed_over.first() {
+        Some((second, first)) => {
+            let server = named
+                .iter()
+                .find_map(|(name, server)| (name == first).then_some(server.as_deref()))
+                .flatten()
+                .unwrap_or_default();
+            Err(fail(
+                exit::USAGE,
+                format!(
+                    "--context names {first} and {second}, which reach the same API server ({server}): each of its pods would be debugged twice. Name one of them."
+                ),
+            ))
+        }
         None => Ok(()),
     }
 }
 
-/// The first two of `named` whose API server is the same, and it.
-fn twice(known: &[(String, Option<String>)], named: &[&str]) -> Option<(String, String, String)> {
-    let server_of = |name: &str| {
-        known
-            .iter()
-            .find(|(known, _)| known == name)
-            .and_then(|(_, server)| server.clone())
-    };
-    for (at, first) in named.iter().enumerate() {
-        let Some(server) = server_of(first) else {
-            continue;
-        };
-        if let Some(second) = named[at + 1..]
-            .iter()
-            .find(|other| server_of(other).as_deref() == Some(server.as_str()))
-        {
-            return Some((first.to_string(), second.to_string(), server));
-        }
+/// The kubeconfig's contexts and the API server each reaches.
+fn servers(
+    kubeconfig: Option<&Path>,
+) -> Result<crate::cluster::client::ContextServers, crate::cluster::client::ConnectError> {
+    crate::cluster::client::Target {
+        kubeconfig: kubeconfig.map(Path::to_path_buf),
+        ..crate::cluster::client::Target::default()
     }
-    None
+    .contexts_with_servers()
 }
 
 /// One context per API server, in the kubeconfig's order: the current
@@ -225,7 +218,7 @@ where
 
 #[cfg(test)]
 mod tests {
-    use super::{one_per_server, twice};
+    use super::one_per_server;
 
     fn known(pairs: &[(&str, Option<&str>)]) -> Vec<(String, Option<String>)> {
         pairs
@@ -264,25 +257,5 @@ mod tests {
         assert_eq!(chosen, ["prod-viewer", "staging", "broken"]);
         assert_eq!(passed.len(), 1);
         assert_eq!(one_per_server(&[], None), (vec![], vec![]));
-    }
-
-    #[test]
-    fn two_contexts_of_one_api_server_are_found_in_the_order_named() {
-        let contexts = known(&[
-            ("prod-viewer", Some("https://prod")),
-            ("staging", Some("https://staging")),
-            ("prod-admin", Some("https://prod")),
-            ("broken", None),
-        ]);
-        assert_eq!(
-            twice(&contexts, &["staging", "prod-admin", "prod-viewer"]),
-            Some((
-                "prod-admin".to_string(),
-                "prod-viewer".to_string(),
-                "https://prod".to_string()
-            ))
-        );
-        assert_eq!(twice(&contexts, &["staging", "prod-admin", "broken"]), None);
-        assert_eq!(twice(&contexts, &["nope", "broken"]), None);
     }
 }
