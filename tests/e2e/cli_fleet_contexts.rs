@@ -473,3 +473,34 @@ async fn two_contexts_of_one_api_server_are_refused_before_anything_is_sent() {
         );
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_while_a_cluster_stalls_still_prints_the_summary() {
+    let mut run = with_sim_b_stalled("fleet-sigterm", &[]).await;
+    let signalled = std::time::Instant::now();
+    let pid = nix::unistd::Pid::from_raw(run.child.id().expect("running") as i32);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("signalled");
+    let (stderr, status) = run.finish().await;
+    assert!(
+        signalled.elapsed() < std::time::Duration::from_secs(10),
+        "SIGTERM does not wait for the stalled cluster: {:?}",
+        signalled.elapsed()
+    );
+    assert_eq!(status.code(), Some(143), "{stderr}");
+    let summary = &stderr[stderr.find("POD ").expect("a summary table")..];
+    assert!(
+        summary
+            .lines()
+            .any(|l| l.starts_with("sim-b/*") && l.contains("interrupted: Stopped (SIGTERM)")),
+        "{summary}"
+    );
+    // sim-a's pods each have their row, ended or left running.
+    assert_eq!(
+        summary
+            .lines()
+            .filter(|l| l.starts_with("sim-a/shop/"))
+            .count(),
+        3,
+        "{summary}"
+    );
+}

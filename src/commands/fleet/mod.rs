@@ -84,7 +84,7 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> std::result::Result<i3
                                 shared.insert(first).clone()
                             }
                         };
-                        fleet.launch(&shared, position, cluster, pods);
+                        fleet.launch((&shared, &voice), position, cluster, pods);
                     }
                     Err(missed) if !across => return Err(missed.failure),
                     Err(missed) => {
@@ -238,16 +238,11 @@ impl Fleet {
     /// Starts `found`, the pods of the cluster at `position`.
     fn launch(
         &mut self,
-        shared: &Arc<Shared>,
+        (shared, voice): (&Arc<Shared>, &Voice),
         position: usize,
         cluster: Cluster,
         found: Vec<PodRef>,
     ) {
-        let voice = if self.args.json() {
-            Voice::Quiet
-        } else {
-            Voice::Stderr
-        };
         let at_a_time = self
             .args
             .parallel
