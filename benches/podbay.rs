@@ -796,6 +796,7 @@ fn options(conn: &podbay::cluster::client::Connection) -> AppOptions {
     AppOptions {
         cluster: conn.cluster(),
         context: conn.context.clone(),
+        others: Vec::new(),
         contexts: conn.contexts.clone(),
         namespace: conn.namespace.clone(),
         all_namespaces: true,

@@ -150,12 +150,19 @@ async fn run(cli: Cli, paths: Paths) -> anyhow::Result<()> {
             exit_with(crate::commands::port_forward::run(args).await)
         }
         None => {
+            let mut browse_args = cli.browse;
+            if browse_args.all_contexts {
+                exit_if_failed(all_contexts(
+                    browse_args.kubeconfig.as_deref(),
+                    &mut browse_args.context,
+                ));
+            }
             let target = Target {
-                kubeconfig: cli.browse.kubeconfig.clone(),
-                context: cli.browse.context.clone(),
+                kubeconfig: browse_args.kubeconfig.clone(),
+                context: browse_args.first_context(),
                 ..Target::default()
             };
-            browse(target, cli.browse, &paths, false, None).await
+            browse(target, browse_args, &paths, false, None).await
         }
     }
 }
@@ -215,6 +222,7 @@ async fn browse(
     let browser_pinned =
         target.context.is_some() || args.namespace.is_some() || args.all_namespaces;
     tui::run(TuiOptions {
+        other_contexts: args.other_contexts(),
         panes,
         keepalive: crate::config::seconds(config.terminal.keepalive),
         recordings: paths.state.join("recordings"),
@@ -316,7 +324,7 @@ async fn run_demo(args: DemoArgs, browse_args: BrowseArgs, paths: &Paths) -> any
     let (sim, path) = start_sim(sim_options(&args.scenario), None).await?;
     let target = Target {
         kubeconfig: Some(path.clone()),
-        context: browse_args.context.clone(),
+        context: browse_args.first_context(),
         ..Target::default()
     };
     let notice = match sim.isolation() {

@@ -66,6 +66,8 @@ pub struct CapturesView {
 /// The `P` form: which packets, for how long, into which file.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CaptureForm {
+    /// The pods' cluster: a capture runs in one.
+    pub cluster: ClusterId,
     pub pods: Vec<PodKey>,
     pub filter: LineEdit,
     pub duration: LineEdit,
@@ -101,7 +103,7 @@ pub struct CaptureAsked {
 impl CaptureForm {
     /// Prefilled: every packet, until stopped, into the download folder,
     /// named after the pod (or the number of pods).
-    pub fn new(pods: Vec<PodKey>, download_dir: &str) -> Self {
+    pub fn new(cluster: ClusterId, pods: Vec<PodKey>, download_dir: &str) -> Self {
         let name = match pods.as_slice() {
             [one] => format!("{}.pcap", one.name),
             many => format!("capture-{}-pods.pcapng", many.len()),
@@ -113,6 +115,7 @@ impl CaptureForm {
             line
         };
         CaptureForm {
+            cluster,
             pods,
             filter: LineEdit::default(),
             duration: LineEdit::default(),
@@ -214,15 +217,40 @@ impl App {
     /// `P`: the form over the marked pods, else the selected one (the pod
     /// view's pod there).
     pub(super) fn open_capture_form(&mut self) -> Vec<Effect> {
-        let pods: Vec<PodKey> = match &self.view {
-            View::Pod(view) => vec![view.key.clone()],
-            _ if !self.pods.marks().is_empty() => self.pods.marks().iter().cloned().collect(),
-            _ => self.pods.selected().cloned().into_iter().collect(),
+        let (cluster, pods): (ClusterId, Vec<PodKey>) = match &self.view {
+            View::Pod(view) => (view.cluster.clone(), vec![view.key.clone()]),
+            _ if !self.pods.marks().is_empty() => {
+                let by_cluster = self.marks_by_cluster();
+                if by_cluster.len() > 1 {
+                    let contexts: Vec<String> = by_cluster
+                        .keys()
+                        .map(|c| crate::model::text::sanitize(&c.context).into_owned())
+                        .collect();
+                    self.message = Some(warning(format!(
+                        "The marked pods are on {} contexts ({}), and a capture runs in one: mark one context's pods (/ ctx:NAME shows them).",
+                        contexts.len(),
+                        contexts.join(", ")
+                    )));
+                    return vec![];
+                }
+                match by_cluster.into_iter().next() {
+                    Some(one) => one,
+                    None => return vec![],
+                }
+            }
+            _ => match self.selected_row() {
+                Some((cluster, pod)) => (cluster, vec![pod]),
+                None => return vec![],
+            },
         };
         if pods.is_empty() {
             return vec![];
         }
-        self.mode = Mode::Capture(Box::new(CaptureForm::new(pods, &self.download_dir)));
+        self.mode = Mode::Capture(Box::new(CaptureForm::new(
+            cluster,
+            pods,
+            &self.download_dir,
+        )));
         vec![]
     }
 
@@ -233,7 +261,7 @@ impl App {
     ) -> Vec<Effect> {
         match form::on_key(&mut form, &key, &()) {
             Answer::Cancel => return vec![],
-            Answer::Send(asked) => return self.start_capture(form.pods, asked),
+            Answer::Send(asked) => return self.start_capture(form.cluster, form.pods, asked),
             Answer::Refused(why) => self.message = Some(error(why)),
             Answer::Stay | Answer::Edited => {}
         }
@@ -241,7 +269,12 @@ impl App {
         vec![]
     }
 
-    fn start_capture(&mut self, pods: Vec<PodKey>, asked: CaptureAsked) -> Vec<Effect> {
+    fn start_capture(
+        &mut self,
+        cluster: ClusterId,
+        pods: Vec<PodKey>,
+        asked: CaptureAsked,
+    ) -> Vec<Effect> {
         self.next_capture += 1;
         let id = self.next_capture;
         let request = Request {
@@ -272,7 +305,7 @@ impl App {
         )));
         self.captures.push(Capture {
             id,
-            cluster: self.cluster.clone(),
+            cluster: cluster.clone(),
             pods: labels,
             file: asked.file.clone(),
             state: CaptureState::Starting,
@@ -282,7 +315,7 @@ impl App {
         });
         vec![Effect::StartCapture {
             id,
-            cluster: self.cluster.clone(),
+            cluster,
             request,
             file: asked.file,
         }]
@@ -423,11 +456,15 @@ mod tests {
         PodKey::new("shop", name)
     }
 
+    fn here() -> ClusterId {
+        ClusterId::new("sim", "https://127.0.0.1", "admin")
+    }
+
     #[test]
     fn the_form_is_prefilled_and_checks_what_it_sends() {
-        let mut form = CaptureForm::new(vec![pod("redis-0")], "/tmp/dl/");
+        let mut form = CaptureForm::new(here(), vec![pod("redis-0")], "/tmp/dl/");
         assert_eq!(form.file.as_str(), "/tmp/dl/redis-0.pcap");
-        let several = CaptureForm::new(vec![pod("a"), pod("b")], ".");
+        let several = CaptureForm::new(here(), vec![pod("a"), pod("b")], ".");
         assert_eq!(several.file.as_str(), "./capture-2-pods.pcapng");
         for c in "tcp port 6379".chars() {
             form::on_key(&mut form, &key(KeyCode::Char(c)), &());

@@ -204,10 +204,10 @@ impl App {
             Action::Open => {
                 let debugger = view.selected(self.pods.rows())?;
                 let key = PodKey::new(&debugger.namespace, &debugger.pod);
-                let mut pod = PodView::new(key.clone());
+                let mut pod = PodView::new(self.cluster.clone(), key.clone());
                 pod.fold_finished = self.fold_finished;
                 self.view = View::Pod(Box::new(pod));
-                return Some(vec![Effect::WatchPod(key)]);
+                return Some(vec![Effect::WatchPod(self.cluster.clone(), key)]);
             }
             Action::Attach => {
                 let debugger = view.selected(self.pods.rows())?;

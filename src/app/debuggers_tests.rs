@@ -197,7 +197,10 @@ fn a_attaches_a_pane_to_a_running_debugger_and_enter_opens_its_pod() {
     let effects = a.update(code(KeyCode::Enter));
     assert_eq!(
         effects,
-        vec![Effect::WatchPod(PodKey::new("payments", "ledger"))]
+        vec![Effect::WatchPod(
+            super::tests::sim_cluster(),
+            PodKey::new("payments", "ledger")
+        )]
     );
     assert!(matches!(&a.view, View::Pod(view) if view.key == PodKey::new("payments", "ledger")));
 }

@@ -36,7 +36,14 @@ pub enum Event {
     Resize(Size),
     /// Once a second, for ages and the connection indicator.
     Tick(Timestamp),
+    /// The pod list's watch of the browser's cluster.
     Pods(Feed<PodRow>),
+    /// The pod list's watch of another cluster it shows
+    /// ([`Effect::WatchOtherPods`]).
+    OtherPods {
+        cluster: ClusterId,
+        feed: Feed<PodRow>,
+    },
     Namespaces(Feed<String>),
     Detail(Feed<PodDetail>),
     PodEvents(Feed<EventRow>),
@@ -225,10 +232,20 @@ pub enum Effect {
         after: std::time::Duration,
         token: u64,
     },
-    /// Replace the pod watch(es) with this scope.
+    /// Replace the pod watch(es) with this scope, on the browser's
+    /// cluster (the other clusters the list shows are watched again with
+    /// [`Effect::WatchOtherPods`]).
     WatchPods(Scope),
-    /// Watch one pod's detail and events (the pod view).
-    WatchPod(PodKey),
+    /// Watch this scope's pods on another cluster the list shows, beside
+    /// the browser's (replaced with them by the next
+    /// [`Effect::WatchPods`]), and whether that cluster answers:
+    /// [`Event::OtherPods`], [`Event::Pulse`].
+    WatchOtherPods {
+        cluster: ClusterId,
+        scope: Scope,
+    },
+    /// Watch one pod's detail and events (the pod view), on this cluster.
+    WatchPod(ClusterId, PodKey),
     /// Watch the events of these namespaces (the events view); replaces
     /// the pod view's watch.
     WatchEvents(Scope),

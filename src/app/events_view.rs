@@ -5,7 +5,7 @@ use jiff::Timestamp;
 
 use super::keymap::Action;
 use super::reader::Reader;
-use super::{App, Effect, PodView, Scope, View};
+use super::{App, Effect, PodView, Scope, View, info};
 use crate::model::feed::{Change, Feed};
 use crate::model::text::Printable;
 use crate::model::{EventRow, PodKey};
@@ -34,7 +34,7 @@ pub struct EventsView {
 #[derive(Debug)]
 enum EventsBack {
     List,
-    Pod(PodKey),
+    Pod(Box<(crate::model::ClusterId, PodKey)>),
     /// A view of other objects (nodes, Services, workloads), watched again.
     View(Box<View>),
 }
@@ -129,6 +129,13 @@ impl App {
         if let Some(selected) = selected {
             return self.open_object_events(selected, all_namespaces);
         }
+        if let Some(elsewhere) = self.elsewhere_than_the_browser() {
+            self.message = Some(info(format!(
+                "The events view shows context {}'s events; this pod is on {elsewhere}: D describes it with its events.",
+                crate::model::text::sanitize(&self.context)
+            )));
+            return vec![];
+        }
         let (home, filter) = match &self.view {
             View::Pod(view) => (Scope::Namespaces(vec![view.key.namespace.to_string()]), ""),
             View::Events(view) => (view.home.clone(), view.filter.as_str()),
@@ -140,8 +147,10 @@ impl App {
         };
         let filter = filter.to_string();
         let back = match std::mem::replace(&mut self.view, View::Pods) {
-            View::Pod(view) => EventsBack::Pod(view.key),
-            View::Files(browser) => EventsBack::Pod(browser.key.pod),
+            View::Pod(view) => EventsBack::Pod(Box::new((view.cluster, view.key))),
+            View::Files(browser) => {
+                EventsBack::Pod(Box::new((browser.key.cluster, browser.key.pod)))
+            }
             View::Events(mut view) => std::mem::replace(&mut view.back, EventsBack::List),
             _ => EventsBack::List,
         };
@@ -219,10 +228,11 @@ impl App {
                 let back = std::mem::replace(&mut view.back, EventsBack::List);
                 return Some(match back {
                     EventsBack::Pod(pod) => {
-                        let mut back = PodView::new(pod.clone());
+                        let (cluster, pod) = *pod;
+                        let mut back = PodView::new(cluster.clone(), pod.clone());
                         back.fold_finished = self.fold_finished;
                         self.view = View::Pod(Box::new(back));
-                        vec![Effect::WatchPod(pod)]
+                        vec![Effect::WatchPod(cluster, pod)]
                     }
                     EventsBack::List => {
                         self.view = View::Pods;

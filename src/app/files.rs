@@ -8,9 +8,9 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::reader::Reader;
 use super::{App, Effect, PodView, View, error, info};
+use crate::model::TerminalKey;
 use crate::model::debug::{self, Admission, AsTargetUser, DebugSpec};
 use crate::model::files::{self, Entry, Kind};
-use crate::model::{PodKey, TerminalKey};
 
 /// How the container's files are reached.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -221,7 +221,7 @@ impl App {
             .reusable_debugger(&image, Some(&container.name), &[])
             .map(str::to_string);
         let key = TerminalKey::new(
-            self.cluster.clone(),
+            view.cluster.clone(),
             detail.key.clone(),
             container.name.clone(),
         );
@@ -419,12 +419,12 @@ impl App {
                 vec![]
             }
             KeyCode::Esc => {
-                let pod: PodKey = browser.key.pod.clone();
-                let mut back = PodView::new(pod.clone());
+                let (cluster, pod) = (browser.key.cluster.clone(), browser.key.pod.clone());
+                let mut back = PodView::new(cluster.clone(), pod.clone());
                 back.fold_finished = self.fold_finished;
                 self.message = None;
                 self.view = View::Pod(Box::new(back));
-                vec![Effect::WatchPod(pod)]
+                vec![Effect::WatchPod(cluster, pod)]
             }
             _ => return None,
         };

@@ -16,6 +16,9 @@ use crate::model::{ContainerInfo, ContainerKind, ContainerState, PodDetail, PodK
 /// A marked pod, as read when the form opened.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FleetPod {
+    /// Its cluster: the list may show several, and each pod's pane goes
+    /// to its own.
+    pub cluster: crate::model::ClusterId,
     pub key: PodKey,
     /// The pod, or why it could not be read (one sentence).
     pub detail: Result<PodDetail, String>,

@@ -199,7 +199,7 @@ impl super::App {
             return vec![];
         };
         let ready = matches!(&self.view, super::View::Pod(view)
-            if view.pod.detail.is_some() && view.key == *key);
+            if view.pod.detail.is_some() && (&view.cluster, &view.key) == (&key.0, &key.1));
         if !ready || self.mode != super::Mode::Normal {
             return vec![];
         }

@@ -99,6 +99,8 @@ pub struct ForwardsView {
 /// local port.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ForwardForm {
+    /// Where the forward goes: the cluster of the pod or object it is for.
+    pub cluster: ClusterId,
     pub namespace: String,
     /// A pod, or a Service or workload whose pods the forward follows.
     pub target: ForwardTarget,
@@ -121,6 +123,7 @@ pub enum FormField {
 
 impl ForwardForm {
     fn new(
+        cluster: ClusterId,
         namespace: String,
         target: ForwardTarget,
         ports: Vec<DeclaredPort>,
@@ -133,6 +136,7 @@ impl ForwardForm {
             .or_else(|| ports.iter().position(|p| p.protocol == "TCP"))
             .unwrap_or(ports.len());
         let mut form = ForwardForm {
+            cluster,
             namespace,
             target,
             ports,
@@ -292,18 +296,20 @@ impl App {
     /// first and the form with it.
     pub(super) fn open_forward_form(&mut self) -> Vec<Effect> {
         let View::Pod(view) = &self.view else {
-            let Some(key) = self.pods.selected().cloned() else {
+            let Some(row) = self.selected_row() else {
                 return vec![];
             };
-            self.form_after_detail = Some((key, form::AfterDetail::Forward));
+            self.form_after_detail = Some((row, form::AfterDetail::Forward));
             return self.open_pod(false);
         };
         let Some(detail) = view.pod.detail.as_ref() else {
-            self.form_after_detail = Some((view.key.clone(), form::AfterDetail::Forward));
+            let row = (view.cluster.clone(), view.key.clone());
+            self.form_after_detail = Some((row, form::AfterDetail::Forward));
             return vec![];
         };
         let container = view.selected().map(|c| c.name.as_str().to_string());
         let form = ForwardForm::new(
+            view.cluster.clone(),
             detail.key.namespace.to_string(),
             ForwardTarget::Pod(detail.key.name.to_string()),
             declared_ports(&detail.manifest),
@@ -322,7 +328,8 @@ impl App {
         target: ForwardTarget,
         ports: Vec<DeclaredPort>,
     ) -> Vec<Effect> {
-        self.mode = Mode::Forward(Box::new(ForwardForm::new(namespace, target, ports, None)));
+        let form = ForwardForm::new(self.cluster.clone(), namespace, target, ports, None);
+        self.mode = Mode::Forward(Box::new(form));
         vec![]
     }
 
@@ -334,7 +341,7 @@ impl App {
         match form::on_key(&mut form, &key, &()) {
             Answer::Cancel => return vec![],
             Answer::Send(mapping) => {
-                return self.start_forward(form.namespace, form.target, mapping);
+                return self.start_forward(form.cluster, form.namespace, form.target, mapping);
             }
             Answer::Refused(why) => self.message = Some(error(why)),
             Answer::Stay | Answer::Edited => {}
@@ -345,6 +352,7 @@ impl App {
 
     fn start_forward(
         &mut self,
+        cluster: ClusterId,
         namespace: String,
         target: ForwardTarget,
         mapping: PortMapping,
@@ -363,7 +371,7 @@ impl App {
         };
         self.forwards.push(Forward::new(
             id,
-            self.cluster.clone(),
+            cluster.clone(),
             namespace,
             target,
             mapping,
@@ -374,7 +382,7 @@ impl App {
         )));
         vec![Effect::StartForward {
             id,
-            cluster: self.cluster.clone(),
+            cluster,
             request,
         }]
     }
@@ -538,6 +546,10 @@ mod tests {
         (form, answer)
     }
 
+    fn here() -> ClusterId {
+        ClusterId::new("sim", "https://127.0.0.1", "admin")
+    }
+
     fn stay((form, answer): (ForwardForm, Answer<PortMapping>)) -> ForwardForm {
         assert!(
             matches!(answer, Answer::Stay | Answer::Edited),
@@ -554,7 +566,7 @@ mod tests {
             port("api", "http", 8080, "TCP"),
             port("dns", "dns", 53, "UDP"),
         ];
-        let form = ForwardForm::new("payments".into(), pod, ports, Some("api"));
+        let form = ForwardForm::new(here(), "payments".into(), pod, ports, Some("api"));
         assert_eq!((form.choice, form.local.as_str()), (1, "8080"));
         let form = stay(on_form_key(form, &key(KeyCode::Up)));
         assert_eq!(
@@ -585,7 +597,13 @@ mod tests {
 
     #[test]
     fn a_pod_without_declared_ports_takes_a_typed_one() {
-        let form = ForwardForm::new("shop".into(), ForwardTarget::Pod("x".into()), vec![], None);
+        let form = ForwardForm::new(
+            here(),
+            "shop".into(),
+            ForwardTarget::Pod("x".into()),
+            vec![],
+            None,
+        );
         assert!(matches!(
             on_form_key(form.clone(), &key(KeyCode::Enter)),
             (_, Answer::Refused(why)) if why.contains("Type the pod's port")

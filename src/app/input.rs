@@ -72,13 +72,10 @@ impl App {
                 }
             },
             Mode::ConfirmStopDebugger(debugger) => self.on_stop_debugger_answer(*debugger, &key),
-            Mode::ConfirmDelete(pod) => match key.code {
+            Mode::ConfirmDelete(cluster, pod) => match key.code {
                 KeyCode::Char('y') | KeyCode::Char('Y') => {
                     self.message = Some(info(format!("Deleting pod {pod}…")));
-                    vec![Effect::DeletePod {
-                        cluster: self.cluster.clone(),
-                        pod,
-                    }]
+                    vec![Effect::DeletePod { cluster, pod }]
                 }
                 _ => {
                     self.message = Some(info(format!("Pod {pod} was not deleted.")));
@@ -105,7 +102,7 @@ impl App {
                 Some("Enter")
             }
             Mode::ConfirmClose(_) if enter => Some("Enter"),
-            Mode::ConfirmDelete(_) | Mode::ConfirmStopDebugger(_) | Mode::ConfirmClose(_)
+            Mode::ConfirmDelete(..) | Mode::ConfirmStopDebugger(_) | Mode::ConfirmClose(_)
                 if yes =>
             {
                 Some("y")
@@ -231,15 +228,30 @@ impl App {
                 vec![]
             }
             Ok(command::Command::Context(ctx)) => {
-                if !self.contexts.contains(&ctx) {
+                // `:ctx a,b`: one list of both clusters' pods.
+                let mut named: Vec<String> = Vec::new();
+                for one in ctx.split(',').map(str::trim).filter(|c| !c.is_empty()) {
+                    if !named.iter().any(|n| n == one) {
+                        named.push(one.to_string());
+                    }
+                }
+                if let Some(unknown) = named.iter().find(|c| !self.contexts.contains(c)) {
                     self.message = Some(error(format!(
-                        "No context named {ctx:?}; known contexts: {}.",
+                        "No context named {unknown:?}; known contexts: {}.",
                         self.contexts.join(", ")
                     )));
                     return vec![];
                 }
-                self.message = Some(info(format!("Connecting to context {ctx}…")));
-                vec![Effect::SwitchContext(ctx)]
+                if named.is_empty() {
+                    return vec![];
+                }
+                let first = named.remove(0);
+                self.message = Some(info(match named.is_empty() {
+                    true => format!("Connecting to context {first}…"),
+                    false => format!("Connecting to contexts {first}, {}…", named.join(", ")),
+                }));
+                self.next_others = named;
+                vec![Effect::SwitchContext(first)]
             }
             Err(sentence) => {
                 self.message = Some(error(sentence));
@@ -388,8 +400,9 @@ impl App {
                 }
             }
             Action::CopyName => {
-                let key = self.selected_pod();
-                let Some(key) = key else { return vec![] };
+                let Some((_, key)) = self.selected_pod() else {
+                    return vec![];
+                };
                 self.message = Some(info(format!(
                     "Copied {} to the clipboard (through your terminal, OSC 52).",
                     key.name
@@ -425,7 +438,7 @@ impl App {
         let Some(detail) = view.pod.detail.as_ref() else {
             return vec![];
         };
-        let pod = detail.key.clone();
+        let (cluster, pod) = (view.cluster.clone(), detail.key.clone());
         match form.on_key(key, detail) {
             FormOutcome::Stay => {
                 self.mode = Mode::Launcher(Box::new(form));
@@ -433,11 +446,11 @@ impl App {
             }
             FormOutcome::Cancel => vec![],
             FormOutcome::Reattach(name) => {
-                let key = TerminalKey::new(self.cluster.clone(), pod, name);
+                let key = TerminalKey::new(cluster, pod, name);
                 self.open_terminal_pane(TerminalKind::Attach, key, None).1
             }
             FormOutcome::Launch(spec) => {
-                let key = TerminalKey::new(self.cluster.clone(), pod, spec.name.clone());
+                let key = TerminalKey::new(cluster, pod, spec.name.clone());
                 let (id, mut effects) =
                     self.open_terminal_pane(TerminalKind::Debug, key.clone(), Some(form));
                 effects.insert(

@@ -2,35 +2,52 @@
 //! shown one is replaced), the rows it brings, a refused namespace and
 //! the close names of a missing one.
 
+use std::sync::Arc;
+
 use super::*;
 
 impl App {
-    pub(super) fn on_pods(&mut self, feed: Feed<PodRow>) -> Vec<Effect> {
+    /// An update of the pod watch of the cluster whose rows carry `tag`.
+    pub(super) fn on_pods(&mut self, tag: Option<Arc<str>>, feed: Feed<PodRow>) -> Vec<Effect> {
+        let feed = match &tag {
+            Some(context) => feed.filter_map(|mut row| {
+                row.context = Some(context.clone());
+                Some(row)
+            }),
+            None => feed,
+        };
+        // `ctx/` before an unreadable pod's name, when there are several.
+        let prefix = tag
+            .as_ref()
+            .map(|c| format!("{}/", crate::model::text::sanitize(c)))
+            .unwrap_or_default();
         match feed {
-            Feed::Listing { scope } => self.pods_listing(scope),
+            Feed::Listing { scope } => self.pods_listing((tag, scope)),
             Feed::Page {
                 scope,
                 rows,
                 loaded,
                 expected,
-            } => self.pods_page(scope, rows, loaded, expected),
+            } => self.pods_page((tag, scope), rows, loaded, expected),
             Feed::Listed { scope, rows } => {
-                match &scope {
-                    Some(ns) => self.refused.remove(ns.as_str()),
-                    None => None,
-                };
-                match &scope {
-                    Some(ns) => self
-                        .unreadable_pods
-                        .retain(|name, _| !name.starts_with(&format!("{ns}/"))),
-                    None => self.unreadable_pods.clear(),
+                if let Some(ns) = &scope {
+                    self.refused.remove(&(tag.clone(), ns.clone()));
                 }
-                self.pods_listed(scope, rows);
-                self.link_back();
+                let gone = format!(
+                    "{prefix}{}",
+                    scope
+                        .as_deref()
+                        .map(|ns| format!("{ns}/"))
+                        .unwrap_or_default()
+                );
+                self.unreadable_pods
+                    .retain(|name, _| !name.starts_with(&gone));
+                self.pods_listed((tag.clone(), scope), rows);
+                self.link_back(&tag);
                 return self.follow_pods_logs(None);
             }
             Feed::Applied(row) => {
-                self.unreadable_pods.remove(&row.key.to_string());
+                self.unreadable_pods.remove(&row.row_key().to_string());
                 let followed = self
                     .workspace
                     .terminals
@@ -38,40 +55,51 @@ impl App {
                     .any(|t| t.pods_of.is_some());
                 let changed = followed.then(|| row.clone());
                 self.pods.apply(row);
-                self.link_back();
+                self.link_back(&tag);
                 return self.follow_pods_logs(changed.as_ref());
             }
             Feed::Unreadable(bad) => {
                 if let Some(first) = bad.first() {
-                    self.message = Some(warning(first.sentence("pod")));
+                    self.message = Some(warning(self.said_of(&tag, &first.sentence("pod"))));
                 }
                 for pod in bad {
-                    self.unreadable_pods.insert(pod.name.to_string(), pod.why);
+                    self.unreadable_pods
+                        .insert(format!("{prefix}{}", pod.name), pod.why);
                 }
             }
             Feed::Deleted(row) => {
-                self.pods.remove(&row.key);
-                self.link_back();
+                self.pods.remove(&row.row_key());
+                self.link_back(&tag);
             }
-            Feed::Resumed => self.link_back(),
-            Feed::Cut => self.connection.reconnecting(None),
+            Feed::Resumed => self.link_back(&tag),
+            Feed::Cut => self.link_mut(&tag).reconnecting(None),
             Feed::Reconnecting(sentence) => {
                 // Said once, and again only when it changes: a feed that
                 // keeps retrying sends it with each try.
-                if self.connection.trouble() != Some(sentence.as_str()) {
-                    self.message = Some(warning(sentence.clone()));
+                let trouble = self.said_of(&tag, &sentence);
+                if self.link_mut(&tag).trouble() != Some(trouble.as_str()) {
+                    self.message = Some(warning(trouble.clone()));
                 }
-                self.connection.reconnecting(Some(sentence.to_string()));
+                self.link_mut(&tag).reconnecting(Some(trouble));
             }
-            Feed::Forbidden(denied) => return self.narrow_after_denial(denied),
+            Feed::Forbidden(denied) => return self.narrow_after_denial(tag, denied),
         }
         vec![]
     }
 
+    /// A sentence about the cluster whose rows carry `tag`: after its
+    /// context when the list shows several.
+    pub(super) fn said_of(&self, tag: &Option<Arc<str>>, sentence: &str) -> String {
+        match tag {
+            Some(context) => format!("{}: {sentence}", crate::model::text::sanitize(context)),
+            None => sentence.to_string(),
+        }
+    }
+
     /// The pod watch runs again: clear its trouble message, if it is still
     /// the one showing.
-    pub(super) fn link_back(&mut self) {
-        if let Some(sentence) = self.connection.live()
+    pub(super) fn link_back(&mut self, tag: &Option<Arc<str>>) {
+        if let Some(sentence) = self.link_mut(tag).live()
             && self.message.as_ref().is_some_and(|m| m.text == sentence)
         {
             self.message = None;
@@ -81,15 +109,16 @@ impl App {
     /// A list of `scope` starts (again): a first one is shown as its pages
     /// come; a list of pods already shown (after a 410) is gathered and
     /// replaces them once whole, so rows do not vanish and come back.
-    pub(super) fn pods_listing(&mut self, scope: Option<String>) {
-        let shown = match &scope {
-            None => self.pods.total() > 0,
-            Some(ns) => self.pods.rows().any(|r| &*r.key.namespace == ns),
-        };
+    pub(super) fn pods_listing(&mut self, scope: ListScope) {
+        let (tag, namespace) = &scope;
+        let shown = self.pods.rows().any(|r| {
+            r.context == *tag && namespace.as_ref().is_none_or(|ns| &*r.key.namespace == ns)
+        });
         let direct = match self.listing.get(&scope) {
             // Started over: the pages shown are void.
             Some(listing) if listing.direct => {
-                self.pods.replace(scope.as_deref(), Vec::new());
+                self.pods
+                    .replace(tag.as_deref(), namespace.as_deref(), Vec::new());
                 true
             }
             _ => !shown,
@@ -107,11 +136,12 @@ impl App {
 
     pub(super) fn pods_page(
         &mut self,
-        scope: Option<String>,
+        scope: ListScope,
         rows: Vec<PodRow>,
         loaded: usize,
         expected: Option<usize>,
     ) {
+        let tag = scope.0.clone();
         let listing = self.listing.entry(scope).or_insert_with(|| Listing {
             direct: false,
             gathered: Vec::new(),
@@ -125,20 +155,21 @@ impl App {
             // The server answers; the message of its trouble stays until
             // the list is whole (a server whose list never ends sends
             // pages too).
-            self.connection.answers();
+            self.link_mut(&tag).answers();
         } else {
             listing.gathered.extend(rows);
         }
     }
 
-    pub(super) fn pods_listed(&mut self, scope: Option<String>, rows: Vec<PodRow>) {
+    pub(super) fn pods_listed(&mut self, scope: ListScope, rows: Vec<PodRow>) {
+        let (tag, namespace) = (scope.0.as_deref(), scope.1.as_deref());
         match self.listing.remove(&scope) {
             Some(listing) if listing.direct => self.pods.extend(rows),
             Some(mut listing) => {
                 listing.gathered.extend(rows);
-                self.pods.replace(scope.as_deref(), listing.gathered);
+                self.pods.replace(tag, namespace, listing.gathered);
             }
-            None => self.pods.replace(scope.as_deref(), rows),
+            None => self.pods.replace(tag, namespace, rows),
         }
     }
 
@@ -158,11 +189,16 @@ impl App {
     /// Restricted users are the norm: when the cluster-wide list is refused,
     /// fall back to the namespaces we know the user may use, and say which
     /// permission was missing.
-    pub(super) fn narrow_after_denial(&mut self, denied: Denied) -> Vec<Effect> {
+    pub(super) fn narrow_after_denial(
+        &mut self,
+        tag: Option<Arc<str>>,
+        denied: Denied,
+    ) -> Vec<Effect> {
+        let prefix = self.said_of(&tag, "");
         // A refused feed stops: its list is not under way any more.
         match &self.scope {
             Scope::All => {
-                self.listing.remove(&None);
+                self.listing.remove(&(tag.clone(), None));
                 let mut fallback = vec![self.home_namespace.clone()];
                 for ns in &self.fallback_namespaces {
                     if !fallback.contains(ns) {
@@ -170,12 +206,13 @@ impl App {
                     }
                 }
                 self.message = Some(warning(format!(
-                    "{} Showing namespace {} instead.",
+                    "{prefix}{} Showing namespace {} instead.",
                     denied.sentence(),
                     fallback.join(", ")
                 )));
                 self.scope = Scope::Namespaces(fallback);
-                vec![Effect::WatchPods(self.scope.clone())]
+                self.pods.clear();
+                self.watch_pods()
             }
             Scope::Namespaces(namespaces) => {
                 let refused = match &denied.namespace {
@@ -183,11 +220,11 @@ impl App {
                     None => namespaces.clone(),
                 };
                 for ns in refused {
-                    self.listing.remove(&Some(ns.clone()));
-                    self.refused.insert(ns, denied.clone());
+                    self.listing.remove(&(tag.clone(), Some(ns.clone())));
+                    self.refused.insert((tag.clone(), ns), denied.clone());
                 }
-                self.link_back();
-                self.message = Some(warning(denied.sentence()));
+                self.link_back(&tag);
+                self.message = Some(warning(format!("{prefix}{}", denied.sentence())));
                 vec![]
             }
         }
@@ -226,16 +263,21 @@ impl App {
     /// The refusal, when the user may list pods in none of the scope's
     /// namespaces: the list is unavailable, not empty.
     pub fn refused_scope(&self) -> Option<&Denied> {
-        match &self.scope {
-            Scope::Namespaces(namespaces)
-                if namespaces.iter().all(|ns| self.refused.contains_key(ns)) =>
-            {
-                namespaces.first().and_then(|ns| self.refused.get(ns))
-            }
-            _ => None,
-        }
+        let Scope::Namespaces(namespaces) = &self.scope else {
+            return None;
+        };
+        let tags = self.shown_tags();
+        let everywhere = namespaces.iter().all(|ns| {
+            tags.iter()
+                .all(|tag| self.refused.contains_key(&(tag.clone(), ns.clone())))
+        });
+        let first = (tags.first()?.clone(), namespaces.first()?.clone());
+        everywhere.then(|| self.refused.get(&first)).flatten()
     }
 }
+
+/// Which list: the cluster (its rows' tag) and the namespace (`None`: all).
+pub(super) type ListScope = (Option<Arc<str>>, Option<String>);
 
 /// A pod list under way.
 pub(super) struct Listing {

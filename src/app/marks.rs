@@ -43,26 +43,55 @@ impl App {
     /// `d` with pods marked: reads them (and their namespaces' Pod
     /// Security) for the form.
     pub(super) fn read_marked(&mut self) -> Vec<Effect> {
-        let pods: Vec<PodKey> = self.pods.marks().iter().cloned().collect();
-        if pods.len() > MOST_PANES {
+        let count = self.pods.marks().len();
+        if count > MOST_PANES {
             self.message = Some(warning(format!(
-                "{} pods are marked, and podbay opens at most {MOST_PANES} panes at once: mark fewer (space unmarks), or run `podbay debug -l SELECTOR` for every pod, line by line.",
-                pods.len()
+                "{count} pods are marked, and podbay opens at most {MOST_PANES} panes at once: mark fewer (space unmarks), or run `podbay debug -l SELECTOR` for every pod, line by line."
             )));
             return vec![];
         }
-        self.message = Some(info(format!("Reading the {} marked pods…", pods.len())));
-        vec![Effect::ReadPods {
-            cluster: self.cluster.clone(),
-            pods,
-        }]
+        let by_cluster = self.marks_by_cluster();
+        self.message = Some(info(format!("Reading the {count} marked pods…")));
+        self.marks_read = Some(MarksRead {
+            waiting: by_cluster.keys().cloned().collect(),
+            pods: Vec::new(),
+        });
+        by_cluster
+            .into_iter()
+            .map(|(cluster, pods)| Effect::ReadPods { cluster, pods })
+            .collect()
+    }
+
+    /// The marked pods, by cluster (those of a cluster the list no longer
+    /// shows left out).
+    pub(super) fn marks_by_cluster(&self) -> std::collections::BTreeMap<ClusterId, Vec<PodKey>> {
+        let mut by_cluster: std::collections::BTreeMap<ClusterId, Vec<PodKey>> = Default::default();
+        for key in self.pods.marks() {
+            if let Some(cluster) = self.cluster_of(key) {
+                by_cluster.entry(cluster).or_default().push(key.pod.clone());
+            }
+        }
+        by_cluster
     }
 
     /// The marked pods are read: the form opens, unless the user has
     /// moved on (another context, or another form or view in the way).
     pub(super) fn on_pods_read(&mut self, cluster: ClusterId, pods: Vec<FleetPod>) {
-        if cluster != self.cluster || self.mode != Mode::Normal || !matches!(self.view, View::Pods)
-        {
+        // Each cluster's pods come on their own: the form waits for all.
+        let Some(read) = self
+            .marks_read
+            .as_mut()
+            .filter(|r| r.waiting.contains(&cluster))
+        else {
+            return;
+        };
+        read.waiting.remove(&cluster);
+        read.pods.extend(pods);
+        if !read.waiting.is_empty() {
+            return;
+        }
+        let pods = self.marks_read.take().map(|r| r.pods).unwrap_or_default();
+        if self.mode != Mode::Normal || !matches!(self.view, View::Pods) {
             if self
                 .message
                 .as_ref()
@@ -85,13 +114,17 @@ impl App {
                 vec![]
             }
             FleetOutcome::Cancel => vec![],
-            FleetOutcome::Go(plans) => self.launch_fleet(&form.launcher.name, plans),
+            FleetOutcome::Go(plans) => {
+                let clusters = form.pods.iter().map(|p| p.cluster.clone());
+                let plans = clusters.zip(plans).map(|(c, (pod, plan))| (c, pod, plan));
+                self.launch_fleet(&form.launcher.name, plans.collect())
+            }
         }
     }
 
     /// A pane per pod — launching, attaching, or saying why not — tiled,
     /// and marked, so that what is typed goes to every one of them.
-    fn launch_fleet(&mut self, name: &str, plans: Vec<(PodKey, Plan)>) -> Vec<Effect> {
+    fn launch_fleet(&mut self, name: &str, plans: Vec<(ClusterId, PodKey, Plan)>) -> Vec<Effect> {
         // The new panes are the broadcast group.
         for pane in self.workspace.panes.values_mut() {
             pane.marked = false;
@@ -100,10 +133,10 @@ impl App {
         let mut refused = Vec::new();
         let mut reused = 0;
         let count = plans.len();
-        for (pod, plan) in plans {
+        for (cluster, pod, plan) in plans {
             match plan {
                 Plan::Launch(spec) => {
-                    let key = TerminalKey::new(self.cluster.clone(), pod, spec.name.clone());
+                    let key = TerminalKey::new(cluster, pod, spec.name.clone());
                     let (id, opened) =
                         self.open_terminal_pane(TerminalKind::Debug, key.clone(), None);
                     if let Some(t) = self.workspace.terminals.get_mut(&id) {
@@ -118,11 +151,11 @@ impl App {
                 }
                 Plan::Reattach(running) => {
                     reused += 1;
-                    let key = TerminalKey::new(self.cluster.clone(), pod, running);
+                    let key = TerminalKey::new(cluster, pod, running);
                     effects.extend(self.open_terminal_pane(TerminalKind::Attach, key, None).1);
                 }
                 Plan::Refused(why) => {
-                    let key = TerminalKey::new(self.cluster.clone(), pod, name);
+                    let key = TerminalKey::new(cluster, pod, name);
                     // Nothing runs there: no watch, no session, no input;
                     // the pane says why.
                     let (id, opened) = self.open_terminal_pane(TerminalKind::Debug, key, None);
@@ -177,6 +210,12 @@ impl App {
         self.message = Some(info(words));
         effects
     }
+}
+
+/// The marked pods being read for the form, a read per cluster.
+pub(super) struct MarksRead {
+    waiting: std::collections::BTreeSet<ClusterId>,
+    pods: Vec<FleetPod>,
 }
 
 #[cfg(test)]

@@ -31,7 +31,21 @@ fn listed_app() -> super::App {
     a
 }
 
+/// Marks `pods` in the list, presses `d`, and answers its read with them.
 fn read(a: &mut super::App, pods: Vec<FleetPod>) {
+    a.pods.clear_marks();
+    for pod in &pods {
+        let at = (0..a.pods.visible_len())
+            .find(|i| a.pods.visible(*i).is_some_and(|(r, _)| r.key == pod.key))
+            .expect("the pod is listed");
+        a.pods.select_index(at);
+        a.pods.toggle_mark();
+    }
+    let asked = a.update(key('d'));
+    assert!(
+        matches!(&asked[..], [Effect::ReadPods { .. }]),
+        "d reads the marked pods: {asked:?}"
+    );
     a.update(Event::PodsRead {
         cluster: sim_cluster(),
         pods,
@@ -40,6 +54,7 @@ fn read(a: &mut super::App, pods: Vec<FleetPod>) {
 
 fn fleet_pod(detail: PodDetail, policy: Option<Policy>) -> FleetPod {
     FleetPod {
+        cluster: sim_cluster(),
         key: detail.key.clone(),
         detail: Ok(detail),
         policy,
@@ -51,7 +66,12 @@ fn space_marks_and_moves_on_star_marks_what_the_filter_shows() {
     let mut a = listed_app();
     a.update(key(' '));
     a.update(key(' '));
-    let marked: Vec<String> = a.pods.marks().iter().map(|k| k.name.to_string()).collect();
+    let marked: Vec<String> = a
+        .pods
+        .marks()
+        .iter()
+        .map(|k| k.pod.name.to_string())
+        .collect();
     assert_eq!(marked, ["api-1", "api-2"], "space marks, then moves down");
     a.update(key('k'));
     a.update(key(' '));
@@ -63,7 +83,12 @@ fn space_marks_and_moves_on_star_marks_what_the_filter_shows() {
     }
     a.update(code(KeyCode::Enter));
     a.update(key('*'));
-    let marked: Vec<String> = a.pods.marks().iter().map(|k| k.name.to_string()).collect();
+    let marked: Vec<String> = a
+        .pods
+        .marks()
+        .iter()
+        .map(|k| k.pod.name.to_string())
+        .collect();
     assert_eq!(
         marked,
         ["api-1", "api-2", "api-3"],
@@ -107,6 +132,7 @@ fn the_form_says_for_each_pod_what_enter_will_do() {
             fleet_pod(other_image, None),
             fleet_pod(windows, None),
             FleetPod {
+                cluster: sim_cluster(),
                 key: PodKey::new("shop", "db-0"),
                 detail: Err("pods \"db-0\" is forbidden".into()),
                 policy: None,
@@ -204,6 +230,7 @@ fn enter_opens_a_pane_per_pod_tiled_with_typing_broadcast_to_them() {
             fleet_pod(detail_of("api-1", false), None),
             fleet_pod(detail_of("api-2", false), None),
             FleetPod {
+                cluster: sim_cluster(),
                 key: PodKey::new("shop", "api-3"),
                 detail: Err("could not be read".into()),
                 policy: None,

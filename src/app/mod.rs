@@ -6,6 +6,7 @@
 pub mod bindings;
 pub(crate) mod captures;
 pub(crate) mod command;
+mod connected;
 pub(crate) mod copy;
 pub(crate) mod debuggers;
 mod event;
@@ -28,6 +29,7 @@ mod mode;
 pub(crate) mod nodes;
 pub(crate) mod object_page;
 pub(crate) mod object_rows;
+pub mod other_clusters;
 mod pages;
 mod panes;
 pub(crate) mod pod_copy;
@@ -72,6 +74,7 @@ use listing::Listing;
 use pods::PodTable;
 pub use terminal::TerminalId;
 use terminal::TerminalKind;
+pub use usage::UsageReads;
 use workspace::Workspace;
 
 /// The most sentences the messages view keeps (the oldest go first).
@@ -108,6 +111,12 @@ pub struct PaneOptions {
 pub struct App {
     /// The cluster the browser shows (and new terminals open on).
     pub cluster: ClusterId,
+    /// The other clusters the pod list shows (`--context a,b`): none when
+    /// it shows one.
+    pub others: Vec<other_clusters::OtherCluster>,
+    /// The context on the browser's cluster's rows, when the list shows
+    /// several clusters (then every row says its own).
+    first_tag: Option<std::sync::Arc<str>>,
     /// Every context connected to in this run, oldest first: with more than
     /// one, each pane says which it belongs to.
     pub contexts_used: Vec<String>,
@@ -129,9 +138,10 @@ pub struct App {
     /// Pods the server sent that do not decode (`namespace/name` → what is
     /// wrong): left out of the table, counted in the header.
     pub unreadable_pods: std::collections::BTreeMap<String, crate::model::text::Printable>,
-    /// Namespaces of the scope whose pods the user may not list, and the
-    /// refusal: the table says it rather than "no pods".
-    pub refused: std::collections::BTreeMap<String, Denied>,
+    /// Namespaces of the scope whose pods the user may not list (by the
+    /// tag of their cluster's rows), and the refusal: the table says it
+    /// rather than "no pods".
+    pub refused: std::collections::BTreeMap<(Option<std::sync::Arc<str>>, String), Denied>,
     /// Every sentence of this run (the status line's), with when: `M`.
     pub said: std::collections::VecDeque<(Timestamp, Message)>,
     /// The status line's sentence last kept in `said`.
@@ -184,12 +194,16 @@ pub struct App {
     pub captures: Vec<captures::Capture>,
     next_capture: u64,
     /// `F` or `C` on the list opened this pod: the form follows its detail.
-    form_after_detail: Option<(PodKey, form::AfterDetail)>,
+    form_after_detail: Option<((ClusterId, PodKey), form::AfterDetail)>,
     /// Each context connected in this run, as its cluster: restored panes
     /// start on theirs.
     clusters: std::collections::BTreeMap<String, ClusterId>,
-    /// Pod lists under way, by scope.
-    listing: std::collections::HashMap<Option<String>, Listing>,
+    /// The other contexts `:ctx a,b` named, for the list once `a` connects.
+    next_others: Vec<String>,
+    /// The marked pods being read for the launcher of many.
+    marks_read: Option<marks::MarksRead>,
+    /// Pod lists under way, by cluster (its rows' tag) and scope.
+    listing: std::collections::HashMap<(Option<std::sync::Arc<str>>, Option<String>), Listing>,
     /// Restored forwards whose context is being connected.
     waiting_forwards: Vec<saved::SavedForward>,
     /// A restore brings the browser's context and namespaces back too
@@ -203,6 +217,8 @@ pub struct App {
 pub struct AppOptions {
     pub cluster: ClusterId,
     pub context: String,
+    /// Other contexts whose pods the list shows beside `context`'s.
+    pub others: Vec<String>,
     pub contexts: Vec<String>,
     pub namespace: String,
     pub all_namespaces: bool,
@@ -223,9 +239,26 @@ impl App {
         } else {
             Scope::Namespaces(vec![options.namespace.clone()])
         };
+        let others: Vec<_> = options
+            .others
+            .iter()
+            .filter(|c| **c != options.context)
+            .map(|c| other_clusters::OtherCluster::new(c))
+            .collect();
+        let first_tag = (!others.is_empty()).then(|| options.context.as_str().into());
+        let mut effects = vec![Effect::WatchPods(scope.clone())];
+        effects.extend(
+            others
+                .iter()
+                .map(|o| Effect::ConnectContext(o.context.to_string())),
+        );
         let app = App {
+            others,
+            first_tag,
             clusters: [(options.context.clone(), options.cluster.clone())].into(),
             waiting_forwards: Vec::new(),
+            marks_read: None,
+            next_others: Vec::new(),
             listing: Default::default(),
             restore_browser: true,
             contexts_used: vec![options.context.clone()],
@@ -278,7 +311,7 @@ impl App {
             namespaces_listed: false,
             restore_queue: std::collections::VecDeque::new(),
         };
-        (app, vec![Effect::WatchPods(scope)])
+        (app, effects)
     }
 
     pub fn update(&mut self, event: Event) -> Vec<Effect> {
@@ -334,6 +367,9 @@ impl App {
             Event::Tick(now) => {
                 self.now = now;
                 self.connection.tick();
+                for other in &mut self.others {
+                    other.link.tick();
+                }
                 // Ages in the description move on.
                 if let View::Pod(view) = &mut self.view
                     && matches!(view.page, Page::Describe(_))
@@ -344,7 +380,8 @@ impl App {
                 effects.extend(self.usage_due());
                 effects
             }
-            Event::Pods(feed) => self.on_pods(feed),
+            Event::Pods(feed) => self.on_pods(self.first_tag.clone(), feed),
+            Event::OtherPods { cluster, feed } => self.on_other_pods(cluster, feed),
             Event::Namespaces(Feed::Forbidden(_)) => {
                 self.namespaces_listed = false;
                 // Completion falls back to what we know; nothing else breaks.
@@ -469,67 +506,24 @@ impl App {
                 context,
                 namespace,
                 contexts,
-            } => {
-                self.clusters.insert(context.clone(), cluster.clone());
-                self.cluster = cluster;
-                // Coming back to a context finds the namespaces it showed
-                // (the one given with -n, say), as k9s does.
-                self.scopes_by_context
-                    .insert(self.context.clone(), self.scope.clone());
-                let remembered = self.scopes_by_context.get(&context).cloned();
-                // A question about the other cluster's pods is void, and so
-                // is a form for them (the same names here are other pods).
-                if matches!(self.mode, Mode::ConfirmDelete(_) | Mode::Fleet(_)) {
-                    self.mode = Mode::Normal;
-                }
-                if !self.contexts_used.contains(&context) {
-                    self.contexts_used.push(context.clone());
-                }
-                self.context = context;
-                self.home_namespace = namespace.clone();
-                self.contexts = contexts;
-                self.forget_narrowing();
-                self.pods.replace(None, Vec::new());
-                // A query for the other cluster's pods would hide these
-                // without a word: it goes, a key away (`/` then `↑`).
-                let filtered = self
-                    .pods
-                    .query()
-                    .filter(|q| !q.is_empty())
-                    .map(str::to_string);
-                if let Some(query) = &filtered {
-                    self.last_filter = query.clone();
-                    self.pods.set_filter("");
-                }
-                self.namespaces.clear();
-                self.namespaces_listed = false;
-                self.connection.connecting();
-                self.message = Some(info(match filtered {
-                    Some(query) => format!(
-                        "Switched to context {}; the filter {query:?} is cleared (/ then ↑ brings it back).",
-                        self.context
-                    ),
-                    None => format!("Switched to context {}.", self.context),
-                }));
-                self.scope = match (remembered, &self.scope) {
-                    (Some(scope), _) => scope,
-                    (None, Scope::All) => Scope::All,
-                    (None, Scope::Namespaces(_)) => Scope::Namespaces(vec![namespace]),
-                };
-                self.refused.clear();
-                self.view = View::Pods;
-                vec![Effect::WatchPods(self.scope.clone())]
-            }
+            } => self.on_connected(cluster, context, namespace, contexts),
             Event::Pulse {
                 cluster,
                 unanswered,
             } => {
                 if cluster == self.cluster {
                     self.connection.pulse(unanswered);
+                } else if let Some(other) = self
+                    .others
+                    .iter_mut()
+                    .find(|o| o.cluster.as_ref() == Some(&cluster))
+                {
+                    other.link.pulse(unanswered);
                 }
                 vec![]
             }
             Event::ConnectFailed(sentence) => {
+                self.next_others.clear();
                 self.message = Some(error(sentence));
                 vec![]
             }
@@ -600,7 +594,11 @@ impl App {
                 self.on_wake(token);
                 vec![]
             }
-            Event::ContextReady { context, outcome } => self.on_context_ready(context, outcome),
+            Event::ContextReady { context, outcome } => {
+                let mut effects = self.other_connected(&context, &outcome).unwrap_or_default();
+                effects.extend(self.on_context_ready(context, outcome));
+                effects
+            }
             Event::WorkspaceSaved { name, outcome } => {
                 self.on_workspace_saved(name, outcome);
                 vec![]
@@ -702,34 +700,45 @@ impl App {
     fn set_scope(&mut self, scope: Scope) -> Vec<Effect> {
         self.forget_narrowing();
         self.view = View::Pods;
-        self.scope = scope.clone();
+        self.scope = scope;
         self.refused.clear();
-        self.pods.replace(None, Vec::new());
+        self.pods.clear();
         self.connection.connecting();
+        for other in &mut self.others {
+            other.link.connecting();
+        }
         self.message = None;
-        vec![Effect::StopWatchingPod, Effect::WatchPods(scope)]
+        let mut effects = vec![Effect::StopWatchingPod];
+        effects.extend(self.watch_pods());
+        effects
     }
 
     fn open_pod(&mut self, launch: bool) -> Vec<Effect> {
-        let Some(key) = self.pods.selected().cloned() else {
+        let Some((cluster, key)) = self.selected_row() else {
             return vec![];
         };
         // A notice about the previous screen does not belong on this one.
         self.message = None;
-        let mut view = PodView::new(key.clone());
+        let mut view = PodView::new(cluster.clone(), key.clone());
         view.launch_when_loaded = launch;
         view.fold_finished = self.fold_finished;
         self.view = View::Pod(Box::new(view));
-        vec![Effect::WatchPod(key)]
+        vec![Effect::WatchPod(cluster, key)]
     }
 
-    /// The pod the browser points at: the pod view's, or the list's
-    /// selected one (none in the events view).
-    fn selected_pod(&self) -> Option<PodKey> {
+    /// The list's selected pod and its cluster.
+    pub(crate) fn selected_row(&self) -> Option<(ClusterId, PodKey)> {
+        let key = self.pods.selected()?;
+        Some((self.cluster_of(key)?, key.pod.clone()))
+    }
+
+    /// The pod the browser points at, and its cluster: the pod view's, or
+    /// the list's selected one (none in the events view).
+    fn selected_pod(&self) -> Option<(ClusterId, PodKey)> {
         match &self.view {
-            View::Pod(view) => Some(view.key.clone()),
-            View::Pods => self.pods.selected().cloned(),
-            View::Files(browser) => Some(browser.key.pod.clone()),
+            View::Pod(view) => Some((view.cluster.clone(), view.key.clone())),
+            View::Pods => self.selected_row(),
+            View::Files(browser) => Some((browser.key.cluster.clone(), browser.key.pod.clone())),
             View::Events(_)
             | View::Messages(_)
             | View::Forwards(_)
@@ -743,15 +752,15 @@ impl App {
 
     /// `X` or `:delete`: asks before deleting the selected pod.
     fn ask_delete(&mut self) {
-        let key = self.selected_pod();
-        let Some(key) = key else {
+        let Some((cluster, key)) = self.selected_pod() else {
             return;
         };
         // Short: the choice must fit on an 80-column line.
+        let shown = self.pod_label(&cluster, &key);
         self.message = Some(warning(format!(
-            "Delete pod {key}? y deletes, any other key keeps it."
+            "Delete pod {shown}? y deletes, any other key keeps it."
         )));
-        self.mode = Mode::ConfirmDelete(key);
+        self.mode = Mode::ConfirmDelete(cluster, key);
     }
 
     /// `:exec CMD…` in the selected container of the pod view.
@@ -772,7 +781,7 @@ impl App {
             )));
             return vec![];
         }
-        let key = TerminalKey::new(self.cluster.clone(), view.key.clone(), &container.name);
+        let key = TerminalKey::new(view.cluster.clone(), view.key.clone(), &container.name);
         self.open_exec_pane(key, command)
     }
 
@@ -786,7 +795,7 @@ impl App {
             return vec![];
         };
         let containers: Vec<String> = detail.containers.iter().map(|c| c.name.clone()).collect();
-        let key = TerminalKey::new(self.cluster.clone(), view.key.clone(), ALL_CONTAINERS);
+        let key = TerminalKey::new(view.cluster.clone(), view.key.clone(), ALL_CONTAINERS);
         self.open_all_logs_pane(key, containers)
     }
 
@@ -883,7 +892,7 @@ impl App {
         let Some(container) = view.selected().cloned() else {
             return vec![];
         };
-        let key = TerminalKey::new(self.cluster.clone(), view.key.clone(), &container.name);
+        let key = TerminalKey::new(view.cluster.clone(), view.key.clone(), &container.name);
         let running = container.state.is_running();
         let kind = match action {
             Action::Logs => TerminalKind::Log,

@@ -28,7 +28,7 @@ pub enum Mode {
     /// in full.
     Find(String),
     /// Deleting this pod: y to confirm.
-    ConfirmDelete(PodKey),
+    ConfirmDelete(crate::model::ClusterId, PodKey),
     /// Stopping this debug container: y to confirm.
     ConfirmStopDebugger(Box<crate::model::debuggers::Debugger>),
     /// The capture form (`P`), over the list or the pod view.

@@ -211,7 +211,7 @@ impl App {
         }
         lines.push(String::new());
         // What each uses, where the list has read it: most memory first.
-        let used = |row: &PodRow| self.pods.get(&row.key).and_then(|r| r.usage);
+        let used = |row: &PodRow| self.row_of(&self.cluster, &row.key).and_then(|r| r.usage);
         let line = |row: &PodRow| {
             let figures = used(row)
                 .map(|u| format!("  {:>6} {:>7}", u.cpu_text(), u.memory_text()))

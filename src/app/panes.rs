@@ -147,7 +147,7 @@ impl App {
         // Start from what the pod view knows; the terminal's own watch takes over.
         if let View::Pod(view) = &self.view
             && view.key == key.pod
-            && key.cluster == self.cluster
+            && key.cluster == view.cluster
         {
             terminal.pod.detail = view.pod.detail.clone();
             terminal.pod.events = view.pod.events.clone();

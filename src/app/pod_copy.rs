@@ -14,6 +14,8 @@ use crate::model::{ContainerKind, PodKey, TerminalKey};
 /// The copy form.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CopyForm {
+    /// The pod's cluster, where the copy is made.
+    pub cluster: crate::model::ClusterId,
     pub pod: PodKey,
     /// The pod's regular containers and their images.
     pub containers: Vec<(String, String)>,
@@ -121,14 +123,15 @@ impl App {
     /// detail is known (the pod view's).
     pub(super) fn open_copy_form(&mut self) -> Vec<Effect> {
         let View::Pod(view) = &self.view else {
-            let Some(key) = self.pods.selected().cloned() else {
+            let Some(row) = self.selected_row() else {
                 return vec![];
             };
-            self.form_after_detail = Some((key, form::AfterDetail::Copy));
+            self.form_after_detail = Some((row, form::AfterDetail::Copy));
             return self.open_pod(false);
         };
         let Some(detail) = &view.pod.detail else {
-            self.form_after_detail = Some((view.key.clone(), form::AfterDetail::Copy));
+            let row = (view.cluster.clone(), view.key.clone());
+            self.form_after_detail = Some((row, form::AfterDetail::Copy));
             return vec![];
         };
         let containers: Vec<(String, String)> = detail
@@ -154,6 +157,7 @@ impl App {
             })
             .unwrap_or(0);
         let mut form = CopyForm {
+            cluster: view.cluster.clone(),
             pod: view.key.clone(),
             image: LineEdit::default(),
             containers,
@@ -240,7 +244,7 @@ impl App {
             }
         };
         let key = TerminalKey {
-            cluster: self.cluster.clone(),
+            cluster: form.cluster.clone(),
             pod: PodKey::new(&form.pod.namespace, &name),
             container,
         };

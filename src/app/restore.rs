@@ -356,9 +356,9 @@ impl App {
         if browser.context == self.context && scope != self.scope {
             self.scope = scope.clone();
             self.refused.clear();
-            self.pods.replace(None, Vec::new());
+            self.pods.clear();
             self.connection.connecting();
-            return vec![Effect::WatchPods(scope)];
+            return self.watch_pods();
         }
         vec![]
     }

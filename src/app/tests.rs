@@ -63,6 +63,7 @@ pub(crate) fn app(all: bool) -> (App, Vec<Effect>) {
     App::new(AppOptions {
         cluster: sim_cluster(),
         context: "sim".into(),
+        others: Vec::new(),
         contexts: vec!["sim".into(), "sim-dev".into()],
         namespace: "shop".into(),
         all_namespaces: all,
@@ -123,11 +124,11 @@ fn navigation_moves_and_clamps() {
         row("a", "3", "Running"),
     ]));
     assert_eq!(a.connection.state(), LinkState::Live);
-    assert_eq!(a.pods.selected().unwrap().name.as_ref(), "1");
+    assert_eq!(a.pods.selected().unwrap().pod.name.as_ref(), "1");
     a.update(key('j'));
     a.update(code(KeyCode::Down));
     a.update(key('j'));
-    assert_eq!(a.pods.selected().unwrap().name.as_ref(), "3");
+    assert_eq!(a.pods.selected().unwrap().pod.name.as_ref(), "3");
     a.update(key('g'));
     assert_eq!(a.pods.cursor(), 0);
     a.update(Event::Key(KeyEvent::new(
@@ -147,10 +148,10 @@ fn live_changes_keep_the_selection_on_its_pod() {
         row("a", "d", "Running"),
     ]));
     a.update(key('j'));
-    assert_eq!(a.pods.selected().unwrap().name.as_ref(), "d");
+    assert_eq!(a.pods.selected().unwrap().pod.name.as_ref(), "d");
     a.update(Event::Pods(Feed::Applied(row("a", "a", "Pending"))));
     a.update(Event::Pods(Feed::Applied(row("a", "c", "Pending"))));
-    assert_eq!(a.pods.selected().unwrap().name.as_ref(), "d");
+    assert_eq!(a.pods.selected().unwrap().pod.name.as_ref(), "d");
     assert_eq!(a.pods.cursor(), 3);
     a.update(Event::Pods(Feed::Applied(row(
         "a",
@@ -163,7 +164,7 @@ fn live_changes_keep_the_selection_on_its_pod() {
     );
     a.update(Event::Pods(Feed::Deleted(row("a", "d", ""))));
     assert_eq!(
-        a.pods.selected().unwrap().name.as_ref(),
+        a.pods.selected().unwrap().pod.name.as_ref(),
         "c",
         "the row above takes over at the end"
     );
@@ -207,7 +208,10 @@ fn enter_opens_the_pod_view_and_esc_returns() {
     let (mut a, _) = app(true);
     a.update(listed(vec![row("shop", "web", "Running")]));
     let effects = a.update(code(KeyCode::Enter));
-    assert_eq!(effects, [Effect::WatchPod(PodKey::new("shop", "web"))]);
+    assert_eq!(
+        effects,
+        [Effect::WatchPod(sim_cluster(), PodKey::new("shop", "web"))]
+    );
     assert!(matches!(&a.view, View::Pod(v) if v.key == PodKey::new("shop", "web")));
     a.update(Event::PodEvents(Feed::Applied(EventRow {
         name: "e1".into(),
@@ -1161,7 +1165,10 @@ fn delete_asks_first_and_only_y_deletes() {
     let (mut a, _) = app(false);
     a.update(listed(vec![row("shop", "web", "Running")]));
     assert_eq!(a.update(key('X')), []);
-    assert_eq!(a.mode, Mode::ConfirmDelete(PodKey::new("shop", "web")));
+    assert_eq!(
+        a.mode,
+        Mode::ConfirmDelete(sim_cluster(), PodKey::new("shop", "web"))
+    );
     // Anything but y keeps the pod, and the key does nothing else.
     assert_eq!(a.update(key('q')), []);
     assert_eq!(a.mode, Mode::Normal);
@@ -1214,7 +1221,7 @@ fn describe_from_the_list_follows_the_pod_and_esc_goes_back_to_the_list() {
     a.update(listed(vec![row("shop", "web", "Running")]));
     assert_eq!(
         a.update(key('D')),
-        [Effect::WatchPod(PodKey::new("shop", "web"))]
+        [Effect::WatchPod(sim_cluster(), PodKey::new("shop", "web"))]
     );
     a.update(detail_event(pod_detail(None)));
     let View::Pod(view) = &a.view else {
@@ -1276,7 +1283,7 @@ fn the_events_view_filters_reads_one_in_full_and_goes_back_to_its_pod() {
     a.update(code(KeyCode::Esc));
     assert_eq!(
         a.update(code(KeyCode::Esc)),
-        [Effect::WatchPod(PodKey::new("shop", "web"))]
+        [Effect::WatchPod(sim_cluster(), PodKey::new("shop", "web"))]
     );
 }
 
@@ -1517,7 +1524,7 @@ fn a_first_list_is_shown_as_its_pages_come_and_a_relist_replaces_it_whole() {
     a.update(key('j'));
     a.update(page(vec![row("a", "0", "Running")], 3, Some(5)));
     assert_eq!(
-        a.pods.selected().unwrap().name.as_ref(),
+        a.pods.selected().unwrap().pod.name.as_ref(),
         "2",
         "a later page does not move the selection"
     );
@@ -1886,10 +1893,10 @@ fn a_burst_of_keys_creates_and_deletes_nothing() {
     let (mut a, _) = app(true);
     a.update(listed(vec![row("shop", "web-1", "Running")]));
     a.update(key('X'));
-    assert!(matches!(a.mode, Mode::ConfirmDelete(_)));
+    assert!(matches!(a.mode, Mode::ConfirmDelete(..)));
     a.update(Event::Burst(true));
     assert!(a.update(key('y')).is_empty());
-    assert!(matches!(a.mode, Mode::ConfirmDelete(_)), "still asking");
+    assert!(matches!(a.mode, Mode::ConfirmDelete(..)), "still asking");
     a.update(Event::Burst(false));
     assert!(
         a.update(key('y'))

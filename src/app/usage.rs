@@ -81,66 +81,126 @@ impl UsageReads {
 }
 
 impl App {
-    /// On a tick: the reads that are due, if any: the pods', and the
-    /// nodes' while the nodes view is open.
-    pub(super) fn usage_due(&mut self) -> Vec<Effect> {
-        let Some(pods) = self.pod_usage_due() else {
-            return Vec::new();
-        };
-        let nodes = matches!(self.view, View::Nodes(_)).then(|| Effect::ReadNodeUsage {
-            cluster: self.cluster.clone(),
-        });
-        std::iter::once(pods).chain(nodes).collect()
+    /// The reads of `cluster`'s figures, if the list shows it.
+    pub fn usage_of(&self, cluster: &ClusterId) -> Option<&UsageReads> {
+        if *cluster == self.cluster {
+            return Some(&self.usage);
+        }
+        self.others
+            .iter()
+            .find(|o| o.cluster.as_ref() == Some(cluster))
+            .map(|o| &o.usage)
     }
 
-    fn pod_usage_due(&mut self) -> Option<Effect> {
+    /// Whether the list's CPU and MEM columns are shown: some cluster's
+    /// figures are read.
+    pub fn usage_shown(&self) -> bool {
+        self.usage.shown() || self.others.iter().any(|o| o.usage.shown())
+    }
+
+    fn usage_of_mut(&mut self, cluster: &ClusterId) -> Option<&mut UsageReads> {
+        if *cluster == self.cluster {
+            return Some(&mut self.usage);
+        }
+        self.others
+            .iter_mut()
+            .find(|o| o.cluster.as_ref() == Some(cluster))
+            .map(|o| &mut o.usage)
+    }
+
+    /// On a tick: the reads that are due, if any: each cluster's pods',
+    /// and the nodes' while the nodes view is open.
+    pub(super) fn usage_due(&mut self) -> Vec<Effect> {
+        let clusters: Vec<ClusterId> = std::iter::once(self.cluster.clone())
+            .chain(self.others.iter().filter_map(|o| o.cluster.clone()))
+            .collect();
+        let mut effects: Vec<Effect> = clusters
+            .iter()
+            .filter_map(|cluster| self.pod_usage_due(cluster))
+            .collect();
+        let first_read = effects.first().is_some_and(
+            |e| matches!(e, Effect::ReadUsage { cluster, .. } if *cluster == self.cluster),
+        );
+        if first_read && matches!(self.view, View::Nodes(_)) {
+            effects.push(Effect::ReadNodeUsage {
+                cluster: self.cluster.clone(),
+            });
+        }
+        effects
+    }
+
+    fn pod_usage_due(&mut self, cluster: &ClusterId) -> Option<Effect> {
+        let tag = self.row_tag(cluster)?;
+        let live = match &tag {
+            Some(context) if Some(context) != self.first_tag.as_ref() => self
+                .others
+                .iter()
+                .find(|o| o.context == *context)
+                .is_some_and(|o| o.link.state() == LinkState::Live),
+            _ => self.connection.state() == LinkState::Live,
+        };
         // Not while a list is under way: its pages come first.
-        if self.connection.state() != LinkState::Live
-            || self.pods.total() == 0
-            || !self.listing.is_empty()
-        {
+        if !live || self.pods.total() == 0 || self.listing.keys().any(|(t, _)| *t == tag) {
             return None;
         }
-        let here = (self.cluster.clone(), self.scope.clone());
-        let reads = &mut self.usage;
+        let here = (cluster.clone(), self.scope.clone());
+        let now = self.now;
+        let reads = self.usage_of_mut(cluster)?;
         if reads.of.as_ref() != Some(&here) {
             *reads = UsageReads {
                 of: Some(here),
-                next: Some(self.now),
+                next: Some(now),
                 ..UsageReads::default()
             };
-            self.pods.clear_usage();
+            self.pods.set_usage(tag.as_deref(), Vec::new());
         }
-        let watched = self.closely_watched();
+        let watched = self.closely_watched(cluster);
         let fastest = self.fastest_read();
-        let reads = &mut self.usage;
+        let known_namespaces = self.namespaces_of(&tag);
+        let big = self.pods.total() > BIG;
+        let scope = self.scope.clone();
+        let reads = self.usage_of_mut(cluster)?;
         // A pod just opened gets its containers' figures soon, not a
         // window later.
         let opened = reads.shown
             && watched.iter().any(|k| !reads.history.contains_key(k))
             && reads
                 .last_read
-                .is_none_or(|at| self.now.duration_since(at).unsigned_abs() >= fastest);
-        if reads.out || (!opened && reads.next.is_none_or(|at| self.now < at)) {
+                .is_none_or(|at| now.duration_since(at).unsigned_abs() >= fastest);
+        if reads.out || (!opened && reads.next.is_none_or(|at| now < at)) {
             return None;
         }
         reads.out = true;
         reads.next = None;
-        reads.last_read = Some(self.now);
-        let big = self.pods.total() > BIG;
-        let namespaces = match &self.scope {
-            Scope::All if (reads.split || big) && !self.namespaces.is_empty() => {
-                Some(self.namespaces.clone())
+        reads.last_read = Some(now);
+        let namespaces = match &scope {
+            Scope::All if (reads.split || big) && !known_namespaces.is_empty() => {
+                Some(known_namespaces)
             }
             Scope::All => None,
             Scope::Namespaces(list) => Some(list.clone()),
         };
         reads.asked = Some(namespaces.clone());
         Some(Effect::ReadUsage {
-            cluster: self.cluster.clone(),
+            cluster: cluster.clone(),
             namespaces,
             detailed: watched.into_iter().collect(),
         })
+    }
+
+    /// The namespaces of the cluster whose rows carry `tag`: the browser's
+    /// as listed; another's, those its rows are in.
+    fn namespaces_of(&self, tag: &Option<std::sync::Arc<str>>) -> Vec<String> {
+        if *tag == self.first_tag {
+            return self.namespaces.clone();
+        }
+        let seen: BTreeSet<&str> = self
+            .pods
+            .rows()
+            .filter(|r| r.context == *tag)
+            .map(|r| &*r.key.namespace)
+            .collect();
+        seen.into_iter().map(str::to_string).collect()
     }
 
     /// The nodes' figures came back: kept for the nodes view, or dropped
@@ -166,7 +226,14 @@ impl App {
         read: Result<(Vec<PodUse>, Option<Duration>), UsageError>,
     ) {
         let fastest = self.fastest_read();
-        let reads = &mut self.usage;
+        let Some(tag) = self.row_tag(cluster) else {
+            return;
+        };
+        let watched = self.closely_watched(cluster);
+        let now = self.now;
+        let Some(reads) = self.usage_of_mut(cluster) else {
+            return;
+        };
         let ours = reads.of.as_ref().is_some_and(|(c, _)| c == cluster)
             && reads.asked.as_ref() == Some(&namespaces);
         if !ours {
@@ -178,39 +245,47 @@ impl App {
             // read a namespace from now on, at once.
             Err(UsageError::TooLarge) if namespaces.is_none() => {
                 reads.split = true;
-                reads.next = Some(self.now);
+                reads.next = Some(now);
             }
             Ok((pods, window)) => {
                 let period = window.unwrap_or(FIRST_PERIOD).clamp(fastest, SLOWEST);
                 reads.period = Some(period);
-                reads.next = Some(self.now + period);
+                reads.next = Some(now + period);
                 reads.shown = true;
-                if reads.said.take().is_some() {
+                let again = reads.said.take().is_some();
+                keep_history(reads, &watched, &pods, now);
+                if again {
                     self.message = Some(info("CPU and memory are read again.".to_string()));
                 }
-                self.keep_history(&pods);
-                self.pods.set_usage(pods);
+                self.pods.set_usage(tag.as_deref(), pods);
             }
             Err(error) => {
                 let sentence = error.sentence();
                 // A passing failure keeps the last figures and tries again.
                 reads.next = error
                     .passing()
-                    .then(|| self.now + reads.period.unwrap_or(FIRST_PERIOD));
+                    .then(|| now + reads.period.unwrap_or(FIRST_PERIOD));
                 if !error.passing() {
                     reads.shown = false;
                     reads.history.clear();
-                    self.pods.clear_usage();
                 }
                 // Said once, and never over another sentence: the columns
                 // are a convenience, what the status line says may not be.
                 // A passing failure before any figure is not worth a word.
                 let worth_saying = reads.shown || !error.passing();
-                if worth_saying && reads.said.as_deref() != Some(sentence.as_str()) {
+                let say = worth_saying && reads.said.as_deref() != Some(sentence.as_str());
+                if say {
                     reads.said = Some(sentence.clone());
-                    if self.message.is_none() {
-                        self.message = Some(warning(sentence));
-                    }
+                }
+                if !error.passing() {
+                    self.pods.set_usage(tag.as_deref(), Vec::new());
+                }
+                if say && self.message.is_none() {
+                    let prefix = tag
+                        .as_ref()
+                        .map(|c| format!("{}: ", crate::model::text::sanitize(c)))
+                        .unwrap_or_default();
+                    self.message = Some(warning(format!("{prefix}{sentence}")));
                 }
             }
         }
@@ -222,17 +297,19 @@ impl App {
 mod tests;
 
 impl App {
-    /// The pods whose containers' figures are kept: the pod view's, and
-    /// those with a pane on this cluster.
-    fn closely_watched(&self) -> BTreeSet<PodKey> {
+    /// The pods of `cluster` whose containers' figures are kept: the pod
+    /// view's, and those with a pane.
+    fn closely_watched(&self, cluster: &ClusterId) -> BTreeSet<PodKey> {
         let mut pods: BTreeSet<PodKey> = self
             .workspace
             .terminals
             .values()
-            .filter(|t| t.key.cluster == self.cluster)
+            .filter(|t| t.key.cluster == *cluster)
             .map(|t| t.key.pod.clone())
             .collect();
-        if let View::Pod(view) = &self.view {
+        if let View::Pod(view) = &self.view
+            && view.cluster == *cluster
+        {
             pods.insert(view.key.clone());
         }
         pods
@@ -246,25 +323,30 @@ impl App {
             FASTEST
         }
     }
+}
 
-    fn keep_history(&mut self, measured: &[PodUse]) {
-        let watched = self.closely_watched();
-        let history = &mut self.usage.history;
-        history.retain(|pod, _| watched.contains(pod));
-        // A pod not measured (not running) is not read for again at once.
-        for pod in &watched {
-            history.entry(pod.clone()).or_default();
+/// The samples of the pods `watched`, with this read's.
+fn keep_history(
+    reads: &mut UsageReads,
+    watched: &BTreeSet<PodKey>,
+    measured: &[PodUse],
+    now: Timestamp,
+) {
+    let history = &mut reads.history;
+    history.retain(|pod, _| watched.contains(pod));
+    // A pod not measured (not running) is not read for again at once.
+    for pod in watched {
+        history.entry(pod.clone()).or_default();
+    }
+    for pod in measured.iter().filter(|p| watched.contains(&p.key)) {
+        let samples = history.entry(pod.key.clone()).or_default();
+        if samples.len() == HISTORY {
+            samples.pop_front();
         }
-        for pod in measured.iter().filter(|p| watched.contains(&p.key)) {
-            let samples = history.entry(pod.key.clone()).or_default();
-            if samples.len() == HISTORY {
-                samples.pop_front();
-            }
-            samples.push_back(Sample {
-                at: self.now,
-                containers: pod.containers.clone(),
-            });
-        }
+        samples.push_back(Sample {
+            at: now,
+            containers: pod.containers.clone(),
+        });
     }
 }
 

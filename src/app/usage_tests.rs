@@ -76,12 +76,15 @@ fn reads_once_per_window_for_the_scope_shown_and_never_two_at_once() {
     assert!(a.usage.shown());
     let indexer = a
         .pods
-        .get(&PodKey::new("search", "search-indexer-84d6b9c7f-a7b2c"))
+        .get(&crate::model::RowKey::here(PodKey::new(
+            "search",
+            "search-indexer-84d6b9c7f-a7b2c",
+        )))
         .and_then(|r| r.usage);
     assert_eq!(indexer.map(|u| u.cpu_text()), Some("120m".into()));
     assert_eq!(
         a.pods
-            .get(&PodKey::new("shop", "redis-0"))
+            .get(&crate::model::RowKey::here(PodKey::new("shop", "redis-0")))
             .and_then(|r| r.usage),
         None,
         "a pod not measured has no figures"
@@ -98,7 +101,10 @@ fn a_watch_change_keeps_a_pods_figures_until_the_next_read() {
     let mut changed = row("shop", "redis-0", "Running");
     changed.restarts = 1;
     a.update(Event::Pods(crate::model::feed::Feed::Applied(changed)));
-    let redis = a.pods.get(&PodKey::new("shop", "redis-0")).expect("redis");
+    let redis = a
+        .pods
+        .get(&crate::model::RowKey::here(PodKey::new("shop", "redis-0")))
+        .expect("redis");
     assert_eq!(
         (redis.restarts, redis.usage.map(|u| u.memory_text())),
         (1, Some("12Mi".into()))
@@ -154,7 +160,7 @@ fn no_metrics_api_hides_the_columns_says_so_once_and_stops_reading() {
     assert!(!a.usage.shown());
     assert_eq!(
         a.pods
-            .get(&PodKey::new("shop", "redis-0"))
+            .get(&crate::model::RowKey::here(PodKey::new("shop", "redis-0")))
             .and_then(|r| r.usage),
         None
     );

@@ -79,6 +79,8 @@ pub struct Areas {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct PodView {
+    /// The pod's cluster: everything done from this view goes there.
+    pub cluster: crate::model::ClusterId,
     pub key: PodKey,
     pub pod: PodFollow,
     pub cursor: usize,
@@ -99,8 +101,9 @@ pub struct PodView {
 }
 
 impl PodView {
-    pub(super) fn new(key: PodKey) -> Self {
+    pub(super) fn new(cluster: crate::model::ClusterId, key: PodKey) -> Self {
         PodView {
+            cluster,
             key,
             pod: PodFollow::default(),
             cursor: 0,

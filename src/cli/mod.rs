@@ -30,9 +30,15 @@ pub struct BrowseArgs {
     /// Kubeconfig file (default: $KUBECONFIG, which may list several, else ~/.kube/config).
     #[arg(long)]
     pub kubeconfig: Option<PathBuf>,
-    /// Context to use (default: the current context).
+    /// Context to use (default: the current context); several,
+    /// comma-separated (`a,b`), list their pods together, each row on its
+    /// own cluster.
     #[arg(long)]
     pub context: Option<String>,
+    /// Every cluster of the kubeconfig in one list, as if --context named
+    /// them all (each API server once: its current context, else its first).
+    #[arg(long, conflicts_with = "context")]
+    pub all_contexts: bool,
     /// Namespace to show (default: the context's).
     #[arg(short, long, conflicts_with = "all_namespaces")]
     pub namespace: Option<String>,
@@ -52,6 +58,22 @@ pub struct BrowseArgs {
     /// the workspace changes).
     #[arg(long)]
     pub no_restore: bool,
+}
+
+impl BrowseArgs {
+    /// The context the browser connects to first (the first named).
+    pub fn first_context(&self) -> Option<String> {
+        values::contexts(self.context.as_deref()).remove(0)
+    }
+
+    /// The other contexts whose pods the list shows beside the first's.
+    pub fn other_contexts(&self) -> Vec<String> {
+        values::contexts(self.context.as_deref())
+            .into_iter()
+            .skip(1)
+            .flatten()
+            .collect()
+    }
 }
 
 #[derive(Debug, Subcommand)]

@@ -42,4 +42,4 @@ pub use detail::{
     ContainerInfo, ContainerKind, ContainerState, EventRow, NoDebugContainer, NoDebugKind,
     PodDetail, StartFailure, Stdio, Waiting, classify_waiting, waiting_in_trouble,
 };
-pub use pod::{Health, PodKey, PodRow};
+pub use pod::{Health, PodKey, PodRow, RowKey};

@@ -52,6 +52,32 @@ impl std::fmt::Display for PodKey {
     }
 }
 
+/// A row of the pod list: its pod, and the context it was listed from
+/// when the list shows several clusters (`None` when it shows one). Two
+/// clusters' pods of one namespace and name are two rows, and whatever a
+/// row is acted on by goes to its own cluster.
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RowKey {
+    pub context: Option<Arc<str>>,
+    pub pod: PodKey,
+}
+
+impl RowKey {
+    /// A row of the one cluster a single-cluster list shows.
+    pub fn here(pod: PodKey) -> Self {
+        RowKey { context: None, pod }
+    }
+}
+
+impl std::fmt::Display for RowKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.context {
+            Some(context) => write!(f, "{}/{}", sanitize(context), self.pod),
+            None => self.pod.fmt(f),
+        }
+    }
+}
+
 /// What a pod's regular containers ask for (see [`Asks::of`]).
 pub fn asks_of(pod: &Pod) -> Option<Asks> {
     asks_of_containers(
@@ -96,6 +122,9 @@ pub enum Health {
 #[derive(Debug, Clone, PartialEq)]
 pub struct PodRow {
     pub key: PodKey,
+    /// The context it was listed from, when the list shows several
+    /// clusters (see [`RowKey`]).
+    pub context: Option<Arc<str>>,
     pub ready: u16,
     pub total: u16,
     /// Namespaces, statuses, nodes and labels are shared between rows
@@ -119,6 +148,24 @@ pub struct PodRow {
 }
 
 impl PodRow {
+    /// The row's identity in the pod list.
+    pub fn row_key(&self) -> RowKey {
+        RowKey {
+            context: self.context.clone(),
+            pod: self.key.clone(),
+        }
+    }
+
+    /// Whether this row is `key`'s, without building a key.
+    pub fn is(&self, key: &RowKey) -> bool {
+        self.context == key.context && self.key == key.pod
+    }
+
+    /// (context, pod): the table's order, as a tuple to compare.
+    pub fn order(&self) -> (Option<&str>, &PodKey) {
+        (self.context.as_deref(), &self.key)
+    }
+
     /// A healthy pod, as tests and benchmarks write one out: `Running`,
     /// 1/1 ready, no restarts, no node, IP, labels or creation time.
     /// Set what differs with struct update syntax,
@@ -126,6 +173,7 @@ impl PodRow {
     pub fn new(namespace: &str, name: &str) -> Self {
         PodRow {
             key: PodKey::new(namespace, name),
+            context: None,
             ready: 1,
             total: 1,
             status: "Running".into(),
@@ -167,6 +215,7 @@ impl PodRow {
         };
         PodRow {
             key,
+            context: None,
             ready: summary.ready,
             total: summary.total,
             status: share(&summary.status),

@@ -26,6 +26,8 @@ use sessions::Sessions;
 
 pub struct TuiOptions {
     pub target: Target,
+    /// Contexts whose pods the list shows beside the target's.
+    pub other_contexts: Vec<String>,
     pub all_namespaces: bool,
     pub namespace: Option<String>,
     pub fallback_namespaces: Vec<String>,
@@ -93,6 +95,7 @@ pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
     let (mut app, effects) = App::new(AppOptions {
         cluster: connection.cluster(),
         context: connection.context.clone(),
+        others: options.other_contexts.clone(),
         contexts: connection.contexts.clone(),
         namespace,
         all_namespaces: options.all_namespaces,

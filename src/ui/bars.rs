@@ -12,18 +12,38 @@ use crate::app::keymap::Action;
 use crate::app::{App, Focus, LinkState, Mode, Severity, View};
 use crate::theme::Theme;
 
-pub fn header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let stalled;
-    let (dot, state, style) = match (app.connection.unanswered(), app.connection.state()) {
+/// A cluster's link as the header says it: a dot, words, a colour; the
+/// words short (`stalled 12s`) when several clusters share the line.
+fn link_words(
+    cluster: &crate::app::other_clusters::ClusterState,
+    short: bool,
+    theme: &Theme,
+) -> (&'static str, String, ratatui::style::Style) {
+    match (cluster.failed, cluster.unanswered, cluster.state) {
+        (Some(failed), _, _) => ("⊘", failed.to_string(), theme.failing),
         // A server that does not answer is neither live nor reconnecting.
-        (Some(seconds), _) => {
-            stalled = format!("stalled: no answer for {seconds}s");
-            ("◍", stalled.as_str(), theme.warning)
-        }
-        (None, LinkState::Live) => ("●", "live", theme.live),
-        (None, LinkState::Connecting) => ("◌", "connecting", theme.pending),
-        (None, LinkState::Reconnecting) => ("◍", "reconnecting", theme.warning),
-    };
+        (None, Some(seconds), _) if short => ("◍", format!("stalled {seconds}s"), theme.warning),
+        (None, Some(seconds), _) => (
+            "◍",
+            format!("stalled: no answer for {seconds}s"),
+            theme.warning,
+        ),
+        (None, None, LinkState::Live) => ("●", "live".into(), theme.live),
+        (None, None, LinkState::Connecting) => ("◌", "connecting".into(), theme.pending),
+        (None, None, LinkState::Reconnecting) => ("◍", "reconnecting".into(), theme.warning),
+    }
+}
+
+pub fn header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let clusters = app.cluster_states();
+    let (dot, state, style) = link_words(
+        &crate::app::other_clusters::ClusterState {
+            failed: None,
+            ..clusters[0].clone()
+        },
+        false,
+        theme,
+    );
     let (scope, counts, query) = match &app.view {
         View::Events(view) => {
             let total = view.rows.len();
@@ -70,17 +90,30 @@ pub fn header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         }
     };
     let sep = Span::styled(" │ ", theme.dim);
-    let mut spans = vec![
-        Span::styled(" podbay", theme.title),
-        sep.clone(),
-        Span::styled("ctx ", theme.dim),
-        Span::styled(app.context.clone(), theme.text),
+    let mut spans = vec![Span::styled(" podbay", theme.title), sep.clone()];
+    if app.shows_several() {
+        // Each cluster with its own state: one that stalls or refuses is
+        // seen at once, beside those that answer.
+        for (i, cluster) in clusters.iter().enumerate() {
+            if i > 0 {
+                spans.push(Span::styled(" · ", theme.dim));
+            }
+            let (dot, words, style) = link_words(cluster, true, theme);
+            let name = crate::model::text::sanitize(cluster.context).into_owned();
+            spans.push(Span::styled(format!("{name} "), theme.text));
+            spans.push(Span::styled(format!("{dot} {words}"), style));
+        }
+    } else {
+        spans.push(Span::styled("ctx ", theme.dim));
+        spans.push(Span::styled(app.context.clone(), theme.text));
+    }
+    spans.extend([
         sep.clone(),
         Span::styled("ns ", theme.dim),
         Span::styled(scope, theme.text),
         sep.clone(),
         Span::styled(counts, theme.text),
-    ];
+    ]);
     if let (Some(narrowed), View::Pods | View::Pod(_)) = (&app.narrowed, &app.view) {
         spans.push(sep.clone());
         spans.push(Span::styled("pods of ", theme.dim));
@@ -105,8 +138,10 @@ pub fn header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         spans.push(sep.clone());
         spans.push(Span::styled(format!("⇄ {forwarding} {noun}"), theme.text));
     }
-    spans.push(sep);
-    spans.push(Span::styled(format!("{dot} {state}"), style));
+    if !app.shows_several() {
+        spans.push(sep);
+        spans.push(Span::styled(format!("{dot} {state}"), style));
+    }
     frame.render_widget(
         Paragraph::new(Line::from(spans)).style(theme.status_bar),
         area,
@@ -150,7 +185,7 @@ pub fn footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             Span::styled("▏", theme.key_hint),
             Span::styled("   enter find · n/N next/previous · esc cancel", theme.dim),
         ]),
-        Mode::ConfirmDelete(_) => Line::from(Span::styled(
+        Mode::ConfirmDelete(..) => Line::from(Span::styled(
             format!(
                 " {}",
                 app.message

@@ -14,7 +14,10 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, form: &Launcher, theme: &T
     let View::Pod(view) = &app.view else { return };
     let mut lines = vec![
         Line::from(Span::styled(
-            format!(" Debug container for {}", view.key),
+            format!(
+                " Debug container for {}",
+                app.pod_label(&view.cluster, &view.key)
+            ),
             theme.title,
         )),
         Line::default(),
@@ -39,7 +42,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, form: &Launcher, theme: &T
         .into_iter()
         .map(|fact| Line::from(Span::styled(format!(" {fact}"), theme.dim)))
         .collect();
-    facts.extend(memory_now(app, &view.key, theme));
+    facts.extend(memory_now(app, (&view.cluster, &view.key), theme));
     let facts_at = lines.len();
     let spec = view.pod.detail.as_ref().map(|d| form.spec(d));
     // The form's own error is shown unless it is the sentence the spec
@@ -144,9 +147,14 @@ pub(super) fn preview_rows(text: &str, width: usize, room: usize) -> Vec<String>
 /// How much of its memory limit the pod uses now, by the metrics API's
 /// last read: a debugger's tools add to it, and near the limit they can
 /// get the pod's own processes OOM-killed.
-fn memory_now<'a>(app: &App, pod: &crate::model::PodKey, theme: &Theme) -> Option<Line<'a>> {
+fn memory_now<'a>(
+    app: &App,
+    (cluster, pod): (&crate::model::ClusterId, &crate::model::PodKey),
+    theme: &Theme,
+) -> Option<Line<'a>> {
     use crate::model::usage::{Pressure, bytes_text, memory_of_limit, memory_pressure};
-    let row = app.pods.get(pod).filter(|_| app.usage.shown())?;
+    let shown = app.usage_of(cluster).is_some_and(|u| u.shown());
+    let row = app.row_of(cluster, pod).filter(|_| shown)?;
     let (used, asks) = (row.usage?, row.asks.as_deref());
     let share = memory_of_limit(used, asks)?;
     let limit = bytes_text(asks?.memory_limit);

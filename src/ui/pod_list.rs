@@ -7,6 +7,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row};
 
+use crate::app::other_clusters::ClusterState;
 use crate::app::{App, LinkState, Scope};
 use crate::model::{Health, PodRow};
 use crate::theme::Theme;
@@ -71,10 +72,15 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     };
     let height = usize::from(inner.height.saturating_sub(1)).max(1);
     let offset = visible_offset(app.pods.cursor(), height, app.pods.visible_len());
+    let clusters = app.cluster_states();
     let page: Vec<PageRow> = (offset..(offset + height).min(app.pods.visible_len()))
         .filter_map(|index| {
             let (row, positions) = app.pods.visible(index)?;
             Some(PageRow {
+                cluster: row
+                    .context
+                    .as_deref()
+                    .and_then(|c| clusters.iter().find(|s| s.context == c)),
                 selected: index == app.pods.cursor(),
                 ready: format!("{}/{}", row.ready, row.total),
                 restarts: row.restarts_text(app.now),
@@ -97,7 +103,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     if let Some(gutter) = gutter {
         let marks: Vec<Line> = std::iter::once(Line::default())
             .chain(page.iter().map(|r| {
-                if app.pods.is_marked(&r.row.key) {
+                if app.pods.is_marked(&r.row.row_key()) {
                     Line::from(Span::styled("●", theme.key_hint))
                 } else {
                     Line::default()
@@ -129,6 +135,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
 fn sorted_titles(sort: Option<crate::app::pods::Sort>) -> Vec<String> {
     use crate::app::command::SortColumn;
     let mut titles: Vec<String> = TITLES.iter().map(|t| t.to_string()).collect();
+    // SortColumn has no CONTEXT: rows of several clusters are in context
+    // order whatever the sort, ties broken by it.
     if let Some(sort) = sort {
         let (column, descending) = match sort.column {
             SortColumn::Name => (Col::Name, false),
@@ -154,6 +162,8 @@ fn sorted_titles(sort: Option<crate::app::pods::Sort>) -> Vec<String> {
 /// measured and shown).
 struct PageRow<'a> {
     row: &'a PodRow,
+    /// How the row's cluster stands, when the list shows several.
+    cluster: Option<&'a ClusterState<'a>>,
     positions: Vec<usize>,
     selected: bool,
     ready: String,
@@ -164,6 +174,7 @@ struct PageRow<'a> {
 /// The pod table's columns, in screen order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Col {
+    Context,
     Namespace,
     Name,
     Ready,
@@ -179,7 +190,8 @@ enum Col {
 }
 
 impl Col {
-    const ALL: [Col; 12] = [
+    const ALL: [Col; 13] = [
+        Col::Context,
         Col::Namespace,
         Col::Name,
         Col::Ready,
@@ -203,7 +215,8 @@ impl Col {
     }
 }
 
-const TITLES: [&str; 12] = [
+const TITLES: [&str; 13] = [
+    "CONTEXT",
     "NAMESPACE",
     "NAME",
     "READY",
@@ -219,13 +232,15 @@ const TITLES: [&str; 12] = [
 ];
 
 /// How the columns give way when the screen is narrow, as kubectl and k9s
-/// users expect: NODE and NAMESPACE first, then RESTARTS drops its "(2m
-/// ago)" and the percentages of requests and limits go, then CPU and MEM
-/// (a name is worth more), then NAME is cut in the middle (its unique tail
-/// stays). READY and STATUS are never cut.
-const PLAN: [Give; 18] = [
+/// users expect: NODE, NAMESPACE and CONTEXT first, then RESTARTS drops
+/// its "(2m ago)" and the percentages of requests and limits go, then CPU
+/// and MEM (a name is worth more), then NAME is cut in the middle (its
+/// unique tail stays). READY and STATUS are never cut, nor CONTEXT below
+/// 6 characters: which cluster a row is on is never guessed.
+const PLAN: [Give; 20] = [
     give(Col::Node as usize, 8),
     give(Col::Namespace as usize, 10),
+    give(Col::Context as usize, 10),
     give(Col::Restarts as usize, 8),
     give(Col::CpuOfRequest as usize, 0),
     give(Col::MemOfLimit as usize, 0),
@@ -236,6 +251,7 @@ const PLAN: [Give; 18] = [
     give(Col::Name as usize, 24),
     give(Col::Name as usize, 20),
     give(Col::Namespace as usize, 6),
+    give(Col::Context as usize, 6),
     give(Col::Debug as usize, 0),
     give(Col::Age as usize, 0),
     give(Col::Name as usize, 16),
@@ -261,7 +277,7 @@ fn fit_columns(
 ) -> Fitted {
     let text = app.pods.widths();
     let widest = |f: &dyn Fn(&PageRow) -> usize| page.iter().map(f).max().unwrap_or(0);
-    let measured = app.usage.shown();
+    let measured = app.usage_shown();
     let wants: Vec<usize> = Col::ALL
         .iter()
         .zip(titles)
@@ -270,6 +286,13 @@ fn fit_columns(
                 return 0;
             }
             let content = match col {
+                Col::Context if !app.shows_several() => return 0,
+                Col::Context => app
+                    .cluster_states()
+                    .iter()
+                    .map(|c| crate::model::text::sanitize(c.context).chars().count() + 2)
+                    .max()
+                    .unwrap_or(0),
                 Col::Namespace if !all_namespaces => return 0,
                 Col::Namespace => text.namespace,
                 Col::Name => text.name,
@@ -329,6 +352,19 @@ fn cell<'a>(col: Col, width: usize, page_row: &mut PageRow<'a>, theme: &Theme) -
     let (namespace, name) = row.key.shown();
     let ns_len = namespace.chars().count();
     match col {
+        Col::Context => {
+            let context = row.context.as_deref().unwrap_or_default();
+            let (mark, style) = match page_row.cluster {
+                Some(c) if c.failed.is_some() || c.unanswered.is_some() => ("◍ ", theme.warning),
+                Some(c) if c.state == LinkState::Reconnecting => ("◍ ", theme.warning),
+                _ => ("", theme.dim),
+            };
+            let shown = format!("{mark}{}", crate::model::text::sanitize(context));
+            Cell::from(Span::styled(
+                cut(&shown, width, Cut::End).into_owned(),
+                accent(style),
+            ))
+        }
         Col::Namespace => {
             let marked: Vec<usize> = positions.iter().copied().filter(|p| *p < ns_len).collect();
             marked_cell(namespace, &marked, theme.matched, width, Cut::End)

@@ -29,7 +29,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &PodView, theme: &Th
         return;
     };
     let facts = super::wrap(
-        &Line::from(pod_facts(view, detail, theme)),
+        &Line::from(pod_facts(view, detail, app, theme)),
         usize::from(area.width),
     );
     let summary_height = (facts.len() as u16).min(3) + 1;
@@ -42,7 +42,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &PodView, theme: &Th
     let about: Vec<Line> = focused
         .map_or_else(Vec::new, |c| {
             let mut lines = container_facts(c, on_a_node, app, theme);
-            lines.extend(usage_lines(c, detail, app, theme));
+            lines.extend(usage_lines(c, detail, app.usage_of(&view.cluster), theme));
             lines
         })
         .iter()
@@ -69,7 +69,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &PodView, theme: &Th
         .title(Span::styled(" containers ", theme.header));
     frame.render_widget(
         container_table(
-            &view.key,
+            (&view.cluster, &view.key),
             &listed,
             folded,
             view.cursor,
@@ -156,10 +156,15 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &PodView, theme: &Th
 }
 
 /// The pod in one line: name, status, node, IP, QoS and what limits debugging.
-fn pod_facts<'a>(view: &PodView, detail: &PodDetail, theme: &Theme) -> Vec<Span<'a>> {
+/// The pod's name (after its context when the list shows several), its
+/// state and where it runs.
+fn pod_facts<'a>(view: &PodView, detail: &PodDetail, app: &App, theme: &Theme) -> Vec<Span<'a>> {
     let sep = Span::styled("  ", theme.dim);
     let mut facts = vec![
-        Span::styled(format!(" {}", view.key), theme.title),
+        Span::styled(
+            format!(" {}", app.pod_label(&view.cluster, &view.key)),
+            theme.title,
+        ),
         sep.clone(),
         Span::styled(detail.status.clone(), theme.text),
         sep.clone(),
@@ -251,17 +256,16 @@ fn container_facts<'a>(
 fn usage_lines<'a>(
     c: &ContainerInfo,
     detail: &PodDetail,
-    app: &App,
+    usage: Option<&crate::app::UsageReads>,
     theme: &Theme,
 ) -> Vec<Line<'a>> {
     use crate::model::usage::{
         Pressure, bytes_text, cpu_pressure, memory_pressure, percent, sparkline,
     };
-    if !app.usage.shown() {
+    let Some(usage) = usage.filter(|u| u.shown()) else {
         return Vec::new();
-    }
-    let samples: Vec<crate::model::usage::Use> = app
-        .usage
+    };
+    let samples: Vec<crate::model::usage::Use> = usage
         .history(&detail.key)
         .into_iter()
         .flatten()
@@ -438,7 +442,7 @@ const PLAN: [Give; 10] = [
 /// The containers' table; `folded` finished debug containers are one
 /// last row that says so.
 fn container_table<'a>(
-    key: &crate::model::PodKey,
+    (cluster, key): (&crate::model::ClusterId, &crate::model::PodKey),
     containers: &[&'a ContainerInfo],
     folded: usize,
     cursor: usize,
@@ -448,10 +452,10 @@ fn container_table<'a>(
 ) -> Table<'a> {
     // The last read's figures of each container, while the list has them.
     let latest = app
-        .usage
-        .history(key)
-        .and_then(|samples| samples.back())
-        .filter(|_| app.usage.shown());
+        .usage_of(cluster)
+        .filter(|u| u.shown())
+        .and_then(|u| u.history(key))
+        .and_then(|samples| samples.back());
     let used = |c: &ContainerInfo| {
         latest.and_then(|s| {
             s.containers

@@ -20,6 +20,7 @@ mod cli_fleet;
 mod cli_fleet_contexts;
 mod cli_forward;
 mod cluster_feed;
+mod clusters_e2e;
 mod completion;
 mod conformance;
 mod debuggers_e2e;

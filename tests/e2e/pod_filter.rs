@@ -118,7 +118,7 @@ proptest! {
         query in "[a-cA-C0-2\\-/ =]{1,6}",
     ) {
         let mut typed = PodTable::default();
-        typed.replace(None, rows.clone());
+        typed.replace(None, None, rows.clone());
         let mut q = String::new();
         for c in query.chars() {
             q.push(c);
@@ -126,11 +126,11 @@ proptest! {
             prop_assert_eq!(shown(&typed), expected(&last_wins(&rows), &q), "after typing {:?}", q);
         }
         let mut at_once = PodTable::default();
-        at_once.replace(None, rows.clone());
+        at_once.replace(None, None, rows.clone());
         at_once.set_filter(&query);
         let at_once = shown(&at_once);
         prop_assert_eq!(&shown(&typed), &at_once);
-        prop_assert_eq!(typed.selected(), at_once.first());
+        prop_assert_eq!(typed.selected().map(|k| &k.pod), at_once.first());
     }
 
     #[test]
@@ -139,7 +139,7 @@ proptest! {
         changes in proptest::collection::vec(arb_change(), 1..30),
     ) {
         let mut table = PodTable::default();
-        table.replace(None, rows.clone());
+        table.replace(None, None, rows.clone());
         let mut model = last_wins(&rows);
         let mut query = String::new();
         for change in changes {
@@ -152,7 +152,7 @@ proptest! {
                 Change::Remove(i) => {
                     if !model.is_empty() {
                         let gone = model.remove(i % model.len());
-                        table.remove(&gone.key);
+                        table.remove(&gone.row_key());
                     }
                 }
                 Change::Type(c) => {
@@ -169,7 +169,7 @@ proptest! {
             prop_assert_eq!(table.total(), model.len());
             // The selection is always on a shown row, and the cursor on it.
             if let Some(selected) = table.selected() {
-                prop_assert_eq!(want.get(table.cursor()), Some(selected));
+                prop_assert_eq!(want.get(table.cursor()), Some(&selected.pod));
             } else {
                 prop_assert!(want.is_empty());
             }
@@ -193,7 +193,7 @@ fn a_large_table_ranks_like_the_model() {
     let mut given = rows.clone();
     given.reverse();
     given.extend(rows.iter().cloned());
-    table.replace(None, given);
+    table.replace(None, None, given);
     assert_eq!(table.total(), rows.len());
     let mut q = String::new();
     for c in "svc-04a".chars() {

@@ -34,6 +34,7 @@ async fn the_list_matches_the_server_after_dropped_watches_and_compaction() {
     let (mut app, _) = App::new(AppOptions {
         cluster: podbay::model::ClusterId::new("sim", &sim.addr().to_string(), "admin"),
         context: "sim".into(),
+        others: Vec::new(),
         contexts: vec!["sim".into()],
         namespace: "default".into(),
         all_namespaces: true,

@@ -8,7 +8,7 @@ use k8s_openapi::api::core::v1::Pod;
 use kube::api::Api;
 use podbay::cluster::debug::{self, Startup};
 use podbay::model::debug::DebugSpec;
-use support::{PodbayScreen, client, exits_cleanly, merged_kubeconfig, pane_text, start_sim};
+use support::{PodbayScreen, api_port_after, client, exits_cleanly, merged_kubeconfig, start_sim};
 
 /// The same debug container (a shell) in redis-0 of `sim`, added through
 /// the API, so both clusters have a container of the same name to attach to.
@@ -51,36 +51,6 @@ async fn attach_to_the_shell(screen: &PodbayScreen) {
         .wait_for("the pod view", |t| t.contains("debugger-trust"))
         .await;
     screen.keys("Ga").await;
-}
-
-/// The API server port the focused shell's container was told
-/// (`$KUBERNETES_SERVICE_PORT`: each simulator's own), after `marker`.
-async fn api_port_after(screen: &PodbayScreen, marker: &str) -> String {
-    screen
-        .keys(&format!("echo {marker}$KUBERNETES_SERVICE_PORT/\r"))
-        .await;
-    screen
-        .wait_for(&format!("the port after {marker}"), |t| {
-            t.lines().any(|l| {
-                pane_text(l)
-                    .split_once(marker)
-                    .is_some_and(|(_, rest)| rest.starts_with(|c: char| c.is_ascii_digit()))
-            })
-        })
-        .await;
-    screen
-        .text()
-        .lines()
-        .find_map(|l| {
-            let (_, rest) = pane_text(l).split_once(marker)?;
-            rest.starts_with(|c: char| c.is_ascii_digit()).then(|| {
-                rest.split(['│', ' '])
-                    .next()
-                    .unwrap_or_default()
-                    .to_string()
-            })
-        })
-        .unwrap_or_default()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -9,6 +9,7 @@
 //! scorer that does not allocate per row (see [`score`]), on two threads for
 //! big tables, and ranks the matches with a counting sort on the score.
 
+mod query;
 mod texts;
 
 use fuzzy_matcher::FuzzyMatcher;
@@ -20,8 +21,9 @@ use std::sync::Arc;
 use super::command::SortColumn;
 use std::collections::BTreeSet;
 
-use super::score::{Pattern, Scratch};
-use crate::model::{PodKey, PodRow};
+use super::score::Scratch;
+use crate::model::{PodRow, RowKey};
+use query::{OneField, Query};
 use texts::SearchTexts;
 
 pub struct PodTable {
@@ -35,7 +37,7 @@ pub struct PodTable {
     /// without a query is a filter that keeps every row).
     filter: Option<Filter>,
     sort: Option<Sort>,
-    selected: Option<PodKey>,
+    selected: Option<RowKey>,
     cursor: usize,
     /// Only for the highlight positions of drawn rows.
     matcher: SkimMatcherV2,
@@ -44,7 +46,7 @@ pub struct PodTable {
     scratch: Scratch,
     widths: WidthTracker,
     /// Pods marked for a launch in many at once (`space`, `*`).
-    marks: BTreeSet<PodKey>,
+    marks: BTreeSet<RowKey>,
     /// Only a workload's or a Service's pods are shown (`enter` on one).
     narrow: Option<Narrow>,
 }
@@ -184,7 +186,7 @@ impl Sort {
         } else {
             natural
         };
-        by_column.then_with(|| a.key.cmp(&b.key))
+        by_column.then_with(|| a.order().cmp(&b.order()))
     }
 
     /// "most first", "oldest first", "A to Z".
@@ -311,7 +313,7 @@ impl PodTable {
         sort
     }
 
-    pub fn get(&self, key: &PodKey) -> Option<&PodRow> {
+    pub fn get(&self, key: &RowKey) -> Option<&PodRow> {
         self.position(key).ok().map(|i| &*self.rows[i])
     }
 
@@ -337,24 +339,36 @@ impl PodTable {
         self.cursor
     }
 
-    pub fn selected(&self) -> Option<&PodKey> {
+    pub fn selected(&self) -> Option<&RowKey> {
         self.selected.as_ref()
     }
 
-    /// Replaces every row of `namespace` (all rows when `None`) with `rows`.
-    /// Of rows with the same key, the last one given wins.
-    pub fn replace(&mut self, namespace: Option<&str>, rows: Vec<PodRow>) {
-        match namespace {
-            None => self.rows.clear(),
-            Some(ns) => self.rows.retain(|r| &*r.key.namespace != ns),
-        }
+    /// No rows at all (another scope, another set of clusters).
+    pub fn clear(&mut self) {
+        self.rows.clear();
+        self.texts = SearchTexts::default();
+        self.measure();
+        self.marks.clear();
+        self.rank_again();
+        self.resync_cursor();
+    }
+
+    /// Replaces every row of `context`'s `namespace` (all its rows when
+    /// `None`) with `rows`. Of rows with the same key, the last one given
+    /// wins.
+    pub fn replace(&mut self, context: Option<&str>, namespace: Option<&str>, rows: Vec<PodRow>) {
+        self.rows.retain(|r| {
+            r.context.as_deref() != context || namespace.is_some_and(|ns| &*r.key.namespace != ns)
+        });
         self.rows.extend(rows.into_iter().map(Box::new));
         sort_keeping_the_last(&mut self.rows);
         self.texts = SearchTexts::of(self.rows.iter().map(|r| &r.key));
         self.measure();
         let rows = &self.rows;
-        self.marks
-            .retain(|k| rows.binary_search_by(|r| r.key.cmp(k)).is_ok());
+        self.marks.retain(|k| {
+            rows.binary_search_by(|r| r.order().cmp(&(k.context.as_deref(), &k.pod)))
+                .is_ok()
+        });
         self.rank_again();
         self.resync_cursor();
     }
@@ -380,13 +394,16 @@ impl PodTable {
             self.widths.add(row);
         }
         let mut page: Vec<Box<PodRow>> = rows.into_iter().map(Box::new).collect();
-        page.sort_by(|a, b| a.key.cmp(&b.key));
+        page.sort_by(|a, b| a.order().cmp(&b.order()));
         // A list's pages come in key order: each lands after the last row,
         // and only its own rows need scoring. (etcd orders `ns/name` as
         // bytes, so `prod`'s pods come after `prod-eu`'s: those pages take
         // the sort below.)
-        let after_the_last = page.windows(2).all(|w| w[0].key < w[1].key)
-            && self.rows.last().is_none_or(|last| last.key < page[0].key);
+        let after_the_last = page.windows(2).all(|w| w[0].order() < w[1].order())
+            && self
+                .rows
+                .last()
+                .is_none_or(|last| last.order() < page[0].order());
         let first_new = self.rows.len() as u32;
         if after_the_last {
             for row in &page {
@@ -423,7 +440,7 @@ impl PodTable {
     pub fn apply(&mut self, row: PodRow) {
         self.widths.add(&row);
         let mut remeasure = false;
-        let at = match self.position(&row.key) {
+        let at = match self.position(&row.row_key()) {
             Ok(at) => {
                 remeasure = !self.widths.remove(&self.rows[at]);
                 // Its use stays until metrics-server measures it again.
@@ -451,14 +468,21 @@ impl PodTable {
         self.resync_cursor();
     }
 
-    /// Each pod's use as metrics-server last measured it (none for a pod
-    /// it did not measure); a sort by CPU or memory is applied anew.
-    pub fn set_usage(&mut self, measured: Vec<crate::model::usage::PodUse>) {
+    /// Each pod of `context`'s rows, its use as metrics-server last
+    /// measured it (none for a pod it did not measure); a sort by CPU or
+    /// memory is applied anew.
+    pub fn set_usage(&mut self, context: Option<&str>, measured: Vec<crate::model::usage::PodUse>) {
         for row in &mut self.rows {
-            row.usage = None;
+            if row.context.as_deref() == context {
+                row.usage = None;
+            }
         }
         for pod in measured {
-            if let Ok(at) = self.position(&pod.key) {
+            let key = RowKey {
+                context: context.map(Arc::from),
+                pod: pod.key,
+            };
+            if let Ok(at) = self.position(&key) {
                 self.rows[at].usage = Some(pod.total);
             }
         }
@@ -487,7 +511,7 @@ impl PodTable {
         }
     }
 
-    pub fn remove(&mut self, key: &PodKey) {
+    pub fn remove(&mut self, key: &RowKey) {
         let Ok(at) = self.position(key) else {
             return;
         };
@@ -519,18 +543,18 @@ impl PodTable {
     /// Marks every pod shown (the filter's matches), or, when each of them
     /// is marked already, unmarks them. True when they are now marked.
     pub fn mark_shown(&mut self) -> bool {
-        let shown: Vec<PodKey> = (0..self.visible_len())
-            .filter_map(|i| self.visible_key(i).cloned())
+        let shown: Vec<RowKey> = (0..self.visible_len())
+            .filter_map(|i| self.visible_key(i))
             .collect();
         super::mark_set::toggle_all(&mut self.marks, shown)
     }
 
     /// The marked pods, in key order.
-    pub fn marks(&self) -> &BTreeSet<PodKey> {
+    pub fn marks(&self) -> &BTreeSet<RowKey> {
         &self.marks
     }
 
-    pub fn is_marked(&self, key: &PodKey) -> bool {
+    pub fn is_marked(&self, key: &RowKey) -> bool {
         self.marks.contains(key)
     }
 
@@ -539,12 +563,12 @@ impl PodTable {
     }
 
     /// The key of the `index`-th row shown, without the filter's highlight.
-    fn visible_key(&self, index: usize) -> Option<&PodKey> {
+    fn visible_key(&self, index: usize) -> Option<RowKey> {
         let row = match &self.filter {
             Some(f) => self.rows.get(f.hits.get(index)?.row as usize)?,
             None => self.rows.get(index)?,
         };
-        Some(&row.key)
+        Some(row.row_key())
     }
 
     /// Sets the filter; an empty query clears it.
@@ -602,16 +626,13 @@ impl PodTable {
         }
     }
 
-    fn position(&self, key: &PodKey) -> Result<usize, usize> {
-        self.rows.binary_search_by(|r| r.key.cmp(key))
+    fn position(&self, key: &RowKey) -> Result<usize, usize> {
+        let wanted = (key.context.as_deref(), &key.pod);
+        self.rows.binary_search_by(|r| r.order().cmp(&wanted))
     }
 
-    fn key_at(&self, index: usize) -> Option<PodKey> {
-        let row = match &self.filter {
-            Some(f) => f.hits.get(index)?.row as usize,
-            None => index,
-        };
-        self.rows.get(row).map(|r| r.key.clone())
+    fn key_at(&self, index: usize) -> Option<RowKey> {
+        self.visible_key(index)
     }
 
     /// Puts the cursor back on the selected pod after rows moved; if that
@@ -684,7 +705,7 @@ impl PodTable {
         let mut scratch = Scratch::default();
         let mut by_name = Vec::with_capacity(part.len());
         let mut others = Vec::new();
-        if query.status_only {
+        if query.only.is_some() {
             others.extend_from_slice(part);
         } else {
             for &i in part {
@@ -781,55 +802,12 @@ fn prefetch<T: ?Sized>(at: *const T) {
     let _ = at;
 }
 
-/// A filter query: fuzzy over every field, or over STATUS alone after a
-/// `status:` prefix (`status:crash`).
-struct Query {
-    text: Box<str>,
-    pattern: Pattern,
-    status_only: bool,
-}
-
-impl Query {
-    const STATUS: &'static str = "status:";
-
-    fn new(text: &str) -> Self {
-        let (status_only, rest) = match text.strip_prefix(Self::STATUS) {
-            Some(rest) => (true, rest.trim_start()),
-            None => (false, text),
-        };
-        Query {
-            text: text.into(),
-            pattern: Pattern::new(rest),
-            status_only,
-        }
-    }
-
-    fn as_str(&self) -> &str {
-        &self.text
-    }
-
-    /// What to highlight in namespace/name (nothing for a status query).
-    fn highlight(&self) -> &str {
-        if self.status_only {
-            ""
-        } else {
-            self.pattern.as_str()
-        }
-    }
-
-    /// Whether every row matching `self` matches `shorter` too.
-    fn extends(&self, shorter: &Query) -> bool {
-        self.status_only == shorter.status_only && self.text.starts_with(&*shorter.text)
-    }
-}
-
 /// Scores one row: namespace/name (`search`) first, then its other fields
 /// (what [`PodTable::score_part`] does in two passes for many rows).
 fn score_row(query: &Query, search: &str, row: &PodRow, scratch: &mut Scratch) -> Option<i32> {
-    let by_name = if query.status_only {
-        None
-    } else {
-        query.pattern.score(search, scratch)
+    let by_name = match query.only {
+        Some(_) => None,
+        None => query.pattern.score(search, scratch),
     };
     by_name.or_else(|| score_other_fields(query, row, scratch, &mut KnownScores::for_rows(1)))
 }
@@ -838,7 +816,8 @@ fn score_row(query: &Query, search: &str, row: &PodRow, scratch: &mut Scratch) -
 /// not match: node, then each label, then status — the first field that
 /// matches counts, so a query cannot match with letters scattered across
 /// fields (or labels). Its score is below every name match's ([`OTHER_FIELD`] less):
-/// names first. A `status:` query looks at STATUS only.
+/// names first. A `status:` query looks at STATUS only, a `ctx:` query at
+/// the context only (no row matches it in a list of one cluster).
 fn score_other_fields(
     query: &Query,
     row: &PodRow,
@@ -856,12 +835,13 @@ fn score_other_fields(
             false => query.pattern.score(text, scratch),
         })
     };
-    let found = if query.status_only {
-        score(&row.status, false)
-    } else {
-        score(&row.node, false)
+    let found = match query.only {
+        Some(OneField::Status) => score(&row.status, false),
+        Some(OneField::Context) => row.context.as_ref().and_then(|c| score(c, false)),
+        None => score(&row.node, false)
             .or_else(|| score(&row.labels, true))
             .or_else(|| score(&row.status, false))
+            .or_else(|| row.context.as_ref().and_then(|c| score(c, false))),
     };
     found.map(|s| s - OTHER_FIELD)
 }
@@ -920,9 +900,9 @@ fn merge_by_row(a: Vec<Hit>, b: Vec<Hit>) -> Vec<Hit> {
 /// stable sort keeps their order; the later one wins the dedup).
 #[allow(clippy::vec_box)]
 fn sort_keeping_the_last(rows: &mut Vec<Box<PodRow>>) {
-    rows.sort_by(|a, b| a.key.cmp(&b.key));
+    rows.sort_by(|a, b| a.order().cmp(&b.order()));
     rows.dedup_by(|later, earlier| {
-        let same = later.key == earlier.key;
+        let same = later.order() == earlier.order();
         if same {
             std::mem::swap(later, earlier);
         }

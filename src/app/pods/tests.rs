@@ -1,4 +1,6 @@
 use super::*;
+use crate::app::score::Pattern;
+use crate::model::PodKey;
 
 #[test]
 fn a_shared_text_is_scored_once_and_each_text_as_itself() {
@@ -81,7 +83,7 @@ fn pages_in_key_order_rank_as_the_whole_list_would() {
             whole.set_sort(column, true);
             paged.set_sort(column, true);
         }
-        whole.replace(None, sorted.clone());
+        whole.replace(None, None, sorted.clone());
         whole.set_filter("s0w");
         // The filter is typed while the first page is shown; the
         // later pages land after the last row.
@@ -104,6 +106,7 @@ fn a_sort_by_restarts_holds_as_rows_change_and_combines_with_the_filter() {
     let mut t = PodTable::default();
     t.replace(
         None,
+        None,
         vec![
             with_restarts("a", 1),
             with_restarts("b", 7),
@@ -112,12 +115,12 @@ fn a_sort_by_restarts_holds_as_rows_change_and_combines_with_the_filter() {
         ],
     );
     t.select_index(0);
-    assert_eq!(t.selected().unwrap().name.as_ref(), "a");
+    assert_eq!(t.selected().unwrap().pod.name.as_ref(), "a");
     let sort = t.sort_by(SortColumn::Restarts);
     assert_eq!(sort.order_words(), "most first");
     assert_eq!(names(&t), ["b", "web-d", "a", "c"]);
     // The selection stays on its pod, wherever it moved.
-    assert_eq!(t.selected().unwrap().name.as_ref(), "a");
+    assert_eq!(t.selected().unwrap().pod.name.as_ref(), "a");
     assert_eq!(t.cursor(), 2);
     // A row that changes moves to its new place; a new one is placed.
     t.apply(with_restarts("c", 9));
@@ -143,7 +146,7 @@ fn the_filter_matches_status_and_a_status_prefix_matches_only_status() {
     crashing.status = "CrashLoopBackOff".into();
     let mut pulling = row("shop", "crashreporter-2");
     pulling.status = "ImagePullBackOff".into();
-    t.replace(None, vec![row("shop", "web-1"), crashing, pulling]);
+    t.replace(None, None, vec![row("shop", "web-1"), crashing, pulling]);
     t.set_filter("crashloop");
     assert_eq!(names(&t), ["cart-1"], "STATUS is matched too");
     t.set_filter("status:crash");
@@ -169,7 +172,7 @@ fn names(t: &PodTable) -> Vec<String> {
 #[test]
 fn column_widths_follow_the_widest_row_as_rows_come_and_go() {
     let mut t = PodTable::default();
-    t.replace(None, vec![row("a", "short"), row("kube-system", "x")]);
+    t.replace(None, None, vec![row("a", "short"), row("kube-system", "x")]);
     assert_eq!((t.widths().namespace, t.widths().name), (11, 5));
     t.apply(row("b", "a-much-longer-name"));
     assert_eq!(t.widths().name, 18);
@@ -177,9 +180,9 @@ fn column_widths_follow_the_widest_row_as_rows_come_and_go() {
     renamed_status.status = "CrashLoopBackOff".into();
     t.apply(renamed_status);
     assert_eq!((t.widths().name, t.widths().status), (18, 16));
-    t.remove(&PodKey::new("b", "a-much-longer-name"));
+    t.remove(&RowKey::here(PodKey::new("b", "a-much-longer-name")));
     assert_eq!((t.widths().name, t.widths().status), (5, 7));
-    t.remove(&PodKey::new("kube-system", "x"));
+    t.remove(&RowKey::here(PodKey::new("kube-system", "x")));
     assert_eq!(t.widths().namespace, 1);
 }
 
@@ -190,16 +193,17 @@ fn ties_at_the_widest_are_counted() {
     let mut t = PodTable::default();
     t.replace(
         None,
+        None,
         vec![row("team-0001", "aaaa"), row("team-0002", "bbbb")],
     );
     t.apply(row("x", "cc"));
-    t.remove(&PodKey::new("team-0001", "aaaa"));
+    t.remove(&RowKey::here(PodKey::new("team-0001", "aaaa")));
     assert_eq!((t.widths().namespace, t.widths().name), (9, 4));
     let mut shorter = row("team-0002", "bbbb");
     shorter.node = "n".into();
     t.apply(shorter);
     assert_eq!((t.widths().namespace, t.widths().node), (9, 6));
-    t.remove(&PodKey::new("team-0002", "bbbb"));
+    t.remove(&RowKey::here(PodKey::new("team-0002", "bbbb")));
     assert_eq!(
         t.widths(),
         TextWidths {
@@ -214,27 +218,31 @@ fn ties_at_the_widest_are_counted() {
 #[test]
 fn rows_are_ordered_and_selection_sticks_to_its_pod() {
     let mut t = PodTable::default();
-    t.replace(None, vec![row("b", "web"), row("a", "db"), row("a", "api")]);
+    t.replace(
+        None,
+        None,
+        vec![row("b", "web"), row("a", "db"), row("a", "api")],
+    );
     assert_eq!(names(&t), ["api", "db", "web"]);
     t.select_index(1);
-    assert_eq!(t.selected().unwrap().name.as_ref(), "db");
+    assert_eq!(t.selected().unwrap().pod.name.as_ref(), "db");
     t.apply(row("a", "aaa"));
     assert_eq!(
-        t.selected().unwrap().name.as_ref(),
+        t.selected().unwrap().pod.name.as_ref(),
         "db",
         "insert above keeps the pod"
     );
     assert_eq!(t.cursor(), 2);
-    t.remove(&PodKey::new("a", "aaa"));
+    t.remove(&RowKey::here(PodKey::new("a", "aaa")));
     assert_eq!(t.cursor(), 1);
-    t.remove(&PodKey::new("a", "db"));
+    t.remove(&RowKey::here(PodKey::new("a", "db")));
     assert_eq!(
-        t.selected().unwrap().name.as_ref(),
+        t.selected().unwrap().pod.name.as_ref(),
         "web",
         "the next row takes over"
     );
-    t.remove(&PodKey::new("b", "web"));
-    t.remove(&PodKey::new("a", "api"));
+    t.remove(&RowKey::here(PodKey::new("b", "web")));
+    t.remove(&RowKey::here(PodKey::new("a", "api")));
     assert_eq!(t.selected(), None);
     t.move_by(1);
 }
@@ -242,9 +250,9 @@ fn rows_are_ordered_and_selection_sticks_to_its_pod() {
 #[test]
 fn replacing_one_namespace_keeps_the_others() {
     let mut t = PodTable::default();
-    t.replace(Some("a"), vec![row("a", "x")]);
-    t.replace(Some("b"), vec![row("b", "y")]);
-    t.replace(Some("a"), vec![row("a", "z")]);
+    t.replace(None, Some("a"), vec![row("a", "x")]);
+    t.replace(None, Some("b"), vec![row("b", "y")]);
+    t.replace(None, Some("a"), vec![row("a", "z")]);
     assert_eq!(names(&t), ["z", "y"]);
 }
 
@@ -252,6 +260,7 @@ fn replacing_one_namespace_keeps_the_others() {
 fn fuzzy_filter_ranks_highlights_and_follows_live_changes() {
     let mut t = PodTable::default();
     t.replace(
+        None,
         None,
         vec![
             row("shop", "storefront-1"),
@@ -305,6 +314,7 @@ fn a_label_match_ranks_below_every_name_match() {
     redis.labels = "app=cart".into();
     t.replace(
         None,
+        None,
         vec![
             redis,
             row("shop", "c-a-r-t-scattered"),
@@ -323,7 +333,7 @@ fn a_query_matches_within_one_label_not_across_them() {
     let mut t = PodTable::default();
     let mut job = row("batch", "reindex-orders-q7t2m");
     job.labels = "app.kubernetes.io/name=reindex-orders batch.kubernetes.io/controller-uid=dae071e6-9b75 batch.kubernetes.io/job-name=reindex-orders".into();
-    t.replace(None, vec![job, row("shop", "redis-0")]);
+    t.replace(None, None, vec![job, row("shop", "redis-0")]);
     t.set_filter("redis");
     assert_eq!(names(&t), ["redis-0"]);
     t.set_filter("job-name=reindex");

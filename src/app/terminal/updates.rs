@@ -144,7 +144,7 @@ impl App {
         let mut effects = vec![Effect::CloseSession { id }];
         effects.extend(self.show_browser());
         let showing_its_pod = matches!(&self.view,
-            View::Pod(view) if view.key == key.pod && key.cluster == self.cluster);
+            View::Pod(view) if view.key == key.pod && key.cluster == view.cluster);
         if !(showing_its_pod && self.show_launcher(Some(&key.container), Some(sentence.clone()))) {
             self.message = Some(warning(sentence));
         }

@@ -12,6 +12,7 @@ use tokio::task::JoinHandle;
 mod captures;
 mod debuggers;
 mod owned_pods;
+mod pod_reads;
 mod untyped_views;
 mod usage;
 
@@ -77,6 +78,8 @@ pub(super) struct Tasks {
     connecting: Option<JoinHandle<()>>,
     /// The browser's connection's liveness probe.
     pulse: Option<JoinHandle<()>>,
+    /// The probes of the other clusters the pod list shows.
+    other_pulses: HashMap<ClusterId, JoinHandle<()>>,
     /// Each terminal's own pod watch (detail and events).
     followers: HashMap<TerminalId, Vec<JoinHandle<()>>>,
     pub(super) sessions: Sessions,
@@ -120,6 +123,7 @@ impl Tasks {
             namespaces: None,
             connecting: None,
             pulse: None,
+            other_pulses: HashMap::new(),
             followers: HashMap::new(),
             sessions,
             image_history: None,
@@ -181,7 +185,8 @@ impl Tasks {
                 });
             }
             Effect::WatchPods(scope) => self.watch_pods(scope),
-            Effect::WatchPod(key) => self.watch_pod(key),
+            Effect::WatchOtherPods { cluster, scope } => self.watch_other_pods(cluster, scope),
+            Effect::WatchPod(cluster, key) => self.watch_pod(&cluster, key),
             Effect::WatchEvents(scope) => self.watch_events(scope),
             Effect::WatchNodes => self.watch_nodes(),
             Effect::WatchServices(scope) => self.watch_services(scope),
@@ -433,10 +438,12 @@ impl Tasks {
     }
 
     /// The pod view's watch of its pod, and the namespace's Pod Security level.
-    fn watch_pod(&mut self, key: PodKey) {
+    fn watch_pod(&mut self, cluster: &ClusterId, key: PodKey) {
         abort(&mut self.pod);
         let generation = self.next_generation(FeedOrigin::Pod);
-        let client = self.connection.client.clone();
+        let Some(client) = self.clients.get(cluster).cloned() else {
+            return;
+        };
         let mut handles = self.follow_pod(
             &client,
             &key,
@@ -598,6 +605,24 @@ impl Tasks {
         R: Send + 'static,
     {
         let client = self.connection.client.clone();
+        self.spawn_scoped_on(client, tagged, scope, project, wrap, pages)
+    }
+
+    /// [`Self::spawn_scoped`] on `client`'s cluster.
+    fn spawn_scoped_on<K, R>(
+        &self,
+        client: kube::Client,
+        tagged: (FeedOrigin, u64),
+        scope: Scope,
+        project: impl Fn(&K) -> R + Clone + Send + Sync + 'static,
+        wrap: impl Fn(Feed<R>) -> Event + Clone + Send + Sync + 'static,
+        pages: Pages,
+    ) -> Vec<JoinHandle<()>>
+    where
+        K: Watched + kube::Resource<Scope = k8s_openapi::NamespaceResourceScope>,
+        <K as kube::Resource>::DynamicType: Default,
+        R: Send + 'static,
+    {
         match scope {
             Scope::All => vec![self.spawn_feed(
                 tagged,
@@ -612,109 +637,11 @@ impl Tasks {
                 .into_iter()
                 .map(|ns| {
                     let api = Api::<K>::namespaced(client.clone(), &ns);
-                    let project = project.clone();
+                    let (project, wrap) = (project.clone(), wrap.clone());
                     self.spawn_feed(tagged, api, feed::config(), Some(ns), project, wrap, pages)
                 })
                 .collect(),
         }
-    }
-
-    fn watch_pods(&mut self, scope: Scope) {
-        abort(&mut self.pods);
-        let tagged = (FeedOrigin::Pods, self.next_generation(FeedOrigin::Pods));
-        // One set of shared strings for all the scope's feeds and their
-        // relists, so rows of one namespace share its name and nodes.
-        let strings = Arc::new(std::sync::Mutex::new(Strings::default()));
-        let project = move |pod: &ListedPod| {
-            PodRow::from_pod_sharing(&pod.0, &mut |text| {
-                strings.lock().unwrap_or_else(|e| e.into_inner()).get(text)
-            })
-        };
-        self.pods = self.spawn_scoped(tagged, scope, project, Event::Pods, Pages::AsTheyCome);
-    }
-
-    /// The pods on `node` in every namespace, one list by field selector
-    /// (`kubectl get pods -A --field-selector spec.nodeName=NODE`), within
-    /// [`READ_TIMEOUT`].
-    fn read_node_pods(&mut self, cluster: ClusterId, node: String) {
-        let Some(client) = self.clients.get(&cluster).cloned() else {
-            return;
-        };
-        let tx = self.tx.clone();
-        tokio::spawn(async move {
-            let pods: Api<Pod> = Api::all(client);
-            let params = kube::api::ListParams::default().fields(&format!("spec.nodeName={node}"));
-            let listed = crate::cluster::objects::list(&pods, &params);
-            let deadline = crate::cluster::deadline::Deadline::none().within(Some(READ_TIMEOUT));
-            let pods = match deadline.bound(listed).await {
-                Ok(Ok(items)) => Ok(items.iter().map(PodRow::from_pod).collect()),
-                Ok(Err(e)) => Err(crate::cluster::errors::describe(&e).sentence.into_string()),
-                Err(why) => Err(format!("the API server did not answer: {why}")),
-            };
-            let event = Event::NodePods {
-                cluster,
-                node,
-                pods,
-            };
-            let _ = tx.send(Tagged::untied(event)).await;
-        });
-    }
-
-    /// The marked pods, each read once (all at once, each within
-    /// [`READ_TIMEOUT`]), with their namespaces' Pod Security labels.
-    fn read_pods(&mut self, cluster: ClusterId, keys: Vec<PodKey>) {
-        let Some(client) = self.clients.get(&cluster).cloned() else {
-            return;
-        };
-        let tx = self.tx.clone();
-        tokio::spawn(async move {
-            let namespaces: std::collections::BTreeSet<&str> =
-                keys.iter().map(|k| &*k.namespace).collect();
-            let policies = futures::future::join_all(namespaces.into_iter().map(|ns| {
-                let client = client.clone();
-                async move {
-                    let policy =
-                        crate::cluster::debug::read_policy(&client, ns, READ_TIMEOUT).await;
-                    (ns.to_string(), policy)
-                }
-            }))
-            .await;
-            let reads = keys.iter().map(|key| {
-                let pods: Api<Pod> = Api::namespaced(client.clone(), &key.namespace);
-                async move {
-                    let read = crate::cluster::objects::get(&pods, &key.name);
-                    match tokio::time::timeout(READ_TIMEOUT, read).await {
-                        Ok(Ok(pod)) => Ok(PodDetail::from_pod(&pod)),
-                        Ok(Err(e)) => {
-                            Err(crate::cluster::errors::describe(&e).sentence.into_string())
-                        }
-                        Err(_) => Err(format!(
-                            "could not be read: the API server did not answer within {} s",
-                            READ_TIMEOUT.as_secs()
-                        )),
-                    }
-                }
-            });
-            let details = futures::future::join_all(reads).await;
-            let pods = keys
-                .into_iter()
-                .zip(details)
-                .map(|(key, detail)| {
-                    let policy = policies
-                        .iter()
-                        .find(|(ns, _)| **ns == *key.namespace)
-                        .and_then(|(_, p)| p.clone());
-                    FleetPod {
-                        key,
-                        detail,
-                        policy,
-                    }
-                })
-                .collect();
-            let _ = tx
-                .send(Tagged::untied(Event::PodsRead { cluster, pods }))
-                .await;
-        });
     }
 
     pub(super) fn watch_namespaces(&mut self) {
@@ -818,6 +745,9 @@ impl Tasks {
         self.next_generation(FeedOrigin::Pod);
         abort(&mut self.pods);
         abort(&mut self.pod);
+        for (_, pulse) in self.other_pulses.drain() {
+            pulse.abort();
+        }
         self.clients
             .insert(connection.cluster(), connection.client.clone());
         self.connection = connection;

@@ -911,11 +911,14 @@ fn marked_pods_and_their_form_fit_every_size() {
             detail.key = PodKey::new("shop", name);
             detail.containers[0].name = container.into();
             FleetPod {
+                cluster: crate::app::tests::sim_cluster(),
                 key: detail.key.clone(),
                 detail: Ok(detail),
                 policy: None,
             }
         };
+        // `d` reads the marked pods; the form opens with what the read found.
+        a.update(key('d'));
         a.update(Event::PodsRead {
             cluster: crate::app::tests::sim_cluster(),
             pods: vec![
@@ -1312,7 +1315,11 @@ fn pod_list_with_cpu_and_memory_at_every_size() {
             PodKey::new("shop", "redis-0"),
             PodKey::new("payments", "payments-api-66b8f7d5c9-x2k9p"),
         ] {
-            let mut with_asks = a.pods.get(&key).expect("a pod of the fixture").clone();
+            let mut with_asks = a
+                .pods
+                .get(&crate::model::RowKey::here(key))
+                .expect("a pod of the fixture")
+                .clone();
             with_asks.asks = Some(Box::new(asks));
             a.update(Event::Pods(Feed::Applied(with_asks)));
         }

@@ -587,6 +587,36 @@ pub async fn launch_on_redis(screen: &PodbayScreen) {
     screen.raw(b"\r").await;
 }
 
+/// The API server port the focused shell's container was told
+/// (`$KUBERNETES_SERVICE_PORT`: each simulator's own), after `marker`.
+pub async fn api_port_after(screen: &PodbayScreen, marker: &str) -> String {
+    screen
+        .keys(&format!("echo {marker}$KUBERNETES_SERVICE_PORT/\r"))
+        .await;
+    screen
+        .wait_for(&format!("the port after {marker}"), |t| {
+            t.lines().any(|l| {
+                pane_text(l)
+                    .split_once(marker)
+                    .is_some_and(|(_, rest)| rest.starts_with(|c: char| c.is_ascii_digit()))
+            })
+        })
+        .await;
+    screen
+        .text()
+        .lines()
+        .find_map(|l| {
+            let (_, rest) = pane_text(l).split_once(marker)?;
+            rest.starts_with(|c: char| c.is_ascii_digit()).then(|| {
+                rest.split(['│', ' '])
+                    .next()
+                    .unwrap_or_default()
+                    .to_string()
+            })
+        })
+        .unwrap_or_default()
+}
+
 /// A screen line without the pane border around it.
 pub fn pane_text(line: &str) -> &str {
     line.trim_start_matches('│')

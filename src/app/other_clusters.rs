@@ -1,0 +1,227 @@
+//! The pod list across clusters (`podbay --context a,b`): the browser's
+//! cluster first, the others beside it, each connected, watched and said
+//! on its own, so one that is slow, stalled or refused holds none of the
+//! others back. Every row carries its context ([`RowKey`]), and whatever
+//! acts on a row asks [`App::cluster_of`] where to go.
+
+use std::sync::Arc;
+
+use super::link::Link;
+use super::{App, Effect, LinkState, warning};
+use crate::model::feed::Feed;
+use crate::model::{ClusterId, PodRow, RowKey};
+
+/// A cluster the pod list shows beside the browser's.
+#[derive(Debug, Clone)]
+pub struct OtherCluster {
+    pub context: Arc<str>,
+    /// Once connected.
+    pub cluster: Option<ClusterId>,
+    pub link: Link,
+    /// Why it cannot be connected, when it cannot.
+    pub unreachable: Option<String>,
+    /// Its pods' CPU and memory.
+    pub usage: super::usage::UsageReads,
+}
+
+impl OtherCluster {
+    pub(super) fn new(context: &str) -> Self {
+        OtherCluster {
+            context: context.into(),
+            cluster: None,
+            link: Link::new(),
+            unreachable: None,
+            usage: Default::default(),
+        }
+    }
+}
+
+/// How one cluster of the list stands, for the header.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClusterState<'a> {
+    pub context: &'a str,
+    pub state: LinkState,
+    /// Seconds its API server has not answered.
+    pub unanswered: Option<u64>,
+    /// Refused or unreachable: one word or two.
+    pub failed: Option<&'static str>,
+}
+
+impl App {
+    /// The list shows several clusters' pods.
+    pub fn shows_several(&self) -> bool {
+        !self.others.is_empty()
+    }
+
+    /// The tag of the rows from `cluster` (`None` in a list of one), or
+    /// nothing when the list does not show it (a watch of a cluster left).
+    pub(super) fn row_tag(&self, cluster: &ClusterId) -> Option<Option<Arc<str>>> {
+        if *cluster == self.cluster {
+            return Some(self.first_tag.clone());
+        }
+        self.others
+            .iter()
+            .find(|o| o.cluster.as_ref() == Some(cluster))
+            .map(|o| Some(o.context.clone()))
+    }
+
+    /// The cluster of a row of the list: where anything done to it goes.
+    /// `None` for a row of a cluster the list no longer shows.
+    pub fn cluster_of(&self, key: &RowKey) -> Option<ClusterId> {
+        match &key.context {
+            None => Some(self.cluster.clone()),
+            Some(context) if Some(context) == self.first_tag.as_ref() => Some(self.cluster.clone()),
+            Some(context) => self
+                .others
+                .iter()
+                .find(|o| o.context == *context)
+                .and_then(|o| o.cluster.clone()),
+        }
+    }
+
+    /// `pod` as podbay says it: after its context when the list shows
+    /// several clusters (the same name may be on each), else `ns/name`.
+    pub fn pod_label(&self, cluster: &ClusterId, pod: &crate::model::PodKey) -> String {
+        match self.shows_several() {
+            true => format!("{}/{pod}", crate::model::text::sanitize(&cluster.context)),
+            false => pod.to_string(),
+        }
+    }
+
+    /// The list's row of `pod` on `cluster`, if the list shows that cluster.
+    pub fn row_of(&self, cluster: &ClusterId, pod: &crate::model::PodKey) -> Option<&PodRow> {
+        let key = RowKey {
+            context: self.row_tag(cluster)?,
+            pod: pod.clone(),
+        };
+        self.pods.get(&key)
+    }
+
+    /// The pod watches of every cluster shown, of the scope shown.
+    pub(super) fn watch_pods(&self) -> Vec<Effect> {
+        let mut effects = vec![Effect::WatchPods(self.scope.clone())];
+        effects.extend(self.others.iter().filter_map(|o| {
+            o.cluster.clone().map(|cluster| Effect::WatchOtherPods {
+                cluster,
+                scope: self.scope.clone(),
+            })
+        }));
+        effects
+    }
+
+    /// The link of the cluster whose rows carry `tag`.
+    pub(super) fn link_mut(&mut self, tag: &Option<Arc<str>>) -> &mut Link {
+        match tag {
+            Some(context) if Some(context) != self.first_tag.as_ref() => {
+                match self.others.iter_mut().find(|o| o.context == *context) {
+                    Some(other) => &mut other.link,
+                    None => &mut self.connection,
+                }
+            }
+            _ => &mut self.connection,
+        }
+    }
+
+    pub(super) fn on_other_pods(&mut self, cluster: ClusterId, feed: Feed<PodRow>) -> Vec<Effect> {
+        match self.row_tag(&cluster) {
+            Some(tag) => self.on_pods(tag, feed),
+            None => vec![],
+        }
+    }
+
+    /// A context connected (or not) for the list: its pods are watched,
+    /// or its trouble said. False when `context` is none of the list's
+    /// others waiting for their connection.
+    pub(super) fn other_connected(
+        &mut self,
+        context: &str,
+        outcome: &Result<ClusterId, String>,
+    ) -> Option<Vec<Effect>> {
+        let other = self
+            .others
+            .iter_mut()
+            .find(|o| &*o.context == context && o.cluster.is_none())?;
+        match outcome {
+            Ok(cluster) => {
+                other.cluster = Some(cluster.clone());
+                other.unreachable = None;
+                // Its panes say which cluster they are on.
+                if !self.contexts_used.iter().any(|c| c == context) {
+                    self.contexts_used.push(context.to_string());
+                }
+                Some(vec![Effect::WatchOtherPods {
+                    cluster: cluster.clone(),
+                    scope: self.scope.clone(),
+                }])
+            }
+            Err(sentence) => {
+                other.unreachable = Some(sentence.clone());
+                self.message = Some(warning(format!(
+                    "Context {context}: {sentence} Its pods are not listed; the other contexts' are."
+                )));
+                Some(vec![])
+            }
+        }
+    }
+
+    /// Each cluster of the list and how it stands, the browser's first.
+    pub fn cluster_states(&self) -> Vec<ClusterState<'_>> {
+        let refused = |tag: Option<&Arc<str>>| {
+            let refused_everywhere = match &self.scope {
+                super::Scope::Namespaces(list) => {
+                    !list.is_empty()
+                        && list
+                            .iter()
+                            .all(|ns| self.refused.contains_key(&(tag.cloned(), ns.clone())))
+                }
+                super::Scope::All => false,
+            };
+            refused_everywhere.then_some("forbidden")
+        };
+        let mut states = vec![ClusterState {
+            context: &self.context,
+            state: self.connection.state(),
+            unanswered: self.connection.unanswered(),
+            failed: refused(self.first_tag.as_ref()),
+        }];
+        states.extend(self.others.iter().map(|o| ClusterState {
+            context: &o.context,
+            state: o.link.state(),
+            unanswered: o.link.unanswered(),
+            failed: match &o.unreachable {
+                Some(_) => Some("unreachable"),
+                None => refused(Some(&o.context)),
+            },
+        }));
+        states
+    }
+
+    /// The context of the pod the browser shows, when it is not the
+    /// browser's cluster (a row of another cluster, opened): the views of
+    /// other kinds (events, nodes, workloads) show the browser's cluster.
+    pub(super) fn elsewhere_than_the_browser(&self) -> Option<String> {
+        let cluster = match &self.view {
+            super::View::Pod(view) => &view.cluster,
+            super::View::Files(browser) => &browser.key.cluster,
+            _ => return None,
+        };
+        (*cluster != self.cluster)
+            .then(|| crate::model::text::sanitize(&cluster.context).into_owned())
+    }
+
+    /// The tags of the clusters shown and connected, the browser's first.
+    pub(super) fn shown_tags(&self) -> Vec<Option<Arc<str>>> {
+        let mut tags = vec![self.first_tag.clone()];
+        tags.extend(
+            self.others
+                .iter()
+                .filter(|o| o.cluster.is_some())
+                .map(|o| Some(o.context.clone())),
+        );
+        tags
+    }
+}
+
+#[cfg(test)]
+#[path = "other_clusters_tests.rs"]
+mod tests;

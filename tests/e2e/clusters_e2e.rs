@@ -1,0 +1,113 @@
+//! One pod list across two clusters: two simulators with the same pods,
+//! merged into one kubeconfig as `sim-a` and `sim-b`, listed together by
+//! `podbay --context sim-a,sim-b`. Each row's actions go to its own
+//! cluster, and a cluster that stops answering is said on its own.
+
+use crate::support;
+
+use support::{PodbayScreen, api_port_after, exits_cleanly, merged_kubeconfig, start_sim};
+
+/// From the browser: `context`'s redis-0 (the `nth` of the two rows the
+/// filter shows, sim-a's first), a debug container launched with the
+/// launcher's defaults, attached.
+async fn debug_redis_on(screen: &PodbayScreen, nth: usize, context: &str) {
+    screen.raw(b"\x1b").await;
+    screen.keys("/redis-0\r").await;
+    screen
+        .wait_for("the two redis-0 rows", |t| t.contains("2/12 pods"))
+        .await;
+    screen.keys(&"j".repeat(nth)).await;
+    screen.keys("d").await;
+    let title = format!("Debug container for {context}/shop/redis-0");
+    screen
+        .wait_for(&format!("the launcher for {context}'s redis-0"), |t| {
+            t.contains(&title)
+        })
+        .await;
+    screen.raw(b"\r").await;
+    let pane = format!("{context} ▸ ");
+    screen
+        .wait_for(&format!("a pane on {context}, attached"), |t| {
+            t.lines()
+                .any(|l| l.contains(&pane) && l.contains("● attached"))
+        })
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_list_of_two_clusters_debugs_each_redis_on_its_own_and_says_which_stalls() {
+    let sim_a = start_sim(0).await;
+    let sim_b = start_sim(0).await;
+    let config = merged_kubeconfig(&[(&sim_a, "sim-a"), (&sim_b, "sim-b")], "one-list");
+    let args: Vec<String> = [
+        "--kubeconfig",
+        &config.display().to_string(),
+        "--context",
+        "sim-a,sim-b",
+        "-n",
+        "shop",
+    ]
+    .map(String::from)
+    .to_vec();
+    let mut screen = PodbayScreen::spawn(&args, 120, 36);
+    screen
+        .wait_for("both clusters live, each row with its context", |t| {
+            let row_of = |context: &str| {
+                t.lines()
+                    .any(|l| l.starts_with(context) && l.contains("redis-0"))
+            };
+            t.contains("sim-a ● live · sim-b ● live")
+                && t.contains("12 pods")
+                && row_of("sim-a ")
+                && row_of("sim-b ")
+        })
+        .await;
+
+    debug_redis_on(&screen, 1, "sim-b").await;
+    let port_b = api_port_after(&screen, "B=").await;
+    assert_eq!(
+        port_b,
+        format!("{}/", sim_b.addr().port()),
+        "sim-b's row was debugged on sim-b"
+    );
+    screen.raw(b"\x02d").await;
+    debug_redis_on(&screen, 0, "sim-a").await;
+    let port_a = api_port_after(&screen, "A=").await;
+    assert_eq!(
+        port_a,
+        format!("{}/", sim_a.addr().port()),
+        "sim-a's row was debugged on sim-a (sim-b's is {port_b})"
+    );
+
+    // sim-b stops answering: it is said for sim-b, and sim-a stays live.
+    screen.raw(b"\x02d").await;
+    screen.raw(b"\x1b").await;
+    screen
+        .wait_for("the list again", |t| t.contains("CONTEXT"))
+        .await;
+    sim_b.stop_server();
+    screen
+        .wait_for_within(30, "sim-b not live beside a live sim-a", |t| {
+            t.contains("sim-a ● live · sim-b ◍")
+        })
+        .await;
+    let text = screen.text();
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("◍ sim-b") && l.contains("redis-0")),
+        "sim-b's rows say so:\n{text}"
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("sim-a ") && !l.contains('◍') && l.contains("redis-0")),
+        "sim-a's rows do not:\n{text}"
+    );
+
+    screen.keys("q").await;
+    screen
+        .wait_for("the quit question", |t| t.contains("Quit? y/n"))
+        .await;
+    screen.keys("y").await;
+    exits_cleanly(&mut screen).await;
+    let _ = std::fs::remove_file(config);
+}
