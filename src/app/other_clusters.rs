@@ -224,4 +224,4 @@ impl App {
 
 #[cfg(test)]
 #[path = "other_clusters_tests.rs"]
-mod tests;
+pub(crate) mod tests;

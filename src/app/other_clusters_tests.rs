@@ -11,13 +11,13 @@ use crate::model::feed::Feed;
 use crate::model::problem::Denied;
 use crate::model::{ClusterId, PodDetail, PodKey, PodRow, RowKey};
 
-fn cluster_b() -> ClusterId {
+pub(crate) fn cluster_b() -> ClusterId {
     ClusterId::new("sim-b", "https://127.0.0.2:6443", "admin")
 }
 
 /// An app on `sim` whose list shows `sim-b` too, both connected, each
 /// listing `web` and `api` of namespace shop.
-fn two_clusters() -> App {
+pub(crate) fn two_clusters() -> App {
     let (mut a, effects) = App::new(AppOptions {
         cluster: sim_cluster(),
         context: "sim".into(),

@@ -1294,6 +1294,7 @@ fn the_copy_form_takes_a_pull_secret() {
 }
 
 mod capture_views;
+mod cluster_views;
 mod workload_views;
 
 /// The busy cluster with the metrics API's figures: one pod near its
