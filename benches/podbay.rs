@@ -30,6 +30,8 @@ use ratatui::widgets::Widget;
 use tokio::io::AsyncBufReadExt;
 use tokio::sync::mpsc;
 
+#[path = "podbay/clusters.rs"]
+mod clusters;
 #[path = "podbay/views.rs"]
 mod views;
 
@@ -71,7 +73,7 @@ fn main() {
             .join(" ")
     );
     // `cargo bench -- NAME…` runs only the sections named (panes, cat, echo,
-    // list, views, launch, fleet, cp, forward, capture, containers, idle, logs, binary; soak runs
+    // list, views, clusters, launch, fleet, cp, forward, capture, containers, idle, logs, binary; soak runs
     // only when named).
     let only: Vec<String> = std::env::args()
         .skip(1)
@@ -95,6 +97,9 @@ fn main() {
         }
         if run("views") {
             views::views(&mut report).await;
+        }
+        if run("clusters") {
+            clusters::clusters(&mut report).await;
         }
         if run("launch") {
             launch(&mut report).await;
@@ -630,8 +635,11 @@ async fn sim_process_with(
     extra: &[&str],
 ) -> (tokio::process::Child, PathBuf, Duration) {
     let binary = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/release/podbay");
+    // A number each: several simulators of one size run at once.
+    static STARTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let nth = STARTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let kubeconfig = std::env::temp_dir().join(format!(
-        "podbay-bench-sim-{}-{pods}.kubeconfig",
+        "podbay-bench-sim-{}-{pods}-{nth}.kubeconfig",
         std::process::id()
     ));
     let start = Instant::now();
@@ -990,6 +998,11 @@ impl Tui {
     }
 
     fn start_sized(kubeconfig: &std::path::Path, cols: u16, rows: u16) -> Tui {
+        Self::start_with(kubeconfig, cols, rows, &[])
+    }
+
+    /// podbay on every namespace, with `extra` arguments.
+    fn start_with(kubeconfig: &std::path::Path, cols: u16, rows: u16, extra: &[&str]) -> Tui {
         let binary = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/release/podbay");
         let home = std::env::temp_dir().join(format!(
             "podbay-bench-home-{}-{}",
@@ -1000,11 +1013,12 @@ impl Tui {
             ("HOME".to_string(), home.display().to_string()),
             ("XDG_STATE_HOME".to_string(), home.display().to_string()),
         ];
-        let args = vec![
+        let mut args = vec![
             "--kubeconfig".to_string(),
             kubeconfig.display().to_string(),
             "-A".to_string(),
         ];
+        args.extend(extra.iter().map(|a| a.to_string()));
         let child = podbay::pty::spawn(&podbay::pty::Spawn {
             program: binary.as_os_str(),
             args: &args,

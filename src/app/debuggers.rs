@@ -11,7 +11,23 @@ use super::keymap::Action;
 use super::message::{error, info, warning};
 use super::{App, Effect, Mode, PodView, TerminalKind, View};
 use crate::model::debuggers::Debugger;
-use crate::model::{ContainerState, PodKey, PodRow, TerminalKey};
+use crate::model::{ClusterId, ContainerState, PodKey, PodRow, RowKey, TerminalKey};
+
+/// A debugger shown, and the context of its pod's row (`None` in a list
+/// of one cluster): what is done to it goes to that cluster.
+#[derive(Debug, Clone, Copy)]
+pub struct Listed<'a> {
+    pub context: Option<&'a std::sync::Arc<str>>,
+    pub debugger: &'a Debugger,
+}
+
+impl std::ops::Deref for Listed<'_> {
+    type Target = Debugger;
+
+    fn deref(&self) -> &Debugger {
+        self.debugger
+    }
+}
 
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct DebuggersView {
@@ -44,13 +60,17 @@ impl Order {
 
 impl DebuggersView {
     /// The debuggers of `rows` the filter keeps, in the view's order.
-    pub fn shown<'a>(&self, rows: impl Iterator<Item = &'a PodRow>) -> Vec<&'a Debugger> {
+    pub fn shown<'a>(&self, rows: impl Iterator<Item = &'a PodRow>) -> Vec<Listed<'a>> {
         use fuzzy_matcher::FuzzyMatcher;
         let matcher = fuzzy_matcher::skim::SkimMatcherV2::default().ignore_case();
         let query = self.filter.trim();
-        let mut shown: Vec<&Debugger> = rows
-            .filter_map(|row| row.debuggers.as_deref())
-            .flatten()
+        let mut shown: Vec<Listed> = rows
+            .filter_map(|row| Some((row.context.as_ref(), row.debuggers.as_deref()?)))
+            .flat_map(|(context, debuggers)| {
+                debuggers
+                    .iter()
+                    .map(move |debugger| Listed { context, debugger })
+            })
             .filter(|d| {
                 query.is_empty()
                     || [
@@ -66,8 +86,9 @@ impl DebuggersView {
             .collect();
         // Within a pod, as they were added (the spec's order; sorts are
         // stable). Compared in place: the view sorts every frame.
-        let by_pod =
-            |a: &&Debugger, b: &&Debugger| (&a.namespace, &a.pod).cmp(&(&b.namespace, &b.pod));
+        let by_pod = |a: &Listed, b: &Listed| {
+            (a.context, &a.namespace, &a.pod).cmp(&(b.context, &b.namespace, &b.pod))
+        };
         match self.order {
             Order::Pod => shown.sort_by(by_pod),
             Order::State => {
@@ -83,10 +104,16 @@ impl DebuggersView {
         shown
     }
 
-    fn selected<'a>(&self, rows: impl Iterator<Item = &'a PodRow>) -> Option<Debugger> {
+    /// The selected debugger and the tag of its pod's row.
+    fn selected<'a>(
+        &self,
+        rows: impl Iterator<Item = &'a PodRow>,
+    ) -> Option<(Option<std::sync::Arc<str>>, Debugger)> {
         let shown = self.shown(rows);
         let at = self.cursor.min(shown.len().saturating_sub(1));
-        shown.get(at).map(|d| (*d).clone())
+        shown
+            .get(at)
+            .map(|d| (d.context.cloned(), d.debugger.clone()))
     }
 }
 
@@ -109,13 +136,13 @@ impl App {
 
     /// Keys of the debuggers view fixed in it (`x`); `None` for the others.
     pub(super) fn on_debuggers_fixed_key(&mut self, key: &KeyEvent) -> Option<Vec<Effect>> {
-        let View::Debuggers(view) = &self.view else {
+        if !matches!(self.view, View::Debuggers(_)) {
             return None;
-        };
+        }
         if !matches!(key.code, KeyCode::Char('x') | KeyCode::Delete) || !key.modifiers.is_empty() {
             return None;
         }
-        let debugger = view.selected(self.pods.rows())?;
+        let (cluster, debugger) = self.selected_debugger()?;
         if !debugger.state.is_running() {
             let why = match debugger.state {
                 ContainerState::Terminated { .. } => "it has ended already",
@@ -132,38 +159,48 @@ impl App {
         }
         // The key first: a long pod name is cut at the bar's end.
         let shell = if debugger.shell { ", a shell" } else { "" };
+        let pod = self.pod_label(&cluster, &PodKey::new(&debugger.namespace, &debugger.pod));
         self.message = Some(warning(format!(
-            "y stops {} in {}/{} (up {}{shell}); any other key keeps it.",
+            "y stops {} in {pod} (up {}{shell}); any other key keeps it.",
             debugger.name,
-            debugger.namespace,
-            debugger.pod,
             debugger.age_text(self.now)
         )));
-        self.mode = Mode::ConfirmStopDebugger(Box::new(debugger));
+        self.mode = Mode::ConfirmStopDebugger(Box::new((cluster, debugger)));
         Some(vec![])
+    }
+
+    /// The debuggers view's selected debugger and its pod's cluster.
+    fn selected_debugger(&self) -> Option<(ClusterId, Debugger)> {
+        let View::Debuggers(view) = &self.view else {
+            return None;
+        };
+        let (context, debugger) = view.selected(self.pods.rows())?;
+        let row = RowKey {
+            context,
+            pod: PodKey::new(&debugger.namespace, &debugger.pod),
+        };
+        Some((self.cluster_of(&row)?, debugger))
     }
 
     /// The answer to "Stop …?".
     pub(super) fn on_stop_debugger_answer(
         &mut self,
-        debugger: Debugger,
+        (cluster, debugger): (ClusterId, Debugger),
         key: &KeyEvent,
     ) -> Vec<Effect> {
-        let at = format!(
-            "{} in pod {}/{}",
-            debugger.name, debugger.namespace, debugger.pod
-        );
+        let pod = PodKey::new(&debugger.namespace, &debugger.pod);
+        let shown = self.pod_label(&cluster, &pod);
         if !matches!(key.code, KeyCode::Char('y' | 'Y')) {
-            self.message = Some(info(format!(
-                "{} keeps running in {}/{}.",
-                debugger.name, debugger.namespace, debugger.pod
-            )));
+            self.message = Some(info(format!("{} keeps running in {shown}.", debugger.name)));
             return vec![];
         }
-        self.message = Some(info(format!("Stopping debug container {at}…")));
+        self.message = Some(info(format!(
+            "Stopping debug container {} in pod {shown}…",
+            debugger.name
+        )));
         vec![Effect::StopDebugger {
-            cluster: self.cluster.clone(),
-            pod: PodKey::new(&debugger.namespace, &debugger.pod),
+            cluster,
+            pod,
             name: debugger.name,
         }]
     }
@@ -202,15 +239,15 @@ impl App {
                 self.view = View::Pods;
             }
             Action::Open => {
-                let debugger = view.selected(self.pods.rows())?;
+                let (cluster, debugger) = self.selected_debugger()?;
                 let key = PodKey::new(&debugger.namespace, &debugger.pod);
-                let mut pod = PodView::new(self.cluster.clone(), key.clone());
+                let mut pod = PodView::new(cluster.clone(), key.clone());
                 pod.fold_finished = self.fold_finished;
                 self.view = View::Pod(Box::new(pod));
-                return Some(vec![Effect::WatchPod(self.cluster.clone(), key)]);
+                return Some(vec![Effect::WatchPod(cluster, key)]);
             }
             Action::Attach => {
-                let debugger = view.selected(self.pods.rows())?;
+                let (cluster, debugger) = self.selected_debugger()?;
                 if !debugger.state.is_running() {
                     self.message = Some(info(format!(
                         "Debug container {} has ended ({}): there is nothing to attach to.",
@@ -220,7 +257,7 @@ impl App {
                     return Some(vec![]);
                 }
                 let key = TerminalKey::new(
-                    self.cluster.clone(),
+                    cluster,
                     PodKey::new(&debugger.namespace, &debugger.pod),
                     debugger.name,
                 );

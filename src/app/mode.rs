@@ -30,7 +30,8 @@ pub enum Mode {
     /// Deleting this pod: y to confirm.
     ConfirmDelete(crate::model::ClusterId, PodKey),
     /// Stopping this debug container: y to confirm.
-    ConfirmStopDebugger(Box<crate::model::debuggers::Debugger>),
+    /// Stop this debugger, on this cluster?
+    ConfirmStopDebugger(Box<(crate::model::ClusterId, crate::model::debuggers::Debugger)>),
     /// The capture form (`P`), over the list or the pod view.
     Capture(Box<super::captures::CaptureForm>),
     /// The port-forward form (`F`), over the pod view.

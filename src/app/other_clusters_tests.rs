@@ -307,3 +307,69 @@ fn ctx_with_two_names_lists_both_once_the_first_connects() {
         "{effects:?}"
     );
 }
+
+#[test]
+fn a_workloads_pods_are_its_own_clusters_not_anothers_with_the_same_labels() {
+    use super::super::pods::{Narrow, Pick};
+    let a = two_clusters();
+    // The test rows are labelled app=<their name>.
+    let narrow = Narrow {
+        picks: vec![Pick {
+            namespace: "shop".into(),
+            selector: crate::model::selector::Selector::of_labels(&[("app".into(), "web".into())]),
+        }],
+        context: Some("sim".into()),
+    };
+    let admitted: Vec<String> = a
+        .pods
+        .rows()
+        .filter(|r| narrow.admits(r))
+        .map(|r| format!("{}:{}", r.context.as_deref().unwrap_or("-"), r.key.name))
+        .collect();
+    assert_eq!(admitted, ["sim:web"]);
+}
+
+#[test]
+fn a_debugger_of_the_other_clusters_pod_is_stopped_and_attached_there() {
+    let mut a = two_clusters();
+    // The same pod on both clusters; only sim-b's has a debugger.
+    let with_debugger = PodRow {
+        debuggers: super::super::tests::debuggers("shop", "web", &[true]),
+        ..row("shop", "web", "Running")
+    };
+    a.update(Event::OtherPods {
+        cluster: cluster_b(),
+        feed: Feed::Applied(with_debugger),
+    });
+    a.update(key(':'));
+    for c in "debuggers".chars() {
+        a.update(key(c));
+    }
+    a.update(code(KeyCode::Enter));
+    assert!(matches!(a.view, View::Debuggers(_)));
+    a.update(key('x'));
+    let asked = a
+        .message
+        .as_ref()
+        .map(|m| m.text.clone())
+        .unwrap_or_default();
+    assert!(asked.contains("in sim-b/shop/web"), "{asked}");
+    let effects = a.update(key('y'));
+    assert_eq!(
+        effects,
+        [Effect::StopDebugger {
+            cluster: cluster_b(),
+            pod: PodKey::new("shop", "web"),
+            name: "debugger-1".into(),
+        }]
+    );
+    let effects = a.update(key('a'));
+    let attached: Vec<&ClusterId> = effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::OpenSession { key, .. } => Some(&key.cluster),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(attached, [&cluster_b()], "{effects:?}");
+}

@@ -414,7 +414,11 @@ impl App {
                     selector: crate::model::selector::Selector::of_label_selector(&pick.selector),
                 })
                 .collect();
-            t.pods_of = Some((kept.pod.clone(), super::pods::Narrow { picks }));
+            let narrow = super::pods::Narrow {
+                picks,
+                context: self.first_tag.clone(),
+            };
+            t.pods_of = Some((kept.pod.clone(), narrow));
         }
         if t.kind.follows_log() {
             t.resume_from = kept.last_seen.clone();

@@ -91,7 +91,13 @@ impl App {
                 }
                 let from = super::workloads::names_of(&services, |s| format!("svc/{}", s.name));
                 return Some(match action {
-                    Action::Logs => self.open_pods_logs(from, super::pods::Narrow { picks }),
+                    Action::Logs => self.open_pods_logs(
+                        from,
+                        super::pods::Narrow {
+                            picks,
+                            context: self.first_tag.clone(),
+                        },
+                    ),
                     _ => self.narrow_to(from, picks, action == Action::Debug),
                 });
             }

@@ -72,7 +72,13 @@ impl App {
                     .collect();
                 let from = names_of(&rows, WorkloadRow::reference);
                 Some(match action {
-                    Action::Logs => self.open_pods_logs(from, Narrow { picks }),
+                    Action::Logs => self.open_pods_logs(
+                        from,
+                        Narrow {
+                            picks,
+                            context: self.first_tag.clone(),
+                        },
+                    ),
                     _ => self.narrow_to(from, picks, action == Action::Debug),
                 })
             }
@@ -122,7 +128,10 @@ impl App {
     pub(super) fn narrow_to(&mut self, from: String, picks: Vec<Pick>, debug: bool) -> Vec<Effect> {
         let back = std::mem::replace(&mut self.view, View::Pods);
         self.narrowed = Some(Narrowed { from, back });
-        self.pods.set_narrow(Some(Narrow { picks }));
+        self.pods.set_narrow(Some(Narrow {
+            picks,
+            context: self.first_tag.clone(),
+        }));
         self.message = None;
         let mut effects = vec![Effect::StopWatchingPod];
         if debug {

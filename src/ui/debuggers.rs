@@ -13,7 +13,8 @@ use crate::app::{App, Scope};
 use crate::model::ContainerState;
 use crate::theme::Theme;
 
-const TITLES: [&str; 9] = [
+const TITLES: [&str; 10] = [
+    "CONTEXT",
     "NAMESPACE",
     "POD",
     "NAME",
@@ -27,17 +28,18 @@ const TITLES: [&str; 9] = [
 
 /// How the columns give way: IMAGE narrows, ADDED BY, TARGET and IMAGE
 /// step aside, then the pod's name narrows (cut in the middle, where
-/// replica names differ), STATE keeps its first words, the namespace
-/// narrows, and the pod's name again.
-const PLAN: [super::columns::Give; 8] = [
-    give(7, 14),
-    give(8, 0),
-    give(6, 0),
+/// replica names differ), STATE keeps its first words, the namespace and
+/// the context narrow, and the pod's name again.
+const PLAN: [super::columns::Give; 9] = [
+    give(8, 14),
+    give(9, 0),
     give(7, 0),
-    give(1, 28),
-    give(3, 20),
+    give(8, 0),
+    give(2, 28),
+    give(4, 20),
+    give(1, 8),
     give(0, 8),
-    give(1, 18),
+    give(2, 18),
 ];
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &DebuggersView, theme: &Theme) {
@@ -79,10 +81,13 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &DebuggersView, them
         return;
     }
     let all = !matches!(&app.scope, Scope::Namespaces(list) if list.len() == 1);
-    let cells: Vec<[String; 9]> = shown
+    let cells: Vec<[String; 10]> = shown
         .iter()
         .map(|d| {
             [
+                d.context
+                    .map(|c| crate::model::text::sanitize(c).into_owned())
+                    .unwrap_or_default(),
                 d.namespace.clone(),
                 d.pod.clone(),
                 d.name.clone(),
@@ -98,7 +103,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &DebuggersView, them
     let columns = |text: &str| unicode_width::UnicodeWidthStr::width(text);
     let wants: Vec<usize> = (0..TITLES.len())
         .map(|i| {
-            if i == 0 && !all {
+            if (i == 0 && !app.shows_several()) || (i == 1 && !all) {
                 return 0;
             }
             cells
@@ -130,7 +135,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &DebuggersView, them
                 }
             };
             Row::new(fitted.shown().map(|(column, width)| {
-                let how = if column == 1 { Cut::Middle } else { Cut::End };
+                let how = if column == 2 { Cut::Middle } else { Cut::End };
                 Cell::from(cut(&row[column], width, how).into_owned())
             }))
             .style(style)

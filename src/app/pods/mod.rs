@@ -56,6 +56,9 @@ pub struct PodTable {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Narrow {
     pub picks: Vec<Pick>,
+    /// The tag of the rows it picks from: the objects are one cluster's,
+    /// and another cluster's pods with the same labels are not theirs.
+    pub context: Option<Arc<str>>,
 }
 
 /// The pods of one namespace that a selector picks.
@@ -73,7 +76,7 @@ impl Pick {
 
 impl Narrow {
     pub fn admits(&self, row: &PodRow) -> bool {
-        self.picks.iter().any(|pick| pick.admits(row))
+        row.context == self.context && self.picks.iter().any(|pick| pick.admits(row))
     }
 }
 
