@@ -111,3 +111,35 @@ async fn one_list_of_two_clusters_debugs_each_redis_on_its_own_and_says_which_st
     exits_cleanly(&mut screen).await;
     let _ = std::fs::remove_file(config);
 }
+
+/// `--all-contexts` lists every cluster of the kubeconfig; `:ctx a` goes
+/// back to one, `:ctx a,b` to both again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn all_contexts_and_ctx_with_two_names_list_both_clusters() {
+    let sim_a = start_sim(0).await;
+    let sim_b = start_sim(0).await;
+    let config = merged_kubeconfig(&[(&sim_a, "sim-a"), (&sim_b, "sim-b")], "all-contexts");
+    let args: Vec<String> = [
+        "--kubeconfig",
+        &config.display().to_string(),
+        "--all-contexts",
+        "-n",
+        "shop",
+    ]
+    .map(String::from)
+    .to_vec();
+    let mut screen = PodbayScreen::spawn(&args, 80, 24);
+    let both = |t: &str| t.contains("sim-a ● live · sim-b ● live") && t.contains("12 pods");
+    screen.wait_for("both clusters at 80 columns", both).await;
+    screen.keys(":ctx sim-b\r").await;
+    screen
+        .wait_for("sim-b alone", |t| {
+            t.contains("ctx sim-b") && t.contains("6 pods") && !t.contains("sim-a ●")
+        })
+        .await;
+    screen.keys(":ctx sim-a,sim-b\r").await;
+    screen.wait_for("both again", both).await;
+    screen.keys("q").await;
+    exits_cleanly(&mut screen).await;
+    let _ = std::fs::remove_file(config);
+}
