@@ -373,3 +373,34 @@ fn a_debugger_of_the_other_clusters_pod_is_stopped_and_attached_there() {
         .collect();
     assert_eq!(attached, [&cluster_b()], "{effects:?}");
 }
+
+#[test]
+fn each_clusters_cpu_and_memory_are_read_there_and_fill_its_rows_alone() {
+    use crate::app::usage_fixtures::used;
+    let mut a = two_clusters();
+    let later = a.now + jiff::SignedDuration::from_secs(1);
+    let effects = a.update(Event::Tick(later));
+    let read: Vec<&ClusterId> = effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::ReadUsage { cluster, .. } => Some(cluster),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(read, [&sim_cluster(), &cluster_b()], "{effects:?}");
+    a.update(Event::Usage {
+        cluster: cluster_b(),
+        namespaces: Some(vec!["shop".into()]),
+        read: Ok((vec![used("shop", "web", 250, 64)], None)),
+    });
+    let used_by = |context: &str| {
+        let key = RowKey {
+            context: Some(context.into()),
+            pod: PodKey::new("shop", "web"),
+        };
+        a.pods.get(&key).and_then(|r| r.usage).map(|u| u.cpu_text())
+    };
+    assert_eq!(used_by("sim-b"), Some("250m".into()));
+    assert_eq!(used_by("sim"), None, "sim's web is another pod");
+    assert!(a.usage_shown());
+}

@@ -156,9 +156,7 @@ impl App {
         }
         let watched = self.closely_watched(cluster);
         let fastest = self.fastest_read();
-        let known_namespaces = self.namespaces_of(&tag);
         let big = self.pods.total() > BIG;
-        let scope = self.scope.clone();
         let reads = self.usage_of_mut(cluster)?;
         // A pod just opened gets its containers' figures soon, not a
         // window later.
@@ -173,14 +171,15 @@ impl App {
         reads.out = true;
         reads.next = None;
         reads.last_read = Some(now);
-        let namespaces = match &scope {
-            Scope::All if (reads.split || big) && !known_namespaces.is_empty() => {
-                Some(known_namespaces)
-            }
+        let split = reads.split || big;
+        // Only now, when a read is due: another cluster's namespaces are
+        // gathered from its rows, a pass over the whole list.
+        let namespaces = match &self.scope {
+            Scope::All if split => Some(self.namespaces_of(&tag)).filter(|n| !n.is_empty()),
             Scope::All => None,
             Scope::Namespaces(list) => Some(list.clone()),
         };
-        reads.asked = Some(namespaces.clone());
+        self.usage_of_mut(cluster)?.asked = Some(namespaces.clone());
         Some(Effect::ReadUsage {
             cluster: cluster.clone(),
             namespaces,
