@@ -772,21 +772,7 @@ async fn pod_list(report: &mut Report, n: usize) {
         "",
     );
 
-    // Filter keystrokes: type a query, clear it, again.
-    let mut samples = Vec::new();
-    for _ in 0..5 {
-        app.update(key(KeyCode::Char('/')));
-        for c in "svc-042".chars() {
-            let start = Instant::now();
-            app.update(key(KeyCode::Char(c)));
-            screen.draw(|f| podbay::ui::draw(f, &app, &theme)).unwrap();
-            samples.push(start.elapsed());
-        }
-        let start = Instant::now();
-        app.update(key(KeyCode::Esc));
-        screen.draw(|f| podbay::ui::draw(f, &app, &theme)).unwrap();
-        samples.push(start.elapsed());
-    }
+    let mut samples = filter_keystrokes(&mut app, &mut screen, false);
     let (p50, p99) = percentiles(&mut samples);
     report.row(
         &format!("filter keystroke → redrawn, {n} pods"),
@@ -798,6 +784,35 @@ async fn pod_list(report: &mut Report, n: usize) {
     }
     watcher.abort();
     let _ = std::fs::remove_file(kubeconfig);
+}
+
+/// Filter keystrokes: `svc-042` typed, then cleared with `esc` (kept
+/// with `enter` first, untimed, when `keep` says so), five times; each
+/// key timed with the redraw it causes.
+fn filter_keystrokes(
+    app: &mut App,
+    screen: &mut Terminal<TestBackend>,
+    keep: bool,
+) -> Vec<Duration> {
+    let theme = podbay::theme::Theme::default();
+    let mut samples = Vec::new();
+    for _ in 0..5 {
+        app.update(key(KeyCode::Char('/')));
+        for c in "svc-042".chars() {
+            let start = Instant::now();
+            app.update(key(KeyCode::Char(c)));
+            screen.draw(|f| podbay::ui::draw(f, app, &theme)).unwrap();
+            samples.push(start.elapsed());
+        }
+        if keep {
+            app.update(key(KeyCode::Enter));
+        }
+        let start = Instant::now();
+        app.update(key(KeyCode::Esc));
+        screen.draw(|f| podbay::ui::draw(f, app, &theme)).unwrap();
+        samples.push(start.elapsed());
+    }
+    samples
 }
 
 fn options(conn: &podbay::cluster::client::Connection) -> AppOptions {

@@ -79,7 +79,7 @@ pub(super) async fn clusters(report: &mut Report) {
     report.check("idle CPU between refreshes, 3×30k, %", idle, 0.2);
     tui.quit().await;
 
-    let p99 = filter_keystrokes(&kubeconfig, &contexts).await;
+    let p99 = filter_keystroke_p99(&kubeconfig, &contexts).await;
     report.row(
         &format!("{CLUSTERS} clusters × {PODS_EACH} pods: filter keystroke → redrawn, in-process"),
         format!("p99 {:.1} ms", ms(p99)),
@@ -148,7 +148,7 @@ fn merged<'a>(
 /// The app fed by each cluster's pod feed, as the TUI's executor feeds
 /// it, then a query typed and cleared five times, each key timed with its
 /// redraw: the p99.
-async fn filter_keystrokes(kubeconfig: &std::path::Path, contexts: &[String]) -> Duration {
+async fn filter_keystroke_p99(kubeconfig: &std::path::Path, contexts: &[String]) -> Duration {
     let mut connections = Vec::new();
     for context in contexts {
         let connection = Target {
@@ -224,20 +224,7 @@ async fn filter_keystrokes(kubeconfig: &std::path::Path, contexts: &[String]) ->
     let mut screen = Terminal::new(TestBackend::new(200, 60)).unwrap();
     let theme = podbay::theme::Theme::default();
     screen.draw(|f| podbay::ui::draw(f, &app, &theme)).unwrap();
-    let mut samples = Vec::new();
-    for _ in 0..5 {
-        app.update(key(KeyCode::Char('/')));
-        for c in "svc-042".chars() {
-            let start = Instant::now();
-            app.update(key(KeyCode::Char(c)));
-            screen.draw(|f| podbay::ui::draw(f, &app, &theme)).unwrap();
-            samples.push(start.elapsed());
-        }
-        let start = Instant::now();
-        app.update(key(KeyCode::Esc));
-        screen.draw(|f| podbay::ui::draw(f, &app, &theme)).unwrap();
-        samples.push(start.elapsed());
-    }
+    let mut samples = super::filter_keystrokes(&mut app, &mut screen, false);
     for watcher in watchers {
         watcher.abort();
     }

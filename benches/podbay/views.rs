@@ -124,21 +124,7 @@ pub(super) async fn views(report: &mut Report) {
         let theme = podbay::theme::Theme::default();
         screen.draw(|f| podbay::ui::draw(f, &app, &theme)).unwrap();
         let applied = start.elapsed();
-        let mut samples = Vec::new();
-        for _ in 0..5 {
-            app.update(key(KeyCode::Char('/')));
-            for c in "svc-042".chars() {
-                let start = Instant::now();
-                app.update(key(KeyCode::Char(c)));
-                screen.draw(|f| podbay::ui::draw(f, &app, &theme)).unwrap();
-                samples.push(start.elapsed());
-            }
-            app.update(key(KeyCode::Enter));
-            let start = Instant::now();
-            app.update(key(KeyCode::Esc));
-            screen.draw(|f| podbay::ui::draw(f, &app, &theme)).unwrap();
-            samples.push(start.elapsed());
-        }
+        let mut samples = filter_keystrokes(&mut app, &mut screen, true);
         let (p50, p99) = percentiles(&mut samples);
         report.row(
             &format!(

@@ -135,6 +135,6 @@ impl App {
         if pick.selector.is_empty() {
             return Vec::new();
         }
-        self.pods.rows().filter(|pod| pick.admits(pod)).collect()
+        self.browser_rows().filter(|pod| pick.admits(pod)).collect()
     }
 }

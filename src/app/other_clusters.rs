@@ -88,6 +88,12 @@ impl App {
         }
     }
 
+    /// The list's rows of the browser's cluster: what the views of other
+    /// kinds (nodes, Services, workloads), which show that cluster, count.
+    pub fn browser_rows(&self) -> impl Iterator<Item = &PodRow> {
+        self.pods.rows().filter(|r| r.context == self.first_tag)
+    }
+
     /// The list's row of `pod` on `cluster`, if the list shows that cluster.
     pub fn row_of(&self, cluster: &ClusterId, pod: &crate::model::PodKey) -> Option<&PodRow> {
         let key = RowKey {

@@ -97,6 +97,13 @@ fn each_row_says_its_context_and_the_same_name_on_two_clusters_is_two_rows() {
     let states = a.cluster_states();
     let names: Vec<&str> = states.iter().map(|s| s.context).collect();
     assert_eq!(names, ["sim", "sim-b"]);
+    // The views of other kinds count the browser's cluster's pods alone.
+    let browser: Vec<&str> = a.browser_rows().map(|r| &*r.key.name).collect();
+    assert_eq!(browser, ["api", "web"]);
+    assert!(
+        a.browser_rows()
+            .all(|r| r.context.as_deref() == Some("sim"))
+    );
 }
 
 #[test]

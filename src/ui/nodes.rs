@@ -24,7 +24,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &NodesView, theme: &
     };
     // Counted once a frame, in one pass over the list's rows.
     let mut pods_on: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-    for row in app.pods.rows() {
+    for row in app.browser_rows() {
         *pods_on.entry(&*row.node).or_default() += 1;
     }
     // The taints go last: on a narrow screen they are counted first,

@@ -48,7 +48,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &ServicesView, theme
     }
     // Whether each Service sends traffic anywhere, for its colour.
     let mut idle = Vec::with_capacity(view.list.shown_len());
-    let counts = endpoints(&view.list.rows, app.pods.rows());
+    let counts = endpoints(&view.list.rows, app.browser_rows());
     let window = text_table::window(inner, &view.list);
     let mut rows: Vec<Vec<String>> = window
         .rows(&view.list)

@@ -25,11 +25,25 @@ async fn debug_redis_on(screen: &PodbayScreen, nth: usize, context: &str) {
         })
         .await;
     screen.raw(b"\r").await;
-    let pane = format!("{context} ▸ ");
+    let pane = format!("{context} ▸ debug shop/redis-0/");
     screen
         .wait_for(&format!("a pane on {context}, attached"), |t| {
             t.lines()
                 .any(|l| l.contains(&pane) && l.contains("● attached"))
+        })
+        .await;
+    // Its shell's prompt, before typing: a shell setting up its line
+    // editor may drop what was typed before (busybox sh does).
+    let text = screen.text();
+    let name: String = text
+        .split(&pane)
+        .nth(1)
+        .map(|rest| rest.chars().take_while(|c| !c.is_whitespace()).collect())
+        .unwrap_or_default();
+    let prompt = format!("{name}@redis-0#");
+    screen
+        .wait_for(&format!("{context}'s shell prompt"), |t| {
+            t.contains(&prompt)
         })
         .await;
 }

@@ -590,26 +590,9 @@ impl Tasks {
         })
     }
 
-    /// One feed of `K` per namespace of `scope` (one for all namespaces).
+    /// One feed of `K` on `client`'s cluster for each namespace of `scope`
+    /// (one for all namespaces with [`Scope::All`]), each update wrapped.
     fn spawn_scoped<K, R>(
-        &self,
-        tagged: (FeedOrigin, u64),
-        scope: Scope,
-        project: impl Fn(&K) -> R + Clone + Send + Sync + 'static,
-        wrap: fn(Feed<R>) -> Event,
-        pages: Pages,
-    ) -> Vec<JoinHandle<()>>
-    where
-        K: Watched + kube::Resource<Scope = k8s_openapi::NamespaceResourceScope>,
-        <K as kube::Resource>::DynamicType: Default,
-        R: Send + 'static,
-    {
-        let client = self.connection.client.clone();
-        self.spawn_scoped_on(client, tagged, scope, project, wrap, pages)
-    }
-
-    /// [`Self::spawn_scoped`] on `client`'s cluster.
-    fn spawn_scoped_on<K, R>(
         &self,
         client: kube::Client,
         tagged: (FeedOrigin, u64),

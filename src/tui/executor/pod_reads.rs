@@ -10,7 +10,9 @@ impl Tasks {
             pulse.abort();
         }
         let tagged = (FeedOrigin::Pods, self.next_generation(FeedOrigin::Pods));
-        self.pods = self.spawn_scoped(tagged, scope, pod_rows(), Event::Pods, Pages::AsTheyCome);
+        let client = self.connection.client.clone();
+        let rows = pod_rows();
+        self.pods = self.spawn_scoped(client, tagged, scope, rows, Event::Pods, Pages::AsTheyCome);
     }
 
     /// The pods of another cluster the list shows, beside the browser's
@@ -26,7 +28,7 @@ impl Tasks {
             cluster: of.clone(),
             feed,
         };
-        let handles = self.spawn_scoped_on(
+        let handles = self.spawn_scoped(
             client.clone(),
             tagged,
             scope,
