@@ -39,6 +39,42 @@ pub(super) async fn connect_before_the_screen(target: &Target) -> Result<Connect
     }
 }
 
+/// The browser's connection when the list shows several contexts: the
+/// first that can be used, in the order given, so one that cannot holds
+/// the others back no longer than its own try (at most 10 s). Returns it,
+/// the other contexts for the list (those that failed among them, to be
+/// tried again and said as unreachable), and what to say about the ones
+/// passed over. Fails with the first context's sentence when none works.
+pub(super) async fn connect_the_browser(
+    target: &Target,
+    others: &[String],
+) -> Result<(Connection, Vec<String>, Option<String>), Unusable> {
+    let first = match connect_before_the_screen(target).await {
+        Ok(connection) => return Ok((connection, others.to_vec(), None)),
+        Err(unusable) if others.is_empty() => return Err(unusable),
+        Err(unusable) => unusable,
+    };
+    let first_name = target.context.clone().unwrap_or_default();
+    for (at, context) in others.iter().enumerate() {
+        let instead = Target {
+            context: Some(context.clone()),
+            ..target.clone()
+        };
+        if let Ok(connection) = connect_before_the_screen(&instead).await {
+            let mut rest = vec![first_name.clone()];
+            rest.extend(others[..at].iter().cloned());
+            rest.extend(others[at + 1..].iter().cloned());
+            let said = format!(
+                "Context {}: {} The other contexts are listed; it is tried again beside them.",
+                crate::model::text::sanitize(&first_name),
+                first.sentence
+            );
+            return Ok((connection, rest, Some(said)));
+        }
+    }
+    Err(first)
+}
+
 /// Connects and asks the server for its version, so an unreachable server
 /// or bad credentials fail fast, with one sentence.
 pub(super) async fn connect_and_probe(target: &Target) -> Result<Connection, Unusable> {

@@ -20,7 +20,7 @@ use crate::cluster::client::{Connection, PluginTerminal, Target};
 use crate::term::Size;
 use crate::theme::Theme;
 use crate::tty::{self, TtyGuard};
-use connect::connect_before_the_screen;
+use connect::connect_the_browser;
 use executor::{Tagged, Tasks};
 use sessions::Sessions;
 
@@ -85,7 +85,8 @@ const ECHO_WINDOW: Duration = Duration::from_millis(150);
 /// Connects, checks the server answers, then runs the TUI until quit.
 /// Errors before the TUI starts are one sentence for stderr.
 pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
-    let connection = connect_before_the_screen(&options.target).await?;
+    let (connection, others, passed_over) =
+        connect_the_browser(&options.target, &options.other_contexts).await?;
     // From here on the screen and the keyboard are the TUI's: also for `:ctx`.
     options.target.plugins = PluginTerminal::Withheld;
     let namespace = options
@@ -95,7 +96,7 @@ pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
     let (mut app, effects) = App::new(AppOptions {
         cluster: connection.cluster(),
         context: connection.context.clone(),
-        others: options.other_contexts.clone(),
+        others,
         contexts: connection.contexts.clone(),
         namespace,
         all_namespaces: options.all_namespaces,
@@ -108,7 +109,7 @@ pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
         panes: options.panes.clone(),
     });
     app.custom_profiles = options.custom_profiles.clone();
-    if let Some(notice) = options.notice.take() {
+    if let Some(notice) = options.notice.take().or(passed_over) {
         app.message = Some(crate::app::warning(notice));
     }
 

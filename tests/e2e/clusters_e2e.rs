@@ -157,3 +157,35 @@ async fn all_contexts_and_ctx_with_two_names_list_both_clusters() {
     exits_cleanly(&mut screen).await;
     let _ = std::fs::remove_file(config);
 }
+
+/// The first context named cannot be reached at start: podbay starts on
+/// the next one and says the first as unreachable, instead of exiting.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_first_context_that_cannot_be_reached_holds_the_others_back_no_longer_than_its_try() {
+    let sim_a = start_sim(0).await;
+    let sim_b = start_sim(0).await;
+    let config = merged_kubeconfig(&[(&sim_a, "sim-a"), (&sim_b, "sim-b")], "first-down");
+    sim_a.stop_server();
+    let args: Vec<String> = [
+        "--kubeconfig",
+        &config.display().to_string(),
+        "--context",
+        "sim-a,sim-b",
+        "-n",
+        "shop",
+    ]
+    .map(String::from)
+    .to_vec();
+    let mut screen = PodbayScreen::spawn(&args, 120, 30);
+    screen
+        .wait_for_within(40, "sim-b listed, sim-a said unreachable", |t| {
+            t.contains("sim-b ● live · sim-a ⊘ unreachable")
+                && t.lines()
+                    .any(|l| l.starts_with("sim-b ") && l.contains("redis-0"))
+                && !t.lines().any(|l| l.starts_with("sim-a "))
+        })
+        .await;
+    screen.keys("q").await;
+    exits_cleanly(&mut screen).await;
+    let _ = std::fs::remove_file(config);
+}
