@@ -5,6 +5,7 @@
 
 use crate::support;
 
+use podbay::sim::SimHandle;
 use support::{PodbayScreen, api_port_after, exits_cleanly, merged_kubeconfig, start_sim};
 
 /// From the browser: `context`'s redis-0 (the `nth` of the two rows the
@@ -48,21 +49,24 @@ async fn debug_redis_on(screen: &PodbayScreen, nth: usize, context: &str) {
         .await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn one_list_of_two_clusters_debugs_each_redis_on_its_own_and_says_which_stalls() {
+/// Two simulators with the same pods, merged into one kubeconfig as
+/// sim-a and sim-b, and podbay's arguments: that kubeconfig, then `extra`.
+async fn two_simulators(
+    tag: &str,
+    extra: &[&str],
+) -> (SimHandle, SimHandle, std::path::PathBuf, Vec<String>) {
     let sim_a = start_sim(0).await;
     let sim_b = start_sim(0).await;
-    let config = merged_kubeconfig(&[(&sim_a, "sim-a"), (&sim_b, "sim-b")], "one-list");
-    let args: Vec<String> = [
-        "--kubeconfig",
-        &config.display().to_string(),
-        "--context",
-        "sim-a,sim-b",
-        "-n",
-        "shop",
-    ]
-    .map(String::from)
-    .to_vec();
+    let config = merged_kubeconfig(&[(&sim_a, "sim-a"), (&sim_b, "sim-b")], tag);
+    let mut args = vec!["--kubeconfig".to_string(), config.display().to_string()];
+    args.extend(extra.iter().map(|a| a.to_string()));
+    (sim_a, sim_b, config, args)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_list_of_two_clusters_debugs_each_redis_on_its_own_and_says_which_stalls() {
+    let (sim_a, sim_b, config, args) =
+        two_simulators("one-list", &["--context", "sim-a,sim-b", "-n", "shop"]).await;
     let mut screen = PodbayScreen::spawn(&args, 120, 36);
     screen
         .wait_for("both clusters live, each row with its context", |t| {
@@ -130,18 +134,8 @@ async fn one_list_of_two_clusters_debugs_each_redis_on_its_own_and_says_which_st
 /// back to one, `:ctx a,b` to both again.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn all_contexts_and_ctx_with_two_names_list_both_clusters() {
-    let sim_a = start_sim(0).await;
-    let sim_b = start_sim(0).await;
-    let config = merged_kubeconfig(&[(&sim_a, "sim-a"), (&sim_b, "sim-b")], "all-contexts");
-    let args: Vec<String> = [
-        "--kubeconfig",
-        &config.display().to_string(),
-        "--all-contexts",
-        "-n",
-        "shop",
-    ]
-    .map(String::from)
-    .to_vec();
+    let (_sim_a, _sim_b, config, args) =
+        two_simulators("all-contexts", &["--all-contexts", "-n", "shop"]).await;
     let mut screen = PodbayScreen::spawn(&args, 80, 24);
     let both = |t: &str| t.contains("sim-a ● live · sim-b ● live") && t.contains("12 pods");
     screen.wait_for("both clusters at 80 columns", both).await;
@@ -162,20 +156,9 @@ async fn all_contexts_and_ctx_with_two_names_list_both_clusters() {
 /// the next one and says the first as unreachable, instead of exiting.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_first_context_that_cannot_be_reached_holds_the_others_back_no_longer_than_its_try() {
-    let sim_a = start_sim(0).await;
-    let sim_b = start_sim(0).await;
-    let config = merged_kubeconfig(&[(&sim_a, "sim-a"), (&sim_b, "sim-b")], "first-down");
+    let (sim_a, _sim_b, config, args) =
+        two_simulators("first-down", &["--context", "sim-a,sim-b", "-n", "shop"]).await;
     sim_a.stop_server();
-    let args: Vec<String> = [
-        "--kubeconfig",
-        &config.display().to_string(),
-        "--context",
-        "sim-a,sim-b",
-        "-n",
-        "shop",
-    ]
-    .map(String::from)
-    .to_vec();
     let mut screen = PodbayScreen::spawn(&args, 120, 30);
     screen
         .wait_for_within(40, "sim-b listed, sim-a said unreachable", |t| {
