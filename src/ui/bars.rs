@@ -12,17 +12,33 @@ use crate::app::keymap::Action;
 use crate::app::{App, Focus, LinkState, Mode, Severity, View};
 use crate::theme::Theme;
 
-/// A cluster's link as the header says it: a dot, words, a colour; the
-/// words short (`stalled 12s`) when several clusters share the line.
+/// How many words a cluster's state takes in the header.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Words {
+    /// One cluster: `stalled: no answer for 12s`.
+    Whole,
+    /// Several: `stalled 12s`.
+    Short,
+    /// Several on a line too narrow for their words: the dot, and a
+    /// stall's seconds.
+    Dot,
+}
+
+/// A cluster's link as the header says it: a dot, words, a colour.
 fn link_words(
     cluster: &crate::app::other_clusters::ClusterState,
-    short: bool,
+    words: Words,
     theme: &Theme,
 ) -> (&'static str, String, ratatui::style::Style) {
-    match (cluster.failed, cluster.unanswered, cluster.state) {
+    let (dot, said, style) = match (cluster.failed, cluster.unanswered, cluster.state) {
         (Some(failed), _, _) => ("⊘", failed.to_string(), theme.failing),
         // A server that does not answer is neither live nor reconnecting.
-        (None, Some(seconds), _) if short => ("◍", format!("stalled {seconds}s"), theme.warning),
+        (None, Some(seconds), _) if words == Words::Dot => {
+            return ("◍", format!("{seconds}s"), theme.warning);
+        }
+        (None, Some(seconds), _) if words == Words::Short => {
+            ("◍", format!("stalled {seconds}s"), theme.warning)
+        }
         (None, Some(seconds), _) => (
             "◍",
             format!("stalled: no answer for {seconds}s"),
@@ -31,7 +47,35 @@ fn link_words(
         (None, None, LinkState::Live) => ("●", "live".into(), theme.live),
         (None, None, LinkState::Connecting) => ("◌", "connecting".into(), theme.pending),
         (None, None, LinkState::Reconnecting) => ("◍", "reconnecting".into(), theme.warning),
+    };
+    match words {
+        Words::Dot => (dot, String::new(), style),
+        _ => (dot, said, style),
     }
+}
+
+/// Each cluster of a list of several, with its state (`prod ● live ·
+/// staging ◍ stalled 12s`): one that stalls or refuses is seen at once,
+/// beside those that answer.
+/// Names longer than `longest` characters are cut in the middle, where
+/// contexts of one fleet differ least (`prod-us-…-blue`).
+fn cluster_spans(app: &App, words: Words, longest: usize, theme: &Theme) -> Vec<Span<'static>> {
+    let mut spans = Vec::new();
+    for (i, cluster) in app.cluster_states().iter().enumerate() {
+        if i > 0 {
+            spans.push(Span::styled(" · ", theme.dim));
+        }
+        let (dot, said, style) = link_words(cluster, words, theme);
+        let whole = crate::model::text::sanitize(cluster.context);
+        let name = super::columns::cut(&whole, longest, super::columns::Cut::Middle).into_owned();
+        spans.push(Span::styled(format!("{name} "), theme.text));
+        let state = match said.is_empty() {
+            true => dot.to_string(),
+            false => format!("{dot} {said}"),
+        };
+        spans.push(Span::styled(state, style));
+    }
+    spans
 }
 
 pub fn header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
@@ -41,7 +85,7 @@ pub fn header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             failed: None,
             ..clusters[0].clone()
         },
-        false,
+        Words::Whole,
         theme,
     );
     let (scope, counts, query) = match &app.view {
@@ -90,20 +134,8 @@ pub fn header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         }
     };
     let sep = Span::styled(" │ ", theme.dim);
-    let mut spans = vec![Span::styled(" podbay", theme.title), sep.clone()];
-    if app.shows_several() {
-        // Each cluster with its own state: one that stalls or refuses is
-        // seen at once, beside those that answer.
-        for (i, cluster) in clusters.iter().enumerate() {
-            if i > 0 {
-                spans.push(Span::styled(" · ", theme.dim));
-            }
-            let (dot, words, style) = link_words(cluster, true, theme);
-            let name = crate::model::text::sanitize(cluster.context).into_owned();
-            spans.push(Span::styled(format!("{name} "), theme.text));
-            spans.push(Span::styled(format!("{dot} {words}"), style));
-        }
-    } else {
+    let mut spans = Vec::new();
+    if !app.shows_several() {
         spans.push(Span::styled("ctx ", theme.dim));
         spans.push(Span::styled(app.context.clone(), theme.text));
     }
@@ -139,11 +171,36 @@ pub fn header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         spans.push(Span::styled(format!("⇄ {forwarding} {noun}"), theme.text));
     }
     if !app.shows_several() {
-        spans.push(sep);
+        spans.push(sep.clone());
         spans.push(Span::styled(format!("{dot} {state}"), style));
     }
+    let mut line = vec![Span::styled(" podbay", theme.title), sep];
+    if app.shows_several() {
+        // The clusters' words give way before the namespace and counts.
+        let width = |spans: &[Span]| spans.iter().map(|s| s.width()).sum::<usize>();
+        let room = usize::from(area.width).saturating_sub(width(&line) + width(&spans));
+        let mut clusters = cluster_spans(app, Words::Short, usize::MAX, theme);
+        if width(&clusters) > room {
+            clusters = cluster_spans(app, Words::Dot, usize::MAX, theme);
+        }
+        // Still too wide: each name gets an equal share of what is left
+        // after the dots and separators (6 characters at least).
+        let names: usize = app
+            .cluster_states()
+            .iter()
+            .map(|c| crate::model::text::sanitize(c.context).chars().count())
+            .sum();
+        let over = width(&clusters).saturating_sub(room);
+        if over > 0 {
+            let count = app.cluster_states().len();
+            let share = (names.saturating_sub(over) / count).max(6);
+            clusters = cluster_spans(app, Words::Dot, share, theme);
+        }
+        line.extend(clusters);
+    }
+    line.extend(spans);
     frame.render_widget(
-        Paragraph::new(Line::from(spans)).style(theme.status_bar),
+        Paragraph::new(Line::from(line)).style(theme.status_bar),
         area,
     );
 }
