@@ -264,6 +264,14 @@ impl CommandLine {
             (_, true) => (words.clone(), ""),
             (_, false) => (words[..words.len() - 1].to_vec(), words[words.len() - 1]),
         };
+        // `:ctx a,b`: the name after the last comma is the one completed.
+        let (named, partial) = match prefix_words.first().copied() {
+            Some("ctx" | "context") => match partial.rsplit_once(',') {
+                Some((named, last)) => (format!("{named},"), last),
+                None => (String::new(), partial),
+            },
+            _ => (String::new(), partial),
+        };
         let candidates: Vec<&str> = match prefix_words.first().copied() {
             None => COMMANDS.to_vec(),
             Some("ns" | "namespace") => known.namespaces.iter().map(String::as_str).collect(),
@@ -292,6 +300,7 @@ impl CommandLine {
         if !completed.is_empty() {
             completed.push(' ');
         }
+        completed.push_str(&named);
         completed.push_str(&common);
         if matching.len() == 1 {
             completed.push(' ');
@@ -392,6 +401,14 @@ mod tests {
         assert_eq!(c.candidates, ["prod-eu", "prod-us"], "shown to choose from");
         c.insert('u');
         assert!(c.candidates.is_empty());
+        let mut several = CommandLine::default();
+        several.insert_str("ctx prod-eu,prod-u");
+        several.complete(&known);
+        assert_eq!(
+            several.text(),
+            "ctx prod-eu,prod-us ",
+            "the name after the comma"
+        );
         let mut w = CommandLine::default();
         w.insert_str("load i");
         w.complete(&known);
