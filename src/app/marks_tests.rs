@@ -61,17 +61,21 @@ fn fleet_pod(detail: PodDetail, policy: Option<Policy>) -> FleetPod {
     }
 }
 
+/// The marked pods' names, in the list's order.
+fn marked_names(a: &super::App) -> Vec<String> {
+    a.pods
+        .marks()
+        .iter()
+        .map(|k| k.pod.name.to_string())
+        .collect()
+}
+
 #[test]
 fn space_marks_and_moves_on_star_marks_what_the_filter_shows() {
     let mut a = listed_app();
     a.update(key(' '));
     a.update(key(' '));
-    let marked: Vec<String> = a
-        .pods
-        .marks()
-        .iter()
-        .map(|k| k.pod.name.to_string())
-        .collect();
+    let marked = marked_names(&a);
     assert_eq!(marked, ["api-1", "api-2"], "space marks, then moves down");
     a.update(key('k'));
     a.update(key(' '));
@@ -83,12 +87,7 @@ fn space_marks_and_moves_on_star_marks_what_the_filter_shows() {
     }
     a.update(code(KeyCode::Enter));
     a.update(key('*'));
-    let marked: Vec<String> = a
-        .pods
-        .marks()
-        .iter()
-        .map(|k| k.pod.name.to_string())
-        .collect();
+    let marked = marked_names(&a);
     assert_eq!(
         marked,
         ["api-1", "api-2", "api-3"],
