@@ -822,6 +822,7 @@ fn options(conn: &podbay::cluster::client::Connection) -> AppOptions {
         others: Vec::new(),
         contexts: conn.contexts.clone(),
         namespace: conn.namespace.clone(),
+        namespace_chosen: false,
         all_namespaces: true,
         fallback_namespaces: vec![],
         keymap: Keymap::default(),

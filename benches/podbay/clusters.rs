@@ -168,7 +168,10 @@ async fn filter_keystroke_p99(kubeconfig: &std::path::Path, contexts: &[String])
     for (context, connection) in contexts.iter().zip(&connections).skip(1) {
         app.update(Event::ContextReady {
             context: context.clone(),
-            outcome: Ok(connection.cluster()),
+            outcome: Ok(podbay::app::Reached {
+                cluster: connection.cluster(),
+                namespace: connection.namespace.clone(),
+            }),
         });
     }
     let (tx, mut rx) = mpsc::channel::<Event>(64);

@@ -61,14 +61,15 @@ impl App {
             ),
             None => format!("Switched to context {}.", self.context),
         }));
-        self.scope = match (remembered, &self.scope) {
-            (Some(scope), _) => scope,
-            (None, Scope::All) => Scope::All,
-            (None, Scope::Namespaces(_)) => Scope::Namespaces(vec![namespace]),
+        (self.scope, self.scope_is_home) = match (remembered, &self.scope) {
+            (Some(scope), _) => (scope, false),
+            (None, Scope::All) => (Scope::All, false),
+            (None, Scope::Namespaces(_)) => (Scope::Namespaces(vec![namespace]), true),
         };
+        self.scope_fallbacks.clear();
         self.refused.clear();
         self.view = View::Pods;
-        let mut effects = vec![Effect::WatchPods(self.scope.clone())];
+        let mut effects = vec![Effect::WatchPods(self.scope_of(&self.first_tag))];
         effects.extend(
             self.others
                 .iter()

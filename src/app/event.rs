@@ -20,6 +20,14 @@ use crate::model::usage::{PodUse, UsageError};
 use crate::model::{ClusterId, EventRow, PodDetail, PodKey, PodRow, TerminalKey};
 use crate::term::Size;
 
+/// A context connected beside the browser's: which cluster, and the
+/// namespace its kubeconfig entry names (`default` when it names none).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reached {
+    pub cluster: ClusterId,
+    pub namespace: String,
+}
+
 /// Everything that happens to the app.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
@@ -38,8 +46,8 @@ pub enum Event {
     Tick(Timestamp),
     /// The pod list's watch of the browser's cluster.
     Pods(Feed<PodRow>),
-    /// The pod list's watch of another cluster it shows
-    /// ([`Effect::WatchOtherPods`]).
+    /// The pod list's watch of one cluster of several
+    /// ([`Effect::WatchPodsOf`]).
     OtherPods {
         cluster: ClusterId,
         feed: Feed<PodRow>,
@@ -185,7 +193,7 @@ pub enum Event {
     /// (as this cluster), or cannot be: one sentence.
     ContextReady {
         context: String,
-        outcome: Result<ClusterId, String>,
+        outcome: Result<Reached, String>,
     },
     /// [`Effect::SaveWorkspace`] wrote this file, or could not.
     WorkspaceSaved {
@@ -234,13 +242,13 @@ pub enum Effect {
     },
     /// Replace the pod watch(es) with this scope, on the browser's
     /// cluster (the other clusters the list shows are watched again with
-    /// [`Effect::WatchOtherPods`]).
+    /// [`Effect::WatchPodsOf`]).
     WatchPods(Scope),
-    /// Watch this scope's pods on another cluster the list shows, beside
-    /// the browser's (replaced with them by the next
-    /// [`Effect::WatchPods`]), and whether that cluster answers:
+    /// Watch this scope's pods on one cluster of a list of several,
+    /// replacing that cluster's watch alone (all are replaced by the next
+    /// [`Effect::WatchPods`]), and whether another cluster answers:
     /// [`Event::OtherPods`], [`Event::Pulse`].
-    WatchOtherPods {
+    WatchPodsOf {
         cluster: ClusterId,
         scope: Scope,
     },

@@ -143,7 +143,7 @@ impl App {
                 Scope::Namespaces(vec![browser.key.pod.namespace.to_string()]),
                 "",
             ),
-            _ => (self.scope.clone(), ""),
+            _ => (self.scope_of(&self.first_tag), ""),
         };
         let filter = filter.to_string();
         let back = match std::mem::replace(&mut self.view, View::Pods) {
@@ -166,7 +166,8 @@ impl App {
         object: Option<(Scope, String)>,
         all_namespaces: bool,
     ) -> Vec<Effect> {
-        let (home, filter) = object.unwrap_or_else(|| (self.scope.clone(), String::new()));
+        let (home, filter) =
+            object.unwrap_or_else(|| (self.scope_of(&self.first_tag), String::new()));
         let back = std::mem::replace(&mut self.view, View::Pods);
         self.show_events(
             home,

@@ -375,14 +375,14 @@ impl App {
                 // Back to where `0` was pressed (`-n shop` stays shop), not
                 // the context's own namespace.
                 Scope::All => {
-                    let back = self
-                        .scope_before_all
-                        .take()
-                        .unwrap_or_else(|| Scope::Namespaces(vec![self.home_namespace.clone()]));
-                    self.set_scope(back)
+                    let (back, home) = self.scope_before_all.take().unwrap_or_else(|| {
+                        let home = Scope::Namespaces(vec![self.home_namespace.clone()]);
+                        (home, !self.namespace_chosen)
+                    });
+                    self.set_scope_of_home(back, home)
                 }
                 Scope::Namespaces(_) => {
-                    self.scope_before_all = Some(self.scope.clone());
+                    self.scope_before_all = Some((self.scope.clone(), self.scope_is_home));
                     self.set_scope(Scope::All)
                 }
             },

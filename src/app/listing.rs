@@ -196,10 +196,13 @@ impl App {
     ) -> Vec<Effect> {
         let prefix = self.said_of(&tag, "");
         // A refused feed stops: its list is not under way any more.
-        match &self.scope {
+        match self.scope_of(&tag) {
             Scope::All => {
                 self.listing.remove(&(tag.clone(), None));
-                let mut fallback = vec![self.home_namespace.clone()];
+                // Each cluster of several falls back from its own
+                // context's namespace, and alone: the others may list all.
+                let home = tag.as_deref().and_then(|c| self.home_of(c));
+                let mut fallback = vec![home.unwrap_or(&self.home_namespace).to_string()];
                 for ns in &self.fallback_namespaces {
                     if !fallback.contains(ns) {
                         fallback.push(ns.clone());
@@ -210,14 +213,23 @@ impl App {
                     denied.sentence(),
                     fallback.join(", ")
                 )));
-                self.scope = Scope::Namespaces(fallback);
-                self.pods.clear();
-                self.watch_pods()
+                match &tag {
+                    Some(context) => {
+                        self.scope_fallbacks.insert(context.clone(), fallback);
+                        self.pods.replace(Some(context), None, Vec::new());
+                        self.watch_pods_of(&tag)
+                    }
+                    None => {
+                        self.scope = Scope::Namespaces(fallback);
+                        self.pods.clear();
+                        self.watch_pods()
+                    }
+                }
             }
             Scope::Namespaces(namespaces) => {
                 let refused = match &denied.namespace {
                     Some(ns) => vec![ns.clone()],
-                    None => namespaces.clone(),
+                    None => namespaces,
                 };
                 for ns in refused {
                     self.listing.remove(&(tag.clone(), Some(ns.clone())));
@@ -263,16 +275,17 @@ impl App {
     /// The refusal, when the user may list pods in none of the scope's
     /// namespaces: the list is unavailable, not empty.
     pub fn refused_scope(&self) -> Option<&Denied> {
-        let Scope::Namespaces(namespaces) = &self.scope else {
-            return None;
-        };
-        let tags = self.shown_tags();
-        let everywhere = namespaces.iter().all(|ns| {
-            tags.iter()
-                .all(|tag| self.refused.contains_key(&(tag.clone(), ns.clone())))
-        });
-        let first = (tags.first()?.clone(), namespaces.first()?.clone());
-        everywhere.then(|| self.refused.get(&first)).flatten()
+        let mut first = None;
+        for tag in self.shown_tags() {
+            let Scope::Namespaces(namespaces) = self.scope_of(&tag) else {
+                return None;
+            };
+            for ns in namespaces {
+                let refusal = self.refused.get(&(tag.clone(), ns))?;
+                first.get_or_insert(refusal);
+            }
+        }
+        first
     }
 }
 

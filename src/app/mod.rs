@@ -48,7 +48,7 @@ mod view;
 pub(crate) mod workloads;
 pub(crate) mod workspace;
 
-pub use event::{Effect, Event};
+pub use event::{Effect, Event, Reached};
 use message::live_sentence;
 pub use message::{Message, Severity, warning};
 pub(crate) use message::{error, info};
@@ -127,8 +127,18 @@ pub struct App {
     /// Extra namespaces from config, for restricted users.
     pub fallback_namespaces: Vec<String>,
     pub scope: Scope,
-    /// The namespaces shown before `0` switched to all of them.
-    scope_before_all: Option<Scope>,
+    /// The scope is the context's own namespace (no `-n`, no `:ns`): in a
+    /// list of several clusters, each lists its own context's namespace.
+    scope_is_home: bool,
+    /// `-n` chose the namespace: `0` from all namespaces goes back to it
+    /// on every cluster, not to each context's own.
+    namespace_chosen: bool,
+    /// The namespaces shown before `0` switched to all of them, and
+    /// whether they were each context's own.
+    scope_before_all: Option<(Scope, bool)>,
+    /// In a list of several clusters, the namespaces one cluster lists
+    /// instead of all of them, after it refused the cluster-wide list.
+    scope_fallbacks: std::collections::HashMap<std::sync::Arc<str>, Vec<String>>,
     pub connection: Link,
     pub pods: PodTable,
     /// The CPU and MEM columns' reads.
@@ -221,6 +231,8 @@ pub struct AppOptions {
     pub others: Vec<String>,
     pub contexts: Vec<String>,
     pub namespace: String,
+    /// `namespace` was chosen (`-n`), not the context's own.
+    pub namespace_chosen: bool,
     pub all_namespaces: bool,
     pub fallback_namespaces: Vec<String>,
     pub keymap: Keymap,
@@ -268,7 +280,10 @@ impl App {
             home_namespace: options.namespace,
             fallback_namespaces: options.fallback_namespaces,
             scope: scope.clone(),
+            scope_is_home: !options.all_namespaces && !options.namespace_chosen,
+            namespace_chosen: options.namespace_chosen,
             scope_before_all: None,
+            scope_fallbacks: Default::default(),
             connection: Link::new(),
             pods: PodTable::default(),
             narrowed: None,
@@ -596,6 +611,7 @@ impl App {
             }
             Event::ContextReady { context, outcome } => {
                 let mut effects = self.other_connected(&context, &outcome).unwrap_or_default();
+                let outcome = outcome.map(|reached| reached.cluster);
                 effects.extend(self.on_context_ready(context, outcome));
                 effects
             }
@@ -698,9 +714,16 @@ impl App {
     }
 
     fn set_scope(&mut self, scope: Scope) -> Vec<Effect> {
+        self.set_scope_of_home(scope, false)
+    }
+
+    /// Shows `scope`, which is each context's own namespace when `home`.
+    fn set_scope_of_home(&mut self, scope: Scope, home: bool) -> Vec<Effect> {
         self.forget_narrowing();
         self.view = View::Pods;
         self.scope = scope;
+        self.scope_is_home = home;
+        self.scope_fallbacks.clear();
         self.refused.clear();
         self.pods.clear();
         self.connection.connecting();

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use super::link::Link;
-use super::{App, Effect, LinkState, warning};
+use super::{App, Effect, LinkState, Reached, Scope, warning};
 use crate::model::feed::Feed;
 use crate::model::{ClusterId, PodRow, RowKey};
 
@@ -17,6 +17,8 @@ pub struct OtherCluster {
     pub context: Arc<str>,
     /// Once connected.
     pub cluster: Option<ClusterId>,
+    /// Its context's own namespace, once connected.
+    pub home: Option<String>,
     pub link: Link,
     /// Why it cannot be connected, when it cannot.
     pub unreachable: Option<String>,
@@ -29,6 +31,7 @@ impl OtherCluster {
         OtherCluster {
             context: context.into(),
             cluster: None,
+            home: None,
             link: Link::new(),
             unreachable: None,
             usage: Default::default(),
@@ -45,6 +48,9 @@ pub struct ClusterState<'a> {
     pub unanswered: Option<u64>,
     /// Refused or unreachable: one word or two.
     pub failed: Option<&'static str>,
+    /// The namespaces it lists, when they are not the scope the header
+    /// shows (its context's own, or its fallback after a refusal).
+    pub namespaces: Option<String>,
 }
 
 impl App {
@@ -68,7 +74,12 @@ impl App {
     /// The cluster of a row of the list: where anything done to it goes.
     /// `None` for a row of a cluster the list no longer shows.
     pub fn cluster_of(&self, key: &RowKey) -> Option<ClusterId> {
-        match &key.context {
+        self.cluster_of_tag(&key.context)
+    }
+
+    /// The cluster of the list whose rows carry `tag`, once connected.
+    fn cluster_of_tag(&self, tag: &Option<Arc<str>>) -> Option<ClusterId> {
+        match tag {
             None => Some(self.cluster.clone()),
             Some(context) if Some(context) == self.first_tag.as_ref() => Some(self.cluster.clone()),
             Some(context) => self
@@ -103,16 +114,72 @@ impl App {
         self.pods.get(&key)
     }
 
-    /// The pod watches of every cluster shown, of the scope shown.
+    /// The pod watches of every cluster shown, each of its own scope.
     pub(super) fn watch_pods(&self) -> Vec<Effect> {
-        let mut effects = vec![Effect::WatchPods(self.scope.clone())];
+        let mut effects = vec![Effect::WatchPods(self.scope_of(&self.first_tag))];
         effects.extend(self.others.iter().filter_map(|o| {
-            o.cluster.clone().map(|cluster| Effect::WatchOtherPods {
+            o.cluster.clone().map(|cluster| Effect::WatchPodsOf {
                 cluster,
-                scope: self.scope.clone(),
+                scope: self.scope_of(&Some(o.context.clone())),
             })
         }));
         effects
+    }
+
+    /// Which pods the cluster whose rows carry `tag` is asked for: the
+    /// scope shown, but in a list of several, each cluster's own
+    /// namespace while the scope is the context's own, and its fallback
+    /// once it refused the cluster-wide list.
+    pub(super) fn scope_of(&self, tag: &Option<Arc<str>>) -> Scope {
+        let Some(context) = tag else {
+            return self.scope.clone();
+        };
+        if let Some(namespaces) = self.scope_fallbacks.get(context) {
+            return Scope::Namespaces(namespaces.clone());
+        }
+        match self.home_of(context) {
+            Some(home) if self.scope_is_home => Scope::Namespaces(vec![home.to_string()]),
+            _ => self.scope.clone(),
+        }
+    }
+
+    /// The list's rows are all of one namespace: its tables need no
+    /// NAMESPACE column.
+    pub fn shows_one_namespace(&self) -> bool {
+        let one = |scope: Scope| match scope {
+            Scope::Namespaces(mut list) if list.len() == 1 => list.pop(),
+            _ => None,
+        };
+        let Some(first) = one(self.scope_of(&self.first_tag)) else {
+            return false;
+        };
+        self.shown_tags()
+            .iter()
+            .skip(1)
+            .all(|tag| one(self.scope_of(tag)).as_ref() == Some(&first))
+    }
+
+    /// The namespace of the context of the list named `context`, once
+    /// known.
+    pub(super) fn home_of(&self, context: &str) -> Option<&str> {
+        if *context == *self.context {
+            return Some(&self.home_namespace);
+        }
+        let other = self.others.iter().find(|o| *o.context == *context)?;
+        other.home.as_deref()
+    }
+
+    /// The pod watch of the one cluster whose rows carry `tag`, the
+    /// others' left running.
+    pub(super) fn watch_pods_of(&self, tag: &Option<Arc<str>>) -> Vec<Effect> {
+        match (tag, self.cluster_of_tag(tag)) {
+            (Some(_), Some(cluster)) => vec![Effect::WatchPodsOf {
+                cluster,
+                scope: self.scope_of(tag),
+            }],
+            (None, _) => self.watch_pods(),
+            (Some(_), None) => vec![],
+        }
     }
 
     /// The link of the cluster whose rows carry `tag`.
@@ -141,24 +208,23 @@ impl App {
     pub(super) fn other_connected(
         &mut self,
         context: &str,
-        outcome: &Result<ClusterId, String>,
+        outcome: &Result<Reached, String>,
     ) -> Option<Vec<Effect>> {
         let other = self
             .others
             .iter_mut()
             .find(|o| &*o.context == context && o.cluster.is_none())?;
         match outcome {
-            Ok(cluster) => {
-                other.cluster = Some(cluster.clone());
+            Ok(reached) => {
+                other.cluster = Some(reached.cluster.clone());
+                other.home = Some(reached.namespace.clone());
                 other.unreachable = None;
+                let tag = Some(other.context.clone());
                 // Its panes say which cluster they are on.
                 if !self.contexts_used.iter().any(|c| c == context) {
                     self.contexts_used.push(context.to_string());
                 }
-                Some(vec![Effect::WatchOtherPods {
-                    cluster: cluster.clone(),
-                    scope: self.scope.clone(),
-                }])
+                Some(self.watch_pods_of(&tag))
             }
             Err(sentence) => {
                 other.unreachable = Some(sentence.clone());
@@ -172,32 +238,41 @@ impl App {
 
     /// Each cluster of the list and how it stands, the browser's first.
     pub fn cluster_states(&self) -> Vec<ClusterState<'_>> {
-        let refused = |tag: Option<&Arc<str>>| {
-            let refused_everywhere = match &self.scope {
-                super::Scope::Namespaces(list) => {
+        let state = |tag: Option<Arc<str>>, context, link: &Link, unreachable: bool| {
+            let scope = self.scope_of(&tag);
+            let refused_everywhere = match &scope {
+                Scope::Namespaces(list) => {
                     !list.is_empty()
                         && list
                             .iter()
-                            .all(|ns| self.refused.contains_key(&(tag.cloned(), ns.clone())))
+                            .all(|ns| self.refused.contains_key(&(tag.clone(), ns.clone())))
                 }
-                super::Scope::All => false,
+                Scope::All => false,
             };
-            refused_everywhere.then_some("forbidden")
+            ClusterState {
+                context,
+                state: link.state(),
+                unanswered: link.unanswered(),
+                failed: match unreachable {
+                    true => Some("unreachable"),
+                    false => refused_everywhere.then_some("forbidden"),
+                },
+                namespaces: (scope != self.scope).then(|| scope.label()),
+            }
         };
-        let mut states = vec![ClusterState {
-            context: &self.context,
-            state: self.connection.state(),
-            unanswered: self.connection.unanswered(),
-            failed: refused(self.first_tag.as_ref()),
-        }];
-        states.extend(self.others.iter().map(|o| ClusterState {
-            context: &o.context,
-            state: o.link.state(),
-            unanswered: o.link.unanswered(),
-            failed: match &o.unreachable {
-                Some(_) => Some("unreachable"),
-                None => refused(Some(&o.context)),
-            },
+        let mut states = vec![state(
+            self.first_tag.clone(),
+            &self.context,
+            &self.connection,
+            false,
+        )];
+        states.extend(self.others.iter().map(|o| {
+            state(
+                Some(o.context.clone()),
+                &o.context,
+                &o.link,
+                o.unreachable.is_some(),
+            )
         }));
         states
     }
@@ -231,3 +306,7 @@ impl App {
 #[cfg(test)]
 #[path = "other_clusters_tests.rs"]
 pub(crate) mod tests;
+
+#[cfg(test)]
+#[path = "cluster_scopes_tests.rs"]
+mod scope_tests;

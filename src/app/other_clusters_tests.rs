@@ -24,6 +24,7 @@ pub(crate) fn two_clusters() -> App {
         others: vec!["sim-b".into()],
         contexts: vec!["sim".into(), "sim-b".into()],
         namespace: "shop".into(),
+        namespace_chosen: true,
         all_namespaces: false,
         fallback_namespaces: vec![],
         keymap: Default::default(),
@@ -45,11 +46,14 @@ pub(crate) fn two_clusters() -> App {
     a.update(Event::Resize(crate::term::Size::new(120, 40)));
     let effects = a.update(Event::ContextReady {
         context: "sim-b".into(),
-        outcome: Ok(cluster_b()),
+        outcome: Ok(crate::app::Reached {
+            cluster: cluster_b(),
+            namespace: "default".into(),
+        }),
     });
     assert_eq!(
         effects,
-        [Effect::WatchOtherPods {
+        [Effect::WatchPodsOf {
             cluster: cluster_b(),
             scope: shop
         }]

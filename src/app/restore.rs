@@ -355,6 +355,8 @@ impl App {
         }
         if browser.context == self.context && scope != self.scope {
             self.scope = scope.clone();
+            self.scope_is_home = false;
+            self.scope_fallbacks.clear();
             self.refused.clear();
             self.pods.clear();
             self.connection.connecting();

@@ -295,7 +295,10 @@ fn panes_of_another_context_wait_for_it_and_say_when_it_cannot_be_reached() {
     c.offer_restore(saved.clone(), RestoreChoice::Always, false);
     let effects = c.update(Event::ContextReady {
         context: "prod".into(),
-        outcome: Ok(prod.clone()),
+        outcome: Ok(crate::app::Reached {
+            cluster: prod.clone(),
+            namespace: "default".into(),
+        }),
     });
     let on_prod = effects
         .iter()
@@ -308,7 +311,10 @@ fn panes_of_another_context_wait_for_it_and_say_when_it_cannot_be_reached() {
     d.offer_restore(saved, RestoreChoice::Always, false);
     let effects = d.update(Event::ContextReady {
         context: "prod".into(),
-        outcome: Ok(ClusterId::new("prod", "https://other:6443", "sre")),
+        outcome: Ok(crate::app::Reached {
+            cluster: ClusterId::new("prod", "https://other:6443", "sre"),
+            namespace: "default".into(),
+        }),
     });
     assert!(effects.is_empty(), "{effects:?}");
     let log = id_of(&d, TerminalKind::Log);

@@ -58,7 +58,7 @@ impl App {
     pub(super) fn open_services(&mut self) -> Vec<Effect> {
         self.message = None;
         self.view = View::Services(Box::default());
-        vec![Effect::WatchServices(self.scope.clone())]
+        vec![Effect::WatchServices(self.scope_of(&self.first_tag))]
     }
 
     /// Keys of the services view; `None` for those with their usual meaning.

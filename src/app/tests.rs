@@ -66,6 +66,7 @@ pub(crate) fn app(all: bool) -> (App, Vec<Effect>) {
         others: Vec::new(),
         contexts: vec!["sim".into(), "sim-dev".into()],
         namespace: "shop".into(),
+        namespace_chosen: true,
         all_namespaces: all,
         fallback_namespaces: vec!["payments".into()],
         keymap: Keymap::default(),

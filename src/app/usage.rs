@@ -143,7 +143,8 @@ impl App {
         if !live || self.pods.total() == 0 || self.listing.keys().any(|(t, _)| *t == tag) {
             return None;
         }
-        let here = (cluster.clone(), self.scope.clone());
+        let scope = self.scope_of(&tag);
+        let here = (cluster.clone(), scope.clone());
         let now = self.now;
         let reads = self.usage_of_mut(cluster)?;
         if reads.of.as_ref() != Some(&here) {
@@ -174,10 +175,10 @@ impl App {
         let split = reads.split || big;
         // Only now, when a read is due: another cluster's namespaces are
         // gathered from its rows, a pass over the whole list.
-        let namespaces = match &self.scope {
+        let namespaces = match scope {
             Scope::All if split => Some(self.namespaces_of(&tag)).filter(|n| !n.is_empty()),
             Scope::All => None,
-            Scope::Namespaces(list) => Some(list.clone()),
+            Scope::Namespaces(list) => Some(list),
         };
         self.usage_of_mut(cluster)?.asked = Some(namespaces.clone());
         Some(Effect::ReadUsage {

@@ -41,7 +41,7 @@ impl App {
             list: ObjectRows::default(),
             reading: None,
         }));
-        vec![Effect::WatchWorkloads(kind, self.scope.clone())]
+        vec![Effect::WatchWorkloads(kind, self.scope_of(&self.first_tag))]
     }
 
     /// Keys of a workload view; `None` for those with their usual meaning.
@@ -180,8 +180,11 @@ impl App {
     /// given its slot to the pod list's or the events view's.
     pub(super) fn watch_shown_view(&self) -> Vec<Effect> {
         match &self.view {
-            View::Workloads(view) => vec![Effect::WatchWorkloads(view.kind, self.scope.clone())],
-            View::Services(_) => vec![Effect::WatchServices(self.scope.clone())],
+            View::Workloads(view) => vec![Effect::WatchWorkloads(
+                view.kind,
+                self.scope_of(&self.first_tag),
+            )],
+            View::Services(_) => vec![Effect::WatchServices(self.scope_of(&self.first_tag))],
             View::Nodes(_) => vec![Effect::WatchNodes],
             _ => vec![],
         }

@@ -98,6 +98,7 @@ pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
         context: connection.context.clone(),
         others,
         contexts: connection.contexts.clone(),
+        namespace_chosen: options.namespace.is_some(),
         namespace,
         all_namespaces: options.all_namespaces,
         fallback_namespaces: options.fallback_namespaces.clone(),

@@ -68,7 +68,13 @@ fn cluster_spans(app: &App, words: Words, longest: usize, theme: &Theme) -> Vec<
         let (dot, said, style) = link_words(cluster, words, theme);
         let whole = crate::model::text::sanitize(cluster.context);
         let name = super::columns::cut(&whole, longest, super::columns::Cut::Middle).into_owned();
-        spans.push(Span::styled(format!("{name} "), theme.text));
+        spans.push(Span::styled(name, theme.text));
+        // Namespaces of its own, when not the header's `ns`.
+        if let Some(namespaces) = cluster.namespaces.as_deref() {
+            let namespaces = crate::model::text::sanitize(namespaces);
+            spans.push(Span::styled(format!("/{namespaces}"), theme.dim));
+        }
+        spans.push(Span::raw(" "));
         let state = match said.is_empty() {
             true => dot.to_string(),
             false => format!("{dot} {said}"),

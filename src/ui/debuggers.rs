@@ -8,8 +8,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row};
 
 use super::columns::{Cut, Fitted, cut, give};
+use crate::app::App;
 use crate::app::debuggers::DebuggersView;
-use crate::app::{App, Scope};
 use crate::model::ContainerState;
 use crate::theme::Theme;
 
@@ -80,7 +80,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &DebuggersView, them
         );
         return;
     }
-    let all = !matches!(&app.scope, Scope::Namespaces(list) if list.len() == 1);
+    let all = !app.shows_one_namespace();
     let cells: Vec<[String; 10]> = shown
         .iter()
         .map(|d| {

@@ -57,7 +57,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         );
         return;
     }
-    let all_namespaces = !matches!(&app.scope, Scope::Namespaces(list) if list.len() == 1);
+    let all_namespaces = !app.shows_one_namespace();
     // While pods are marked, a gutter holds their marks.
     let marking = !app.pods.marks().is_empty();
     let (gutter, inner) = if marking {

@@ -6,7 +6,9 @@
 use crate::support;
 
 use podbay::sim::SimHandle;
-use support::{PodbayScreen, api_port_after, exits_cleanly, merged_kubeconfig, start_sim};
+use support::{
+    PodbayScreen, api_port_after, exits_cleanly, merged_kubeconfig, merged_kubeconfig_from, start_sim,
+};
 
 /// From the browser: `context`'s redis-0 (the `nth` of the two rows the
 /// filter shows, sim-a's first), a debug container launched with the
@@ -166,6 +168,72 @@ async fn a_first_context_that_cannot_be_reached_holds_the_others_back_no_longer_
                 && t.lines()
                     .any(|l| l.starts_with("sim-b ") && l.contains("redis-0"))
                 && !t.lines().any(|l| l.starts_with("sim-a "))
+        })
+        .await;
+    screen.keys("q").await;
+    exits_cleanly(&mut screen).await;
+    let _ = std::fs::remove_file(config);
+}
+
+/// The namespaces of the rows of `context` on the screen (the column after
+/// CONTEXT).
+fn namespaces_of_rows(text: &str, context: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| l.starts_with(&format!("{context} ")))
+        .filter_map(|l| l.split_whitespace().nth(1).map(str::to_string))
+        .collect()
+}
+
+/// An admin's context beside a developer's who may list pods in `shop`
+/// alone: with `-A` the admin's cluster lists every namespace and the
+/// developer's, refused that, its own namespace, without narrowing the
+/// other; `0` then lists each context's own namespace.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restricted_context_falls_back_to_its_own_namespace_and_alone() {
+    let sim_a = start_sim(0).await;
+    let sim_b = start_sim(0).await;
+    let config = merged_kubeconfig_from(
+        &[(&sim_a, "sim-a", "sim"), (&sim_b, "sim-b-dev", "sim-dev")],
+        "restricted",
+    );
+    let config_arg = config.display().to_string();
+    let args = [
+        "--kubeconfig",
+        &config_arg,
+        "--context",
+        "sim-a,sim-b-dev",
+        "-A",
+    ]
+    .map(str::to_string);
+    let mut screen = PodbayScreen::spawn(&args, 120, 36);
+    screen
+        .wait_for("sim-b-dev on its own namespace, sim-a on all", |t| {
+            t.contains("sim-a ● live · sim-b-dev/shop ● live")
+                && t.contains("ns all")
+                && namespaces_of_rows(t, "sim-a").iter().any(|ns| ns != "shop")
+        })
+        .await;
+    screen.keys("/ctx:sim-b-dev\r").await;
+    screen
+        .wait_for("sim-b-dev's rows, all of shop", |t| {
+            let namespaces = namespaces_of_rows(t, "sim-b-dev");
+            t.contains("6/") && namespaces.len() == 6 && namespaces.iter().all(|ns| ns == "shop")
+        })
+        .await;
+    assert!(!screen.text().contains('⊘'), "{}", screen.text());
+    // Each context's own namespace: sim-a's default, sim-b-dev's shop.
+    screen.raw(b"\x1b").await;
+    screen.keys("0").await;
+    screen
+        .wait_for("each context's own namespace", |t| {
+            let a = namespaces_of_rows(t, "sim-a");
+            let b = namespaces_of_rows(t, "sim-b-dev");
+            t.contains("sim-b-dev/shop ● live")
+                && t.contains("ns default")
+                && !a.is_empty()
+                && a.iter().all(|ns| ns == "default")
+                && b.len() == 6
+                && b.iter().all(|ns| ns == "shop")
         })
         .await;
     screen.keys("q").await;

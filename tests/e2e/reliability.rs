@@ -37,6 +37,7 @@ async fn the_list_matches_the_server_after_dropped_watches_and_compaction() {
         others: Vec::new(),
         contexts: vec!["sim".into()],
         namespace: "default".into(),
+        namespace_chosen: false,
         all_namespaces: true,
         fallback_namespaces: vec![],
         keymap: Keymap::default(),

@@ -13,6 +13,7 @@ mod captures;
 mod debuggers;
 mod owned_pods;
 mod pod_reads;
+use pod_reads::OtherWatch;
 mod untyped_views;
 mod usage;
 
@@ -78,8 +79,8 @@ pub(super) struct Tasks {
     connecting: Option<JoinHandle<()>>,
     /// The browser's connection's liveness probe.
     pulse: Option<JoinHandle<()>>,
-    /// The probes of the other clusters the pod list shows.
-    other_pulses: HashMap<ClusterId, JoinHandle<()>>,
+    /// The pod watches and probes of the other clusters the list shows.
+    others: HashMap<ClusterId, OtherWatch>,
     /// Each terminal's own pod watch (detail and events).
     followers: HashMap<TerminalId, Vec<JoinHandle<()>>>,
     pub(super) sessions: Sessions,
@@ -123,7 +124,7 @@ impl Tasks {
             namespaces: None,
             connecting: None,
             pulse: None,
-            other_pulses: HashMap::new(),
+            others: HashMap::new(),
             followers: HashMap::new(),
             sessions,
             image_history: None,
@@ -185,7 +186,7 @@ impl Tasks {
                 });
             }
             Effect::WatchPods(scope) => self.watch_pods(scope),
-            Effect::WatchOtherPods { cluster, scope } => self.watch_other_pods(cluster, scope),
+            Effect::WatchPodsOf { cluster, scope } => self.watch_pods_of(cluster, scope),
             Effect::WatchPod(cluster, key) => self.watch_pod(&cluster, key),
             Effect::WatchEvents(scope) => self.watch_events(scope),
             Effect::WatchNodes => self.watch_nodes(),
@@ -698,7 +699,10 @@ impl Tasks {
         let outcome = outcome.map(|connection| {
             let cluster = connection.cluster();
             self.clients.insert(cluster.clone(), connection.client);
-            cluster
+            crate::app::Reached {
+                cluster,
+                namespace: connection.namespace,
+            }
         });
         Event::ContextReady { context, outcome }
     }
@@ -728,9 +732,7 @@ impl Tasks {
         self.next_generation(FeedOrigin::Pod);
         abort(&mut self.pods);
         abort(&mut self.pod);
-        for (_, pulse) in self.other_pulses.drain() {
-            pulse.abort();
-        }
+        self.others.clear();
         self.clients
             .insert(connection.cluster(), connection.client.clone());
         self.connection = connection;

@@ -6,18 +6,17 @@ use super::*;
 impl Tasks {
     pub(super) fn watch_pods(&mut self, scope: Scope) {
         abort(&mut self.pods);
-        for (_, pulse) in self.other_pulses.drain() {
-            pulse.abort();
-        }
+        self.others.clear();
         let tagged = (FeedOrigin::Pods, self.next_generation(FeedOrigin::Pods));
         let client = self.connection.client.clone();
         let rows = pod_rows();
         self.pods = self.spawn_scoped(client, tagged, scope, rows, Event::Pods, Pages::AsTheyCome);
     }
 
-    /// The pods of another cluster the list shows, beside the browser's
-    /// (ended with them by the next [`Self::watch_pods`]), and its probe.
-    pub(super) fn watch_other_pods(&mut self, cluster: ClusterId, scope: Scope) {
+    /// The pod watch of one cluster of a list of several, replacing that
+    /// cluster's alone (ended with the others by the next
+    /// [`Self::watch_pods`]); another cluster's probe with it.
+    pub(super) fn watch_pods_of(&mut self, cluster: ClusterId, scope: Scope) {
         let Some(client) = self.clients.get(&cluster).cloned() else {
             return;
         };
@@ -28,7 +27,7 @@ impl Tasks {
             cluster: of.clone(),
             feed,
         };
-        let handles = self.spawn_scoped(
+        let pods = self.spawn_scoped(
             client.clone(),
             tagged,
             scope,
@@ -36,16 +35,20 @@ impl Tasks {
             wrap,
             Pages::AsTheyCome,
         );
-        self.pods.extend(handles);
+        if cluster == self.connection.cluster() {
+            // The browser's own probe runs already.
+            abort(&mut self.pods);
+            self.pods = pods;
+            return;
+        }
         let pulse = tokio::spawn(super::super::pulse::run(
             client,
             cluster.clone(),
             self.tx.clone(),
             Tagged::untied,
         ));
-        if let Some(old) = self.other_pulses.insert(cluster, pulse) {
-            old.abort();
-        }
+        // The watch replaced, if any, ends as it drops.
+        self.others.insert(cluster, OtherWatch { pods, pulse });
     }
 
     /// The pods on `node` in every namespace, one list by field selector
@@ -143,5 +146,18 @@ fn pod_rows() -> impl Fn(&ListedPod) -> PodRow + Clone + Send + Sync + 'static {
         PodRow::from_pod_sharing(&pod.0, &mut |text| {
             strings.lock().unwrap_or_else(|e| e.into_inner()).get(text)
         })
+    }
+}
+
+/// Another cluster's pod watch and probe: both end as it drops.
+pub(super) struct OtherWatch {
+    pods: Vec<JoinHandle<()>>,
+    pulse: JoinHandle<()>,
+}
+
+impl Drop for OtherWatch {
+    fn drop(&mut self) {
+        abort(&mut self.pods);
+        self.pulse.abort();
     }
 }

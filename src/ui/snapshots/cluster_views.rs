@@ -56,6 +56,7 @@ fn the_header_of_three_long_named_clusters_keeps_the_namespace_and_count_at_80()
         others: others.iter().map(|c| c.to_string()).collect(),
         contexts: vec![],
         namespace: "shop".into(),
+        namespace_chosen: true,
         all_namespaces: false,
         fallback_namespaces: vec![],
         keymap: Default::default(),
@@ -67,7 +68,10 @@ fn the_header_of_three_long_named_clusters_keeps_the_namespace_and_count_at_80()
     });
     a.update(Event::ContextReady {
         context: others[0].into(),
-        outcome: Ok(ClusterId::new(others[0], "https://10.0.0.1", "me")),
+        outcome: Ok(crate::app::Reached {
+            cluster: ClusterId::new(others[0], "https://10.0.0.1", "me"),
+            namespace: "default".into(),
+        }),
     });
     a.update(Event::Pulse {
         cluster: ClusterId::new(others[0], "https://10.0.0.1", "me"),

@@ -656,30 +656,62 @@ pub fn table_rows(text: &str) -> Vec<String> {
 
 /// One kubeconfig for several simulators, as a user merges production and
 /// staging: each simulator's admin context under the name given, with its
-/// own cluster and user entries.
+/// own cluster and user entries, in namespace shop.
 pub fn merged_kubeconfig(
     sims: &[(&podbay::sim::SimHandle, &str)],
     tag: &str,
 ) -> std::path::PathBuf {
+    let as_admin: Vec<_> = sims
+        .iter()
+        .map(|(sim, name)| (*sim, *name, "sim", Some("shop")))
+        .collect();
+    merge_kubeconfigs(&as_admin, tag)
+}
+
+/// The same, each simulator's context `from` (its user and namespace:
+/// `sim-dev`, a developer bound to one namespace) under the name given.
+pub fn merged_kubeconfig_from(
+    sims: &[(&podbay::sim::SimHandle, &str, &str)],
+    tag: &str,
+) -> std::path::PathBuf {
+    let entries: Vec<_> = sims
+        .iter()
+        .map(|(sim, name, from)| (*sim, *name, *from, None))
+        .collect();
+    merge_kubeconfigs(&entries, tag)
+}
+
+/// Simulators, each with its name in the merged file, the context of its
+/// own kubeconfig it is reached as, and a namespace instead of that
+/// context's.
+type Merged<'a> = (
+    &'a podbay::sim::SimHandle,
+    &'a str,
+    &'a str,
+    Option<&'a str>,
+);
+
+fn merge_kubeconfigs(sims: &[Merged], tag: &str) -> std::path::PathBuf {
     use serde_json::{Value, json};
     let (mut clusters, mut users, mut contexts) = (Vec::new(), Vec::new(), Vec::new());
-    for (sim, name) in sims {
+    for (sim, name, from, namespace) in sims {
         let config = sim.kubeconfig();
         let cluster = config["clusters"][0]["cluster"].clone();
-        let admin_user = config["contexts"]
+        let context = config["contexts"]
             .as_array()
-            .and_then(|cs| cs.iter().find(|c| c["name"] == "sim"))
-            .map(|c| c["context"]["user"].clone())
-            .expect("the sim context");
+            .and_then(|cs| cs.iter().find(|c| c["name"] == *from))
+            .map(|c| c["context"].clone())
+            .expect("the simulator's context");
         let user = config["users"]
             .as_array()
-            .and_then(|us| us.iter().find(|u| u["name"] == admin_user))
+            .and_then(|us| us.iter().find(|u| u["name"] == context["user"]))
             .map(|u| u["user"].clone())
-            .expect("the admin user");
+            .expect("its user");
+        let namespace = namespace.map_or_else(|| context["namespace"].clone(), Value::from);
         clusters.push(json!({"name": format!("{name}-cluster"), "cluster": cluster}));
-        users.push(json!({"name": format!("{name}-admin"), "user": user}));
+        users.push(json!({"name": format!("{name}-user"), "user": user}));
         contexts.push(json!({"name": name, "context": {
-            "cluster": format!("{name}-cluster"), "user": format!("{name}-admin"), "namespace": "shop"}}));
+            "cluster": format!("{name}-cluster"), "user": format!("{name}-user"), "namespace": namespace}}));
     }
     let merged: Value = json!({
         "apiVersion": "v1", "kind": "Config", "preferences": {},
