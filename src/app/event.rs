@@ -59,10 +59,22 @@ pub enum Event {
     Events(Feed<EventRow>),
     /// The nodes view's watch.
     Nodes(Feed<crate::model::node::NodeRow>),
-    /// The services view's watch (one feed a namespace).
+    /// The services view's watch of the browser's cluster (one feed a
+    /// namespace).
     Services(Feed<crate::model::service::ServiceRow>),
-    /// A workload view's watch (one feed a namespace).
+    /// The services view's watch of another cluster the list shows.
+    OtherServices {
+        cluster: ClusterId,
+        feed: Feed<crate::model::service::ServiceRow>,
+    },
+    /// A workload view's watch of the browser's cluster (one feed a
+    /// namespace).
     Workloads(Feed<crate::model::workload::WorkloadRow>),
+    /// A workload view's watch of another cluster the list shows.
+    OtherWorkloads {
+        cluster: ClusterId,
+        feed: Feed<crate::model::workload::WorkloadRow>,
+    },
     /// The pod [`Effect::CreatePod`] asked for was created (its pane may
     /// have closed meanwhile).
     PodCreated {
@@ -261,12 +273,15 @@ pub enum Effect {
     StopWatchingPod,
     /// Watch the cluster's nodes (the nodes view); replaces the pod view's watch.
     WatchNodes,
-    /// Watch the Services of these namespaces (the services view); replaces
-    /// the pod view's watch.
-    WatchServices(Scope),
-    /// Watch one kind of workload in these namespaces (a workload view);
-    /// replaces the pod view's watch.
-    WatchWorkloads(crate::model::workload::WorkloadKind, Scope),
+    /// Watch the Services of these namespaces of each cluster (the
+    /// services view); replaces the pod view's watch.
+    WatchServices(Vec<(ClusterId, Scope)>),
+    /// Watch one kind of workload in these namespaces of each cluster (a
+    /// workload view); replaces the pod view's watch.
+    WatchWorkloads(
+        crate::model::workload::WorkloadKind,
+        Vec<(ClusterId, Scope)>,
+    ),
     /// Create this pod (a node debug pod) for the terminal, after checking
     /// the namespace's Pod Security: [`Event::PodCreated`], else
     /// [`Event::LaunchFailed`].

@@ -324,11 +324,12 @@ impl App {
     /// template's).
     pub(super) fn open_forward_form_to(
         &mut self,
+        cluster: crate::model::ClusterId,
         namespace: String,
         target: ForwardTarget,
         ports: Vec<DeclaredPort>,
     ) -> Vec<Effect> {
-        let form = ForwardForm::new(self.cluster.clone(), namespace, target, ports, None);
+        let form = ForwardForm::new(cluster, namespace, target, ports, None);
         self.mode = Mode::Forward(Box::new(form));
         vec![]
     }

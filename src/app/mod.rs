@@ -495,11 +495,19 @@ impl App {
                 vec![]
             }
             Event::Services(feed) => {
-                self.on_services_feed(feed);
+                self.on_services_feed(None, feed);
+                vec![]
+            }
+            Event::OtherServices { cluster, feed } => {
+                self.on_services_feed(Some(cluster), feed);
                 vec![]
             }
             Event::Workloads(feed) => {
-                self.on_workloads_feed(feed);
+                self.on_workloads_feed(None, feed);
+                vec![]
+            }
+            Event::OtherWorkloads { cluster, feed } => {
+                self.on_workloads_feed(Some(cluster), feed);
                 vec![]
             }
             Event::PodCreated { id, cluster, pod } => self.on_pod_created(id, cluster, pod),

@@ -30,6 +30,8 @@ pub enum ObjectPage {
 /// An object's page being read.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ObjectReading {
+    /// Where it is read from.
+    pub cluster: crate::model::ClusterId,
     pub object: ObjectRef,
     pub page: ObjectPage,
     pub reader: Reader,
@@ -50,12 +52,18 @@ impl ObjectReading {
 
 impl App {
     /// `D` or `y` on a workload or Service: its page, loading, and the read.
-    pub(super) fn read_object(&mut self, object: ObjectRef, action: Action) -> Vec<Effect> {
+    pub(super) fn read_object(
+        &mut self,
+        cluster: crate::model::ClusterId,
+        object: ObjectRef,
+        action: Action,
+    ) -> Vec<Effect> {
         let page = match action {
             Action::Yaml => ObjectPage::Yaml,
             _ => ObjectPage::Describe,
         };
         let reading = Some(ObjectReading {
+            cluster: cluster.clone(),
             object: object.clone(),
             page,
             reader: Reader::new(Vec::new()),
@@ -67,10 +75,7 @@ impl App {
             _ => return vec![],
         }
         self.fit_reader();
-        vec![Effect::ReadObject {
-            cluster: self.cluster.clone(),
-            object,
-        }]
+        vec![Effect::ReadObject { cluster, object }]
     }
 
     /// The read, shown if its page is still open.
@@ -80,16 +85,13 @@ impl App {
         object: &ObjectRef,
         read: Result<ObjectRead, String>,
     ) {
-        if *cluster != self.cluster {
-            return;
-        }
         let open = match &self.view {
             View::Workloads(view) => view.reading.as_ref(),
             View::Services(view) => view.page.as_ref(),
             _ => None,
         };
         let Some(page) = open
-            .filter(|r| r.loading && r.object == *object)
+            .filter(|r| r.loading && r.object == *object && r.cluster == *cluster)
             .map(|r| r.page)
         else {
             return;
@@ -104,7 +106,7 @@ impl App {
                 (ObjectPage::Describe, ObjectKind::Workload(kind)) => {
                     let mut events = read.events;
                     super::events_view::oldest_first(&mut events);
-                    let pods = self.pods_of(object, &read.object);
+                    let pods = self.pods_of(cluster, object, &read.object);
                     describe_workload(kind, &read.object, &pods, &events, self.now)
                 }
                 // A Service's `D` is its truth, from the lists.
@@ -124,8 +126,17 @@ impl App {
 
     /// The pods of the pod list a workload's selector matches in its
     /// namespace, in the list's order.
-    fn pods_of(&self, object: &ObjectRef, read: &Value) -> Vec<&crate::model::PodRow> {
+    fn pods_of(
+        &self,
+        cluster: &crate::model::ClusterId,
+        object: &ObjectRef,
+        read: &Value,
+    ) -> Vec<&crate::model::PodRow> {
+        let Some(context) = self.row_tag(cluster) else {
+            return Vec::new();
+        };
         let pick = super::pods::Pick {
+            context,
             namespace: object.namespace.clone(),
             selector: match object.kind {
                 ObjectKind::Workload(_) => Selector::of_label_selector(&read["spec"]["selector"]),
@@ -135,6 +146,6 @@ impl App {
         if pick.selector.is_empty() {
             return Vec::new();
         }
-        self.browser_rows().filter(|pod| pick.admits(pod)).collect()
+        self.pods.rows().filter(|pod| pick.admits(pod)).collect()
     }
 }

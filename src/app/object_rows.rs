@@ -29,12 +29,33 @@ const PARALLEL_FROM: usize = 8192;
 pub trait Object: Sync {
     /// Its namespace (empty for a cluster-scoped kind) and name.
     fn identity(&self) -> (&str, &str);
+    /// The context of its cluster in a list of several (empty in one).
+    fn context(&self) -> &str {
+        ""
+    }
     fn created(&self) -> Option<Timestamp>;
     /// How badly it stands, for sorting the worst first; `None` for a kind
     /// without a standing.
     fn trouble(&self) -> Option<u8> {
         None
     }
+}
+
+/// Who a row is, in a list of several clusters too: its context,
+/// namespace and name. Rows are kept in this order.
+fn id<R: Object>(row: &R) -> Id<'_> {
+    let (namespace, name) = row.identity();
+    (row.context(), namespace, name)
+}
+
+type Id<'a> = (&'a str, &'a str, &'a str);
+
+/// A marked row, kept by its [`Id`] through the watch's changes.
+type MarkKey = (String, String, String);
+
+fn mark_key(row: &impl Object) -> MarkKey {
+    let (context, namespace, name) = id(row);
+    (context.into(), namespace.into(), name.into())
 }
 
 /// A view's order other than namespace/name: a column in its natural
@@ -48,7 +69,7 @@ pub struct Order {
 /// What a row is sorted by: one type for every kind, so the sort is
 /// compiled once for all the views.
 struct SortKey<'a> {
-    identity: (&'a str, &'a str),
+    identity: Id<'a>,
     created: Option<Timestamp>,
     trouble: Option<u8>,
 }
@@ -58,7 +79,7 @@ impl Order {
         let natural = match self.column {
             SortColumn::Age => b.created.cmp(&a.created),
             SortColumn::Status => b.trouble.cmp(&a.trouble),
-            _ => a.identity.1.cmp(b.identity.1),
+            _ => a.identity.2.cmp(b.identity.2),
         };
         let natural = if self.reversed {
             natural.reverse()
@@ -108,9 +129,9 @@ pub struct ObjectRows<R> {
     /// The widest namespace and name shown, in columns: measured once per
     /// change, not per frame.
     widest: (usize, usize),
-    /// The marked rows' namespace and name: kept through the watch's
-    /// changes, a filter and a sort.
-    marks: BTreeSet<(String, String)>,
+    /// The marked rows: kept through the watch's changes, a filter and a
+    /// sort.
+    marks: BTreeSet<MarkKey>,
 }
 
 impl<R> Default for ObjectRows<R> {
@@ -185,7 +206,7 @@ impl<R: Object> ObjectRows<R> {
                 .rows
                 .iter()
                 .map(|r| SortKey {
-                    identity: r.identity(),
+                    identity: id(r),
                     created: r.created(),
                     trouble: r.trouble(),
                 })
@@ -201,30 +222,19 @@ impl<R: Object> ObjectRows<R> {
 
     /// Marks the selected row, or unmarks it; whether it is now marked.
     pub fn toggle_mark(&mut self) -> Option<bool> {
-        let (namespace, name) = self.selected()?.identity();
-        let key = (namespace.to_string(), name.to_string());
+        let key = mark_key(self.selected()?);
         Some(super::mark_set::toggle_one(&mut self.marks, key))
     }
 
     /// Marks every row shown or, when each is marked already, unmarks them;
     /// whether they are now marked.
     pub fn mark_shown(&mut self) -> bool {
-        let shown: Vec<(String, String)> = self
-            .shown()
-            .map(|(_, r)| {
-                let (namespace, name) = r.identity();
-                (namespace.to_string(), name.to_string())
-            })
-            .collect();
+        let shown: Vec<MarkKey> = self.shown().map(|(_, r)| mark_key(r)).collect();
         super::mark_set::toggle_all(&mut self.marks, shown)
     }
 
     pub fn is_marked(&self, row: &R) -> bool {
-        let (namespace, name) = row.identity();
-        !self.marks.is_empty()
-            && self
-                .marks
-                .contains(&(namespace.to_string(), name.to_string()))
+        !self.marks.is_empty() && self.marks.contains(&mark_key(row))
     }
 
     /// The marked rows still listed, in namespace/name order.
@@ -255,7 +265,8 @@ impl<R: Object> ObjectRows<R> {
         self.widest
     }
 
-    /// The rows of `candidates` whose `namespace/name` `pattern` matches.
+    /// The rows of `candidates` whose `context/namespace/name` (each part
+    /// there is) `pattern` matches.
     fn matching(&self, pattern: &Pattern, candidates: &[usize]) -> Vec<usize> {
         let mut scratch = Scratch::default();
         let mut haystack = String::new();
@@ -263,8 +274,12 @@ impl<R: Object> ObjectRows<R> {
             .iter()
             .copied()
             .filter(|&i| {
-                let (namespace, name) = self.rows[i].identity();
+                let (context, namespace, name) = id(&self.rows[i]);
                 haystack.clear();
+                if !context.is_empty() {
+                    haystack.push_str(context);
+                    haystack.push('/');
+                }
                 if !namespace.is_empty() {
                     haystack.push_str(namespace);
                     haystack.push('/');
@@ -295,22 +310,31 @@ impl<R: Object> ObjectRows<R> {
     /// Applies what the watch says; `noun` names one object in a sentence
     /// about one that does not decode (`a Service`).
     pub fn apply(&mut self, feed: Feed<R>, noun: &str) {
+        if let Some(trouble) = self.apply_of("", feed, noun) {
+            self.trouble = Some(trouble.into());
+        }
+    }
+
+    /// Applies what the watch of one cluster of several (`context`; empty
+    /// for the list of one) says. Its trouble is given back, to be said
+    /// for that cluster alone: the others' rows stay shown.
+    pub fn apply_of(&mut self, context: &str, feed: Feed<R>, noun: &str) -> Option<String> {
+        let mut trouble = None;
         match feed {
             Feed::Listed { rows, scope, .. } => {
-                // One feed a namespace: a relist replaces its own rows.
-                match scope {
-                    Some(namespace) => {
-                        self.rows.retain(|r| r.identity().0 != namespace);
-                        self.rows.extend(rows);
-                    }
-                    None => self.rows = rows,
-                }
-                self.rows.sort_by(|a, b| a.identity().cmp(&b.identity()));
+                // One feed a namespace of a cluster: a relist replaces its
+                // own rows.
+                self.rows.retain(|r| {
+                    r.context() != context
+                        || scope.as_deref().is_some_and(|ns| r.identity().0 != ns)
+                });
+                self.rows.extend(rows);
+                self.rows.sort_by(|a, b| id(a).cmp(&id(b)));
                 if !self.marks.is_empty() {
                     let rows = &self.rows;
-                    self.marks.retain(|(namespace, name)| {
-                        let key = (namespace.as_str(), name.as_str());
-                        rows.binary_search_by(|r| r.identity().cmp(&key)).is_ok()
+                    self.marks.retain(|(context, namespace, name)| {
+                        let key = (context.as_str(), namespace.as_str(), name.as_str());
+                        rows.binary_search_by(|r| id(r).cmp(&key)).is_ok()
                     });
                 }
                 self.listed = true;
@@ -329,26 +353,22 @@ impl<R: Object> ObjectRows<R> {
                 if let Ok(at) = self.position(&row) {
                     self.rows.remove(at);
                 }
-                let (namespace, name) = row.identity();
-                self.marks
-                    .remove(&(namespace.to_string(), name.to_string()));
+                self.marks.remove(&mark_key(&row));
             }
-            Feed::Forbidden(denied) => self.trouble = Some(denied.sentence().into()),
-            Feed::Reconnecting(sentence) => self.trouble = Some(sentence),
-            Feed::Unreadable(bad) => {
-                self.trouble = bad.first().map(|b| b.sentence(noun).into());
-            }
+            Feed::Forbidden(denied) => trouble = Some(denied.sentence()),
+            Feed::Reconnecting(sentence) => trouble = Some(sentence.as_str().to_string()),
+            Feed::Unreadable(bad) => trouble = bad.first().map(|b| b.sentence(noun)),
             // Not a paged feed: no pages come.
             Feed::Resumed | Feed::Listing { .. } | Feed::Page { .. } | Feed::Cut => {}
         }
         // The indexes shown may name other rows now.
         self.matched = None;
         self.refilter();
+        trouble
     }
 
     fn position(&self, row: &R) -> Result<usize, usize> {
-        self.rows
-            .binary_search_by(|r| r.identity().cmp(&row.identity()))
+        self.rows.binary_search_by(|r| id(r).cmp(&id(row)))
     }
 
     /// Moves the cursor for a movement key; whether it was one.
@@ -417,6 +437,10 @@ impl Object for crate::model::service::ServiceRow {
         (&self.namespace, &self.name)
     }
 
+    fn context(&self) -> &str {
+        self.context.as_deref().unwrap_or_default()
+    }
+
     fn created(&self) -> Option<Timestamp> {
         self.created
     }
@@ -425,6 +449,10 @@ impl Object for crate::model::service::ServiceRow {
 impl Object for crate::model::workload::WorkloadRow {
     fn identity(&self) -> (&str, &str) {
         (&self.namespace, &self.name)
+    }
+
+    fn context(&self) -> &str {
+        self.context.as_deref().unwrap_or_default()
     }
 
     fn created(&self) -> Option<Timestamp> {

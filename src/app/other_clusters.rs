@@ -78,7 +78,7 @@ impl App {
     }
 
     /// The cluster of the list whose rows carry `tag`, once connected.
-    fn cluster_of_tag(&self, tag: &Option<Arc<str>>) -> Option<ClusterId> {
+    pub(super) fn cluster_of_tag(&self, tag: &Option<Arc<str>>) -> Option<ClusterId> {
         match tag {
             None => Some(self.cluster.clone()),
             Some(context) if Some(context) == self.first_tag.as_ref() => Some(self.cluster.clone()),
@@ -182,6 +182,26 @@ impl App {
         }
     }
 
+    /// Each connected cluster of the list and the namespaces to watch
+    /// there, the browser's first: what the views of other kinds watch.
+    pub(super) fn cluster_scopes(&self) -> Vec<(ClusterId, Scope)> {
+        let mut watches = vec![(self.cluster.clone(), self.scope_of(&self.first_tag))];
+        watches.extend(self.others.iter().filter_map(|o| {
+            let cluster = o.cluster.clone()?;
+            Some((cluster, self.scope_of(&Some(o.context.clone()))))
+        }));
+        watches
+    }
+
+    /// The tag of the rows of a view's feed from the browser's cluster
+    /// (`None`) or another; `None` for one the list left.
+    pub(super) fn tag_of_feed(&self, cluster: Option<ClusterId>) -> Option<Option<Arc<str>>> {
+        match cluster {
+            None => Some(self.first_tag.clone()),
+            Some(cluster) => self.row_tag(&cluster),
+        }
+    }
+
     /// The link of the cluster whose rows carry `tag`.
     pub(super) fn link_mut(&mut self, tag: &Option<Arc<str>>) -> &mut Link {
         match tag {
@@ -224,7 +244,15 @@ impl App {
                 if !self.contexts_used.iter().any(|c| c == context) {
                     self.contexts_used.push(context.to_string());
                 }
-                Some(self.watch_pods_of(&tag))
+                let mut effects = self.watch_pods_of(&tag);
+                // A view of workloads or Services shows its objects too.
+                if matches!(
+                    self.view,
+                    super::View::Workloads(_) | super::View::Services(_)
+                ) {
+                    effects.extend(self.watch_shown_view());
+                }
+                Some(effects)
             }
             Err(sentence) => {
                 other.unreachable = Some(sentence.clone());
@@ -310,3 +338,7 @@ pub(crate) mod tests;
 #[cfg(test)]
 #[path = "cluster_scopes_tests.rs"]
 mod scope_tests;
+
+#[cfg(test)]
+#[path = "plural_views_tests.rs"]
+mod plural_views_tests;

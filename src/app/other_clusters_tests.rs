@@ -326,10 +326,10 @@ fn a_workloads_pods_are_its_own_clusters_not_anothers_with_the_same_labels() {
     // The test rows are labelled app=<their name>.
     let narrow = Narrow {
         picks: vec![Pick {
+            context: Some("sim".into()),
             namespace: "shop".into(),
             selector: crate::model::selector::Selector::of_labels(&[("app".into(), "web".into())]),
         }],
-        context: Some("sim".into()),
     };
     let admitted: Vec<String> = a
         .pods

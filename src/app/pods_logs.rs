@@ -34,12 +34,22 @@ impl App {
             )));
             return vec![];
         }
+        // One pane streams from one cluster.
+        let Some(cluster) = narrow
+            .one_context()
+            .and_then(|tag| self.cluster_of_tag(tag))
+        else {
+            self.message = Some(warning(format!(
+                "{from} is on several clusters, and one pane follows the logs of one: mark those of one cluster."
+            )));
+            return vec![];
+        };
         let namespace = narrow
             .picks
             .first()
             .map(|p| p.namespace.clone())
             .unwrap_or_default();
-        let key = TerminalKey::new(self.cluster.clone(), PodKey::new(&namespace, &from), "");
+        let key = TerminalKey::new(cluster, PodKey::new(&namespace, &from), "");
         let (id, effects) =
             self.open_pane(TerminalKind::PodsLogs, key, None, Words::Containers(pods));
         if let Some(t) = self.workspace.terminals.get_mut(&id) {
@@ -57,7 +67,18 @@ impl App {
             let Some((_, narrow)) = &t.pods_of else {
                 continue;
             };
-            if t.key.cluster != self.cluster || changed.is_some_and(|row| !narrow.admits(row)) {
+            // The rows of its cluster only, while the list shows it.
+            let tag = match &t.key.cluster {
+                c if *c == self.cluster => Some(self.first_tag.clone()),
+                c => self
+                    .others
+                    .iter()
+                    .find(|o| o.cluster.as_ref() == Some(c))
+                    .map(|o| Some(o.context.clone())),
+            };
+            if tag.as_ref() != narrow.one_context()
+                || changed.is_some_and(|row| !narrow.admits(row))
+            {
                 continue;
             }
             let mut now = started(&self.pods, narrow);

@@ -412,14 +412,12 @@ impl App {
                 .picks
                 .iter()
                 .map(|pick| super::pods::Pick {
+                    context: self.first_tag.clone(),
                     namespace: pick.namespace.clone(),
                     selector: crate::model::selector::Selector::of_label_selector(&pick.selector),
                 })
                 .collect();
-            let narrow = super::pods::Narrow {
-                picks,
-                context: self.first_tag.clone(),
-            };
+            let narrow = super::pods::Narrow { picks };
             t.pods_of = Some((kept.pod.clone(), narrow));
         }
         if t.kind.follows_log() {

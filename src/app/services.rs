@@ -58,7 +58,7 @@ impl App {
     pub(super) fn open_services(&mut self) -> Vec<Effect> {
         self.message = None;
         self.view = View::Services(Box::default());
-        vec![Effect::WatchServices(self.scope_of(&self.first_tag))]
+        vec![Effect::WatchServices(self.cluster_scopes())]
     }
 
     /// Keys of the services view; `None` for those with their usual meaning.
@@ -85,19 +85,14 @@ impl App {
                     }
                     let namespace = service.namespace.clone();
                     picks.push(Pick {
+                        context: service.context.clone(),
                         namespace,
                         selector,
                     });
                 }
                 let from = super::workloads::names_of(&services, |s| format!("svc/{}", s.name));
                 return Some(match action {
-                    Action::Logs => self.open_pods_logs(
-                        from,
-                        super::pods::Narrow {
-                            picks,
-                            context: self.first_tag.clone(),
-                        },
-                    ),
+                    Action::Logs => self.open_pods_logs(from, super::pods::Narrow { picks }),
                     _ => self.narrow_to(from, picks, action == Action::Debug),
                 });
             }
@@ -117,7 +112,9 @@ impl App {
                     .collect();
                 let target = crate::model::forward::ForwardTarget::Service(service.name.clone());
                 let namespace = service.namespace.clone();
-                return Some(self.open_forward_form_to(namespace, target, ports));
+                let context = service.context.clone();
+                let cluster = self.cluster_of_tag(&context)?;
+                return Some(self.open_forward_form_to(cluster, namespace, target, ports));
             }
             Action::Describe => {
                 let service = view.list.selected()?.clone();
@@ -134,7 +131,9 @@ impl App {
                     namespace: service.namespace.clone(),
                     name: service.name.clone(),
                 };
-                return Some(self.read_object(object, action));
+                let context = service.context.clone();
+                let cluster = self.cluster_of_tag(&context)?;
+                return Some(self.read_object(cluster, object, action));
             }
             Action::Back => {
                 self.view = View::Pods;
@@ -220,9 +219,30 @@ impl App {
         lines
     }
 
-    pub(super) fn on_services_feed(&mut self, feed: Feed<ServiceRow>) {
-        if let View::Services(view) = &mut self.view {
-            view.list.apply(feed, "a Service");
+    /// The services view's feed, from the browser's cluster (`None`) or
+    /// another the list shows.
+    pub(super) fn on_services_feed(
+        &mut self,
+        cluster: Option<crate::model::ClusterId>,
+        feed: Feed<ServiceRow>,
+    ) {
+        let Some(tag) = self.tag_of_feed(cluster) else {
+            return;
+        };
+        let View::Services(view) = &mut self.view else {
+            return;
+        };
+        let feed = feed.filter_map(|mut row| {
+            row.context = tag.clone();
+            Some(row)
+        });
+        match &tag {
+            None => view.list.apply(feed, "a Service"),
+            Some(context) => {
+                if let Some(trouble) = view.list.apply_of(context, feed, "a Service") {
+                    self.message = Some(super::message::warning(self.said_of(&tag, &trouble)));
+                }
+            }
         }
     }
 }

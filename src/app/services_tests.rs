@@ -39,9 +39,10 @@ fn on_services() -> App {
     let effects = a.update(code(KeyCode::Enter));
     assert_eq!(
         effects,
-        [Effect::WatchServices(Scope::Namespaces(vec![
-            "shop".into()
-        ]))]
+        [Effect::WatchServices(vec![(
+            crate::app::tests::sim_cluster(),
+            Scope::Namespaces(vec!["shop".into()])
+        )])]
     );
     a.update(Event::Services(Feed::Listed {
         scope: Some("shop".into()),
@@ -146,9 +147,10 @@ fn enter_narrows_the_pod_list_to_a_services_pods() {
     assert_eq!(shown, ["web-1", "web-2", "web-3"]);
     assert_eq!(
         a.update(code(KeyCode::Esc)),
-        [Effect::WatchServices(Scope::Namespaces(vec![
-            "shop".into()
-        ]))]
+        [Effect::WatchServices(vec![(
+            crate::app::tests::sim_cluster(),
+            Scope::Namespaces(vec!["shop".into()])
+        )])]
     );
     let View::Services(view) = &a.view else {
         panic!("back on the Services")

@@ -10,6 +10,7 @@ use super::object_page::ObjectReading;
 use super::object_rows::ObjectRows;
 use super::pods::{Narrow, Pick};
 use super::{App, Effect, View};
+use crate::model::ClusterId;
 use crate::model::feed::Feed;
 use crate::model::forward::ForwardTarget;
 use crate::model::object_ref::{ObjectKind, ObjectRef};
@@ -41,7 +42,7 @@ impl App {
             list: ObjectRows::default(),
             reading: None,
         }));
-        vec![Effect::WatchWorkloads(kind, self.scope_of(&self.first_tag))]
+        vec![Effect::WatchWorkloads(kind, self.cluster_scopes())]
     }
 
     /// Keys of a workload view; `None` for those with their usual meaning.
@@ -66,19 +67,14 @@ impl App {
                 let picks = rows
                     .iter()
                     .map(|r| Pick {
+                        context: r.context.clone(),
                         namespace: r.namespace.clone(),
                         selector: r.selector.clone(),
                     })
                     .collect();
                 let from = names_of(&rows, WorkloadRow::reference);
                 Some(match action {
-                    Action::Logs => self.open_pods_logs(
-                        from,
-                        Narrow {
-                            picks,
-                            context: self.first_tag.clone(),
-                        },
-                    ),
+                    Action::Logs => self.open_pods_logs(from, Narrow { picks }),
                     _ => self.narrow_to(from, picks, action == Action::Debug),
                 })
             }
@@ -96,7 +92,9 @@ impl App {
                     name: row.name.clone(),
                 };
                 let (namespace, ports) = (row.namespace.clone(), row.ports.clone());
-                Some(self.open_forward_form_to(namespace, target, ports))
+                let context = row.context.clone();
+                let cluster = self.cluster_of_tag(&context)?;
+                Some(self.open_forward_form_to(cluster, namespace, target, ports))
             }
             Action::Describe | Action::Yaml => {
                 let row = view.list.selected()?;
@@ -105,7 +103,9 @@ impl App {
                     namespace: row.namespace.clone(),
                     name: row.name.clone(),
                 };
-                Some(self.read_object(object, action))
+                let context = row.context.clone();
+                let cluster = self.cluster_of_tag(&context)?;
+                Some(self.read_object(cluster, object, action))
             }
             Action::Back => {
                 self.view = View::Pods;
@@ -115,10 +115,31 @@ impl App {
         }
     }
 
-    pub(super) fn on_workloads_feed(&mut self, feed: Feed<WorkloadRow>) {
-        if let View::Workloads(view) = &mut self.view {
-            let noun = format!("a {}", view.kind.kind());
-            view.list.apply(feed, &noun);
+    /// A workload view's feed, from the browser's cluster (`None`) or
+    /// another the list shows.
+    pub(super) fn on_workloads_feed(
+        &mut self,
+        cluster: Option<ClusterId>,
+        feed: Feed<WorkloadRow>,
+    ) {
+        let Some(tag) = self.tag_of_feed(cluster) else {
+            return;
+        };
+        let View::Workloads(view) = &mut self.view else {
+            return;
+        };
+        let noun = format!("a {}", view.kind.kind());
+        let feed = feed.filter_map(|mut row| {
+            row.context = tag.clone();
+            Some(row)
+        });
+        match &tag {
+            None => view.list.apply(feed, &noun),
+            Some(context) => {
+                if let Some(trouble) = view.list.apply_of(context, feed, &noun) {
+                    self.message = Some(warning(self.said_of(&tag, &trouble)));
+                }
+            }
         }
     }
 
@@ -128,10 +149,7 @@ impl App {
     pub(super) fn narrow_to(&mut self, from: String, picks: Vec<Pick>, debug: bool) -> Vec<Effect> {
         let back = std::mem::replace(&mut self.view, View::Pods);
         self.narrowed = Some(Narrowed { from, back });
-        self.pods.set_narrow(Some(Narrow {
-            picks,
-            context: self.first_tag.clone(),
-        }));
+        self.pods.set_narrow(Some(Narrow { picks }));
         self.message = None;
         let mut effects = vec![Effect::StopWatchingPod];
         if debug {
@@ -180,11 +198,8 @@ impl App {
     /// given its slot to the pod list's or the events view's.
     pub(super) fn watch_shown_view(&self) -> Vec<Effect> {
         match &self.view {
-            View::Workloads(view) => vec![Effect::WatchWorkloads(
-                view.kind,
-                self.scope_of(&self.first_tag),
-            )],
-            View::Services(_) => vec![Effect::WatchServices(self.scope_of(&self.first_tag))],
+            View::Workloads(view) => vec![Effect::WatchWorkloads(view.kind, self.cluster_scopes())],
+            View::Services(_) => vec![Effect::WatchServices(self.cluster_scopes())],
             View::Nodes(_) => vec![Effect::WatchNodes],
             _ => vec![],
         }

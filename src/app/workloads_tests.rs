@@ -54,7 +54,10 @@ fn on_deployments() -> App {
     let shop = Scope::Namespaces(vec!["shop".into()]);
     assert_eq!(
         effects,
-        [Effect::WatchWorkloads(WorkloadKind::Deployment, shop)]
+        [Effect::WatchWorkloads(
+            WorkloadKind::Deployment,
+            vec![(crate::app::tests::sim_cluster(), shop)]
+        )]
     );
     a.update(Event::Workloads(Feed::Listed {
         scope: Some("shop".into()),
@@ -93,7 +96,10 @@ fn enter_narrows_the_pod_list_to_a_workloads_pods_and_esc_comes_back() {
     let shop = Scope::Namespaces(vec!["shop".into()]);
     assert_eq!(
         a.update(code(KeyCode::Esc)),
-        [Effect::WatchWorkloads(WorkloadKind::Deployment, shop)]
+        [Effect::WatchWorkloads(
+            WorkloadKind::Deployment,
+            vec![(crate::app::tests::sim_cluster(), shop)]
+        )]
     );
     let View::Workloads(view) = &a.view else {
         panic!("back on the Deployments")
@@ -499,7 +505,10 @@ fn events_of_a_workload_are_filtered_by_its_name_and_esc_comes_back_to_the_view(
     assert!(matches!(&a.view, View::Events(view) if view.filter.is_empty()));
     assert_eq!(
         a.update(code(KeyCode::Esc)),
-        [Effect::WatchWorkloads(WorkloadKind::Deployment, shop)]
+        [Effect::WatchWorkloads(
+            WorkloadKind::Deployment,
+            vec![(crate::app::tests::sim_cluster(), shop)]
+        )]
     );
     let View::Workloads(view) = &a.view else {
         panic!("back in the workload view");

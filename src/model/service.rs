@@ -11,6 +11,8 @@ use super::text::sanitize;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServiceRow {
+    /// The context of its cluster, when the list shows several.
+    pub context: Option<std::sync::Arc<str>>,
     pub namespace: String,
     pub name: String,
     /// `ClusterIP`, `NodePort`, `LoadBalancer`, `ExternalName`.
@@ -100,6 +102,7 @@ impl ServiceRow {
         let clean =
             |text: &Option<String>| sanitize(text.as_deref().unwrap_or_default()).into_owned();
         ServiceRow {
+            context: None,
             namespace: clean(&metadata.namespace),
             name: clean(&metadata.name),
             kind,
@@ -147,10 +150,12 @@ impl ServiceRow {
         }
     }
 
-    /// Whether the Service sends to this pod: same namespace, every term
-    /// of its selector among the pod's labels. None without a selector.
+    /// Whether the Service sends to this pod: same cluster and namespace,
+    /// every term of its selector among the pod's labels. None without a
+    /// selector.
     pub fn selects(&self, pod: &PodRow) -> bool {
         !self.selector.is_empty()
+            && pod.context == self.context
             && *pod.key.namespace == *self.namespace
             && self
                 .selector

@@ -136,6 +136,8 @@ pub enum Standing {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WorkloadRow {
+    /// The context of its cluster, when the list shows several.
+    pub context: Option<std::sync::Arc<str>>,
     pub kind: WorkloadKind,
     pub namespace: String,
     pub name: String,
@@ -256,6 +258,7 @@ impl WorkloadRow {
         let clean =
             |text: &Option<String>| sanitize(text.as_deref().unwrap_or_default()).into_owned();
         WorkloadRow {
+            context: None,
             kind,
             namespace: clean(&metadata.namespace),
             name: clean(&metadata.name),

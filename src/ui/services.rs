@@ -4,8 +4,8 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 
+use crate::app::App;
 use crate::app::services::{ServicesView, endpoints};
-use crate::app::{App, Scope};
 use crate::model::human_duration;
 use crate::theme::Theme;
 
@@ -31,7 +31,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &ServicesView, theme
     ) else {
         return;
     };
-    let namespaces = !matches!(&app.scope, Scope::Namespaces(list) if list.len() == 1);
+    let namespaces = !app.shows_one_namespace();
+    let contexts = app.shows_several();
     let mut titles: Vec<String> = [
         "NAME",
         "TYPE",
@@ -46,9 +47,12 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &ServicesView, theme
     if namespaces {
         titles.insert(0, "NAMESPACE".into());
     }
+    if contexts {
+        titles.insert(0, "CONTEXT".into());
+    }
     // Whether each Service sends traffic anywhere, for its colour.
     let mut idle = Vec::with_capacity(view.list.shown_len());
-    let counts = endpoints(&view.list.rows, app.browser_rows());
+    let counts = endpoints(&view.list.rows, app.pods.rows());
     let window = text_table::window(inner, &view.list);
     let mut rows: Vec<Vec<String>> = window
         .rows(&view.list)
@@ -74,6 +78,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &ServicesView, theme
             ];
             if namespaces {
                 row.insert(0, s.namespace.clone());
+            }
+            if contexts {
+                row.insert(0, text_table::context_cell(&s.context));
             }
             row
         })

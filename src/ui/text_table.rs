@@ -89,6 +89,12 @@ pub fn list_frame<R: Object>(
     None
 }
 
+/// A row's CONTEXT cell, in a list of several clusters: the context
+/// sanitized, as the kubeconfig's names are not the cluster's to trust.
+pub fn context_cell(context: &Option<std::sync::Arc<str>>) -> String {
+    crate::model::text::sanitize(context.as_deref().unwrap_or_default()).into_owned()
+}
+
 /// Columns by display width: a combining mark takes none, a wide
 /// character two.
 fn columns(text: &str) -> usize {

@@ -5,8 +5,8 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 
+use crate::app::App;
 use crate::app::workloads::WorkloadsView;
-use crate::app::{App, Scope};
 use crate::model::human_duration;
 use crate::model::workload::Standing;
 use crate::theme::Theme;
@@ -35,12 +35,16 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &WorkloadsView, them
     let Some(inner) = text_table::list_frame(frame, area, (&view.list, title), says, theme) else {
         return;
     };
-    let namespaces = !matches!(&app.scope, Scope::Namespaces(list) if list.len() == 1);
+    let namespaces = !app.shows_one_namespace();
+    let contexts = app.shows_several();
     let mut titles = vec!["NAME".to_string()];
     titles.extend(view.kind.columns().iter().map(|c| c.to_string()));
     titles.push("AGE".into());
     if namespaces {
         titles.insert(0, "NAMESPACE".into());
+    }
+    if contexts {
+        titles.insert(0, "CONTEXT".into());
     }
     let window = text_table::window(inner, &view.list);
     let shown = || window.rows(&view.list);
@@ -55,6 +59,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &WorkloadsView, them
             );
             if namespaces {
                 row.insert(0, w.namespace.clone());
+            }
+            if contexts {
+                row.insert(0, text_table::context_cell(&w.context));
             }
             row
         })

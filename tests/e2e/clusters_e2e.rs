@@ -7,7 +7,8 @@ use crate::support;
 
 use podbay::sim::SimHandle;
 use support::{
-    PodbayScreen, api_port_after, exits_cleanly, merged_kubeconfig, merged_kubeconfig_from, start_sim,
+    PodbayScreen, api_port_after, exits_cleanly, merged_kubeconfig, merged_kubeconfig_from,
+    start_sim,
 };
 
 /// From the browser: `context`'s redis-0 (the `nth` of the two rows the
@@ -234,6 +235,43 @@ async fn a_restricted_context_falls_back_to_its_own_namespace_and_alone() {
                 && a.iter().all(|ns| ns == "default")
                 && b.len() == 6
                 && b.iter().all(|ns| ns == "shop")
+        })
+        .await;
+    screen.keys("q").await;
+    exits_cleanly(&mut screen).await;
+    let _ = std::fs::remove_file(config);
+}
+
+/// `:deploy` over two clusters lists each one's storefront after its
+/// context; enter on sim-b's shows sim-b's three pods, not sim-a's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_workload_view_of_two_clusters_leads_to_its_own_clusters_pods() {
+    let (_sim_a, _sim_b, config, args) =
+        two_simulators("deployments", &["--context", "sim-a,sim-b", "-n", "shop"]).await;
+    let mut screen = PodbayScreen::spawn(&args, 120, 36);
+    screen
+        .wait_for("both clusters listed", |t| t.contains("12 pods"))
+        .await;
+    screen.keys(":deploy\r").await;
+    let row_of = |t: &str, context: &str| {
+        t.lines()
+            .any(|l| l.starts_with(&format!("│ {context} ")) && l.contains("storefront"))
+    };
+    screen
+        .wait_for("each cluster's storefront", |t| {
+            row_of(t, "sim-a") && row_of(t, "sim-b")
+        })
+        .await;
+    // sim-b's storefront: the filter keeps the two, sim-a's first.
+    screen.keys("/storefront\r").await;
+    screen.keys("j").await;
+    screen.raw(b"\r").await;
+    screen
+        .wait_for("sim-b's storefront pods alone", |t| {
+            let pods: Vec<&str> = t.lines().filter(|l| l.contains("storefront-")).collect();
+            t.contains("pods of deploy/storefront")
+                && pods.len() == 3
+                && pods.iter().all(|l| l.starts_with("sim-b "))
         })
         .await;
     screen.keys("q").await;

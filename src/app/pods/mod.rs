@@ -56,27 +56,38 @@ pub struct PodTable {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Narrow {
     pub picks: Vec<Pick>,
-    /// The tag of the rows it picks from: the objects are one cluster's,
-    /// and another cluster's pods with the same labels are not theirs.
-    pub context: Option<Arc<str>>,
 }
 
 /// The pods of one namespace that a selector picks.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pick {
+    /// The tag of the rows it picks from: the object is one cluster's,
+    /// and another cluster's pods with the same labels are not its.
+    pub context: Option<Arc<str>>,
     pub namespace: String,
     pub selector: crate::model::selector::Selector,
 }
 
 impl Pick {
     pub fn admits(&self, row: &PodRow) -> bool {
-        *row.key.namespace == *self.namespace && self.selector.matches(&row.labels)
+        row.context == self.context
+            && *row.key.namespace == *self.namespace
+            && self.selector.matches(&row.labels)
     }
 }
 
 impl Narrow {
     pub fn admits(&self, row: &PodRow) -> bool {
-        row.context == self.context && self.picks.iter().any(|pick| pick.admits(row))
+        self.picks.iter().any(|pick| pick.admits(row))
+    }
+
+    /// The tag of the one cluster its picks are all of, if they are.
+    pub fn one_context(&self) -> Option<&Option<Arc<str>>> {
+        let first = &self.picks.first()?.context;
+        self.picks
+            .iter()
+            .all(|p| p.context == *first)
+            .then_some(first)
     }
 }
 

@@ -190,8 +190,8 @@ impl Tasks {
             Effect::WatchPod(cluster, key) => self.watch_pod(&cluster, key),
             Effect::WatchEvents(scope) => self.watch_events(scope),
             Effect::WatchNodes => self.watch_nodes(),
-            Effect::WatchServices(scope) => self.watch_services(scope),
-            Effect::WatchWorkloads(kind, scope) => self.watch_workloads(kind, scope),
+            Effect::WatchServices(watches) => self.watch_services(watches),
+            Effect::WatchWorkloads(kind, watches) => self.watch_workloads(kind, watches),
             Effect::CreatePod {
                 id,
                 key,

@@ -55,29 +55,34 @@ impl Tasks {
     }
 
     /// The services view's watch, in the pod view's slot.
-    pub(super) fn watch_services(&mut self, scope: Scope) {
+    pub(super) fn watch_services(&mut self, watches: Vec<(ClusterId, Scope)>) {
         let kind = ApiResource::erase::<k8s_openapi::api::core::v1::Service>(&());
         let project = |object: &DynamicObject| {
             Untyped::Service(ServiceRow::from_parts(&object.metadata, &object.data))
         };
-        let wrap = |feed: Feed<Untyped>| {
-            Event::Services(feed.filter_map(|row| match row {
+        let wrap = |other: Option<ClusterId>, feed: Feed<Untyped>| {
+            let feed = feed.filter_map(|row| match row {
                 Untyped::Service(service) => Some(service),
                 _ => None,
-            }))
+            });
+            match other {
+                Some(cluster) => Event::OtherServices { cluster, feed },
+                None => Event::Services(feed),
+            }
         };
-        self.watch_namespaced(kind, scope, project, wrap);
+        self.watch_namespaced(kind, watches, project, wrap);
     }
 
     /// The events view's watch, in the pod view's slot.
     pub(super) fn watch_events(&mut self, scope: Scope) {
-        self.watch_namespaced(events(), scope, event_row, |feed| {
+        let browser = vec![(self.connection.cluster(), scope)];
+        self.watch_namespaced(events(), browser, event_row, |_, feed| {
             Event::Events(only_events(feed))
         });
     }
 
     /// A workload view's watch, in the pod view's slot.
-    pub(super) fn watch_workloads(&mut self, kind: WorkloadKind, scope: Scope) {
+    pub(super) fn watch_workloads(&mut self, kind: WorkloadKind, watches: Vec<(ClusterId, Scope)>) {
         let resource = ApiResource {
             group: kind.group().into(),
             version: "v1".into(),
@@ -92,13 +97,17 @@ impl Tasks {
                 &object.data,
             ))
         };
-        let wrap = |feed: Feed<Untyped>| {
-            Event::Workloads(feed.filter_map(|row| match row {
+        let wrap = |other: Option<ClusterId>, feed: Feed<Untyped>| {
+            let feed = feed.filter_map(|row| match row {
                 Untyped::Workload(workload) => Some(workload),
                 _ => None,
-            }))
+            });
+            match other {
+                Some(cluster) => Event::OtherWorkloads { cluster, feed },
+                None => Event::Workloads(feed),
+            }
         };
-        self.watch_namespaced(resource, scope, project, wrap);
+        self.watch_namespaced(resource, watches, project, wrap);
     }
 
     /// A workload or Service and the events about it, read once (each
@@ -161,30 +170,37 @@ impl Tasks {
         });
     }
 
-    /// A view's watch of a namespaced kind, in the pod view's slot (one or
-    /// the other shows): one feed a namespace shown (one for all), so a
-    /// user who may list only some namespaces sees theirs.
+    /// A view's watch of a namespaced kind on each cluster it shows, in
+    /// the pod view's slot (one or the other shows): one feed a namespace
+    /// shown (one for all), so a user who may list only some namespaces
+    /// sees theirs. `wrap` is given the cluster of a feed that is not the
+    /// browser's.
     fn watch_namespaced(
         &mut self,
         kind: ApiResource,
-        scope: Scope,
+        watches: Vec<(ClusterId, Scope)>,
         project: impl Fn(&DynamicObject) -> Untyped + Clone + Send + Sync + 'static,
-        wrap: fn(Feed<Untyped>) -> Event,
+        wrap: fn(Option<ClusterId>, Feed<Untyped>) -> Event,
     ) {
         abort(&mut self.pod);
         let tagged = (FeedOrigin::Pod, self.next_generation(FeedOrigin::Pod));
-        let client = self.connection.client.clone();
-        let apis: Vec<(Api<DynamicObject>, Option<String>)> = match scope {
-            Scope::All => vec![(Api::all_with(client, &kind), None)],
-            Scope::Namespaces(list) => list
-                .into_iter()
-                .map(|ns| (Api::namespaced_with(client.clone(), &ns, &kind), Some(ns)))
-                .collect(),
-        };
-        self.pod = apis
-            .into_iter()
-            .map(|(api, ns)| {
-                self.spawn_feed(
+        let browser = self.connection.cluster();
+        for (cluster, scope) in watches {
+            let Some(client) = self.clients.get(&cluster).cloned() else {
+                continue;
+            };
+            let apis: Vec<(Api<DynamicObject>, Option<String>)> = match scope {
+                Scope::All => vec![(Api::all_with(client, &kind), None)],
+                Scope::Namespaces(list) => list
+                    .into_iter()
+                    .map(|ns| (Api::namespaced_with(client.clone(), &ns, &kind), Some(ns)))
+                    .collect(),
+            };
+            let other = (cluster != browser).then_some(cluster);
+            for (api, ns) in apis {
+                let other = other.clone();
+                let wrap = move |feed| wrap(other.clone(), feed);
+                let task = self.spawn_feed(
                     tagged,
                     api,
                     feed::config(),
@@ -192,12 +208,12 @@ impl Tasks {
                     project.clone(),
                     wrap,
                     Pages::Whole,
-                )
-            })
-            .collect();
+                );
+                self.pod.push(task);
+            }
+        }
     }
 }
-
 /// Core Events, read untyped (the pod view's and the events view's).
 pub(super) fn events() -> ApiResource {
     ApiResource::erase::<k8s_openapi::api::core::v1::Event>(&())

@@ -96,3 +96,71 @@ fn the_header_of_three_long_named_clusters_keeps_the_namespace_and_count_at_80()
         "with room, the words:\n{wide}"
     );
 }
+
+/// `:deploy` and `:svc` over two clusters: a CONTEXT column first, each
+/// cluster's objects after their context, each Service's endpoints
+/// counted from its own cluster's pods.
+#[test]
+fn the_workload_and_service_views_of_two_clusters_say_each_rows_context() {
+    use crate::model::service::ServiceRow;
+    use crate::model::workload::{WorkloadKind, WorkloadRow};
+    let deployment = WorkloadRow::from_object(
+        WorkloadKind::Deployment,
+        &serde_json::json!({
+            "metadata": {"name": "web", "namespace": "shop", "creationTimestamp": "2025-12-01T00:00:00Z"},
+            "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "web"}}},
+            "status": {"readyReplicas": 1, "updatedReplicas": 1, "availableReplicas": 1},
+        }),
+    );
+    let service = ServiceRow::from_object(&serde_json::json!({
+        "metadata": {"name": "web", "namespace": "shop", "creationTimestamp": "2025-12-01T00:00:00Z"},
+        "spec": {"clusterIP": "10.96.0.9", "selector": {"app": "web"},
+            "ports": [{"name": "http", "port": 80, "targetPort": 8080}]},
+    }));
+    fn listed<R>(rows: Vec<R>) -> Feed<R> {
+        Feed::Listed {
+            scope: Some("shop".into()),
+            rows,
+        }
+    }
+    for (w, h) in SIZES {
+        let size = format!("{w}x{h}");
+        let mut a = two_clusters();
+        a.update(Event::Resize(crate::term::Size::new(w, h)));
+        for c in ":deploy".chars() {
+            a.update(key(c));
+        }
+        a.update(code(KeyCode::Enter));
+        a.update(Event::Workloads(listed(vec![deployment.clone()])));
+        a.update(Event::OtherWorkloads {
+            cluster: cluster_b(),
+            feed: listed(vec![deployment.clone()]),
+        });
+        let screen = render(&a, w, h);
+        assert_snapshot(&format!("clusters_deployments_{size}"), &screen);
+        let rows: Vec<&str> = screen.lines().filter(|l| l.contains(" web ")).collect();
+        assert_eq!(rows.len(), 2, "{size}\n{screen}");
+        assert!(
+            rows[0].contains("│ sim ") && rows[1].contains("│ sim-b "),
+            "each row after its context:\n{screen}"
+        );
+
+        for c in ":svc".chars() {
+            a.update(key(c));
+        }
+        a.update(code(KeyCode::Enter));
+        a.update(Event::Services(listed(vec![service.clone()])));
+        a.update(Event::OtherServices {
+            cluster: cluster_b(),
+            feed: listed(vec![service.clone()]),
+        });
+        let screen = render(&a, w, h);
+        assert_snapshot(&format!("clusters_services_{size}"), &screen);
+        let rows: Vec<&str> = screen.lines().filter(|l| l.contains(" web ")).collect();
+        assert_eq!(rows.len(), 2, "{size}\n{screen}");
+        assert!(
+            rows.iter().all(|r| r.contains(" 1/1 ")),
+            "one endpoint each, not both clusters' pods:\n{screen}"
+        );
+    }
+}
