@@ -226,3 +226,12 @@ fn a_cluster_refused_in_every_namespace_of_its_own_is_forbidden_and_the_list_is_
     })));
     assert!(a.refused_scope().is_some());
 }
+
+#[test]
+fn a_kept_workspace_says_each_cluster_listed_its_own_namespace() {
+    let (a, _) = pair(false);
+    let (saved, _) = a.saved();
+    assert_eq!(saved.browser.others, ["sim-b"]);
+    assert!(saved.browser.own_namespaces);
+    assert_eq!(saved.browser.namespaces, Some(vec!["default".to_string()]));
+}

@@ -15,8 +15,10 @@ impl App {
         self.cluster = cluster;
         // Coming back to a context finds the namespaces it showed
         // (the one given with -n, say), as k9s does.
-        self.scopes_by_context
-            .insert(self.context.clone(), self.scope.clone());
+        self.scopes_by_context.insert(
+            self.context.clone(),
+            (self.scope.clone(), self.scope_is_home),
+        );
         let remembered = self.scopes_by_context.get(&context).cloned();
         // A question about the other cluster's pods is void, and so
         // is a form for them (the same names here are other pods).
@@ -62,7 +64,7 @@ impl App {
             None => format!("Switched to context {}.", self.context),
         }));
         (self.scope, self.scope_is_home) = match (remembered, &self.scope) {
-            (Some(scope), _) => (scope, false),
+            (Some(remembered), _) => remembered,
             (None, Scope::All) => (Scope::All, false),
             (None, Scope::Namespaces(_)) => (Scope::Namespaces(vec![namespace]), true),
         };

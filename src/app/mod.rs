@@ -157,7 +157,7 @@ pub struct App {
     /// The status line's sentence last kept in `said`.
     message_kept: Option<Message>,
     /// What each context left showed, for coming back to it with `:ctx`.
-    scopes_by_context: std::collections::HashMap<String, Scope>,
+    scopes_by_context: std::collections::HashMap<String, (Scope, bool)>,
     pub namespaces: Vec<String>,
     /// `namespaces` is the server's whole list (not a fallback guess).
     namespaces_listed: bool,

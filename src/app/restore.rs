@@ -91,6 +91,8 @@ impl App {
                     column: s.column.name().to_string(),
                     reversed: s.reversed,
                 }),
+                others: self.others.iter().map(|o| o.context.to_string()).collect(),
+                own_namespaces: self.scope_is_home,
             },
             layout: self
                 .workspace
@@ -348,14 +350,26 @@ impl App {
         if !browser.filter.is_empty() {
             self.pods.set_filter(&browser.filter);
         }
-        if browser.context != self.context && self.contexts.contains(&browser.context) {
+        // The clusters the list showed beside it, those still known.
+        let others: Vec<String> = browser
+            .others
+            .iter()
+            .filter(|c| self.contexts.contains(c) && **c != browser.context)
+            .cloned()
+            .collect();
+        let shown: Vec<&str> = self.others.iter().map(|o| &*o.context).collect();
+        let (home, elsewhere) = (browser.own_namespaces, others != shown);
+        if (browser.context != self.context || elsewhere)
+            && self.contexts.contains(&browser.context)
+        {
             self.scopes_by_context
-                .insert(browser.context.clone(), scope);
+                .insert(browser.context.clone(), (scope, home));
+            self.next_others = others;
             return vec![Effect::SwitchContext(browser.context.clone())];
         }
-        if browser.context == self.context && scope != self.scope {
+        if browser.context == self.context && (scope != self.scope || home != self.scope_is_home) {
             self.scope = scope.clone();
-            self.scope_is_home = false;
+            self.scope_is_home = home;
             self.scope_fallbacks.clear();
             self.refused.clear();
             self.pods.clear();

@@ -711,3 +711,36 @@ fn a_workspace_kept_by_name_completes_after_load() {
     };
     assert_eq!(line.text(), "load incident-42 ");
 }
+
+#[test]
+fn a_list_of_several_clusters_comes_back_with_every_cluster() {
+    let a = crate::app::other_clusters::tests::two_clusters();
+    let (saved, _) = a.saved();
+    assert_eq!(saved.browser.others, ["sim-b"]);
+    assert!(!saved.browser.own_namespaces, "-n shop was chosen");
+    let mut b = restored_app();
+    b.contexts.push("sim-b".into());
+    assert!(!b.shows_several());
+    let effects = b.restore(saved);
+    assert!(
+        effects.contains(&Effect::SwitchContext("sim".into())),
+        "{effects:?}"
+    );
+    let contexts = b.contexts.clone();
+    let effects = b.update(Event::Connected {
+        cluster: sim_cluster(),
+        context: "sim".into(),
+        namespace: "default".into(),
+        contexts,
+    });
+    assert!(
+        effects.contains(&Effect::ConnectContext("sim-b".into())),
+        "{effects:?}"
+    );
+    assert!(b.shows_several());
+    assert_eq!(
+        b.scope,
+        crate::app::Scope::Namespaces(vec!["shop".into()]),
+        "the namespace kept, not the context's own"
+    );
+}

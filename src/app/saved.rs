@@ -47,6 +47,12 @@ pub struct SavedBrowser {
     pub filter: String,
     #[serde(default)]
     pub sort: Option<SavedSort>,
+    /// The other contexts the list showed beside `context`'s.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub others: Vec<String>,
+    /// `namespaces` was each context's own (no `-n`, no `:ns`).
+    #[serde(default)]
+    pub own_namespaces: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -392,6 +398,8 @@ mod tests {
                 namespaces: Some(vec!["shop".into()]),
                 filter: String::new(),
                 sort: None,
+                others: vec![],
+                own_namespaces: false,
             },
             layout: Some(SavedShape::Split {
                 axis: SavedAxis::Horizontal,

@@ -157,6 +157,8 @@ mod tests {
                 namespaces: None,
                 filter: String::new(),
                 sort: None,
+                others: vec![],
+                own_namespaces: false,
             },
             layout: None,
             zoomed: None,
