@@ -57,8 +57,13 @@ pub enum Event {
     PodEvents(Feed<EventRow>),
     /// The events view's watch.
     Events(Feed<EventRow>),
-    /// The nodes view's watch.
+    /// The nodes view's watch of the browser's cluster.
     Nodes(Feed<crate::model::node::NodeRow>),
+    /// The nodes view's watch of another cluster the list shows.
+    OtherNodes {
+        cluster: ClusterId,
+        feed: Feed<crate::model::node::NodeRow>,
+    },
     /// The services view's watch of the browser's cluster (one feed a
     /// namespace).
     Services(Feed<crate::model::service::ServiceRow>),
@@ -266,13 +271,14 @@ pub enum Effect {
     },
     /// Watch one pod's detail and events (the pod view), on this cluster.
     WatchPod(ClusterId, PodKey),
-    /// Watch the events of these namespaces (the events view); replaces
-    /// the pod view's watch.
-    WatchEvents(Scope),
+    /// Watch the events of these namespaces of this cluster (the events
+    /// view); replaces the pod view's watch.
+    WatchEvents(ClusterId, Scope),
     /// Stop the pod view's, the events view's or the nodes view's watch.
     StopWatchingPod,
-    /// Watch the cluster's nodes (the nodes view); replaces the pod view's watch.
-    WatchNodes,
+    /// Watch the nodes of these clusters (the nodes view); replaces the
+    /// pod view's watch.
+    WatchNodes(Vec<ClusterId>),
     /// Watch the Services of these namespaces of each cluster (the
     /// services view); replaces the pod view's watch.
     WatchServices(Vec<(ClusterId, Scope)>),

@@ -5,7 +5,7 @@ use jiff::Timestamp;
 
 use super::keymap::Action;
 use super::reader::Reader;
-use super::{App, Effect, PodView, Scope, View, info};
+use super::{App, Effect, PodView, Scope, View};
 use crate::model::feed::{Change, Feed};
 use crate::model::text::Printable;
 use crate::model::{EventRow, PodKey};
@@ -13,6 +13,9 @@ use crate::model::{EventRow, PodKey};
 /// The events view: the events of a namespace (or of all), newest first.
 #[derive(Debug)]
 pub struct EventsView {
+    /// Whose events: the pod's or the object's cluster, else the
+    /// browser's.
+    pub cluster: crate::model::ClusterId,
     pub scope: Scope,
     /// The namespaces it was opened on, for `0` to come back to from all.
     home: Scope,
@@ -108,42 +111,52 @@ impl App {
     /// from its view; of the selected object's, filtered by its name, from
     /// a view of other objects), or of all namespaces.
     pub(super) fn open_events(&mut self, all_namespaces: bool) -> Vec<Effect> {
-        let object = |namespace: &str, name: &str| {
+        let object = |tag: &Option<std::sync::Arc<str>>, namespace: &str, name: &str| {
             let scope = if namespace.is_empty() {
                 Scope::All
             } else {
                 Scope::Namespaces(vec![namespace.to_string()])
             };
-            (scope, name.to_string())
+            (tag.clone(), scope, name.to_string())
         };
         let selected = match &self.view {
-            View::Workloads(view) => {
-                Some(view.list.selected().map(|r| object(&r.namespace, &r.name)))
-            }
-            View::Services(view) => {
-                Some(view.list.selected().map(|r| object(&r.namespace, &r.name)))
-            }
-            View::Nodes(view) => Some(view.list.selected().map(|r| object("", &r.name))),
+            View::Workloads(view) => Some(
+                view.list
+                    .selected()
+                    .map(|r| object(&r.context, &r.namespace, &r.name)),
+            ),
+            View::Services(view) => Some(
+                view.list
+                    .selected()
+                    .map(|r| object(&r.context, &r.namespace, &r.name)),
+            ),
+            View::Nodes(view) => Some(
+                view.list
+                    .selected()
+                    .map(|r| object(&r.context, "", &r.name)),
+            ),
             _ => None,
         };
         if let Some(selected) = selected {
             return self.open_object_events(selected, all_namespaces);
         }
-        if let Some(elsewhere) = self.elsewhere_than_the_browser() {
-            self.message = Some(info(format!(
-                "The events view shows context {}'s events; this pod is on {elsewhere}: D describes it with its events.",
-                crate::model::text::sanitize(&self.context)
-            )));
-            return vec![];
-        }
-        let (home, filter) = match &self.view {
-            View::Pod(view) => (Scope::Namespaces(vec![view.key.namespace.to_string()]), ""),
-            View::Events(view) => (view.home.clone(), view.filter.as_str()),
+        let (cluster, home, filter) = match &self.view {
+            View::Pod(view) => (
+                view.cluster.clone(),
+                Scope::Namespaces(vec![view.key.namespace.to_string()]),
+                "",
+            ),
+            View::Events(view) => (
+                view.cluster.clone(),
+                view.home.clone(),
+                view.filter.as_str(),
+            ),
             View::Files(browser) => (
+                browser.key.cluster.clone(),
                 Scope::Namespaces(vec![browser.key.pod.namespace.to_string()]),
                 "",
             ),
-            _ => (self.scope_of(&self.first_tag), ""),
+            _ => (self.cluster.clone(), self.scope_of(&self.first_tag), ""),
         };
         let filter = filter.to_string();
         let back = match std::mem::replace(&mut self.view, View::Pods) {
@@ -154,7 +167,7 @@ impl App {
             View::Events(mut view) => std::mem::replace(&mut view.back, EventsBack::List),
             _ => EventsBack::List,
         };
-        self.show_events(home, filter, back, all_namespaces)
+        self.show_events(cluster, (home, filter), back, all_namespaces)
     }
 
     /// `E` in a view of other objects: the events of the selected one's
@@ -163,24 +176,31 @@ impl App {
     /// to the view.
     fn open_object_events(
         &mut self,
-        object: Option<(Scope, String)>,
+        object: Option<(Option<std::sync::Arc<str>>, Scope, String)>,
         all_namespaces: bool,
     ) -> Vec<Effect> {
-        let (home, filter) =
-            object.unwrap_or_else(|| (self.scope_of(&self.first_tag), String::new()));
+        let (tag, home, filter) = object.unwrap_or_else(|| {
+            let tag = self.first_tag.clone();
+            (tag.clone(), self.scope_of(&tag), String::new())
+        });
+        let Some(cluster) = self.cluster_of_tag(&tag) else {
+            return vec![];
+        };
         let back = std::mem::replace(&mut self.view, View::Pods);
         self.show_events(
-            home,
-            filter,
+            cluster,
+            (home, filter),
             EventsBack::View(Box::new(back)),
             all_namespaces,
         )
     }
 
+    /// The events of `home` (all namespaces' with `all_namespaces`) on
+    /// `cluster`, `filter` typed.
     fn show_events(
         &mut self,
-        home: Scope,
-        filter: String,
+        cluster: crate::model::ClusterId,
+        (home, filter): (Scope, String),
         back: EventsBack,
         all_namespaces: bool,
     ) -> Vec<Effect> {
@@ -191,6 +211,7 @@ impl App {
         };
         self.message = None;
         self.view = View::Events(Box::new(EventsView {
+            cluster: cluster.clone(),
             scope: scope.clone(),
             home,
             rows: Vec::new(),
@@ -201,7 +222,7 @@ impl App {
             trouble: None,
             listed: false,
         }));
-        vec![Effect::WatchEvents(scope)]
+        vec![Effect::WatchEvents(cluster, scope)]
     }
 
     /// Keys of the events view's list; `None` for those with their usual meaning.

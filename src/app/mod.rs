@@ -491,7 +491,11 @@ impl App {
                 vec![]
             }
             Event::Nodes(feed) => {
-                self.on_nodes_feed(feed);
+                self.on_nodes_feed(None, feed);
+                vec![]
+            }
+            Event::OtherNodes { cluster, feed } => {
+                self.on_nodes_feed(Some(cluster), feed);
                 vec![]
             }
             Event::Services(feed) => {

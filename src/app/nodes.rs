@@ -27,6 +27,8 @@ pub struct NodesView {
 /// The node debug form (`d` on a node).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NodeDebugForm {
+    /// The node's cluster.
+    pub cluster: ClusterId,
     pub node: String,
     /// Where the pod goes: the namespace shown, else `default`.
     pub namespace: String,
@@ -126,7 +128,7 @@ impl App {
     pub(super) fn open_nodes(&mut self) -> Vec<Effect> {
         self.message = None;
         self.view = View::Nodes(Box::default());
-        vec![Effect::WatchNodes]
+        vec![Effect::WatchNodes(self.clusters_shown())]
     }
 
     /// Keys of the nodes view; `None` for those with their usual meaning.
@@ -145,19 +147,22 @@ impl App {
             // What the list knows at once, every namespace's when read.
             Action::Open => {
                 let node = view.list.selected()?.clone();
+                let cluster = self.cluster_of_tag(&node.context)?;
                 let text = self.node_text(&node, None);
                 if let View::Nodes(view) = &mut self.view {
                     view.reading = Some(Reader::new(text));
                 }
                 self.fit_reader();
                 return Some(vec![Effect::ReadNodePods {
-                    cluster: self.cluster.clone(),
+                    cluster,
                     node: node.name,
                 }]);
             }
             Action::Debug => {
-                let node = view.list.selected()?.name.clone();
-                let namespace = match &self.scope {
+                let selected = view.list.selected()?;
+                let (node, tag) = (selected.name.clone(), selected.context.clone());
+                let cluster = self.cluster_of_tag(&tag)?;
+                let namespace = match self.scope_of(&tag) {
                     Scope::Namespaces(list) if list.len() == 1 => list[0].clone(),
                     _ => "default".to_string(),
                 };
@@ -167,6 +172,7 @@ impl App {
                     .map_or("busybox:1.36", String::as_str)
                     .into();
                 self.mode = Mode::NodeDebug(Box::new(NodeDebugForm {
+                    cluster,
                     node,
                     namespace,
                     image,
@@ -191,7 +197,11 @@ impl App {
             [] => "Taints: none".to_string(),
             taints => format!("Taints: {}", taints.join(", ")),
         });
-        if let Some(used) = self.usage.node(&node.name) {
+        let cluster = self
+            .cluster_of_tag(&node.context)
+            .unwrap_or_else(|| self.cluster.clone());
+        let node_use = self.usage_of(&cluster).and_then(|u| u.node(&node.name));
+        if let Some(used) = node_use {
             use crate::model::usage::{bytes_text, percent};
             let share = |used: u64, of: u64| {
                 percent(used, of).map_or_else(String::new, |p| format!(" ({p} %)"))
@@ -211,7 +221,7 @@ impl App {
         }
         lines.push(String::new());
         // What each uses, where the list has read it: most memory first.
-        let used = |row: &PodRow| self.row_of(&self.cluster, &row.key).and_then(|r| r.usage);
+        let used = |row: &PodRow| self.row_of(&cluster, &row.key).and_then(|r| r.usage);
         let line = |row: &PodRow| {
             let figures = used(row)
                 .map(|u| format!("  {:>6} {:>7}", u.cpu_text(), u.memory_text()))
@@ -243,7 +253,7 @@ impl App {
                 let mut rows: Vec<&PodRow> = self
                     .pods
                     .rows()
-                    .filter(|row| *row.node == *node.name)
+                    .filter(|row| row.context == node.context && *row.node == *node.name)
                     .collect();
                 by_use(&mut rows);
                 let rows: Vec<String> = rows.into_iter().map(line).collect();
@@ -275,17 +285,14 @@ impl App {
         node: &str,
         pods: Result<Vec<PodRow>, String>,
     ) {
-        if *cluster != self.cluster {
-            return;
-        }
         let View::Nodes(view) = &self.view else {
             return;
         };
-        let Some(shown) = view
-            .list
-            .selected()
-            .filter(|n| n.name == node && view.reading.is_some())
-        else {
+        let Some(shown) = view.list.selected().filter(|n| {
+            n.name == node
+                && view.reading.is_some()
+                && self.cluster_of_tag(&n.context).as_ref() == Some(cluster)
+        }) else {
             return;
         };
         let text = self.node_text(&shown.clone(), Some(&pods));
@@ -295,10 +302,26 @@ impl App {
         self.fit_reader();
     }
 
-    /// An update of the nodes view's watch.
-    pub(super) fn on_nodes_feed(&mut self, feed: Feed<NodeRow>) {
-        if let View::Nodes(view) = &mut self.view {
-            view.list.apply(feed, "a node");
+    /// An update of the nodes view's watch of the browser's cluster
+    /// (`None`) or another the list shows.
+    pub(super) fn on_nodes_feed(&mut self, cluster: Option<ClusterId>, feed: Feed<NodeRow>) {
+        let Some(tag) = self.tag_of_feed(cluster) else {
+            return;
+        };
+        let View::Nodes(view) = &mut self.view else {
+            return;
+        };
+        let feed = feed.filter_map(|mut row| {
+            row.context = tag.clone();
+            Some(row)
+        });
+        match &tag {
+            None => view.list.apply(feed, "a node"),
+            Some(context) => {
+                if let Some(trouble) = view.list.apply_of(context, feed, "a node") {
+                    self.message = Some(super::message::warning(self.said_of(&tag, &trouble)));
+                }
+            }
         }
     }
 
@@ -336,7 +359,7 @@ impl App {
             pull_policy: None,
         });
         let key = TerminalKey {
-            cluster: self.cluster.clone(),
+            cluster: form.cluster.clone(),
             pod: PodKey::new(&form.namespace, &pod_name),
             container: "debugger".into(),
         };
@@ -389,6 +412,7 @@ mod tests {
 
     fn node(name: &str) -> NodeRow {
         NodeRow {
+            context: None,
             name: name.into(),
             status: "Ready".into(),
             ready: true,
@@ -409,7 +433,10 @@ mod tests {
         crate::model::TerminalKey,
     ) {
         let (mut a, _) = app(true);
-        assert_eq!(a.update(key('O')), [Effect::WatchNodes]);
+        assert_eq!(
+            a.update(key('O')),
+            [Effect::WatchNodes(vec![super::super::tests::sim_cluster()])]
+        );
         a.update(Event::Nodes(Feed::Listed {
             scope: None,
             rows: vec![node("node-a1"), node("node-b1")],

@@ -427,6 +427,10 @@ impl Object for crate::model::node::NodeRow {
         ("", &self.name)
     }
 
+    fn context(&self) -> &str {
+        self.context.as_deref().unwrap_or_default()
+    }
+
     fn created(&self) -> Option<Timestamp> {
         self.created
     }

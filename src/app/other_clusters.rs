@@ -78,7 +78,7 @@ impl App {
     }
 
     /// The cluster of the list whose rows carry `tag`, once connected.
-    pub(super) fn cluster_of_tag(&self, tag: &Option<Arc<str>>) -> Option<ClusterId> {
+    pub fn cluster_of_tag(&self, tag: &Option<Arc<str>>) -> Option<ClusterId> {
         match tag {
             None => Some(self.cluster.clone()),
             Some(context) if Some(context) == self.first_tag.as_ref() => Some(self.cluster.clone()),
@@ -193,6 +193,13 @@ impl App {
         watches
     }
 
+    /// Each connected cluster of the list, the browser's first.
+    pub(super) fn clusters_shown(&self) -> Vec<ClusterId> {
+        let mut clusters = vec![self.cluster.clone()];
+        clusters.extend(self.others.iter().filter_map(|o| o.cluster.clone()));
+        clusters
+    }
+
     /// The tag of the rows of a view's feed from the browser's cluster
     /// (`None`) or another; `None` for one the list left.
     pub(super) fn tag_of_feed(&self, cluster: Option<ClusterId>) -> Option<Option<Arc<str>>> {
@@ -245,10 +252,10 @@ impl App {
                     self.contexts_used.push(context.to_string());
                 }
                 let mut effects = self.watch_pods_of(&tag);
-                // A view of workloads or Services shows its objects too.
+                // A view of nodes, workloads or Services shows its own too.
                 if matches!(
                     self.view,
-                    super::View::Workloads(_) | super::View::Services(_)
+                    super::View::Workloads(_) | super::View::Services(_) | super::View::Nodes(_)
                 ) {
                     effects.extend(self.watch_shown_view());
                 }
@@ -303,19 +310,6 @@ impl App {
             )
         }));
         states
-    }
-
-    /// The context of the pod the browser shows, when it is not the
-    /// browser's cluster (a row of another cluster, opened): the views of
-    /// other kinds (events, nodes, workloads) show the browser's cluster.
-    pub(super) fn elsewhere_than_the_browser(&self) -> Option<String> {
-        let cluster = match &self.view {
-            super::View::Pod(view) => &view.cluster,
-            super::View::Files(browser) => &browser.key.cluster,
-            _ => return None,
-        };
-        (*cluster != self.cluster)
-            .then(|| crate::model::text::sanitize(&cluster.context).into_owned())
     }
 
     /// The tags of the clusters shown and connected, the browser's first.

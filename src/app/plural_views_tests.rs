@@ -237,3 +237,114 @@ fn a_cluster_connected_while_a_view_shows_is_watched_there_too() {
         ])
     );
 }
+
+fn node(name: &str) -> crate::model::node::NodeRow {
+    crate::model::node::NodeRow {
+        name: name.into(),
+        status: "Ready".into(),
+        ready: true,
+        roles: "<none>".into(),
+        version: "v1.33.1".into(),
+        os: "linux".into(),
+        allocatable_cpu_m: 4000,
+        allocatable_memory: 16 << 30,
+        ..Default::default()
+    }
+}
+
+/// The text of the node being read.
+fn node_page(a: &App) -> String {
+    match &a.view {
+        View::Nodes(view) => view
+            .reading
+            .as_ref()
+            .map(|r| r.lines().join("\n"))
+            .unwrap_or_default(),
+        other => panic!("not the nodes view: {other:?}"),
+    }
+}
+
+#[test]
+fn the_nodes_view_lists_each_clusters_and_reads_and_debugs_a_node_on_its_own() {
+    let mut a = two_clusters();
+    let effects = command(&mut a, "nodes");
+    assert_eq!(
+        effects,
+        [Effect::WatchNodes(vec![sim_cluster(), cluster_b()])]
+    );
+    // Both clusters have a node-a1, each with its own two pods.
+    let nodes = || Feed::Listed {
+        scope: None,
+        rows: vec![node("node-a1")],
+    };
+    a.update(Event::Nodes(nodes()));
+    a.update(Event::OtherNodes {
+        cluster: cluster_b(),
+        feed: nodes(),
+    });
+    a.update(key('j'));
+    let effects = a.update(code(KeyCode::Enter));
+    assert_eq!(
+        effects,
+        [Effect::ReadNodePods {
+            cluster: cluster_b(),
+            node: "node-a1".into()
+        }]
+    );
+    assert!(
+        node_page(&a).contains("Pods on node-a1 (2,"),
+        "sim-b's own two, not four:\n{}",
+        node_page(&a)
+    );
+    // A read of sim's node-a1 is not sim-b's.
+    let read = |cluster| Event::NodePods {
+        cluster,
+        node: "node-a1".into(),
+        pods: Ok(vec![super::super::tests::row(
+            "kube-system",
+            "dns",
+            "Running",
+        )]),
+    };
+    a.update(read(sim_cluster()));
+    assert!(!node_page(&a).contains("kube-system/dns"));
+    a.update(read(cluster_b()));
+    assert!(
+        node_page(&a).contains("kube-system/dns"),
+        "{}",
+        node_page(&a)
+    );
+    a.update(code(KeyCode::Esc));
+    a.update(key('d'));
+    let effects = a.update(code(KeyCode::Enter));
+    let created = effects.iter().find_map(|e| match e {
+        Effect::CreatePod { key, .. } => Some(key.cluster.clone()),
+        _ => None,
+    });
+    assert_eq!(created, Some(cluster_b()), "{effects:?}");
+}
+
+#[test]
+fn events_are_read_on_the_cluster_of_the_pod_or_the_object_they_are_asked_from() {
+    let mut a = deployments_on_both();
+    a.update(key('j'));
+    let effects = a.update(key('E'));
+    assert_eq!(effects, [Effect::WatchEvents(cluster_b(), shop())]);
+    // Back to the list (the events' filter, the events, the view).
+    for _ in 0..3 {
+        a.update(code(KeyCode::Esc));
+    }
+    assert!(matches!(a.view, View::Pods), "{:?}", a.view);
+    // From the list: sim-b's pod, opened, then E.
+    let at = (0..a.pods.visible_len())
+        .find(|&i| {
+            a.pods
+                .visible(i)
+                .is_some_and(|(r, _)| r.context.as_deref() == Some("sim-b"))
+        })
+        .expect("a row of sim-b");
+    a.pods.select_index(at);
+    a.update(code(KeyCode::Enter));
+    let effects = a.update(key('E'));
+    assert_eq!(effects, [Effect::WatchEvents(cluster_b(), shop())]);
+}

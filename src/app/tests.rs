@@ -1241,7 +1241,10 @@ fn the_events_view_filters_reads_one_in_full_and_goes_back_to_its_pod() {
     let mut a = in_pod_view();
     assert_eq!(
         a.update(key('E')),
-        [Effect::WatchEvents(Scope::Namespaces(vec!["shop".into()]))]
+        [Effect::WatchEvents(
+            sim_cluster(),
+            Scope::Namespaces(vec!["shop".into()])
+        )]
     );
     let event = |name: &str, reason: &str, message: &str| EventRow {
         name: name.into(),
@@ -1813,6 +1816,7 @@ fn a_nodes_pods_are_read_in_every_namespace_or_said_why_not() {
     a.update(listed(vec![here]));
     a.update(key('O'));
     let node = NodeRow {
+        context: None,
         name: "node-1".into(),
         status: "Ready".into(),
         ready: true,

@@ -118,13 +118,18 @@ impl App {
             .iter()
             .filter_map(|cluster| self.pod_usage_due(cluster))
             .collect();
-        let first_read = effects.first().is_some_and(
-            |e| matches!(e, Effect::ReadUsage { cluster, .. } if *cluster == self.cluster),
-        );
-        if first_read && matches!(self.view, View::Nodes(_)) {
-            effects.push(Effect::ReadNodeUsage {
-                cluster: self.cluster.clone(),
-            });
+        // The nodes view's figures, with each cluster's pods'.
+        if matches!(self.view, View::Nodes(_)) {
+            let nodes: Vec<Effect> = effects
+                .iter()
+                .filter_map(|e| match e {
+                    Effect::ReadUsage { cluster, .. } => Some(Effect::ReadNodeUsage {
+                        cluster: cluster.clone(),
+                    }),
+                    _ => None,
+                })
+                .collect();
+            effects.extend(nodes);
         }
         effects
     }
@@ -210,8 +215,10 @@ impl App {
         cluster: &ClusterId,
         read: Result<Vec<(String, Use)>, UsageError>,
     ) {
-        if self.usage.of.as_ref().is_some_and(|(c, _)| c == cluster) {
-            self.usage.nodes = read
+        if let Some(reads) = self.usage_of_mut(cluster)
+            && reads.of.as_ref().is_some_and(|(c, _)| c == cluster)
+        {
+            reads.nodes = read
                 .map(|nodes| nodes.into_iter().collect())
                 .unwrap_or_default();
         }

@@ -200,7 +200,7 @@ impl App {
         match &self.view {
             View::Workloads(view) => vec![Effect::WatchWorkloads(view.kind, self.cluster_scopes())],
             View::Services(_) => vec![Effect::WatchServices(self.cluster_scopes())],
-            View::Nodes(_) => vec![Effect::WatchNodes],
+            View::Nodes(_) => vec![Effect::WatchNodes(self.clusters_shown())],
             _ => vec![],
         }
     }

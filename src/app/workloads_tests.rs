@@ -477,7 +477,13 @@ fn events_of_a_workload_are_filtered_by_its_name_and_esc_comes_back_to_the_view(
     let mut a = on_deployments();
     a.update(code(KeyCode::Down));
     let shop = Scope::Namespaces(vec!["shop".into()]);
-    assert_eq!(a.update(key('E')), [Effect::WatchEvents(shop.clone())]);
+    assert_eq!(
+        a.update(key('E')),
+        [Effect::WatchEvents(
+            crate::app::tests::sim_cluster(),
+            shop.clone()
+        )]
+    );
     let event = |name: &str, object: &str| crate::model::EventRow {
         name: name.into(),
         namespace: "shop".into(),

@@ -5,8 +5,10 @@ use jiff::Timestamp;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde_json::Value;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct NodeRow {
+    /// The context of its cluster, when the list shows several.
+    pub context: Option<std::sync::Arc<str>>,
     pub name: String,
     /// `Ready`, `NotReady`, `Unknown`, with `,SchedulingDisabled` when cordoned.
     pub status: String,
@@ -63,6 +65,7 @@ impl NodeRow {
             .collect();
         let info = &status["nodeInfo"];
         NodeRow {
+            context: None,
             name: clean(meta.name.as_deref().unwrap_or_default()),
             status: status_text,
             ready,

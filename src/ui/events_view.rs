@@ -19,7 +19,17 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &EventsView, theme: 
     let all = view.scope == Scope::All;
     frame.render_widget(
         Paragraph::new(Line::from(vec![
-            Span::styled(format!(" events in {}", view.scope.label()), theme.title),
+            Span::styled(
+                match app.shows_several() || view.cluster != app.cluster {
+                    true => format!(
+                        " events in {}/{}",
+                        crate::model::text::sanitize(&view.cluster.context),
+                        view.scope.label()
+                    ),
+                    false => format!(" events in {}", view.scope.label()),
+                },
+                theme.title,
+            ),
             Span::styled("  newest first · enter reads one in full", theme.dim),
         ])),
         head,

@@ -22,24 +22,32 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &NodesView, theme: &
     else {
         return;
     };
-    // Counted once a frame, in one pass over the list's rows.
-    let mut pods_on: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-    for row in app.browser_rows() {
-        *pods_on.entry(&*row.node).or_default() += 1;
+    // Counted once a frame, in one pass over the list's rows: each
+    // cluster's own (two clusters may each have a node-a1).
+    let mut pods_on: std::collections::HashMap<(Option<&str>, &str), usize> =
+        std::collections::HashMap::new();
+    for row in app.pods.rows() {
+        *pods_on
+            .entry((row.context.as_deref(), &*row.node))
+            .or_default() += 1;
     }
+    let node_use = |n: &crate::model::node::NodeRow| {
+        let cluster = app.cluster_of_tag(&n.context)?;
+        app.usage_of(&cluster)?.node(&n.name)
+    };
     // The taints go last: on a narrow screen they are counted first,
     // then VERSION gives way (enter on a node lists its taints whole).
     let window = text_table::window(inner, &view.list);
     let shown = || window.rows(&view.list);
     let floor = &window.floor[..];
     // kubectl top node's figures, while the metrics API is read.
-    let measured = view
-        .list
-        .shown()
-        .any(|(_, n)| app.usage.node(&n.name).is_some());
+    let measured = view.list.shown().any(|(_, n)| node_use(n).is_some());
     let mut rows: Vec<Vec<String>> = shown()
         .map(|(_, n)| {
-            let pods = pods_on.get(n.name.as_str()).copied().unwrap_or(0);
+            let pods = pods_on
+                .get(&(n.context.as_deref(), n.name.as_str()))
+                .copied()
+                .unwrap_or(0);
             let age = n
                 .created
                 .map(|t| human_duration(app.now.duration_since(t)))
@@ -53,7 +61,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &NodesView, theme: &
                 pods.to_string(),
             ];
             if measured {
-                row.extend(node_usage(n, app.usage.node(&n.name)));
+                row.extend(node_usage(n, node_use(n)));
             }
             row.push(if n.taints.is_empty() {
                 "—".into()
@@ -80,11 +88,18 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &NodesView, theme: &
             };
         }
     }
-    if !text_table::fits(&text_table::widths(&titles, &rows, floor), inner.width) {
-        const VERSION: usize = 4;
-        titles.remove(VERSION);
+    if app.shows_several() {
+        titles.insert(0, "CONTEXT".into());
+        for (row, (_, node)) in rows.iter_mut().zip(shown()) {
+            row.insert(0, text_table::context_cell(&node.context));
+        }
+    }
+    if !text_table::fits(&text_table::widths(&titles, &rows, floor), inner.width)
+        && let Some(version) = titles.iter().position(|t| t == "VERSION")
+    {
+        titles.remove(version);
         for row in &mut rows {
-            row.remove(VERSION);
+            row.remove(version);
         }
     }
     let ready: Vec<bool> = shown().map(|(_, n)| n.ready).collect();

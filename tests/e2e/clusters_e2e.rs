@@ -243,7 +243,8 @@ async fn a_restricted_context_falls_back_to_its_own_namespace_and_alone() {
 }
 
 /// `:deploy` over two clusters lists each one's storefront after its
-/// context; enter on sim-b's shows sim-b's three pods, not sim-a's.
+/// context; enter on sim-b's shows sim-b's three pods, not sim-a's; and
+/// `:nodes` lists each cluster's nodes.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_workload_view_of_two_clusters_leads_to_its_own_clusters_pods() {
     let (_sim_a, _sim_b, config, args) =
@@ -272,6 +273,18 @@ async fn a_workload_view_of_two_clusters_leads_to_its_own_clusters_pods() {
             t.contains("pods of deploy/storefront")
                 && pods.len() == 3
                 && pods.iter().all(|l| l.starts_with("sim-b "))
+        })
+        .await;
+    // Each cluster's nodes, each counting its own cluster's pods.
+    screen.keys(":nodes\r").await;
+    screen
+        .wait_for("each cluster's nodes", |t| {
+            let nodes = |context: &str| {
+                t.lines()
+                    .filter(|l| l.starts_with(&format!("│ {context} ")) && l.contains("node-"))
+                    .count()
+            };
+            nodes("sim-a") > 0 && nodes("sim-a") == nodes("sim-b")
         })
         .await;
     screen.keys("q").await;

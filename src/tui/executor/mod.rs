@@ -188,8 +188,8 @@ impl Tasks {
             Effect::WatchPods(scope) => self.watch_pods(scope),
             Effect::WatchPodsOf { cluster, scope } => self.watch_pods_of(cluster, scope),
             Effect::WatchPod(cluster, key) => self.watch_pod(&cluster, key),
-            Effect::WatchEvents(scope) => self.watch_events(scope),
-            Effect::WatchNodes => self.watch_nodes(),
+            Effect::WatchEvents(cluster, scope) => self.watch_events(cluster, scope),
+            Effect::WatchNodes(clusters) => self.watch_nodes(clusters),
             Effect::WatchServices(watches) => self.watch_services(watches),
             Effect::WatchWorkloads(kind, watches) => self.watch_workloads(kind, watches),
             Effect::CreatePod {

@@ -26,32 +26,43 @@ pub(super) enum Untyped {
 }
 
 impl Tasks {
-    /// The nodes view's watch, in the pod view's slot (one or the other
-    /// shows).
-    pub(super) fn watch_nodes(&mut self) {
+    /// The nodes view's watch of each cluster it shows, in the pod view's
+    /// slot (one or the other shows).
+    pub(super) fn watch_nodes(&mut self, clusters: Vec<ClusterId>) {
         abort(&mut self.pod);
         let tagged = (FeedOrigin::Pod, self.next_generation(FeedOrigin::Pod));
         let kind = ApiResource::erase::<k8s_openapi::api::core::v1::Node>(&());
-        let api = Api::<DynamicObject>::all_with(self.connection.client.clone(), &kind);
-        let project = |object: &DynamicObject| {
-            Untyped::Node(NodeRow::from_parts(&object.metadata, &object.data))
-        };
-        let wrap = |feed: Feed<Untyped>| {
-            Event::Nodes(feed.filter_map(|row| match row {
-                Untyped::Node(node) => Some(node),
-                _ => None,
-            }))
-        };
-        let task = self.spawn_feed(
-            tagged,
-            api,
-            feed::config(),
-            None,
-            project,
-            wrap,
-            Pages::Whole,
-        );
-        self.pod = vec![task];
+        let browser = self.connection.cluster();
+        for cluster in clusters {
+            let Some(client) = self.clients.get(&cluster).cloned() else {
+                continue;
+            };
+            let api = Api::<DynamicObject>::all_with(client, &kind);
+            let project = |object: &DynamicObject| {
+                Untyped::Node(NodeRow::from_parts(&object.metadata, &object.data))
+            };
+            let other = (cluster != browser).then_some(cluster);
+            let wrap = move |feed: Feed<Untyped>| {
+                let feed = feed.filter_map(|row| match row {
+                    Untyped::Node(node) => Some(node),
+                    _ => None,
+                });
+                match other.clone() {
+                    Some(cluster) => Event::OtherNodes { cluster, feed },
+                    None => Event::Nodes(feed),
+                }
+            };
+            let task = self.spawn_feed(
+                tagged,
+                api,
+                feed::config(),
+                None,
+                project,
+                wrap,
+                Pages::Whole,
+            );
+            self.pod.push(task);
+        }
     }
 
     /// The services view's watch, in the pod view's slot.
@@ -74,9 +85,8 @@ impl Tasks {
     }
 
     /// The events view's watch, in the pod view's slot.
-    pub(super) fn watch_events(&mut self, scope: Scope) {
-        let browser = vec![(self.connection.cluster(), scope)];
-        self.watch_namespaced(events(), browser, event_row, |_, feed| {
+    pub(super) fn watch_events(&mut self, cluster: ClusterId, scope: Scope) {
+        self.watch_namespaced(events(), vec![(cluster, scope)], event_row, |_, feed| {
             Event::Events(only_events(feed))
         });
     }

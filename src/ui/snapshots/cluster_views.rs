@@ -101,7 +101,7 @@ fn the_header_of_three_long_named_clusters_keeps_the_namespace_and_count_at_80()
 /// cluster's objects after their context, each Service's endpoints
 /// counted from its own cluster's pods.
 #[test]
-fn the_workload_and_service_views_of_two_clusters_say_each_rows_context() {
+fn the_workload_service_and_node_views_of_two_clusters_say_each_rows_context() {
     use crate::model::service::ServiceRow;
     use crate::model::workload::{WorkloadKind, WorkloadRow};
     let deployment = WorkloadRow::from_object(
@@ -161,6 +161,34 @@ fn the_workload_and_service_views_of_two_clusters_say_each_rows_context() {
         assert!(
             rows.iter().all(|r| r.contains(" 1/1 ")),
             "one endpoint each, not both clusters' pods:\n{screen}"
+        );
+
+        for c in ":nodes".chars() {
+            a.update(key(c));
+        }
+        a.update(code(KeyCode::Enter));
+        let node = crate::model::node::NodeRow {
+            name: "node-a1".into(),
+            status: "Ready".into(),
+            ready: true,
+            roles: "<none>".into(),
+            version: "v1.33.1".into(),
+            created: Some("2025-12-01T00:00:00Z".parse().unwrap()),
+            os: "linux".into(),
+            ..Default::default()
+        };
+        a.update(Event::Nodes(listed(vec![node.clone()])));
+        a.update(Event::OtherNodes {
+            cluster: cluster_b(),
+            feed: listed(vec![node.clone()]),
+        });
+        let screen = render(&a, w, h);
+        assert_snapshot(&format!("clusters_nodes_{size}"), &screen);
+        let rows: Vec<&str> = screen.lines().filter(|l| l.contains("node-a1")).collect();
+        assert_eq!(rows.len(), 2, "{size}\n{screen}");
+        assert!(
+            rows[0].contains("│ sim ") && rows[1].contains("│ sim-b "),
+            "each node after its context:\n{screen}"
         );
     }
 }

@@ -1106,6 +1106,7 @@ fn nodes_view_and_debug_form() {
     a.update(key('O'));
     let now = a.now;
     let node = |name: &str, status: &str, ready: bool, roles: &str, taints: &[&str]| NodeRow {
+        context: None,
         name: name.into(),
         status: status.into(),
         ready,
@@ -1218,6 +1219,7 @@ fn a_node_name_with_combining_marks_keeps_its_row_in_its_columns() {
     let (mut a, _) = app(true);
     a.update(key('O'));
     let node = |name: &str| NodeRow {
+        context: None,
         name: name.into(),
         status: "Ready".into(),
         ready: true,
@@ -1438,6 +1440,7 @@ fn nodes_view_with_cpu_and_memory() {
         a.update(listed(vec![row("shop", "web-1", "Running")]));
         a.update(key('O'));
         let node = |name: &str| NodeRow {
+            context: None,
             name: name.into(),
             status: "Ready".into(),
             ready: true,
