@@ -122,9 +122,7 @@ async fn run(cli: Cli, paths: Paths) -> anyhow::Result<()> {
                     std::process::exit(crate::engine::outcome::exit::USAGE);
                 }
             };
-            if args.all_contexts {
-                exit_if_failed(all_contexts(args.kubeconfig.as_deref(), &mut args.context));
-            }
+            exit_if_failed(all_contexts(&mut args.clusters));
             let defaults = debug_defaults(args.image.is_some() && args.profile.is_some(), &paths);
             debug_command(args, &defaults).await
         }
@@ -135,15 +133,11 @@ async fn run(cli: Cli, paths: Paths) -> anyhow::Result<()> {
         }
         Some(Command::Capture(args)) => exit_with(crate::commands::capture::run(*args).await),
         Some(Command::Debuggers(mut args)) => {
-            if args.all_contexts {
-                exit_if_failed(all_contexts(args.kubeconfig.as_deref(), &mut args.context));
-            }
+            exit_if_failed(all_contexts(&mut args.clusters));
             exit_with(crate::commands::debuggers::run(args).await)
         }
         Some(Command::Top(mut args)) => {
-            if args.all_contexts {
-                exit_if_failed(all_contexts(args.kubeconfig.as_deref(), &mut args.context));
-            }
+            exit_if_failed(all_contexts(&mut args.clusters));
             exit_with(crate::commands::top::run(args).await)
         }
         Some(Command::PortForward(args)) => {
@@ -151,15 +145,10 @@ async fn run(cli: Cli, paths: Paths) -> anyhow::Result<()> {
         }
         None => {
             let mut browse_args = cli.browse;
-            if browse_args.all_contexts {
-                exit_if_failed(all_contexts(
-                    browse_args.kubeconfig.as_deref(),
-                    &mut browse_args.context,
-                ));
-            }
+            exit_if_failed(all_contexts(&mut browse_args.clusters));
             let target = Target {
-                kubeconfig: browse_args.kubeconfig.clone(),
-                context: browse_args.first_context(),
+                kubeconfig: browse_args.clusters.kubeconfig.clone(),
+                context: browse_args.clusters.first_context(),
                 ..Target::default()
             };
             browse(target, browse_args, &paths, false, None).await
@@ -222,7 +211,7 @@ async fn browse(
     let browser_pinned =
         target.context.is_some() || args.namespace.is_some() || args.all_namespaces;
     tui::run(TuiOptions {
-        other_contexts: args.other_contexts(),
+        other_contexts: args.clusters.other_contexts(),
         panes,
         keepalive: crate::config::seconds(config.terminal.keepalive),
         recordings: paths.state.join("recordings"),
@@ -324,7 +313,7 @@ async fn run_demo(args: DemoArgs, browse_args: BrowseArgs, paths: &Paths) -> any
     let (sim, path) = start_sim(sim_options(&args.scenario), None).await?;
     let target = Target {
         kubeconfig: Some(path.clone()),
-        context: browse_args.first_context(),
+        context: browse_args.clusters.first_context(),
         ..Target::default()
     };
     let notice = match sim.isolation() {

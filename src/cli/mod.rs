@@ -27,18 +27,8 @@ pub struct Cli {
 /// Flags of the pod browser (`podbay` with no subcommand).
 #[derive(Debug, Args)]
 pub struct BrowseArgs {
-    /// Kubeconfig file (default: $KUBECONFIG, which may list several, else ~/.kube/config).
-    #[arg(long)]
-    pub kubeconfig: Option<PathBuf>,
-    /// Context to use (default: the current context); several,
-    /// comma-separated (`a,b`), list their pods together, each row on its
-    /// own cluster.
-    #[arg(long)]
-    pub context: Option<String>,
-    /// Every cluster of the kubeconfig in one list, as if --context named
-    /// them all (each API server once: its current context, else its first).
-    #[arg(long, conflicts_with = "context")]
-    pub all_contexts: bool,
+    #[command(flatten)]
+    pub clusters: Clusters,
     /// Namespace to show (default: the context's).
     #[arg(short, long, conflicts_with = "all_namespaces")]
     pub namespace: Option<String>,
@@ -60,19 +50,38 @@ pub struct BrowseArgs {
     pub no_restore: bool,
 }
 
-impl BrowseArgs {
-    /// The context the browser connects to first (the first named).
+/// Which clusters a command reaches: the kubeconfig, and one context or
+/// several.
+#[derive(Debug, Clone, Default, Args)]
+pub struct Clusters {
+    /// Kubeconfig file (default: $KUBECONFIG, which may list several, else ~/.kube/config).
+    #[arg(long)]
+    pub kubeconfig: Option<PathBuf>,
+    /// Context to use (default: the current context); several,
+    /// comma-separated (a,b), reach each of those clusters, each row or
+    /// line after its context.
+    #[arg(long, value_name = "CONTEXT[,CONTEXT…]")]
+    pub context: Option<String>,
+    /// Every cluster of the kubeconfig, as if --context named them all
+    /// (each API server once: its current context, else its first).
+    #[arg(long, conflicts_with = "context")]
+    pub all_contexts: bool,
+}
+
+impl Clusters {
+    /// The clusters named ([`contexts`]): `None` is the current context.
+    pub fn contexts(&self) -> Vec<Option<String>> {
+        contexts(self.context.as_deref())
+    }
+
+    /// The first context named, if any: the browser's.
     pub fn first_context(&self) -> Option<String> {
-        values::contexts(self.context.as_deref()).remove(0)
+        self.contexts().remove(0)
     }
 
     /// The other contexts whose pods the list shows beside the first's.
     pub fn other_contexts(&self) -> Vec<String> {
-        values::contexts(self.context.as_deref())
-            .into_iter()
-            .skip(1)
-            .flatten()
-            .collect()
+        self.contexts().into_iter().skip(1).flatten().collect()
     }
 }
 
@@ -273,16 +282,8 @@ pub struct DebuggersArgs {
     /// (as the API gives it), summary, startedAt, shell, addedBy, byPodbay.
     #[arg(long = "output", short = 'o', value_name = "FORMAT", value_parser = ["json"])]
     pub output: Option<String>,
-    /// Kubeconfig context (default: the current context); several,
-    /// comma-separated (a,b), list each cluster's, a CONTEXT column first.
-    #[arg(long, value_name = "CONTEXT[,CONTEXT…]")]
-    pub context: Option<String>,
-    /// Every cluster of the kubeconfig, as if --context named them all
-    /// (each API server once: its current context, else its first).
-    #[arg(long, conflicts_with = "context")]
-    pub all_contexts: bool,
-    #[arg(long)]
-    pub kubeconfig: Option<PathBuf>,
+    #[command(flatten)]
+    pub clusters: Clusters,
 }
 
 impl DebuggersArgs {
@@ -313,16 +314,8 @@ pub struct TopArgs {
     /// requests and limits.
     #[arg(long = "output", short = 'o', value_name = "FORMAT", value_parser = ["json"])]
     pub output: Option<String>,
-    /// Kubeconfig context (default: the current context); several,
-    /// comma-separated (a,b), in one table sorted across them, CONTEXT first.
-    #[arg(long, value_name = "CONTEXT[,CONTEXT…]")]
-    pub context: Option<String>,
-    /// Every cluster of the kubeconfig, as if --context named them all
-    /// (each API server once: its current context, else its first).
-    #[arg(long, conflicts_with = "context")]
-    pub all_contexts: bool,
-    #[arg(long)]
-    pub kubeconfig: Option<PathBuf>,
+    #[command(flatten)]
+    pub clusters: Clusters,
 }
 
 #[derive(Debug, Subcommand)]
@@ -393,17 +386,8 @@ pub struct DebugArgs {
     /// Namespace of the pod (default: the context's).
     #[arg(short, long)]
     pub namespace: Option<String>,
-    /// Kubeconfig context to use (default: the current context); several,
-    /// comma-separated (a,b), debug the pods each of those clusters has.
-    #[arg(long, value_name = "CONTEXT[,CONTEXT…]")]
-    pub context: Option<String>,
-    /// Every cluster of the kubeconfig, as if --context named them all
-    /// (each API server once: its current context, else its first).
-    #[arg(long, conflicts_with = "context")]
-    pub all_contexts: bool,
-    /// Kubeconfig file (default: $KUBECONFIG, which may list several, else ~/.kube/config).
-    #[arg(long)]
-    pub kubeconfig: Option<PathBuf>,
+    #[command(flatten)]
+    pub clusters: Clusters,
     /// Container whose processes and filesystem (/proc/PID/root) to share;
     /// a regular or an init container (with several pods, each must have it).
     #[arg(long, conflicts_with = "target_all")]
@@ -638,9 +622,7 @@ impl DebugArgs {
             selector: None,
             all_namespaces: false,
             namespace: Some(namespace.to_string()).filter(|n| !n.is_empty()),
-            context: None,
-            all_contexts: false,
-            kubeconfig: None,
+            clusters: Clusters::default(),
             target: None,
             target_all: false,
             parallel: 1,
@@ -715,7 +697,7 @@ impl DebugArgs {
 
     /// The clusters to run in ([`contexts`]).
     pub fn contexts(&self) -> Vec<Option<String>> {
-        contexts(self.context.as_deref())
+        self.clusters.contexts()
     }
 
     /// Several pods at once: more than one named, a selector, an owner's,

@@ -18,11 +18,12 @@ use crate::engine::outcome::{Failure, exit, fail};
 /// API server is taken once ([`one_per_server`]): two contexts of one
 /// cluster (an admin's and a read-only one) would list its pods twice, and
 /// `debug` would add two debug containers to each.
-pub fn all_contexts(
-    kubeconfig: Option<&Path>,
-    context: &mut Option<String>,
-) -> Result<(), Failure> {
-    let known = servers(kubeconfig).map_err(|e| fail(exit::CONFIG, e.to_string()))?;
+pub fn all_contexts(clusters: &mut crate::cli::Clusters) -> Result<(), Failure> {
+    if !clusters.all_contexts {
+        return Ok(());
+    }
+    let known =
+        servers(clusters.kubeconfig.as_deref()).map_err(|e| fail(exit::CONFIG, e.to_string()))?;
     let (chosen, passed_over) = one_per_server(&known.contexts, known.current.as_deref());
     if chosen.is_empty() {
         return Err(fail(
@@ -35,7 +36,7 @@ pub fn all_contexts(
             &format!("--all-contexts: {skipped} reaches the same API server as {instead}, which is asked instead.").into(),
         );
     }
-    *context = Some(chosen.join(","));
+    clusters.context = Some(chosen.join(","));
     Ok(())
 }
 

@@ -19,8 +19,8 @@ pub async fn run(args: DebuggersArgs) -> Result<i32, Failure> {
     if let Some(DebuggersAction::Stop(mut stop)) = args.action {
         // `podbay debuggers -n NS --context C stop …` means the same as
         // giving them after `stop`.
-        stop.kubeconfig = stop.kubeconfig.or(args.kubeconfig);
-        stop.context = stop.context.or(args.context);
+        stop.kubeconfig = stop.kubeconfig.or(args.clusters.kubeconfig);
+        stop.context = stop.context.or(args.clusters.context);
         stop.namespace = stop.namespace.or(args.namespace);
         if crate::cli::contexts(stop.context.as_deref()).len() > 1 {
             return Err(fail(
@@ -30,11 +30,15 @@ pub async fn run(args: DebuggersArgs) -> Result<i32, Failure> {
         }
         return run_stop(stop).await;
     }
-    let contexts = crate::cli::contexts(args.context.as_deref());
+    let contexts = crate::cli::contexts(args.clusters.context.as_deref());
     if contexts.len() > 1 {
         return list_across(&args, &contexts).await;
     }
-    let connection = super::connect(args.kubeconfig.as_deref(), args.context.as_deref()).await?;
+    let connection = super::connect(
+        args.clusters.kubeconfig.as_deref(),
+        args.clusters.context.as_deref(),
+    )
+    .await?;
     let namespace =
         (!args.all_namespaces).then(|| args.namespace.clone().unwrap_or(connection.namespace));
     let pods = super::list_pods(
@@ -71,7 +75,7 @@ pub async fn run(args: DebuggersArgs) -> Result<i32, Failure> {
 /// said on stderr, the others are shown, and the status is its failure's.
 async fn list_across(args: &DebuggersArgs, contexts: &[Option<String>]) -> Result<i32, Failure> {
     let listed = super::clusters::in_each(
-        args.kubeconfig.as_deref(),
+        args.clusters.kubeconfig.as_deref(),
         contexts,
         super::LIST_WITHIN,
         "Listing the pods",

@@ -11,11 +11,11 @@ use crate::model::text::Printable;
 use crate::model::usage::{Asks, PodUse, UsageError};
 
 pub async fn run(args: TopArgs) -> Result<i32, Failure> {
-    let contexts = crate::cli::contexts(args.context.as_deref());
+    let contexts = crate::cli::contexts(args.clusters.context.as_deref());
     let json = args.output.as_deref() == Some("json");
     let across = contexts.len() > 1;
     let read = super::clusters::in_each(
-        args.kubeconfig.as_deref(),
+        args.clusters.kubeconfig.as_deref(),
         &contexts,
         super::LIST_WITHIN,
         "Reading what the pods use",

@@ -464,8 +464,8 @@ impl DebugArgs {
     /// stays up, and can be attached to later), not attached, reused.
     pub fn for_copy(args: &CpArgs, pod: &str, namespace: &str, target: Option<String>) -> Self {
         let mut debug = DebugArgs::for_pod(pod, namespace, args.timeout);
-        debug.context = args.context.clone();
-        debug.kubeconfig = args.kubeconfig.clone();
+        debug.clusters.context = args.context.clone();
+        debug.clusters.kubeconfig = args.kubeconfig.clone();
         debug.target = target;
         debug.image = args.image.clone();
         debug.profile = args.profile;

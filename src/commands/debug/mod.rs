@@ -142,7 +142,11 @@ async fn run_one(args: DebugArgs, defaults: &Defaults) -> Result<i32, Failure> {
 pub(super) async fn connect(
     args: &DebugArgs,
 ) -> Result<crate::cluster::client::Connection, Failure> {
-    super::connect(args.kubeconfig.as_deref(), args.context.as_deref()).await
+    super::connect(
+        args.clusters.kubeconfig.as_deref(),
+        args.clusters.context.as_deref(),
+    )
+    .await
 }
 
 /// `--image`, else the config's first (said once).

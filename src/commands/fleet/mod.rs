@@ -43,7 +43,7 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> std::result::Result<i3
     let args = Arc::new(args);
     let contexts = args.contexts();
     let across = contexts.len() > 1;
-    clusters::refuse_one_server_twice(args.kubeconfig.as_deref(), &contexts)?;
+    clusters::refuse_one_server_twice(args.clusters.kubeconfig.as_deref(), &contexts)?;
     let voice = if args.json() {
         Voice::Quiet
     } else {
@@ -53,7 +53,7 @@ pub async fn run(args: DebugArgs, defaults: &Defaults) -> std::result::Result<i3
     // Each cluster's pods start as soon as it names them: one that is slow
     // or stalls holds back none of the others.
     let mut resolving = clusters::each_as_it_answers(
-        args.kubeconfig.as_deref(),
+        args.clusters.kubeconfig.as_deref(),
         &contexts,
         args.timeout,
         "Finding the pods to debug",
