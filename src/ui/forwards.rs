@@ -39,10 +39,20 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &ForwardsView, theme
         frame.render_widget(Paragraph::new(Span::styled(text, theme.dim)), inner);
         return;
     }
+    // Forwards on several clusters say whose each is (a Service of one
+    // name may be on each).
+    let clusters = app
+        .forwards
+        .iter()
+        .any(|f| f.cluster != app.forwards[0].cluster);
     let rows: Vec<[String; 6]> = app
         .forwards
         .iter()
         .map(|f| {
+            let context = match clusters || app.shows_several() {
+                true => format!("{}/", f.cluster.context),
+                false => String::new(),
+            };
             let remote = match f.remote_number {
                 Some(n) if n.to_string() != f.remote.to_string() => format!("{} ({n})", f.remote),
                 _ => f.remote.to_string(),
@@ -57,7 +67,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &ForwardsView, theme
                 f.state.label().to_string(),
                 f.open.to_string(),
                 format!("{}↑ {}↓", bytes(f.to_pod), bytes(f.from_pod)),
-                format!("{}/{} :{remote}", f.namespace, f.target),
+                format!("{context}{}/{} :{remote}", f.namespace, f.target),
             ]
         })
         .collect();

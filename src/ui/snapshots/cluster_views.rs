@@ -192,3 +192,39 @@ fn the_workload_service_and_node_views_of_two_clusters_say_each_rows_context() {
         );
     }
 }
+
+/// `:pf` with a forward on each cluster to pods of one name: each target
+/// after its context.
+#[test]
+fn forwards_on_two_clusters_say_whose_each_is() {
+    let mut a = two_clusters();
+    for context in ["sim", "sim-b"] {
+        let at = (0..a.pods.visible_len())
+            .find(|&i| {
+                a.pods.visible(i).is_some_and(|(r, _)| {
+                    r.context.as_deref() == Some(context) && &*r.key.name == "web"
+                })
+            })
+            .expect("the row");
+        a.pods.select_index(at);
+        a.update(code(KeyCode::Enter));
+        let detail = crate::app::tests::pod_detail(None);
+        a.update(crate::app::tests::detail_event(detail));
+        a.update(key('F'));
+        for c in "8080".chars() {
+            a.update(key(c));
+        }
+        a.update(code(KeyCode::Enter));
+        a.update(code(KeyCode::Esc));
+    }
+    for c in ":pf".chars() {
+        a.update(key(c));
+    }
+    a.update(code(KeyCode::Enter));
+    let screen = render(&a, 80, 24);
+    assert_snapshot("clusters_forwards_80x24", &screen);
+    assert!(
+        screen.contains("sim/shop/pod/web") && screen.contains("sim-b/shop/pod/web"),
+        "{screen}"
+    );
+}
