@@ -44,17 +44,31 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &CapturesView, theme
     let mut titles: Vec<String> = ["STATE", "PACKETS", "BYTES", "FILE", "PODS"]
         .map(String::from)
         .to_vec();
+    // Captures on several clusters say whose pods each took.
+    let clusters = app.shows_several()
+        || app
+            .captures
+            .iter()
+            .any(|c| c.cluster != app.captures[0].cluster);
     // The file goes before the pods: on a narrow screen the pods are cut.
     let mut rows: Vec<Vec<String>> = app
         .captures
         .iter()
         .map(|c| {
+            let pods: Vec<String> = match clusters {
+                true => c
+                    .pods
+                    .iter()
+                    .map(|p| format!("{}/{p}", c.cluster.context))
+                    .collect(),
+                false => c.pods.clone(),
+            };
             vec![
                 c.state.label().to_string(),
                 c.packets.to_string(),
                 size(c.bytes),
                 sanitize(&c.file).into_owned(),
-                sanitize(&c.pods.join(" ")).into_owned(),
+                sanitize(&pods.join(" ")).into_owned(),
             ]
         })
         .collect();
