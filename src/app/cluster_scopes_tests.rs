@@ -57,11 +57,12 @@ fn watch_b(scope: Scope) -> Effect {
     }
 }
 
-fn cluster_wide_refusal() -> Feed<crate::model::PodRow> {
+/// A refusal to list pods in `namespace` (`None`: cluster-wide).
+pub(crate) fn pods_refused(namespace: Option<&str>) -> Feed<crate::model::PodRow> {
     Feed::Forbidden(Denied {
         verb: "list".into(),
         resource: "pods".into(),
-        namespace: None,
+        namespace: namespace.map(str::to_string),
     })
 }
 
@@ -136,7 +137,7 @@ fn a_cluster_wide_refusal_narrows_that_cluster_alone_from_its_own_namespace() {
     }));
     let effects = a.update(Event::OtherPods {
         cluster: cluster_b(),
-        feed: cluster_wide_refusal(),
+        feed: pods_refused(None),
     });
     // sim-b asks for its own namespace and the config's, and only sim-b.
     assert_eq!(effects, [watch_b(namespaces(&["shop", "payments"]))]);
@@ -160,11 +161,7 @@ fn a_cluster_wide_refusal_narrows_that_cluster_alone_from_its_own_namespace() {
     });
     a.update(Event::OtherPods {
         cluster: cluster_b(),
-        feed: Feed::Forbidden(Denied {
-            verb: "list".into(),
-            resource: "pods".into(),
-            namespace: Some("payments".into()),
-        }),
+        feed: pods_refused(Some("payments")),
     });
     assert_eq!(names_of(&a, "sim-b"), ["shop/web"]);
     assert_eq!(a.cluster_states()[1].failed, None);
@@ -192,7 +189,7 @@ fn the_browsers_cluster_refusing_all_leaves_the_others_listing_all() {
             rows: vec![row("shop", "web", "Running")],
         },
     });
-    let effects = a.update(Event::Pods(cluster_wide_refusal()));
+    let effects = a.update(Event::Pods(pods_refused(None)));
     assert_eq!(
         effects,
         [Effect::WatchPodsOf {
@@ -209,21 +206,13 @@ fn a_cluster_refused_in_every_namespace_of_its_own_is_forbidden_and_the_list_is_
     let (mut a, _) = pair(false);
     a.update(Event::OtherPods {
         cluster: cluster_b(),
-        feed: Feed::Forbidden(Denied {
-            verb: "list".into(),
-            resource: "pods".into(),
-            namespace: Some("shop".into()),
-        }),
+        feed: pods_refused(Some("shop")),
     });
     assert_eq!(a.cluster_states()[1].failed, Some("forbidden"));
     assert_eq!(a.cluster_states()[0].failed, None);
     assert!(a.refused_scope().is_none());
     // sim refuses its own too: now the whole list is unavailable.
-    a.update(Event::Pods(Feed::Forbidden(Denied {
-        verb: "list".into(),
-        resource: "pods".into(),
-        namespace: Some("default".into()),
-    })));
+    a.update(Event::Pods(pods_refused(Some("default"))));
     assert!(a.refused_scope().is_some());
 }
 

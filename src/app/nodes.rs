@@ -311,17 +311,8 @@ impl App {
         let View::Nodes(view) = &mut self.view else {
             return;
         };
-        let feed = feed.filter_map(|mut row| {
-            row.context = tag.clone();
-            Some(row)
-        });
-        match &tag {
-            None => view.list.apply(feed, "a node"),
-            Some(context) => {
-                if let Some(trouble) = view.list.apply_of(context, feed, "a node") {
-                    self.message = Some(super::message::warning(self.said_of(&tag, &trouble)));
-                }
-            }
+        if let Some(trouble) = view.list.apply_tagged(&tag, feed, "a node") {
+            self.message = Some(super::message::warning(self.said_of(&tag, &trouble)));
         }
     }
 

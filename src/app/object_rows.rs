@@ -151,6 +151,35 @@ impl<R> Default for ObjectRows<R> {
     }
 }
 
+/// A row that says which cluster of a list of several it is from.
+pub trait OfCluster {
+    fn set_context(&mut self, context: Option<std::sync::Arc<str>>);
+}
+
+impl<R: Object + OfCluster> ObjectRows<R> {
+    /// Applies the feed of the cluster whose rows carry `tag` (`None` in a
+    /// list of one), each row tagged with it. With several clusters, the
+    /// feed's trouble is given back, to be said for that cluster alone.
+    pub fn apply_tagged(
+        &mut self,
+        tag: &Option<std::sync::Arc<str>>,
+        feed: Feed<R>,
+        noun: &str,
+    ) -> Option<String> {
+        let feed = feed.filter_map(|mut row| {
+            row.set_context(tag.clone());
+            Some(row)
+        });
+        match tag {
+            None => {
+                self.apply(feed, noun);
+                None
+            }
+            Some(context) => self.apply_of(context, feed, noun),
+        }
+    }
+}
+
 impl<R: Object> ObjectRows<R> {
     /// The row under the cursor, of those shown.
     pub fn selected(&self) -> Option<&R> {
@@ -422,6 +451,12 @@ impl<R: Object> ObjectRows<R> {
     }
 }
 
+impl OfCluster for crate::model::node::NodeRow {
+    fn set_context(&mut self, context: Option<std::sync::Arc<str>>) {
+        self.context = context;
+    }
+}
+
 impl Object for crate::model::node::NodeRow {
     fn identity(&self) -> (&str, &str) {
         ("", &self.name)
@@ -436,6 +471,12 @@ impl Object for crate::model::node::NodeRow {
     }
 }
 
+impl OfCluster for crate::model::service::ServiceRow {
+    fn set_context(&mut self, context: Option<std::sync::Arc<str>>) {
+        self.context = context;
+    }
+}
+
 impl Object for crate::model::service::ServiceRow {
     fn identity(&self) -> (&str, &str) {
         (&self.namespace, &self.name)
@@ -447,6 +488,12 @@ impl Object for crate::model::service::ServiceRow {
 
     fn created(&self) -> Option<Timestamp> {
         self.created
+    }
+}
+
+impl OfCluster for crate::model::workload::WorkloadRow {
+    fn set_context(&mut self, context: Option<std::sync::Arc<str>>) {
+        self.context = context;
     }
 }
 

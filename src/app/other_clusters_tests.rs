@@ -8,7 +8,6 @@ use super::super::tests::{code, key, pod_detail, row, sim_cluster};
 use super::super::{App, AppOptions, Effect, Event, Mode, PaneOptions, Scope, View};
 use crate::model::debug::Profile;
 use crate::model::feed::Feed;
-use crate::model::problem::Denied;
 use crate::model::{ClusterId, PodDetail, PodKey, PodRow, RowKey};
 
 pub(crate) fn cluster_b() -> ClusterId {
@@ -255,11 +254,7 @@ fn one_cluster_stalling_or_refusing_is_said_for_it_alone() {
     // is not called unavailable while one cluster lists it.
     a.update(Event::OtherPods {
         cluster: cluster_b(),
-        feed: Feed::Forbidden(Denied {
-            verb: "list".into(),
-            resource: "pods".into(),
-            namespace: Some("shop".into()),
-        }),
+        feed: super::scope_tests::pods_refused(Some("shop")),
     });
     assert_eq!(a.cluster_states()[1].failed, Some("forbidden"));
     assert_eq!(a.cluster_states()[0].failed, None);

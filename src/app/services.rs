@@ -232,17 +232,8 @@ impl App {
         let View::Services(view) = &mut self.view else {
             return;
         };
-        let feed = feed.filter_map(|mut row| {
-            row.context = tag.clone();
-            Some(row)
-        });
-        match &tag {
-            None => view.list.apply(feed, "a Service"),
-            Some(context) => {
-                if let Some(trouble) = view.list.apply_of(context, feed, "a Service") {
-                    self.message = Some(super::message::warning(self.said_of(&tag, &trouble)));
-                }
-            }
+        if let Some(trouble) = view.list.apply_tagged(&tag, feed, "a Service") {
+            self.message = Some(super::message::warning(self.said_of(&tag, &trouble)));
         }
     }
 }

@@ -129,17 +129,8 @@ impl App {
             return;
         };
         let noun = format!("a {}", view.kind.kind());
-        let feed = feed.filter_map(|mut row| {
-            row.context = tag.clone();
-            Some(row)
-        });
-        match &tag {
-            None => view.list.apply(feed, &noun),
-            Some(context) => {
-                if let Some(trouble) = view.list.apply_of(context, feed, &noun) {
-                    self.message = Some(warning(self.said_of(&tag, &trouble)));
-                }
-            }
+        if let Some(trouble) = view.list.apply_tagged(&tag, feed, &noun) {
+            self.message = Some(warning(self.said_of(&tag, &trouble)));
         }
     }
 

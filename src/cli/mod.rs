@@ -60,7 +60,8 @@ pub struct Clusters {
     /// Context to use (default: the current context); several,
     /// comma-separated (a,b), reach each of those clusters, each row or
     /// line after its context.
-    #[arg(long, value_name = "CONTEXT[,CONTEXT…]")]
+    // ASCII: the manual page's roff takes no other.
+    #[arg(long, value_name = "CONTEXT[,CONTEXT...]")]
     pub context: Option<String>,
     /// Every cluster of the kubeconfig, as if --context named them all
     /// (each API server once: its current context, else its first).
