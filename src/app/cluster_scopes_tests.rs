@@ -98,6 +98,7 @@ fn without_a_namespace_chosen_each_cluster_lists_its_own_contexts() {
         !a.shows_one_namespace(),
         "a NAMESPACE column tells them apart"
     );
+    assert_eq!(a.namespaces_label(), "default, sim-b/shop");
     // A namespace chosen is every cluster's.
     a.update(key(':'));
     for c in "ns payments".chars() {
@@ -109,6 +110,7 @@ fn without_a_namespace_chosen_each_cluster_lists_its_own_contexts() {
     assert!(effects.contains(&watch_b(payments)), "{effects:?}");
     assert_eq!(own_namespaces(&a), [None, None]);
     assert!(a.shows_one_namespace());
+    assert_eq!(a.namespaces_label(), "payments");
 }
 
 #[test]

@@ -143,6 +143,22 @@ impl App {
         }
     }
 
+    /// The namespaces the list shows, as a view's title says them: the
+    /// scope, and each other cluster's own where it differs
+    /// (`default, staging/shop`).
+    pub fn namespaces_label(&self) -> String {
+        let first = self.scope_of(&self.first_tag).label();
+        let mut label = first.clone();
+        for other in self.others.iter().filter(|o| o.cluster.is_some()) {
+            let own = self.scope_of(&Some(other.context.clone())).label();
+            if own != first {
+                let context = crate::model::text::sanitize(&other.context);
+                label.push_str(&format!(", {context}/{own}"));
+            }
+        }
+        label
+    }
+
     /// The list's rows are all of one namespace: its tables need no
     /// NAMESPACE column.
     pub fn shows_one_namespace(&self) -> bool {

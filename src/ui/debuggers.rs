@@ -50,7 +50,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &DebuggersView, them
         Span::styled(
             format!(
                 " debuggers in {} · {running} running of {}",
-                app.scope.label(),
+                app.namespaces_label(),
                 shown.len()
             ),
             theme.title,

@@ -15,7 +15,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &NodesView, theme: &
     let title = format!(
         " nodes ({}) · PODS: those of ns {} ",
         text_table::count(&view.list),
-        app.scope.label()
+        app.namespaces_label()
     );
     let Some(inner) =
         text_table::list_frame(frame, area, (&view.list, title), ("node", None), theme)

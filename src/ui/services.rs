@@ -19,9 +19,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &ServicesView, theme
     let title = format!(
         " services ({}) · ns {} · ENDPOINTS: ready pods of those it selects ",
         text_table::count(&view.list),
-        app.scope.label()
+        app.namespaces_label()
     );
-    let none = format!(" No Services in namespace {}.", app.scope.label());
+    let none = format!(" No Services in namespace {}.", app.namespaces_label());
     let Some(inner) = text_table::list_frame(
         frame,
         area,

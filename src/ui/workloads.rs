@@ -28,9 +28,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &WorkloadsView, them
     let title = format!(
         " {plural} ({}) · ns {} · enter: its pods ",
         text_table::count(&view.list),
-        app.scope.label()
+        app.namespaces_label()
     );
-    let none = format!(" No {plural} in namespace {}.", app.scope.label());
+    let none = format!(" No {plural} in namespace {}.", app.namespaces_label());
     let says = (view.kind.kind(), Some(none));
     let Some(inner) = text_table::list_frame(frame, area, (&view.list, title), says, theme) else {
         return;
