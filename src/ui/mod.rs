@@ -110,7 +110,8 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme) {
             forwards::draw_form(frame, areas.browser.unwrap_or(body), form, theme)
         }
         Mode::NodeDebug(form) => {
-            nodes::draw_form(frame, areas.browser.unwrap_or(body), form, theme)
+            let several = app.shows_several();
+            nodes::draw_form(frame, areas.browser.unwrap_or(body), (form, several), theme)
         }
         Mode::CopyPod(form) => {
             nodes::draw_copy_form(frame, areas.browser.unwrap_or(body), form, theme)

@@ -139,12 +139,26 @@ fn node_usage(
     ]
 }
 
-pub fn draw_form(frame: &mut Frame, area: Rect, form: &NodeDebugForm, theme: &Theme) {
+/// The form; `several`: the list shows several clusters, and the title
+/// names the node's.
+pub fn draw_form(
+    frame: &mut Frame,
+    area: Rect,
+    (form, several): (&NodeDebugForm, bool),
+    theme: &Theme,
+) {
     let notes = [format!(
         "A pod in namespace {}, deleted when its last pane closes.",
         form.namespace
     )];
-    let title = format!(" A shell on node {}", form.node);
+    let title = match several {
+        true => format!(
+            " A shell on node {}/{}",
+            crate::model::text::sanitize(&form.cluster.context),
+            form.node
+        ),
+        false => format!(" A shell on node {}", form.node),
+    };
     super::form::draw_boxed(frame, area, form, title, &notes, "launch", theme);
 }
 

@@ -190,6 +190,14 @@ fn the_workload_service_and_node_views_of_two_clusters_say_each_rows_context() {
             rows[0].contains("│ sim ") && rows[1].contains("│ sim-b "),
             "each node after its context:\n{screen}"
         );
+        // The node debug form names sim-b's node as sim-b's.
+        a.update(key('j'));
+        a.update(key('d'));
+        let screen = render(&a, w, h);
+        assert!(
+            screen.contains("A shell on node sim-b/node-a1"),
+            "{size}\n{screen}"
+        );
     }
 }
 
