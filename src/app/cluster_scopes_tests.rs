@@ -5,9 +5,8 @@
 use crossterm::event::KeyCode;
 
 use super::super::tests::{code, key, row, sim_cluster};
-use super::super::{App, AppOptions, Effect, Event, PaneOptions, Reached, Scope};
+use super::super::{App, AppOptions, Effect, Event, Reached, Scope};
 use super::tests::cluster_b;
-use crate::model::debug::Profile;
 use crate::model::feed::Feed;
 use crate::model::problem::Denied;
 
@@ -16,20 +15,9 @@ use crate::model::problem::Denied;
 /// fallback; and what sim-b's connection asks for.
 fn pair(all: bool) -> (App, Vec<Effect>) {
     let (mut a, effects) = App::new(AppOptions {
-        cluster: sim_cluster(),
-        context: "sim".into(),
-        others: vec!["sim-b".into()],
-        contexts: vec!["sim".into(), "sim-b".into()],
-        namespace: "default".into(),
-        namespace_chosen: false,
         all_namespaces: all,
         fallback_namespaces: vec!["payments".into()],
-        keymap: Default::default(),
-        now: "2026-01-01T01:00:00Z".parse().unwrap(),
-        debug_images: vec!["busybox:1.36".into()],
-        debug_profile: Profile::General,
-        download_dir: ".".into(),
-        panes: PaneOptions::default(),
+        ..super::tests::sim_and_sim_b()
     });
     let first = match all {
         true => Scope::All,

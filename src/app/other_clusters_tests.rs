@@ -14,16 +14,15 @@ pub(crate) fn cluster_b() -> ClusterId {
     ClusterId::new("sim-b", "https://127.0.0.2:6443", "admin")
 }
 
-/// An app on `sim` whose list shows `sim-b` too, both connected, each
-/// listing `web` and `api` of namespace shop.
-pub(crate) fn two_clusters() -> App {
-    let (mut a, effects) = App::new(AppOptions {
+/// `podbay --context sim,sim-b` in sim's namespace `default`.
+pub(crate) fn sim_and_sim_b() -> AppOptions {
+    AppOptions {
         cluster: sim_cluster(),
         context: "sim".into(),
         others: vec!["sim-b".into()],
         contexts: vec!["sim".into(), "sim-b".into()],
-        namespace: "shop".into(),
-        namespace_chosen: true,
+        namespace: "default".into(),
+        namespace_chosen: false,
         all_namespaces: false,
         fallback_namespaces: vec![],
         keymap: Default::default(),
@@ -32,6 +31,16 @@ pub(crate) fn two_clusters() -> App {
         debug_profile: Profile::General,
         download_dir: ".".into(),
         panes: PaneOptions::default(),
+    }
+}
+
+/// An app on `sim` whose list shows `sim-b` too, both connected, each
+/// listing `web` and `api` of namespace shop.
+pub(crate) fn two_clusters() -> App {
+    let (mut a, effects) = App::new(AppOptions {
+        namespace: "shop".into(),
+        namespace_chosen: true,
+        ..sim_and_sim_b()
     });
     let shop = Scope::Namespaces(vec!["shop".into()]);
     assert_eq!(
