@@ -201,19 +201,14 @@ impl App {
     /// Each connected cluster of the list and the namespaces to watch
     /// there, the browser's first: what the views of other kinds watch.
     pub(super) fn cluster_scopes(&self) -> Vec<(ClusterId, Scope)> {
-        let mut watches = vec![(self.cluster.clone(), self.scope_of(&self.first_tag))];
-        watches.extend(self.others.iter().filter_map(|o| {
-            let cluster = o.cluster.clone()?;
-            Some((cluster, self.scope_of(&Some(o.context.clone()))))
-        }));
-        watches
+        self.shown()
+            .map(|(tag, cluster)| (cluster.clone(), self.scope_of(&tag)))
+            .collect()
     }
 
     /// Each connected cluster of the list, the browser's first.
     pub(super) fn clusters_shown(&self) -> Vec<ClusterId> {
-        let mut clusters = vec![self.cluster.clone()];
-        clusters.extend(self.others.iter().filter_map(|o| o.cluster.clone()));
-        clusters
+        self.shown().map(|(_, cluster)| cluster.clone()).collect()
     }
 
     /// The tag of the rows of a view's feed from the browser's cluster
@@ -330,14 +325,17 @@ impl App {
 
     /// The tags of the clusters shown and connected, the browser's first.
     pub(super) fn shown_tags(&self) -> Vec<Option<Arc<str>>> {
-        let mut tags = vec![self.first_tag.clone()];
-        tags.extend(
-            self.others
-                .iter()
-                .filter(|o| o.cluster.is_some())
-                .map(|o| Some(o.context.clone())),
-        );
-        tags
+        self.shown().map(|(tag, _)| tag).collect()
+    }
+
+    /// Each connected cluster of the list, with the tag of its rows, the
+    /// browser's first: the one list of them the others are read from.
+    fn shown(&self) -> impl Iterator<Item = (Option<Arc<str>>, &ClusterId)> {
+        let others = self.others.iter().filter_map(|o| {
+            let cluster = o.cluster.as_ref()?;
+            Some((Some(o.context.clone()), cluster))
+        });
+        std::iter::once((self.first_tag.clone(), &self.cluster)).chain(others)
     }
 }
 

@@ -62,25 +62,28 @@ impl App {
     /// pods' log pane takes in the pods of its own that have started since
     /// it opened, or since it last looked.
     pub(super) fn follow_pods_logs(&mut self, changed: Option<&PodRow>) -> Vec<Effect> {
+        // The panes of the rows of their own cluster (while the list
+        // shows it) that `changed` may concern.
+        let concerned: Vec<super::TerminalId> = self
+            .workspace
+            .terminals
+            .values()
+            .filter(|t| {
+                t.pods_of.as_ref().is_some_and(|(_, narrow)| {
+                    self.row_tag(&t.key.cluster).as_ref() == narrow.one_context()
+                        && changed.is_none_or(|row| narrow.admits(row))
+                })
+            })
+            .map(|t| t.id)
+            .collect();
         let mut effects = Vec::new();
-        for t in self.workspace.terminals.values_mut() {
+        for id in concerned {
+            let Some(t) = self.workspace.terminals.get_mut(&id) else {
+                continue;
+            };
             let Some((_, narrow)) = &t.pods_of else {
                 continue;
             };
-            // The rows of its cluster only, while the list shows it.
-            let tag = match &t.key.cluster {
-                c if *c == self.cluster => Some(self.first_tag.clone()),
-                c => self
-                    .others
-                    .iter()
-                    .find(|o| o.cluster.as_ref() == Some(c))
-                    .map(|o| Some(o.context.clone())),
-            };
-            if tag.as_ref() != narrow.one_context()
-                || changed.is_some_and(|row| !narrow.admits(row))
-            {
-                continue;
-            }
             let mut now = started(&self.pods, narrow);
             // A scale-up past the limit: the first by name stay followed,
             // and the pane says so.

@@ -111,9 +111,7 @@ impl App {
     /// On a tick: the reads that are due, if any: each cluster's pods',
     /// and the nodes' while the nodes view is open.
     pub(super) fn usage_due(&mut self) -> Vec<Effect> {
-        let clusters: Vec<ClusterId> = std::iter::once(self.cluster.clone())
-            .chain(self.others.iter().filter_map(|o| o.cluster.clone()))
-            .collect();
+        let clusters = self.clusters_shown();
         let mut effects: Vec<Effect> = clusters
             .iter()
             .filter_map(|cluster| self.pod_usage_due(cluster))

@@ -59,9 +59,14 @@ fn link_words(
 /// beside those that answer.
 /// Names longer than `longest` characters are cut in the middle, where
 /// contexts of one fleet differ least (`prod-us-…-blue`).
-fn cluster_spans(app: &App, words: Words, longest: usize, theme: &Theme) -> Vec<Span<'static>> {
+fn cluster_spans(
+    clusters: &[crate::app::other_clusters::ClusterState],
+    words: Words,
+    longest: usize,
+    theme: &Theme,
+) -> Vec<Span<'static>> {
     let mut spans = Vec::new();
-    for (i, cluster) in app.cluster_states().iter().enumerate() {
+    for (i, cluster) in clusters.iter().enumerate() {
         if i > 0 {
             spans.push(Span::styled(" · ", theme.dim));
         }
@@ -185,24 +190,22 @@ pub fn header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         // The clusters' words give way before the namespace and counts.
         let width = |spans: &[Span]| spans.iter().map(|s| s.width()).sum::<usize>();
         let room = usize::from(area.width).saturating_sub(width(&line) + width(&spans));
-        let mut clusters = cluster_spans(app, Words::Short, usize::MAX, theme);
-        if width(&clusters) > room {
-            clusters = cluster_spans(app, Words::Dot, usize::MAX, theme);
+        let mut spans_of = cluster_spans(&clusters, Words::Short, usize::MAX, theme);
+        if width(&spans_of) > room {
+            spans_of = cluster_spans(&clusters, Words::Dot, usize::MAX, theme);
         }
         // Still too wide: each name gets an equal share of what is left
         // after the dots and separators (6 characters at least).
-        let names: usize = app
-            .cluster_states()
+        let names: usize = clusters
             .iter()
             .map(|c| crate::model::text::sanitize(c.context).chars().count())
             .sum();
-        let over = width(&clusters).saturating_sub(room);
+        let over = width(&spans_of).saturating_sub(room);
         if over > 0 {
-            let count = app.cluster_states().len();
-            let share = (names.saturating_sub(over) / count).max(6);
-            clusters = cluster_spans(app, Words::Dot, share, theme);
+            let share = (names.saturating_sub(over) / clusters.len()).max(6);
+            spans_of = cluster_spans(&clusters, Words::Dot, share, theme);
         }
-        line.extend(clusters);
+        line.extend(spans_of);
     }
     line.extend(spans);
     frame.render_widget(

@@ -27,42 +27,25 @@ pub(super) enum Untyped {
 
 impl Tasks {
     /// The nodes view's watch of each cluster it shows, in the pod view's
-    /// slot (one or the other shows).
+    /// slot (one or the other shows): a cluster-scoped kind, one feed of
+    /// all a cluster.
     pub(super) fn watch_nodes(&mut self, clusters: Vec<ClusterId>) {
-        abort(&mut self.pod);
-        let tagged = (FeedOrigin::Pod, self.next_generation(FeedOrigin::Pod));
         let kind = ApiResource::erase::<k8s_openapi::api::core::v1::Node>(&());
-        let browser = self.connection.cluster();
-        for cluster in clusters {
-            let Some(client) = self.clients.get(&cluster).cloned() else {
-                continue;
-            };
-            let api = Api::<DynamicObject>::all_with(client, &kind);
-            let project = |object: &DynamicObject| {
-                Untyped::Node(NodeRow::from_parts(&object.metadata, &object.data))
-            };
-            let other = (cluster != browser).then_some(cluster);
-            let wrap = move |feed: Feed<Untyped>| {
-                let feed = feed.filter_map(|row| match row {
-                    Untyped::Node(node) => Some(node),
-                    _ => None,
-                });
-                match other.clone() {
-                    Some(cluster) => Event::OtherNodes { cluster, feed },
-                    None => Event::Nodes(feed),
-                }
-            };
-            let task = self.spawn_feed(
-                tagged,
-                api,
-                feed::config(),
-                None,
-                project,
-                wrap,
-                Pages::Whole,
-            );
-            self.pod.push(task);
-        }
+        let project = |object: &DynamicObject| {
+            Untyped::Node(NodeRow::from_parts(&object.metadata, &object.data))
+        };
+        let wrap = |other: Option<ClusterId>, feed: Feed<Untyped>| {
+            let feed = feed.filter_map(|row| match row {
+                Untyped::Node(node) => Some(node),
+                _ => None,
+            });
+            match other {
+                Some(cluster) => Event::OtherNodes { cluster, feed },
+                None => Event::Nodes(feed),
+            }
+        };
+        let every = clusters.into_iter().map(|c| (c, Scope::All)).collect();
+        self.watch_namespaced(kind, every, project, wrap);
     }
 
     /// The services view's watch, in the pod view's slot.
@@ -180,11 +163,11 @@ impl Tasks {
         });
     }
 
-    /// A view's watch of a namespaced kind on each cluster it shows, in
-    /// the pod view's slot (one or the other shows): one feed a namespace
-    /// shown (one for all), so a user who may list only some namespaces
-    /// sees theirs. `wrap` is given the cluster of a feed that is not the
-    /// browser's.
+    /// A view's watch of a kind on each cluster it shows, in the pod
+    /// view's slot (one or the other shows): one feed a namespace shown
+    /// (one for all, and for a cluster-scoped kind), so a user who may list
+    /// only some namespaces sees theirs. `wrap` is given the cluster of a
+    /// feed that is not the browser's.
     fn watch_namespaced(
         &mut self,
         kind: ApiResource,
