@@ -3,8 +3,11 @@
 //! line discipline of a container without a terminal (`line`), a log read
 //! as text (`log_text`) and its lines cut at a width (`line_cut`), the
 //! modes a program leaves on the user's terminal (`modes`), a split tree of
-//! panes (`layout`) and asciicast v2 recording (`record`).
+//! panes (`layout`), asciicast v2 recording (`record`), and the output read
+//! ahead of a pane (`backlog`) with the lines of a flood no one can see
+//! (`unseen`).
 
+pub mod backlog;
 pub mod grid;
 pub mod keys;
 pub(crate) mod layout;
@@ -14,6 +17,7 @@ pub mod log_text;
 pub mod modes;
 pub(crate) mod mouse;
 pub(crate) mod record;
+pub mod unseen;
 
 /// A terminal's size in character cells.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -68,7 +68,9 @@ mod files;
 pub mod kept;
 mod log_pane;
 mod outbox;
+mod pacer;
 mod pulse;
+mod session_task;
 mod sessions;
 
 const FRAME: Duration = Duration::from_millis(16);
@@ -131,6 +133,11 @@ pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
     sessions.keepalive = options.keepalive;
     sessions.recordings = options.recordings.clone();
     sessions.stderr_sgr = options.theme.stderr_sgr();
+    // Some terminals keep the default, others the configured length.
+    sessions.scrollback = options
+        .panes
+        .scrollback
+        .max(crate::term::grid::DEFAULT_SCROLLBACK);
     let mut tasks = Tasks::new(
         connection,
         options.target.clone(),

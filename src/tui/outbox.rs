@@ -43,10 +43,37 @@ impl Outbox {
         if self.tx.send(event).await.is_err() {
             return false;
         }
+        self.announce();
+        true
+    }
+
+    /// Waits for room in the queue, without an event yet (so that waiting
+    /// can be given up for other work). None once the UI is gone.
+    pub async fn reserve(&self) -> Option<Slot<'_>> {
+        let permit = self.tx.reserve().await.ok()?;
+        Some(Slot {
+            permit,
+            outbox: self,
+        })
+    }
+
+    fn announce(&self) {
         if !self.flagged.swap(true, Ordering::SeqCst) {
             let _ = self.ready.send(self.id);
         }
-        true
+    }
+}
+
+/// Room for one event in a session's queue.
+pub struct Slot<'a> {
+    permit: mpsc::Permit<'a, Event>,
+    outbox: &'a Outbox,
+}
+
+impl Slot<'_> {
+    pub fn send(self, event: Event) {
+        self.permit.send(event);
+        self.outbox.announce();
     }
 }
 
@@ -113,6 +140,11 @@ impl Outboxes {
     /// other sessions wait (for [`ECHO_HUSH`] at most).
     pub fn await_echo(&mut self, id: TerminalId) {
         self.hush = Some((id, Instant::now() + ECHO_HUSH));
+    }
+
+    /// The session whose echo is awaited, and until when the others wait.
+    pub fn hush(&self) -> Option<(TerminalId, Instant)> {
+        self.live_hush()
     }
 
     /// When the others may be taken from again, while an echo is awaited.

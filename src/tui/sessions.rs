@@ -1,8 +1,10 @@
 //! The terminals' sessions: an attach or exec streamed into a pane, a log
 //! read into one, and the recordings teed from their output.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU16, Ordering};
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Pod;
@@ -11,15 +13,15 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use super::log_pane;
-use super::outbox::{Outbox, Outboxes};
+use super::outbox::Outboxes;
+use super::pacer::Pacer;
+use super::session_task::{Flow, PaneFacts, Shown, stream_session};
 use crate::app::Event;
 use crate::app::TerminalId;
-use crate::cluster::replay::{self, ContainerRef};
-use crate::cluster::session::{self, SessionEvent, SessionInput, SessionSpec};
+use crate::cluster::session::{self, SessionInput, SessionSpec};
 use crate::model::TerminalKey;
-use crate::model::session::{SessionEnd, SessionKind};
+use crate::model::session::SessionKind;
 use crate::term::Size;
-use crate::term::line;
 use crate::term::record::Recorder;
 
 /// Standard error's colour without a tty, unless the theme says otherwise:
@@ -40,6 +42,14 @@ pub(super) struct Sessions {
     /// The SGR parameters standard error is shown in, in a pane without a
     /// tty (the theme's `stderr`).
     pub(super) stderr_sgr: String,
+    /// The most lines of scrollback a terminal keeps.
+    pub(super) scrollback: usize,
+    /// Per terminal with a session: its rows and whether it is recorded.
+    panes: HashMap<TerminalId, Arc<PaneFacts>>,
+    /// Terminals a session was ever opened for.
+    opened: HashSet<TerminalId>,
+    /// Every session's floods, paced as one emulator would take them.
+    pacer: Arc<Pacer>,
 }
 
 /// A session's task and the way to send it input.
@@ -59,6 +69,10 @@ impl Sessions {
             log_resume: HashMap::new(),
             pods_resume: HashMap::new(),
             stderr_sgr: DEFAULT_STDERR_SGR.to_string(),
+            scrollback: crate::term::grid::DEFAULT_SCROLLBACK,
+            panes: HashMap::new(),
+            opened: HashSet::new(),
+            pacer: Arc::new(Pacer::default()),
         }
     }
 
@@ -75,6 +89,7 @@ impl Sessions {
     /// A key went to terminal `id`: its echo is taken first.
     pub(super) fn await_echo(&mut self, id: TerminalId) {
         self.outboxes.await_echo(id);
+        self.pacer.hush(self.outboxes.hush());
     }
 
     /// When the other sessions stop waiting for an awaited echo.
@@ -85,7 +100,9 @@ impl Sessions {
     /// Queued events from every ready session (only the awaited one during
     /// a hush), up to about `budget` bytes of output each.
     pub(super) fn take_output(&mut self, budget: usize) -> Vec<Event> {
-        self.outboxes.take(budget)
+        let taken = self.outboxes.take(budget);
+        self.pacer.hush(self.outboxes.hush());
+        taken
     }
 
     /// Attaches or execs into the container; with `replay_log`, what it
@@ -115,16 +132,24 @@ impl Sessions {
         };
         // Without a tty the pane shows output as a terminal would.
         let untranslated = (!stdio.tty).then(|| self.stderr_sgr.clone());
+        let pane = Arc::new(PaneFacts {
+            rows: AtomicU16::new(size.rows),
+            recording: AtomicBool::new(self.recorders.contains_key(&id)),
+            scrollback: self.scrollback,
+            fresh: self.opened.insert(id),
+        });
+        self.panes.insert(id, pane.clone());
         let (input, inputs) = mpsc::unbounded_channel();
-        let task = tokio::spawn(stream_session(
-            id,
-            client,
-            spec,
+        let flow = Flow {
+            outbox,
+            pane,
+            pacer: self.pacer.clone(),
+        };
+        let shown = Shown {
             replay_log,
             untranslated,
-            inputs,
-            outbox,
-        ));
+        };
+        let task = tokio::spawn(stream_session(id, client, spec, shown, inputs, flow));
         self.replace(id, Running { input, task });
     }
 
@@ -237,6 +262,9 @@ impl Sessions {
         {
             tracing::warn!("recording: {e}");
         }
+        if let Some(pane) = self.panes.get(&id) {
+            pane.rows.store(size.rows, Ordering::Relaxed);
+        }
         self.send(id, SessionInput::Resize(size));
     }
 
@@ -274,6 +302,7 @@ impl Sessions {
         self.log_resume.retain(|(terminal, _), _| *terminal != id);
         self.pods_resume.remove(&id);
         self.stop_recording(id);
+        self.panes.remove(&id);
     }
 
     /// Tees a terminal's output into its recording, if it has one; a
@@ -336,6 +365,9 @@ impl Sessions {
             .map(|out| {
                 let started = std::time::Instant::now();
                 self.recorders.insert(id, Recording { out, started });
+                if let Some(pane) = self.panes.get(&id) {
+                    pane.recording.store(true, Ordering::Relaxed);
+                }
                 path.clone()
             })
             .map_err(|e| {
@@ -347,6 +379,9 @@ impl Sessions {
     }
 
     fn stop_recording(&mut self, id: TerminalId) {
+        if let Some(pane) = self.panes.get(&id) {
+            pane.recording.store(false, Ordering::Relaxed);
+        }
         if let Some(recorder) = self.recorders.remove(&id)
             && let Err(e) = recorder.out.finish(recorder.started.elapsed())
         {
@@ -368,145 +403,6 @@ impl Sessions {
 struct Recording {
     out: Recorder<std::fs::File>,
     started: std::time::Instant,
-}
-
-/// One session, from connecting to its end, its output into `outbox`: the
-/// stream is pumped and its output forwarded in this one task.
-async fn stream_session(
-    id: TerminalId,
-    client: kube::Client,
-    spec: SessionSpec,
-    replay_log: bool,
-    untranslated: Option<String>,
-    inputs: mpsc::UnboundedReceiver<SessionInput>,
-    outbox: Outbox,
-) {
-    let replay = replay_log.then(|| LogOf {
-        client: client.clone(),
-        namespace: spec.namespace.clone(),
-        pod: spec.pod.clone(),
-        container: spec.container.clone(),
-        tty: spec.tty,
-    });
-    // A few chunks in flight: a flood waits at its source.
-    let (events_tx, events) = mpsc::channel(4);
-    let pumping = match session::connect(client, spec, inputs, events_tx).await {
-        Ok(pumping) => pumping,
-        Err(e) => {
-            let sentence = crate::cluster::errors::describe(&e).sentence;
-            let end = SessionEnd {
-                exit_code: None,
-                reason: format!("could not connect: {}", sentence.trim_end_matches('.')).into(),
-                disconnected: true,
-            };
-            outbox.send(Event::SessionEnded { id, end }).await;
-            return;
-        }
-    };
-    let forwarding = forward(id, replay, untranslated.as_deref(), events, &outbox);
-    // Once the pump ends its events run dry and forwarding ends too; once
-    // forwarding ends (the pane closed) the stream is dropped, closing it.
-    tokio::select! {
-        () = forwarding => {}
-        () = async {
-            pumping.await;
-            std::future::pending::<()>().await
-        } => {}
-    }
-}
-
-/// Where a container's log is read from.
-struct LogOf {
-    client: kube::Client,
-    namespace: String,
-    pod: String,
-    container: String,
-    tty: bool,
-}
-
-/// Forwards a session's events to its pane; with `replay`, what the
-/// container printed before the attach comes first, from its log. With
-/// `untranslated` (no tty: the SGR standard error is shown in), output is
-/// shown as a terminal would (LF as a new line) and standard error in its
-/// colour, never dropped.
-async fn forward(
-    id: TerminalId,
-    replay: Option<LogOf>,
-    untranslated: Option<&str>,
-    mut events: mpsc::Receiver<SessionEvent>,
-    outbox: &Outbox,
-) {
-    if let Some(LogOf {
-        client,
-        namespace,
-        pod,
-        container,
-        tty,
-    }) = replay
-    {
-        let at = ContainerRef {
-            namespace: &namespace,
-            pod: &pod,
-            container: &container,
-        };
-        let first = replay::replay(&client, at, tty, &mut events).await;
-        let mut bytes = Vec::new();
-        for (stream, stderr) in [(&first.out, false), (&first.err, true)] {
-            let log = log_pane::for_terminal(&String::from_utf8_lossy(&stream.log));
-            match untranslated {
-                Some(sgr) => {
-                    let sgr = stderr.then_some(sgr);
-                    bytes.extend(line::untranslated(&log, sgr));
-                    bytes.extend(line::untranslated(&stream.after, sgr));
-                }
-                None => {
-                    bytes.extend(log);
-                    bytes.extend_from_slice(&stream.after);
-                }
-            }
-        }
-        let bytes = bytes.into();
-        if !outbox.send(Event::SessionOutput { id, bytes }).await {
-            return;
-        }
-        if !outbox.send(Event::SessionAttached { id }).await {
-            return;
-        }
-        // It ended while its log was read: nothing more will come.
-        if let Some(end) = first.end {
-            outbox.send(Event::SessionEnded { id, end }).await;
-            return;
-        }
-    } else if !outbox.send(Event::SessionAttached { id }).await {
-        return;
-    }
-    while let Some(event) = events.recv().await {
-        let forwarded = match event {
-            SessionEvent::Output(bytes) | SessionEvent::Stderr(bytes) if untranslated.is_none() => {
-                outbox.send(Event::SessionOutput { id, bytes }).await
-            }
-            SessionEvent::Output(out) => {
-                let bytes = line::untranslated(&out, None).into();
-                outbox.send(Event::SessionOutput { id, bytes }).await
-            }
-            SessionEvent::Stderr(err) => {
-                let bytes = line::untranslated(&err, untranslated).into();
-                outbox.send(Event::SessionOutput { id, bytes }).await
-            }
-            SessionEvent::Unanswered(unanswered) => {
-                outbox
-                    .send(Event::SessionUnanswered { id, unanswered })
-                    .await
-            }
-            SessionEvent::Ended(end) => {
-                outbox.send(Event::SessionEnded { id, end }).await;
-                false
-            }
-        };
-        if !forwarded {
-            break;
-        }
-    }
 }
 
 /// Where a log pane's read starts.

@@ -369,7 +369,13 @@ async fn a_pod_deleted_under_its_pane_says_so_and_the_app_goes_on() {
 async fn a_flood_ends_with_its_last_lines_on_screen_and_above_them() {
     let sim = start_sim(0).await;
     let config = kubeconfig(&sim, "flood");
-    let mut screen = PodbayScreen::spawn(&args(&config, &["-n", "shop"]), 100, 30);
+    let mut screen = PodbayScreen::spawn_with_env(
+        &args(&config, &["-n", "shop"]),
+        100,
+        30,
+        "",
+        &[("PODBAY_LOG", "info,podbay::tui::session_task=debug")],
+    );
     shell_in(&screen, "redis-0", 1).await;
     // Far more lines than a pane keeps (10 000 of scrollback): those that
     // would scroll out unseen need not be drawn, but every line the pane
@@ -403,6 +409,37 @@ async fn a_flood_ends_with_its_last_lines_on_screen_and_above_them() {
             above.first().is_some_and(|first| *first < top - 30) && in_order(&above)
         })
         .await;
+    // The flood was held back from the pane and most of it never parsed.
+    let left_out: u64 = logs_under(screen.home())
+        .iter()
+        .flat_map(|text| text.lines())
+        .filter_map(|line| {
+            let (_, after) = line.split_once("lines left out unseen (")?;
+            after.split_once(" in all")?.0.parse().ok()
+        })
+        .max()
+        .unwrap_or(0);
+    assert!(
+        left_out > 100_000,
+        "most of 300 000 lines were left out: {left_out}"
+    );
     quit(&mut screen).await;
     let _ = std::fs::remove_file(config);
+}
+
+/// The text of every log file under `home`.
+fn logs_under(home: &std::path::Path) -> Vec<String> {
+    let mut texts = Vec::new();
+    let mut dirs = vec![home.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "log") {
+                texts.extend(std::fs::read_to_string(&path).ok());
+            }
+        }
+    }
+    texts
 }
