@@ -144,17 +144,18 @@ mod tests {
     /// attributes and modes; then, after `CSI 3 b` (repeat the last
     /// character printed), the screen again.
     fn state(parser: &mut vt100::Parser) -> Vec<String> {
+        let formatted = |parser: &vt100::Parser| {
+            parser
+                .screen()
+                .contents_formatted()
+                .escape_debug()
+                .to_string()
+        };
         let mut out = Vec::new();
         let kept = parser.screen().scrollback_len();
         for offset in (0..=kept).rev() {
             parser.screen_mut().set_scrollback(offset);
-            out.push(
-                parser
-                    .screen()
-                    .contents_formatted()
-                    .escape_debug()
-                    .to_string(),
-            );
+            out.push(formatted(parser));
         }
         let screen = parser.screen();
         out.push(format!(
@@ -165,13 +166,7 @@ mod tests {
             screen.alternate_screen()
         ));
         parser.process(b"\x1b[3b");
-        out.push(
-            parser
-                .screen()
-                .contents_formatted()
-                .escape_debug()
-                .to_string(),
-        );
+        out.push(formatted(parser));
         out
     }
 
