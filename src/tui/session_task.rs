@@ -1,8 +1,8 @@
 //! One terminal session's task: it connects, shows what the container
 //! printed before (a replayed log), and hands the stream's output to the
-//! pane through its outbox. A terminal's output is read ahead of its pane,
-//! and in a flood the lines that would leave the scrollback unseen are left
-//! out ([`Backlog`]); what is left out is paced as if it had been parsed
+//! pane through its outbox. A flood is held back from the pane a moment,
+//! the lines in it that would leave the scrollback unseen are left out
+//! ([`Backlog`]), and what it reads is paced as if it were all parsed
 //! ([`Pacer`]).
 
 use std::sync::Arc;
