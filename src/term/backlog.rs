@@ -62,9 +62,12 @@ impl Backlog {
         self.skipped
     }
 
-    pub fn push(&mut self, output: &[u8]) {
-        self.lines += memchr::memchr_iter(b'\n', output).count();
+    /// Adds output read; returns its line feeds.
+    pub fn push(&mut self, output: &[u8]) -> usize {
+        let lines = memchr::memchr_iter(b'\n', output).count();
+        self.lines += lines;
         self.bytes.extend_from_slice(output);
+        lines
     }
 
     /// Output fed around this backlog (a log read before an attach).

@@ -217,7 +217,7 @@ async fn forward_terminal(
             }
             event = paced(&mut events, hold.is_some().then_some((&*flow.pacer, id))), if room => match event {
                 Some(SessionEvent::Output(bytes) | SessionEvent::Stderr(bytes)) => {
-                    backlog.push(&bytes);
+                    let lines = backlog.push(&bytes);
                     let Some(limits) = limits else { continue };
                     // More piles up than a chunk, or a hold is still being
                     // handed on: a flood.
@@ -226,7 +226,7 @@ async fn forward_terminal(
                     }
                     if let Some(hold) = &mut hold {
                         hold.last_read = Instant::now();
-                        flow.pacer.charge(&bytes);
+                        flow.pacer.charge(bytes.len(), lines);
                         backlog.skip_unseen(limits);
                     }
                 }

@@ -50,6 +50,8 @@ pub(super) struct Sessions {
     opened: HashSet<TerminalId>,
     /// Every session's floods, paced as one emulator would take them.
     pacer: Arc<Pacer>,
+    /// The pacer holds floods for an awaited echo.
+    hushed: bool,
 }
 
 /// A session's task and the way to send it input.
@@ -73,6 +75,7 @@ impl Sessions {
             panes: HashMap::new(),
             opened: HashSet::new(),
             pacer: Arc::new(Pacer::default()),
+            hushed: false,
         }
     }
 
@@ -90,6 +93,7 @@ impl Sessions {
     pub(super) fn await_echo(&mut self, id: TerminalId) {
         self.outboxes.await_echo(id);
         self.pacer.hush(self.outboxes.hush());
+        self.hushed = true;
     }
 
     /// When the other sessions stop waiting for an awaited echo.
@@ -101,7 +105,11 @@ impl Sessions {
     /// a hush), up to about `budget` bytes of output each.
     pub(super) fn take_output(&mut self, budget: usize) -> Vec<Event> {
         let taken = self.outboxes.take(budget);
-        self.pacer.hush(self.outboxes.hush());
+        // The echo came (or the wait is over): the floods go on at once.
+        if self.hushed && self.outboxes.hush().is_none() {
+            self.pacer.hush(None);
+            self.hushed = false;
+        }
         taken
     }
 
