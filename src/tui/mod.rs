@@ -72,15 +72,16 @@ mod pacer;
 mod pulse;
 mod session_task;
 mod sessions;
+mod turns;
 
 const FRAME: Duration = Duration::from_millis(16);
 /// How long a one-off read (a namespace's labels) may take before podbay
 /// goes on without it.
 const READ_TIMEOUT: Duration = Duration::from_secs(10);
-/// Output parsed per session per loop turn: small enough that a flood
-/// cannot delay a keystroke's echo in another pane by more than a few
-/// milliseconds, large enough to keep up with a fast producer.
-const OUTPUT_BUDGET: usize = 32 * 1024;
+/// Output parsed per loop turn, from every session together: a key typed
+/// meanwhile waits for the turn, so one chunk (about a millisecond of
+/// vt100's work); floods beside each other take turns.
+const OUTPUT_BUDGET: usize = 12 * 1024;
 /// How long after a key its echo counts as urgent.
 const ECHO_WINDOW: Duration = Duration::from_millis(150);
 
@@ -191,9 +192,11 @@ pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
         let hush_ends = tasks.sessions.hush_ends();
         let since_frame = last_frame.elapsed();
         if dirty && (echo_due || since_frame >= FRAME) {
+            let drawing = tokio::time::Instant::now();
             screen
                 .draw(|f| crate::ui::draw(f, &app, &theme))
                 .context("drawing failed")?;
+            turns::drawn(drawing.elapsed());
             if echo_due {
                 tracing::debug!(target: "podbay::echo", "echo drawn {} µs after the key", last_key.elapsed().as_micros());
             }
@@ -293,7 +296,11 @@ pub async fn run(mut options: TuiOptions) -> anyhow::Result<()> {
                 .iter()
                 .any(|e| matches!(e, Event::SessionOutput { id, .. } if Some(*id) == focused));
         }
+        let turn = turns::Turn::begin(&pending);
         quit |= apply(&mut app, &mut tasks, &mut screen, pending.into());
+        if let Some(turn) = turn {
+            turn.end();
+        }
         if let Some(keeper) = &mut keeper {
             keeper.keep_if_due(&mut app, &tasks);
         }

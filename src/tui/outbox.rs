@@ -89,6 +89,8 @@ pub struct Outboxes {
     ready: BTreeSet<TerminalId>,
     /// The session whose echo is awaited, and until when the others wait.
     hush: Option<(TerminalId, Instant)>,
+    /// The session a turn took from last: the next turn starts after it.
+    last_taken: Option<TerminalId>,
 }
 
 impl Outboxes {
@@ -101,6 +103,7 @@ impl Outboxes {
             inboxes: HashMap::new(),
             ready: BTreeSet::new(),
             hush: None,
+            last_taken: None,
         };
         (outboxes, ready_rx)
     }
@@ -169,8 +172,11 @@ impl Outboxes {
         }
     }
 
-    /// Takes queued events from every ready session (only the awaited one
-    /// during a hush), up to about `budget` bytes of output each.
+    /// Takes queued events from the ready sessions (only the awaited one
+    /// during a hush), up to about `budget` bytes of output in all: each
+    /// turn starts after the session the last one took from, so that every
+    /// session is taken from in turn, and a turn is short (a key typed
+    /// meanwhile waits for it).
     pub fn take(&mut self, budget: usize) -> Vec<Event> {
         let mut out = Vec::new();
         let ids: Vec<TerminalId> = match self.awaited() {
@@ -185,14 +191,25 @@ impl Outboxes {
                 }
                 echoed.then_some(id).into_iter().collect()
             }
-            None => self.ready.iter().copied().collect(),
+            None => {
+                let mut ids: Vec<TerminalId> = self.ready.iter().copied().collect();
+                if let Some(last) = self.last_taken {
+                    let after = ids.partition_point(|id| *id <= last);
+                    ids.rotate_left(after);
+                }
+                ids
+            }
         };
+        let mut taken = 0;
         for id in ids {
+            if taken >= budget {
+                break;
+            }
+            self.last_taken = Some(id);
             let Some(inbox) = self.inboxes.get_mut(&id) else {
                 self.ready.remove(&id);
                 continue;
             };
-            let mut taken = 0;
             while taken < budget {
                 match inbox.rx.try_recv() {
                     Ok(event) => {
@@ -247,21 +264,26 @@ mod tests {
         while let Ok(id) = ready.try_recv() {
             boxes.mark_ready(id);
         }
-        let taken = boxes.take(1500);
-        let ids: Vec<u64> = taken
-            .iter()
-            .map(|e| match e {
-                Event::SessionOutput { id, .. } => id.0,
-                _ => 0,
-            })
-            .collect();
+        let ids = |taken: Vec<Event>| -> Vec<u64> {
+            taken
+                .iter()
+                .map(|e| match e {
+                    Event::SessionOutput { id, .. } => id.0,
+                    _ => 0,
+                })
+                .collect()
+        };
         assert_eq!(
-            ids,
-            [1, 1, 2],
-            "two flood chunks (the budget), then the echo"
+            ids(boxes.take(1500)),
+            [1, 1],
+            "two flood chunks: the budget"
         );
         assert!(boxes.has_ready(), "the flood still has chunks queued");
-        assert_eq!(boxes.take(1500).len(), 2);
+        assert_eq!(
+            ids(boxes.take(1500)),
+            [2, 1, 1],
+            "the next turn starts with the quiet one"
+        );
         assert!(boxes.take(1500).is_empty());
         assert!(!boxes.has_ready());
         // Queuing again announces the session again.
