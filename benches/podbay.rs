@@ -89,6 +89,7 @@ fn main() {
         }
         if run("echo") {
             echo_latency(&mut report).await;
+            echo_beside_floods(&mut report).await;
         }
         if run("list") {
             for n in [1_000, 10_000, 100_000] {
@@ -529,7 +530,7 @@ async fn attach_shell(
 
 /// The echo path alone (session → pane → drawn), nothing else running.
 /// With other panes flooding it is measured on the real binary, whose UI
-/// loop schedules the sessions (see `idle`).
+/// loop schedules the sessions (see `echo_beside_floods`).
 async fn echo_latency(report: &mut Report) {
     println!("keystroke echo latency");
     let sim = Sim::start(SimOptions {
@@ -1199,6 +1200,13 @@ impl Tui {
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
         let _ = self.child.master.write_all(b"y").await;
         let _ = tokio::time::timeout(Duration::from_secs(5), self.child.child.wait()).await;
+        // PODBAY_BENCH_LOGS=DIR keeps each run's log (with PODBAY_LOG set,
+        // `podbay::echo=debug` say, to see where an echo's time went).
+        if let Some(dir) = std::env::var_os("PODBAY_BENCH_LOGS") {
+            let log = self.home.join("podbay/podbay.log");
+            let name = self.home.file_name().unwrap_or_default();
+            let _ = std::fs::copy(log, PathBuf::from(dir).join(name));
+        }
         let _ = std::fs::remove_dir_all(&self.home);
     }
 }
@@ -1759,9 +1767,8 @@ async fn tui_list(kubeconfig: &std::path::Path, n: usize) -> Listed {
     listed
 }
 
-/// CPU used by the real binary sitting idle on 10 000 pods, then with four
-/// shells open in panes; then keystroke echo in the fourth pane while the
-/// other three flood (`yes`), as read off the PTY by a vt100 parser.
+/// CPU used by the real binary sitting idle on 100 000 pods, then with
+/// four shells open in panes.
 async fn idle(report: &mut Report) {
     println!("idle, and four panes");
     let (_sim, kubeconfig, _) = sim_process(100_000, 1500).await;
@@ -1790,7 +1797,15 @@ async fn idle(report: &mut Report) {
     );
     report.check("idle CPU, 100k pods, 4 panes, %", busy, 0.2);
     tui.quit().await;
+    let _ = std::fs::remove_file(kubeconfig);
+}
 
+/// Keystroke echo in the fourth of four shell panes while the other three
+/// flood (`yes`), on 100 000 pods, as read off the PTY by a vt100 parser.
+async fn echo_beside_floods(report: &mut Report) {
+    println!("echo beside three floods");
+    let (_sim, kubeconfig, _) = sim_process(100_000, 1500).await;
+    let listed = "│ 100000 pods │ ● live";
     let tui = Tui::start(&kubeconfig);
     while !tui.shows(listed) {
         tokio::time::sleep(Duration::from_millis(20)).await;
@@ -1811,6 +1826,13 @@ async fn idle(report: &mut Report) {
         "p99 ≤ 15 ms",
     );
     report.check("echo p99, 1 of 4 panes, 3 flooding, ms", ms(p99), 15.0);
+    if std::env::var_os("PODBAY_BENCH_LOGS").is_some() {
+        let mut echoes = tui.echoes.lock().unwrap().clone();
+        echoes.sort_by_key(|(_, took)| std::cmp::Reverse(*took));
+        for (sent, took) in echoes.iter().take(8) {
+            println!("  slow echo: key sent {sent}, {:.2} ms", ms(*took));
+        }
+    }
     tui.quit().await;
     let _ = std::fs::remove_file(kubeconfig);
 }
