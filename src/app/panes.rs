@@ -312,7 +312,7 @@ impl App {
             });
             return vec![];
         }
-        if !t.is_live() {
+        if !t.is_live() && !t.types_ahead() {
             // Nothing to type into: r re-attaches a cut stream; q or x
             // close the pane (not enter: a stray one would lose it); esc
             // shows the browser.
@@ -440,7 +440,7 @@ impl App {
             let Some(t) = self.workspace.terminals.get_mut(&id) else {
                 continue;
             };
-            if !t.is_live() {
+            if !t.is_live() && !t.types_ahead() {
                 continue;
             }
             let bytes = match t.input() {
@@ -477,7 +477,10 @@ impl App {
                     None
                 }
             };
-            if let Some(bytes) = bytes {
+            let Some(bytes) = bytes else { continue };
+            if t.types_ahead() {
+                t.type_ahead(&bytes);
+            } else {
                 t.last_traffic = now;
                 t.reattached_after_idle = false;
                 if t.input() == Input::Raw {

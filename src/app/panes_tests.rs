@@ -241,3 +241,112 @@ fn attaching_again_to_an_attached_container_adds_a_pane_not_a_stream() {
     assert_eq!(a.workspace.viewers(id), 2);
     assert_eq!(a.focus, Focus::Workspace);
 }
+
+/// The terminal's pane in `a`, attaching to its container (as after `a`,
+/// before the stream is up).
+fn attaching() -> (super::App, crate::app::TerminalId) {
+    let (mut a, id) = attached_to_debug_container();
+    let effects = a.update(Event::SessionEnded {
+        id,
+        end: crate::model::session::SessionEnd {
+            exit_code: None,
+            reason: "the stream was cut".into(),
+            disconnected: true,
+        },
+    });
+    assert!(effects.is_empty(), "{effects:?}");
+    let effects = a.update(key('r'));
+    assert!(
+        matches!(effects.as_slice(), [Effect::OpenSession { .. }]),
+        "r re-attaches: {effects:?}"
+    );
+    (a, id)
+}
+
+#[test]
+fn keys_typed_while_a_pane_attaches_reach_its_shell_once_it_is_up() {
+    let (mut a, id) = attaching();
+    // Typed, not taken as the pane's own keys (q or x would close it).
+    for c in "exit q".chars() {
+        assert!(a.update(key(c)).is_empty(), "{c} waits for the stream");
+    }
+    assert!(a.update(code(KeyCode::Enter)).is_empty());
+    assert_eq!(a.workspace.panes.len(), 1, "the pane is still there");
+    let effects = a.update(Event::SessionAttached { id });
+    assert_eq!(
+        effects.last(),
+        Some(&Effect::SendInput {
+            id,
+            bytes: Bytes::from_static(b"exit q\r")
+        }),
+        "{effects:?}"
+    );
+    // Then keys go straight to the stream, and nothing is sent twice.
+    assert_eq!(
+        a.update(key('y')),
+        [Effect::SendInput {
+            id,
+            bytes: Bytes::from_static(b"y")
+        }]
+    );
+    let cut = crate::model::session::SessionEnd {
+        exit_code: None,
+        reason: "cut".into(),
+        disconnected: true,
+    };
+    a.update(Event::SessionEnded { id, end: cut });
+    a.update(key('r'));
+    let effects = a.update(Event::SessionAttached { id });
+    assert!(
+        !effects
+            .iter()
+            .any(|e| matches!(e, Effect::SendInput { .. })),
+        "{effects:?}"
+    );
+}
+
+#[test]
+fn keys_typed_ahead_of_an_attach_that_fails_go_nowhere() {
+    let (mut a, id) = attaching();
+    a.update(key('l'));
+    a.update(key('s'));
+    let refused = crate::model::session::SessionEnd {
+        exit_code: None,
+        reason: "could not connect: the server refused".into(),
+        disconnected: true,
+    };
+    a.update(Event::SessionEnded { id, end: refused });
+    a.update(key('r'));
+    let effects = a.update(Event::SessionAttached { id });
+    assert!(
+        !effects
+            .iter()
+            .any(|e| matches!(e, Effect::SendInput { .. })),
+        "what was typed for the failed attach is not sent to the next: {effects:?}"
+    );
+}
+
+#[test]
+fn a_paste_while_attaching_is_kept_up_to_a_limit_and_the_cut_is_said() {
+    let (mut a, id) = attaching();
+    let most = crate::app::terminal::TYPED_AHEAD_MOST;
+    a.update(Event::Paste("p".repeat(most + 10)));
+    let t = &a.workspace.terminals[&id];
+    assert_eq!(t.typed_ahead.len(), most);
+    assert!(
+        t.notice
+            .as_deref()
+            .is_some_and(|n| n.contains("KiB typed while attaching")),
+        "{:?}",
+        t.notice
+    );
+    let effects = a.update(Event::SessionAttached { id });
+    let sent: usize = effects
+        .iter()
+        .map(|e| match e {
+            Effect::SendInput { bytes, .. } => bytes.len(),
+            _ => 0,
+        })
+        .sum();
+    assert_eq!(sent, most);
+}

@@ -296,3 +296,45 @@ async fn panic_ends_podbay_with_the_terminal_restored(env: &[(&str, &str)], mess
         .await;
     let _ = std::fs::remove_file(config);
 }
+
+/// Keys typed while a cut shell re-attaches over a slow server wait for the
+/// stream, as a terminal keeps what is typed before a program reads it:
+/// none is lost, and none is taken as the pane's own (`x` closes it).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keys_typed_while_a_shell_re_attaches_reach_it() {
+    let sim = start_sim(0).await;
+    let config = kubeconfig(&sim, "typeahead");
+    let mut screen = PodbayScreen::spawn(&args(&config, &["-n", "shop"]), 120, 36);
+    launch_on_redis(&screen).await;
+    screen
+        .wait_for("an attached shell", |t| t.contains("● attached"))
+        .await;
+    sim.kill_streams();
+    screen
+        .wait_for("the disconnect line", |t| t.contains("r to reattach"))
+        .await;
+    sim.set_latency(Duration::from_secs(3));
+    screen.keys("r").await;
+    screen
+        .wait_for("the pane attaching", |t| t.contains("attaching…"))
+        .await;
+    // One write: the keys arrive well inside the server's 3 s.
+    screen.raw(b"echo ahead-$((6*7)) x q\r").await;
+    assert!(
+        screen.text().contains("attaching…"),
+        "typed before the stream came up:\n{}",
+        screen.text()
+    );
+    screen
+        .wait_for("the typed command's output", |t| {
+            t.lines()
+                .any(|l| l.contains("ahead-42 x q") && !l.contains("echo"))
+        })
+        .await;
+    sim.set_latency(Duration::ZERO);
+    screen.raw(b"\x02").await;
+    screen.keys("d").await;
+    screen.quit().await;
+    exits_cleanly(&mut screen).await;
+    let _ = std::fs::remove_file(config);
+}

@@ -114,6 +114,9 @@ pub enum TerminalState {
     Ended(Printable),
 }
 
+/// The most a terminal keeps of what is typed while it attaches.
+pub const TYPED_AHEAD_MOST: usize = 64 * 1024;
+
 /// Names a terminal for as long as podbay runs: its panes, its session,
 /// its output and its pod watch carry it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -167,6 +170,9 @@ pub struct Terminal {
     pub line: LineEditor,
     /// `ctrl-d` closed its stdin.
     pub stdin_closed: bool,
+    /// Keys typed while it attaches, sent once the stream is up (as a
+    /// terminal keeps what is typed before a program reads it).
+    pub typed_ahead: Vec<u8>,
     /// Brought back from a kept workspace, until its pod's state is known.
     pub restored: Option<Restored>,
     /// A restored log pane's pod is gone: its controller, and the pod it
@@ -346,6 +352,7 @@ impl Terminal {
             stdio: Stdio::TERMINAL,
             line: LineEditor::default(),
             stdin_closed: false,
+            typed_ahead: Vec::new(),
             restored: None,
             replaced: None,
             resume_from: Default::default(),
@@ -354,6 +361,26 @@ impl Terminal {
 
     pub fn is_live(&self) -> bool {
         self.state == TerminalState::Attached
+    }
+
+    /// Whether keys typed into it are kept until its stream is up: it is
+    /// attaching to a terminal (raw keys; a log takes no typing).
+    pub fn types_ahead(&self) -> bool {
+        self.state == TerminalState::Attaching && !self.kind.is_log() && self.input() == Input::Raw
+    }
+
+    /// Keeps keys typed while attaching (at most [`TYPED_AHEAD_MOST`]: a
+    /// paste beyond that is cut, and said).
+    pub fn type_ahead(&mut self, bytes: &[u8]) {
+        let room = TYPED_AHEAD_MOST.saturating_sub(self.typed_ahead.len());
+        if bytes.len() > room {
+            self.notice = Some(format!(
+                "Only the first {} KiB typed while attaching are kept: type the rest once it is attached.",
+                TYPED_AHEAD_MOST / 1024
+            ));
+        }
+        self.typed_ahead
+            .extend_from_slice(&bytes[..bytes.len().min(room)]);
     }
 
     /// "shop/web/debugger-x7k2"; a pods' log pane's "shop/deploy/web".

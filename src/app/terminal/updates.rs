@@ -19,10 +19,18 @@ impl App {
         t.state = TerminalState::Attached;
         t.last_traffic = now;
         // The stream opened at the size of the moment; say the current one.
-        vec![Effect::ResizeSession {
+        let mut effects = vec![Effect::ResizeSession {
             id,
             size: t.grid.size(),
-        }]
+        }];
+        if !t.typed_ahead.is_empty() {
+            let bytes = std::mem::take(&mut t.typed_ahead);
+            effects.push(Effect::SendInput {
+                id,
+                bytes: bytes.into(),
+            });
+        }
+        effects
     }
 
     pub(crate) fn on_session_output(&mut self, id: TerminalId, bytes: &[u8]) {
@@ -35,7 +43,9 @@ impl App {
 
     pub(crate) fn on_session_ended(&mut self, id: TerminalId, end: SessionEnd) -> Vec<Effect> {
         // A pane's border may cut it: the messages view has it whole.
-        if let Some(t) = self.workspace.terminals.get(&id) {
+        if let Some(t) = self.workspace.terminals.get_mut(&id) {
+            // Typed ahead of an attach that never came up: nothing reads it.
+            t.typed_ahead.clear();
             let said = info(format!("{}: {}", t.label(), end.reason));
             self.remember_said(said);
         }
