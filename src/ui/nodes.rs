@@ -90,8 +90,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &NodesView, theme: &
     }
     if app.shows_several() {
         titles.insert(0, "CONTEXT".into());
+        let clusters = app.cluster_states();
         for (row, (_, node)) in rows.iter_mut().zip(shown()) {
-            row.insert(0, text_table::context_cell(&node.context));
+            row.insert(0, text_table::context_cell(&node.context, &clusters));
         }
     }
     if !text_table::fits(&text_table::widths(&titles, &rows, floor), inner.width)

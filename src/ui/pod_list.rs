@@ -13,6 +13,7 @@ use crate::model::{Health, PodRow};
 use crate::theme::Theme;
 
 use super::columns::{Cut, Fitted, Give, cut, cut_marked, give};
+use super::text_table;
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let block = Block::default()
@@ -354,10 +355,11 @@ fn cell<'a>(col: Col, width: usize, page_row: &mut PageRow<'a>, theme: &Theme) -
     match col {
         Col::Context => {
             let context = row.context.as_deref().unwrap_or_default();
-            let (mark, style) = match page_row.cluster {
-                Some(c) if c.failed.is_some() || c.unanswered.is_some() => ("◍ ", theme.warning),
-                Some(c) if c.state == LinkState::Reconnecting => ("◍ ", theme.warning),
-                _ => ("", theme.dim),
+            let mark = text_table::cluster_mark(page_row.cluster);
+            let style = if mark.is_empty() {
+                theme.dim
+            } else {
+                theme.warning
             };
             let shown = format!("{mark}{}", crate::model::text::sanitize(context));
             Cell::from(Span::styled(

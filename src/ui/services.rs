@@ -33,6 +33,11 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &ServicesView, theme
     };
     let namespaces = !app.shows_one_namespace();
     let contexts = app.shows_several();
+    let clusters = if contexts {
+        app.cluster_states()
+    } else {
+        Vec::new()
+    };
     let mut titles: Vec<String> = [
         "NAME",
         "TYPE",
@@ -80,7 +85,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &ServicesView, theme
                 row.insert(0, s.namespace.clone());
             }
             if contexts {
-                row.insert(0, text_table::context_cell(&s.context));
+                row.insert(0, text_table::context_cell(&s.context, &clusters));
             }
             row
         })

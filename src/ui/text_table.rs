@@ -8,7 +8,9 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
+use crate::app::LinkState;
 use crate::app::object_rows::{Object, ObjectRows};
+use crate::app::other_clusters::ClusterState;
 use crate::model::text::Printable;
 use crate::theme::Theme;
 
@@ -90,9 +92,31 @@ pub fn list_frame<R: Object>(
 }
 
 /// A row's CONTEXT cell, in a list of several clusters: the context
-/// sanitized, as the kubeconfig's names are not the cluster's to trust.
-pub fn context_cell(context: &Option<std::sync::Arc<str>>) -> String {
-    crate::model::text::sanitize(context.as_deref().unwrap_or_default()).into_owned()
+/// sanitized, as the kubeconfig's names are not the cluster's to trust,
+/// marked while its cluster stalls, refuses or reconnects.
+pub fn context_cell(context: &Option<std::sync::Arc<str>>, clusters: &[ClusterState]) -> String {
+    let context = context.as_deref().unwrap_or_default();
+    let cluster = clusters.iter().find(|c| c.context == context);
+    format!(
+        "{}{}",
+        cluster_mark(cluster),
+        crate::model::text::sanitize(context)
+    )
+}
+
+/// `◍ ` before a row of a cluster that stalls, refuses or reconnects (as
+/// the header marks it): what the row says may be old.
+pub fn cluster_mark(cluster: Option<&ClusterState>) -> &'static str {
+    match cluster {
+        Some(c)
+            if c.failed.is_some()
+                || c.unanswered.is_some()
+                || c.state == LinkState::Reconnecting =>
+        {
+            "◍ "
+        }
+        _ => "",
+    }
 }
 
 /// Columns by display width: a combining mark takes none, a wide

@@ -37,6 +37,11 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &WorkloadsView, them
     };
     let namespaces = !app.shows_one_namespace();
     let contexts = app.shows_several();
+    let clusters = if contexts {
+        app.cluster_states()
+    } else {
+        Vec::new()
+    };
     let mut titles = vec!["NAME".to_string()];
     titles.extend(view.kind.columns().iter().map(|c| c.to_string()));
     titles.push("AGE".into());
@@ -61,7 +66,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &WorkloadsView, them
                 row.insert(0, w.namespace.clone());
             }
             if contexts {
-                row.insert(0, text_table::context_cell(&w.context));
+                row.insert(0, text_table::context_cell(&w.context, &clusters));
             }
             row
         })

@@ -201,6 +201,103 @@ fn the_workload_service_and_node_views_of_two_clusters_say_each_rows_context() {
     }
 }
 
+/// In the workload, Service and node views too, a cluster that stops
+/// answering is marked on its own rows, as in the pod list: what they say
+/// may be old.
+#[test]
+fn a_stalled_clusters_rows_are_marked_in_every_view_of_two_clusters() {
+    use crate::model::service::ServiceRow;
+    use crate::model::workload::{WorkloadKind, WorkloadRow};
+    let deployment = WorkloadRow::from_object(
+        WorkloadKind::Deployment,
+        &serde_json::json!({
+            "metadata": {"name": "web", "namespace": "shop"},
+            "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "web"}}},
+        }),
+    );
+    let service = ServiceRow::from_object(&serde_json::json!({
+        "metadata": {"name": "web", "namespace": "shop"},
+        "spec": {"clusterIP": "10.96.0.9", "ports": [{"port": 80}]},
+    }));
+    let node = crate::model::node::NodeRow {
+        name: "node-web".into(),
+        status: "Ready".into(),
+        ready: true,
+        ..Default::default()
+    };
+    let listed = |rows| Feed::Listed {
+        scope: Some("shop".into()),
+        rows,
+    };
+    let mut a = two_clusters();
+    a.update(Event::Resize(crate::term::Size::new(120, 40)));
+    for view in [":deploy", ":svc", ":nodes"] {
+        for c in view.chars() {
+            a.update(key(c));
+        }
+        a.update(code(KeyCode::Enter));
+        match view {
+            ":deploy" => {
+                a.update(Event::Workloads(listed(vec![deployment.clone()])));
+                a.update(Event::OtherWorkloads {
+                    cluster: cluster_b(),
+                    feed: listed(vec![deployment.clone()]),
+                });
+            }
+            ":svc" => {
+                a.update(Event::Services(Feed::Listed {
+                    scope: Some("shop".into()),
+                    rows: vec![service.clone()],
+                }));
+                a.update(Event::OtherServices {
+                    cluster: cluster_b(),
+                    feed: Feed::Listed {
+                        scope: Some("shop".into()),
+                        rows: vec![service.clone()],
+                    },
+                });
+            }
+            _ => {
+                a.update(Event::Nodes(Feed::Listed {
+                    scope: None,
+                    rows: vec![node.clone()],
+                }));
+                a.update(Event::OtherNodes {
+                    cluster: cluster_b(),
+                    feed: Feed::Listed {
+                        scope: None,
+                        rows: vec![node.clone()],
+                    },
+                });
+            }
+        }
+        let rows = |screen: &str| -> Vec<String> {
+            screen
+                .lines()
+                .filter(|l| l.contains("web"))
+                .map(str::to_string)
+                .collect()
+        };
+        let screen = render(&a, 120, 40);
+        assert_eq!(rows(&screen).len(), 2, "{view}\n{screen}");
+        assert!(!screen.contains("◍ sim"), "both answer: {view}\n{screen}");
+        a.update(Event::Pulse {
+            cluster: cluster_b(),
+            unanswered: Some(12),
+        });
+        let screen = render(&a, 120, 40);
+        let rows = rows(&screen);
+        assert!(
+            rows[0].contains("│ sim ") && rows[1].contains("│ ◍ sim-b "),
+            "sim-b's row marked, sim's not: {view}\n{screen}"
+        );
+        a.update(Event::Pulse {
+            cluster: cluster_b(),
+            unanswered: None,
+        });
+    }
+}
+
 /// `:pf` with a forward on each cluster to pods of one name: each target
 /// after its context.
 #[test]
