@@ -59,6 +59,16 @@ impl App {
         !self.others.is_empty()
     }
 
+    /// Whether rows of `clusters` (forwards, captures) say whose each is:
+    /// the list shows several, or they are not all of one.
+    pub fn names_clusters<'a>(&self, clusters: impl IntoIterator<Item = &'a ClusterId>) -> bool {
+        let mut clusters = clusters.into_iter();
+        self.shows_several()
+            || clusters
+                .next()
+                .is_some_and(|first| clusters.any(|c| c != first))
+    }
+
     /// The tag of the rows from `cluster` (`None` in a list of one), or
     /// nothing when the list does not show it (a watch of a cluster left).
     pub(super) fn row_tag(&self, cluster: &ClusterId) -> Option<Option<Arc<str>>> {

@@ -45,11 +45,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &CapturesView, theme
         .map(String::from)
         .to_vec();
     // Captures on several clusters say whose pods each took.
-    let clusters = app.shows_several()
-        || app
-            .captures
-            .iter()
-            .any(|c| c.cluster != app.captures[0].cluster);
+    let clusters = app.names_clusters(app.captures.iter().map(|c| &c.cluster));
     // The file goes before the pods: on a narrow screen the pods are cut.
     let mut rows: Vec<Vec<String>> = app
         .captures

@@ -41,15 +41,12 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, view: &ForwardsView, theme
     }
     // Forwards on several clusters say whose each is (a Service of one
     // name may be on each).
-    let clusters = app
-        .forwards
-        .iter()
-        .any(|f| f.cluster != app.forwards[0].cluster);
+    let clusters = app.names_clusters(app.forwards.iter().map(|f| &f.cluster));
     let rows: Vec<[String; 6]> = app
         .forwards
         .iter()
         .map(|f| {
-            let context = match clusters || app.shows_several() {
+            let context = match clusters {
                 true => format!("{}/", f.cluster.context),
                 false => String::new(),
             };
