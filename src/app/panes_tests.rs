@@ -242,18 +242,30 @@ fn attaching_again_to_an_attached_container_adds_a_pane_not_a_stream() {
     assert_eq!(a.focus, Focus::Workspace);
 }
 
-/// The terminal's pane in `a`, attaching to its container (as after `a`,
-/// before the stream is up).
-fn attaching() -> (super::App, crate::app::TerminalId) {
-    let (mut a, id) = attached_to_debug_container();
-    let effects = a.update(Event::SessionEnded {
+/// Terminal `id`'s stream is cut, saying `reason`.
+fn cut(a: &mut super::App, id: crate::app::TerminalId, reason: &str) -> Vec<Effect> {
+    a.update(Event::SessionEnded {
         id,
         end: crate::model::session::SessionEnd {
             exit_code: None,
-            reason: "the stream was cut".into(),
+            reason: reason.into(),
             disconnected: true,
         },
-    });
+    })
+}
+
+/// Whether `effects` send anything into a session.
+fn sends_input(effects: &[Effect]) -> bool {
+    effects
+        .iter()
+        .any(|e| matches!(e, Effect::SendInput { .. }))
+}
+
+/// A debug container's pane, attaching again after a cut (`r`), its
+/// stream not yet up.
+fn attaching() -> (super::App, crate::app::TerminalId) {
+    let (mut a, id) = attached_to_debug_container();
+    let effects = cut(&mut a, id, "the stream was cut");
     assert!(effects.is_empty(), "{effects:?}");
     let effects = a.update(key('r'));
     assert!(
@@ -289,20 +301,10 @@ fn keys_typed_while_a_pane_attaches_reach_its_shell_once_it_is_up() {
             bytes: Bytes::from_static(b"y")
         }]
     );
-    let cut = crate::model::session::SessionEnd {
-        exit_code: None,
-        reason: "cut".into(),
-        disconnected: true,
-    };
-    a.update(Event::SessionEnded { id, end: cut });
+    cut(&mut a, id, "cut");
     a.update(key('r'));
     let effects = a.update(Event::SessionAttached { id });
-    assert!(
-        !effects
-            .iter()
-            .any(|e| matches!(e, Effect::SendInput { .. })),
-        "{effects:?}"
-    );
+    assert!(!sends_input(&effects), "{effects:?}");
 }
 
 #[test]
@@ -310,18 +312,11 @@ fn keys_typed_ahead_of_an_attach_that_fails_go_nowhere() {
     let (mut a, id) = attaching();
     a.update(key('l'));
     a.update(key('s'));
-    let refused = crate::model::session::SessionEnd {
-        exit_code: None,
-        reason: "could not connect: the server refused".into(),
-        disconnected: true,
-    };
-    a.update(Event::SessionEnded { id, end: refused });
+    cut(&mut a, id, "could not connect: the server refused");
     a.update(key('r'));
     let effects = a.update(Event::SessionAttached { id });
     assert!(
-        !effects
-            .iter()
-            .any(|e| matches!(e, Effect::SendInput { .. })),
+        !sends_input(&effects),
         "what was typed for the failed attach is not sent to the next: {effects:?}"
     );
 }
