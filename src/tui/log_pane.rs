@@ -517,8 +517,10 @@ async fn end(outbox: &Outbox, id: TerminalId, reason: Printable, disconnected: b
     outbox.send(Event::SessionEnded { id, end }).await;
 }
 
-/// Bytes a log pane sends at once, at most (a line may exceed it).
-const BATCH_BYTES: usize = 64 * 1024;
+/// Bytes a log pane sends at once, at most (a line may exceed it): about
+/// what one turn of the UI loop parses, since a key typed meanwhile waits
+/// for the turn.
+const BATCH_BYTES: usize = 16 * 1024;
 
 fn trim_newline(line: &[u8]) -> &[u8] {
     let line = line.strip_suffix(b"\n").unwrap_or(line);
