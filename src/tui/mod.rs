@@ -79,8 +79,10 @@ const FRAME: Duration = Duration::from_millis(16);
 /// goes on without it.
 const READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// Output parsed per loop turn, from every session together: a key typed
-/// meanwhile waits for the turn, so one chunk (about a millisecond of
-/// vt100's work); floods beside each other take turns.
+/// meanwhile waits for the turn, so about one chunk (a session's chunk or
+/// a log pane's batch is 16 KiB, about a millisecond of vt100's work: a
+/// turn takes small events up to this, or one chunk); floods beside each
+/// other take turns.
 const OUTPUT_BUDGET: usize = 12 * 1024;
 /// How long after a key its echo counts as urgent.
 const ECHO_WINDOW: Duration = Duration::from_millis(150);
